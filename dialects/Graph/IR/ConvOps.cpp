@@ -1,0 +1,202 @@
+//===- ConvOps.cpp - convolution, pooling, resize, pad ----------------------===//
+
+#include "dialects/Graph/IR/GraphOps.h"
+
+using namespace mlir;
+
+namespace shardc::graph {
+
+static RankedTensorType tensorOf(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+// Checks that the per-spatial-dim attributes have the right lengths.
+static LogicalResult checkWindowAttrs(Loc loc, int64_t spatial,
+                                      ArrayRef<int64_t> strides,
+                                      ArrayRef<int64_t> dilations,
+                                      ArrayRef<int64_t> pads) {
+  if ((int64_t)strides.size() != spatial ||
+      (int64_t)dilations.size() != spatial ||
+      (int64_t)pads.size() != 2 * spatial)
+    return emitOptionalError(loc, "expected ", spatial, " strides, ", spatial,
+                             " dilations and ", 2 * spatial,
+                             " pads for the spatial dims, got ",
+                             strides.size(), ", ", dilations.size(), " and ",
+                             pads.size());
+  for (int64_t i = 0; i < spatial; ++i)
+    if (strides[i] < 1 || dilations[i] < 1)
+      return emitOptionalError(loc, "strides and dilations must be >= 1");
+  return success();
+}
+
+// Output size of a sliding window along one dim.
+static int64_t windowOutput(int64_t in, int64_t k, int64_t stride,
+                            int64_t dilation, int64_t padBegin, int64_t padEnd,
+                            bool ceilMode) {
+  int64_t span = in + padBegin + padEnd - dilation * (k - 1) - 1;
+  if (span < 0)
+    return 0;
+  int64_t out = (ceilMode ? (span + stride - 1) / stride : span / stride) + 1;
+  // The last window must start inside the input or the begin padding.
+  if (ceilMode && (out - 1) * stride >= in + padBegin)
+    --out;
+  return out;
+}
+
+LogicalResult ConvOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor adaptor,
+                                       SmallVectorImpl<Type> &types) {
+  auto x = tensorOf(adaptor.getInput()), w = tensorOf(adaptor.getWeight());
+  int64_t spatial = x.getRank() - 2, group = adaptor.getGroup();
+  if (x.getRank() < 3 || w.getRank() != x.getRank())
+    return emitOptionalError(loc, "input ", typeStr(x), " and weight ",
+                             typeStr(w), " must have the same rank >= 3");
+  if (x.getElementType() != w.getElementType())
+    return emitOptionalError(loc, "input and weight element types differ");
+  if (failed(checkWindowAttrs(loc, spatial, adaptor.getStrides(),
+                              adaptor.getDilations(), adaptor.getPads())))
+    return failure();
+  int64_t m = w.getDimSize(0);
+  if (group < 1 || x.getDimSize(1) != w.getDimSize(1) * group || m % group)
+    return emitOptionalError(loc, "input channels ", x.getDimSize(1),
+                             " do not match weight ", typeStr(w),
+                             " with group ", group);
+  if (Value b = adaptor.getBias())
+    if (tensorOf(b).getShape() != ArrayRef<int64_t>{m})
+      return emitOptionalError(loc, "bias ", typeStr(b.getType()),
+                               " must have shape [", m, "]");
+  SmallVector<int64_t> shape{x.getDimSize(0), m};
+  for (int64_t i = 0; i < spatial; ++i)
+    shape.push_back(windowOutput(x.getDimSize(i + 2), w.getDimSize(i + 2),
+                                 adaptor.getStrides()[i],
+                                 adaptor.getDilations()[i], adaptor.getPads()[i],
+                                 adaptor.getPads()[i + spatial], false));
+  types.push_back(x.clone(shape));
+  return success();
+}
+
+LogicalResult ConvTransposeOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                                Adaptor adaptor,
+                                                SmallVectorImpl<Type> &types) {
+  auto x = tensorOf(adaptor.getInput()), w = tensorOf(adaptor.getWeight());
+  int64_t spatial = x.getRank() - 2, group = adaptor.getGroup();
+  if (x.getRank() < 3 || w.getRank() != x.getRank())
+    return emitOptionalError(loc, "input ", typeStr(x), " and weight ",
+                             typeStr(w), " must have the same rank >= 3");
+  if (failed(checkWindowAttrs(loc, spatial, adaptor.getStrides(),
+                              adaptor.getDilations(), adaptor.getPads())))
+    return failure();
+  if ((int64_t)adaptor.getOutputPadding().size() != spatial)
+    return emitOptionalError(loc, "expected ", spatial, " output_padding");
+  if (group < 1 || x.getDimSize(1) != w.getDimSize(0))
+    return emitOptionalError(loc, "input channels ", x.getDimSize(1),
+                             " do not match weight ", typeStr(w));
+  int64_t m = w.getDimSize(1) * group;
+  SmallVector<int64_t> shape{x.getDimSize(0), m};
+  for (int64_t i = 0; i < spatial; ++i) {
+    int64_t k = w.getDimSize(i + 2);
+    shape.push_back(adaptor.getStrides()[i] * (x.getDimSize(i + 2) - 1) +
+                    adaptor.getOutputPadding()[i] +
+                    (k - 1) * adaptor.getDilations()[i] + 1 -
+                    adaptor.getPads()[i] - adaptor.getPads()[i + spatial]);
+  }
+  types.push_back(x.clone(shape));
+  return success();
+}
+
+static LogicalResult inferPool(Loc loc, Value input, ArrayRef<int64_t> kernel,
+                               ArrayRef<int64_t> strides,
+                               ArrayRef<int64_t> dilations,
+                               ArrayRef<int64_t> pads, bool ceilMode,
+                               SmallVectorImpl<Type> &types) {
+  auto x = tensorOf(input);
+  int64_t spatial = x.getRank() - 2;
+  if (x.getRank() < 3)
+    return emitOptionalError(loc, "input must have rank >= 3, got ",
+                             typeStr(x));
+  if ((int64_t)kernel.size() != spatial)
+    return emitOptionalError(loc, "kernel_shape ", shapeStr(kernel),
+                             " does not match ", spatial, " spatial dims");
+  if (failed(checkWindowAttrs(loc, spatial, strides, dilations, pads)))
+    return failure();
+  SmallVector<int64_t> shape(x.getShape().take_front(2));
+  for (int64_t i = 0; i < spatial; ++i)
+    shape.push_back(windowOutput(x.getDimSize(i + 2), kernel[i], strides[i],
+                                 dilations[i], pads[i], pads[i + spatial],
+                                 ceilMode));
+  types.push_back(x.clone(shape));
+  return success();
+}
+
+LogicalResult MaxPoolOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  return inferPool(loc, adaptor.getInput(), adaptor.getKernelShape(),
+                   adaptor.getStrides(), adaptor.getDilations(),
+                   adaptor.getPads(), adaptor.getCeilMode(), types);
+}
+
+LogicalResult AveragePoolOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                              Adaptor adaptor,
+                                              SmallVectorImpl<Type> &types) {
+  return inferPool(loc, adaptor.getInput(), adaptor.getKernelShape(),
+                   adaptor.getStrides(), adaptor.getDilations(),
+                   adaptor.getPads(), adaptor.getCeilMode(), types);
+}
+
+LogicalResult GlobalAveragePoolOp::inferReturnTypes(
+    MLIRContext *, Loc loc, Adaptor adaptor, SmallVectorImpl<Type> &types) {
+  auto x = tensorOf(adaptor.getInput());
+  if (x.getRank() < 3)
+    return emitOptionalError(loc, "input must have rank >= 3, got ",
+                             typeStr(x));
+  SmallVector<int64_t> shape(x.getShape().take_front(2));
+  shape.append(x.getRank() - 2, 1);
+  types.push_back(x.clone(shape));
+  return success();
+}
+
+LogicalResult ResizeOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  auto x = tensorOf(adaptor.getInput());
+  ArrayRef<int64_t> sizes = adaptor.getSizes();
+  if ((int64_t)sizes.size() != x.getRank() ||
+      (int64_t)adaptor.getScales().size() != x.getRank())
+    return emitOptionalError(loc, "sizes and scales need ", x.getRank(),
+                             " entries each");
+  StringRef mode = adaptor.getMode();
+  if (mode != "nearest" && mode != "linear" && mode != "cubic")
+    return emitOptionalError(loc, "unknown mode '", mode, "'");
+  types.push_back(x.clone(sizes));
+  return success();
+}
+
+LogicalResult PadOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor adaptor,
+                                      SmallVectorImpl<Type> &types) {
+  auto x = tensorOf(adaptor.getInput());
+  ArrayRef<int64_t> pads = adaptor.getPads();
+  int64_t rank = x.getRank();
+  if ((int64_t)pads.size() != 2 * rank)
+    return emitOptionalError(loc, "pads ", shapeStr(pads), " need ", 2 * rank,
+                             " entries");
+  StringRef mode = adaptor.getMode();
+  if (mode != "constant" && mode != "reflect" && mode != "edge" &&
+      mode != "wrap")
+    return emitOptionalError(loc, "unknown mode '", mode, "'");
+  if (Value v = adaptor.getValue())
+    if (tensorOf(v).getNumElements() != 1 ||
+        tensorOf(v).getElementType() != x.getElementType())
+      return emitOptionalError(loc, "pad value ", typeStr(v.getType()),
+                               " must be one element of the input type");
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t n = x.getDimSize(d) + pads[d] + pads[d + rank];
+    if (n < 0)
+      return emitOptionalError(loc, "pads crop dim ", d, " below zero");
+    shape.push_back(n);
+  }
+  types.push_back(x.clone(shape));
+  return success();
+}
+
+} // namespace shardc::graph

@@ -1,0 +1,552 @@
+//===- GraphOps.td - graph dialect operations ------------------*- tablegen -*-===//
+
+#ifndef SHARDC_GRAPH_OPS
+#define SHARDC_GRAPH_OPS
+
+include "dialects/Graph/IR/GraphDialect.td"
+include "mlir/IR/OpBase.td"
+include "mlir/IR/BuiltinAttributes.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Base classes
+//===----------------------------------------------------------------------===//
+
+def Graph_Tensor : StaticShapeTensorOf<[AnyType]>;
+def Graph_BoolTensor : StaticShapeTensorOf<[I1]>;
+def Graph_IndexTensor : StaticShapeTensorOf<[I32, I64]>;
+
+// Every op is pure and infers its result types; `verify` re-runs the inference
+// and reports the mismatch it found.
+class Graph_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Graph_Dialect, mnemonic,
+         !listconcat([Pure, InferTypeOpAdaptor], traits)>;
+
+// Same-type unary elementwise op.
+class Graph_UnaryOp<string mnemonic, string onnxName, string kind = "Numeric",
+                    list<Trait> traits = []>
+    : Graph_Op<mnemonic, traits> {
+  let summary = "elementwise " # onnxName;
+  let description = "ONNX `" # onnxName # "`: applied to every element; the result has the operand's type.";
+  let arguments = (ins Graph_Tensor:$input);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &types) {
+      return ::shardc::graph::inferUnary(location, adaptor.getInput(),
+          ::shardc::graph::ElementKind::}] # kind # [{, types);
+    }
+  }];
+}
+
+// Multidirectional (numpy) broadcasting binary op.
+class Graph_BinaryOp<string mnemonic, string onnxName, string kind = "Arith",
+                     list<Trait> traits = []>
+    : Graph_Op<mnemonic, traits> {
+  let summary = "elementwise " # onnxName # " with numpy broadcasting";
+  let description = "ONNX `" # onnxName # "`: operands broadcast to a common shape.";
+  let arguments = (ins Graph_Tensor:$lhs, Graph_Tensor:$rhs);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($output)";
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &types) {
+      return ::shardc::graph::inferBinary(location, adaptor.getLhs(),
+          adaptor.getRhs(), ::shardc::graph::BinaryKind::}] # kind # [{, types);
+    }
+  }];
+}
+
+// Reduction over a set of axes.
+class Graph_ReduceOp<string mnemonic, string onnxName>
+    : Graph_Op<mnemonic> {
+  let summary = onnxName # " over the given axes";
+  let description = [{
+    Reduces over `axes` (sorted, non-negative, unique; empty means every axis).
+    With `keepdims` the reduced axes stay with size 1.
+  }];
+  let arguments = (ins Graph_Tensor:$input,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$axes,
+                       DefaultValuedAttr<BoolAttr, "true">:$keepdims);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *, std::optional<::mlir::Location> location,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &types) {
+      return ::shardc::graph::inferReduce(location, adaptor.getInput(),
+          adaptor.getAxes(), adaptor.getKeepdims(), types);
+    }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Constants
+//===----------------------------------------------------------------------===//
+
+def Graph_ConstantOp : Graph_Op<"constant", [ConstantLike]> {
+  let summary = "a constant tensor (initializer, folded value or literal)";
+  let description = [{
+    Weights are `dense_resource` blobs so that large models are neither printed
+    inline nor copied; small folded values are plain dense attributes. One
+    initializer is one constant, shared by all of its users.
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "attr-dict $value";
+  let hasFolder = 1;
+}
+
+def Graph_ConstantOfShapeOp : Graph_Op<"constant_of_shape"> {
+  let summary = "a tensor of the given shape filled with one value";
+  let arguments = (ins DenseI64ArrayAttr:$shape, ElementsAttr:$value);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "attr-dict `:` type($output)";
+  let hasFolder = 1;
+}
+
+def Graph_RangeOp : Graph_Op<"range"> {
+  let summary = "the sequence start, start+delta, ... below limit";
+  let arguments = (ins F64Attr:$start, F64Attr:$limit, F64Attr:$delta,
+                       TypeAttr:$element_type);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "attr-dict `:` type($output)";
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise and activations
+//===----------------------------------------------------------------------===//
+
+def Graph_AddOp : Graph_BinaryOp<"add", "Add", "Arith", [Commutative]>;
+def Graph_SubOp : Graph_BinaryOp<"sub", "Sub">;
+def Graph_MulOp : Graph_BinaryOp<"mul", "Mul", "Arith", [Commutative]>;
+def Graph_DivOp : Graph_BinaryOp<"div", "Div">;
+def Graph_PowOp : Graph_BinaryOp<"pow", "Pow", "Pow">;
+
+def Graph_SqrtOp : Graph_UnaryOp<"sqrt", "Sqrt", "Float">;
+def Graph_ReciprocalOp : Graph_UnaryOp<"reciprocal", "Reciprocal", "Float">;
+def Graph_ExpOp : Graph_UnaryOp<"exp", "Exp", "Float">;
+def Graph_LogOp : Graph_UnaryOp<"log", "Log", "Float">;
+def Graph_ErfOp : Graph_UnaryOp<"erf", "Erf", "Float">;
+def Graph_TanhOp : Graph_UnaryOp<"tanh", "Tanh", "Float">;
+def Graph_SigmoidOp : Graph_UnaryOp<"sigmoid", "Sigmoid", "Float">;
+def Graph_ReluOp : Graph_UnaryOp<"relu", "Relu">;
+def Graph_HardSwishOp : Graph_UnaryOp<"hard_swish", "HardSwish", "Float">;
+def Graph_NegOp : Graph_UnaryOp<"neg", "Neg">;
+def Graph_AbsOp : Graph_UnaryOp<"abs", "Abs">;
+
+def Graph_IdentityOp : Graph_UnaryOp<"identity", "Identity", "Any"> {
+  let hasFolder = 1;
+}
+
+def Graph_LeakyReluOp : Graph_UnaryOp<"leaky_relu", "LeakyRelu", "Float"> {
+  let arguments = (ins Graph_Tensor:$input,
+                       DefaultValuedAttr<F32Attr, "0.01">:$alpha);
+}
+
+def Graph_HardSigmoidOp : Graph_UnaryOp<"hard_sigmoid", "HardSigmoid", "Float"> {
+  let arguments = (ins Graph_Tensor:$input,
+                       DefaultValuedAttr<F32Attr, "0.2">:$alpha,
+                       DefaultValuedAttr<F32Attr, "0.5">:$beta);
+}
+
+def Graph_ClipOp : Graph_UnaryOp<"clip", "Clip"> {
+  let description = [{
+    ONNX `Clip`. The bounds are compile-time constants (the importer requires
+    it); an absent bound means unbounded on that side.
+  }];
+  let arguments = (ins Graph_Tensor:$input, OptionalAttr<F64Attr>:$min,
+                       OptionalAttr<F64Attr>:$max);
+}
+
+//===----------------------------------------------------------------------===//
+// Comparison and logic
+//===----------------------------------------------------------------------===//
+
+def Graph_EqualOp : Graph_BinaryOp<"equal", "Equal", "Compare", [Commutative]>;
+def Graph_LessOp : Graph_BinaryOp<"less", "Less", "Compare">;
+def Graph_GreaterOp : Graph_BinaryOp<"greater", "Greater", "Compare">;
+def Graph_AndOp : Graph_BinaryOp<"and", "And", "Logic", [Commutative]>;
+def Graph_OrOp : Graph_BinaryOp<"or", "Or", "Logic", [Commutative]>;
+def Graph_NotOp : Graph_UnaryOp<"not", "Not", "Bool">;
+
+def Graph_WhereOp : Graph_Op<"where"> {
+  let summary = "select by a boolean condition, with broadcasting";
+  let arguments = (ins Graph_BoolTensor:$condition, Graph_Tensor:$x,
+                       Graph_Tensor:$y);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = [{
+    $condition `,` $x `,` $y attr-dict `:` type($condition) `,` type($x) `,`
+    type($y) `->` type($output)
+  }];
+}
+
+def Graph_CastOp : Graph_Op<"cast"> {
+  let summary = "elementwise conversion to another element type";
+  let arguments = (ins Graph_Tensor:$input, TypeAttr:$to);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Matrix products and normalization
+//===----------------------------------------------------------------------===//
+
+def Graph_MatMulOp : Graph_Op<"matmul"> {
+  let summary = "numpy matmul: batched, with broadcasting batch dims";
+  let arguments = (ins Graph_Tensor:$lhs, Graph_Tensor:$rhs);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($output)";
+}
+
+def Graph_GemmOp : Graph_Op<"gemm"> {
+  let summary = "alpha * op(A) * op(B) + beta * C, C broadcast to (M, N)";
+  let arguments = (ins Graph_Tensor:$a, Graph_Tensor:$b,
+                       Optional<Graph_Tensor>:$c,
+                       DefaultValuedAttr<F32Attr, "1.0">:$alpha,
+                       DefaultValuedAttr<F32Attr, "1.0">:$beta,
+                       DefaultValuedAttr<BoolAttr, "false">:$trans_a,
+                       DefaultValuedAttr<BoolAttr, "false">:$trans_b);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = [{
+    $a `,` $b (`,` $c^)? attr-dict `:` type($a) `,` type($b) (`,` type($c)^)?
+    `->` type($output)
+  }];
+}
+
+def Graph_SoftmaxOp : Graph_Op<"softmax"> {
+  let summary = "softmax along one axis (opset-13 semantics)";
+  let arguments = (ins Graph_Tensor:$input, I64Attr:$axis);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def Graph_LogSoftmaxOp : Graph_Op<"log_softmax"> {
+  let summary = "log of softmax along one axis (opset-13 semantics)";
+  let arguments = (ins Graph_Tensor:$input, I64Attr:$axis);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def Graph_LayerNormOp : Graph_Op<"layer_norm"> {
+  let summary = "layer normalization over the axes from `axis` to the last";
+  let description = [{
+    ONNX `LayerNormalization`. Results: the normalized tensor, the mean and the
+    inverse standard deviation (both with the normalized axes kept as size 1,
+    in the statistics type). Later passes drop unused results.
+  }];
+  let arguments = (ins Graph_Tensor:$input, Graph_Tensor:$scale,
+                       Optional<Graph_Tensor>:$bias, I64Attr:$axis,
+                       DefaultValuedAttr<F32Attr, "1.0e-5">:$epsilon);
+  let results = (outs Graph_Tensor:$output, Graph_Tensor:$mean,
+                      Graph_Tensor:$inv_std_dev);
+  let assemblyFormat = [{
+    $input `,` $scale (`,` $bias^)? attr-dict `:` type($input) `,` type($scale)
+    (`,` type($bias)^)? `->` type(results)
+  }];
+}
+
+def Graph_BatchNormOp : Graph_Op<"batch_norm"> {
+  let summary = "inference-mode batch normalization over channel axis 1";
+  let arguments = (ins Graph_Tensor:$input, Graph_Tensor:$scale,
+                       Graph_Tensor:$bias, Graph_Tensor:$mean,
+                       Graph_Tensor:$variance,
+                       DefaultValuedAttr<F32Attr, "1.0e-5">:$epsilon);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = [{
+    $input `,` $scale `,` $bias `,` $mean `,` $variance attr-dict `:`
+    type($input) `,` type($scale) `,` type($bias) `,` type($mean) `,`
+    type($variance)
+  }];
+}
+
+def Graph_ReduceMeanOp : Graph_ReduceOp<"reduce_mean", "ReduceMean">;
+def Graph_ReduceSumOp : Graph_ReduceOp<"reduce_sum", "ReduceSum">;
+def Graph_ReduceMaxOp : Graph_ReduceOp<"reduce_max", "ReduceMax">;
+
+def Graph_EinsumOp : Graph_Op<"einsum"> {
+  let summary = "Einstein summation with an explicit or implicit output";
+  let arguments = (ins Variadic<Graph_Tensor>:$inputs, StrAttr:$equation);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$inputs attr-dict `:` type($inputs) `->` type($output)";
+}
+
+//===----------------------------------------------------------------------===//
+// Shape and data movement
+//===----------------------------------------------------------------------===//
+
+def Graph_ReshapeOp : Graph_Op<"reshape"> {
+  let summary = "reinterpret the elements with a new static shape";
+  let arguments = (ins Graph_Tensor:$input, DenseI64ArrayAttr:$shape);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Graph_TransposeOp : Graph_Op<"transpose"> {
+  let summary = "permute the dimensions";
+  let arguments = (ins Graph_Tensor:$input, DenseI64ArrayAttr:$perm);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Graph_ConcatOp : Graph_Op<"concat"> {
+  let summary = "join tensors along one axis";
+  let arguments = (ins Variadic<Graph_Tensor>:$inputs, I64Attr:$axis);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$inputs attr-dict `:` type($inputs) `->` type($output)";
+  let hasFolder = 1;
+}
+
+def Graph_SplitOp : Graph_Op<"split"> {
+  let summary = "split one tensor into pieces of the given sizes along an axis";
+  let arguments = (ins Graph_Tensor:$input, I64Attr:$axis,
+                       DenseI64ArrayAttr:$sizes);
+  let results = (outs Variadic<Graph_Tensor>:$outputs);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($outputs)";
+}
+
+def Graph_SliceOp : Graph_Op<"slice"> {
+  let summary = "strided slice, one (start, end, step) per dimension";
+  let description = [{
+    Canonical, full-rank form of ONNX `Slice`: bounds are clamped, starts are in
+    range, and a negative step may have end -1 (meaning: through index 0).
+  }];
+  let arguments = (ins Graph_Tensor:$input, DenseI64ArrayAttr:$starts,
+                       DenseI64ArrayAttr:$ends, DenseI64ArrayAttr:$steps);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
+def Graph_GatherOp : Graph_Op<"gather"> {
+  let summary = "take slices along `axis` at the given indices (negative wraps)";
+  let arguments = (ins Graph_Tensor:$data, Graph_IndexTensor:$indices,
+                       I64Attr:$axis);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$data `,` $indices attr-dict `:` type($data) `,` type($indices) `->` type($output)";
+}
+
+def Graph_ExpandOp : Graph_Op<"expand"> {
+  let summary = "broadcast to a shape (numpy rules, rank may grow)";
+  let arguments = (ins Graph_Tensor:$input, DenseI64ArrayAttr:$shape);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasFolder = 1;
+}
+
+def Graph_SqueezeOp : Graph_Op<"squeeze"> {
+  let summary = "remove size-1 axes";
+  let arguments = (ins Graph_Tensor:$input, DenseI64ArrayAttr:$axes);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasCanonicalizer = 1;
+}
+
+def Graph_UnsqueezeOp : Graph_Op<"unsqueeze"> {
+  let summary = "insert size-1 axes (axes index the result)";
+  let arguments = (ins Graph_Tensor:$input, DenseI64ArrayAttr:$axes);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasCanonicalizer = 1;
+}
+
+def Graph_FlattenOp : Graph_Op<"flatten"> {
+  let summary = "collapse to 2-D: dims before `axis`, dims from `axis`";
+  let arguments = (ins Graph_Tensor:$input, I64Attr:$axis);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasCanonicalizer = 1;
+}
+
+def Graph_TriluOp : Graph_Op<"trilu"> {
+  let summary = "keep the upper or lower triangle of the last two dims";
+  let arguments = (ins Graph_Tensor:$input,
+                       DefaultValuedAttr<BoolAttr, "true">:$upper,
+                       DefaultValuedAttr<I64Attr, "0">:$k);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution, pooling and resizing
+//===----------------------------------------------------------------------===//
+
+def Graph_ConvOp : Graph_Op<"conv"> {
+  let summary = "N-D grouped convolution, NC[spatial] layout";
+  let description = [{
+    `pads` holds the begin pads of every spatial dim, then the end pads;
+    `auto_pad` is resolved by the importer.
+  }];
+  let arguments = (ins Graph_Tensor:$input, Graph_Tensor:$weight,
+                       Optional<Graph_Tensor>:$bias,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$dilations,
+                       DenseI64ArrayAttr:$pads,
+                       DefaultValuedAttr<I64Attr, "1">:$group);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? attr-dict `:` type($input) `,`
+    type($weight) (`,` type($bias)^)? `->` type($output)
+  }];
+}
+
+def Graph_ConvTransposeOp : Graph_Op<"conv_transpose"> {
+  let summary = "N-D grouped transposed convolution, NC[spatial] layout";
+  let arguments = (ins Graph_Tensor:$input, Graph_Tensor:$weight,
+                       Optional<Graph_Tensor>:$bias,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$dilations,
+                       DenseI64ArrayAttr:$pads,
+                       DenseI64ArrayAttr:$output_padding,
+                       DefaultValuedAttr<I64Attr, "1">:$group);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? attr-dict `:` type($input) `,`
+    type($weight) (`,` type($bias)^)? `->` type($output)
+  }];
+}
+
+def Graph_MaxPoolOp : Graph_Op<"max_pool"> {
+  let summary = "N-D max pooling";
+  let arguments = (ins Graph_Tensor:$input, DenseI64ArrayAttr:$kernel_shape,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$dilations,
+                       DenseI64ArrayAttr:$pads,
+                       DefaultValuedAttr<BoolAttr, "false">:$ceil_mode);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
+def Graph_AveragePoolOp : Graph_Op<"average_pool"> {
+  let summary = "N-D average pooling";
+  let arguments = (ins Graph_Tensor:$input, DenseI64ArrayAttr:$kernel_shape,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$dilations,
+                       DenseI64ArrayAttr:$pads,
+                       DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
+                       DefaultValuedAttr<BoolAttr, "false">:$count_include_pad);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
+def Graph_GlobalAveragePoolOp : Graph_Op<"global_average_pool"> {
+  let summary = "mean over all spatial dims, kept as size 1";
+  let arguments = (ins Graph_Tensor:$input);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
+def Graph_ResizeOp : Graph_Op<"resize"> {
+  let summary = "resize by interpolation to static `sizes` (scales kept for coordinates)";
+  let arguments = (ins Graph_Tensor:$input, DenseI64ArrayAttr:$sizes,
+                       DenseF32ArrayAttr:$scales,
+                       DefaultValuedAttr<StrAttr, "\"nearest\"">:$mode,
+                       DefaultValuedAttr<StrAttr, "\"half_pixel\"">:$coordinate_transformation_mode,
+                       DefaultValuedAttr<StrAttr, "\"round_prefer_floor\"">:$nearest_mode,
+                       DefaultValuedAttr<F32Attr, "-0.75">:$cubic_coeff_a,
+                       DefaultValuedAttr<BoolAttr, "false">:$exclude_outside,
+                       DefaultValuedAttr<F32Attr, "0.0">:$extrapolation_value);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
+def Graph_PadOp : Graph_Op<"pad"> {
+  let summary = "pad (or crop, for negative pads) every dim";
+  let arguments = (ins Graph_Tensor:$input, Optional<Graph_Tensor>:$value,
+                       DenseI64ArrayAttr:$pads,
+                       DefaultValuedAttr<StrAttr, "\"constant\"">:$mode);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = [{
+    $input (`,` $value^)? attr-dict `:` type($input) (`,` type($value)^)? `->`
+    type($output)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Selection and scans
+//===----------------------------------------------------------------------===//
+
+def Graph_TopKOp : Graph_Op<"topk"> {
+  let summary = "the k largest (or smallest) values along an axis, with indices";
+  let arguments = (ins Graph_Tensor:$input, I64Attr:$k, I64Attr:$axis,
+                       DefaultValuedAttr<BoolAttr, "true">:$largest,
+                       DefaultValuedAttr<BoolAttr, "true">:$sorted);
+  let results = (outs Graph_Tensor:$values, Graph_Tensor:$indices);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type(results)";
+}
+
+def Graph_ArgMaxOp : Graph_Op<"arg_max"> {
+  let summary = "index of the maximum along an axis (int64)";
+  let arguments = (ins Graph_Tensor:$input, I64Attr:$axis,
+                       DefaultValuedAttr<BoolAttr, "true">:$keepdims,
+                       DefaultValuedAttr<BoolAttr, "false">:$select_last_index);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
+def Graph_CumSumOp : Graph_Op<"cumsum"> {
+  let summary = "cumulative sum along an axis";
+  let arguments = (ins Graph_Tensor:$input, I64Attr:$axis,
+                       DefaultValuedAttr<BoolAttr, "false">:$exclusive,
+                       DefaultValuedAttr<BoolAttr, "false">:$reverse);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+//===----------------------------------------------------------------------===//
+// Quantization
+//===----------------------------------------------------------------------===//
+
+def Graph_QuantizeLinearOp : Graph_Op<"quantize_linear"> {
+  let summary = "saturate(round(x / scale) + zero_point), per tensor or per axis";
+  let arguments = (ins Graph_Tensor:$input, Graph_Tensor:$scale,
+                       Graph_Tensor:$zero_point,
+                       DefaultValuedAttr<I64Attr, "1">:$axis);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = [{
+    $input `,` $scale `,` $zero_point attr-dict `:` type($input) `,`
+    type($scale) `,` type($zero_point) `->` type($output)
+  }];
+}
+
+def Graph_DequantizeLinearOp : Graph_Op<"dequantize_linear"> {
+  let summary = "(x - zero_point) * scale, per tensor or per axis";
+  let arguments = (ins Graph_Tensor:$input, Graph_Tensor:$scale,
+                       Graph_Tensor:$zero_point,
+                       DefaultValuedAttr<I64Attr, "1">:$axis);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = [{
+    $input `,` $scale `,` $zero_point attr-dict `:` type($input) `,`
+    type($scale) `,` type($zero_point) `->` type($output)
+  }];
+}
+
+def Graph_MatMulIntegerOp : Graph_Op<"matmul_integer"> {
+  let summary = "integer matmul with zero points, int32 result";
+  let arguments = (ins Graph_Tensor:$lhs, Graph_Tensor:$rhs,
+                       Graph_Tensor:$lhs_zero_point,
+                       Graph_Tensor:$rhs_zero_point);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = [{
+    $lhs `,` $rhs `,` $lhs_zero_point `,` $rhs_zero_point attr-dict `:`
+    type($lhs) `,` type($rhs) `,` type($lhs_zero_point) `,`
+    type($rhs_zero_point) `->` type($output)
+  }];
+}
+
+def Graph_QLinearMatMulOp : Graph_Op<"qlinear_matmul"> {
+  let summary = "quantized matmul: dequantize, multiply, requantize";
+  let arguments = (ins Graph_Tensor:$lhs, Graph_Tensor:$lhs_scale,
+                       Graph_Tensor:$lhs_zero_point, Graph_Tensor:$rhs,
+                       Graph_Tensor:$rhs_scale, Graph_Tensor:$rhs_zero_point,
+                       Graph_Tensor:$output_scale,
+                       Graph_Tensor:$output_zero_point);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
+#endif // SHARDC_GRAPH_OPS

@@ -1,0 +1,58 @@
+//===- ShapeInference.h - shared shape rules of the graph dialect -*- C++ -*-===//
+//
+// The rules that several op families share: numpy broadcasting, axis
+// normalization, element-type classes and reductions. Each returns failure with
+// a diagnostic naming the mismatch when a location is given.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_DIALECTS_GRAPH_IR_SHAPEINFERENCE_H
+#define SHARDC_DIALECTS_GRAPH_IR_SHAPEINFERENCE_H
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/SmallVector.h"
+#include <optional>
+#include <string>
+
+namespace shardc::graph {
+
+/// Element types accepted by same-type unary ops.
+enum class ElementKind { Any, Numeric, Float, Bool };
+/// Result rule of broadcasting binary ops.
+enum class BinaryKind { Arith, Pow, Compare, Logic };
+
+using Loc = std::optional<mlir::Location>;
+
+/// "tensor<2x3xf32>" for messages.
+std::string typeStr(mlir::Type type);
+/// "[2, 3]" for messages.
+std::string shapeStr(llvm::ArrayRef<int64_t> shape);
+
+/// Numpy broadcasting of two shapes into `out`.
+mlir::LogicalResult broadcastShapes(Loc loc, llvm::ArrayRef<int64_t> a,
+                                    llvm::ArrayRef<int64_t> b,
+                                    llvm::SmallVectorImpl<int64_t> &out);
+/// Checks 0 <= axis < rank.
+mlir::LogicalResult checkAxis(Loc loc, llvm::StringRef what, int64_t axis,
+                              int64_t rank);
+/// Checks that `type` has an element type of class `kind`.
+mlir::LogicalResult checkElementKind(Loc loc, mlir::Type type,
+                                     ElementKind kind);
+
+mlir::LogicalResult inferUnary(Loc loc, mlir::Value input, ElementKind kind,
+                               llvm::SmallVectorImpl<mlir::Type> &types);
+mlir::LogicalResult inferBinary(Loc loc, mlir::Value lhs, mlir::Value rhs,
+                                BinaryKind kind,
+                                llvm::SmallVectorImpl<mlir::Type> &types);
+mlir::LogicalResult inferReduce(Loc loc, mlir::Value input,
+                                llvm::ArrayRef<int64_t> axes, bool keepdims,
+                                llvm::SmallVectorImpl<mlir::Type> &types);
+/// Shape of numpy matmul of `a` and `b` (1-D operands promoted and dropped).
+mlir::LogicalResult matmulShape(Loc loc, llvm::ArrayRef<int64_t> a,
+                                llvm::ArrayRef<int64_t> b,
+                                llvm::SmallVectorImpl<int64_t> &out);
+
+} // namespace shardc::graph
+
+#endif // SHARDC_DIALECTS_GRAPH_IR_SHAPEINFERENCE_H

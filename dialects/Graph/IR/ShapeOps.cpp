@@ -1,0 +1,232 @@
+//===- ShapeOps.cpp - reshape, transpose, concat, split, slice, gather ------===//
+
+#include "dialects/Graph/IR/GraphOps.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+
+namespace shardc::graph {
+
+static RankedTensorType tensorOf(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  auto t = tensorOf(adaptor.getInput());
+  ArrayRef<int64_t> shape = adaptor.getShape();
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0)
+      return emitOptionalError(loc, "target shape ", shapeStr(shape),
+                               " has a negative dim");
+    n *= d;
+  }
+  if (n != t.getNumElements())
+    return emitOptionalError(loc, "cannot reshape ", typeStr(t), " (",
+                             t.getNumElements(), " elements) to ",
+                             shapeStr(shape), " (", n, " elements)");
+  types.push_back(t.clone(shape));
+  return success();
+}
+
+LogicalResult TransposeOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  auto t = tensorOf(adaptor.getInput());
+  ArrayRef<int64_t> perm = adaptor.getPerm();
+  if ((int64_t)perm.size() != t.getRank())
+    return emitOptionalError(loc, "perm ", shapeStr(perm), " has ",
+                             perm.size(), " entries for rank ", t.getRank());
+  SmallVector<bool> seen(perm.size(), false);
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= t.getRank() || seen[p])
+      return emitOptionalError(loc, "perm ", shapeStr(perm),
+                               " is not a permutation");
+    seen[p] = true;
+    shape.push_back(t.getDimSize(p));
+  }
+  types.push_back(t.clone(shape));
+  return success();
+}
+
+LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  ValueRange inputs = adaptor.getInputs();
+  if (inputs.empty())
+    return emitOptionalError(loc, "needs at least one input");
+  auto first = tensorOf(inputs[0]);
+  int64_t axis = adaptor.getAxis();
+  if (failed(checkAxis(loc, "axis", axis, first.getRank())))
+    return failure();
+  SmallVector<int64_t> shape(first.getShape());
+  shape[axis] = 0;
+  for (auto [i, v] : llvm::enumerate(inputs)) {
+    auto t = tensorOf(v);
+    if (t.getElementType() != first.getElementType() ||
+        t.getRank() != first.getRank())
+      return emitOptionalError(loc, "input ", i, " ", typeStr(t),
+                               " does not match input 0 ", typeStr(first));
+    for (int64_t d = 0; d < t.getRank(); ++d)
+      if (d != axis && t.getDimSize(d) != first.getDimSize(d))
+        return emitOptionalError(loc, "input ", i, " ", typeStr(t),
+                                 " differs from input 0 ", typeStr(first),
+                                 " in dim ", d);
+    shape[axis] += t.getDimSize(axis);
+  }
+  types.push_back(first.clone(shape));
+  return success();
+}
+
+LogicalResult SplitOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &types) {
+  auto t = tensorOf(adaptor.getInput());
+  int64_t axis = adaptor.getAxis();
+  if (failed(checkAxis(loc, "axis", axis, t.getRank())))
+    return failure();
+  int64_t total = 0;
+  for (int64_t s : adaptor.getSizes()) {
+    if (s < 0)
+      return emitOptionalError(loc, "negative split size ", s);
+    total += s;
+    SmallVector<int64_t> shape(t.getShape());
+    shape[axis] = s;
+    types.push_back(t.clone(shape));
+  }
+  if (total != t.getDimSize(axis))
+    return emitOptionalError(loc, "split sizes ",
+                             shapeStr(adaptor.getSizes()), " sum to ", total,
+                             " but dim ", axis, " is ", t.getDimSize(axis));
+  return success();
+}
+
+LogicalResult SliceOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &types) {
+  auto t = tensorOf(adaptor.getInput());
+  ArrayRef<int64_t> starts = adaptor.getStarts(), ends = adaptor.getEnds(),
+                    steps = adaptor.getSteps();
+  int64_t rank = t.getRank();
+  if ((int64_t)starts.size() != rank || (int64_t)ends.size() != rank ||
+      (int64_t)steps.size() != rank)
+    return emitOptionalError(loc, "starts, ends and steps need ", rank,
+                             " entries each");
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t dim = t.getDimSize(d), s = starts[d], e = ends[d], st = steps[d];
+    if (st == 0)
+      return emitOptionalError(loc, "step of dim ", d, " is zero");
+    bool ok = st > 0 ? (s >= 0 && s <= dim && e >= 0 && e <= dim)
+                     : (s >= -1 && s < dim && e >= -1 && e < dim);
+    if (!ok)
+      return emitOptionalError(loc, "bounds ", s, ":", e, ":", st,
+                               " of dim ", d, " are not clamped to size ",
+                               dim);
+    int64_t n = st > 0 ? (e - s + st - 1) / st : (s - e - st - 1) / -st;
+    shape.push_back(std::max<int64_t>(0, n));
+  }
+  types.push_back(t.clone(shape));
+  return success();
+}
+
+LogicalResult GatherOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  auto data = tensorOf(adaptor.getData());
+  auto indices = tensorOf(adaptor.getIndices());
+  int64_t axis = adaptor.getAxis();
+  if (failed(checkAxis(loc, "axis", axis, data.getRank())))
+    return failure();
+  SmallVector<int64_t> shape(data.getShape().take_front(axis));
+  llvm::append_range(shape, indices.getShape());
+  llvm::append_range(shape, data.getShape().drop_front(axis + 1));
+  types.push_back(data.clone(shape));
+  return success();
+}
+
+LogicalResult ExpandOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  auto t = tensorOf(adaptor.getInput());
+  SmallVector<int64_t> shape;
+  if (failed(broadcastShapes(loc, t.getShape(), adaptor.getShape(), shape)))
+    return failure();
+  types.push_back(t.clone(shape));
+  return success();
+}
+
+LogicalResult SqueezeOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  auto t = tensorOf(adaptor.getInput());
+  SmallVector<bool> drop(t.getRank(), false);
+  for (int64_t a : adaptor.getAxes()) {
+    if (failed(checkAxis(loc, "squeeze axis", a, t.getRank())))
+      return failure();
+    if (t.getDimSize(a) != 1)
+      return emitOptionalError(loc, "cannot squeeze dim ", a, " of size ",
+                               t.getDimSize(a), " in ", typeStr(t));
+    drop[a] = true;
+  }
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < t.getRank(); ++d)
+    if (!drop[d])
+      shape.push_back(t.getDimSize(d));
+  types.push_back(t.clone(shape));
+  return success();
+}
+
+LogicalResult UnsqueezeOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  auto t = tensorOf(adaptor.getInput());
+  int64_t rank = t.getRank() + adaptor.getAxes().size();
+  SmallVector<bool> inserted(rank, false);
+  for (int64_t a : adaptor.getAxes()) {
+    if (failed(checkAxis(loc, "unsqueeze axis", a, rank)))
+      return failure();
+    if (inserted[a])
+      return emitOptionalError(loc, "unsqueeze axis ", a, " is repeated");
+    inserted[a] = true;
+  }
+  SmallVector<int64_t> shape;
+  int64_t src = 0;
+  for (int64_t d = 0; d < rank; ++d)
+    shape.push_back(inserted[d] ? 1 : t.getDimSize(src++));
+  types.push_back(t.clone(shape));
+  return success();
+}
+
+LogicalResult FlattenOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  auto t = tensorOf(adaptor.getInput());
+  int64_t axis = adaptor.getAxis();
+  if (axis < 0 || axis > t.getRank())
+    return emitOptionalError(loc, "axis ", axis, " is out of range for rank ",
+                             t.getRank(), " (expected 0 to ", t.getRank(),
+                             ")");
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < t.getRank(); ++d)
+    (d < axis ? outer : inner) *= t.getDimSize(d);
+  types.push_back(t.clone({outer, inner}));
+  return success();
+}
+
+LogicalResult TriluOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &types) {
+  auto t = tensorOf(adaptor.getInput());
+  if (t.getRank() < 2)
+    return emitOptionalError(loc, "input must have rank >= 2, got ",
+                             typeStr(t));
+  types.push_back(t);
+  return success();
+}
+
+} // namespace shardc::graph

@@ -1,0 +1,33 @@
+//===- ONNX.h - ONNX protobuf to graph dialect ----------------*- C++ -*-===//
+#ifndef SHARDC_IMPORT_ONNX_H
+#define SHARDC_IMPORT_ONNX_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace shardc {
+
+struct ONNXImportOptions {
+  /// Static shapes for graph inputs with dynamic dims: name -> dims.
+  std::map<std::string, std::vector<int64_t>> inputShapes;
+  /// Graph inputs fixed to a compile-time value: name -> .npy or .pb file.
+  std::map<std::string, std::string> constInputs;
+};
+
+/// Imports an ONNX model file into a module holding `func.func @main` in the
+/// graph dialect. On failure returns null and sets `error` to one line that
+/// names the file, the node and what is wrong.
+mlir::OwningOpRef<mlir::ModuleOp>
+importONNXModel(mlir::MLIRContext &context, const std::string &path,
+                const ONNXImportOptions &options, std::string &error);
+
+/// Parses "1x128" into dims; false on a malformed spec.
+bool parseShapeSpec(const std::string &spec, std::vector<int64_t> &dims);
+
+} // namespace shardc
+
+#endif // SHARDC_IMPORT_ONNX_H

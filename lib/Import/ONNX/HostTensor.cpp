@@ -1,0 +1,351 @@
+//===- HostTensor.cpp - tensor data: TensorProto, .npy, attributes ----------===//
+
+#include "Importer.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/APFloat.h"
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+using namespace mlir;
+using onnx::TensorProto;
+
+namespace shardc::onnximport {
+
+bool HostTensor::isFloat() const {
+  return dtype == TensorProto::FLOAT || dtype == TensorProto::DOUBLE ||
+         dtype == TensorProto::FLOAT16 || dtype == TensorProto::BFLOAT16;
+}
+
+int64_t HostTensor::numel() const {
+  int64_t n = 1;
+  for (int64_t d : dims)
+    n *= d;
+  return n;
+}
+
+void HostTensor::resize(int64_t n) {
+  if (isFloat())
+    floats.assign(n, 0.0);
+  else
+    ints.assign(n, 0);
+}
+
+void HostTensor::set(int64_t i, double v) {
+  if (isFloat())
+    floats[i] = v;
+  else
+    ints[i] = dtype == TensorProto::BOOL ? (v != 0) : (int64_t)v;
+}
+
+void HostTensor::setInt(int64_t i, int64_t v) {
+  if (isFloat())
+    floats[i] = (double)v;
+  else
+    ints[i] = dtype == TensorProto::BOOL ? (v != 0) : v;
+}
+
+std::string dtypeName(int32_t dtype) {
+  if (TensorProto::DataType_IsValid(dtype))
+    return TensorProto::DataType_Name((TensorProto::DataType)dtype);
+  return "type " + std::to_string(dtype);
+}
+
+Type toMLIRType(MLIRContext *ctx, int32_t dtype) {
+  Builder b(ctx);
+  switch (dtype) {
+  case TensorProto::FLOAT: return b.getF32Type();
+  case TensorProto::DOUBLE: return b.getF64Type();
+  case TensorProto::FLOAT16: return b.getF16Type();
+  case TensorProto::BFLOAT16: return b.getBF16Type();
+  case TensorProto::BOOL: return b.getI1Type();
+  case TensorProto::INT8: return b.getIntegerType(8);
+  case TensorProto::INT16: return b.getIntegerType(16);
+  case TensorProto::INT32: return b.getIntegerType(32);
+  case TensorProto::INT64: return b.getIntegerType(64);
+  case TensorProto::UINT8: return b.getIntegerType(8, false);
+  case TensorProto::UINT16: return b.getIntegerType(16, false);
+  case TensorProto::UINT32: return b.getIntegerType(32, false);
+  case TensorProto::UINT64: return b.getIntegerType(64, false);
+  default: return {};
+  }
+}
+
+int64_t dtypeSize(int32_t dtype) {
+  switch (dtype) {
+  case TensorProto::BOOL: case TensorProto::INT8: case TensorProto::UINT8:
+    return 1;
+  case TensorProto::FLOAT16: case TensorProto::BFLOAT16:
+  case TensorProto::INT16: case TensorProto::UINT16:
+    return 2;
+  case TensorProto::FLOAT: case TensorProto::INT32: case TensorProto::UINT32:
+    return 4;
+  case TensorProto::DOUBLE: case TensorProto::INT64: case TensorProto::UINT64:
+    return 8;
+  default:
+    return 0;
+  }
+}
+
+template <typename T>
+static void appendPacked(std::string &s, T v) {
+  s.append(reinterpret_cast<const char *>(&v), sizeof(T));
+}
+
+std::optional<std::string> tensorBytes(const TensorProto &t,
+                                       const std::string &baseDir,
+                                       std::string &storage,
+                                       llvm::ArrayRef<char> &bytes) {
+  int64_t esize = dtypeSize(t.data_type());
+  if (esize == 0)
+    return "element type " + dtypeName(t.data_type()) + " is not supported";
+  int64_t n = 1;
+  for (int64_t d : t.dims()) {
+    if (d < 0 || d > kMaxDim)
+      return "has an absurd dim " + std::to_string(d);
+    n *= d;
+    if (n > kMaxDim)
+      return "has more than 2^40 elements";
+  }
+  if (t.data_location() == TensorProto::EXTERNAL) {
+    std::string location;
+    int64_t offset = 0, length = -1;
+    for (const auto &kv : t.external_data()) {
+      if (kv.key() == "location")
+        location = kv.value();
+      else if (kv.key() == "offset")
+        offset = std::atoll(kv.value().c_str());
+      else if (kv.key() == "length")
+        length = std::atoll(kv.value().c_str());
+    }
+    std::string file = baseDir + "/" + location;
+    std::ifstream in(file, std::ios::binary);
+    if (location.empty() || !in)
+      return "external data file '" + file + "' cannot be opened";
+    in.seekg(0, std::ios::end);
+    int64_t fileSize = in.tellg();
+    if (length < 0)
+      length = fileSize - offset;
+    if (offset < 0 || offset + length > fileSize)
+      return "external data [" + std::to_string(offset) + ", +" +
+             std::to_string(length) + ") is beyond the end of '" + file +
+             "' (" + std::to_string(fileSize) + " bytes)";
+    storage.resize(length);
+    in.seekg(offset);
+    in.read(storage.data(), length);
+    bytes = llvm::ArrayRef<char>(storage.data(), storage.size());
+  } else if (t.has_raw_data()) {
+    bytes = llvm::ArrayRef<char>(t.raw_data().data(), t.raw_data().size());
+  } else {
+    storage.clear();
+    switch (t.data_type()) {
+    case TensorProto::FLOAT:
+      for (float v : t.float_data()) appendPacked(storage, v);
+      break;
+    case TensorProto::DOUBLE:
+      for (double v : t.double_data()) appendPacked(storage, v);
+      break;
+    case TensorProto::INT64:
+      for (int64_t v : t.int64_data()) appendPacked(storage, v);
+      break;
+    case TensorProto::UINT32:
+      for (uint64_t v : t.uint64_data()) appendPacked(storage, (uint32_t)v);
+      break;
+    case TensorProto::UINT64:
+      for (uint64_t v : t.uint64_data()) appendPacked(storage, v);
+      break;
+    case TensorProto::INT32:
+      for (int32_t v : t.int32_data()) appendPacked(storage, v);
+      break;
+    case TensorProto::INT16: case TensorProto::UINT16:
+    case TensorProto::FLOAT16: case TensorProto::BFLOAT16:
+      for (int32_t v : t.int32_data()) appendPacked(storage, (uint16_t)v);
+      break;
+    default: // INT8, UINT8, BOOL
+      for (int32_t v : t.int32_data()) appendPacked(storage, (uint8_t)v);
+      break;
+    }
+    bytes = llvm::ArrayRef<char>(storage.data(), storage.size());
+  }
+  if ((int64_t)bytes.size() != n * esize)
+    return "has " + std::to_string(bytes.size()) + " bytes of data, expected " +
+           std::to_string(n * esize) + " for its shape";
+  return std::nullopt;
+}
+
+static double halfToDouble(uint16_t bits, bool bf16) {
+  if (bf16) {
+    uint32_t w = uint32_t(bits) << 16;
+    float f;
+    std::memcpy(&f, &w, 4);
+    return f;
+  }
+  llvm::APFloat f(llvm::APFloat::IEEEhalf(), llvm::APInt(16, bits));
+  return f.convertToFloat();
+}
+
+// Decodes packed little-endian elements of `dtype` into `out`.
+static void unpack(llvm::ArrayRef<char> bytes, HostTensor &out) {
+  int64_t n = out.numel();
+  out.resize(n);
+  const char *p = bytes.data();
+  for (int64_t i = 0; i < n; ++i) {
+    switch (out.dtype) {
+#define CASE(DT, T, SETTER)                                                    \
+  case TensorProto::DT: {                                                      \
+    T v;                                                                       \
+    std::memcpy(&v, p + i * sizeof(T), sizeof(T));                             \
+    SETTER;                                                                    \
+    break;                                                                     \
+  }
+      CASE(FLOAT, float, out.floats[i] = v)
+      CASE(DOUBLE, double, out.floats[i] = v)
+      CASE(FLOAT16, uint16_t, out.floats[i] = halfToDouble(v, false))
+      CASE(BFLOAT16, uint16_t, out.floats[i] = halfToDouble(v, true))
+      CASE(BOOL, uint8_t, out.ints[i] = v != 0)
+      CASE(INT8, int8_t, out.ints[i] = v)
+      CASE(UINT8, uint8_t, out.ints[i] = v)
+      CASE(INT16, int16_t, out.ints[i] = v)
+      CASE(UINT16, uint16_t, out.ints[i] = v)
+      CASE(INT32, int32_t, out.ints[i] = v)
+      CASE(UINT32, uint32_t, out.ints[i] = v)
+      CASE(INT64, int64_t, out.ints[i] = v)
+      CASE(UINT64, uint64_t, out.ints[i] = (int64_t)v)
+#undef CASE
+    default:
+      break;
+    }
+  }
+}
+
+std::optional<std::string> decodeTensor(const TensorProto &t,
+                                        const std::string &baseDir,
+                                        HostTensor &out) {
+  std::string storage;
+  llvm::ArrayRef<char> bytes;
+  if (auto err = tensorBytes(t, baseDir, storage, bytes))
+    return err;
+  out.dtype = t.data_type();
+  out.dims.assign(t.dims().begin(), t.dims().end());
+  unpack(bytes, out);
+  return std::nullopt;
+}
+
+// Reads a NumPy .npy file (format versions 1 to 3, C order).
+static std::optional<std::string> readNpy(const std::string &data,
+                                          HostTensor &out) {
+  if (data.size() < 10 || data.compare(0, 6, "\x93NUMPY") != 0)
+    return std::string("not a .npy file (bad magic)");
+  int major = (unsigned char)data[6];
+  size_t headerLen, start;
+  if (major == 1) {
+    headerLen = (unsigned char)data[8] | ((unsigned char)data[9] << 8);
+    start = 10;
+  } else {
+    if (data.size() < 12)
+      return std::string("truncated .npy header");
+    headerLen = 0;
+    for (int i = 0; i < 4; ++i)
+      headerLen |= size_t((unsigned char)data[8 + i]) << (8 * i);
+    start = 12;
+  }
+  if (start + headerLen > data.size())
+    return std::string("truncated .npy header");
+  std::string header = data.substr(start, headerLen);
+  auto field = [&](const std::string &key) -> std::string {
+    size_t k = header.find("'" + key + "'");
+    if (k == std::string::npos)
+      return "";
+    size_t colon = header.find(':', k);
+    return header.substr(colon + 1);
+  };
+  std::string descr = field("descr");
+  size_t q1 = descr.find('\''), q2 = descr.find('\'', q1 + 1);
+  if (q1 == std::string::npos || q2 == std::string::npos)
+    return std::string("malformed .npy header");
+  descr = descr.substr(q1 + 1, q2 - q1 - 1);
+  if (field("fortran_order").find("True") < field("fortran_order").find(','))
+    return std::string("Fortran-order .npy arrays are not supported");
+  static const std::pair<const char *, int32_t> kinds[] = {
+      {"f4", TensorProto::FLOAT},  {"f8", TensorProto::DOUBLE},
+      {"f2", TensorProto::FLOAT16}, {"i1", TensorProto::INT8},
+      {"u1", TensorProto::UINT8},  {"b1", TensorProto::BOOL},
+      {"i2", TensorProto::INT16},  {"u2", TensorProto::UINT16},
+      {"i4", TensorProto::INT32},  {"u4", TensorProto::UINT32},
+      {"i8", TensorProto::INT64},  {"u8", TensorProto::UINT64}};
+  if (descr.size() != 3 || descr[0] == '>')
+    return "unsupported .npy dtype '" + descr + "'";
+  out.dtype = -1;
+  for (auto &[name, dt] : kinds)
+    if (descr.substr(1) == name)
+      out.dtype = dt;
+  if (out.dtype < 0)
+    return "unsupported .npy dtype '" + descr + "'";
+  std::string shape = field("shape");
+  size_t open = shape.find('('), close = shape.find(')');
+  if (open == std::string::npos || close == std::string::npos)
+    return std::string("malformed .npy shape");
+  std::stringstream ss(shape.substr(open + 1, close - open - 1));
+  out.dims.clear();
+  for (std::string tok; std::getline(ss, tok, ',');) {
+    if (tok.find_first_not_of(" ") == std::string::npos)
+      continue;
+    out.dims.push_back(std::atoll(tok.c_str()));
+  }
+  size_t offset = start + headerLen;
+  int64_t expect = out.numel() * dtypeSize(out.dtype);
+  if ((int64_t)(data.size() - offset) != expect)
+    return "has " + std::to_string(data.size() - offset) +
+           " bytes of data, expected " + std::to_string(expect);
+  unpack(llvm::ArrayRef<char>(data.data() + offset, expect), out);
+  return std::nullopt;
+}
+
+std::optional<std::string> readTensorFile(const std::string &path,
+                                          HostTensor &out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return std::string("cannot open file");
+  std::stringstream buf;
+  buf << in.rdbuf();
+  std::string data = buf.str();
+  if (llvm::StringRef(path).ends_with(".npy"))
+    return readNpy(data, out);
+  TensorProto t;
+  if (!t.ParseFromString(data))
+    return std::string("not a valid TensorProto (.pb) file");
+  return decodeTensor(t, ".", out);
+}
+
+DenseElementsAttr toAttr(MLIRContext *ctx, const HostTensor &t) {
+  auto type = RankedTensorType::get(t.dims, toMLIRType(ctx, t.dtype));
+  Type elt = type.getElementType();
+  int64_t n = t.numel();
+  if (elt.isInteger(1)) {
+    SmallVector<bool> v(n);
+    for (int64_t i = 0; i < n; ++i)
+      v[i] = t.ints[i] != 0;
+    return DenseElementsAttr::get(type, v);
+  }
+  if (auto ft = dyn_cast<FloatType>(elt)) {
+    SmallVector<APFloat> v;
+    v.reserve(n);
+    for (int64_t i = 0; i < n; ++i) {
+      APFloat f(t.floats[i]);
+      bool lost;
+      f.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+      v.push_back(f);
+    }
+    return DenseElementsAttr::get(type, v);
+  }
+  SmallVector<APInt> v;
+  v.reserve(n);
+  for (int64_t i = 0; i < n; ++i)
+    v.push_back(APInt(elt.getIntOrFloatBitWidth(), (uint64_t)t.ints[i],
+                      /*isSigned=*/true));
+  return DenseElementsAttr::get(type, v);
+}
+
+} // namespace shardc::onnximport

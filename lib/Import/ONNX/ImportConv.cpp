@@ -1,0 +1,247 @@
+//===- ImportConv.cpp - conv, pooling, resize, pad --------------------------===//
+//
+// auto_pad and ConvTranspose's output_shape are resolved here into explicit
+// pads, so the graph ops carry one form.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Importer.h"
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace shardc::onnximport {
+
+struct Window {
+  SmallVector<int64_t> kernel, strides, dilations, pads;
+};
+
+// Reads kernel_shape/strides/dilations/pads/auto_pad for `spatial` dims of
+// input `x` (shape NC...).
+static Window readWindow(NodeContext &c, ArrayRef<int64_t> x,
+                         ArrayRef<int64_t> kernel) {
+  int64_t spatial = kernel.size();
+  Window w;
+  w.kernel.assign(kernel.begin(), kernel.end());
+  w.strides = c.getInts("strides", SmallVector<int64_t>(spatial, 1));
+  w.dilations = c.getInts("dilations", SmallVector<int64_t>(spatial, 1));
+  w.pads = c.getInts("pads", SmallVector<int64_t>(2 * spatial, 0));
+  if ((int64_t)w.strides.size() != spatial ||
+      (int64_t)w.dilations.size() != spatial ||
+      (int64_t)w.pads.size() != 2 * spatial) {
+    (void)c.fail("strides, dilations and pads must match " +
+           std::to_string(spatial) + " spatial dims");
+    return w;
+  }
+  std::string autoPad = c.getString("auto_pad", "NOTSET");
+  if (autoPad == "VALID") {
+    w.pads.assign(2 * spatial, 0);
+  } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    for (int64_t i = 0; i < spatial; ++i) {
+      int64_t in = x[i + 2], s = w.strides[i];
+      int64_t out = (in + s - 1) / s;
+      int64_t total = std::max<int64_t>(
+          0, (out - 1) * s + (kernel[i] - 1) * w.dilations[i] + 1 - in);
+      int64_t small = total / 2, big = total - small;
+      w.pads[i] = autoPad == "SAME_UPPER" ? small : big;
+      w.pads[i + spatial] = autoPad == "SAME_UPPER" ? big : small;
+    }
+  } else if (autoPad != "NOTSET") {
+    (void)c.fail("unknown auto_pad '" + autoPad + "'");
+  }
+  return w;
+}
+
+static LogicalResult importConv(NodeContext &c, bool transpose) {
+  auto x = c.type(0), wt = c.type(1);
+  if (x.getRank() < 3 || wt.getRank() != x.getRank())
+    return c.fail("input and weight must have the same rank >= 3");
+  SmallVector<int64_t> kernel(wt.getShape().drop_front(2));
+  SmallVector<int64_t> declared = c.getInts("kernel_shape", kernel);
+  if (declared != kernel)
+    return c.fail("kernel_shape does not match the weight's spatial dims");
+  Window w = readWindow(c, x.getShape(), kernel);
+  if (c.failed())
+    return failure();
+  SmallVector<Value> operands{c.in(0), c.in(1)};
+  if (c.has(2))
+    operands.push_back(c.in(2));
+  int64_t group = c.getInt("group", 1);
+  if (!transpose) {
+    c.create("conv", operands,
+             {c.array("strides", w.strides), c.array("dilations", w.dilations),
+              c.array("pads", w.pads), c.i64("group", group)});
+    return c.status();
+  }
+  int64_t spatial = kernel.size();
+  SmallVector<int64_t> outPad =
+      c.getInts("output_padding", SmallVector<int64_t>(spatial, 0));
+  SmallVector<int64_t> outShape = c.getInts("output_shape");
+  std::string autoPad = c.getString("auto_pad", "NOTSET");
+  if (outShape.size() > (size_t)spatial)
+    outShape.erase(outShape.begin(), outShape.end() - spatial);
+  if (outShape.empty() && (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER"))
+    for (int64_t i = 0; i < spatial; ++i)
+      outShape.push_back(x.getDimSize(i + 2) * w.strides[i]);
+  if (!outShape.empty()) {
+    if ((int64_t)outShape.size() != spatial || (int64_t)outPad.size() != spatial)
+      return c.fail("output_shape must have one entry per spatial dim");
+    for (int64_t i = 0; i < spatial; ++i) {
+      int64_t total = w.strides[i] * (x.getDimSize(i + 2) - 1) + outPad[i] +
+                      (kernel[i] - 1) * w.dilations[i] + 1 - outShape[i];
+      int64_t half = total / 2;
+      bool lower = autoPad == "SAME_LOWER";
+      w.pads[i] = lower ? total - half : half;
+      w.pads[i + spatial] = lower ? half : total - half;
+    }
+  } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    // handled above
+  }
+  c.create("conv_transpose", operands,
+           {c.array("strides", w.strides), c.array("dilations", w.dilations),
+            c.array("pads", w.pads), c.array("output_padding", outPad),
+            c.i64("group", group)});
+  return c.status();
+}
+
+static LogicalResult importPool(NodeContext &c, bool max) {
+  if (max && failed(c.rejectOutput(1, "Indices")))
+    return failure();
+  auto x = c.type(0);
+  SmallVector<int64_t> kernel = c.getInts("kernel_shape");
+  if (kernel.empty() || (int64_t)kernel.size() != x.getRank() - 2)
+    return c.fail("kernel_shape must have one entry per spatial dim");
+  Window w = readWindow(c, x.getShape(), kernel);
+  if (c.failed())
+    return failure();
+  SmallVector<NamedAttribute> attrs{
+      c.array("kernel_shape", kernel), c.array("strides", w.strides),
+      c.array("dilations", w.dilations), c.array("pads", w.pads),
+      c.boolean("ceil_mode", c.getInt("ceil_mode", 0))};
+  if (!max)
+    attrs.push_back(
+        c.boolean("count_include_pad", c.getInt("count_include_pad", 0)));
+  c.create(max ? "max_pool" : "average_pool", {c.in(0)}, attrs);
+  return c.status();
+}
+
+static LogicalResult importResize(NodeContext &c) {
+  auto x = c.type(0);
+  int64_t rank = x.getRank();
+  if (c.getInt("antialias", 0))
+    return c.fail("antialias is not supported");
+  int scalesInput = c.opset < 11 ? 1 : 2, sizesInput = 3;
+  SmallVector<int64_t> axes = c.getInts("axes");
+  for (int64_t &a : axes)
+    a = c.axis(a, rank);
+  if (axes.empty())
+    for (int64_t d = 0; d < rank; ++d)
+      axes.push_back(d);
+  SmallVector<int64_t> sizes(x.getShape());
+  SmallVector<float> scales(rank, 1.0f);
+  const HostTensor *sc = c.constant(scalesInput);
+  if (c.has(sizesInput) && c.constant(sizesInput) &&
+      c.constant(sizesInput)->numel() > 0) {
+    auto v = c.ints(sizesInput, "sizes");
+    if (!v || v->size() != axes.size())
+      return c.fail("sizes must have one entry per resized axis");
+    std::string policy = c.getString("keep_aspect_ratio_policy", "stretch");
+    double common = policy == "not_smaller" ? 0.0 : 1e300;
+    for (size_t i = 0; i < axes.size(); ++i) {
+      double s = (double)(*v)[i] / x.getDimSize(axes[i]);
+      common = policy == "not_smaller" ? std::max(common, s)
+                                       : std::min(common, s);
+    }
+    for (size_t i = 0; i < axes.size(); ++i) {
+      if (policy == "stretch") {
+        sizes[axes[i]] = (*v)[i];
+        scales[axes[i]] = (float)(*v)[i] / x.getDimSize(axes[i]);
+      } else {
+        sizes[axes[i]] = (int64_t)std::round(x.getDimSize(axes[i]) * common);
+        scales[axes[i]] = (float)common;
+      }
+    }
+  } else if (sc && sc->numel() > 0) {
+    if ((size_t)sc->numel() != axes.size())
+      return c.fail("scales must have one entry per resized axis");
+    for (size_t i = 0; i < axes.size(); ++i) {
+      scales[axes[i]] = (float)sc->f(i);
+      sizes[axes[i]] =
+          (int64_t)std::floor(x.getDimSize(axes[i]) * (double)scales[axes[i]]);
+    }
+  } else if (c.has(scalesInput) || c.has(sizesInput)) {
+    return c.fail("scales or sizes must be compile-time constants; bind "
+                  "them with --const-input");
+  } else {
+    return c.fail("needs scales or sizes");
+  }
+  std::string ctm = c.opset < 11 ? "asymmetric"
+                                 : c.getString("coordinate_transformation_mode",
+                                               "half_pixel");
+  c.create("resize", {c.in(0)},
+           {c.array("sizes", sizes),
+            c.named("scales", c.b.getDenseF32ArrayAttr(scales)),
+            c.str("mode", c.getString("mode", "nearest")),
+            c.str("coordinate_transformation_mode", ctm),
+            c.str("nearest_mode", c.getString("nearest_mode", "round_prefer_floor")),
+            c.f32("cubic_coeff_a", c.getFloat("cubic_coeff_a", -0.75f)),
+            c.boolean("exclude_outside", c.getInt("exclude_outside", 0)),
+            c.f32("extrapolation_value", c.getFloat("extrapolation_value", 0))});
+  return c.status();
+}
+
+static LogicalResult importPad(NodeContext &c) {
+  int64_t rank = c.rank(0);
+  SmallVector<int64_t> pads;
+  SmallVector<Value> operands{c.in(0)};
+  if (c.opset < 11) {
+    pads = c.getInts("pads");
+    float value = c.getFloat("value", 0.0f);
+    if (value != 0.0f) {
+      HostTensor t;
+      t.dtype = onnx::TensorProto::FLOAT;
+      t.floats = {value};
+      operands.push_back(c.constantOf(t));
+    }
+  } else {
+    auto v = c.ints(1, "pads");
+    if (!v)
+      return failure();
+    pads = *v;
+    if (c.has(2))
+      operands.push_back(c.in(2));
+    if (c.has(3)) {
+      auto axes = c.ints(3, "axes");
+      if (!axes)
+        return failure();
+      if (pads.size() != 2 * axes->size())
+        return c.fail("pads must have two entries per axis");
+      SmallVector<int64_t> full(2 * rank, 0);
+      for (size_t i = 0; i < axes->size(); ++i) {
+        int64_t a = c.axis((*axes)[i], rank);
+        full[a] = pads[i];
+        full[a + rank] = pads[i + axes->size()];
+      }
+      pads = full;
+    }
+  }
+  c.create("pad", operands,
+           {c.array("pads", pads), c.str("mode", c.getString("mode", "constant"))});
+  return c.status();
+}
+
+void registerConvOps(HandlerMap &map) {
+  map["Conv"] = [](NodeContext &c) { return importConv(c, false); };
+  map["ConvTranspose"] = [](NodeContext &c) { return importConv(c, true); };
+  map["MaxPool"] = [](NodeContext &c) { return importPool(c, true); };
+  map["AveragePool"] = [](NodeContext &c) { return importPool(c, false); };
+  map["GlobalAveragePool"] = [](NodeContext &c) {
+    c.create("global_average_pool", {c.in(0)});
+    return c.status();
+  };
+  map["Resize"] = importResize;
+  map["Pad"] = importPad;
+}
+
+} // namespace shardc::onnximport

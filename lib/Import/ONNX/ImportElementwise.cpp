@@ -1,0 +1,201 @@
+//===- ImportElementwise.cpp - elementwise, logic, cast, constants, Shape ---===//
+
+#include "Importer.h"
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace shardc::onnximport {
+
+static LogicalResult importConstant(NodeContext &c) {
+  for (const char *unsupported :
+       {"sparse_value", "value_string", "value_strings"})
+    if (c.attr(unsupported))
+      return c.fail(std::string("attribute '") + unsupported +
+                    "' is not supported");
+  HostTensor t;
+  if (const onnx::TensorProto *tp = c.getTensor("value")) {
+    int64_t n = 1;
+    for (int64_t d : tp->dims())
+      n *= d;
+    if (n > kFoldLimit) {
+      // A large literal is a weight: treat it like an initializer.
+      std::string storage;
+      ArrayRef<char> bytes;
+      if (auto err = tensorBytes(*tp, c.imp.baseDir, storage, bytes))
+        return c.fail("value " + *err);
+      Entry &e = c.imp.values[c.node.output(0)];
+      e = Entry();
+      e.initializer = tp;
+      return success();
+    }
+    if (auto err = decodeTensor(*tp, c.imp.baseDir, t))
+      return c.fail("value " + *err);
+  } else if (c.attr("value_float")) {
+    t.dtype = onnx::TensorProto::FLOAT;
+    t.floats = {c.getFloat("value_float", 0)};
+  } else if (c.attr("value_floats")) {
+    t.dtype = onnx::TensorProto::FLOAT;
+    for (float f : c.getFloats("value_floats"))
+      t.floats.push_back(f);
+    t.dims = {(int64_t)t.floats.size()};
+  } else if (c.attr("value_int")) {
+    t.dtype = onnx::TensorProto::INT64;
+    t.ints = {c.getInt("value_int", 0)};
+  } else if (c.attr("value_ints")) {
+    t.dtype = onnx::TensorProto::INT64;
+    for (int64_t v : c.getInts("value_ints"))
+      t.ints.push_back(v);
+    t.dims = {(int64_t)t.ints.size()};
+  } else {
+    return c.fail("has no value attribute");
+  }
+  if (c.failed())
+    return failure();
+  c.bindHost(0, std::move(t));
+  return success();
+}
+
+static SmallVector<int64_t> dimsOf(NodeContext &c, int i) {
+  if (const HostTensor *t = c.constant(i))
+    return t->dims;
+  return SmallVector<int64_t>(c.type(i).getShape());
+}
+
+static LogicalResult importShape(NodeContext &c) {
+  SmallVector<int64_t> dims = dimsOf(c, 0);
+  int64_t rank = dims.size();
+  int64_t start = c.getInt("start", 0), end = c.getInt("end", rank);
+  if (start < 0)
+    start += rank;
+  if (end < 0)
+    end += rank;
+  start = std::clamp<int64_t>(start, 0, rank);
+  end = std::clamp<int64_t>(end, start, rank);
+  HostTensor t;
+  t.dtype = onnx::TensorProto::INT64;
+  t.ints.assign(dims.begin() + start, dims.begin() + end);
+  t.dims = {end - start};
+  c.bindHost(0, std::move(t));
+  return c.status();
+}
+
+static LogicalResult importSize(NodeContext &c) {
+  HostTensor t;
+  t.dtype = onnx::TensorProto::INT64;
+  int64_t n = 1;
+  for (int64_t d : dimsOf(c, 0))
+    n *= d;
+  t.ints = {n};
+  c.bindHost(0, std::move(t));
+  return success();
+}
+
+static LogicalResult importClip(NodeContext &c) {
+  SmallVector<NamedAttribute> attrs;
+  if (c.opset < 11) {
+    float lo = c.getFloat("min", -INFINITY), hi = c.getFloat("max", INFINITY);
+    if (!std::isinf(lo))
+      attrs.push_back(c.named("min", c.b.getF64FloatAttr(lo)));
+    if (!std::isinf(hi))
+      attrs.push_back(c.named("max", c.b.getF64FloatAttr(hi)));
+  } else {
+    if (c.has(1)) {
+      auto v = c.scalar(1, "min");
+      if (!v)
+        return failure();
+      attrs.push_back(c.named("min", c.b.getF64FloatAttr(*v)));
+    }
+    if (c.has(2)) {
+      auto v = c.scalar(2, "max");
+      if (!v)
+        return failure();
+      attrs.push_back(c.named("max", c.b.getF64FloatAttr(*v)));
+    }
+  }
+  c.create("clip", {c.in(0)}, attrs);
+  return c.status();
+}
+
+static LogicalResult importCast(NodeContext &c) {
+  int64_t to = c.getInt("to", -1);
+  Type type = toMLIRType(&c.imp.ctx, to);
+  if (!type)
+    return c.fail("cannot cast to " + dtypeName(to));
+  c.create("cast", {c.in(0)}, {c.named("to", TypeAttr::get(type))});
+  return c.status();
+}
+
+static LogicalResult importDropout(NodeContext &c) {
+  if (failed(c.rejectOutput(1, "mask")))
+    return failure();
+  c.bind(0, c.in(0));
+  return success();
+}
+
+static LogicalResult importNonConstant(NodeContext &c) {
+  // Reached only when folding failed: some input is not known.
+  for (int i = 0; i < c.numInputs(); ++i)
+    if (c.has(i) && !c.constant(i)) {
+      c.ints(i, "input " + std::to_string(i));
+      return failure();
+    }
+  return c.fail("cannot be evaluated at compile time (result too large or "
+                "invalid inputs)");
+}
+
+void registerElementwiseOps(HandlerMap &map) {
+  static const std::pair<const char *, const char *> unary[] = {
+      {"Sqrt", "sqrt"},       {"Reciprocal", "reciprocal"},
+      {"Exp", "exp"},         {"Log", "log"},
+      {"Erf", "erf"},         {"Tanh", "tanh"},
+      {"Sigmoid", "sigmoid"}, {"Relu", "relu"},
+      {"HardSwish", "hard_swish"}, {"Neg", "neg"},
+      {"Abs", "abs"},         {"Identity", "identity"},
+      {"Not", "not"}};
+  for (auto [onnx, graph] : unary) {
+    std::string name = graph;
+    map[onnx] = [name](NodeContext &c) {
+      c.create(name, {c.in(0)});
+      return c.status();
+    };
+  }
+  static const std::pair<const char *, const char *> binary[] = {
+      {"Add", "add"},     {"Sub", "sub"},     {"Mul", "mul"},
+      {"Div", "div"},     {"Pow", "pow"},     {"Equal", "equal"},
+      {"Less", "less"},   {"Greater", "greater"}, {"And", "and"},
+      {"Or", "or"}};
+  for (auto [onnx, graph] : binary) {
+    std::string name = graph;
+    map[onnx] = [name](NodeContext &c) {
+      c.create(name, {c.in(0), c.in(1)});
+      return c.status();
+    };
+  }
+  map["LeakyRelu"] = [](NodeContext &c) {
+    c.create("leaky_relu", {c.in(0)},
+             {c.f32("alpha", c.getFloat("alpha", 0.01f))});
+    return c.status();
+  };
+  map["HardSigmoid"] = [](NodeContext &c) {
+    c.create("hard_sigmoid", {c.in(0)},
+             {c.f32("alpha", c.getFloat("alpha", 0.2f)),
+              c.f32("beta", c.getFloat("beta", 0.5f))});
+    return c.status();
+  };
+  map["Where"] = [](NodeContext &c) {
+    c.create("where", {c.in(0), c.in(1), c.in(2)});
+    return c.status();
+  };
+  map["Clip"] = importClip;
+  map["Cast"] = importCast;
+  map["Dropout"] = importDropout;
+  map["Constant"] = importConstant;
+  map["Shape"] = importShape;
+  map["Size"] = importSize;
+  map["ConstantOfShape"] = importNonConstant;
+  map["Range"] = importNonConstant;
+}
+
+} // namespace shardc::onnximport

@@ -1,0 +1,201 @@
+//===- ImportShape.cpp - reshape, transpose, concat, split, slice, gather ---===//
+
+#include "Importer.h"
+
+using namespace mlir;
+
+namespace shardc::onnximport {
+
+static LogicalResult importReshape(NodeContext &c) {
+  SmallVector<int64_t> target;
+  if (c.opset < 5) {
+    target = c.getInts("shape");
+  } else {
+    auto v = c.ints(1, "shape");
+    if (!v)
+      return failure();
+    target = *v;
+  }
+  SmallVector<int64_t> shape;
+  if (auto err = resolveReshape(c.type(0).getShape(), target,
+                                c.getInt("allowzero", 0), shape))
+    return c.fail(*err);
+  c.create("reshape", {c.in(0)}, {c.array("shape", shape)});
+  return c.status();
+}
+
+static LogicalResult importTranspose(NodeContext &c) {
+  int64_t rank = c.rank(0);
+  SmallVector<int64_t> reversed;
+  for (int64_t d = rank - 1; d >= 0; --d)
+    reversed.push_back(d);
+  SmallVector<int64_t> perm = c.getInts("perm", reversed);
+  for (int64_t &p : perm)
+    p = c.axis(p, rank, "perm entry");
+  c.create("transpose", {c.in(0)}, {c.array("perm", perm)});
+  return c.status();
+}
+
+static LogicalResult importConcat(NodeContext &c) {
+  SmallVector<Value> inputs;
+  for (int i = 0; i < c.numInputs(); ++i)
+    if (c.has(i))
+      inputs.push_back(c.in(i));
+  if (inputs.empty())
+    return c.fail("has no inputs");
+  if (!c.attr("axis"))
+    return c.fail("attribute 'axis' is required");
+  int64_t rank = cast<RankedTensorType>(inputs[0].getType()).getRank();
+  c.create("concat", inputs,
+           {c.i64("axis", c.axis(c.getInt("axis", 0), rank))});
+  return c.status();
+}
+
+static LogicalResult importSplit(NodeContext &c) {
+  auto type = c.type(0);
+  int64_t axis = c.axis(c.getInt("axis", 0), type.getRank());
+  if (c.failed())
+    return failure();
+  SmallVector<int64_t> sizes;
+  if (c.opset < 13) {
+    sizes = c.getInts("split");
+  } else if (c.has(1)) {
+    auto v = c.ints(1, "split");
+    if (!v)
+      return failure();
+    sizes = *v;
+  }
+  if (sizes.empty()) {
+    int64_t n = c.opset >= 18 && c.attr("num_outputs")
+                    ? c.getInt("num_outputs", 1)
+                    : c.node.output_size();
+    int64_t dim = type.getDimSize(axis);
+    if (n <= 0)
+      return c.fail("num_outputs must be positive");
+    int64_t chunk = (dim + n - 1) / n;
+    if (c.opset < 18 && dim % n)
+      return c.fail("dim " + std::to_string(axis) + " of size " +
+                    std::to_string(dim) + " does not split evenly into " +
+                    std::to_string(n));
+    for (int64_t i = 0; i < n; ++i)
+      sizes.push_back(std::max<int64_t>(0, std::min(chunk, dim - i * chunk)));
+  }
+  if ((int64_t)sizes.size() != c.node.output_size())
+    return c.fail(std::to_string(sizes.size()) + " split sizes for " +
+                  std::to_string(c.node.output_size()) + " outputs");
+  c.create("split", {c.in(0)},
+           {c.i64("axis", axis), c.array("sizes", sizes)});
+  return c.status();
+}
+
+static LogicalResult importSlice(NodeContext &c) {
+  SmallVector<int64_t> starts, ends, axes, steps;
+  if (c.opset < 10) {
+    starts = c.getInts("starts");
+    ends = c.getInts("ends");
+    axes = c.getInts("axes");
+  } else {
+    auto s = c.ints(1, "starts"), e = c.ints(2, "ends");
+    if (!s || !e)
+      return failure();
+    starts = *s;
+    ends = *e;
+    if (c.has(3)) {
+      auto a = c.ints(3, "axes");
+      if (!a)
+        return failure();
+      axes = *a;
+    }
+    if (c.has(4)) {
+      auto st = c.ints(4, "steps");
+      if (!st)
+        return failure();
+      steps = *st;
+    }
+  }
+  SmallVector<int64_t> s, e, st;
+  if (auto err = normalizeSlice(c.type(0).getShape(), starts, ends, axes,
+                                steps, s, e, st))
+    return c.fail(*err);
+  c.create("slice", {c.in(0)},
+           {c.array("starts", s), c.array("ends", e), c.array("steps", st)});
+  return c.status();
+}
+
+static LogicalResult importSqueeze(NodeContext &c, bool squeeze) {
+  SmallVector<int64_t> axes;
+  if (c.opset < 13) {
+    axes = c.getInts("axes");
+  } else if (c.has(1)) {
+    auto v = c.ints(1, "axes");
+    if (!v)
+      return failure();
+    axes = *v;
+  }
+  auto type = c.type(0);
+  int64_t rank = type.getRank() + (squeeze ? 0 : axes.size());
+  if (!squeeze && axes.empty())
+    return c.fail("axes are required");
+  for (int64_t &a : axes)
+    a = c.axis(a, rank, squeeze ? "squeeze axis" : "unsqueeze axis");
+  if (squeeze && axes.empty())
+    for (int64_t d = 0; d < rank; ++d)
+      if (type.getDimSize(d) == 1)
+        axes.push_back(d);
+  llvm::sort(axes);
+  c.create(squeeze ? "squeeze" : "unsqueeze", {c.in(0)},
+           {c.array("axes", axes)});
+  return c.status();
+}
+
+static LogicalResult importFlatten(NodeContext &c) {
+  int64_t rank = c.rank(0), axis = c.getInt("axis", 1);
+  if (axis < -rank || axis > rank)
+    return c.fail("axis " + std::to_string(axis) +
+                  " is out of range for rank " + std::to_string(rank));
+  if (axis < 0)
+    axis += rank;
+  c.create("flatten", {c.in(0)}, {c.i64("axis", axis)});
+  return c.status();
+}
+
+static LogicalResult importExpand(NodeContext &c) {
+  auto shape = c.ints(1, "shape");
+  if (!shape)
+    return failure();
+  c.create("expand", {c.in(0)}, {c.array("shape", *shape)});
+  return c.status();
+}
+
+static LogicalResult importTrilu(NodeContext &c) {
+  int64_t k = 0;
+  if (c.has(1)) {
+    auto v = c.scalar(1, "k");
+    if (!v)
+      return failure();
+    k = (int64_t)*v;
+  }
+  c.create("trilu", {c.in(0)},
+           {c.boolean("upper", c.getInt("upper", 1)), c.i64("k", k)});
+  return c.status();
+}
+
+void registerShapeOps(HandlerMap &map) {
+  map["Reshape"] = importReshape;
+  map["Transpose"] = importTranspose;
+  map["Concat"] = importConcat;
+  map["Split"] = importSplit;
+  map["Slice"] = importSlice;
+  map["Gather"] = [](NodeContext &c) {
+    c.create("gather", {c.in(0), c.in(1)},
+             {c.i64("axis", c.axis(c.getInt("axis", 0), c.rank(0)))});
+    return c.status();
+  };
+  map["Squeeze"] = [](NodeContext &c) { return importSqueeze(c, true); };
+  map["Unsqueeze"] = [](NodeContext &c) { return importSqueeze(c, false); };
+  map["Flatten"] = importFlatten;
+  map["Expand"] = importExpand;
+  map["Trilu"] = importTrilu;
+}
+
+} // namespace shardc::onnximport

@@ -1,0 +1,617 @@
+//===- Importer.cpp - ONNX model to graph dialect ---------------------------===//
+
+#include "Importer.h"
+
+#include "dialects/Graph/IR/GraphOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <fstream>
+#include <sstream>
+
+using namespace mlir;
+
+namespace shardc {
+
+bool parseShapeSpec(const std::string &spec, std::vector<int64_t> &dims) {
+  dims.clear();
+  if (spec.empty())
+    return true; // a scalar
+  llvm::SmallVector<llvm::StringRef> parts;
+  llvm::StringRef(spec).split(parts, 'x');
+  for (llvm::StringRef p : parts) {
+    int64_t d;
+    if (p.getAsInteger(10, d) || d < 0)
+      return false;
+    dims.push_back(d);
+  }
+  return true;
+}
+
+namespace onnximport {
+
+//===----------------------------------------------------------------------===//
+// NodeContext
+//===----------------------------------------------------------------------===//
+
+NodeContext::NodeContext(GraphImporter &imp, const onnx::NodeProto &node,
+                         int64_t opset, Location loc)
+    : node(node), opset(opset), loc(loc), b(imp.builder), imp(imp) {}
+
+bool NodeContext::has(int i) const {
+  return i < node.input_size() && !node.input(i).empty();
+}
+
+Value NodeContext::in(int i) {
+  Entry *e = imp.lookup(node.input(i));
+  return imp.materialize(*e, node.input(i));
+}
+
+RankedTensorType NodeContext::type(int i) {
+  return cast<RankedTensorType>(in(i).getType());
+}
+
+const HostTensor *NodeContext::constant(int i) {
+  if (!has(i))
+    return nullptr;
+  return imp.hostOf(*imp.lookup(node.input(i)));
+}
+
+std::optional<SmallVector<int64_t>> NodeContext::ints(int i, StringRef what) {
+  const HostTensor *t = constant(i);
+  if (!t) {
+    Entry *e = has(i) ? imp.lookup(node.input(i)) : nullptr;
+    if (e && e->isGraphInput)
+      (void)fail("input '" + what + "' is graph input '" + node.input(i) +
+           "' but must be a compile-time constant; bind it with "
+           "--const-input " + node.input(i) + "=FILE");
+    else
+      (void)fail("input '" + what + "' ('" + (has(i) ? node.input(i) : "") +
+           "') must be a compile-time constant");
+    return std::nullopt;
+  }
+  SmallVector<int64_t> v;
+  for (int64_t k = 0; k < t->numel(); ++k)
+    v.push_back(t->i(k));
+  return v;
+}
+
+std::optional<double> NodeContext::scalar(int i, StringRef what) {
+  if (!constant(i)) {
+    ints(i, what); // records the error
+    return std::nullopt;
+  }
+  const HostTensor *t = constant(i);
+  if (t->numel() != 1) {
+    (void)fail("input '" + what + "' must hold one value, got " +
+         std::to_string(t->numel()));
+    return std::nullopt;
+  }
+  return t->f(0);
+}
+
+const onnx::AttributeProto *NodeContext::attr(StringRef name) const {
+  for (const auto &a : node.attribute())
+    if (a.name() == name)
+      return &a;
+  return nullptr;
+}
+
+static const char *attrTypeName(int t) {
+  return onnx::AttributeProto::AttributeType_IsValid(t)
+             ? onnx::AttributeProto::AttributeType_Name(
+                   (onnx::AttributeProto::AttributeType)t)
+                   .c_str()
+             : "UNKNOWN";
+}
+
+#define CHECK_ATTR_TYPE(A, T, WHAT, DFLT)                                      \
+  if ((A)->type() != onnx::AttributeProto::T) {                                \
+    (void)fail("attribute '" + name + "' must be " WHAT ", got " +                   \
+         attrTypeName((A)->type()));                                           \
+    return DFLT;                                                               \
+  }
+
+int64_t NodeContext::getInt(StringRef name, int64_t dflt) {
+  const auto *a = attr(name);
+  if (!a)
+    return dflt;
+  CHECK_ATTR_TYPE(a, INT, "an int", dflt);
+  return a->i();
+}
+
+float NodeContext::getFloat(StringRef name, float dflt) {
+  const auto *a = attr(name);
+  if (!a)
+    return dflt;
+  CHECK_ATTR_TYPE(a, FLOAT, "a float", dflt);
+  return a->f();
+}
+
+std::string NodeContext::getString(StringRef name, StringRef dflt) {
+  const auto *a = attr(name);
+  if (!a)
+    return dflt.str();
+  CHECK_ATTR_TYPE(a, STRING, "a string", dflt.str());
+  return a->s();
+}
+
+SmallVector<int64_t> NodeContext::getInts(StringRef name,
+                                          ArrayRef<int64_t> dflt) {
+  const auto *a = attr(name);
+  if (!a)
+    return SmallVector<int64_t>(dflt);
+  CHECK_ATTR_TYPE(a, INTS, "a list of ints", SmallVector<int64_t>(dflt));
+  return SmallVector<int64_t>(a->ints().begin(), a->ints().end());
+}
+
+std::vector<float> NodeContext::getFloats(StringRef name) {
+  const auto *a = attr(name);
+  if (!a)
+    return {};
+  CHECK_ATTR_TYPE(a, FLOATS, "a list of floats", {});
+  return std::vector<float>(a->floats().begin(), a->floats().end());
+}
+
+const onnx::TensorProto *NodeContext::getTensor(StringRef name) {
+  const auto *a = attr(name);
+  if (!a)
+    return nullptr;
+  CHECK_ATTR_TYPE(a, TENSOR, "a tensor", nullptr);
+  return &a->t();
+}
+#undef CHECK_ATTR_TYPE
+
+int64_t NodeContext::axis(int64_t a, int64_t rank, StringRef what) {
+  if (a < -rank || a >= rank) {
+    (void)fail(what + " " + std::to_string(a) + " is out of range for rank " +
+         std::to_string(rank));
+    return 0;
+  }
+  return a < 0 ? a + rank : a;
+}
+
+Operation *NodeContext::create(StringRef name, ValueRange operands,
+                               ArrayRef<NamedAttribute> attrs) {
+  if (failed())
+    return nullptr;
+  OperationState state(loc, ("graph." + name).str());
+  state.addOperands(operands);
+  state.addAttributes(attrs);
+  auto info = state.name.getRegisteredInfo();
+  auto *iface = info->getInterface<InferTypeOpInterface>();
+  SmallVector<Type> types;
+  std::string diag;
+  {
+    ScopedDiagnosticHandler handler(&imp.ctx, [&](Diagnostic &d) {
+      if (diag.empty())
+        diag = d.str();
+      return success();
+    });
+    if (mlir::failed(iface->inferReturnTypes(
+            &imp.ctx, loc, state.operands, state.attributes.getDictionary(&imp.ctx),
+            state.getRawProperties(), state.regions, types))) {
+      (void)fail(diag.empty() ? "invalid operands" : diag);
+      return nullptr;
+    }
+    state.addTypes(types);
+    Operation *op = b.create(state);
+    if (mlir::failed(mlir::verify(op))) {
+      (void)fail(diag.empty() ? "invalid operation" : diag);
+      op->erase();
+      return nullptr;
+    }
+    for (unsigned r = 0; r < op->getNumResults() && (int)r < node.output_size();
+         ++r)
+      bind(r, op->getResult(r));
+    return op;
+  }
+}
+
+void NodeContext::bind(int output, Value v) {
+  if (output >= node.output_size() || node.output(output).empty())
+    return;
+  Entry &e = imp.values[node.output(output)];
+  e = Entry();
+  e.value = v;
+}
+
+Value NodeContext::constantOf(const HostTensor &t) {
+  return b.create<graph::ConstantOp>(loc, toAttr(&imp.ctx, t));
+}
+
+Value NodeContext::zero(int32_t dtype) {
+  HostTensor t;
+  t.dtype = dtype;
+  t.resize(1);
+  return constantOf(t);
+}
+
+LogicalResult NodeContext::rejectOutput(int i, StringRef what) {
+  if (i < node.output_size() && !node.output(i).empty())
+    return fail("the " + what + " output is not supported");
+  return success();
+}
+
+void NodeContext::bindHost(int output, HostTensor t) {
+  if (output >= node.output_size() || node.output(output).empty())
+    return;
+  Entry &e = imp.values[node.output(output)];
+  e = Entry();
+  e.host = std::make_shared<HostTensor>(std::move(t));
+}
+
+LogicalResult NodeContext::fail(const Twine &msg) {
+  if (imp.error.empty()) {
+    std::string name = node.name().empty()
+                           ? (node.output_size() ? "output " + node.output(0)
+                                                 : std::string("?"))
+                           : node.name();
+    imp.error = imp.path + ": node '" + name + "' (" + node.op_type() +
+                ", opset " + std::to_string(opset) + "): " + msg.str();
+  }
+  return failure();
+}
+
+bool NodeContext::failed() const { return !imp.error.empty(); }
+LogicalResult NodeContext::status() const {
+  return failed() ? failure() : success();
+}
+
+NamedAttribute NodeContext::named(StringRef name, Attribute a) {
+  return b.getNamedAttr(name, a);
+}
+NamedAttribute NodeContext::i64(StringRef name, int64_t v) {
+  return named(name, b.getI64IntegerAttr(v));
+}
+NamedAttribute NodeContext::f32(StringRef name, float v) {
+  return named(name, b.getF32FloatAttr(v));
+}
+NamedAttribute NodeContext::boolean(StringRef name, bool v) {
+  return named(name, b.getBoolAttr(v));
+}
+NamedAttribute NodeContext::str(StringRef name, StringRef v) {
+  return named(name, b.getStringAttr(v));
+}
+NamedAttribute NodeContext::array(StringRef name, ArrayRef<int64_t> v) {
+  return named(name, b.getDenseI64ArrayAttr(v));
+}
+
+//===----------------------------------------------------------------------===//
+// GraphImporter
+//===----------------------------------------------------------------------===//
+
+GraphImporter::GraphImporter(MLIRContext &ctx, std::string path,
+                             std::string baseDir)
+    : ctx(ctx), builder(&ctx), path(std::move(path)),
+      baseDir(std::move(baseDir)) {
+  registerElementwiseOps(handlers);
+  registerMathOps(handlers);
+  registerShapeOps(handlers);
+  registerConvOps(handlers);
+  registerSelectionOps(handlers);
+}
+
+LogicalResult GraphImporter::fail(const Twine &msg) {
+  if (error.empty())
+    error = path + ": " + msg.str();
+  return failure();
+}
+
+Entry *GraphImporter::lookup(StringRef name) {
+  auto it = values.find(name);
+  return it == values.end() ? nullptr : &it->second;
+}
+
+HostTensor *GraphImporter::hostOf(Entry &e) {
+  if (e.host)
+    return e.host.get();
+  if (!e.initializer)
+    return nullptr;
+  int64_t n = 1;
+  for (int64_t d : e.initializer->dims())
+    n *= d;
+  if (n > kFoldLimit || !dtypeSize(e.initializer->data_type()))
+    return nullptr;
+  auto t = std::make_shared<HostTensor>();
+  if (decodeTensor(*e.initializer, baseDir, *t))
+    return nullptr;
+  e.host = t;
+  return t.get();
+}
+
+// Initializers become dense_resource blobs that view the protobuf's bytes
+// (kept alive by the blob's deleter); booleans and small folded values become
+// dense attributes.
+Value GraphImporter::materialize(Entry &e, StringRef name) {
+  if (e.value)
+    return e.value;
+  Location loc = NameLoc::get(builder.getStringAttr(name));
+  ElementsAttr attr;
+  if (e.initializer && e.initializer->data_type() != onnx::TensorProto::BOOL) {
+    const onnx::TensorProto &t = *e.initializer;
+    auto storage = std::make_shared<std::string>();
+    ArrayRef<char> bytes;
+    // Sizes were checked when the initializer was declared.
+    (void)tensorBytes(t, baseDir, *storage, bytes);
+    auto type = RankedTensorType::get(
+        SmallVector<int64_t>(t.dims().begin(), t.dims().end()),
+        toMLIRType(&ctx, t.data_type()));
+    size_t align = std::max<int64_t>(1, dtypeSize(t.data_type()));
+    AsmResourceBlob blob;
+    if (bytes.empty() ||
+        reinterpret_cast<uintptr_t>(bytes.data()) % align != 0) {
+      blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, align);
+    } else {
+      blob = UnmanagedAsmResourceBlob::allocateWithAlign(
+          bytes, align, [storage, owner = owner](void *, size_t, size_t) {});
+    }
+    std::string key = name.str();
+    for (char &c : key)
+      if (!llvm::isAlnum(c) && c != '_' && c != '.')
+        c = '_';
+    if (key.empty() || llvm::isDigit(key[0]))
+      key = "w_" + key;
+    attr = DenseResourceElementsAttr::get(type, key, std::move(blob));
+  } else {
+    HostTensor *h = hostOf(e);
+    attr = toAttr(&ctx, *h);
+  }
+  e.value = builder.create<graph::ConstantOp>(loc, attr);
+  return e.value;
+}
+
+LogicalResult GraphImporter::declareInputs(const onnx::GraphProto &graph,
+                                           const ONNXImportOptions &options,
+                                           SmallVectorImpl<std::string> &names,
+                                           SmallVectorImpl<Type> &types) {
+  for (const auto &init : graph.initializer()) {
+    if (init.name().empty())
+      return fail("an initializer has no name");
+    std::string storage;
+    ArrayRef<char> bytes;
+    if (auto err = tensorBytes(init, baseDir, storage, bytes))
+      return fail("initializer '" + init.name() + "' " + *err);
+    values[init.name()].initializer = &init;
+  }
+  for (const auto &kv : options.inputShapes) {
+    bool found = false;
+    for (const auto &in : graph.input())
+      found |= in.name() == kv.first;
+    if (!found)
+      return fail("--input-shape names '" + kv.first +
+                  "', which is not a graph input");
+  }
+  for (const auto &in : graph.input()) {
+    if (values.count(in.name()))
+      continue; // an initializer listed as input (IR version < 4)
+    auto bound = options.constInputs.find(in.name());
+    if (bound != options.constInputs.end()) {
+      auto t = std::make_shared<HostTensor>();
+      if (auto err = readTensorFile(bound->second, *t))
+        return fail("--const-input " + in.name() + "=" + bound->second + ": " +
+                    *err);
+      values[in.name()].host = t;
+      continue;
+    }
+    if (!in.type().has_tensor_type())
+      return fail("input '" + in.name() +
+                  "' is not a tensor (sequences, maps and optionals are not "
+                  "supported)");
+    const auto &tt = in.type().tensor_type();
+    Type elt = toMLIRType(&ctx, tt.elem_type());
+    if (!elt)
+      return fail("input '" + in.name() + "' has unsupported element type " +
+                  dtypeName(tt.elem_type()));
+    if (!tt.has_shape())
+      return fail("input '" + in.name() +
+                  "' has no declared shape; bind it with --input-shape " +
+                  in.name() + "=DIMS");
+    SmallVector<int64_t> dims;
+    auto user = options.inputShapes.find(in.name());
+    int rank = tt.shape().dim_size();
+    if (user != options.inputShapes.end() &&
+        (int)user->second.size() != rank)
+      return fail("--input-shape " + in.name() + " has rank " +
+                  std::to_string(user->second.size()) + " but the input has rank " +
+                  std::to_string(rank));
+    for (int d = 0; d < rank; ++d) {
+      const auto &dim = tt.shape().dim(d);
+      if (dim.has_dim_value() && dim.dim_value() >= 0) {
+        if (dim.dim_value() > kMaxDim)
+          return fail("input '" + in.name() + "' dim " + std::to_string(d) +
+                      " is " + std::to_string(dim.dim_value()) +
+                      ", beyond the supported 2^40");
+        if (user != options.inputShapes.end() &&
+            user->second[d] != dim.dim_value())
+          return fail("--input-shape " + in.name() + " sets dim " +
+                      std::to_string(d) + " to " +
+                      std::to_string(user->second[d]) +
+                      " but the model fixes it to " +
+                      std::to_string(dim.dim_value()));
+        dims.push_back(dim.dim_value());
+      } else if (user != options.inputShapes.end()) {
+        dims.push_back(user->second[d]);
+      } else {
+        std::string label = dim.has_dim_param() && !dim.dim_param().empty()
+                                ? " ('" + dim.dim_param() + "')"
+                                : "";
+        return fail("input '" + in.name() + "' dim " + std::to_string(d) +
+                    label + " is dynamic; bind it with --input-shape " +
+                    in.name() + "=DIMS");
+      }
+    }
+    int64_t n = 1;
+    for (int64_t d : dims)
+      if ((n *= std::max<int64_t>(d, 1)) > kMaxDim)
+        return fail("input '" + in.name() + "' has more than 2^40 elements");
+    names.push_back(in.name());
+    types.push_back(RankedTensorType::get(dims, elt));
+  }
+  return success();
+}
+
+LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, int index,
+                                        int64_t opset) {
+  std::string name = node.name().empty()
+                         ? (node.output_size() ? node.output(0) : "")
+                         : node.name();
+  Location loc =
+      NameLoc::get(builder.getStringAttr(name),
+                   FileLineColLoc::get(builder.getStringAttr(path), 0, 0));
+  NodeContext nc(*this, node, opset, loc);
+  if (!node.domain().empty() && node.domain() != "ai.onnx")
+    return nc.fail("unknown op '" + node.op_type() + "' in domain '" +
+                   node.domain() + "'");
+  for (const auto &a : node.attribute())
+    if (a.type() == onnx::AttributeProto::GRAPH ||
+        a.type() == onnx::AttributeProto::GRAPHS)
+      return nc.fail("nested graphs (If, Loop, Scan) are not supported");
+  SmallVector<const HostTensor *> hostInputs;
+  bool allKnown = true;
+  for (int i = 0; i < node.input_size(); ++i) {
+    if (node.input(i).empty()) {
+      hostInputs.push_back(nullptr);
+      continue;
+    }
+    Entry *e = lookup(node.input(i));
+    if (!e)
+      return nc.fail("input '" + node.input(i) +
+                     "' is not produced by any node, initializer or graph "
+                     "input");
+    const HostTensor *h = hostOf(*e);
+    allKnown &= h != nullptr;
+    hostInputs.push_back(h);
+  }
+  if (allKnown) {
+    std::vector<HostTensor> outs;
+    if (foldNode(node, opset, hostInputs, outs)) {
+      for (size_t i = 0; i < outs.size(); ++i)
+        nc.bindHost(i, std::move(outs[i]));
+      return success();
+    }
+  }
+  auto it = handlers.find(node.op_type());
+  if (it == handlers.end())
+    return nc.fail("unsupported op '" + node.op_type() + "' (domain ai.onnx)");
+  if (mlir::failed(it->second(nc)) || nc.failed())
+    return nc.fail("import failed");
+  for (const auto &out : node.output())
+    if (!out.empty() && !lookup(out))
+      return nc.fail("output '" + out + "' is not supported");
+  return success();
+}
+
+OwningOpRef<ModuleOp> GraphImporter::run(onnx::ModelProto &model,
+                                         const ONNXImportOptions &options) {
+  if (!model.has_graph() || model.ir_version() <= 0) {
+    (void)fail("not an ONNX model (no ir_version or graph)");
+    return nullptr;
+  }
+  int64_t opset = -1;
+  for (const auto &imp : model.opset_import())
+    if (imp.domain().empty() || imp.domain() == "ai.onnx")
+      opset = imp.version();
+  if (opset < 0 && model.opset_import_size() == 0)
+    opset = 1; // IR version 1-2 models have no opset_import
+  const onnx::GraphProto &graph = model.graph();
+  if (opset < 7 || opset > 22) {
+    (void)fail("unsupported opset " + std::to_string(opset) +
+         " of domain ai.onnx (supported: 7 to 22)");
+    return nullptr;
+  }
+  if (graph.output_size() == 0) {
+    (void)fail("graph '" + graph.name() + "' is empty (it has no outputs)");
+    return nullptr;
+  }
+  SmallVector<std::string> inputNames;
+  SmallVector<Type> inputTypes;
+  if (failed(declareInputs(graph, options, inputNames, inputTypes)))
+    return nullptr;
+
+  OwningOpRef<ModuleOp> module = ModuleOp::create(
+      FileLineColLoc::get(builder.getStringAttr(path), 0, 0));
+  builder.setInsertionPointToEnd(module->getBody());
+  auto func = builder.create<func::FuncOp>(
+      module->getLoc(), "main", builder.getFunctionType(inputTypes, {}));
+  Block *body = func.addEntryBlock();
+  for (auto [i, name] : llvm::enumerate(inputNames)) {
+    values[name].value = body->getArgument(i);
+    values[name].isGraphInput = true;
+    func.setArgAttr(i, "graph.name", builder.getStringAttr(name));
+  }
+  // Graph inputs bound by --const-input are still graph inputs for messages.
+  for (const auto &kv : options.constInputs)
+    if (Entry *e = lookup(kv.first))
+      e->isGraphInput = true;
+  builder.setInsertionPointToEnd(body);
+
+  for (int i = 0; i < graph.node_size(); ++i)
+    if (failed(importNode(graph.node(i), i, opset)))
+      return nullptr;
+
+  SmallVector<Value> results;
+  for (const auto &out : graph.output()) {
+    Entry *e = lookup(out.name());
+    if (!e) {
+      (void)fail("graph output '" + out.name() + "' is not produced by any node");
+      return nullptr;
+    }
+    results.push_back(materialize(*e, out.name()));
+  }
+  builder.create<func::ReturnOp>(module->getLoc(), results);
+  func.setType(builder.getFunctionType(inputTypes, ValueRange(results).getTypes()));
+  for (auto [i, out] : llvm::enumerate(graph.output()))
+    func.setResultAttr(i, "graph.name", builder.getStringAttr(out.name()));
+
+  std::string diag;
+  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
+    if (diag.empty())
+      diag = d.str();
+    return success();
+  });
+  if (failed(verify(*module))) {
+    (void)fail("internal error: imported IR does not verify: " + diag);
+    return nullptr;
+  }
+  return module;
+}
+
+} // namespace onnximport
+
+OwningOpRef<ModuleOp> importONNXModel(MLIRContext &context,
+                                      const std::string &path,
+                                      const ONNXImportOptions &options,
+                                      std::string &error) {
+  context.loadDialect<graph::GraphDialect, func::FuncDialect>();
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = path + ": cannot open file";
+    return nullptr;
+  }
+  // Kept alive by the weight blobs, which view its raw_data.
+  auto model = std::make_shared<onnx::ModelProto>();
+  if (!model->ParseFromIstream(&in)) {
+    error = path + ": not a valid ONNX model (protobuf parsing failed: the "
+                   "file is truncated, corrupt or not ONNX)";
+    return nullptr;
+  }
+  std::string baseDir = ".";
+  size_t slash = path.find_last_of('/');
+  if (slash != std::string::npos)
+    baseDir = path.substr(0, slash);
+  onnximport::GraphImporter importer(context, path, baseDir);
+  importer.owner = model;
+  auto module = importer.run(*model, options);
+  if (!module) {
+    error = importer.error.empty() ? path + ": import failed" : importer.error;
+    return nullptr;
+  }
+  return module;
+}
+
+} // namespace shardc

@@ -1,0 +1,214 @@
+//===- Importer.h - internals of the ONNX importer -------------*- C++ -*-===//
+//
+// The importer walks the ONNX graph in order. Every value is an Entry: an SSA
+// value of the graph dialect, a tensor known at compile time (HostTensor), or
+// an initializer not yet materialized. Nodes whose inputs are all known are
+// evaluated on the host (FoldShapeOps.cpp), which is how PyTorch's
+// Shape/Gather/Concat/Unsqueeze chains vanish. Every other node goes to the
+// handler of its op family (Import*.cpp), which maps the opset-specific ONNX
+// form onto the canonical graph op.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_LIB_IMPORT_ONNX_IMPORTER_H
+#define SHARDC_LIB_IMPORT_ONNX_IMPORTER_H
+
+#include "shardc/Import/ONNX.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/StringMap.h"
+
+#include "onnx/onnx_pb.h"
+
+#include <functional>
+#include <memory>
+#include <optional>
+
+namespace shardc::onnximport {
+
+/// Largest number of elements the importer evaluates on the host.
+constexpr int64_t kFoldLimit = 1 << 20;
+/// Largest accepted dimension.
+constexpr int64_t kMaxDim = int64_t(1) << 40;
+
+/// A tensor whose value is known at compile time. Integers and booleans are
+/// held as int64, floating-point values as double.
+struct HostTensor {
+  int32_t dtype = onnx::TensorProto::FLOAT;
+  llvm::SmallVector<int64_t> dims;
+  std::vector<int64_t> ints;
+  std::vector<double> floats;
+
+  bool isFloat() const;
+  int64_t numel() const;
+  double f(int64_t i) const { return isFloat() ? floats[i] : (double)ints[i]; }
+  int64_t i(int64_t i) const { return isFloat() ? (int64_t)floats[i] : ints[i]; }
+  void resize(int64_t n);
+  void set(int64_t i, double v);
+  void setInt(int64_t i, int64_t v);
+};
+
+/// Name of an ONNX element type ("FLOAT16").
+std::string dtypeName(int32_t dtype);
+/// The MLIR element type of an ONNX one, or null if unsupported.
+mlir::Type toMLIRType(mlir::MLIRContext *ctx, int32_t dtype);
+/// Size in bytes of one element of an ONNX type (0 if unsupported).
+int64_t dtypeSize(int32_t dtype);
+/// The packed little-endian bytes of a TensorProto: a view of raw_data, or
+/// `storage` filled from typed fields or external data. Checks the size.
+std::optional<std::string> tensorBytes(const onnx::TensorProto &t,
+                                       const std::string &baseDir,
+                                       std::string &storage,
+                                       llvm::ArrayRef<char> &bytes);
+/// Decodes a TensorProto (raw, typed or external data) into a HostTensor.
+/// `baseDir` resolves external data. Returns an error message on failure.
+std::optional<std::string> decodeTensor(const onnx::TensorProto &t,
+                                        const std::string &baseDir,
+                                        HostTensor &out);
+/// Reads a tensor from a .npy or TensorProto .pb file.
+std::optional<std::string> readTensorFile(const std::string &path,
+                                          HostTensor &out);
+/// Builds a dense attribute for a host tensor.
+mlir::DenseElementsAttr toAttr(mlir::MLIRContext *ctx, const HostTensor &t);
+
+struct Entry {
+  mlir::Value value;
+  std::shared_ptr<HostTensor> host;
+  const onnx::TensorProto *initializer = nullptr;
+  bool isGraphInput = false;
+};
+
+class GraphImporter;
+
+/// One node being imported: input access, typed attribute getters that record
+/// the first error, op creation with type inference, and output binding.
+class NodeContext {
+public:
+  NodeContext(GraphImporter &imp, const onnx::NodeProto &node, int64_t opset,
+              mlir::Location loc);
+
+  const onnx::NodeProto &node;
+  int64_t opset;
+  mlir::Location loc;
+  mlir::OpBuilder &b;
+
+  // Inputs.
+  bool has(int i) const;
+  int numInputs() const { return node.input_size(); }
+  mlir::Value in(int i);
+  mlir::RankedTensorType type(int i);
+  int64_t rank(int i) { return type(i).getRank(); }
+  /// The compile-time value of input i, or null.
+  const HostTensor *constant(int i);
+  /// Input i as int64 values; records an error naming `what` if the input is
+  /// not a compile-time constant.
+  std::optional<llvm::SmallVector<int64_t>> ints(int i, llvm::StringRef what);
+  std::optional<double> scalar(int i, llvm::StringRef what);
+
+  // Attributes (the first error is recorded, and the default returned).
+  const onnx::AttributeProto *attr(llvm::StringRef name) const;
+  int64_t getInt(llvm::StringRef name, int64_t dflt);
+  float getFloat(llvm::StringRef name, float dflt);
+  std::string getString(llvm::StringRef name, llvm::StringRef dflt);
+  llvm::SmallVector<int64_t> getInts(llvm::StringRef name,
+                                     llvm::ArrayRef<int64_t> dflt = {});
+  std::vector<float> getFloats(llvm::StringRef name);
+  const onnx::TensorProto *getTensor(llvm::StringRef name);
+
+  /// Normalizes a possibly negative axis against `rank`; records an error if
+  /// it is out of range.
+  int64_t axis(int64_t a, int64_t rank, llvm::StringRef what = "axis");
+
+  // Results.
+  /// Creates `graph.<name>` with inferred result types and binds its results
+  /// to the node's outputs in order. Returns null after recording an error.
+  mlir::Operation *create(llvm::StringRef name, mlir::ValueRange operands,
+                          llvm::ArrayRef<mlir::NamedAttribute> attrs = {});
+  void bind(int output, mlir::Value v);
+  /// A graph.constant holding `t`.
+  mlir::Value constantOf(const HostTensor &t);
+  /// A scalar zero of ONNX type `dtype`.
+  mlir::Value zero(int32_t dtype);
+  /// Fails if output `i` is requested (named) by the model.
+  mlir::LogicalResult rejectOutput(int i, llvm::StringRef what);
+  void bindHost(int output, HostTensor t);
+
+  mlir::LogicalResult fail(const llvm::Twine &msg);
+  bool failed() const;
+  mlir::LogicalResult status() const;
+
+  // Attribute helpers.
+  mlir::NamedAttribute named(llvm::StringRef name, mlir::Attribute a);
+  mlir::NamedAttribute i64(llvm::StringRef name, int64_t v);
+  mlir::NamedAttribute f32(llvm::StringRef name, float v);
+  mlir::NamedAttribute boolean(llvm::StringRef name, bool v);
+  mlir::NamedAttribute str(llvm::StringRef name, llvm::StringRef v);
+  mlir::NamedAttribute array(llvm::StringRef name, llvm::ArrayRef<int64_t> v);
+
+  GraphImporter &imp;
+};
+
+using OpHandler = std::function<mlir::LogicalResult(NodeContext &)>;
+using HandlerMap = llvm::StringMap<OpHandler>;
+
+void registerElementwiseOps(HandlerMap &map);
+void registerMathOps(HandlerMap &map);
+void registerShapeOps(HandlerMap &map);
+void registerConvOps(HandlerMap &map);
+void registerSelectionOps(HandlerMap &map);
+
+/// ONNX Reshape target: 0 copies the input dim (unless allowzero), -1 is
+/// inferred. Returns an error message on failure.
+std::optional<std::string> resolveReshape(llvm::ArrayRef<int64_t> in,
+                                          llvm::ArrayRef<int64_t> shape,
+                                          bool allowZero,
+                                          llvm::SmallVectorImpl<int64_t> &out);
+/// ONNX Slice bounds (any axes subset, negative and out-of-range values)
+/// to clamped full-rank starts/ends/steps.
+std::optional<std::string>
+normalizeSlice(llvm::ArrayRef<int64_t> dims, llvm::ArrayRef<int64_t> starts,
+               llvm::ArrayRef<int64_t> ends, llvm::ArrayRef<int64_t> axes,
+               llvm::ArrayRef<int64_t> steps, llvm::SmallVectorImpl<int64_t> &s,
+               llvm::SmallVectorImpl<int64_t> &e,
+               llvm::SmallVectorImpl<int64_t> &st);
+
+/// Host evaluation of a node whose inputs are all known. Returns true and
+/// fills `outs` when the op is one the importer folds.
+bool foldNode(const onnx::NodeProto &node, int64_t opset,
+              llvm::ArrayRef<const HostTensor *> inputs,
+              std::vector<HostTensor> &outs);
+
+class GraphImporter {
+public:
+  GraphImporter(mlir::MLIRContext &ctx, std::string path, std::string baseDir);
+
+  mlir::OwningOpRef<mlir::ModuleOp> run(onnx::ModelProto &model,
+                                        const ONNXImportOptions &options);
+
+  mlir::MLIRContext &ctx;
+  mlir::OpBuilder builder;
+  std::string path, baseDir;
+  std::string error;
+  llvm::StringMap<Entry> values;
+  /// Owner of the bytes that weight blobs view (the parsed model).
+  std::shared_ptr<const void> owner;
+
+  Entry *lookup(llvm::StringRef name);
+  mlir::Value materialize(Entry &e, llvm::StringRef name);
+  HostTensor *hostOf(Entry &e);
+  mlir::LogicalResult fail(const llvm::Twine &msg);
+
+private:
+  mlir::LogicalResult importNode(const onnx::NodeProto &node, int index,
+                                 int64_t opset);
+  mlir::LogicalResult declareInputs(const onnx::GraphProto &graph,
+                                    const ONNXImportOptions &options,
+                                    llvm::SmallVectorImpl<std::string> &names,
+                                    llvm::SmallVectorImpl<mlir::Type> &types);
+  HandlerMap handlers;
+  int resourceCounter = 0;
+};
+
+} // namespace shardc::onnximport
+
+#endif // SHARDC_LIB_IMPORT_ONNX_IMPORTER_H

@@ -1,0 +1,20 @@
+//===- shardc-opt.cpp - run shardc passes on .mlir files --------------------===//
+//
+// MlirOptMain with the shardc dialects and passes, plus the upstream dialects
+// and passes that shardc's pipeline uses (func, the generic transforms).
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/Graph/IR/GraphOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Transforms/Passes.h"
+
+int main(int argc, char **argv) {
+  mlir::registerTransformsPasses();
+  mlir::DialectRegistry registry;
+  registry.insert<shardc::graph::GraphDialect, mlir::func::FuncDialect>();
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "shardc optimizer driver\n", registry));
+}

@@ -127,12 +127,15 @@ static LogicalResult inferPool(Loc loc, Value input, ArrayRef<int64_t> kernel,
   return success();
 }
 
-LogicalResult MaxPoolOp::inferReturnTypes(MLIRContext *, Loc loc,
+LogicalResult MaxPoolOp::inferReturnTypes(MLIRContext *ctx, Loc loc,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &types) {
-  return inferPool(loc, adaptor.getInput(), adaptor.getKernelShape(),
-                   adaptor.getStrides(), adaptor.getDilations(),
-                   adaptor.getPads(), adaptor.getCeilMode(), types);
+  if (failed(inferPool(loc, adaptor.getInput(), adaptor.getKernelShape(),
+                       adaptor.getStrides(), adaptor.getDilations(),
+                       adaptor.getPads(), adaptor.getCeilMode(), types)))
+    return failure();
+  types.push_back(cast<RankedTensorType>(types[0]).clone(IntegerType::get(ctx, 64)));
+  return success();
 }
 
 LogicalResult AveragePoolOp::inferReturnTypes(MLIRContext *, Loc loc,

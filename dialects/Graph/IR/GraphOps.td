@@ -413,13 +413,19 @@ def Graph_ConvTransposeOp : Graph_Op<"conv_transpose"> {
 }
 
 def Graph_MaxPoolOp : Graph_Op<"max_pool"> {
-  let summary = "N-D max pooling";
+  let summary = "N-D max pooling, with the flat indices of the maxima";
+  let description = [{
+    Results: the pooled values and, as ONNX's optional `Indices` output, the
+    int64 flat index of each maximum (row-major unless `storage_order` is 1).
+    Lowerings compute the indices only when they are used.
+  }];
   let arguments = (ins Graph_Tensor:$input, DenseI64ArrayAttr:$kernel_shape,
                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$dilations,
                        DenseI64ArrayAttr:$pads,
-                       DefaultValuedAttr<BoolAttr, "false">:$ceil_mode);
-  let results = (outs Graph_Tensor:$output);
-  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+                       DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
+                       DefaultValuedAttr<I64Attr, "0">:$storage_order);
+  let results = (outs Graph_Tensor:$output, Graph_Tensor:$indices);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type(results)";
 }
 
 def Graph_AveragePoolOp : Graph_Op<"average_pool"> {
@@ -449,7 +455,8 @@ def Graph_ResizeOp : Graph_Op<"resize"> {
                        DefaultValuedAttr<StrAttr, "\"round_prefer_floor\"">:$nearest_mode,
                        DefaultValuedAttr<F32Attr, "-0.75">:$cubic_coeff_a,
                        DefaultValuedAttr<BoolAttr, "false">:$exclude_outside,
-                       DefaultValuedAttr<F32Attr, "0.0">:$extrapolation_value);
+                       DefaultValuedAttr<F32Attr, "0.0">:$extrapolation_value,
+                       DefaultValuedAttr<BoolAttr, "false">:$antialias);
   let results = (outs Graph_Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
 }

@@ -106,8 +106,6 @@ static LogicalResult importConv(NodeContext &c, bool transpose) {
 }
 
 static LogicalResult importPool(NodeContext &c, bool max) {
-  if (max && failed(c.rejectOutput(1, "Indices")))
-    return failure();
   auto x = c.type(0);
   SmallVector<int64_t> kernel = c.getInts("kernel_shape");
   if (kernel.empty() || (int64_t)kernel.size() != x.getRank() - 2)
@@ -119,7 +117,9 @@ static LogicalResult importPool(NodeContext &c, bool max) {
       c.array("kernel_shape", kernel), c.array("strides", w.strides),
       c.array("dilations", w.dilations), c.array("pads", w.pads),
       c.boolean("ceil_mode", c.getInt("ceil_mode", 0))};
-  if (!max)
+  if (max)
+    attrs.push_back(c.i64("storage_order", c.getInt("storage_order", 0)));
+  else
     attrs.push_back(
         c.boolean("count_include_pad", c.getInt("count_include_pad", 0)));
   c.create(max ? "max_pool" : "average_pool", {c.in(0)}, attrs);
@@ -129,8 +129,6 @@ static LogicalResult importPool(NodeContext &c, bool max) {
 static LogicalResult importResize(NodeContext &c) {
   auto x = c.type(0);
   int64_t rank = x.getRank();
-  if (c.getInt("antialias", 0))
-    return c.fail("antialias is not supported");
   int scalesInput = c.opset < 11 ? 1 : 2, sizesInput = 3;
   SmallVector<int64_t> axes = c.getInts("axes");
   for (int64_t &a : axes)
@@ -140,11 +138,16 @@ static LogicalResult importResize(NodeContext &c) {
       axes.push_back(d);
   SmallVector<int64_t> sizes(x.getShape());
   SmallVector<float> scales(rank, 1.0f);
-  const HostTensor *sc = c.constant(scalesInput);
-  if (c.has(sizesInput) && c.constant(sizesInput) &&
-      c.constant(sizesInput)->numel() > 0) {
+  // An empty tensor stands for an absent input.
+  auto present = [&](int i) {
+    const HostTensor *t = c.constant(i);
+    return c.has(i) && (!t || t->numel() > 0);
+  };
+  if (present(sizesInput)) {
     auto v = c.ints(sizesInput, "sizes");
-    if (!v || v->size() != axes.size())
+    if (!v)
+      return failure();
+    if (v->size() != axes.size())
       return c.fail("sizes must have one entry per resized axis");
     std::string policy = c.getString("keep_aspect_ratio_policy", "stretch");
     double common = policy == "not_smaller" ? 0.0 : 1e300;
@@ -162,7 +165,12 @@ static LogicalResult importResize(NodeContext &c) {
         scales[axes[i]] = (float)common;
       }
     }
-  } else if (sc && sc->numel() > 0) {
+  } else if (present(scalesInput)) {
+    if (!c.constant(scalesInput)) {
+      (void)c.ints(scalesInput, "scales"); // records the error
+      return failure();
+    }
+    const HostTensor *sc = c.constant(scalesInput);
     if ((size_t)sc->numel() != axes.size())
       return c.fail("scales must have one entry per resized axis");
     for (size_t i = 0; i < axes.size(); ++i) {
@@ -170,9 +178,6 @@ static LogicalResult importResize(NodeContext &c) {
       sizes[axes[i]] =
           (int64_t)std::floor(x.getDimSize(axes[i]) * (double)scales[axes[i]]);
     }
-  } else if (c.has(scalesInput) || c.has(sizesInput)) {
-    return c.fail("scales or sizes must be compile-time constants; bind "
-                  "them with --const-input");
   } else {
     return c.fail("needs scales or sizes");
   }
@@ -187,7 +192,8 @@ static LogicalResult importResize(NodeContext &c) {
             c.str("nearest_mode", c.getString("nearest_mode", "round_prefer_floor")),
             c.f32("cubic_coeff_a", c.getFloat("cubic_coeff_a", -0.75f)),
             c.boolean("exclude_outside", c.getInt("exclude_outside", 0)),
-            c.f32("extrapolation_value", c.getFloat("extrapolation_value", 0))});
+            c.f32("extrapolation_value", c.getFloat("extrapolation_value", 0)),
+            c.boolean("antialias", c.getInt("antialias", 0))});
   return c.status();
 }
 

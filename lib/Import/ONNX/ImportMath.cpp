@@ -119,8 +119,10 @@ static LogicalResult importQuantize(NodeContext &c, bool quantize) {
     }
     zp = c.zero(dtype);
   }
+  // The axis matters only for per-axis (1-D, several elements) scales.
   int64_t axis = c.getInt("axis", 1);
-  if (c.rank(0) > 0)
+  auto scale = c.type(1);
+  if (scale.getRank() == 1 && scale.getNumElements() > 1)
     axis = c.axis(axis, c.rank(0));
   c.create(quantize ? "quantize_linear" : "dequantize_linear",
            {c.in(0), c.in(1), zp}, {c.i64("axis", axis)});

@@ -42,6 +42,36 @@ DEFAULT_DIRS = [
     os.path.join(os.path.dirname(__file__), "..", "..", "shared", "onnx-node-tests", "node"),
 ]
 BIND_RE = re.compile(r"--const-input (\S+)=FILE")
+RESULT_RE = re.compile(r'tensor<([^>]*)> \{graph\.name = "([^"]*)"\}')
+MLIR_TO_ONNX = {"f32": 1, "ui8": 2, "i8": 3, "ui16": 4, "i16": 5, "i32": 6, "i64": 7, "i1": 9,
+                "f16": 10, "f64": 11, "ui32": 12, "ui64": 13, "bf16": 16}
+
+
+def check_outputs(ir, test_dir, outputs):
+    """Compares the result types of @main with the expected outputs' shapes and
+    element types (test_data_set_0/output_N.pb). Returns an error or ''."""
+    header = ir[ir.index("func.func @main"):]
+    header = header[:header.index("{\n")]
+    sig = header[header.index(") -> ") + 4:] if ") -> " in header else ""
+    got = {name: spec for spec, name in RESULT_RE.findall(sig)}
+    for k, name in enumerate(outputs):
+        path = os.path.join(test_dir, "test_data_set_0", "output_%d.pb" % k)
+        if not os.path.exists(path):
+            continue
+        t = onnx.TensorProto()
+        with open(path, "rb") as f:
+            t.ParseFromString(f.read())
+        if name not in got:
+            return "output '%s' missing from the imported function" % name
+        parts = got[name].split("x")
+        dims, elt = [int(d) for d in parts[:-1]], parts[-1]
+        want = t.data_type
+        if want == 4 and elt == "bf16":
+            want = 16  # ONNX 1.12's test data stores bfloat16 outputs as UINT16 bits
+        if dims != list(t.dims) or MLIR_TO_ONNX.get(elt) != want:
+            return "output '%s' is tensor<%s>, expected dims %s of type %d" % (
+                name, got[name], list(t.dims), t.data_type)
+    return ""
 
 
 def describe(test_dir):
@@ -54,6 +84,7 @@ def describe(test_dir):
     domains = {n.domain for n in model.graph.node} - {"", "ai.onnx"}
     inits = {i.name for i in model.graph.initializer}
     inputs = [i.name for i in model.graph.input if i.name not in inits]
+    outputs = [o.name for o in model.graph.output]
     name = os.path.basename(test_dir)
     # Tensors of element types the graph dialect has no type for (string,
     # fp8, int4, complex), and non-tensor values (sequence, optional, map).
@@ -70,18 +101,22 @@ def describe(test_dir):
     training = "training" in name or any("training" in d for d in domains)
     in_scope = (opset is not None and 7 <= opset <= 22 and not training and types_ok
                 and not domains and set(ops) <= SUPPORTED_OPS)
-    return ops, opset, inputs, in_scope, training
+    return ops, opset, (inputs, outputs), in_scope, training
 
 
-def run_one(shardc, test_dir, inputs):
+def run_one(shardc, test_dir, io):
+    inputs, outputs = io
     model = os.path.join(test_dir, "model.onnx")
     binds = []
     for _ in range(len(inputs) + 1):
-        cmd = [shardc, model, "--emit=graph", "-o", os.devnull] + binds
+        cmd = [shardc, model, "--emit=graph", "--no-canonicalize"] + binds
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
         if p.returncode == 0:
-            return True, ""
+            err = check_outputs(p.stdout, test_dir, outputs)
+            return not err, err
         err = p.stderr.strip().splitlines()[-1] if p.stderr.strip() else "exit %d" % p.returncode
+        if p.returncode < 0:
+            return False, "crashed with signal %d: %s" % (-p.returncode, err)
         m = BIND_RE.search(err)
         if not m or m.group(1) not in inputs:
             return False, err
@@ -118,7 +153,7 @@ def main():
                 try:
                     ops, opset, inputs, in_scope, training = describe(d)
                 except Exception as e:  # a model the onnx package cannot read
-                    ops, opset, inputs, in_scope, training = ["?"], None, [], False, False
+                    ops, opset, inputs, in_scope, training = ["?"], None, ([], []), False, False
                 futs[pool.submit(run_one, args.shardc, d, inputs)] = (t, ops, in_scope, training)
             for f in concurrent.futures.as_completed(futs):
                 t, ops, in_scope, training = futs[f]
@@ -162,7 +197,9 @@ def write_markdown(path, report):
              "A test is **in scope** when its opset is 7 to 22, it is not a training test, "
              "all its ops are in the graph-dialect list and all its tensors have element types the dialect has "
              "(not string, fp8, int4 or complex; no sequences or optionals). Out-of-scope tests are still run; "
-             "their failures are expected (unsupported ops, opsets above 22, string/fp8/int4 data).", ""]
+             "their failures are expected (unsupported ops, opsets above 22, string/fp8/int4 data).",
+             "An import counts only if every output's shape and element type equal those of the "
+             "test's expected output (`test_data_set_0/output_N.pb`).", ""]
     for root, totals, per_op, failures in report:
         name = "Debian libonnx-testdata (ONNX 1.12)" if "libonnx-testdata" in root else \
             "shared/onnx-node-tests (ONNX 1.23)"

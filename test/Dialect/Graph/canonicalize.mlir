@@ -1,0 +1,89 @@
+// RUN: %shardc-opt %s --split-input-file --canonicalize | FileCheck %s
+
+// CHECK-LABEL: func @identity_folds
+// CHECK-SAME: (%[[X:.+]]: tensor<4xf32>)
+// CHECK-NEXT: return %[[X]]
+func.func @identity_folds(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = graph.identity %x : tensor<4xf32>
+  %1 = graph.cast %0 {to = f32} : tensor<4xf32> -> tensor<4xf32>
+  %2 = graph.reshape %1 {shape = array<i64: 4>} : tensor<4xf32> -> tensor<4xf32>
+  %3 = graph.transpose %2 {perm = array<i64: 0>} : tensor<4xf32> -> tensor<4xf32>
+  %4 = graph.expand %3 {shape = array<i64: 1>} : tensor<4xf32> -> tensor<4xf32>
+  %5 = graph.concat %4 {axis = 0 : i64} : tensor<4xf32> -> tensor<4xf32>
+  return %5 : tensor<4xf32>
+}
+
+// -----
+
+// A real cast stays.
+// CHECK-LABEL: func @cast_kept
+// CHECK: graph.cast
+func.func @cast_kept(%x: tensor<4xf32>) -> tensor<4xf16> {
+  %0 = graph.cast %x {to = f16} : tensor<4xf32> -> tensor<4xf16>
+  return %0 : tensor<4xf16>
+}
+
+// -----
+
+// CHECK-LABEL: func @reshape_chain
+// CHECK-SAME: (%[[X:.+]]: tensor<2x3x4xf32>)
+// CHECK-NEXT: %[[R:.+]] = graph.reshape %[[X]] {shape = array<i64: 24>} : tensor<2x3x4xf32> -> tensor<24xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @reshape_chain(%x: tensor<2x3x4xf32>) -> tensor<24xf32> {
+  %0 = graph.reshape %x {shape = array<i64: 6, 4>} : tensor<2x3x4xf32> -> tensor<6x4xf32>
+  %1 = graph.reshape %0 {shape = array<i64: 24>} : tensor<6x4xf32> -> tensor<24xf32>
+  return %1 : tensor<24xf32>
+}
+
+// -----
+
+// Squeeze, Unsqueeze and Flatten are reshapes; the chain collapses into one.
+// CHECK-LABEL: func @squeeze_unsqueeze_flatten
+// CHECK-SAME: (%[[X:.+]]: tensor<2x1x4xf32>)
+// CHECK-NEXT: %[[R:.+]] = graph.reshape %[[X]] {shape = array<i64: 2, 4>} : tensor<2x1x4xf32> -> tensor<2x4xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @squeeze_unsqueeze_flatten(%x: tensor<2x1x4xf32>) -> tensor<2x4xf32> {
+  %0 = graph.squeeze %x {axes = array<i64: 1>} : tensor<2x1x4xf32> -> tensor<2x4xf32>
+  %1 = graph.unsqueeze %0 {axes = array<i64: 0>} : tensor<2x4xf32> -> tensor<1x2x4xf32>
+  %2 = graph.flatten %1 {axis = 2 : i64} : tensor<1x2x4xf32> -> tensor<2x4xf32>
+  return %2 : tensor<2x4xf32>
+}
+
+// -----
+
+// transpose(transpose(x, [1, 2, 0]), [1, 2, 0]) == transpose(x, [2, 0, 1])
+// CHECK-LABEL: func @transpose_chain
+// CHECK-SAME: (%[[X:.+]]: tensor<2x3x4xf32>)
+// CHECK-NEXT: %[[T:.+]] = graph.transpose %[[X]] {perm = array<i64: 2, 0, 1>} : tensor<2x3x4xf32> -> tensor<4x2x3xf32>
+// CHECK-NEXT: return %[[T]]
+func.func @transpose_chain(%x: tensor<2x3x4xf32>) -> tensor<4x2x3xf32> {
+  %0 = graph.transpose %x {perm = array<i64: 1, 2, 0>} : tensor<2x3x4xf32> -> tensor<3x4x2xf32>
+  %1 = graph.transpose %0 {perm = array<i64: 1, 2, 0>} : tensor<3x4x2xf32> -> tensor<4x2x3xf32>
+  return %1 : tensor<4x2x3xf32>
+}
+
+// -----
+
+// Inverse transposes cancel.
+// CHECK-LABEL: func @transpose_inverse
+// CHECK-SAME: (%[[X:.+]]: tensor<2x3xf32>)
+// CHECK-NEXT: return %[[X]]
+func.func @transpose_inverse(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = graph.transpose %x {perm = array<i64: 1, 0>} : tensor<2x3xf32> -> tensor<3x2xf32>
+  %1 = graph.transpose %0 {perm = array<i64: 1, 0>} : tensor<3x2xf32> -> tensor<2x3xf32>
+  return %1 : tensor<2x3xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @constant_folds
+// CHECK-DAG: graph.constant dense<7> : tensor<2x2xi64>
+// CHECK-DAG: graph.constant dense<{{\[}}[1, 2, 3]]> : tensor<1x3xi32>
+// CHECK-NOT: graph.reshape
+// CHECK-NOT: graph.constant_of_shape
+func.func @constant_folds() -> (tensor<2x2xi64>, tensor<1x3xi32>) {
+  %0 = graph.constant_of_shape {shape = array<i64: 2, 2>, value = dense<7> : tensor<1xi64>} : tensor<2x2xi64>
+  %1 = graph.constant dense<[1, 2, 3]> : tensor<3xi32>
+  %2 = graph.reshape %1 {shape = array<i64: 1, 3>} : tensor<3xi32> -> tensor<1x3xi32>
+  return %0, %2 : tensor<2x2xi64>, tensor<1x3xi32>
+}

@@ -1,0 +1,23 @@
+# lit configuration of the shardc test suite.
+import os
+import lit.formats
+
+config.name = "shardc"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.join(config.shardc_src_root, "test")
+config.test_exec_root = os.path.join(config.shardc_obj_root, "test")
+
+tools = os.path.join(config.shardc_obj_root, "tools")
+config.substitutions.append(("%shardc-opt", os.path.join(tools, "shardc-opt", "shardc-opt")))
+config.substitutions.append(("%shardc", os.path.join(tools, "shardc", "shardc")))
+# Debian's python3 has onnx, numpy and torch; the python3 on PATH may not.
+config.substitutions.append(("%python", "/usr/bin/python3"))
+config.substitutions.append(("%src", config.shardc_src_root))
+config.substitutions.append(("%shared", os.path.join(config.shardc_src_root, "..", "shared")))
+config.environment["PATH"] = os.pathsep.join(
+    [config.llvm_tools_dir, config.environment.get("PATH", os.environ.get("PATH", ""))])
+for var in ("HOME", "TMPDIR"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]

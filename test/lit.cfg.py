@@ -15,7 +15,15 @@ config.substitutions.append(("%shardc", os.path.join(tools, "shardc", "shardc"))
 # Debian's python3 has onnx, numpy and torch; the python3 on PATH may not.
 config.substitutions.append(("%python", "/usr/bin/python3"))
 config.substitutions.append(("%src", config.shardc_src_root))
-config.substitutions.append(("%shared", os.path.join(config.shardc_src_root, "..", "shared")))
+# The newer ONNX node test suite sits in ../shared beside the checkout when
+# present (SHARDC_SHARED_DIR overrides); tests on it require the feature.
+shared = os.environ.get("SHARDC_SHARED_DIR",
+                        os.path.join(config.shardc_src_root, "..", "shared"))
+if not os.path.isdir(os.path.join(shared, "onnx-node-tests", "node")):
+    shared = "/work/shared"
+if os.path.isdir(os.path.join(shared, "onnx-node-tests", "node")):
+    config.available_features.add("onnx-node-tests")
+config.substitutions.append(("%shared", shared))
 config.environment["PATH"] = os.pathsep.join(
     [config.llvm_tools_dir, config.environment.get("PATH", os.environ.get("PATH", ""))])
 for var in ("HOME", "TMPDIR"):

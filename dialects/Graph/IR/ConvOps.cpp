@@ -6,10 +6,6 @@ using namespace mlir;
 
 namespace shardc::graph {
 
-static RankedTensorType tensorOf(Value v) {
-  return cast<RankedTensorType>(v.getType());
-}
-
 // Checks that the per-spatial-dim attributes have the right lengths.
 static LogicalResult checkWindowAttrs(Loc loc, int64_t spatial,
                                       ArrayRef<int64_t> strides,

@@ -8,10 +8,6 @@ using namespace mlir;
 
 namespace shardc::graph {
 
-static RankedTensorType tensorOf(Value v) {
-  return cast<RankedTensorType>(v.getType());
-}
-
 static LogicalResult sameElementType(Loc loc, RankedTensorType a,
                                      RankedTensorType b, StringRef what) {
   if (a.getElementType() != b.getElementType())

@@ -6,10 +6,6 @@ using namespace mlir;
 
 namespace shardc::graph {
 
-static RankedTensorType tensorOf(Value v) {
-  return cast<RankedTensorType>(v.getType());
-}
-
 // Scale and zero point are scalars (per tensor) or 1-D along `axis`.
 static LogicalResult checkQuantParams(Loc loc, RankedTensorType x, Value scale,
                                       Value zeroPoint, int64_t axis) {

@@ -6,10 +6,6 @@ using namespace mlir;
 
 namespace shardc::graph {
 
-static RankedTensorType tensorOf(Value v) {
-  return cast<RankedTensorType>(v.getType());
-}
-
 LogicalResult TopKOp::inferReturnTypes(MLIRContext *ctx, Loc loc,
                                        Adaptor adaptor,
                                        SmallVectorImpl<Type> &types) {

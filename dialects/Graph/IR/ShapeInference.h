@@ -24,6 +24,11 @@ enum class BinaryKind { Arith, Pow, Compare, Logic };
 
 using Loc = std::optional<mlir::Location>;
 
+/// The ranked tensor type of a graph-dialect value (all of them are).
+inline mlir::RankedTensorType tensorOf(mlir::Value v) {
+  return mlir::cast<mlir::RankedTensorType>(v.getType());
+}
+
 /// "tensor<2x3xf32>" for messages.
 std::string typeStr(mlir::Type type);
 /// "[2, 3]" for messages.

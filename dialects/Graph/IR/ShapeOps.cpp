@@ -8,10 +8,6 @@ using namespace mlir;
 
 namespace shardc::graph {
 
-static RankedTensorType tensorOf(Value v) {
-  return cast<RankedTensorType>(v.getType());
-}
-
 LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *, Loc loc,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &types) {

@@ -419,8 +419,6 @@ bool foldNode(const onnx::NodeProto &node, int64_t opset,
     return true;
   }
   if (op == "Expand") {
-    HostTensor shape;
-    shape.dims = {(int64_t)values(in[1]).size()};
     SmallVector<int64_t> target = values(in[1]), dims;
     HostTensor proto;
     proto.dims = target;

@@ -95,8 +95,6 @@ static LogicalResult importConv(NodeContext &c, bool transpose) {
       w.pads[i] = lower ? total - half : half;
       w.pads[i + spatial] = lower ? half : total - half;
     }
-  } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
-    // handled above
   }
   c.create("conv_transpose", operands,
            {c.array("strides", w.strides), c.array("dilations", w.dilations),

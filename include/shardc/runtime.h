@@ -1,0 +1,99 @@
+/*===- shardc/runtime.h - the shardc runtime C API ----------------------===*
+ *
+ * Loads a compiled model (the program linked into the executable plus its
+ * `.weights` file), binds inputs, runs, and reads outputs. Every call returns
+ * a status; on failure `shardc_last_error()` gives a one-line message.
+ *
+ *   shardc_model *m;
+ *   if (shardc_load(&shardc_model_program, "gpt2.weights", 0, &m) != SHARDC_OK)
+ *     fprintf(stderr, "%s\n", shardc_last_error());
+ *   shardc_bind_input(m, "ids", SHARDC_INT64, 2, dims, data, bytes);
+ *   shardc_run(m);
+ *   shardc_output(m, 0, &ptr, &bytes);
+ *
+ * No MLIR, LLVM or protobuf dependency.
+ *===----------------------------------------------------------------------===*/
+#ifndef SHARDC_RUNTIME_H
+#define SHARDC_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum shardc_status {
+  SHARDC_OK = 0,
+  SHARDC_ERROR_IO = 1,               /* a file cannot be opened, read or mapped */
+  SHARDC_ERROR_FORMAT = 2,           /* a corrupt, truncated or mismatched plan or weights file */
+  SHARDC_ERROR_INVALID_ARGUMENT = 3, /* wrong input name, dtype, shape or size */
+  SHARDC_ERROR_RUNTIME = 4,          /* a kernel or library failed while running */
+  SHARDC_ERROR_UNSUPPORTED = 5       /* a library cannot run this configuration */
+} shardc_status;
+
+/* Element types use ONNX's TensorProto.DataType codes. */
+typedef enum shardc_dtype {
+  SHARDC_FLOAT32 = 1, SHARDC_UINT8 = 2, SHARDC_INT8 = 3, SHARDC_UINT16 = 4,
+  SHARDC_INT16 = 5, SHARDC_INT32 = 6, SHARDC_INT64 = 7, SHARDC_BOOL = 9,
+  SHARDC_FLOAT16 = 10, SHARDC_FLOAT64 = 11, SHARDC_UINT32 = 12,
+  SHARDC_UINT64 = 13, SHARDC_BFLOAT16 = 16
+} shardc_dtype;
+
+typedef struct shardc_program shardc_program; /* defined by the generated code */
+typedef struct shardc_model shardc_model;
+
+typedef struct shardc_tensor_info {
+  const char *name;
+  int32_t dtype;       /* shardc_dtype */
+  int32_t rank;
+  const int64_t *dims; /* rank entries */
+  size_t bytes;        /* product(dims) * element size */
+} shardc_tensor_info;
+
+/* The message of the last failed call on this thread ("" if none). */
+const char *shardc_last_error(void);
+
+/* Size in bytes of one element of `dtype`, or 0 if unknown. */
+size_t shardc_dtype_size(int32_t dtype);
+/* "float32", "int64", ... or "unknown". */
+const char *shardc_dtype_name(int32_t dtype);
+
+/* Validates the embedded plan, maps and checks `weights_path`, and prepares
+ * rank `rank` (0 for world size 1). */
+shardc_status shardc_load(const shardc_program *program,
+                          const char *weights_path, int rank,
+                          shardc_model **out);
+void shardc_free(shardc_model *model);
+
+/* The embedded plan's world size (1 for now). */
+int shardc_world_size(const shardc_program *program);
+
+int shardc_num_inputs(const shardc_model *model);
+int shardc_num_outputs(const shardc_model *model);
+shardc_status shardc_input_info(const shardc_model *model, int index,
+                                shardc_tensor_info *info);
+shardc_status shardc_output_info(const shardc_model *model, int index,
+                                 shardc_tensor_info *info);
+
+/* Copies `data` into the input slot `name`. The dtype, shape and byte count
+ * must equal the compiled ones; the error names the expected ones. */
+shardc_status shardc_bind_input(shardc_model *model, const char *name,
+                                int32_t dtype, int32_t rank,
+                                const int64_t *dims, const void *data,
+                                size_t bytes);
+
+/* Runs the program once. All inputs must have been bound. */
+shardc_status shardc_run(shardc_model *model);
+
+/* Output `index` of the last run; valid until the next run or free. */
+shardc_status shardc_output(const shardc_model *model, int index,
+                            const void **data, size_t *bytes);
+
+/* OpenMP (and oneDNN) thread count; 0 keeps the default. */
+void shardc_set_threads(int threads);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SHARDC_RUNTIME_H */

@@ -1,0 +1,191 @@
+/*===- shardc/cpu.h - the header of generated CPU code -------------------===*
+ *
+ * The only header the generated C++ includes. It stays small on purpose:
+ * every model compile parses it. It declares
+ *   - the program ABI the generated code implements (shardc_program),
+ *   - the element conversions the generated loops use (fp16, bf16),
+ *   - the runtime's CPU kernels (runtime/src/cpu) and oneDNN wrappers.
+ *
+ * Kernel ABI: tensors are passed as a descriptor (`sc_desc`: ONNX dtype code,
+ * rank, dims; dense row-major) plus a data pointer. Optional tensors are
+ * passed as (NULL, NULL). Kernels report bad data (an index out of range)
+ * through sc_fail(); the runtime turns that into a failed run.
+ *===----------------------------------------------------------------------===*/
+#ifndef SHARDC_CPU_H
+#define SHARDC_CPU_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SC_ABI_VERSION 1
+#define SC_MAX_RANK 8
+
+typedef struct sc_desc {
+  int32_t dtype; /* ONNX TensorProto.DataType code */
+  int32_t rank;
+  int64_t dims[SC_MAX_RANK];
+} sc_desc;
+
+/* Generated entry points of one rank. `handles` has plan.num_handles slots
+ * for library state created by init (oneDNN primitives) and freed by the
+ * runtime with sc_handle_free. `arena` is plan.arena_bytes, 64-byte aligned;
+ * `weights` is the rank's mapped weights section. */
+typedef int (*sc_init_fn)(void **handles);
+typedef void (*sc_run_fn)(void **handles, char *arena, const char *weights,
+                          void *const *inputs, void *const *outputs);
+typedef struct sc_rank_entry {
+  sc_init_fn init;
+  sc_run_fn run;
+} sc_rank_entry;
+
+struct shardc_program {
+  uint32_t abi_version; /* SC_ABI_VERSION */
+  uint32_t num_ranks;
+  const unsigned char *plan;
+  uint64_t plan_size;
+  const sc_rank_entry *ranks;
+};
+
+/* Errors from kernels and library wrappers (printf-style, first one wins). */
+void sc_fail(const char *fmt, ...);
+void sc_handle_free(void *handle);
+
+/* ---- element conversions (round to nearest even) ---- */
+static inline float sc_bits2f(uint32_t u) { union { uint32_t u; float f; } v; v.u = u; return v.f; }
+static inline uint32_t sc_f2bits(float f) { union { uint32_t u; float f; } v; v.f = f; return v.u; }
+static inline float sc_bf2f(uint16_t h) { return sc_bits2f((uint32_t)h << 16); }
+static inline uint16_t sc_f2bf(float f) {
+  uint32_t u = sc_f2bits(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40);
+  return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+static inline float sc_h2f(uint16_t h) {
+  uint32_t s = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+  if (e == 0x1f) return sc_bits2f(s | 0x7f800000u | (m << 13));
+  if (e == 0) { float r = (float)m * 5.9604644775390625e-8f; return s ? -r : r; }
+  return sc_bits2f(s | ((e + 112u) << 23) | (m << 13));
+}
+static inline uint16_t sc_f2h(float f) {
+  uint32_t u = sc_f2bits(f), s = (u >> 16) & 0x8000u, a = u & 0x7fffffffu;
+  if (a > 0x7f800000u) return (uint16_t)(s | 0x7e00u);
+  if (a >= 0x477ff000u) return (uint16_t)(s | 0x7c00u); /* rounds to inf */
+  if (a < 0x38800000u) { /* subnormal or zero */
+    float r = sc_bits2f(a) * 16777216.0f; /* scale by 2^24 */
+    return (uint16_t)(s | (uint32_t)nearbyintf(r));
+  }
+  uint32_t r = a + 0xc8000fffu + ((a >> 13) & 1u); /* rebias exponent, RNE */
+  return (uint16_t)(s | (r >> 13));
+}
+
+/* ---- runtime CPU kernels (runtime/src/cpu) ----
+ * In every kernel the output has the dtype of the (first) input unless the
+ * comment says otherwise; output descriptors are given where the output
+ * shape does not follow from the inputs. */
+
+/* Softmax (or log-softmax) along `axis` of x. f32, f64, f16, bf16. */
+void sc_softmax(const sc_desc *x, const void *xp, void *y, int64_t axis,
+                int32_t is_log);
+/* Layer normalization over axes [axis, rank). scale and bias (nullable) have
+ * the full normalized shape. mean and inv_std (nullable) are float32 with
+ * x's shape cut to [0, axis). f32, f64, f16, bf16. */
+void sc_layer_norm(const sc_desc *x, const void *xp, const void *scale,
+                   const void *bias, void *y, float *mean, float *inv_std,
+                   int64_t axis, float epsilon);
+/* ONNX Gather along axis; idx is int32 or int64, negative wraps; out of range
+ * calls sc_fail. Any dtype (copied by element size). */
+void sc_gather(const sc_desc *data, const void *dp, const sc_desc *idx,
+               const void *ip, void *y, int64_t axis);
+/* TopK along axis; values have x's dtype, indices int64. Ties: lower index
+ * first. sorted=0 may still sort. */
+void sc_topk(const sc_desc *x, const void *xp, void *values, int64_t *indices,
+             int64_t axis, int64_t k, int32_t largest, int32_t sorted);
+/* ArgMax along axis into int64 (keepdims does not change the data). */
+void sc_arg_max(const sc_desc *x, const void *xp, int64_t *y, int64_t axis,
+                int32_t select_last_index);
+/* Cumulative sum along axis. f32, f64, i32, i64, u32, u64. */
+void sc_cumsum(const sc_desc *x, const void *xp, void *y, int64_t axis,
+               int32_t exclusive, int32_t reverse);
+/* Keep the upper (or lower) triangle of the last two dims, offset by k;
+ * zero elsewhere. Any dtype. */
+void sc_trilu(const sc_desc *x, const void *xp, void *y, int32_t upper,
+              int64_t k);
+/* Pad with pads[0..rank) before and pads[rank..2*rank) after each dim
+ * (negative crops). mode: 0 constant (value: one element of x's dtype, or
+ * NULL for zero), 1 reflect, 2 edge, 3 wrap. y gives the output shape. */
+void sc_pad(const sc_desc *x, const void *xp, const sc_desc *y, void *yp,
+            const int64_t *pads, int32_t mode, const void *value);
+/* N-D pooling over the dims after N, C. kind: 0 max, 1 average. kernel,
+ * strides, dilations have rank-2 entries, pads 2*(rank-2) (begins, ends).
+ * y gives the output shape (ceil_mode already applied). indices (nullable,
+ * int64, max only): flat index into x, row-major, or column-major over the
+ * spatial dims when storage_order is 1. Average excludes padding unless
+ * count_include_pad. f32, f64, f16. */
+void sc_pool(const sc_desc *x, const void *xp, const sc_desc *y, void *yp,
+             int64_t *indices, int32_t kind, const int64_t *kernel,
+             const int64_t *strides, const int64_t *dilations,
+             const int64_t *pads, int32_t count_include_pad,
+             int32_t storage_order);
+/* ONNX Resize to y's shape. scales has rank entries (output/input per dim as
+ * given by the model). mode: 0 nearest, 1 linear, 2 cubic.
+ * coord: 0 half_pixel, 1 asymmetric, 2 pytorch_half_pixel, 3 align_corners,
+ * 4 tf_half_pixel_for_nearest, 5 half_pixel_symmetric.
+ * nearest: 0 round_prefer_floor, 1 round_prefer_ceil, 2 floor, 3 ceil.
+ * f32, f64, f16, u8, i8. */
+void sc_resize(const sc_desc *x, const void *xp, const sc_desc *y, void *yp,
+               const float *scales, int32_t mode, int32_t coord,
+               int32_t nearest, float cubic_a, int32_t exclude_outside,
+               float extrapolation_value, int32_t antialias);
+/* Einsum over n inputs (explicit or implicit output, "..." allowed). */
+void sc_einsum(const char *equation, int32_t n, const sc_desc *const *xs,
+               const void *const *xps, const sc_desc *y, void *yp);
+/* ONNX MatMul (numpy broadcasting, 1-D operands) for dtypes oneDNN does not
+ * take: f64 and integers. */
+void sc_matmul_ref(const sc_desc *a, const void *ap, const sc_desc *b,
+                   const void *bp, const sc_desc *y, void *yp);
+/* MatMulInteger: (a - a_zp) x (b - b_zp) in int32. a, b: u8 or i8;
+ * zero points scalar or per-row (a) / per-column (b), same dtype as a / b. */
+void sc_matmul_integer(const sc_desc *a, const void *ap, const sc_desc *b,
+                       const void *bp, const sc_desc *azp, const void *azpp,
+                       const sc_desc *bzp, const void *bzpp, const sc_desc *y,
+                       int32_t *yp);
+/* QLinearMatMul: requantized (u8 or i8, the output zero point's dtype). */
+void sc_qlinear_matmul(const sc_desc *a, const void *ap, const sc_desc *as,
+                       const void *asp, const sc_desc *azp, const void *azpp,
+                       const sc_desc *b, const void *bp, const sc_desc *bs,
+                       const void *bsp, const sc_desc *bzp, const void *bzpp,
+                       const sc_desc *ys, const void *ysp, const sc_desc *yzp,
+                       const void *yzpp, const sc_desc *y, void *yp);
+
+/* ---- oneDNN (runtime/src/cpu/Dnnl.cpp) ----
+ * create() runs at load time and returns NULL after sc_fail() when oneDNN
+ * cannot take the configuration; run() executes the cached primitive. */
+
+/* y = alpha * op(a) x op(b) + bias + beta * y. a, b, y have the same rank
+ * (>= 2; batch dims broadcast where 1); op transposes the last two dims.
+ * bias (nullable) has y's rank with dims 1 or equal. f32 (bf16 later). */
+void *sc_dnnl_matmul_create(const sc_desc *a, const sc_desc *b,
+                            const sc_desc *bias, const sc_desc *y,
+                            int32_t trans_a, int32_t trans_b, float alpha,
+                            float beta);
+void sc_dnnl_matmul_run(void *h, const void *a, const void *b,
+                        const void *bias, void *y);
+/* N-D (1-3 spatial) grouped convolution or, with transposed=1, deconvolution
+ * (ONNX ConvTranspose weight layout C_in x C_out/group x k...). pads: begins
+ * then ends; dilations are ONNX's (1 = dense). y gives the output shape. */
+void *sc_dnnl_conv_create(const sc_desc *x, const sc_desc *w,
+                          const sc_desc *bias, const sc_desc *y,
+                          const int64_t *strides, const int64_t *dilations,
+                          const int64_t *pads, int64_t group,
+                          int32_t transposed);
+void sc_dnnl_conv_run(void *h, const void *x, const void *w,
+                      const void *bias, void *y);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SHARDC_CPU_H */

@@ -1,0 +1,222 @@
+//===- Common.h - shared helpers of the CPU kernels -------------*- C++ -*-===//
+//
+// Private to runtime/src/cpu: element types for fp16/bf16, dtype dispatch,
+// shape helpers. The kernels are templates over the element type; each
+// public entry point dispatches once on the ONNX dtype code.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_RUNTIME_CPU_COMMON_H
+#define SHARDC_RUNTIME_CPU_COMMON_H
+
+#include "shardc/cpu.h"
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+namespace shardc::rt::cpu {
+
+// ONNX TensorProto.DataType codes.
+enum DType : int32_t {
+  kF32 = 1,
+  kU8 = 2,
+  kI8 = 3,
+  kU16 = 4,
+  kI16 = 5,
+  kI32 = 6,
+  kI64 = 7,
+  kBool = 9,
+  kF16 = 10,
+  kF64 = 11,
+  kU32 = 12,
+  kU64 = 13,
+  kBF16 = 16,
+};
+
+// Storage types of the 16-bit floats (distinct from uint16_t for dispatch).
+struct Half {
+  uint16_t bits;
+};
+struct BHalf {
+  uint16_t bits;
+};
+
+// Elem<T>: the type arithmetic runs in (Acc) and the conversions to it.
+template <class T> struct Elem {
+  using Acc = T;
+  static Acc load(T v) { return v; }
+  static T store(Acc v) { return v; }
+};
+template <> struct Elem<Half> {
+  using Acc = float;
+  static float load(Half v) { return sc_h2f(v.bits); }
+  static Half store(float v) { return Half{sc_f2h(v)}; }
+};
+template <> struct Elem<BHalf> {
+  using Acc = float;
+  static float load(BHalf v) { return sc_bf2f(v.bits); }
+  static BHalf store(float v) { return BHalf{sc_f2bf(v)}; }
+};
+
+template <class T> inline typename Elem<T>::Acc load(T v) {
+  return Elem<T>::load(v);
+}
+template <class T> inline T store(typename Elem<T>::Acc v) {
+  return Elem<T>::store(v);
+}
+
+// Wrap<T>: the type integer sums run in so that overflow wraps (two's
+// complement, like numpy) instead of being undefined; T itself for floats.
+template <class T, bool = std::is_integral_v<T>> struct WrapImpl {
+  using type = T;
+};
+template <class T> struct WrapImpl<T, true> {
+  using type = std::make_unsigned_t<T>;
+};
+template <class T> using Wrap = typename WrapImpl<T>::type;
+
+// Number of elements of a descriptor (1 for rank 0).
+inline int64_t numel(const sc_desc *d) {
+  int64_t n = 1;
+  for (int32_t i = 0; i < d->rank; ++i)
+    n *= d->dims[i];
+  return n;
+}
+
+// Product of dims[from, to).
+inline int64_t prodDims(const sc_desc *d, int64_t from, int64_t to) {
+  int64_t n = 1;
+  for (int64_t i = from; i < to; ++i)
+    n *= d->dims[i];
+  return n;
+}
+
+inline int64_t normAxis(int64_t axis, int64_t rank) {
+  return axis < 0 ? axis + rank : axis;
+}
+
+// Element size in bytes of an ONNX dtype; 0 when unknown.
+inline size_t dtypeSize(int32_t dtype) {
+  switch (dtype) {
+  case kU8:
+  case kI8:
+  case kBool:
+    return 1;
+  case kU16:
+  case kI16:
+  case kF16:
+  case kBF16:
+    return 2;
+  case kF32:
+  case kI32:
+  case kU32:
+    return 4;
+  case kI64:
+  case kU64:
+  case kF64:
+    return 8;
+  default:
+    return 0;
+  }
+}
+
+// Parallelize a loop only when it has enough work to pay for the threads.
+constexpr int64_t kParallelGrain = 1 << 14;
+
+// Dispatch helpers: call f(T{}) with the element type of `dtype`; return
+// false when the dtype is not in the family.
+template <class F> bool dispatchFloat(int32_t dtype, F &&f) {
+  switch (dtype) {
+  case kF32:
+    f(float{});
+    return true;
+  case kF64:
+    f(double{});
+    return true;
+  case kF16:
+    f(Half{});
+    return true;
+  case kBF16:
+    f(BHalf{});
+    return true;
+  default:
+    return false;
+  }
+}
+
+template <class F> bool dispatchInt(int32_t dtype, F &&f) {
+  switch (dtype) {
+  case kU8:
+    f(uint8_t{});
+    return true;
+  case kI8:
+    f(int8_t{});
+    return true;
+  case kU16:
+    f(uint16_t{});
+    return true;
+  case kI16:
+    f(int16_t{});
+    return true;
+  case kI32:
+    f(int32_t{});
+    return true;
+  case kI64:
+    f(int64_t{});
+    return true;
+  case kU32:
+    f(uint32_t{});
+    return true;
+  case kU64:
+    f(uint64_t{});
+    return true;
+  case kBool:
+    f(uint8_t{});
+    return true;
+  default:
+    return false;
+  }
+}
+
+template <class F> bool dispatchNumeric(int32_t dtype, F &&f) {
+  return dispatchFloat(dtype, f) || dispatchInt(dtype, f);
+}
+
+// Short name of an ONNX dtype for error messages.
+inline const char *dtypeName(int32_t dtype) {
+  switch (dtype) {
+  case kF32:
+    return "float32";
+  case kU8:
+    return "uint8";
+  case kI8:
+    return "int8";
+  case kU16:
+    return "uint16";
+  case kI16:
+    return "int16";
+  case kI32:
+    return "int32";
+  case kI64:
+    return "int64";
+  case kBool:
+    return "bool";
+  case kF16:
+    return "float16";
+  case kF64:
+    return "float64";
+  case kU32:
+    return "uint32";
+  case kU64:
+    return "uint64";
+  case kBF16:
+    return "bfloat16";
+  default:
+    return "unknown dtype";
+  }
+}
+
+} // namespace shardc::rt::cpu
+
+#endif // SHARDC_RUNTIME_CPU_COMMON_H

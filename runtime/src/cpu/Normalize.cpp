@@ -1,0 +1,147 @@
+//===- Normalize.cpp - Softmax, LogSoftmax, LayerNormalization ------------===//
+//
+// Softmax subtracts the maximum along the axis before exponentiating
+// (numerically stable); LayerNormalization accumulates mean and variance in
+// double.
+//
+//===----------------------------------------------------------------------===//
+#include "Common.h"
+
+#include <algorithm>
+#include <limits>
+#include <vector>
+
+using namespace shardc::rt::cpu;
+
+namespace {
+
+// One (outer, inner block) tile: rows of `n` elements along the axis, at
+// stride `inner`, for the inner positions [i0, i1).
+template <class T>
+void softmaxTile(const T *x, T *y, int64_t n, int64_t inner, int64_t i0,
+                 int64_t i1, bool isLog) {
+  using Acc = typename Elem<T>::Acc;
+  int64_t w = i1 - i0;
+  Acc mx[64];
+  double sum[64];
+  for (int64_t i = 0; i < w; ++i) {
+    mx[i] = -std::numeric_limits<Acc>::infinity();
+    sum[i] = 0;
+  }
+  for (int64_t a = 0; a < n; ++a) {
+    const T *row = x + a * inner + i0;
+    for (int64_t i = 0; i < w; ++i)
+      mx[i] = std::max(mx[i], load(row[i]));
+  }
+  for (int64_t a = 0; a < n; ++a) {
+    const T *row = x + a * inner + i0;
+    for (int64_t i = 0; i < w; ++i)
+      sum[i] += std::exp(load(row[i]) - mx[i]);
+  }
+  for (int64_t a = 0; a < n; ++a) {
+    const T *row = x + a * inner + i0;
+    T *out = y + a * inner + i0;
+    for (int64_t i = 0; i < w; ++i) {
+      Acc d = load(row[i]) - mx[i];
+      out[i] = isLog ? store<T>(d - (Acc)std::log(sum[i]))
+                     : store<T>((Acc)(std::exp(d) / sum[i]));
+    }
+  }
+}
+
+template <class T>
+void softmaxImpl(const sc_desc *xd, const T *x, T *y, int64_t axis,
+                 bool isLog) {
+  int64_t outer = prodDims(xd, 0, axis), n = xd->dims[axis];
+  int64_t inner = prodDims(xd, axis + 1, xd->rank);
+  const int64_t block = 64;
+  int64_t blocks = (inner + block - 1) / block;
+  int64_t tiles = outer * blocks;
+  if (n == 0 || tiles == 0)
+    return;
+#pragma omp parallel for if (outer * n * inner > kParallelGrain)
+  for (int64_t t = 0; t < tiles; ++t) {
+    int64_t o = t / blocks, b = t % blocks;
+    int64_t i0 = b * block, i1 = std::min(inner, i0 + block);
+    softmaxTile(x + o * n * inner, y + o * n * inner, n, inner, i0, i1, isLog);
+  }
+}
+
+template <class T>
+void layerNormImpl(const T *x, const T *scale, const T *bias, T *y, float *mean,
+                   float *invStd, int64_t outer, int64_t n, float eps) {
+#pragma omp parallel for if (outer * n > kParallelGrain)
+  for (int64_t o = 0; o < outer; ++o) {
+    const T *row = x + o * n;
+    T *out = y + o * n;
+    double s = 0;
+    for (int64_t i = 0; i < n; ++i)
+      s += (double)load(row[i]);
+    double m = n ? s / (double)n : 0.0;
+    double v = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      double d = (double)load(row[i]) - m;
+      v += d * d;
+    }
+    v = n ? v / (double)n : 0.0;
+    double inv = 1.0 / std::sqrt(v + (double)eps);
+    for (int64_t i = 0; i < n; ++i) {
+      double r = ((double)load(row[i]) - m) * inv;
+      if (scale)
+        r *= (double)load(scale[i]);
+      if (bias)
+        r += (double)load(bias[i]);
+      out[i] = store<T>((typename Elem<T>::Acc)r);
+    }
+    if (mean)
+      mean[o] = (float)m;
+    if (invStd)
+      invStd[o] = (float)inv;
+  }
+}
+
+} // namespace
+
+extern "C" void sc_softmax(const sc_desc *x, const void *xp, void *y,
+                           int64_t axis, int32_t is_log) {
+  axis = normAxis(axis, x->rank);
+  if (x->rank == 0) {
+    // A scalar is its own single-element axis.
+    sc_desc one = *x;
+    one.rank = 1;
+    one.dims[0] = 1;
+    sc_softmax(&one, xp, y, 0, is_log);
+    return;
+  }
+  if (axis < 0 || axis >= x->rank) {
+    sc_fail("Softmax: axis %lld out of range for rank %d", (long long)axis,
+            x->rank);
+    return;
+  }
+  if (!dispatchFloat(x->dtype, [&](auto t) {
+        using T = decltype(t);
+        softmaxImpl(x, static_cast<const T *>(xp), static_cast<T *>(y), axis,
+                    is_log != 0);
+      }))
+    sc_fail("Softmax: unsupported dtype %s", dtypeName(x->dtype));
+}
+
+extern "C" void sc_layer_norm(const sc_desc *x, const void *xp,
+                              const void *scale, const void *bias, void *y,
+                              float *mean, float *inv_std, int64_t axis,
+                              float epsilon) {
+  axis = normAxis(axis, x->rank);
+  if (axis < 0 || axis > x->rank) {
+    sc_fail("LayerNormalization: axis %lld out of range for rank %d",
+            (long long)axis, x->rank);
+    return;
+  }
+  int64_t outer = prodDims(x, 0, axis), n = prodDims(x, axis, x->rank);
+  if (!dispatchFloat(x->dtype, [&](auto t) {
+        using T = decltype(t);
+        layerNormImpl(static_cast<const T *>(xp), static_cast<const T *>(scale),
+                      static_cast<const T *>(bias), static_cast<T *>(y), mean,
+                      inv_std, outer, n, epsilon);
+      }))
+    sc_fail("LayerNormalization: unsupported dtype %s", dtypeName(x->dtype));
+}

@@ -1,0 +1,174 @@
+//===- Pool.cpp - N-D MaxPool and AveragePool -----------------------------===//
+//
+// Per spatial dim and output coordinate, a table lists the input
+// coordinates the (dilated) window covers inside the input, and how many it
+// covers inside the padded input (for count_include_pad). A window is the
+// product of its per-dim lists. Windows that run past the end padding
+// (ceil_mode) only count the positions inside the padded input.
+//
+//===----------------------------------------------------------------------===//
+#include "Common.h"
+
+#include <limits>
+#include <vector>
+
+using namespace shardc::rt::cpu;
+
+namespace {
+
+constexpr int kMaxSpatial = SC_MAX_RANK - 2;
+
+struct DimTable {
+  std::vector<int64_t> first;  // per output coordinate: offset into idx
+  std::vector<int64_t> count;  // valid input coordinates
+  std::vector<int64_t> padded; // coordinates inside the padded input
+  std::vector<int64_t> idx;
+};
+
+DimTable makeTable(int64_t in, int64_t out, int64_t kernel, int64_t stride,
+                   int64_t dilation, int64_t padBegin, int64_t padEnd) {
+  DimTable t;
+  t.first.resize(out);
+  t.count.resize(out);
+  t.padded.resize(out);
+  for (int64_t o = 0; o < out; ++o) {
+    t.first[o] = (int64_t)t.idx.size();
+    int64_t inPad = 0;
+    for (int64_t k = 0; k < kernel; ++k) {
+      int64_t i = o * stride - padBegin + k * dilation;
+      if (i >= -padBegin && i < in + padEnd)
+        ++inPad;
+      if (i >= 0 && i < in)
+        t.idx.push_back(i);
+    }
+    t.count[o] = (int64_t)t.idx.size() - t.first[o];
+    t.padded[o] = inPad;
+  }
+  return t;
+}
+
+template <class T>
+void poolImpl(const sc_desc *x, const T *xp, const sc_desc *y, T *yp,
+              int64_t *indices, bool isMax, const std::vector<DimTable> &tabs,
+              bool countIncludePad, bool colMajor) {
+  using Acc = typename Elem<T>::Acc;
+  int sd = x->rank - 2;
+  int64_t planes = x->dims[0] * x->dims[1];
+  int64_t inPlane = prodDims(x, 2, x->rank);
+  int64_t outPlane = prodDims(y, 2, y->rank);
+  // Strides of the input spatial dims, row-major (for reading) and the
+  // index layout (row- or column-major over the spatial dims).
+  int64_t rstride[kMaxSpatial], istride[kMaxSpatial];
+  {
+    int64_t r = 1, c = 1;
+    for (int d = sd - 1; d >= 0; --d) {
+      rstride[d] = r;
+      r *= x->dims[2 + d];
+    }
+    for (int d = 0; d < sd; ++d) {
+      istride[d] = c;
+      c *= x->dims[2 + d];
+    }
+    if (!colMajor)
+      for (int d = 0; d < sd; ++d)
+        istride[d] = rstride[d];
+  }
+  int64_t total = planes * outPlane;
+#pragma omp parallel for if (total * 4 > kParallelGrain)
+  for (int64_t t = 0; t < total; ++t) {
+    int64_t p = t / outPlane, q = t % outPlane;
+    // Output spatial coordinates of q.
+    int64_t oc[kMaxSpatial];
+    for (int d = sd - 1; d >= 0; --d) {
+      oc[d] = q % y->dims[2 + d];
+      q /= y->dims[2 + d];
+    }
+    const int64_t *lists[kMaxSpatial];
+    int64_t lens[kMaxSpatial], pos[kMaxSpatial];
+    int64_t windowSize = 1, paddedSize = 1;
+    for (int d = 0; d < sd; ++d) {
+      const DimTable &tb = tabs[d];
+      lists[d] = tb.idx.data() + tb.first[oc[d]];
+      lens[d] = tb.count[oc[d]];
+      pos[d] = 0;
+      windowSize *= lens[d];
+      paddedSize *= tb.padded[oc[d]];
+    }
+    const T *plane = xp + p * inPlane;
+    Acc best = std::numeric_limits<Acc>::has_infinity
+                   ? -std::numeric_limits<Acc>::infinity()
+                   : std::numeric_limits<Acc>::lowest();
+    int64_t bestIdx = 0;
+    bool found = false;
+    double sum = 0;
+    for (int64_t w = 0; w < windowSize; ++w) {
+      int64_t off = 0;
+      for (int d = 0; d < sd; ++d)
+        off += lists[d][pos[d]] * rstride[d];
+      Acc v = load(plane[off]);
+      if (isMax) {
+        if (!found || v > best) {
+          best = v;
+          found = true;
+          if (indices) {
+            int64_t io = 0;
+            for (int d = 0; d < sd; ++d)
+              io += lists[d][pos[d]] * istride[d];
+            bestIdx = io;
+          }
+        }
+      } else {
+        sum += (double)v;
+      }
+      for (int d = sd - 1; d >= 0; --d) { // next window position
+        if (++pos[d] < lens[d])
+          break;
+        pos[d] = 0;
+      }
+    }
+    int64_t out = p * outPlane + (t % outPlane);
+    if (isMax) {
+      yp[out] = store<T>(best);
+      if (indices)
+        indices[out] = p * inPlane + bestIdx;
+    } else {
+      int64_t cnt = countIncludePad ? paddedSize : windowSize;
+      double r =
+          cnt ? sum / (double)cnt : std::numeric_limits<double>::quiet_NaN();
+      yp[out] = store<T>((Acc)r);
+    }
+  }
+}
+
+} // namespace
+
+extern "C" void sc_pool(const sc_desc *x, const void *xp, const sc_desc *y,
+                        void *yp, int64_t *indices, int32_t kind,
+                        const int64_t *kernel, const int64_t *strides,
+                        const int64_t *dilations, const int64_t *pads,
+                        int32_t count_include_pad, int32_t storage_order) {
+  int sd = x->rank - 2;
+  if (sd < 1 || y->rank != x->rank) {
+    sc_fail("Pool: input rank %d, output rank %d (need N, C and spatial dims)",
+            x->rank, y->rank);
+    return;
+  }
+  std::vector<DimTable> tabs;
+  for (int d = 0; d < sd; ++d) {
+    int64_t dil = dilations ? dilations[d] : 1;
+    int64_t st = strides ? strides[d] : 1;
+    int64_t pb = pads ? pads[d] : 0, pe = pads ? pads[sd + d] : 0;
+    tabs.push_back(
+        makeTable(x->dims[2 + d], y->dims[2 + d], kernel[d], st, dil, pb, pe));
+  }
+  bool isMax = kind == 0;
+  auto run = [&](auto t) {
+    using T = decltype(t);
+    poolImpl(x, static_cast<const T *>(xp), y, static_cast<T *>(yp),
+             isMax ? indices : nullptr, isMax, tabs, count_include_pad != 0,
+             storage_order == 1);
+  };
+  if (x->dtype == kBool || !dispatchNumeric(x->dtype, run))
+    sc_fail("%s: unsupported dtype %s", isMax ? "MaxPool" : "AveragePool",
+            dtypeName(x->dtype));
+}

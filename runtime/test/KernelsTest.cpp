@@ -1,0 +1,604 @@
+//===- KernelsTest.cpp - runtime CPU kernels and oneDNN wrappers ----------===//
+//
+// Each kernel against a naive reference written here or a hand-computed
+// result. Small shapes: the whole file runs well under a second.
+//
+//===----------------------------------------------------------------------===//
+#include "shardc/cpu.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <initializer_list>
+#include <limits>
+#include <random>
+#include <vector>
+
+namespace {
+
+sc_desc mk(int32_t dtype, std::initializer_list<int64_t> dims) {
+  sc_desc d{};
+  d.dtype = dtype;
+  d.rank = (int32_t)dims.size();
+  int i = 0;
+  for (int64_t v : dims)
+    d.dims[i++] = v;
+  return d;
+}
+
+int64_t count(const sc_desc &d) {
+  int64_t n = 1;
+  for (int i = 0; i < d.rank; ++i)
+    n *= d.dims[i];
+  return n;
+}
+
+std::vector<float> randomVec(size_t n, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (float &x : v)
+    x = dist(gen);
+  return v;
+}
+
+void expectNear(const std::vector<float> &got, const std::vector<float> &want,
+                float tol = 1e-4f) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i)
+    ASSERT_NEAR(got[i], want[i], tol * (1.0f + std::fabs(want[i])))
+        << "at " << i;
+}
+
+//===----------------------------------------------------------------------===//
+// oneDNN matmul
+//===----------------------------------------------------------------------===//
+
+struct MatmulCase {
+  std::vector<int64_t> aBatch, bBatch; // batch dims (same rank)
+  int64_t M, K, N;
+  bool ta, tb;
+  float alpha, beta;
+  std::vector<int64_t> biasDims; // empty: no bias; else full rank
+};
+
+void runMatmulCase(const MatmulCase &c) {
+  size_t nb = c.aBatch.size();
+  int rank = (int)nb + 2;
+  sc_desc a{}, b{}, y{}, bias{};
+  a.dtype = b.dtype = y.dtype = bias.dtype = 1;
+  a.rank = b.rank = y.rank = bias.rank = rank;
+  std::vector<int64_t> yBatch(nb);
+  for (size_t i = 0; i < nb; ++i) {
+    a.dims[i] = c.aBatch[i];
+    b.dims[i] = c.bBatch[i];
+    y.dims[i] = yBatch[i] = std::max(c.aBatch[i], c.bBatch[i]);
+  }
+  a.dims[nb] = c.ta ? c.K : c.M;
+  a.dims[nb + 1] = c.ta ? c.M : c.K;
+  b.dims[nb] = c.tb ? c.N : c.K;
+  b.dims[nb + 1] = c.tb ? c.K : c.N;
+  y.dims[nb] = c.M;
+  y.dims[nb + 1] = c.N;
+  bool hasBias = !c.biasDims.empty();
+  for (size_t i = 0; i < c.biasDims.size(); ++i)
+    bias.dims[i] = c.biasDims[i];
+  std::vector<float> av = randomVec(count(a), 1), bv = randomVec(count(b), 2);
+  std::vector<float> biasv = randomVec(hasBias ? count(bias) : 0, 3);
+  std::vector<float> y0 = randomVec(count(y), 4);
+
+  // Naive reference.
+  std::vector<float> want(count(y));
+  auto stride = [](const sc_desc &d, int i) {
+    int64_t s = 1;
+    for (int j = i + 1; j < d.rank; ++j)
+      s *= d.dims[j];
+    return s;
+  };
+  for (int64_t t = 0; t < count(y); ++t) {
+    std::vector<int64_t> idx(rank);
+    int64_t rem = t;
+    for (int d = rank - 1; d >= 0; --d) {
+      idx[d] = rem % y.dims[d];
+      rem /= y.dims[d];
+    }
+    int64_t aOff = 0, bOff = 0, biasOff = 0;
+    for (size_t d = 0; d < nb; ++d) {
+      aOff += (a.dims[d] == 1 ? 0 : idx[d]) * stride(a, (int)d);
+      bOff += (b.dims[d] == 1 ? 0 : idx[d]) * stride(b, (int)d);
+    }
+    if (hasBias)
+      for (int d = 0; d < rank; ++d)
+        biasOff += (bias.dims[d] == 1 ? 0 : idx[d]) * stride(bias, d);
+    int64_t i = idx[nb], j = idx[nb + 1];
+    double s = 0;
+    for (int64_t k = 0; k < c.K; ++k) {
+      float x = c.ta ? av[aOff + k * c.M + i] : av[aOff + i * c.K + k];
+      float w = c.tb ? bv[bOff + j * c.K + k] : bv[bOff + k * c.N + j];
+      s += (double)x * w;
+    }
+    want[t] = (float)(c.alpha * s + (hasBias ? biasv[biasOff] : 0.0f) +
+                      c.beta * y0[t]);
+  }
+
+  void *h = sc_dnnl_matmul_create(&a, &b, hasBias ? &bias : nullptr, &y, c.ta,
+                                  c.tb, c.alpha, c.beta);
+  ASSERT_NE(h, nullptr);
+  std::vector<float> got = y0;
+  sc_dnnl_matmul_run(h, av.data(), bv.data(), hasBias ? biasv.data() : nullptr,
+                     got.data());
+  sc_handle_free(h);
+  expectNear(got, want);
+}
+
+TEST(DnnlMatmul, Plain) {
+  runMatmulCase({{}, {}, 5, 7, 3, false, false, 1, 0, {}});
+}
+
+TEST(DnnlMatmul, Transposes) {
+  runMatmulCase({{}, {}, 4, 6, 5, true, false, 1, 0, {}});
+  runMatmulCase({{}, {}, 4, 6, 5, false, true, 1, 0, {}});
+  runMatmulCase({{}, {}, 4, 6, 5, true, true, 1, 0, {}});
+}
+
+TEST(DnnlMatmul, AlphaBetaBias) {
+  // Gemm-like: bias broadcast along rows, alpha does not scale the bias.
+  runMatmulCase({{}, {}, 4, 6, 5, false, true, 0.5f, 2.0f, {1, 5}});
+  runMatmulCase({{}, {}, 4, 6, 5, false, false, 1.0f, 0.0f, {4, 1}});
+  runMatmulCase({{}, {}, 3, 2, 4, true, false, -1.5f, 0.25f, {3, 4}});
+}
+
+TEST(DnnlMatmul, BatchBroadcast) {
+  runMatmulCase({{2, 1}, {1, 3}, 4, 5, 6, false, false, 1, 0, {}});
+  runMatmulCase({{2, 3}, {1, 1}, 4, 5, 6, true, true, 2, 0, {1, 3, 1, 6}});
+  runMatmulCase({{1, 3}, {2, 3}, 4, 5, 6, false, true, 1, 1, {2, 1, 4, 1}});
+}
+
+//===----------------------------------------------------------------------===//
+// oneDNN convolution and deconvolution
+//===----------------------------------------------------------------------===//
+
+struct ConvCase {
+  std::vector<int64_t> in; // spatial dims
+  int64_t n, ic, oc, group;
+  std::vector<int64_t> k, stride, dil, pads; // pads: begins then ends
+  bool bias;
+  std::vector<int64_t> outPad; // ConvTranspose only
+};
+
+// Naive ONNX Conv / ConvTranspose over flattened N-D spatial indices.
+void runConvCase(const ConvCase &c, bool transposed) {
+  int sd = (int)c.in.size();
+  std::vector<int64_t> out(sd);
+  for (int i = 0; i < sd; ++i) {
+    int64_t span = (c.k[i] - 1) * c.dil[i] + 1;
+    out[i] =
+        transposed
+            ? (c.in[i] - 1) * c.stride[i] + span - c.pads[i] - c.pads[sd + i] +
+                  c.outPad[i]
+            : (c.in[i] + c.pads[i] + c.pads[sd + i] - span) / c.stride[i] + 1;
+  }
+  sc_desc x{}, w{}, b = mk(1, {c.oc}), y{};
+  x.dtype = w.dtype = y.dtype = 1;
+  x.rank = w.rank = y.rank = sd + 2;
+  x.dims[0] = y.dims[0] = c.n;
+  x.dims[1] = c.ic;
+  y.dims[1] = c.oc;
+  w.dims[0] = transposed ? c.ic : c.oc;
+  w.dims[1] = transposed ? c.oc / c.group : c.ic / c.group;
+  for (int i = 0; i < sd; ++i) {
+    x.dims[2 + i] = c.in[i];
+    y.dims[2 + i] = out[i];
+    w.dims[2 + i] = c.k[i];
+  }
+  std::vector<float> xv = randomVec(count(x), 5), wv = randomVec(count(w), 6);
+  std::vector<float> bv = randomVec(c.oc, 7);
+  int64_t inSp = count(x) / (c.n * c.ic), outSp = count(y) / (c.n * c.oc);
+  int64_t kSp = count(w) / (w.dims[0] * w.dims[1]);
+  int64_t icg = c.ic / c.group, ocg = c.oc / c.group;
+  std::vector<double> acc(count(y), 0.0);
+  // Visit every (input position, kernel position) pair; the output position
+  // is o = i * stride - pad + k * dil for ConvTranspose, and i = o * stride
+  // - pad + k * dil for Conv (iterating over o instead).
+  auto unflat = [](int64_t f, const std::vector<int64_t> &dims) {
+    std::vector<int64_t> v(dims.size());
+    for (int d = (int)dims.size() - 1; d >= 0; --d) {
+      v[d] = f % dims[d];
+      f /= dims[d];
+    }
+    return v;
+  };
+  for (int64_t n = 0; n < c.n; ++n)
+    for (int64_t g = 0; g < c.group; ++g)
+      for (int64_t oi = 0; oi < ocg; ++oi)
+        for (int64_t ii = 0; ii < icg; ++ii) {
+          int64_t ich = g * icg + ii, och = g * ocg + oi;
+          for (int64_t kf = 0; kf < kSp; ++kf) {
+            std::vector<int64_t> kk = unflat(kf, c.k);
+            float wt = transposed ? wv[(ich * ocg + oi) * kSp + kf]
+                                  : wv[(och * icg + ii) * kSp + kf];
+            int64_t outerSp = transposed ? inSp : outSp;
+            for (int64_t pf = 0; pf < outerSp; ++pf) {
+              std::vector<int64_t> p = unflat(pf, transposed ? c.in : out);
+              int64_t q = 0;
+              bool ok = true;
+              for (int d = 0; d < sd; ++d) {
+                int64_t v = p[d] * c.stride[d] - c.pads[d] + kk[d] * c.dil[d];
+                int64_t lim = transposed ? out[d] : c.in[d];
+                if (v < 0 || v >= lim)
+                  ok = false;
+                q = q * lim + v;
+              }
+              if (!ok)
+                continue;
+              int64_t xi = transposed ? pf : q, yi = transposed ? q : pf;
+              acc[(n * c.oc + och) * outSp + yi] +=
+                  (double)xv[(n * c.ic + ich) * inSp + xi] * wt;
+            }
+          }
+        }
+  std::vector<float> want(acc.size());
+  for (size_t i = 0; i < acc.size(); ++i)
+    want[i] = (float)acc[i] + (c.bias ? bv[(i / outSp) % c.oc] : 0.0f);
+
+  void *h =
+      sc_dnnl_conv_create(&x, &w, c.bias ? &b : nullptr, &y, c.stride.data(),
+                          c.dil.data(), c.pads.data(), c.group, transposed);
+  ASSERT_NE(h, nullptr);
+  std::vector<float> got(count(y), 123.0f);
+  sc_dnnl_conv_run(h, xv.data(), wv.data(), c.bias ? bv.data() : nullptr,
+                   got.data());
+  sc_handle_free(h);
+  expectNear(got, want);
+}
+
+TEST(DnnlConv, Conv2D) {
+  runConvCase(
+      {{7, 6}, 2, 4, 6, 1, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, {}},
+      false);
+  // Groups, stride, dilation, asymmetric pads.
+  runConvCase(
+      {{9, 8}, 1, 4, 6, 2, {3, 2}, {2, 1}, {2, 3}, {1, 0, 2, 1}, true, {}},
+      false);
+  // Depthwise, no bias, floor drops a row.
+  runConvCase(
+      {{8, 8}, 1, 3, 3, 3, {3, 3}, {2, 2}, {1, 1}, {0, 0, 0, 0}, false, {}},
+      false);
+}
+
+TEST(DnnlConv, Conv1D3D) {
+  runConvCase({{10}, 2, 2, 4, 2, {3}, {2}, {2}, {1, 2}, true, {}}, false);
+  runConvCase({{4, 5, 3},
+               1,
+               2,
+               2,
+               1,
+               {2, 3, 2},
+               {1, 2, 1},
+               {1, 1, 2},
+               {0, 1, 1, 1, 0, 0},
+               true,
+               {}},
+              false);
+}
+
+TEST(DnnlConv, Deconv) {
+  runConvCase(
+      {{4, 5}, 1, 3, 2, 1, {3, 3}, {1, 1}, {1, 1}, {0, 0, 0, 0}, true, {0, 0}},
+      true);
+  // Groups, stride, dilation, pads and output_padding.
+  runConvCase(
+      {{4, 3}, 2, 4, 6, 2, {3, 2}, {2, 3}, {1, 2}, {1, 0, 0, 1}, true, {1, 2}},
+      true);
+  runConvCase({{5}, 1, 2, 2, 2, {4}, {3}, {1}, {2, 1}, false, {0}}, true);
+}
+
+//===----------------------------------------------------------------------===//
+// Softmax, LayerNormalization
+//===----------------------------------------------------------------------===//
+
+TEST(Kernels, SoftmaxMiddleAxis) {
+  sc_desc x = mk(1, {2, 3, 4});
+  std::vector<float> xv = randomVec(24, 8), y(24), ly(24);
+  xv[5] = 1000.0f; // large values stay finite
+  sc_softmax(&x, xv.data(), y.data(), 1, 0);
+  sc_softmax(&x, xv.data(), ly.data(), -2, 1);
+  std::vector<float> want(24), lwant(24);
+  for (int o = 0; o < 2; ++o)
+    for (int i = 0; i < 4; ++i) {
+      double mx = -1e30, s = 0;
+      for (int a = 0; a < 3; ++a)
+        mx = std::max(mx, (double)xv[(o * 3 + a) * 4 + i]);
+      for (int a = 0; a < 3; ++a)
+        s += std::exp(xv[(o * 3 + a) * 4 + i] - mx);
+      for (int a = 0; a < 3; ++a) {
+        int t = (o * 3 + a) * 4 + i;
+        want[t] = (float)(std::exp(xv[t] - mx) / s);
+        lwant[t] = (float)(xv[t] - mx - std::log(s));
+      }
+    }
+  expectNear(y, want);
+  expectNear(ly, lwant);
+}
+
+TEST(Kernels, SoftmaxHalf) {
+  sc_desc x = mk(10, {1, 2});
+  uint16_t xv[2] = {sc_f2h(0.0f), sc_f2h(std::log(3.0f))}, y[2];
+  sc_softmax(&x, xv, y, -1, 0);
+  EXPECT_NEAR(sc_h2f(y[0]), 0.25f, 1e-3f);
+  EXPECT_NEAR(sc_h2f(y[1]), 0.75f, 1e-3f);
+}
+
+TEST(Kernels, LayerNorm) {
+  sc_desc x = mk(1, {2, 2, 3});
+  std::vector<float> xv = randomVec(12, 9), scale = randomVec(6, 10),
+                     bias = randomVec(6, 11), y(12), mean(2), inv(2);
+  sc_layer_norm(&x, xv.data(), scale.data(), bias.data(), y.data(), mean.data(),
+                inv.data(), 1, 1e-5f);
+  for (int o = 0; o < 2; ++o) {
+    double m = 0, v = 0;
+    for (int i = 0; i < 6; ++i)
+      m += xv[o * 6 + i] / 6.0;
+    for (int i = 0; i < 6; ++i)
+      v += (xv[o * 6 + i] - m) * (xv[o * 6 + i] - m) / 6.0;
+    double is = 1.0 / std::sqrt(v + 1e-5);
+    EXPECT_NEAR(mean[o], m, 1e-5);
+    EXPECT_NEAR(inv[o], is, 1e-3 * is);
+    for (int i = 0; i < 6; ++i)
+      EXPECT_NEAR(y[o * 6 + i], (xv[o * 6 + i] - m) * is * scale[i] + bias[i],
+                  1e-4);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Gather, TopK, ArgMax, CumSum, Trilu
+//===----------------------------------------------------------------------===//
+
+TEST(Kernels, GatherNegativeIndices) {
+  sc_desc data = mk(1, {2, 3, 2}), idx = mk(7, {2, 2});
+  std::vector<float> dv(12);
+  for (int i = 0; i < 12; ++i)
+    dv[i] = (float)i;
+  int64_t iv[4] = {-1, 0, 2, -3};
+  std::vector<float> y(16);
+  sc_gather(&data, dv.data(), &idx, iv, y.data(), 1);
+  // y[o, j0, j1, i] = data[o, idx[j0, j1] mod 3, i]
+  std::vector<float> want = {4,  5,  0, 1, 4,  5,  0, 1,
+                             10, 11, 6, 7, 10, 11, 6, 7};
+  EXPECT_EQ(y, want);
+
+  sc_desc idx32 = mk(6, {1});
+  int32_t i32 = -2;
+  std::vector<float> y2(6);
+  sc_gather(&data, dv.data(), &idx32, &i32, y2.data(), -3);
+  EXPECT_EQ(y2, std::vector<float>({0, 1, 2, 3, 4, 5}));
+}
+
+TEST(Kernels, TopKTies) {
+  sc_desc x = mk(1, {2, 5});
+  float xv[10] = {1, 3, 3, 2, 3, 5, 4, 4, 5, 1};
+  float v[6];
+  int64_t ix[6];
+  sc_topk(&x, xv, v, ix, 1, 3, 1, 1);
+  EXPECT_EQ(std::vector<float>(v, v + 6),
+            std::vector<float>({3, 3, 3, 5, 5, 4}));
+  EXPECT_EQ(std::vector<int64_t>(ix, ix + 6),
+            std::vector<int64_t>({1, 2, 4, 0, 3, 1}));
+  sc_topk(&x, xv, v, ix, -1, 2, 0, 1);
+  EXPECT_EQ(std::vector<float>(v, v + 4), std::vector<float>({1, 2, 1, 4}));
+  EXPECT_EQ(std::vector<int64_t>(ix, ix + 4),
+            std::vector<int64_t>({0, 3, 4, 1}));
+}
+
+TEST(Kernels, ArgMaxCumSumTrilu) {
+  sc_desc x = mk(6, {2, 3});
+  int32_t xv[6] = {1, 7, 7, 9, 2, 9};
+  int64_t am[2];
+  sc_arg_max(&x, xv, am, 1, 0);
+  EXPECT_EQ(am[0], 1);
+  EXPECT_EQ(am[1], 0);
+  sc_arg_max(&x, xv, am, 1, 1);
+  EXPECT_EQ(am[0], 2);
+  EXPECT_EQ(am[1], 2);
+
+  int32_t cs[6];
+  sc_cumsum(&x, xv, cs, 1, 0, 0);
+  EXPECT_EQ(std::vector<int32_t>(cs, cs + 6),
+            std::vector<int32_t>({1, 8, 15, 9, 11, 20}));
+  sc_cumsum(&x, xv, cs, 0, 1, 1); // exclusive, reverse along axis 0
+  EXPECT_EQ(std::vector<int32_t>(cs, cs + 6),
+            std::vector<int32_t>({9, 2, 9, 0, 0, 0}));
+
+  sc_desc m = mk(1, {3, 4});
+  std::vector<float> mv(12, 1.0f), t(12);
+  sc_trilu(&m, mv.data(), t.data(), 1, 1);
+  EXPECT_EQ(t, std::vector<float>({0, 1, 1, 1, 0, 0, 1, 1, 0, 0, 0, 1}));
+  sc_trilu(&m, mv.data(), t.data(), 0, -1);
+  EXPECT_EQ(t, std::vector<float>({0, 0, 0, 0, 1, 0, 0, 0, 1, 1, 0, 0}));
+}
+
+//===----------------------------------------------------------------------===//
+// Pad
+//===----------------------------------------------------------------------===//
+
+std::vector<float> pad1d(const std::vector<float> &x, int64_t before,
+                         int64_t after, int32_t mode, const float *value) {
+  sc_desc xd = mk(1, {1, (int64_t)x.size()});
+  int64_t n = (int64_t)x.size() + before + after;
+  sc_desc yd = mk(1, {1, n});
+  int64_t pads[4] = {0, before, 0, after};
+  std::vector<float> y(n, -99.0f);
+  sc_pad(&xd, x.data(), &yd, y.data(), pads, mode, value);
+  return y;
+}
+
+TEST(Kernels, PadModes) {
+  std::vector<float> x = {1, 2, 3};
+  float v = 9;
+  EXPECT_EQ(pad1d(x, 2, 1, 0, &v), std::vector<float>({9, 9, 1, 2, 3, 9}));
+  EXPECT_EQ(pad1d(x, 1, 1, 0, nullptr), std::vector<float>({0, 1, 2, 3, 0}));
+  EXPECT_EQ(pad1d(x, 2, 3, 1, nullptr),
+            std::vector<float>({3, 2, 1, 2, 3, 2, 1, 2}));
+  EXPECT_EQ(pad1d(x, 2, 2, 2, nullptr),
+            std::vector<float>({1, 1, 1, 2, 3, 3, 3}));
+  EXPECT_EQ(pad1d(x, 4, 2, 3, nullptr),
+            std::vector<float>({3, 1, 2, 3, 1, 2, 3, 1, 2}));
+  // Negative pads crop.
+  EXPECT_EQ(pad1d(x, -1, 2, 0, nullptr), std::vector<float>({2, 3, 0, 0}));
+  EXPECT_EQ(pad1d(x, 1, -2, 2, nullptr), std::vector<float>({1, 1}));
+
+  // 2-D reflect.
+  sc_desc xd = mk(1, {2, 3}), yd = mk(1, {4, 4});
+  float xv[6] = {1, 2, 3, 4, 5, 6}, y[16];
+  int64_t pads[4] = {1, 0, 1, 1};
+  sc_pad(&xd, xv, &yd, y, pads, 1, nullptr);
+  EXPECT_EQ(
+      std::vector<float>(y, y + 16),
+      std::vector<float>({4, 5, 6, 5, 1, 2, 3, 2, 4, 5, 6, 5, 1, 2, 3, 2}));
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling
+//===----------------------------------------------------------------------===//
+
+TEST(Kernels, MaxPoolIndices) {
+  // 1x1x3x4, kernel 2x2, stride 1x2, pads 0,0,1,0 (bottom).
+  sc_desc x = mk(1, {1, 1, 3, 4}), y = mk(1, {1, 1, 3, 2});
+  float xv[12] = {1, 5, 2, 0, 3, 4, 8, 7, 6, 9, 1, 1};
+  int64_t k[2] = {2, 2}, s[2] = {1, 2}, d[2] = {1, 1}, p[4] = {0, 0, 1, 0};
+  float yv[6];
+  int64_t ix[6];
+  sc_pool(&x, xv, &y, yv, ix, 0, k, s, d, p, 0, 0);
+  EXPECT_EQ(std::vector<float>(yv, yv + 6),
+            std::vector<float>({5, 8, 9, 8, 9, 1}));
+  EXPECT_EQ(std::vector<int64_t>(ix, ix + 6),
+            std::vector<int64_t>({1, 6, 9, 6, 9, 10}));
+  sc_pool(&x, xv, &y, yv, ix, 0, k, s, d, p, 0, 1); // column-major indices
+  EXPECT_EQ(std::vector<int64_t>(ix, ix + 6),
+            std::vector<int64_t>({3, 7, 5, 7, 5, 8}));
+}
+
+TEST(Kernels, AveragePoolPads) {
+  sc_desc x = mk(1, {1, 1, 2, 2}), y = mk(1, {1, 1, 2, 2});
+  float xv[4] = {1, 2, 3, 4}, yv[4];
+  int64_t k[2] = {2, 2}, s[2] = {1, 1}, d[2] = {1, 1}, p[4] = {1, 1, 0, 0};
+  sc_pool(&x, xv, &y, yv, nullptr, 1, k, s, d, p, 0, 0);
+  EXPECT_EQ(std::vector<float>(yv, yv + 4),
+            std::vector<float>({1, 1.5, 2, 2.5}));
+  sc_pool(&x, xv, &y, yv, nullptr, 1, k, s, d, p, 1, 0);
+  EXPECT_EQ(std::vector<float>(yv, yv + 4),
+            std::vector<float>({0.25, 0.75, 1, 2.5}));
+}
+
+//===----------------------------------------------------------------------===//
+// Einsum
+//===----------------------------------------------------------------------===//
+
+TEST(Kernels, EinsumMatmulAndDiagonal) {
+  sc_desc a = mk(1, {2, 3}), b = mk(1, {3, 2}), y = mk(1, {2, 2});
+  float av[6] = {1, 2, 3, 4, 5, 6}, bv[6] = {1, 0, 0, 1, 2, 2}, yv[4];
+  const sc_desc *xs[2] = {&a, &b};
+  const void *xps[2] = {av, bv};
+  sc_einsum("ij,jk->ik", 2, xs, xps, &y, yv);
+  EXPECT_EQ(std::vector<float>(yv, yv + 4), std::vector<float>({7, 8, 16, 17}));
+  sc_einsum("ij, jk", 2, xs, xps, &y, yv); // implicit output
+  EXPECT_EQ(std::vector<float>(yv, yv + 4), std::vector<float>({7, 8, 16, 17}));
+
+  sc_desc sq = mk(1, {3, 3}), dg = mk(1, {3}), sc = mk(1, {});
+  float m[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, dv[3], tr;
+  const sc_desc *one[1] = {&sq};
+  const void *onep[1] = {m};
+  sc_einsum("ii->i", 1, one, onep, &dg, dv);
+  EXPECT_EQ(std::vector<float>(dv, dv + 3), std::vector<float>({1, 5, 9}));
+  sc_einsum("ii", 1, one, onep, &sc, &tr);
+  EXPECT_EQ(tr, 15.0f);
+
+  // Ellipsis with broadcasting: [2,1,2,2] x [3,2,2] -> [2,3,2,2].
+  sc_desc e1 = mk(1, {2, 1, 2, 2}), e2 = mk(1, {3, 2, 2}),
+          ey = mk(1, {2, 3, 2, 2});
+  std::vector<float> v1 = randomVec(8, 12), v2 = randomVec(12, 13), ev(24);
+  const sc_desc *es[2] = {&e1, &e2};
+  const void *eps[2] = {v1.data(), v2.data()};
+  sc_einsum("...ij,...jk->...ik", 2, es, eps, &ey, ev.data());
+  for (int p = 0; p < 2; ++p)
+    for (int q = 0; q < 3; ++q)
+      for (int i = 0; i < 2; ++i)
+        for (int k = 0; k < 2; ++k) {
+          float s = 0;
+          for (int j = 0; j < 2; ++j)
+            s += v1[(p * 2 + i) * 2 + j] * v2[(q * 2 + j) * 2 + k];
+          EXPECT_NEAR(ev[((p * 3 + q) * 2 + i) * 2 + k], s, 1e-5);
+        }
+}
+
+//===----------------------------------------------------------------------===//
+// Resize
+//===----------------------------------------------------------------------===//
+
+TEST(Kernels, ResizeNearestAndLinear) {
+  sc_desc x = mk(1, {1, 1, 2, 2}), y = mk(1, {1, 1, 4, 4});
+  float xv[4] = {1, 2, 3, 4}, yv[16];
+  float scales[4] = {1, 1, 2, 2};
+  // nearest, asymmetric, floor
+  sc_resize(&x, xv, &y, yv, scales, 0, 1, 2, -0.75f, 0, 0.0f, 0);
+  EXPECT_EQ(
+      std::vector<float>(yv, yv + 16),
+      std::vector<float>({1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4}));
+  // linear, half_pixel (the ONNX test_resize_upsample_scales_linear)
+  sc_resize(&x, xv, &y, yv, scales, 1, 0, 0, -0.75f, 0, 0.0f, 0);
+  std::vector<float> want = {1,   1.25, 1.75, 2,   1.5, 1.75, 2.25, 2.5,
+                             2.5, 2.75, 3.25, 3.5, 3,   3.25, 3.75, 4};
+  expectNear(std::vector<float>(yv, yv + 16), want, 1e-6f);
+  // linear, align_corners
+  sc_resize(&x, xv, &y, yv, scales, 1, 3, 0, -0.75f, 0, 0.0f, 0);
+  EXPECT_NEAR(yv[1], 1.0f + 1.0f / 3.0f, 1e-6f);
+  EXPECT_NEAR(yv[15], 4.0f, 1e-6f);
+}
+
+//===----------------------------------------------------------------------===//
+// Reference matmuls
+//===----------------------------------------------------------------------===//
+
+TEST(Kernels, MatmulRefBroadcast1D) {
+  // [2,2,3] x [3] -> [2,2]
+  sc_desc a = mk(11, {2, 2, 3}), b = mk(11, {3}), y = mk(11, {2, 2});
+  double av[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, bv[3] = {1, 0, -1};
+  double yv[4];
+  sc_matmul_ref(&a, av, &b, bv, &y, yv);
+  EXPECT_EQ(std::vector<double>(yv, yv + 4),
+            std::vector<double>({-2, -2, -2, -2}));
+  // [3] x [2,3,2] -> [2,2] (int64)
+  sc_desc a2 = mk(7, {3}), b2 = mk(7, {2, 3, 2}), y2 = mk(7, {2, 2});
+  int64_t a2v[3] = {1, 2, 3}, b2v[12] = {1, 0, 0, 1, 1, 1, 2, 2, 2, 2, 2, 2},
+          y2v[4];
+  sc_matmul_ref(&a2, a2v, &b2, b2v, &y2, y2v);
+  EXPECT_EQ(std::vector<int64_t>(y2v, y2v + 4),
+            std::vector<int64_t>({4, 5, 12, 12}));
+}
+
+TEST(Kernels, MatmulIntegerAndQLinear) {
+  // ONNX test_matmulinteger.
+  sc_desc a = mk(2, {4, 3}), b = mk(2, {3, 2}), azp = mk(2, {}),
+          bzp = mk(2, {}), y = mk(6, {4, 2});
+  uint8_t av[12] = {11, 7, 3, 10, 6, 2, 9, 5, 1, 8, 4, 0};
+  uint8_t bv[6] = {1, 4, 2, 5, 3, 6}, az = 12, bz = 0;
+  int32_t yv[8];
+  sc_matmul_integer(&a, av, &b, bv, &azp, &az, &bzp, &bz, &y, yv);
+  EXPECT_EQ(std::vector<int32_t>(yv, yv + 8),
+            std::vector<int32_t>({-38, -83, -44, -98, -50, -113, -56, -128}));
+
+  // ONNX test_qlinearmatmul_2D (uint8, float32 scales).
+  sc_desc qa = mk(2, {2, 4}), qb = mk(2, {4, 3}), s = mk(1, {1}),
+          zp = mk(2, {1}), qy = mk(2, {2, 3});
+  uint8_t qav[8] = {208, 236, 0, 238, 3, 214, 255, 29};
+  uint8_t qbv[12] = {152, 51, 244, 60, 26, 255, 0, 127, 246, 127, 254, 247};
+  float as = 0.0066f, bs = 0.00705f, ys = 0.0107f;
+  uint8_t azv = 113, bzv = 114, yzv = 118, out[6];
+  sc_qlinear_matmul(&qa, qav, &s, &as, &zp, &azv, &qb, qbv, &s, &bs, &zp, &bzv,
+                    &s, &ys, &zp, &yzv, &qy, out);
+  EXPECT_EQ(std::vector<uint8_t>(out, out + 6),
+            std::vector<uint8_t>({168, 115, 255, 1, 66, 151}));
+}
+
+} // namespace

@@ -12,6 +12,11 @@ config.test_exec_root = os.path.join(config.shardc_obj_root, "test")
 tools = os.path.join(config.shardc_obj_root, "tools")
 config.substitutions.append(("%shardc-opt", os.path.join(tools, "shardc-opt", "shardc-opt")))
 config.substitutions.append(("%shardc", os.path.join(tools, "shardc", "shardc")))
+# Runtime: the gtest binary and a hand-written model linked like a compiled one.
+runtime = os.path.join(config.shardc_obj_root, "runtime")
+config.substitutions.append(("%runtime-tests", os.path.join(runtime, "shardc-runtime-tests")))
+config.substitutions.append(("%fake-model", os.path.join(runtime, "test", "shardc-fake-model")))
+config.substitutions.append(("%fake-weights", os.path.join(runtime, "test", "shardc-fake-weights")))
 # Debian's python3 has onnx, numpy and torch; the python3 on PATH may not.
 config.substitutions.append(("%python", "/usr/bin/python3"))
 config.substitutions.append(("%src", config.shardc_src_root))

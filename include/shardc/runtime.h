@@ -66,7 +66,8 @@ shardc_status shardc_load(const shardc_program *program,
                           shardc_model **out);
 void shardc_free(shardc_model *model);
 
-/* The embedded plan's world size (1 for now). */
+/* The embedded plan's world size (1 for now), or -1 if the program is
+ * invalid (see shardc_last_error()). */
 int shardc_world_size(const shardc_program *program);
 
 int shardc_num_inputs(const shardc_model *model);

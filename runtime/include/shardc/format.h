@@ -27,6 +27,22 @@
 //   sections, one per rank, each at a 64-byte aligned offset; every tensor
 //   inside a section is 64-byte aligned too.
 //
+// Details both sides rely on:
+//   - the plan's world_size is the number of rank records (encodePlan writes
+//     plan.ranks.size()); every dtype is a known ONNX code, every dim >= 0,
+//     rank <= kMaxRank, names are at most kMaxNameBytes without control
+//     characters, input names of a rank are unique, and every tensor's byte
+//     size fits in 62 bits;
+//   - the weights header checksum is checksum64 over the 40 header bytes
+//     followed by the world_size * 32 table bytes (one buffer, default seed);
+//     header bytes [48,64) are zero;
+//   - the first section starts at alignUp(64 + world_size * 32); each next
+//     one at alignUp(end of the previous one); file_size is the end of the
+//     last section (no trailing padding), or the padded table end if there
+//     is no section; every gap is zero;
+//   - a section's table checksum is checksum64 of its bytes and equals the
+//     plan's weights_checksum for that rank, as its size equals weights_bytes.
+//
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_FORMAT_H
 #define SHARDC_FORMAT_H
@@ -34,6 +50,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <string>
+#include <vector>
 
 namespace shardc::format {
 
@@ -84,6 +102,543 @@ inline uint64_t checksum64(const void *data, size_t n,
   h *= k2;
   h ^= h >> 29;
   return h;
+}
+
+//===----------------------------------------------------------------------===//
+// Element types (ONNX TensorProto.DataType codes)
+//===----------------------------------------------------------------------===//
+
+/// Size in bytes of one element of an ONNX dtype, or 0 if the runtime does
+/// not know it.
+inline size_t dtypeSize(int32_t dtype) {
+  switch (dtype) {
+  case 2:
+  case 3:
+  case 9: // uint8, int8, bool
+    return 1;
+  case 4:
+  case 5:
+  case 10:
+  case 16: // uint16, int16, float16, bfloat16
+    return 2;
+  case 1:
+  case 6:
+  case 12: // float32, int32, uint32
+    return 4;
+  case 7:
+  case 11:
+  case 13: // int64, float64, uint64
+    return 8;
+  default:
+    return 0;
+  }
+}
+
+inline const char *dtypeName(int32_t dtype) {
+  switch (dtype) {
+  case 1:
+    return "float32";
+  case 2:
+    return "uint8";
+  case 3:
+    return "int8";
+  case 4:
+    return "uint16";
+  case 5:
+    return "int16";
+  case 6:
+    return "int32";
+  case 7:
+    return "int64";
+  case 9:
+    return "bool";
+  case 10:
+    return "float16";
+  case 11:
+    return "float64";
+  case 12:
+    return "uint32";
+  case 13:
+    return "uint64";
+  case 16:
+    return "bfloat16";
+  default:
+    return "unknown";
+  }
+}
+
+/// "float32 [1,3,224,224]" ("int64 []" for a scalar).
+inline std::string formatSig(int32_t dtype, const int64_t *dims, size_t rank) {
+  std::string s = dtypeName(dtype);
+  s += " [";
+  for (size_t i = 0; i < rank; ++i) {
+    if (i)
+      s += ',';
+    s += std::to_string(dims[i]);
+  }
+  return s + "]";
+}
+
+//===----------------------------------------------------------------------===//
+// Plan
+//===----------------------------------------------------------------------===//
+
+constexpr uint32_t kMaxNameBytes = 4096;
+constexpr uint32_t kMaxHandles = 1u << 24;
+constexpr uint32_t kMaxWorldSize = 1u << 16;
+/// Largest byte size of one tensor (and element count) a plan may state.
+constexpr uint64_t kMaxTensorBytes = uint64_t(1) << 62;
+
+struct TensorSig {
+  std::string name;
+  int32_t dtype = 0;
+  std::vector<int64_t> dims;
+
+  uint64_t numElements() const {
+    uint64_t n = 1;
+    for (int64_t d : dims)
+      n *= static_cast<uint64_t>(d);
+    return n;
+  }
+  uint64_t bytes() const { return numElements() * dtypeSize(dtype); }
+  std::string str() const { return formatSig(dtype, dims.data(), dims.size()); }
+};
+
+struct RankPlan {
+  uint64_t arenaBytes = 0, weightsBytes = 0, weightsChecksum = 0;
+  uint32_t numHandles = 0, numKernels = 0;
+  std::vector<TensorSig> inputs, outputs;
+};
+
+struct Plan {
+  uint32_t version = kPlanVersion, worldSize = 1;
+  uint64_t modelHash = 0;
+  uint32_t target = kTargetCpu;
+  std::vector<RankPlan> ranks;
+};
+
+namespace detail {
+
+inline uint32_t loadU32(const uint8_t *p) {
+  uint32_t v = 0;
+  for (int i = 3; i >= 0; --i)
+    v = (v << 8) | p[i];
+  return v;
+}
+
+inline uint64_t loadU64(const uint8_t *p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i)
+    v = (v << 8) | p[i];
+  return v;
+}
+
+inline void storeU32(uint8_t *p, uint32_t v) {
+  for (int i = 0; i < 4; ++i)
+    p[i] = static_cast<uint8_t>(v >> (8 * i));
+}
+
+inline void storeU64(uint8_t *p, uint64_t v) {
+  for (int i = 0; i < 8; ++i)
+    p[i] = static_cast<uint8_t>(v >> (8 * i));
+}
+
+struct Writer {
+  std::vector<uint8_t> buf;
+  void bytes(const void *p, size_t n) {
+    const uint8_t *c = static_cast<const uint8_t *>(p);
+    buf.insert(buf.end(), c, c + n);
+  }
+  void u32(uint32_t v) {
+    uint8_t b[4];
+    storeU32(b, v);
+    bytes(b, 4);
+  }
+  void u64(uint64_t v) {
+    uint8_t b[8];
+    storeU64(b, v);
+    bytes(b, 8);
+  }
+};
+
+/// Bounds-checked little-endian reads; every read fails instead of running
+/// past the end.
+struct Reader {
+  const uint8_t *p;
+  size_t n, pos = 0;
+  Reader(const uint8_t *p, size_t n) : p(p), n(n) {}
+  size_t remaining() const { return n - pos; }
+  bool u32(uint32_t &v) {
+    if (remaining() < 4)
+      return false;
+    v = loadU32(p + pos);
+    pos += 4;
+    return true;
+  }
+  bool u64(uint64_t &v) {
+    if (remaining() < 8)
+      return false;
+    v = loadU64(p + pos);
+    pos += 8;
+    return true;
+  }
+  bool bytes(size_t len, const uint8_t *&out) {
+    if (remaining() < len)
+      return false;
+    out = p + pos;
+    pos += len;
+    return true;
+  }
+};
+
+inline std::string hex64(uint64_t v) {
+  char buf[19] = "0x";
+  const char *digits = "0123456789abcdef";
+  for (int i = 0; i < 16; ++i)
+    buf[2 + i] = digits[(v >> (60 - 4 * i)) & 15];
+  buf[18] = 0;
+  return buf;
+}
+
+inline bool readSig(Reader &r, TensorSig &sig, std::string &error) {
+  uint32_t nameLen = 0, rank = 0, dtype = 0;
+  const uint8_t *name = nullptr;
+  if (!r.u32(nameLen) || nameLen > kMaxNameBytes || !r.bytes(nameLen, name)) {
+    error = "plan is corrupt (bad tensor name length)";
+    return false;
+  }
+  sig.name.assign(reinterpret_cast<const char *>(name), nameLen);
+  for (char c : sig.name)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      error = "plan is corrupt (a tensor name has control characters)";
+      return false;
+    }
+  if (!r.u32(dtype) || !r.u32(rank)) {
+    error = "plan is corrupt (truncated signature of '" + sig.name + "')";
+    return false;
+  }
+  sig.dtype = static_cast<int32_t>(dtype);
+  if (dtypeSize(sig.dtype) == 0) {
+    error = "plan is corrupt (tensor '" + sig.name + "' has unknown dtype " +
+            std::to_string(sig.dtype) + ")";
+    return false;
+  }
+  if (rank > kMaxRank) {
+    error = "plan is corrupt (tensor '" + sig.name + "' has rank " +
+            std::to_string(rank) + ", at most " + std::to_string(kMaxRank) +
+            ")";
+    return false;
+  }
+  sig.dims.assign(rank, 0);
+  uint64_t count = 1;
+  for (uint32_t i = 0; i < rank; ++i) {
+    uint64_t d = 0;
+    if (!r.u64(d) || static_cast<int64_t>(d) < 0) {
+      error = "plan is corrupt (bad dims of tensor '" + sig.name + "')";
+      return false;
+    }
+    sig.dims[i] = static_cast<int64_t>(d);
+    if (d != 0 && count > kMaxTensorBytes / d) {
+      error = "plan is corrupt (tensor '" + sig.name + "' is too large)";
+      return false;
+    }
+    count *= d;
+  }
+  if (count > kMaxTensorBytes / dtypeSize(sig.dtype)) {
+    error = "plan is corrupt (tensor '" + sig.name + "' is too large)";
+    return false;
+  }
+  return true;
+}
+
+inline void writeSig(Writer &w, const TensorSig &sig) {
+  w.u32(static_cast<uint32_t>(sig.name.size()));
+  w.bytes(sig.name.data(), sig.name.size());
+  w.u32(static_cast<uint32_t>(sig.dtype));
+  w.u32(static_cast<uint32_t>(sig.dims.size()));
+  for (int64_t d : sig.dims)
+    w.u64(static_cast<uint64_t>(d));
+}
+
+} // namespace detail
+
+/// Serializes `plan`; the world size written is plan.ranks.size().
+inline std::vector<uint8_t> encodePlan(const Plan &plan) {
+  detail::Writer w;
+  w.bytes(kPlanMagic, 8);
+  w.u32(plan.version);
+  w.u32(static_cast<uint32_t>(plan.ranks.size()));
+  w.u64(plan.modelHash);
+  w.u32(plan.target);
+  w.u32(0);
+  for (const RankPlan &r : plan.ranks) {
+    w.u64(r.arenaBytes);
+    w.u64(r.weightsBytes);
+    w.u64(r.weightsChecksum);
+    w.u32(r.numHandles);
+    w.u32(r.numKernels);
+    w.u32(static_cast<uint32_t>(r.inputs.size()));
+    w.u32(static_cast<uint32_t>(r.outputs.size()));
+    for (const TensorSig &s : r.inputs)
+      detail::writeSig(w, s);
+    for (const TensorSig &s : r.outputs)
+      detail::writeSig(w, s);
+  }
+  w.u64(checksum64(w.buf.data(), w.buf.size()));
+  return std::move(w.buf);
+}
+
+/// Parses and checks a plan. On failure returns false with a one-line
+/// `error` and leaves `out` unchanged.
+inline bool decodePlan(const void *data, size_t size, Plan &out,
+                       std::string &error) {
+  constexpr size_t kHeader = 32, kRankRecord = 40, kMinSig = 12;
+  const uint8_t *p = static_cast<const uint8_t *>(data);
+  if (!p && size)
+    size = 0;
+  if (size < 8) {
+    error = "plan is truncated (" + std::to_string(size) + " bytes)";
+    return false;
+  }
+  if (std::memcmp(p, kPlanMagic, 8) != 0) {
+    error = "not a shardc plan (bad magic)";
+    return false;
+  }
+  if (size < 12) {
+    error = "plan is truncated (" + std::to_string(size) + " bytes)";
+    return false;
+  }
+  uint32_t version = detail::loadU32(p + 8);
+  if (version != kPlanVersion) {
+    error = "plan version " + std::to_string(version) +
+            ", this runtime reads " + std::to_string(kPlanVersion);
+    return false;
+  }
+  if (size < kHeader + 8) {
+    error = "plan is truncated (" + std::to_string(size) + " bytes)";
+    return false;
+  }
+  if (checksum64(p, size - 8) != detail::loadU64(p + size - 8)) {
+    error = "plan is corrupt or truncated (checksum mismatch)";
+    return false;
+  }
+
+  Plan plan;
+  detail::Reader r(p, size - 8);
+  r.pos = 8;
+  uint32_t reserved = 0;
+  r.u32(plan.version);
+  r.u32(plan.worldSize);
+  r.u64(plan.modelHash);
+  r.u32(plan.target);
+  r.u32(reserved);
+  if (reserved != 0) {
+    error = "plan is corrupt (reserved header field is not 0)";
+    return false;
+  }
+  if (plan.worldSize == 0 || plan.worldSize > kMaxWorldSize ||
+      plan.worldSize > r.remaining() / kRankRecord) {
+    error =
+        "plan is corrupt (world size " + std::to_string(plan.worldSize) + ")";
+    return false;
+  }
+  plan.ranks.resize(plan.worldSize);
+  for (uint32_t i = 0; i < plan.worldSize; ++i) {
+    RankPlan &rank = plan.ranks[i];
+    uint32_t numInputs = 0, numOutputs = 0;
+    if (!r.u64(rank.arenaBytes) || !r.u64(rank.weightsBytes) ||
+        !r.u64(rank.weightsChecksum) || !r.u32(rank.numHandles) ||
+        !r.u32(rank.numKernels) || !r.u32(numInputs) || !r.u32(numOutputs)) {
+      error = "plan is corrupt (truncated rank " + std::to_string(i) + ")";
+      return false;
+    }
+    if (rank.numHandles > kMaxHandles) {
+      error = "plan is corrupt (rank " + std::to_string(i) + " has " +
+              std::to_string(rank.numHandles) + " handles)";
+      return false;
+    }
+    if (numInputs > r.remaining() / kMinSig ||
+        numOutputs > r.remaining() / kMinSig ||
+        numInputs + uint64_t(numOutputs) > r.remaining() / kMinSig) {
+      error = "plan is corrupt (rank " + std::to_string(i) +
+              " has too many inputs or outputs)";
+      return false;
+    }
+    rank.inputs.resize(numInputs);
+    rank.outputs.resize(numOutputs);
+    for (TensorSig &s : rank.inputs)
+      if (!detail::readSig(r, s, error))
+        return false;
+    for (TensorSig &s : rank.outputs)
+      if (!detail::readSig(r, s, error))
+        return false;
+    for (size_t a = 0; a < rank.inputs.size(); ++a)
+      for (size_t b = a + 1; b < rank.inputs.size(); ++b)
+        if (rank.inputs[a].name == rank.inputs[b].name) {
+          error =
+              "plan is corrupt (duplicate input '" + rank.inputs[a].name + "')";
+          return false;
+        }
+  }
+  if (r.remaining() != 0) {
+    error = "plan is corrupt (" + std::to_string(r.remaining()) +
+            " unexpected trailing bytes)";
+    return false;
+  }
+  out = std::move(plan);
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Weights file
+//===----------------------------------------------------------------------===//
+
+struct WeightsLayout {
+  std::vector<uint64_t> offsets; ///< where section i starts (64-aligned)
+  uint64_t fileSize = 0;         ///< total file size
+};
+
+/// Builds the header and section table (zero-padded to a multiple of 64) for
+/// sections of `sizes` bytes with `checksums` (checksum64 of each section).
+/// The writer then writes section i at layout.offsets[i], zero-filling the
+/// gaps; the file ends at layout.fileSize.
+inline std::vector<uint8_t>
+encodeWeightsHeader(uint64_t modelHash, const std::vector<uint64_t> &sizes,
+                    const std::vector<uint64_t> &checksums,
+                    WeightsLayout &layout) {
+  const uint64_t n = sizes.size();
+  const uint64_t tableEnd = kWeightsHeaderBytes + n * kSectionEntryBytes;
+  std::vector<uint8_t> buf(alignUp(tableEnd), 0);
+  layout.offsets.assign(n, 0);
+  uint64_t off = alignUp(tableEnd);
+  layout.fileSize = off;
+  for (uint64_t i = 0; i < n; ++i) {
+    layout.offsets[i] = off;
+    layout.fileSize = off + sizes[i];
+    uint8_t *e = buf.data() + kWeightsHeaderBytes + i * kSectionEntryBytes;
+    detail::storeU64(e, off);
+    detail::storeU64(e + 8, sizes[i]);
+    detail::storeU64(e + 16, i < checksums.size() ? checksums[i] : 0);
+    detail::storeU64(e + 24, 0);
+    off = alignUp(off + sizes[i]);
+  }
+  std::memcpy(buf.data(), kWeightsMagic, 8);
+  detail::storeU32(buf.data() + 8, kWeightsVersion);
+  detail::storeU32(buf.data() + 12, static_cast<uint32_t>(n));
+  detail::storeU64(buf.data() + 16, modelHash);
+  detail::storeU64(buf.data() + 24, layout.fileSize);
+  detail::storeU64(buf.data() + 32, kWeightsHeaderBytes);
+  std::vector<uint8_t> summed(buf.begin(), buf.begin() + 40);
+  summed.insert(summed.end(), buf.begin() + kWeightsHeaderBytes,
+                buf.begin() + tableEnd);
+  detail::storeU64(buf.data() + 40, checksum64(summed.data(), summed.size()));
+  return buf;
+}
+
+namespace detail {
+inline bool allZero(const uint8_t *p, uint64_t n) {
+  for (uint64_t i = 0; i < n; ++i)
+    if (p[i])
+      return false;
+  return true;
+}
+} // namespace detail
+
+/// Checks a mapped weights file against the plan. Every section's table
+/// entry is checked; the section bytes are checksummed for every rank, or
+/// only for `rank` when it is >= 0. On failure returns false with a one-line
+/// `error`.
+inline bool validateWeights(const void *data, size_t size, const Plan &plan,
+                            std::string &error, int rank = -1) {
+  const uint8_t *p = static_cast<const uint8_t *>(data);
+  if (!p)
+    size = 0;
+  auto fail = [&](const std::string &msg) {
+    error = msg;
+    return false;
+  };
+  if (size < kWeightsHeaderBytes)
+    return fail("weights file is truncated (" + std::to_string(size) +
+                " bytes, the header alone is " +
+                std::to_string(kWeightsHeaderBytes) + ")");
+  if (std::memcmp(p, kWeightsMagic, 8) != 0)
+    return fail("not a shardc weights file (bad magic)");
+  uint32_t version = detail::loadU32(p + 8);
+  if (version != kWeightsVersion)
+    return fail("weights version " + std::to_string(version) +
+                ", this runtime reads " + std::to_string(kWeightsVersion));
+  uint32_t worldSize = detail::loadU32(p + 12);
+  if (worldSize != plan.ranks.size())
+    return fail("weights file is for world size " + std::to_string(worldSize) +
+                ", the program has " + std::to_string(plan.ranks.size()));
+  uint64_t modelHash = detail::loadU64(p + 16);
+  if (modelHash != plan.modelHash)
+    return fail("weights file belongs to another model (model hash " +
+                detail::hex64(modelHash) + ", the program's is " +
+                detail::hex64(plan.modelHash) + ")");
+  uint64_t fileSize = detail::loadU64(p + 24);
+  if (fileSize != size)
+    return fail("weights file is " + std::to_string(size) +
+                " bytes, its header says " + std::to_string(fileSize) +
+                " (truncated or damaged file)");
+  if (detail::loadU64(p + 32) != kWeightsHeaderBytes)
+    return fail("weights header is corrupt (table offset " +
+                std::to_string(detail::loadU64(p + 32)) + ")");
+  const uint64_t tableEnd =
+      kWeightsHeaderBytes + uint64_t(worldSize) * kSectionEntryBytes;
+  if (tableEnd > size)
+    return fail("weights file is truncated (section table ends at " +
+                std::to_string(tableEnd) + ", file is " + std::to_string(size) +
+                " bytes)");
+  std::vector<uint8_t> summed(p, p + 40);
+  summed.insert(summed.end(), p + kWeightsHeaderBytes, p + tableEnd);
+  if (checksum64(summed.data(), summed.size()) != detail::loadU64(p + 40) ||
+      !detail::allZero(p + 48, kWeightsHeaderBytes - 48))
+    return fail("weights header is corrupt (checksum mismatch)");
+
+  uint64_t prevEnd = tableEnd;
+  for (uint32_t i = 0; i < worldSize; ++i) {
+    const uint8_t *e = p + kWeightsHeaderBytes + i * kSectionEntryBytes;
+    uint64_t off = detail::loadU64(e), sz = detail::loadU64(e + 8),
+             sum = detail::loadU64(e + 16);
+    std::string what = "weights section " + std::to_string(i);
+    if (detail::loadU64(e + 24) != 0)
+      return fail(what + " is corrupt (reserved field is not 0)");
+    if (off % kAlign != 0)
+      return fail(what + " is misaligned (offset " + std::to_string(off) + ")");
+    if (off < prevEnd)
+      return fail(what + " overlaps the previous one (offset " +
+                  std::to_string(off) + ")");
+    if (off > size || sz > size - off)
+      return fail(what + " (offset " + std::to_string(off) + ", " +
+                  std::to_string(sz) + " bytes) runs past the end of the " +
+                  std::to_string(size) + "-byte file");
+    if (!detail::allZero(p + prevEnd, off - prevEnd))
+      return fail("weights file is corrupt (non-zero padding before " + what +
+                  ")");
+    if (sz != plan.ranks[i].weightsBytes)
+      return fail(what + " is " + std::to_string(sz) +
+                  " bytes, the program expects " +
+                  std::to_string(plan.ranks[i].weightsBytes));
+    if (sum != plan.ranks[i].weightsChecksum)
+      return fail(what + " has checksum " + detail::hex64(sum) +
+                  ", the program expects " +
+                  detail::hex64(plan.ranks[i].weightsChecksum) +
+                  " (weights from another build?)");
+    if ((rank < 0 || uint32_t(rank) == i) && checksum64(p + off, sz) != sum)
+      return fail(what + " is corrupt (checksum mismatch)");
+    prevEnd = off + sz;
+  }
+  if (size - prevEnd >= kAlign || !detail::allZero(p + prevEnd, size - prevEnd))
+    return fail("weights file is corrupt (" + std::to_string(size - prevEnd) +
+                " unexpected trailing bytes)");
+  return true;
+}
+
+/// Offset of rank `rank`'s section in a weights file validateWeights accepted.
+inline uint64_t weightsSectionOffset(const void *data, uint32_t rank) {
+  return detail::loadU64(static_cast<const uint8_t *>(data) +
+                         kWeightsHeaderBytes + rank * kSectionEntryBytes);
 }
 
 } // namespace shardc::format

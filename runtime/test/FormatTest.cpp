@@ -1,0 +1,413 @@
+//===- FormatTest.cpp - plan and weights formats --------------------------===//
+//
+// Round trips, and damaged files: every truncation and header byte flip of a
+// plan, sampled truncations and flips of a weights file, garbage, files of
+// another model, version and world-size mismatches. Each must be rejected
+// with a one-line message, and never crash (run once under ASan by hand).
+//
+//===----------------------------------------------------------------------===//
+#include "shardc/format.h"
+#include "runtime/test/FakeProgram.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+using namespace shardc::format;
+using shardc::testing::buildWeightsFile;
+
+namespace {
+
+Plan twoRankPlan(const std::vector<std::vector<uint8_t>> &sections) {
+  Plan plan;
+  plan.modelHash = 0xabcdef0123456789ull;
+  for (size_t i = 0; i < sections.size(); ++i) {
+    RankPlan r;
+    r.arenaBytes = 1000 + i;
+    r.weightsBytes = sections[i].size();
+    r.weightsChecksum = checksum64(sections[i].data(), sections[i].size());
+    r.numHandles = 3;
+    r.numKernels = 17;
+    r.inputs = {{"input_ids", 7, {1, 128}}, {"attention_mask", 9, {1, 128}}};
+    r.outputs = {{"logits", 1, {1, 128, 50257}},
+                 {"scalar", 11, {}},
+                 {"empty", 10, {0, 4}}};
+    plan.ranks.push_back(r);
+  }
+  return plan;
+}
+
+std::vector<std::vector<uint8_t>> randomSections(std::mt19937_64 &rng) {
+  std::vector<std::vector<uint8_t>> sections = {
+      std::vector<uint8_t>(1000), std::vector<uint8_t>(64),
+      std::vector<uint8_t>(0), std::vector<uint8_t>(77)};
+  for (auto &s : sections)
+    for (uint8_t &b : s)
+      b = static_cast<uint8_t>(rng());
+  return sections;
+}
+
+void expectOneLine(const std::string &error) {
+  EXPECT_FALSE(error.empty());
+  EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+}
+
+bool samePlan(const Plan &a, const Plan &b) {
+  if (a.version != b.version || a.worldSize != b.worldSize ||
+      a.modelHash != b.modelHash || a.target != b.target ||
+      a.ranks.size() != b.ranks.size())
+    return false;
+  auto sameSigs = [](const std::vector<TensorSig> &x,
+                     const std::vector<TensorSig> &y) {
+    if (x.size() != y.size())
+      return false;
+    for (size_t i = 0; i < x.size(); ++i)
+      if (x[i].name != y[i].name || x[i].dtype != y[i].dtype ||
+          x[i].dims != y[i].dims)
+        return false;
+    return true;
+  };
+  for (size_t i = 0; i < a.ranks.size(); ++i) {
+    const RankPlan &p = a.ranks[i], &q = b.ranks[i];
+    if (p.arenaBytes != q.arenaBytes || p.weightsBytes != q.weightsBytes ||
+        p.weightsChecksum != q.weightsChecksum ||
+        p.numHandles != q.numHandles || p.numKernels != q.numKernels ||
+        !sameSigs(p.inputs, q.inputs) || !sameSigs(p.outputs, q.outputs))
+      return false;
+  }
+  return true;
+}
+
+TEST(Format, PlanRoundTrip) {
+  std::mt19937_64 rng(1);
+  Plan plan = twoRankPlan(randomSections(rng));
+  plan.worldSize = static_cast<uint32_t>(plan.ranks.size());
+  std::vector<uint8_t> bytes = encodePlan(plan);
+  Plan back;
+  std::string error;
+  ASSERT_TRUE(decodePlan(bytes.data(), bytes.size(), back, error)) << error;
+  EXPECT_TRUE(samePlan(plan, back));
+  EXPECT_EQ(back.ranks[0].outputs[0].bytes(), 128ull * 50257 * 4);
+  EXPECT_EQ(back.ranks[0].outputs[0].str(), "float32 [1,128,50257]");
+  EXPECT_EQ(back.ranks[0].outputs[1].str(), "float64 []");
+  // The world size written is the number of ranks.
+  plan.worldSize = 99;
+  bytes = encodePlan(plan);
+  ASSERT_TRUE(decodePlan(bytes.data(), bytes.size(), back, error)) << error;
+  EXPECT_EQ(back.worldSize, 4u);
+}
+
+TEST(Format, PlanEveryTruncationAndFlip) {
+  std::mt19937_64 rng(2);
+  Plan plan = twoRankPlan(randomSections(rng));
+  const std::vector<uint8_t> good = encodePlan(plan);
+  for (size_t len = 0; len < good.size(); ++len) {
+    std::vector<uint8_t> cut(good.begin(), good.begin() + len);
+    Plan out;
+    std::string error;
+    EXPECT_FALSE(decodePlan(cut.data(), cut.size(), out, error)) << len;
+    expectOneLine(error);
+  }
+  for (size_t i = 0; i < good.size(); ++i) {
+    for (uint8_t mask : {0x01, 0x80, 0xff}) {
+      std::vector<uint8_t> bad = good;
+      bad[i] ^= mask;
+      Plan out;
+      std::string error;
+      EXPECT_FALSE(decodePlan(bad.data(), bad.size(), out, error))
+          << "byte " << i;
+      expectOneLine(error);
+    }
+  }
+  Plan out;
+  std::string error;
+  EXPECT_FALSE(decodePlan(nullptr, 0, out, error));
+  std::vector<uint8_t> longer = good;
+  longer.push_back(0);
+  EXPECT_FALSE(decodePlan(longer.data(), longer.size(), out, error));
+}
+
+/// Damage with a valid checksum: the structural checks must catch it.
+TEST(Format, PlanStructuralChecks) {
+  auto resum = [](std::vector<uint8_t> b) {
+    uint64_t sum = checksum64(b.data(), b.size() - 8);
+    detail::storeU64(b.data() + b.size() - 8, sum);
+    return b;
+  };
+  std::mt19937_64 rng(3);
+  Plan plan = twoRankPlan(randomSections(rng));
+  const std::vector<uint8_t> good = encodePlan(plan);
+  // Every byte replaced by a few values, checksum repaired: decode either
+  // fails cleanly or yields a plan that re-encodes to the same bytes.
+  for (size_t i = 8; i + 8 < good.size(); ++i) {
+    for (uint8_t v : {0x00, 0x01, 0x7f, 0x80, 0xff}) {
+      std::vector<uint8_t> bad = good;
+      bad[i] = v;
+      bad = resum(bad);
+      Plan out;
+      std::string error;
+      if (decodePlan(bad.data(), bad.size(), out, error)) {
+        std::vector<uint8_t> again = encodePlan(out);
+        EXPECT_EQ(again, bad) << "byte " << i;
+      } else {
+        expectOneLine(error);
+      }
+    }
+  }
+  // Huge rank, negative dim, unknown dtype, too-large tensor, empty world.
+  Plan p = plan;
+  p.ranks[0].inputs[0].dims.assign(9, 1);
+  Plan out;
+  std::string error;
+  std::vector<uint8_t> b = encodePlan(p);
+  EXPECT_FALSE(decodePlan(b.data(), b.size(), out, error));
+  EXPECT_NE(error.find("rank 9"), std::string::npos) << error;
+  p = plan;
+  p.ranks[0].inputs[0].dims = {-1, 3};
+  b = encodePlan(p);
+  EXPECT_FALSE(decodePlan(b.data(), b.size(), out, error));
+  p = plan;
+  p.ranks[0].inputs[0].dtype = 8;
+  b = encodePlan(p);
+  EXPECT_FALSE(decodePlan(b.data(), b.size(), out, error));
+  EXPECT_NE(error.find("unknown dtype"), std::string::npos) << error;
+  p = plan;
+  p.ranks[0].inputs[0].dims = {int64_t(1) << 40, int64_t(1) << 30};
+  b = encodePlan(p);
+  EXPECT_FALSE(decodePlan(b.data(), b.size(), out, error));
+  EXPECT_NE(error.find("too large"), std::string::npos) << error;
+  p = plan;
+  p.ranks.clear();
+  b = encodePlan(p);
+  EXPECT_FALSE(decodePlan(b.data(), b.size(), out, error));
+  p = plan;
+  p.ranks[0].inputs[1].name = p.ranks[0].inputs[0].name;
+  b = encodePlan(p);
+  EXPECT_FALSE(decodePlan(b.data(), b.size(), out, error));
+  EXPECT_NE(error.find("duplicate input"), std::string::npos) << error;
+}
+
+TEST(Format, PlanVersionBump) {
+  Plan plan = shardc::testing::fakePlan();
+  plan.version = 2;
+  std::vector<uint8_t> b = encodePlan(plan);
+  Plan out;
+  std::string error;
+  EXPECT_FALSE(decodePlan(b.data(), b.size(), out, error));
+  EXPECT_EQ(error, "plan version 2, this runtime reads 1");
+}
+
+TEST(Format, PlanGarbage) {
+  std::mt19937_64 rng(4);
+  for (int round = 0; round < 2000; ++round) {
+    std::vector<uint8_t> junk(rng() % 300);
+    for (uint8_t &b : junk)
+      b = static_cast<uint8_t>(rng());
+    if (round % 2 && junk.size() >= 12) { // valid magic and version
+      std::memcpy(junk.data(), kPlanMagic, 8);
+      detail::storeU32(junk.data() + 8, kPlanVersion);
+      if (junk.size() >= 40 && round % 4 == 1)
+        detail::storeU64(junk.data() + junk.size() - 8,
+                         checksum64(junk.data(), junk.size() - 8));
+    }
+    Plan out;
+    std::string error;
+    if (!decodePlan(junk.data(), junk.size(), out, error))
+      expectOneLine(error);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Weights
+//===----------------------------------------------------------------------===//
+
+struct WeightsFixture : ::testing::Test {
+  std::mt19937_64 rng{5};
+  std::vector<std::vector<uint8_t>> sections = randomSections(rng);
+  Plan plan = twoRankPlan(sections);
+  std::vector<uint8_t> file = buildWeightsFile(plan.modelHash, sections);
+
+  bool validate(const std::vector<uint8_t> &bytes, std::string &error,
+                int rank = -1) {
+    return validateWeights(bytes.data(), bytes.size(), plan, error, rank);
+  }
+};
+
+TEST_F(WeightsFixture, LayoutAndValid) {
+  std::vector<uint64_t> sizes = {1000, 64, 0, 77}, sums = {1, 2, 3, 4};
+  WeightsLayout layout;
+  std::vector<uint8_t> header = encodeWeightsHeader(7, sizes, sums, layout);
+  EXPECT_EQ(header.size(), 192u); // 64 + 4 * 32 = 192
+  ASSERT_EQ(layout.offsets.size(), 4u);
+  EXPECT_EQ(layout.offsets[0], 192u);
+  EXPECT_EQ(layout.offsets[1], 1216u);
+  EXPECT_EQ(layout.offsets[2], 1280u);
+  EXPECT_EQ(layout.offsets[3], 1280u);
+  EXPECT_EQ(layout.fileSize, 1357u);
+  for (uint64_t off : layout.offsets)
+    EXPECT_EQ(off % 64, 0u);
+
+  std::string error;
+  EXPECT_TRUE(validate(file, error)) << error;
+  for (int r = 0; r < 4; ++r) {
+    EXPECT_TRUE(validate(file, error, r)) << error;
+    uint64_t off = weightsSectionOffset(file.data(), r);
+    EXPECT_EQ(off, layout.offsets[r]);
+    if (!sections[r].empty()) {
+      EXPECT_EQ(0, std::memcmp(file.data() + off, sections[r].data(),
+                               sections[r].size()));
+    }
+  }
+  // No sections at all (world size 0 plans do not decode, but the writer
+  // and the checker agree).
+  WeightsLayout none;
+  std::vector<uint8_t> empty = encodeWeightsHeader(7, {}, {}, none);
+  EXPECT_EQ(empty.size(), 64u);
+  EXPECT_EQ(none.fileSize, 64u);
+}
+
+TEST_F(WeightsFixture, Truncations) {
+  const size_t tableEnd = 64 + 32 * sections.size();
+  std::vector<size_t> lengths = {0,
+                                 1,
+                                 7,
+                                 8,
+                                 39,
+                                 40,
+                                 63,
+                                 64,
+                                 65,
+                                 tableEnd - 1,
+                                 tableEnd,
+                                 tableEnd + 1,
+                                 file.size() - 64,
+                                 file.size() - 1};
+  for (int i = 0; i < 50; ++i)
+    lengths.push_back(rng() % file.size());
+  for (size_t len : lengths) {
+    std::vector<uint8_t> cut(file.begin(), file.begin() + len);
+    std::string error;
+    EXPECT_FALSE(validate(cut, error)) << len;
+    expectOneLine(error);
+  }
+  std::vector<uint8_t> longer = file;
+  longer.resize(file.size() + 64, 0);
+  std::string error;
+  EXPECT_FALSE(validate(longer, error));
+  EXPECT_NE(error.find("header says"), std::string::npos) << error;
+  EXPECT_FALSE(validateWeights(nullptr, 0, plan, error));
+  expectOneLine(error);
+}
+
+TEST_F(WeightsFixture, EveryHeaderFlipAndSomeDataFlips) {
+  const size_t firstSection = alignUp(64 + 32 * sections.size());
+  std::vector<size_t> positions;
+  for (size_t i = 0; i < firstSection; ++i)
+    positions.push_back(i);
+  for (int i = 0; i < 64; ++i)
+    positions.push_back(firstSection + rng() % (file.size() - firstSection));
+  positions.push_back(file.size() - 1);
+  for (size_t pos : positions) {
+    for (uint8_t mask : {0x01, 0x10, 0x80}) {
+      std::vector<uint8_t> bad = file;
+      bad[pos] ^= mask;
+      std::string error;
+      EXPECT_FALSE(validate(bad, error)) << "byte " << pos;
+      expectOneLine(error);
+    }
+  }
+}
+
+TEST_F(WeightsFixture, DataFlipOnlyCheckedForTheLoadedRank) {
+  std::vector<uint8_t> bad = file;
+  bad[weightsSectionOffset(file.data(), 3) + 5] ^= 1;
+  std::string error;
+  EXPECT_TRUE(validate(bad, error, 0)) << error;
+  EXPECT_FALSE(validate(bad, error, 3));
+  EXPECT_EQ(error, "weights section 3 is corrupt (checksum mismatch)");
+}
+
+TEST_F(WeightsFixture, Mismatches) {
+  std::string error;
+  std::vector<uint8_t> other = buildWeightsFile(plan.modelHash + 1, sections);
+  EXPECT_FALSE(validate(other, error));
+  EXPECT_NE(error.find("another model"), std::string::npos) << error;
+
+  std::vector<uint8_t> bumped = file;
+  detail::storeU32(bumped.data() + 8, kWeightsVersion + 1);
+  EXPECT_FALSE(validate(bumped, error));
+  EXPECT_EQ(error, "weights version 2, this runtime reads 1");
+
+  std::vector<std::vector<uint8_t>> fewer(sections.begin(),
+                                          sections.begin() + 2);
+  std::vector<uint8_t> twoRanks = buildWeightsFile(plan.modelHash, fewer);
+  EXPECT_FALSE(validate(twoRanks, error));
+  EXPECT_EQ(error, "weights file is for world size 2, the program has 4");
+
+  // Same sizes, different contents: the plan's checksum tells.
+  std::vector<std::vector<uint8_t>> changed = sections;
+  changed[1][0] ^= 1;
+  std::vector<uint8_t> rebuilt = buildWeightsFile(plan.modelHash, changed);
+  EXPECT_FALSE(validate(rebuilt, error));
+  EXPECT_NE(error.find("another build"), std::string::npos) << error;
+
+  // A different section size.
+  changed = sections;
+  changed[0].push_back(0);
+  rebuilt = buildWeightsFile(plan.modelHash, changed);
+  EXPECT_FALSE(validate(rebuilt, error));
+  EXPECT_NE(error.find("the program expects 1000"), std::string::npos) << error;
+
+  std::vector<uint8_t> magic = file;
+  magic[0] = 'X';
+  EXPECT_FALSE(validate(magic, error));
+  EXPECT_EQ(error, "not a shardc weights file (bad magic)");
+}
+
+/// Table entries rewritten with a valid header checksum: bounds, alignment
+/// and overlap checks must catch them without reading out of bounds.
+TEST_F(WeightsFixture, ForgedTableEntries) {
+  auto forge = [&](size_t entry, size_t field, uint64_t value) {
+    std::vector<uint8_t> b = file;
+    detail::storeU64(b.data() + 64 + 32 * entry + 8 * field, value);
+    std::vector<uint8_t> summed(b.begin(), b.begin() + 40);
+    summed.insert(summed.end(), b.begin() + 64,
+                  b.begin() + 64 + 32 * sections.size());
+    detail::storeU64(b.data() + 40, checksum64(summed.data(), summed.size()));
+    return b;
+  };
+  const uint64_t huge[] = {
+      ~0ull, ~0ull - 63, 1ull << 63, file.size(), file.size() + 64, 0, 64, 128};
+  for (size_t e = 0; e < sections.size(); ++e)
+    for (size_t f = 0; f < 4; ++f)
+      for (uint64_t v : huge) {
+        std::vector<uint8_t> b = forge(e, f, v);
+        if (b == file)
+          continue;
+        std::string error;
+        bool ok = validate(b, error);
+        if (!ok)
+          expectOneLine(error);
+      }
+}
+
+TEST_F(WeightsFixture, Garbage) {
+  for (int round = 0; round < 500; ++round) {
+    std::vector<uint8_t> junk(rng() % 2000);
+    for (uint8_t &b : junk)
+      b = static_cast<uint8_t>(rng());
+    if (round % 2 && junk.size() >= 64) {
+      std::memcpy(junk.data(), kWeightsMagic, 8);
+      detail::storeU32(junk.data() + 8, kWeightsVersion);
+      detail::storeU32(junk.data() + 12, 4);
+      detail::storeU64(junk.data() + 16, plan.modelHash);
+      detail::storeU64(junk.data() + 24, junk.size());
+      detail::storeU64(junk.data() + 32, 64);
+    }
+    std::string error;
+    EXPECT_FALSE(validate(junk, error));
+    expectOneLine(error);
+  }
+}
+
+} // namespace

@@ -1,0 +1,498 @@
+//===- main.cpp - the main() of a compiled model executable ---------------===//
+//
+// Linked (as libshardc_main.a) with the generated code, which defines
+// shardc_model_program, and the runtime library. Reads the inputs (.npy or
+// TensorProto .pb), runs the model once or benchmarks it, and prints or
+// writes the outputs. Every error is one line "<exe>: error: ..." on stderr
+// and exit status 1.
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/src/TensorIO.h"
+#include "shardc/cpu.h"
+#include "shardc/format.h"
+#include "shardc/runtime.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+extern "C" const shardc_program shardc_model_program;
+
+namespace {
+
+namespace fmt = shardc::format;
+using shardc::io::Tensor;
+
+std::string progName = "model";
+
+[[noreturn]] void die(const std::string &msg) {
+  std::fprintf(stderr, "%s: error: %s\n", progName.c_str(), msg.c_str());
+  std::exit(1);
+}
+
+void note(const std::string &msg) {
+  std::fprintf(stderr, "%s: note: %s\n", progName.c_str(), msg.c_str());
+}
+
+void usage() {
+  std::printf(
+      "usage: %s [--weights FILE] --input NAME=FILE ... [--output DIR]\n"
+      "          [--output-format npy|pb] [--benchmark [--warmup N] "
+      "[--iterations N]]\n"
+      "          [--threads N] [--info]\n"
+      "\n"
+      "Runs the compiled model on inputs read from .npy or ONNX TensorProto "
+      ".pb files.\n"
+      "\n"
+      "  --weights FILE        weights file (default: this executable's path "
+      "+ \".weights\")\n"
+      "  --input NAME=FILE     bind input NAME to a .npy or .pb file "
+      "(repeatable)\n"
+      "  --output DIR          write each output to DIR/<name>.npy (or .pb); "
+      "without it,\n"
+      "                        print each output's shape, first values, "
+      "min, max, mean\n"
+      "  --output-format F     npy (default) or pb\n"
+      "  --benchmark           time repeated runs; inputs not given are "
+      "zero-filled\n"
+      "  --warmup N            warm-up runs before timing (default 10)\n"
+      "  --iterations N        timed runs (default 100)\n"
+      "  --threads N           OpenMP threads (default: OpenMP's)\n"
+      "  --info                print the input and output signature and exit\n"
+      "  -h, --help            print this help\n",
+      progName.c_str());
+}
+
+struct Options {
+  std::string weights;
+  std::vector<std::pair<std::string, std::string>> inputs;
+  std::string outputDir;
+  std::string outputFormat = "npy";
+  bool benchmark = false, info = false;
+  bool warmupSet = false, iterationsSet = false;
+  long warmup = 10, iterations = 100, threads = 0;
+};
+
+long parseCount(const std::string &opt, const std::string &value, long min) {
+  errno = 0;
+  char *end = nullptr;
+  long v = std::strtol(value.c_str(), &end, 10);
+  if (value.empty() || *end || errno || v < min || v > INT_MAX)
+    die(opt + " expects an integer >= " + std::to_string(min) + ", got '" +
+        value + "'");
+  return v;
+}
+
+Options parseArgs(int argc, char **argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i], value;
+    bool hasValue = false;
+    if (arg.rfind("--", 0) == 0) {
+      size_t eq = arg.find('=');
+      if (eq != std::string::npos) {
+        value = arg.substr(eq + 1);
+        arg = arg.substr(0, eq);
+        hasValue = true;
+      }
+    }
+    auto takeValue = [&]() -> std::string {
+      if (hasValue)
+        return value;
+      if (i + 1 >= argc)
+        die(arg + " expects a value (see --help)");
+      return argv[++i];
+    };
+    auto noValue = [&]() {
+      if (hasValue)
+        die(arg + " takes no value");
+    };
+    if (arg == "-h" || arg == "--help") {
+      usage();
+      std::exit(0);
+    } else if (arg == "--weights") {
+      o.weights = takeValue();
+    } else if (arg == "--input") {
+      std::string v = takeValue();
+      size_t eq = v.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
+        die("--input expects NAME=FILE, got '" + v + "'");
+      std::string name = v.substr(0, eq);
+      for (auto &in : o.inputs)
+        if (in.first == name)
+          die("input '" + name + "' is given twice");
+      o.inputs.emplace_back(name, v.substr(eq + 1));
+    } else if (arg == "--output") {
+      o.outputDir = takeValue();
+      if (o.outputDir.empty())
+        die("--output expects a directory");
+    } else if (arg == "--output-format") {
+      o.outputFormat = takeValue();
+      if (o.outputFormat != "npy" && o.outputFormat != "pb")
+        die("--output-format expects npy or pb, got '" + o.outputFormat + "'");
+    } else if (arg == "--benchmark") {
+      noValue();
+      o.benchmark = true;
+    } else if (arg == "--warmup") {
+      o.warmup = parseCount(arg, takeValue(), 0);
+      o.warmupSet = true;
+    } else if (arg == "--iterations") {
+      o.iterations = parseCount(arg, takeValue(), 1);
+      o.iterationsSet = true;
+    } else if (arg == "--threads") {
+      o.threads = parseCount(arg, takeValue(), 1);
+    } else if (arg == "--info") {
+      noValue();
+      o.info = true;
+    } else if (arg.rfind("-", 0) == 0) {
+      die("unknown option '" + arg + "' (see --help)");
+    } else {
+      die("unexpected argument '" + arg + "' (see --help)");
+    }
+  }
+  if ((o.warmupSet || o.iterationsSet) && !o.benchmark)
+    die("--warmup and --iterations need --benchmark");
+  return o;
+}
+
+std::string defaultWeightsPath(const char *argv0) {
+  char buf[4096];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n > 0) {
+    buf[n] = 0;
+    return std::string(buf) + ".weights";
+  }
+  return std::string(argv0) + ".weights";
+}
+
+int printInfo() {
+  fmt::Plan plan;
+  std::string error;
+  if (shardc_model_program.abi_version != SC_ABI_VERSION)
+    die("program ABI version " +
+        std::to_string(shardc_model_program.abi_version) +
+        ", this runtime runs " + std::to_string(SC_ABI_VERSION));
+  if (!fmt::decodePlan(shardc_model_program.plan,
+                       shardc_model_program.plan_size, plan, error))
+    die(error);
+  const fmt::RankPlan &r = plan.ranks[0];
+  std::printf("world size %u, target %s; rank 0: arena %llu bytes, weights "
+              "%llu bytes\n",
+              plan.worldSize, plan.target == fmt::kTargetCpu ? "cpu" : "other",
+              static_cast<unsigned long long>(r.arenaBytes),
+              static_cast<unsigned long long>(r.weightsBytes));
+  for (const fmt::TensorSig &s : r.inputs)
+    std::printf("input %s: %s\n", s.name.c_str(), s.str().c_str());
+  for (const fmt::TensorSig &s : r.outputs)
+    std::printf("output %s: %s\n", s.name.c_str(), s.str().c_str());
+  return 0;
+}
+
+double element(const void *data, int32_t dtype, size_t i) {
+  const char *p = static_cast<const char *>(data);
+  auto get = [&](auto zero) {
+    decltype(zero) v;
+    std::memcpy(&v, p + i * sizeof v, sizeof v);
+    return v;
+  };
+  switch (dtype) {
+  case SHARDC_FLOAT32:
+    return get(float());
+  case SHARDC_FLOAT64:
+    return get(double());
+  case SHARDC_FLOAT16:
+    return sc_h2f(get(uint16_t()));
+  case SHARDC_BFLOAT16:
+    return sc_bf2f(get(uint16_t()));
+  case SHARDC_INT8:
+    return get(int8_t());
+  case SHARDC_UINT8:
+  case SHARDC_BOOL:
+    return get(uint8_t());
+  case SHARDC_INT16:
+    return get(int16_t());
+  case SHARDC_UINT16:
+    return get(uint16_t());
+  case SHARDC_INT32:
+    return get(int32_t());
+  case SHARDC_UINT32:
+    return get(uint32_t());
+  case SHARDC_INT64:
+    return static_cast<double>(get(int64_t()));
+  case SHARDC_UINT64:
+    return static_cast<double>(get(uint64_t()));
+  default:
+    return 0;
+  }
+}
+
+std::string formatValue(const void *data, int32_t dtype, size_t i) {
+  char buf[64];
+  if (dtype == SHARDC_INT64) {
+    int64_t v;
+    std::memcpy(&v, static_cast<const char *>(data) + i * 8, 8);
+    std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
+  } else if (dtype == SHARDC_UINT64) {
+    uint64_t v;
+    std::memcpy(&v, static_cast<const char *>(data) + i * 8, 8);
+    std::snprintf(buf, sizeof buf, "%llu", static_cast<unsigned long long>(v));
+  } else {
+    std::snprintf(buf, sizeof buf, "%.6g", element(data, dtype, i));
+  }
+  return buf;
+}
+
+void printSummary(const shardc_tensor_info &info, const void *data) {
+  size_t esize = shardc_dtype_size(info.dtype);
+  size_t n = esize ? info.bytes / esize : 0;
+  std::string line =
+      std::string(info.name) + ": " +
+      fmt::formatSig(info.dtype, info.dims, static_cast<size_t>(info.rank));
+  if (n == 0) {
+    std::printf("%s (empty)\n", line.c_str());
+    return;
+  }
+  line += " [";
+  const size_t shown = std::min<size_t>(n, 6);
+  for (size_t i = 0; i < shown; ++i)
+    line += (i ? ", " : "") + formatValue(data, info.dtype, i);
+  line += n > shown ? ", ...]" : "]";
+  double mn = INFINITY, mx = -INFINITY, sum = 0;
+  size_t nans = 0;
+  for (size_t i = 0; i < n; ++i) {
+    double v = element(data, info.dtype, i);
+    if (std::isnan(v)) {
+      ++nans;
+      continue;
+    }
+    mn = std::min(mn, v);
+    mx = std::max(mx, v);
+    sum += v;
+  }
+  char stats[160];
+  if (nans == n)
+    std::snprintf(stats, sizeof stats, " min=nan max=nan mean=nan");
+  else
+    std::snprintf(stats, sizeof stats, " min=%.6g max=%.6g mean=%.6g", mn, mx,
+                  sum / static_cast<double>(n - nans));
+  line += stats;
+  if (nans)
+    line += " nan=" + std::to_string(nans);
+  std::printf("%s\n", line.c_str());
+}
+
+std::string sanitize(const std::string &name) {
+  std::string s = name;
+  for (char &c : s)
+    if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+          (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'))
+      c = '_';
+  return s;
+}
+
+void makeDirs(const std::string &dir) {
+  std::string path;
+  size_t pos = 0;
+  while (pos != std::string::npos) {
+    pos = dir.find('/', pos + 1);
+    path = dir.substr(0, pos);
+    if (path.empty() || path == "/")
+      continue;
+    if (::mkdir(path.c_str(), 0777) != 0 && errno != EEXIST)
+      die("cannot create directory '" + path + "': " + std::strerror(errno));
+  }
+  struct stat st;
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    die("cannot create directory '" + dir + "': not a directory");
+}
+
+/// float32 data read for a bfloat16 input (.npy has no bfloat16).
+void convertToBf16(Tensor &t) {
+  std::vector<uint8_t> out(t.data.size() / 2);
+  for (size_t i = 0; i < out.size() / 2; ++i) {
+    float f;
+    std::memcpy(&f, t.data.data() + 4 * i, 4);
+    uint16_t h = sc_f2bf(f);
+    std::memcpy(out.data() + 2 * i, &h, 2);
+  }
+  t.data = std::move(out);
+  t.dtype = SHARDC_BFLOAT16;
+}
+
+void check(shardc_status s) {
+  if (s != SHARDC_OK)
+    die(shardc_last_error());
+}
+
+void bindInputs(shardc_model *m, const Options &o) {
+  for (const auto &[name, file] : o.inputs) {
+    Tensor t;
+    std::string error;
+    if (!shardc::io::readTensor(file, t, error))
+      die("input '" + name + "': " + error);
+    for (int i = 0; i < shardc_num_inputs(m); ++i) {
+      shardc_tensor_info info;
+      check(shardc_input_info(m, i, &info));
+      if (name == info.name && info.dtype == SHARDC_BFLOAT16 &&
+          t.dtype == SHARDC_FLOAT32) {
+        note("input '" + name + "': converting float32 to bfloat16");
+        convertToBf16(t);
+      }
+    }
+    check(shardc_bind_input(m, name.c_str(), t.dtype,
+                            static_cast<int32_t>(t.dims.size()), t.dims.data(),
+                            t.data.data(), t.data.size()));
+  }
+  for (int i = 0; i < shardc_num_inputs(m); ++i) {
+    shardc_tensor_info info;
+    check(shardc_input_info(m, i, &info));
+    bool given = false;
+    for (const auto &in : o.inputs)
+      given |= in.first == info.name;
+    if (given)
+      continue;
+    if (!o.benchmark)
+      die(std::string("input '") + info.name + "' is not bound (give --input " +
+          info.name + "=FILE)");
+    note(std::string("input '") + info.name + "' not given; using zeros");
+    std::vector<uint8_t> zeros(info.bytes, 0);
+    check(shardc_bind_input(m, info.name, info.dtype, info.rank, info.dims,
+                            zeros.data(), zeros.size()));
+  }
+}
+
+void benchmark(shardc_model *m, const Options &o) {
+  using Clock = std::chrono::steady_clock;
+  for (long i = 0; i < o.warmup; ++i)
+    check(shardc_run(m));
+  std::vector<double> ms;
+  ms.reserve(static_cast<size_t>(o.iterations));
+  auto start = Clock::now();
+  for (long i = 0; i < o.iterations; ++i) {
+    auto t0 = Clock::now();
+    check(shardc_run(m));
+    ms.push_back(
+        std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+  }
+  double total = std::chrono::duration<double>(Clock::now() - start).count();
+  std::vector<double> sorted = ms;
+  std::sort(sorted.begin(), sorted.end());
+  auto pct = [&](double p) {
+    size_t rank = static_cast<size_t>(std::ceil(p / 100.0 * sorted.size()));
+    return sorted[rank ? rank - 1 : 0];
+  };
+  double mean = 0;
+  for (double v : ms)
+    mean += v;
+  mean /= static_cast<double>(ms.size());
+  std::fprintf(stderr, "%s: benchmark: %ld warm-up runs, %ld timed runs\n",
+               progName.c_str(), o.warmup, o.iterations);
+  std::printf("latency_ms p50=%.3f p90=%.3f p99=%.3f mean=%.3f "
+              "throughput=%.2f\n",
+              pct(50), pct(90), pct(99), mean,
+              total > 0 ? static_cast<double>(o.iterations) / total : 0.0);
+}
+
+void writeOutputs(shardc_model *m, const Options &o) {
+  makeDirs(o.outputDir);
+  std::set<std::string> used;
+  for (int i = 0; i < shardc_num_outputs(m); ++i) {
+    shardc_tensor_info info;
+    const void *data;
+    size_t bytes;
+    check(shardc_output_info(m, i, &info));
+    check(shardc_output(m, i, &data, &bytes));
+    Tensor t;
+    t.name = info.name;
+    t.dtype = info.dtype;
+    t.dims.assign(info.dims, info.dims + info.rank);
+    const uint8_t *p = static_cast<const uint8_t *>(data);
+    t.data.assign(p, p + bytes);
+    std::string base = sanitize(info.name);
+    if (base.empty())
+      base = "output" + std::to_string(i);
+    if (used.count(base))
+      base += "_" + std::to_string(i);
+    used.insert(base);
+    std::string path = o.outputDir + "/" + base + "." + o.outputFormat;
+    std::string error;
+    bool ok;
+    if (o.outputFormat == "pb") {
+      ok = shardc::io::writePb(path, t, error);
+    } else {
+      if (t.dtype == SHARDC_BFLOAT16) {
+        note(std::string("output '") + info.name +
+             "' is bfloat16; writing float32 (.npy has no bfloat16)");
+        std::vector<uint8_t> f(t.data.size() * 2);
+        for (size_t k = 0; k < t.data.size() / 2; ++k) {
+          uint16_t h;
+          std::memcpy(&h, t.data.data() + 2 * k, 2);
+          float v = sc_bf2f(h);
+          std::memcpy(f.data() + 4 * k, &v, 4);
+        }
+        t.data = std::move(f);
+        t.dtype = SHARDC_FLOAT32;
+      }
+      ok = shardc::io::writeNpy(path, t, error);
+    }
+    if (!ok)
+      die(error);
+  }
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc > 0 && argv[0] && *argv[0]) {
+    progName = argv[0];
+    size_t slash = progName.rfind('/');
+    if (slash != std::string::npos)
+      progName = progName.substr(slash + 1);
+  }
+  Options o = parseArgs(argc, argv);
+  if (o.info)
+    return printInfo();
+  if (o.threads > 0)
+    shardc_set_threads(static_cast<int>(o.threads));
+  int worldSize = shardc_world_size(&shardc_model_program);
+  if (worldSize < 0)
+    die(shardc_last_error());
+  if (worldSize > 1)
+    die("this model is partitioned for " + std::to_string(worldSize) +
+        " ranks; this runtime runs only world size 1");
+  std::string weights =
+      o.weights.empty() ? defaultWeightsPath(argv[0]) : o.weights;
+  shardc_model *m = nullptr;
+  check(shardc_load(&shardc_model_program, weights.c_str(), 0, &m));
+  bindInputs(m, o);
+  if (o.benchmark)
+    benchmark(m, o);
+  else
+    check(shardc_run(m));
+  if (!o.outputDir.empty()) {
+    writeOutputs(m, o);
+  } else if (!o.benchmark) {
+    for (int i = 0; i < shardc_num_outputs(m); ++i) {
+      shardc_tensor_info info;
+      const void *data;
+      size_t bytes;
+      check(shardc_output_info(m, i, &info));
+      check(shardc_output(m, i, &data, &bytes));
+      printSummary(info, data);
+    }
+  }
+  shardc_free(m);
+  return 0;
+}

@@ -1,0 +1,143 @@
+//===- KernOps.cpp - kern dialect verifiers --------------------------------===//
+
+#include "dialects/Kern/IR/KernOps.h"
+
+using namespace mlir;
+using namespace shardc::kern;
+
+Type shardc::kern::bodyType(Type elementType) {
+  if (auto it = dyn_cast<IntegerType>(elementType))
+    return IntegerType::get(it.getContext(), it.getWidth());
+  return elementType;
+}
+
+int64_t shardc::kern::elementBytes(Type t) {
+  return std::max<int64_t>(1, t.getIntOrFloatBitWidth() / 8);
+}
+
+SmallVector<int64_t> shardc::kern::rowMajorStrides(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  return strides;
+}
+
+LogicalResult WeightOp::verify() {
+  auto type = cast<ShapedType>(getValue().getType());
+  MemRefType buffer = getBuffer().getType();
+  if (type.getShape() != buffer.getShape() ||
+      type.getElementType() != buffer.getElementType())
+    return emitOpError("value type ") << type << " does not match " << buffer;
+  return success();
+}
+
+LogicalResult ViewOp::verify() {
+  MemRefType from = getSource().getType(), to = getResult().getType();
+  if (from.getElementType() != to.getElementType() ||
+      from.getNumElements() != to.getNumElements())
+    return emitOpError("cannot view ") << from << " as " << to;
+  return success();
+}
+
+/// Checks one strided access per operand against the iteration space and the
+/// operand's buffer, and the body's signature.
+static LogicalResult verifyKernel(Operation *op, ValueRange inputs,
+                                  ValueRange outputs, ArrayRef<int64_t> shape,
+                                  ArrayAttr layouts, Region &body) {
+  size_t numOperands = inputs.size() + outputs.size();
+  if (layouts.size() != numOperands)
+    return op->emitOpError("has ") << layouts.size() << " layouts for "
+                                   << numOperands << " operands";
+  bool empty = llvm::any_of(shape, [](int64_t n) { return n == 0; });
+  for (auto [i, attr] : llvm::enumerate(layouts)) {
+    auto layout = dyn_cast<DenseI64ArrayAttr>(attr);
+    if (!layout || layout.size() != static_cast<int64_t>(shape.size()) + 1)
+      return op->emitOpError("layout #")
+             << i << " must be [offset, one stride per dim]";
+    if (empty)
+      continue;
+    int64_t lo = layout[0], hi = layout[0];
+    for (size_t d = 0; d < shape.size(); ++d) {
+      int64_t span = layout[d + 1] * (shape[d] - 1);
+      (span < 0 ? lo : hi) += span;
+    }
+    Value operand = i < inputs.size() ? inputs[i] : outputs[i - inputs.size()];
+    int64_t size = cast<MemRefType>(operand.getType()).getNumElements();
+    if (lo < 0 || hi >= size)
+      return op->emitOpError("operand #")
+             << i << " is accessed at [" << lo << ", " << hi
+             << "], outside its " << size << " elements";
+  }
+  Block &block = body.front();
+  if (block.getNumArguments() != inputs.size())
+    return op->emitOpError("body takes ") << block.getNumArguments()
+                                          << " arguments for " << inputs.size()
+                                          << " inputs";
+  for (auto [arg, input] : llvm::zip(block.getArguments(), inputs)) {
+    Type want = bodyType(cast<MemRefType>(input.getType()).getElementType());
+    if (arg.getType() != want)
+      return op->emitOpError("body argument type ")
+             << arg.getType() << " should be " << want;
+  }
+  auto yield = cast<YieldOp>(block.getTerminator());
+  if (yield.getValues().size() != outputs.size())
+    return op->emitOpError("body yields ") << yield.getValues().size()
+                                           << " values for " << outputs.size()
+                                           << " outputs";
+  for (auto [value, output] : llvm::zip(yield.getValues(), outputs)) {
+    Type want = bodyType(cast<MemRefType>(output.getType()).getElementType());
+    if (value.getType() != want)
+      return op->emitOpError("body yields ")
+             << value.getType() << " for an output of " << want;
+  }
+  return success();
+}
+
+LogicalResult MapOp::verify() {
+  return verifyKernel(*this, getInputs(), getOutputs(), getShape(),
+                      getLayouts(), getBody());
+}
+
+LogicalResult ReduceOp::verify() {
+  if (failed(verifyKernel(*this, getInputs(), getOutputs(), getShape(),
+                          getLayouts(), getBody())))
+    return failure();
+  if (getOutputs().size() != 1)
+    return emitOpError("has one output");
+  StringRef kind = getKind();
+  if (kind != "sum" && kind != "max" && kind != "min" && kind != "mean")
+    return emitOpError("unknown reduction kind '") << kind << "'";
+  auto outLayout = cast<DenseI64ArrayAttr>(getLayouts()[getInputs().size()]);
+  for (int64_t d : getReduceDims()) {
+    if (d < 0 || d >= static_cast<int64_t>(getShape().size()))
+      return emitOpError("reduce dim ") << d << " out of range";
+    if (outLayout[d + 1] != 0)
+      return emitOpError("output stride along reduce dim ")
+             << d << " must be 0";
+  }
+  return success();
+}
+
+LogicalResult MatmulOp::verify() {
+  ArrayRef<int64_t> a = getA().getType().getShape(),
+                    b = getB().getType().getShape(),
+                    y = getY().getType().getShape();
+  size_t r = y.size();
+  if (r < 2 || a.size() != r || b.size() != r)
+    return emitOpError("a, b and y need the same rank >= 2");
+  int64_t m = getTransA() ? a[r - 1] : a[r - 2];
+  int64_t k = getTransA() ? a[r - 2] : a[r - 1];
+  int64_t kb = getTransB() ? b[r - 1] : b[r - 2];
+  int64_t n = getTransB() ? b[r - 2] : b[r - 1];
+  if (k != kb || m != y[r - 2] || n != y[r - 1])
+    return emitOpError("shapes do not multiply: ")
+           << getA().getType() << " x " << getB().getType() << " into "
+           << getY().getType();
+  for (size_t d = 0; d + 2 < r; ++d)
+    if ((a[d] != y[d] && a[d] != 1) || (b[d] != y[d] && b[d] != 1))
+      return emitOpError("batch dim ") << d << " does not broadcast";
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "dialects/Kern/IR/KernOps.cpp.inc"

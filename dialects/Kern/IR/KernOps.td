@@ -1,0 +1,178 @@
+//===- KernOps.td - kern dialect operations --------------------*- tablegen -*-===//
+
+#ifndef SHARDC_KERN_OPS
+#define SHARDC_KERN_OPS
+
+include "dialects/Kern/IR/KernDialect.td"
+include "mlir/IR/OpBase.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+class Kern_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Kern_Dialect, mnemonic, traits>;
+
+def Kern_Buffer : StaticShapeMemRefOf<[AnyType]>;
+
+//===----------------------------------------------------------------------===//
+// Buffers
+//===----------------------------------------------------------------------===//
+
+def Kern_AllocOp : Kern_Op<"alloc", [Pure]> {
+  let summary = "a buffer in the rank's arena";
+  let description = [{
+    `offset` (bytes from the arena base) is set by the memory plan
+    (`kern-plan-memory`); before it the buffer has no place yet.
+  }];
+  let arguments = (ins OptionalAttr<I64Attr>:$offset);
+  let results = (outs Kern_Buffer:$buffer);
+  let assemblyFormat = "attr-dict `:` type($buffer)";
+}
+
+def Kern_WeightOp : Kern_Op<"weight", [Pure]> {
+  let summary = "a constant tensor stored in the rank's weights section";
+  let description = [{
+    `value` holds the data (usually a `dense_resource` blob shared with the
+    importer, so no copy is made). `offset` (bytes from the start of the
+    section) is set by `kern-plan-weights`.
+  }];
+  let arguments = (ins ElementsAttr:$value, OptionalAttr<I64Attr>:$offset);
+  let results = (outs Kern_Buffer:$buffer);
+  let assemblyFormat = "attr-dict `:` type($buffer)";
+  let hasVerifier = 1;
+}
+
+def Kern_ViewOp : Kern_Op<"view", [Pure]> {
+  let summary = "the same bytes with another shape (a reshape without copy)";
+  let arguments = (ins Kern_Buffer:$source);
+  let results = (outs Kern_Buffer:$result);
+  let assemblyFormat = "$source attr-dict `:` type($source) `to` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Generated kernels
+//===----------------------------------------------------------------------===//
+
+def Kern_MapOp : Kern_Op<"map", [AttrSizedOperandSegments,
+                                 SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "a generated elementwise kernel over a strided iteration space";
+  let description = [{
+    For every index `i` of the iteration space `shape`, loads each input at
+    `offset + sum(i[d] * stride[d])` (its `layouts` entry is
+    `[offset, stride_0, ..., stride_(n-1) ]`, in elements of its buffer),
+    runs the body on the loaded scalars and stores the yielded values into
+    the outputs the same way. Zero strides broadcast; negative strides walk
+    backwards. One op covers elementwise arithmetic, broadcasting, casts,
+    transposes, slices, concatenation (one map per piece, writing at an
+    offset) and splits. `kern.index` gives the body the current index.
+
+    The body uses signless integers (as `arith` requires); the buffers keep
+    their signedness, which decides how loads extend and which `arith` op the
+    lowering picked.
+  }];
+  let arguments = (ins Variadic<Kern_Buffer>:$inputs,
+                       Variadic<Kern_Buffer>:$outputs,
+                       DenseI64ArrayAttr:$shape, ArrayAttr:$layouts);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    (`ins` `(` $inputs^ `:` type($inputs) `)`)? `outs` `(` $outputs `:`
+    type($outputs) `)` attr-dict-with-keyword $body
+  }];
+  let hasVerifier = 1;
+}
+
+def Kern_ReduceOp : Kern_Op<"reduce", [AttrSizedOperandSegments,
+                                       SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "a generated reduction over some dims of an iteration space";
+  let description = [{
+    Like `kern.map`, but the dims in `reduce_dims` are combined with `kind`
+    (`sum`, `max`, `min`, `mean`) into the single output, whose layout has
+    zero strides on them. The body computes the value to combine from the
+    loaded inputs. Accumulation is in at least fp32; an empty reduction gives
+    the identity (0, or -inf / +inf).
+  }];
+  let arguments = (ins Variadic<Kern_Buffer>:$inputs,
+                       Variadic<Kern_Buffer>:$outputs,
+                       DenseI64ArrayAttr:$shape, ArrayAttr:$layouts,
+                       DenseI64ArrayAttr:$reduce_dims, StrAttr:$kind);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $kind (`ins` `(` $inputs^ `:` type($inputs) `)`)? `outs` `(` $outputs `:`
+    type($outputs) `)` attr-dict-with-keyword $body
+  }];
+  let hasVerifier = 1;
+}
+
+def Kern_YieldOp : Kern_Op<"yield", [Pure, Terminator,
+                                     ParentOneOf<["MapOp", "ReduceOp"]>]> {
+  let summary = "the scalar results of a kernel body";
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+  let builders = [OpBuilder<(ins), [{ }]>];
+}
+
+def Kern_IndexOp : Kern_Op<"index", [Pure]> {
+  let summary = "the current index along one dim of the iteration space";
+  let arguments = (ins I64Attr:$dim);
+  let results = (outs I64:$result);
+  let assemblyFormat = "$dim attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Library calls
+//===----------------------------------------------------------------------===//
+
+def Kern_MatmulOp : Kern_Op<"matmul"> {
+  let summary = "y = alpha * op(a) x op(b) + bias + beta * y (oneDNN, cuBLASLt)";
+  let description = [{
+    `a`, `b` and `y` have the same rank (>= 2); batch dims broadcast where
+    they are 1; `trans_a` / `trans_b` transpose the last two dims. `bias`
+    (optional) has `y`'s rank with dims 1 or equal. A non-zero `beta`
+    accumulates onto what `y` holds.
+  }];
+  let arguments = (ins Kern_Buffer:$a, Kern_Buffer:$b,
+                       Optional<Kern_Buffer>:$bias, Kern_Buffer:$y,
+                       DefaultValuedAttr<BoolAttr, "false">:$trans_a,
+                       DefaultValuedAttr<BoolAttr, "false">:$trans_b,
+                       DefaultValuedAttr<F32Attr, "1.0">:$alpha,
+                       DefaultValuedAttr<F32Attr, "0.0">:$beta);
+  let assemblyFormat = [{
+    $a `,` $b (`bias` $bias^)? `into` $y attr-dict `:` type($a) `,` type($b)
+    (`,` type($bias)^)? `into` type($y)
+  }];
+  let hasVerifier = 1;
+}
+
+def Kern_ConvOp : Kern_Op<"conv"> {
+  let summary = "N-D grouped (transposed) convolution (oneDNN, cuDNN)";
+  let arguments = (ins Kern_Buffer:$x, Kern_Buffer:$w,
+                       Optional<Kern_Buffer>:$bias, Kern_Buffer:$y,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$dilations,
+                       DenseI64ArrayAttr:$pads, I64Attr:$group,
+                       UnitAttr:$transposed);
+  let assemblyFormat = [{
+    $x `,` $w (`bias` $bias^)? `into` $y attr-dict `:` type($x) `,` type($w)
+    (`,` type($bias)^)? `into` type($y)
+  }];
+}
+
+def Kern_CallOp : Kern_Op<"call", [AttrSizedOperandSegments]> {
+  let summary = "a call of a runtime kernel";
+  let description = [{
+    Calls the runtime kernel `callee` (declared in `shardc/cpu.h`). `args`
+    lists its C arguments in order: the strings `"%dN"` and `"%pN"` are the
+    descriptor and data pointer of operand N (inputs, then outputs),
+    `"%null"` a null pointer, `"%descs"` / `"%ptrs"` arrays of every input's
+    descriptor / pointer; other strings are C string literals, integers and
+    floats are literals and dense arrays are static constant arrays.
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$callee,
+                       Variadic<Kern_Buffer>:$inputs,
+                       Variadic<Kern_Buffer>:$outputs, ArrayAttr:$args);
+  let assemblyFormat = [{
+    $callee (`ins` `(` $inputs^ `:` type($inputs) `)`)? `outs` `(` $outputs
+    `:` type($outputs) `)` attr-dict
+  }];
+}
+
+#endif // SHARDC_KERN_OPS

@@ -1,0 +1,28 @@
+//===- Passes.td - conversion passes ---------------------------*- tablegen -*-===//
+
+#ifndef SHARDC_CONVERSION_PASSES
+#define SHARDC_CONVERSION_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertGraphToKern : Pass<"convert-graph-to-kern", "mlir::ModuleOp"> {
+  let summary = "Lower the graph dialect to bufferized kern kernels";
+  let description = [{
+    Rewrites `func.func @main` from value-semantic graph tensors to a kern
+    program on memrefs, in destination-passing style: graph inputs become
+    `kern.input` arguments, graph results `kern.output` arguments the
+    producing kernels write into directly, intermediates `kern.alloc`
+    buffers, constants `kern.weight` buffers (created only where a kernel
+    reads them: a splat read by an elementwise kernel becomes a constant of
+    its body) and reshapes `kern.view`s. Every graph op becomes a generated
+    kernel (`kern.map`, `kern.reduce`) or a library call (`kern.matmul`,
+    `kern.conv`, `kern.call`). An op or configuration with no lowering is an
+    error that names the op.
+  }];
+  let dependentDialects = ["shardc::kern::KernDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::math::MathDialect",
+                           "mlir::func::FuncDialect"];
+}
+
+#endif // SHARDC_CONVERSION_PASSES

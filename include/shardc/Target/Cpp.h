@@ -1,0 +1,41 @@
+//===- Cpp.h - the C++ (CPU) target -----------------------------*- C++ -*-===//
+//
+// Turns a planned kern module (after kern-plan-memory and kern-plan-weights)
+// into the rank's weights section, the plan and one C++ translation unit
+// that implements `shardc_model_program` (runtime/include/shardc/cpu.h).
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_TARGET_CPP_H
+#define SHARDC_TARGET_CPP_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace shardc {
+
+/// What the C++ target produced besides the source.
+struct CppArtifacts {
+  std::vector<char> weights; ///< the rank's weights section
+  uint64_t modelHash = 0;
+  unsigned numKernels = 0;   ///< generated kernels
+  unsigned numLibraryCalls = 0;
+  uint64_t arenaBytes = 0;
+};
+
+/// Builds the weights section and writes the C++ source for a planned kern
+/// module (world size 1). Fails with a diagnostic on the module.
+mlir::LogicalResult emitCpp(mlir::ModuleOp module, llvm::raw_ostream &os,
+                            CppArtifacts &artifacts);
+
+/// Writes a weights file holding one section per rank.
+bool writeWeightsFile(const std::string &path, uint64_t modelHash,
+                      const std::vector<const std::vector<char> *> &sections,
+                      std::string &error);
+
+} // namespace shardc
+
+#endif // SHARDC_TARGET_CPP_H

@@ -1,0 +1,307 @@
+//===- GraphToKern.cpp - the convert-graph-to-kern pass --------------------===//
+//
+// Builds the bufferized kern function next to the graph one, op by op in
+// program order, then replaces it. The per-family lowerings live in
+// Lower*.cpp; this file holds the buffer bookkeeping and kernel builders.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+#include "shardc/Conversion/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace shardc {
+#define GEN_PASS_DEF_CONVERTGRAPHTOKERN
+#include "shardc/Conversion/Passes.h.inc"
+} // namespace shardc
+
+using namespace mlir;
+using namespace shardc;
+using namespace shardc::kern;
+
+//===----------------------------------------------------------------------===//
+// KernLowering
+//===----------------------------------------------------------------------===//
+
+Value KernLowering::get(Value v) {
+  auto it = buffers.find(v);
+  if (it != buffers.end())
+    return it->second;
+  auto constant = v.getDefiningOp<graph::ConstantOp>();
+  assert(constant && "graph value lowered before its producer");
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(entry);
+  auto type = cast<ShapedType>(v.getType());
+  Value weight = b.create<WeightOp>(
+      constant.getLoc(), MemRefType::get(type.getShape(), type.getElementType()),
+      constant.getValue(), IntegerAttr());
+  buffers[v] = weight;
+  return weight;
+}
+
+Value KernLowering::result(Value v, bool optional) {
+  auto pending = pendingOutputs.find(v);
+  if (pending != pendingOutputs.end() && !pending->second.empty()) {
+    Value out = pending->second.front();
+    pending->second.erase(pending->second.begin());
+    if (pending->second.empty())
+      pendingOutputs.erase(pending);
+    buffers[v] = out;
+    return out;
+  }
+  if (optional && v.use_empty())
+    return Value();
+  Value buffer = alloc(v.getLoc(), shapeOf(v), elemOf(v));
+  buffers[v] = buffer;
+  return buffer;
+}
+
+std::optional<TypedAttr> KernLowering::splat(Value v) {
+  auto constant = v.getDefiningOp<graph::ConstantOp>();
+  if (!constant)
+    return std::nullopt;
+  auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+  if (!dense || !dense.isSplat())
+    return std::nullopt;
+  return dense.getSplatValue<TypedAttr>();
+}
+
+Value KernLowering::view(Location loc, Value buffer, ArrayRef<int64_t> shape) {
+  auto type = cast<MemRefType>(buffer.getType());
+  if (type.getShape() == shape)
+    return buffer;
+  return b.create<ViewOp>(loc, MemRefType::get(shape, type.getElementType()),
+                          buffer);
+}
+
+Value KernLowering::alloc(Location loc, ArrayRef<int64_t> shape, Type elem) {
+  return b.create<AllocOp>(loc, MemRefType::get(shape, elem), IntegerAttr());
+}
+
+Access KernLowering::dense(Value buffer) {
+  Access a{buffer, {0}};
+  a.layout.append(rowMajorStrides(cast<MemRefType>(buffer.getType()).getShape()));
+  return a;
+}
+
+Access KernLowering::broadcast(Value buffer, ArrayRef<int64_t> iter) {
+  ArrayRef<int64_t> shape = cast<MemRefType>(buffer.getType()).getShape();
+  SmallVector<int64_t> strides = rowMajorStrides(shape);
+  Access a{buffer, {0}};
+  size_t lead = iter.size() - shape.size();
+  for (size_t d = 0; d < iter.size(); ++d) {
+    if (d < lead) {
+      a.layout.push_back(0);
+      continue;
+    }
+    size_t s = d - lead;
+    a.layout.push_back(shape[s] == 1 && iter[d] != 1 ? 0 : strides[s]);
+  }
+  return a;
+}
+
+static ArrayAttr layoutsAttr(OpBuilder &b, ArrayRef<Access> ins,
+                             ArrayRef<Access> outs) {
+  SmallVector<Attribute> layouts;
+  for (const Access &a : ins)
+    layouts.push_back(b.getDenseI64ArrayAttr(a.layout));
+  for (const Access &a : outs)
+    layouts.push_back(b.getDenseI64ArrayAttr(a.layout));
+  return b.getArrayAttr(layouts);
+}
+
+template <typename OpTy>
+static void buildBody(OpBuilder &b, Location loc, OpTy op,
+                      ArrayRef<Access> ins, const BodyFn &body) {
+  Block *block = new Block();
+  op.getBody().push_back(block);
+  for (const Access &a : ins)
+    block->addArgument(
+        bodyType(cast<MemRefType>(a.buffer.getType()).getElementType()), loc);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(block);
+  Scalar s{b, loc};
+  SmallVector<Value> results = body(s, block->getArguments());
+  b.create<YieldOp>(loc, results);
+}
+
+Operation *KernLowering::map(Location loc, ArrayRef<int64_t> shape,
+                             ArrayRef<Access> ins, ArrayRef<Access> outs,
+                             const BodyFn &body) {
+  SmallVector<Value> inBufs, outBufs;
+  for (const Access &a : ins)
+    inBufs.push_back(a.buffer);
+  for (const Access &a : outs)
+    outBufs.push_back(a.buffer);
+  auto op = b.create<MapOp>(loc, inBufs, outBufs,
+                            b.getDenseI64ArrayAttr(shape),
+                            layoutsAttr(b, ins, outs));
+  buildBody(b, loc, op, ins, body);
+  return op;
+}
+
+Operation *KernLowering::reduce(Location loc, StringRef kind,
+                                ArrayRef<int64_t> shape,
+                                ArrayRef<int64_t> reduceDims,
+                                ArrayRef<Access> ins, Access out,
+                                const BodyFn &body) {
+  SmallVector<Value> inBufs;
+  for (const Access &a : ins)
+    inBufs.push_back(a.buffer);
+  auto op = b.create<ReduceOp>(
+      loc, inBufs, ValueRange{out.buffer}, b.getDenseI64ArrayAttr(shape),
+      layoutsAttr(b, ins, {out}), b.getDenseI64ArrayAttr(reduceDims),
+      b.getStringAttr(kind));
+  buildBody(b, loc, op, ins, body);
+  return op;
+}
+
+Operation *KernLowering::call(Location loc, StringRef callee, ValueRange ins,
+                              ValueRange outs, ArrayRef<Attribute> args) {
+  return b.create<CallOp>(loc, FlatSymbolRefAttr::get(b.getContext(), callee),
+                          ins, outs, b.getArrayAttr(args));
+}
+
+void KernLowering::copy(Location loc, Value src, Value dst) {
+  ArrayRef<int64_t> shape = cast<MemRefType>(dst.getType()).getShape();
+  map(loc, shape, {dense(src)}, {dense(dst)},
+      [](Scalar &, ValueRange args) { return SmallVector<Value>(args); });
+}
+
+LogicalResult KernLowering::elementwise(Operation *op, ValueRange operands,
+                                        const BodyFn &body) {
+  Value res = op->getResult(0);
+  ArrayRef<int64_t> shape = shapeOf(res);
+  SmallVector<Access> ins;
+  SmallVector<std::optional<TypedAttr>> splats;
+  for (Value v : operands) {
+    splats.push_back(splat(v));
+    if (!splats.back())
+      ins.push_back(broadcast(get(v), shape));
+  }
+  Access out = dense(result(res));
+  map(op->getLoc(), shape, ins, {out}, [&](Scalar &s, ValueRange args) {
+    SmallVector<Value> full;
+    size_t next = 0;
+    for (auto [v, sp] : llvm::zip(operands, splats)) {
+      if (!sp) {
+        full.push_back(args[next++]);
+        continue;
+      }
+      Type t = bodyType(sp->getType());
+      Attribute attr = *sp;
+      if (auto ia = dyn_cast<IntegerAttr>(attr))
+        attr = IntegerAttr::get(t, ia.getValue());
+      full.push_back(s.b.create<arith::ConstantOp>(s.loc, cast<TypedAttr>(attr)));
+    }
+    return body(s, full);
+  });
+  return success();
+}
+
+LogicalResult KernLowering::fail(Operation *op, const Twine &msg) {
+  return op->emitError() << "cannot lower '" << op->getName() << "': " << msg;
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct ConvertGraphToKernPass
+    : shardc::impl::ConvertGraphToKernBase<ConvertGraphToKernPass> {
+  void runOnOperation() override;
+};
+} // namespace
+
+static StringAttr nameOf(DictionaryAttr attrs, unsigned i, StringRef prefix,
+                         Builder &b) {
+  if (attrs)
+    if (auto name = attrs.getAs<StringAttr>("graph.name"))
+      return name;
+  return b.getStringAttr(prefix + std::to_string(i));
+}
+
+void ConvertGraphToKernPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  auto func = module.lookupSymbol<func::FuncOp>("main");
+  if (!func) {
+    module.emitError("no func.func @main to lower");
+    return signalPassFailure();
+  }
+  static const LoweringTable table = [] {
+    LoweringTable t;
+    addElementwiseLowerings(t);
+    addShapeLowerings(t);
+    addLinalgLowerings(t);
+    addConvLowerings(t);
+    addSelectionLowerings(t);
+    addQuantLowerings(t);
+    return t;
+  }();
+
+  FunctionType type = func.getFunctionType();
+  auto toMemRef = [](Type t) {
+    auto st = cast<ShapedType>(t);
+    return MemRefType::get(st.getShape(), st.getElementType());
+  };
+  SmallVector<Type> argTypes;
+  for (Type t : type.getInputs())
+    argTypes.push_back(toMemRef(t));
+  for (Type t : type.getResults())
+    argTypes.push_back(toMemRef(t));
+
+  OpBuilder b(func);
+  auto kernFunc = b.create<func::FuncOp>(
+      func.getLoc(), "main", FunctionType::get(&getContext(), argTypes, {}));
+  unsigned numInputs = type.getNumInputs();
+  for (unsigned i = 0; i < numInputs; ++i)
+    kernFunc.setArgAttr(i, "kern.input",
+                        nameOf(func.getArgAttrDict(i), i, "input", b));
+  for (unsigned i = 0; i < type.getNumResults(); ++i)
+    kernFunc.setArgAttr(numInputs + i, "kern.output",
+                        nameOf(func.getResultAttrDict(i), i, "output", b));
+
+  Block *entry = kernFunc.addEntryBlock();
+  b.setInsertionPointToEnd(entry);
+  KernLowering lowering(b, entry);
+  Block &body = func.getBody().front();
+  for (auto [arg, buffer] :
+       llvm::zip(body.getArguments(), entry->getArguments()))
+    lowering.buffers[arg] = buffer;
+  Operation *ret = body.getTerminator();
+  for (auto [i, v] : llvm::enumerate(ret->getOperands()))
+    lowering.pendingOutputs[v].push_back(entry->getArgument(numInputs + i));
+  // Returned block arguments and constants are copied at the end.
+  for (Value arg : body.getArguments())
+    lowering.pendingOutputs.erase(arg);
+
+  bool failed = false;
+  for (Operation &op : body.without_terminator()) {
+    if (isa<graph::ConstantOp>(op))
+      continue; // materialized where read
+    auto it = table.find(op.getName().getStringRef());
+    if (it == table.end()) {
+      op.emitError() << "no kern lowering for '" << op.getName() << "'";
+      failed = true;
+      break;
+    }
+    if (mlir::failed(it->second(&op, lowering))) {
+      failed = true;
+      break;
+    }
+  }
+  if (failed) {
+    kernFunc.erase();
+    return signalPassFailure();
+  }
+  // Outputs nobody wrote directly: views, inputs, constants, duplicates.
+  for (auto [i, v] : llvm::enumerate(ret->getOperands())) {
+    Value out = entry->getArgument(numInputs + i);
+    if (lowering.buffers.lookup(v) != out)
+      lowering.copy(ret->getLoc(), lowering.get(v), out);
+  }
+  b.create<func::ReturnOp>(ret->getLoc());
+  func.erase();
+}

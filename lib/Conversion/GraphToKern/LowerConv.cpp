@@ -1,0 +1,112 @@
+//===- LowerConv.cpp - convolution, pooling and resize ---------------------===//
+//
+// Conv and ConvTranspose become kern.conv (oneDNN). Pooling and Resize call
+// the runtime; GlobalAveragePool is a generated mean reduction.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+
+using namespace mlir;
+using namespace shardc;
+using namespace shardc::kern;
+
+template <typename OpTy>
+static LogicalResult lowerConv(OpTy op, KernLowering &l, bool transposed) {
+  if (!elemOf(op.getInput()).isF32())
+    return l.fail(op, "convolution runs in float32 only (got " +
+                          graph::typeStr(op.getInput().getType()) + ")");
+  size_t spatial = shapeOf(op.getInput()).size() - 2;
+  if (spatial < 1 || spatial > 3)
+    return l.fail(op, "oneDNN takes 1 to 3 spatial dims, not " +
+                          std::to_string(spatial));
+  Value bias = op.getBias() ? l.get(op.getBias()) : Value();
+  Value out = l.result(op.getOutput());
+  l.b.create<ConvOp>(op.getLoc(), l.get(op.getInput()), l.get(op.getWeight()),
+                     bias, out, op.getStridesAttr(), op.getDilationsAttr(),
+                     op.getPadsAttr(), op.getGroupAttr(),
+                     transposed ? l.b.getUnitAttr() : UnitAttr());
+  return success();
+}
+
+template <typename OpTy>
+static LogicalResult lowerPool(OpTy op, KernLowering &l, int32_t kind,
+                               Value indices, bool countIncludePad,
+                               int64_t storageOrder) {
+  if (!Scalar::isFloat(elemOf(op.getInput())))
+    return l.fail(op, "pooling needs a floating-point input");
+  SmallVector<Value> outs{l.result(op.getOutput())};
+  if (indices)
+    outs.push_back(indices);
+  l.call(op.getLoc(), "sc_pool", {l.get(op.getInput())}, outs,
+         {l.desc(0), l.ptr(0), l.desc(1), l.ptr(1), indices ? l.ptr(2) : l.null(),
+          l.i32(kind), l.i64s(op.getKernelShape()), l.i64s(op.getStrides()),
+          l.i64s(op.getDilations()), l.i64s(op.getPads()),
+          l.i32(countIncludePad), l.i32(storageOrder)});
+  return success();
+}
+
+static LogicalResult lowerResize(graph::ResizeOp op, KernLowering &l) {
+  int32_t mode = llvm::StringSwitch<int32_t>(op.getMode())
+                     .Case("nearest", 0).Case("linear", 1).Case("cubic", 2)
+                     .Default(-1);
+  int32_t coord =
+      llvm::StringSwitch<int32_t>(op.getCoordinateTransformationMode())
+          .Case("half_pixel", 0).Case("asymmetric", 1)
+          .Case("pytorch_half_pixel", 2).Case("align_corners", 3)
+          .Case("tf_half_pixel_for_nearest", 4)
+          .Case("half_pixel_symmetric", 5).Default(-1);
+  int32_t nearest = llvm::StringSwitch<int32_t>(op.getNearestMode())
+                        .Case("round_prefer_floor", 0)
+                        .Case("round_prefer_ceil", 1).Case("floor", 2)
+                        .Case("ceil", 3).Default(-1);
+  if (mode < 0)
+    return l.fail(op, "unknown mode '" + op.getMode() + "'");
+  if (coord < 0)
+    return l.fail(op, "coordinate_transformation_mode '" +
+                          op.getCoordinateTransformationMode() +
+                          "' is not supported");
+  if (nearest < 0)
+    return l.fail(op, "unknown nearest_mode '" + op.getNearestMode() + "'");
+  ArrayRef<int64_t> in = shapeOf(op.getInput()), out = shapeOf(op.getOutput());
+  SmallVector<float> scales(op.getScales());
+  if (scales.size() != in.size()) {
+    scales.clear();
+    for (size_t d = 0; d < in.size(); ++d)
+      scales.push_back(in[d] ? static_cast<float>(out[d]) / in[d] : 1.0f);
+  }
+  Value y = l.result(op.getOutput());
+  l.call(op.getLoc(), "sc_resize", {l.get(op.getInput())}, {y},
+         {l.desc(0), l.ptr(0), l.desc(1), l.ptr(1),
+          l.b.getDenseF32ArrayAttr(scales), l.i32(mode), l.i32(coord),
+          l.i32(nearest), l.f32(op.getCubicCoeffA().convertToDouble()),
+          l.i32(op.getExcludeOutside()),
+          l.f32(op.getExtrapolationValue().convertToDouble()),
+          l.i32(op.getAntialias())});
+  return success();
+}
+
+void shardc::kern::addConvLowerings(LoweringTable &t) {
+  addLowering<graph::ConvOp>(t, [](graph::ConvOp op, KernLowering &l) {
+    return lowerConv(op, l, false);
+  });
+  addLowering<graph::ConvTransposeOp>(t, [](graph::ConvTransposeOp op, KernLowering &l) {
+    return lowerConv(op, l, true);
+  });
+  addLowering<graph::MaxPoolOp>(t, [](graph::MaxPoolOp op, KernLowering &l) {
+    Value indices = l.result(op.getIndices(), /*optional=*/true);
+    return lowerPool(op, l, 0, indices, false, op.getStorageOrder());
+  });
+  addLowering<graph::AveragePoolOp>(t, [](graph::AveragePoolOp op, KernLowering &l) {
+    return lowerPool(op, l, 1, Value(), op.getCountIncludePad(), 0);
+  });
+  addLowering<graph::GlobalAveragePoolOp>(t, [](graph::GlobalAveragePoolOp op, KernLowering &l) {
+    SmallVector<int64_t> axes;
+    for (size_t d = 2; d < shapeOf(op.getInput()).size(); ++d)
+      axes.push_back(d);
+    reduceAll(l, op.getLoc(), "mean", op.getInput(), axes,
+              l.result(op.getOutput()));
+    return success();
+  });
+  addLowering<graph::ResizeOp>(t, lowerResize);
+}

@@ -1,0 +1,250 @@
+//===- LowerLinalg.cpp - products, normalization, reductions ---------------===//
+//
+// MatMul and Gemm become kern.matmul (oneDNN) for fp32; fp16/bf16 go
+// through fp32 copies and other dtypes through the runtime's reference
+// kernel. Softmax and LayerNorm call the runtime; BatchNorm is a generated
+// map; reductions are generated kern.reduce kernels.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+
+using namespace mlir;
+using namespace shardc;
+using namespace shardc::kern;
+
+using Values = SmallVector<Value>;
+
+/// A buffer with the same elements converted to `to`.
+static Value converted(KernLowering &l, Location loc, Value buffer, Type to) {
+  auto type = cast<MemRefType>(buffer.getType());
+  Type from = type.getElementType();
+  Value out = l.alloc(loc, type.getShape(), to);
+  l.map(loc, type.getShape(), {KernLowering::dense(buffer)},
+        {KernLowering::dense(out)}, [&](Scalar &s, ValueRange a) {
+          return Values{s.convert(a[0], from, to)};
+        });
+  return out;
+}
+
+static void matmul(KernLowering &l, Location loc, Value a, Value b, Value bias,
+                   Value y, bool transA = false, bool transB = false,
+                   float alpha = 1, float beta = 0) {
+  l.b.create<MatmulOp>(loc, a, b, bias, y, l.b.getBoolAttr(transA),
+                       l.b.getBoolAttr(transB), l.b.getF32FloatAttr(alpha),
+                       l.b.getF32FloatAttr(beta));
+}
+
+static bool isHalf(Type t) { return t.isF16() || t.isBF16(); }
+
+static LogicalResult lowerMatMul(graph::MatMulOp op, KernLowering &l) {
+  Location loc = op.getLoc();
+  Type elem = elemOf(op.getOutput());
+  Value out = l.result(op.getOutput());
+  if (!elem.isF32() && !isHalf(elem)) {
+    l.call(loc, "sc_matmul_ref", {l.get(op.getLhs()), l.get(op.getRhs())},
+           {out}, {l.desc(0), l.ptr(0), l.desc(1), l.ptr(1), l.desc(2), l.ptr(2)});
+    return success();
+  }
+  // ONNX's 1-D rules, then equal ranks with leading 1s.
+  SmallVector<int64_t> a(shapeOf(op.getLhs())), b(shapeOf(op.getRhs()));
+  if (a.size() == 1)
+    a.insert(a.begin(), 1);
+  if (b.size() == 1)
+    b.push_back(1);
+  size_t r = std::max(a.size(), b.size());
+  a.insert(a.begin(), r - a.size(), 1);
+  b.insert(b.begin(), r - b.size(), 1);
+  SmallVector<int64_t> y;
+  for (size_t d = 0; d + 2 < r; ++d)
+    y.push_back(std::max(a[d], b[d]));
+  y.push_back(a[r - 2]);
+  y.push_back(b[r - 1]);
+  Value av = l.view(loc, l.get(op.getLhs()), a);
+  Value bv = l.view(loc, l.get(op.getRhs()), b);
+  Value yv = l.view(loc, out, y);
+  if (isHalf(elem)) {
+    Type f32 = l.b.getF32Type();
+    Value y32 = l.alloc(loc, y, f32);
+    matmul(l, loc, converted(l, loc, av, f32), converted(l, loc, bv, f32),
+           Value(), y32);
+    l.map(loc, y, {KernLowering::dense(y32)}, {KernLowering::dense(yv)},
+          [&](Scalar &s, ValueRange v) {
+            return Values{s.convert(v[0], f32, elem)};
+          });
+    return success();
+  }
+  matmul(l, loc, av, bv, Value(), yv);
+  return success();
+}
+
+static LogicalResult lowerGemm(graph::GemmOp op, KernLowering &l) {
+  Location loc = op.getLoc();
+  Type elem = elemOf(op.getOutput());
+  if (!elem.isF32())
+    return l.fail(op, "Gemm runs in float32 only (got " +
+                          graph::typeStr(op.getOutput().getType()) + ")");
+  ArrayRef<int64_t> y = shapeOf(op.getOutput());
+  Value out = l.result(op.getOutput());
+  float alpha = op.getAlpha().convertToFloat();
+  float beta = op.getBeta().convertToFloat();
+  Value bias;
+  float accumulate = 0;
+  if (Value c = op.getC(); c && beta != 0) {
+    ArrayRef<int64_t> cs = shapeOf(c);
+    bool rowBias = (cs.size() == 1 && cs[0] == y[1]) ||
+                   (cs.size() == 2 && cs[0] == 1 && cs[1] == y[1]);
+    if (beta == 1 && rowBias) {
+      bias = l.view(loc, l.get(c), {1, y[1]});
+    } else {
+      // y = beta * C (broadcast), then the product accumulates onto it.
+      Access ca = KernLowering::broadcast(l.get(c), y);
+      l.map(loc, y, {ca}, {KernLowering::dense(out)},
+            [&](Scalar &s, ValueRange a) {
+              return Values{s.mul(elem, a[0], s.constant(elem, beta))};
+            });
+      accumulate = 1;
+    }
+  }
+  matmul(l, loc, l.get(op.getA()), l.get(op.getB()), bias, out,
+         op.getTransA(), op.getTransB(), alpha, accumulate);
+  return success();
+}
+
+/// A buffer of `shape` holding `v` broadcast (no copy if already so).
+static Value expanded(KernLowering &l, Location loc, Value v,
+                      ArrayRef<int64_t> shape) {
+  Value buffer = l.get(v);
+  if (shapeOf(v) == shape)
+    return buffer;
+  Value out = l.alloc(loc, shape, elemOf(v));
+  l.map(loc, shape, {KernLowering::broadcast(buffer, shape)},
+        {KernLowering::dense(out)},
+        [](Scalar &, ValueRange a) { return Values(a); });
+  return out;
+}
+
+static LogicalResult lowerLayerNorm(graph::LayerNormOp op, KernLowering &l) {
+  Location loc = op.getLoc();
+  int64_t axis = op.getAxis();
+  ArrayRef<int64_t> normShape = shapeOf(op.getInput()).drop_front(axis);
+  SmallVector<Value> ins{l.get(op.getInput()),
+                         expanded(l, loc, op.getScale(), normShape)};
+  if (op.getBias())
+    ins.push_back(expanded(l, loc, op.getBias(), normShape));
+  SmallVector<Value> outs{l.result(op.getOutput())};
+  Value mean = l.result(op.getMean(), /*optional=*/true);
+  Value inv = l.result(op.getInvStdDev(), /*optional=*/true);
+  unsigned next = ins.size();
+  SmallVector<Attribute> args{l.desc(0), l.ptr(0), l.ptr(1),
+                              op.getBias() ? l.ptr(2) : l.null(),
+                              l.ptr(next++)};
+  for (Value stat : {mean, inv}) {
+    if (!stat) {
+      args.push_back(l.null());
+      continue;
+    }
+    outs.push_back(stat);
+    args.push_back(l.ptr(next++));
+  }
+  args.push_back(l.i64(axis));
+  args.push_back(l.f32(op.getEpsilon().convertToDouble()));
+  l.call(loc, "sc_layer_norm", ins, outs, args);
+  return success();
+}
+
+static LogicalResult lowerBatchNorm(graph::BatchNormOp op, KernLowering &l) {
+  Value x = op.getInput();
+  ArrayRef<int64_t> shape = shapeOf(x);
+  Type elem = elemOf(x);
+  SmallVector<Access> ins{KernLowering::dense(l.get(x))};
+  for (Value p : {op.getScale(), op.getBias(), op.getMean(), op.getVariance()}) {
+    Access a{l.get(p), SmallVector<int64_t>(shape.size() + 1, 0)};
+    if (shape.size() > 1 && shapeOf(p).size() == 1 && shapeOf(p)[0] == shape[1])
+      a.layout[2] = 1;
+    else if (cast<MemRefType>(a.buffer.getType()).getNumElements() != 1)
+      return l.fail(op, "parameters must have one value per channel");
+    ins.push_back(a);
+  }
+  double eps = op.getEpsilon().convertToDouble();
+  Value out = l.result(op.getOutput());
+  l.map(op.getLoc(), shape, ins, {KernLowering::dense(out)},
+        [&](Scalar &s, ValueRange a) {
+          Value stdev = s.b.create<math::SqrtOp>(
+              s.loc, s.add(elem, a[4], s.constant(elem, eps)));
+          Value norm = s.div(elem, s.sub(elem, a[0], a[3]), stdev);
+          return Values{s.add(elem, s.mul(elem, norm, a[1]), a[2])};
+        });
+  return success();
+}
+
+/// Reduction of `input` over `axes` (empty: all) into `output`.
+static void reduceInto(KernLowering &l, Location loc, StringRef kind,
+                       Value input, ArrayRef<int64_t> axes, Value output) {
+  ArrayRef<int64_t> shape = shapeOf(input);
+  SmallVector<int64_t> dims(axes);
+  if (dims.empty())
+    for (size_t d = 0; d < shape.size(); ++d)
+      dims.push_back(d);
+  SmallVector<int64_t> kept(shape);
+  for (int64_t d : dims)
+    kept[d] = 1;
+  SmallVector<int64_t> strides = rowMajorStrides(kept);
+  for (int64_t d : dims)
+    strides[d] = 0;
+  Access out{output, {0}};
+  out.layout.append(strides);
+  l.reduce(loc, kind, shape, dims, {KernLowering::dense(l.get(input))}, out,
+           [](Scalar &, ValueRange a) { return Values(a); });
+}
+
+template <typename OpTy>
+static void reduction(LoweringTable &t, StringRef kind) {
+  std::string k = kind.str();
+  addLowering<OpTy>(t, [k](OpTy op, KernLowering &l) {
+    reduceInto(l, op.getLoc(), k, op.getInput(), op.getAxes(),
+               l.result(op.getOutput()));
+    return success();
+  });
+}
+
+template <typename OpTy>
+static void softmax(LoweringTable &t, bool isLog) {
+  addLowering<OpTy>(t, [isLog](OpTy op, KernLowering &l) {
+    if (!Scalar::isFloat(elemOf(op.getInput())))
+      return l.fail(op, "needs a floating-point input");
+    Value out = l.result(op.getOutput());
+    l.call(op.getLoc(), "sc_softmax", {l.get(op.getInput())}, {out},
+           {l.desc(0), l.ptr(0), l.ptr(1), l.i64(op.getAxis()), l.i32(isLog)});
+    return success();
+  });
+}
+
+void shardc::kern::reduceAll(KernLowering &l, Location loc, StringRef kind,
+                             Value input, ArrayRef<int64_t> axes,
+                             Value output) {
+  reduceInto(l, loc, kind, input, axes, output);
+}
+
+void shardc::kern::addLinalgLowerings(LoweringTable &t) {
+  addLowering<graph::MatMulOp>(t, lowerMatMul);
+  addLowering<graph::GemmOp>(t, lowerGemm);
+  addLowering<graph::LayerNormOp>(t, lowerLayerNorm);
+  addLowering<graph::BatchNormOp>(t, lowerBatchNorm);
+  softmax<graph::SoftmaxOp>(t, false);
+  softmax<graph::LogSoftmaxOp>(t, true);
+  reduction<graph::ReduceSumOp>(t, "sum");
+  reduction<graph::ReduceMeanOp>(t, "mean");
+  reduction<graph::ReduceMaxOp>(t, "max");
+  addLowering<graph::EinsumOp>(t, [](graph::EinsumOp op, KernLowering &l) {
+    SmallVector<Value> ins;
+    for (Value v : op.getInputs())
+      ins.push_back(l.get(v));
+    unsigned y = ins.size();
+    Value out = l.result(op.getOutput());
+    l.call(op.getLoc(), "sc_einsum", ins, {out},
+           {op.getEquationAttr(), l.i32(y), l.b.getStringAttr("%descs"),
+            l.b.getStringAttr("%ptrs"), l.desc(y), l.ptr(y)});
+    return success();
+  });
+}

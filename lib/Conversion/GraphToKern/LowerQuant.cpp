@@ -1,0 +1,111 @@
+//===- LowerQuant.cpp - quantize, dequantize, integer matmuls --------------===//
+//
+// Q/DQ are generated maps (per tensor or per axis through the access
+// strides); the integer matmuls call the runtime.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace shardc;
+using namespace shardc::kern;
+
+using Values = SmallVector<Value>;
+
+/// Access of a quantization parameter: one value, or one per index of `axis`.
+static std::optional<Access> paramAccess(KernLowering &l, Value param,
+                                         ArrayRef<int64_t> shape,
+                                         int64_t axis) {
+  Access a{l.get(param), SmallVector<int64_t>(shape.size() + 1, 0)};
+  int64_t n = cast<MemRefType>(a.buffer.getType()).getNumElements();
+  if (n == 1)
+    return a;
+  if (shapeOf(param).size() != 1 || axis < 0 ||
+      axis >= static_cast<int64_t>(shape.size()) || shape[axis] != n)
+    return std::nullopt;
+  a.layout[axis + 1] = 1;
+  return a;
+}
+
+static std::pair<double, double> intRange(Type t) {
+  auto it = cast<IntegerType>(t);
+  unsigned w = it.getWidth();
+  if (it.isUnsigned())
+    return {0.0, std::ldexp(1.0, w) - 1};
+  return {-std::ldexp(1.0, w - 1), std::ldexp(1.0, w - 1) - 1};
+}
+
+static LogicalResult lowerQuantize(graph::QuantizeLinearOp op, KernLowering &l) {
+  ArrayRef<int64_t> shape = shapeOf(op.getInput());
+  Type xe = elemOf(op.getInput()), se = elemOf(op.getScale()),
+       qe = elemOf(op.getOutput());
+  if (!isa<IntegerType>(qe))
+    return l.fail(op, "quantizes to integer types only");
+  auto scale = paramAccess(l, op.getScale(), shape, op.getAxis());
+  auto zp = paramAccess(l, op.getZeroPoint(), shape, op.getAxis());
+  if (!scale || !zp)
+    return l.fail(op, "scale and zero point must be scalars or 1-D along the axis");
+  auto [lo, hi] = intRange(qe);
+  Value out = l.result(op.getOutput());
+  l.map(op.getLoc(), shape, {KernLowering::dense(l.get(op.getInput())), *scale, *zp},
+        {KernLowering::dense(out)}, [&](Scalar &s, ValueRange a) {
+          Type f32 = s.b.getF32Type();
+          Value x = s.convert(a[0], xe, f32), sc = s.convert(a[1], se, f32);
+          Value q = s.b.create<math::RoundEvenOp>(s.loc, s.div(f32, x, sc));
+          q = s.add(f32, q, s.convert(a[2], qe, f32));
+          q = s.max(f32, s.min(f32, q, s.constant(f32, hi)), s.constant(f32, lo));
+          return Values{s.convert(q, f32, qe)};
+        });
+  return success();
+}
+
+static LogicalResult lowerDequantize(graph::DequantizeLinearOp op, KernLowering &l) {
+  ArrayRef<int64_t> shape = shapeOf(op.getInput());
+  Type xe = elemOf(op.getInput()), se = elemOf(op.getScale()),
+       ye = elemOf(op.getOutput());
+  auto scale = paramAccess(l, op.getScale(), shape, op.getAxis());
+  auto zp = paramAccess(l, op.getZeroPoint(), shape, op.getAxis());
+  if (!scale || !zp)
+    return l.fail(op, "scale and zero point must be scalars or 1-D along the axis");
+  Value out = l.result(op.getOutput());
+  l.map(op.getLoc(), shape, {KernLowering::dense(l.get(op.getInput())), *scale, *zp},
+        {KernLowering::dense(out)}, [&](Scalar &s, ValueRange a) {
+          Type f32 = s.b.getF32Type();
+          Value x = s.sub(f32, s.convert(a[0], xe, f32), s.convert(a[2], xe, f32));
+          Value y = s.mul(f32, x, s.convert(a[1], se, f32));
+          return Values{s.convert(y, f32, ye)};
+        });
+  return success();
+}
+
+void shardc::kern::addQuantLowerings(LoweringTable &t) {
+  addLowering<graph::QuantizeLinearOp>(t, lowerQuantize);
+  addLowering<graph::DequantizeLinearOp>(t, lowerDequantize);
+  addLowering<graph::MatMulIntegerOp>(t, [](graph::MatMulIntegerOp op, KernLowering &l) {
+    Value out = l.result(op.getOutput());
+    l.call(op.getLoc(), "sc_matmul_integer",
+           {l.get(op.getLhs()), l.get(op.getRhs()), l.get(op.getLhsZeroPoint()),
+            l.get(op.getRhsZeroPoint())},
+           {out},
+           {l.desc(0), l.ptr(0), l.desc(1), l.ptr(1), l.desc(2), l.ptr(2),
+            l.desc(3), l.ptr(3), l.desc(4), l.ptr(4)});
+    return success();
+  });
+  addLowering<graph::QLinearMatMulOp>(t, [](graph::QLinearMatMulOp op, KernLowering &l) {
+    SmallVector<Value> ins;
+    SmallVector<Attribute> args;
+    for (auto [i, v] : llvm::enumerate(op->getOperands())) {
+      ins.push_back(l.get(v));
+      args.push_back(l.desc(i));
+      args.push_back(l.ptr(i));
+    }
+    Value out = l.result(op.getOutput());
+    args.push_back(l.desc(ins.size()));
+    args.push_back(l.ptr(ins.size()));
+    l.call(op.getLoc(), "sc_qlinear_matmul", ins, {out}, args);
+    return success();
+  });
+}

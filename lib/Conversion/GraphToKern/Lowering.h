@@ -1,0 +1,160 @@
+//===- Lowering.h - graph to kern lowering helpers -------------*- C++ -*-===//
+//
+// The state of one graph-to-kern rewrite (which buffer holds which graph
+// value) and the builders every op family uses: strided accesses, generated
+// maps and reductions, runtime calls, and type-aware scalar arithmetic for
+// kernel bodies.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_LIB_CONVERSION_GRAPHTOKERN_LOWERING_H
+#define SHARDC_LIB_CONVERSION_GRAPHTOKERN_LOWERING_H
+
+#include "dialects/Graph/IR/GraphOps.h"
+#include "dialects/Kern/IR/KernOps.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSwitch.h"
+
+#include <functional>
+#include <optional>
+
+namespace shardc::kern {
+
+/// One operand of a generated kernel: a buffer and its
+/// `[offset, stride...]` over the iteration space.
+struct Access {
+  mlir::Value buffer;
+  llvm::SmallVector<int64_t> layout;
+};
+
+/// Type-aware scalar arithmetic on body values. `elem` is always the
+/// graph-level element type (it carries signedness and fp16/bf16).
+struct Scalar {
+  mlir::OpBuilder &b;
+  mlir::Location loc;
+
+  static bool isFloat(mlir::Type elem) { return llvm::isa<mlir::FloatType>(elem); }
+  static bool isUnsigned(mlir::Type elem);
+  mlir::Value constant(mlir::Type elem, double value);
+  mlir::Value add(mlir::Type elem, mlir::Value x, mlir::Value y);
+  mlir::Value sub(mlir::Type elem, mlir::Value x, mlir::Value y);
+  mlir::Value mul(mlir::Type elem, mlir::Value x, mlir::Value y);
+  mlir::Value div(mlir::Type elem, mlir::Value x, mlir::Value y);
+  mlir::Value max(mlir::Type elem, mlir::Value x, mlir::Value y);
+  mlir::Value min(mlir::Type elem, mlir::Value x, mlir::Value y);
+  enum class Cmp { EQ, LT, GT, LE, GE };
+  mlir::Value cmp(mlir::Type elem, Cmp pred, mlir::Value x, mlir::Value y);
+  mlir::Value select(mlir::Value c, mlir::Value x, mlir::Value y);
+  /// Converts a body value of graph type `from` to graph type `to` (ONNX Cast).
+  mlir::Value convert(mlir::Value x, mlir::Type from, mlir::Type to);
+};
+
+using BodyFn = std::function<llvm::SmallVector<mlir::Value>(
+    Scalar &s, mlir::ValueRange args)>;
+
+class KernLowering {
+public:
+  KernLowering(mlir::OpBuilder &builder, mlir::Block *entry)
+      : b(builder), entry(entry) {}
+
+  mlir::OpBuilder &b;
+
+  /// The buffer holding graph value `v` (materializes constants).
+  mlir::Value get(mlir::Value v);
+  /// A fresh buffer for op result `v`: its output argument when `v` is
+  /// returned (first claim), else a `kern.alloc`. Null if `v` is unused and
+  /// `optional` is set.
+  mlir::Value result(mlir::Value v, bool optional = false);
+  /// Records that result `v` lives in `buffer` (a view or an alias).
+  void alias(mlir::Value v, mlir::Value buffer) { buffers[v] = buffer; }
+  /// The splat value of `v` if it is a splat constant.
+  std::optional<mlir::TypedAttr> splat(mlir::Value v);
+
+  /// A view of `buffer` with another shape (same elements).
+  mlir::Value view(mlir::Location loc, mlir::Value buffer,
+                   llvm::ArrayRef<int64_t> shape);
+  /// A new arena buffer.
+  mlir::Value alloc(mlir::Location loc, llvm::ArrayRef<int64_t> shape,
+                    mlir::Type elem);
+
+  /// Dense row-major access of a buffer whose shape is the iteration space.
+  static Access dense(mlir::Value buffer);
+  /// Numpy-broadcast access of `buffer` (its own shape) over `iter`.
+  static Access broadcast(mlir::Value buffer, llvm::ArrayRef<int64_t> iter);
+
+  mlir::Operation *map(mlir::Location loc, llvm::ArrayRef<int64_t> shape,
+                       llvm::ArrayRef<Access> ins, llvm::ArrayRef<Access> outs,
+                       const BodyFn &body);
+  mlir::Operation *reduce(mlir::Location loc, llvm::StringRef kind,
+                          llvm::ArrayRef<int64_t> shape,
+                          llvm::ArrayRef<int64_t> reduceDims,
+                          llvm::ArrayRef<Access> ins, Access out,
+                          const BodyFn &body);
+  mlir::Operation *call(mlir::Location loc, llvm::StringRef callee,
+                        mlir::ValueRange ins, mlir::ValueRange outs,
+                        llvm::ArrayRef<mlir::Attribute> args);
+  /// A copy of `src` into `dst` (same shape).
+  void copy(mlir::Location loc, mlir::Value src, mlir::Value dst);
+
+  /// An elementwise op over graph operands with numpy broadcasting into the
+  /// result's shape; splat constants become body constants.
+  mlir::LogicalResult elementwise(mlir::Operation *op,
+                                  mlir::ValueRange operands,
+                                  const BodyFn &body);
+
+  // Argument helpers for kern.call.
+  mlir::Attribute desc(unsigned i) { return b.getStringAttr("%d" + std::to_string(i)); }
+  mlir::Attribute ptr(unsigned i) { return b.getStringAttr("%p" + std::to_string(i)); }
+  mlir::Attribute null() { return b.getStringAttr("%null"); }
+  mlir::Attribute i32(int64_t v) { return b.getI32IntegerAttr(static_cast<int32_t>(v)); }
+  mlir::Attribute i64(int64_t v) { return b.getI64IntegerAttr(v); }
+  mlir::Attribute f32(double v) { return b.getF32FloatAttr(static_cast<float>(v)); }
+  mlir::Attribute i64s(llvm::ArrayRef<int64_t> v) { return b.getDenseI64ArrayAttr(v); }
+
+  /// Fails the lowering of `op` with a message naming it.
+  mlir::LogicalResult fail(mlir::Operation *op, const llvm::Twine &msg);
+
+  llvm::DenseMap<mlir::Value, mlir::Value> buffers;
+  /// Returned graph values not yet claimed, to the output argument(s).
+  llvm::DenseMap<mlir::Value, llvm::SmallVector<mlir::Value, 1>> pendingOutputs;
+
+private:
+  mlir::Block *entry;
+};
+
+using LowerFn = std::function<mlir::LogicalResult(mlir::Operation *, KernLowering &)>;
+using LoweringTable = llvm::StringMap<LowerFn>;
+
+void addElementwiseLowerings(LoweringTable &table);
+void addShapeLowerings(LoweringTable &table);
+void addLinalgLowerings(LoweringTable &table);
+void addConvLowerings(LoweringTable &table);
+void addSelectionLowerings(LoweringTable &table);
+void addQuantLowerings(LoweringTable &table);
+
+/// A generated reduction of graph value `input` over `axes` (empty: all)
+/// into `output`, whose elements are the kept dims in order.
+void reduceAll(KernLowering &l, mlir::Location loc, llvm::StringRef kind,
+               mlir::Value input, llvm::ArrayRef<int64_t> axes,
+               mlir::Value output);
+
+/// The shape of a shaped value.
+inline llvm::ArrayRef<int64_t> shapeOf(mlir::Value v) {
+  return llvm::cast<mlir::ShapedType>(v.getType()).getShape();
+}
+inline mlir::Type elemOf(mlir::Value v) {
+  return llvm::cast<mlir::ShapedType>(v.getType()).getElementType();
+}
+
+/// Registers `fn` for the op class `OpTy`.
+template <typename OpTy, typename Fn>
+void addLowering(LoweringTable &table, Fn fn) {
+  table[OpTy::getOperationName()] = [fn](mlir::Operation *op,
+                                         KernLowering &l) {
+    return fn(llvm::cast<OpTy>(op), l);
+  };
+}
+
+} // namespace shardc::kern
+
+#endif // SHARDC_LIB_CONVERSION_GRAPHTOKERN_LOWERING_H

@@ -1,0 +1,603 @@
+//===- EmitCpp.cpp - kern to C++ with OpenMP and library calls -------------===//
+//
+// One translation unit per model: a static function per generated kernel
+// (loops over the collapsed iteration space, the outer one parallel with
+// OpenMP when the kernel is large, the inner one `omp simd`), an init()
+// that creates the oneDNN primitives, a run() that calls every kernel in
+// program order on arena / weights / I/O pointers, and the plan.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ScalarEmitter.h"
+#include "shardc/Target/Cpp.h"
+
+#include "dialects/Kern/IR/KernOps.h"
+#include "shardc/format.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/BuiltinDialect.h"
+#include "llvm/Support/Format.h"
+
+#include <map>
+
+using namespace mlir;
+using namespace shardc;
+using namespace shardc::target;
+
+/// Kernels at least this large (iterations) run their outer loop in parallel.
+static constexpr int64_t kParallelThreshold = 1 << 15;
+
+namespace {
+
+/// One loop of a collapsed iteration space.
+struct Loop {
+  int64_t size;
+  SmallVector<int64_t> strides; // one per operand
+  bool reduce = false;
+  int64_t dim;                  // original dim (when not collapsed)
+};
+
+class CppEmitter {
+public:
+  CppEmitter(func::FuncOp func, CppArtifacts &artifacts)
+      : func(func), artifacts(artifacts) {}
+
+  LogicalResult emit(raw_ostream &os);
+
+private:
+  LogicalResult emitKernel(Operation *op, ValueRange inputs,
+                           ValueRange outputs, ArrayRef<int64_t> shape,
+                           ArrayAttr layouts, ArrayRef<int64_t> reduceDims,
+                           StringRef kind, Block &body);
+  LogicalResult emitCall(kern::CallOp op);
+  LogicalResult emitMatmul(kern::MatmulOp op);
+  LogicalResult emitConv(kern::ConvOp op);
+
+  std::string ptr(Value buffer);
+  FailureOr<std::string> desc(Operation *op, Value buffer);
+  std::string i64Array(ArrayRef<int64_t> values);
+
+  func::FuncOp func;
+  CppArtifacts &artifacts;
+  std::string decls, init, run;
+  std::map<std::string, std::string> descNames;
+  unsigned numArrays = 0, numHandles = 0;
+};
+
+} // namespace
+
+std::string CppEmitter::ptr(Value buffer) {
+  auto type = cast<MemRefType>(buffer.getType());
+  std::string t = storageCType(type.getElementType());
+  if (auto arg = dyn_cast<BlockArgument>(buffer)) {
+    unsigned numInputs = 0;
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      if (func.getArgAttr(i, "kern.input"))
+        ++numInputs;
+    unsigned i = arg.getArgNumber();
+    if (i < numInputs)
+      return "((const " + t + " *)in[" + std::to_string(i) + "])";
+    return "((" + t + " *)out[" + std::to_string(i - numInputs) + "])";
+  }
+  Operation *def = buffer.getDefiningOp();
+  if (auto alloc = dyn_cast<kern::AllocOp>(def))
+    return "((" + t + " *)(arena + " +
+           std::to_string(alloc.getOffset().value_or(0)) + "))";
+  if (auto weight = dyn_cast<kern::WeightOp>(def))
+    return "((const " + t + " *)(weights + " +
+           std::to_string(weight.getOffset().value_or(0)) + "))";
+  if (auto view = dyn_cast<kern::ViewOp>(def))
+    return ptr(view.getSource());
+  return "0";
+}
+
+FailureOr<std::string> CppEmitter::desc(Operation *op, Value buffer) {
+  auto type = cast<MemRefType>(buffer.getType());
+  int dtype = onnxDType(type.getElementType());
+  if (type.getRank() > format::kMaxRank || dtype < 0) {
+    op->emitError("the runtime cannot describe ") << type;
+    return failure();
+  }
+  std::string body = "{" + std::to_string(dtype) + ", " +
+                     std::to_string(type.getRank()) + ", {";
+  for (auto [i, d] : llvm::enumerate(type.getShape()))
+    body += (i ? ", " : "") + std::to_string(d);
+  body += "}}";
+  auto it = descNames.find(body);
+  if (it != descNames.end())
+    return "&" + it->second;
+  std::string name = "d" + std::to_string(descNames.size());
+  descNames[body] = name;
+  decls += "static const sc_desc " + name + " = " + body + ";\n";
+  return "&" + name;
+}
+
+std::string CppEmitter::i64Array(ArrayRef<int64_t> values) {
+  std::string name = "a" + std::to_string(numArrays++);
+  decls += "static const int64_t " + name + "[] = {";
+  for (auto [i, v] : llvm::enumerate(values))
+    decls += (i ? ", " : "") + std::to_string(v) + "LL";
+  if (values.empty())
+    decls += "0";
+  decls += "};\n";
+  return name;
+}
+
+/// `off + i0*s0 + ...` for one operand.
+static std::string indexExpr(int64_t offset, ArrayRef<Loop> loops,
+                             unsigned operand) {
+  std::string e = std::to_string(offset);
+  for (auto [l, loop] : llvm::enumerate(loops)) {
+    int64_t s = loop.strides[operand];
+    if (s == 0)
+      continue;
+    e += " + i" + std::to_string(l) + (s == 1 ? "" : "*" + std::to_string(s));
+  }
+  return e;
+}
+
+LogicalResult CppEmitter::emitKernel(Operation *op, ValueRange inputs,
+                                     ValueRange outputs,
+                                     ArrayRef<int64_t> shape, ArrayAttr layouts,
+                                     ArrayRef<int64_t> reduceDims,
+                                     StringRef kind, Block &body) {
+  unsigned numOperands = inputs.size() + outputs.size();
+  SmallVector<int64_t> offsets;
+  for (Attribute a : layouts)
+    offsets.push_back(cast<DenseI64ArrayAttr>(a)[0]);
+  bool usesIndex = false;
+  body.walk([&](kern::IndexOp) { usesIndex = true; });
+
+  // Loops: drop unit dims, parallel before reduce, merge contiguous ones.
+  SmallVector<Loop> loops;
+  bool empty = false;
+  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
+    Loop loop{shape[d], {}, llvm::is_contained(reduceDims, d), d};
+    for (Attribute a : layouts)
+      loop.strides.push_back(cast<DenseI64ArrayAttr>(a)[d + 1]);
+    if (shape[d] == 0 && !loop.reduce)
+      empty = true;
+    if (shape[d] == 1 && !usesIndex)
+      continue;
+    loops.push_back(loop);
+  }
+  std::stable_partition(loops.begin(), loops.end(),
+                        [](const Loop &l) { return !l.reduce; });
+  if (!usesIndex) {
+    SmallVector<Loop> merged;
+    for (Loop &l : loops) {
+      if (!merged.empty() && merged.back().reduce == l.reduce) {
+        Loop &p = merged.back();
+        bool ok = true;
+        for (unsigned o = 0; o < numOperands; ++o)
+          ok &= p.strides[o] == l.strides[o] * l.size;
+        if (ok) {
+          p.size *= l.size;
+          p.strides = l.strides;
+          continue;
+        }
+      }
+      merged.push_back(l);
+    }
+    loops = merged;
+  }
+  unsigned numParallel = llvm::count_if(loops, [](const Loop &l) { return !l.reduce; });
+  int64_t total = 1;
+  for (const Loop &l : loops)
+    total *= l.size;
+
+  std::string name = "k" + std::to_string(artifacts.numKernels++);
+  std::string src;
+  llvm::raw_string_ostream os(src);
+  os << "// " << op->getName() << " " << (kind.empty() ? "" : kind.str() + " ")
+     << "over [";
+  llvm::interleaveComma(shape, os);
+  os << "]\nstatic void " << name << "(";
+  SmallVector<std::string> args;
+  for (auto [i, v] : llvm::enumerate(inputs)) {
+    Type t = cast<MemRefType>(v.getType()).getElementType();
+    args.push_back("const " + storageCType(t) + " *__restrict in" + std::to_string(i));
+  }
+  for (auto [i, v] : llvm::enumerate(outputs)) {
+    Type t = cast<MemRefType>(v.getType()).getElementType();
+    args.push_back(storageCType(t) + " *__restrict out" + std::to_string(i));
+  }
+  os << llvm::join(args, ", ") << ") {\n";
+
+  auto indexName = [&](int64_t dim) -> std::string {
+    for (auto [l, loop] : llvm::enumerate(loops))
+      if (loop.dim == dim)
+        return "i" + std::to_string(l);
+    return "0";
+  };
+  std::string indent = "  ";
+  auto openLoop = [&](unsigned l, StringRef pragma) {
+    if (!pragma.empty())
+      os << indent << "#pragma " << pragma << "\n";
+    os << indent << "for (int64_t i" << l << " = 0; i" << l << " < "
+       << loops[l].size << "; ++i" << l << ") {\n";
+    indent += "  ";
+  };
+  // The loads, the body and (for maps) the stores.
+  unsigned counter = 0;
+  DenseMap<Value, std::string> names;
+  auto emitBody = [&]() -> LogicalResult {
+    for (auto [i, v] : llvm::enumerate(inputs)) {
+      Type t = cast<MemRefType>(v.getType()).getElementType();
+      std::string x = "x" + std::to_string(i);
+      os << indent << "const " << scalarCType(body.getArgument(i).getType())
+         << " " << x << " = "
+         << loadExpr(t, "in" + std::to_string(i) + "[" +
+                            indexExpr(offsets[i], loops, i) + "]")
+         << ";\n";
+      names[body.getArgument(i)] = x;
+    }
+    return emitScalarOps(body, names, os, indent, indexName, counter);
+  };
+  auto yielded = [&](unsigned i) {
+    return names.lookup(body.getTerminator()->getOperand(i));
+  };
+
+  if (empty) {
+    os << "}\n";
+  } else if (kind.empty()) {
+    for (unsigned l = 0; l < loops.size(); ++l) {
+      bool outer = l == 0, inner = l + 1 == loops.size();
+      std::string pragma;
+      if (outer && total >= kParallelThreshold && loops[l].size > 1)
+        pragma = inner ? "omp parallel for simd" : "omp parallel for";
+      else if (inner)
+        pragma = "omp simd";
+      openLoop(l, pragma);
+    }
+    if (failed(emitBody()))
+      return failure();
+    for (auto [i, v] : llvm::enumerate(outputs)) {
+      unsigned o = inputs.size() + i;
+      Type t = cast<MemRefType>(v.getType()).getElementType();
+      os << indent << "out" << i << "[" << indexExpr(offsets[o], loops, o)
+         << "] = " << storeExpr(t, yielded(i)) << ";\n";
+    }
+  } else {
+    Type elem = cast<MemRefType>(outputs[0].getType()).getElementType();
+    Type bodyT = kern::bodyType(elem);
+    std::string acc = scalarCType(bodyT);
+    bool isFloat = isa<FloatType>(bodyT);
+    bool isUnsigned = isa<IntegerType>(elem) && cast<IntegerType>(elem).isUnsigned();
+    std::string init;
+    unsigned width = bodyT.getIntOrFloatBitWidth();
+    if (kind == "sum" || kind == "mean")
+      init = "0";
+    else if (isFloat)
+      init = kind == "max" ? "-INFINITY" : "INFINITY";
+    else if (isUnsigned)
+      init = kind == "max" ? "0" : "(" + acc + ")-1";
+    else if (kind == "max") // the most negative value
+      init = "(" + acc + ")(1ULL << " + std::to_string(width - 1) + ")";
+    else
+      init = "(" + acc + ")((1ULL << " + std::to_string(width - 1) + ") - 1)";
+    int64_t count = 1;
+    for (const Loop &l : loops)
+      if (l.reduce)
+        count *= l.size;
+    for (unsigned l = 0; l < numParallel; ++l)
+      openLoop(l, l == 0 && total >= kParallelThreshold && loops[l].size > 1
+                      ? "omp parallel for" : "");
+    os << indent << acc << " acc = " << init << ";\n";
+    for (unsigned l = numParallel; l < loops.size(); ++l)
+      openLoop(l, l + 1 == loops.size() && (kind == "sum" || kind == "mean")
+                      ? "omp simd reduction(+:acc)" : "");
+    if (failed(emitBody()))
+      return failure();
+    std::string v = yielded(0);
+    if (kind == "sum" || kind == "mean")
+      os << indent << "acc += " << v << ";\n";
+    else {
+      std::string cmp = kind == "max" ? ">" : "<";
+      std::string lhs = v, rhs = "acc";
+      if (isUnsigned) {
+        std::string u = "uint" + std::to_string(bodyT.getIntOrFloatBitWidth()) + "_t";
+        lhs = "(" + u + ")" + v;
+        rhs = "(" + u + ")acc";
+      }
+      os << indent << "acc = (" << lhs << " " << cmp << " " << rhs
+         << (isFloat ? " || " + v + " != " + v : std::string()) << ") ? " << v
+         << " : acc;\n";
+    }
+    for (unsigned l = numParallel; l < loops.size(); ++l) {
+      indent.resize(indent.size() - 2);
+      os << indent << "}\n";
+    }
+    std::string result = kind == "mean"
+                             ? "acc / (" + acc + ")" + std::to_string(count)
+                             : std::string("acc");
+    os << indent << "out0[" << indexExpr(offsets[inputs.size()], loops,
+                                         inputs.size())
+       << "] = " << storeExpr(elem, result) << ";\n";
+    loops.resize(numParallel);
+  }
+  if (!empty) {
+    for (unsigned l = 0; l < loops.size(); ++l) {
+      indent.resize(indent.size() - 2);
+      os << indent << "}\n";
+    }
+    os << "}\n";
+  }
+  os.flush();
+  decls += src;
+
+  SmallVector<std::string> callArgs;
+  for (Value v : inputs)
+    callArgs.push_back(ptr(v));
+  for (Value v : outputs)
+    callArgs.push_back(ptr(v));
+  run += "  " + name + "(" + llvm::join(callArgs, ", ") + ");\n";
+  return success();
+}
+
+static std::string cString(StringRef s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+LogicalResult CppEmitter::emitCall(kern::CallOp op) {
+  SmallVector<Value> operands(op.getInputs());
+  operands.append(op.getOutputs().begin(), op.getOutputs().end());
+  std::string pre;
+  SmallVector<std::string> args;
+  for (Attribute a : op.getArgs()) {
+    if (auto s = dyn_cast<StringAttr>(a)) {
+      StringRef v = s.getValue();
+      if (v == "%null") {
+        args.push_back("0");
+      } else if (v == "%descs" || v == "%ptrs") {
+        bool descs = v == "%descs";
+        std::string list;
+        for (auto [i, in] : llvm::enumerate(op.getInputs())) {
+          if (descs) {
+            FailureOr<std::string> d = desc(op, in);
+            if (failed(d))
+              return failure();
+            list += (i ? ", " : "") + *d;
+          } else {
+            list += (i ? ", " : "") + std::string("(const void *)") + ptr(in);
+          }
+        }
+        std::string name = descs ? "dl" : "pl";
+        pre += std::string("    ") + (descs ? "const sc_desc *const " : "const void *const ") +
+               name + "[] = {" + list + "};\n";
+        args.push_back(name);
+      } else if (v.starts_with("%d") || v.starts_with("%p")) {
+        unsigned i = 0;
+        if (v.drop_front(2).getAsInteger(10, i) || i >= operands.size())
+          return op.emitError("bad argument '") << v << "'";
+        if (v[1] == 'd') {
+          FailureOr<std::string> d = desc(op, operands[i]);
+          if (failed(d))
+            return failure();
+          args.push_back(*d);
+        } else {
+          args.push_back(ptr(operands[i]));
+        }
+      } else {
+        args.push_back(cString(v));
+      }
+    } else if (auto i = dyn_cast<IntegerAttr>(a)) {
+      args.push_back(std::to_string(i.getInt()) +
+                     (i.getType().isInteger(64) ? "LL" : ""));
+    } else if (auto f = dyn_cast<FloatAttr>(a)) {
+      args.push_back(floatLiteral(f.getValueAsDouble(), f.getType()));
+    } else if (auto arr = dyn_cast<DenseI64ArrayAttr>(a)) {
+      args.push_back(i64Array(arr.asArrayRef()));
+    } else if (auto arr = dyn_cast<DenseF32ArrayAttr>(a)) {
+      std::string name = "a" + std::to_string(numArrays++);
+      decls += "static const float " + name + "[] = {";
+      for (auto [k, x] : llvm::enumerate(arr.asArrayRef()))
+        decls += (k ? ", " : "") + floatLiteral(x, Float32Type::get(op.getContext()));
+      decls += std::string(arr.empty() ? "0" : "") + "};\n";
+      args.push_back(name);
+    } else {
+      return op.emitError("cannot pass argument ") << a;
+    }
+  }
+  ++artifacts.numLibraryCalls;
+  std::string call = op.getCallee().str() + "(" + llvm::join(args, ", ") + ");\n";
+  if (pre.empty())
+    run += "  " + call;
+  else
+    run += "  {\n" + pre + "    " + call + "  }\n";
+  return success();
+}
+
+LogicalResult CppEmitter::emitMatmul(kern::MatmulOp op) {
+  auto da = desc(op, op.getA()), db = desc(op, op.getB()), dy = desc(op, op.getY());
+  if (failed(da) || failed(db) || failed(dy))
+    return failure();
+  std::string dbias = "0", pbias = "0";
+  if (Value bias = op.getBias()) {
+    auto d = desc(op, bias);
+    if (failed(d))
+      return failure();
+    dbias = *d;
+    pbias = ptr(bias);
+  }
+  std::string h = "h[" + std::to_string(numHandles++) + "]";
+  init += "  " + h + " = sc_dnnl_matmul_create(" + *da + ", " + *db + ", " +
+          dbias + ", " + *dy + ", " + std::to_string(op.getTransA()) + ", " +
+          std::to_string(op.getTransB()) + ", " +
+          floatLiteral(op.getAlpha().convertToDouble(), Float32Type::get(op.getContext())) +
+          ", " +
+          floatLiteral(op.getBeta().convertToDouble(), Float32Type::get(op.getContext())) +
+          ");\n  if (!" + h + ") return 1;\n";
+  run += "  sc_dnnl_matmul_run(" + h + ", " + ptr(op.getA()) + ", " +
+         ptr(op.getB()) + ", " + pbias + ", " + ptr(op.getY()) + ");\n";
+  ++artifacts.numLibraryCalls;
+  return success();
+}
+
+LogicalResult CppEmitter::emitConv(kern::ConvOp op) {
+  auto dx = desc(op, op.getX()), dw = desc(op, op.getW()), dy = desc(op, op.getY());
+  if (failed(dx) || failed(dw) || failed(dy))
+    return failure();
+  std::string dbias = "0", pbias = "0";
+  if (Value bias = op.getBias()) {
+    auto d = desc(op, bias);
+    if (failed(d))
+      return failure();
+    dbias = *d;
+    pbias = ptr(bias);
+  }
+  std::string h = "h[" + std::to_string(numHandles++) + "]";
+  init += "  " + h + " = sc_dnnl_conv_create(" + *dx + ", " + *dw + ", " +
+          dbias + ", " + *dy + ", " + i64Array(op.getStrides()) + ", " +
+          i64Array(op.getDilations()) + ", " + i64Array(op.getPads()) + ", " +
+          std::to_string(op.getGroup()) + "LL, " +
+          std::to_string(op.getTransposed()) + ");\n  if (!" + h +
+          ") return 1;\n";
+  run += "  sc_dnnl_conv_run(" + h + ", " + ptr(op.getX()) + ", " +
+         ptr(op.getW()) + ", " + pbias + ", " + ptr(op.getY()) + ");\n";
+  ++artifacts.numLibraryCalls;
+  return success();
+}
+
+/// Appends the bytes of a weight to the section at its planned offset.
+static LogicalResult appendWeight(kern::WeightOp op, std::vector<char> &section) {
+  auto type = op.getBuffer().getType();
+  int64_t bytes = kern::bufferBytes(type);
+  uint64_t offset = op.getOffset().value_or(0);
+  if (section.size() < offset + bytes)
+    section.resize(offset + bytes, 0);
+  char *dst = section.data() + offset;
+  Attribute value = op.getValue();
+  if (auto res = dyn_cast<DenseResourceElementsAttr>(value)) {
+    AsmResourceBlob *blob = res.getRawHandle().getBlob();
+    if (!blob || static_cast<int64_t>(blob->getData().size()) != bytes)
+      return op.emitError("weight blob '")
+             << res.getRawHandle().getKey() << "' is missing or has the wrong size";
+    memcpy(dst, blob->getData().data(), bytes);
+    return success();
+  }
+  auto dense = dyn_cast<DenseElementsAttr>(value);
+  if (!dense)
+    return op.emitError("cannot serialize ") << value;
+  if (type.getElementType().isInteger(1)) {
+    int64_t i = 0;
+    for (bool b : dense.getValues<bool>())
+      dst[i++] = b ? 1 : 0;
+    return success();
+  }
+  ArrayRef<char> raw = dense.getRawData();
+  int64_t elemBytes = kern::elementBytes(type.getElementType());
+  if (dense.isSplat()) {
+    for (int64_t i = 0; i < type.getNumElements(); ++i)
+      memcpy(dst + i * elemBytes, raw.data(), elemBytes);
+    return success();
+  }
+  if (static_cast<int64_t>(raw.size()) != bytes)
+    return op.emitError("weight data has ") << raw.size() << " bytes, expected " << bytes;
+  memcpy(dst, raw.data(), bytes);
+  return success();
+}
+
+LogicalResult CppEmitter::emit(raw_ostream &out) {
+  // The weights section first: the plan records its size and checksum.
+  std::vector<char> &section = artifacts.weights;
+  section.clear();
+  if (auto bytes = func->getAttrOfType<IntegerAttr>("kern.weights_bytes"))
+    section.resize(bytes.getInt(), 0);
+  WalkResult walk = func.walk([&](kern::WeightOp op) {
+    return failed(appendWeight(op, section)) ? WalkResult::interrupt()
+                                             : WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  section.resize(format::alignUp(section.size()), 0);
+
+  for (Operation &op : func.getBody().front()) {
+    LogicalResult r = success();
+    if (auto map = dyn_cast<kern::MapOp>(op))
+      r = emitKernel(map, map.getInputs(), map.getOutputs(), map.getShape(),
+                     map.getLayouts(), {}, "", map.getBody().front());
+    else if (auto red = dyn_cast<kern::ReduceOp>(op))
+      r = emitKernel(red, red.getInputs(), red.getOutputs(), red.getShape(),
+                     red.getLayouts(), red.getReduceDims(), red.getKind(),
+                     red.getBody().front());
+    else if (auto call = dyn_cast<kern::CallOp>(op))
+      r = emitCall(call);
+    else if (auto mm = dyn_cast<kern::MatmulOp>(op))
+      r = emitMatmul(mm);
+    else if (auto conv = dyn_cast<kern::ConvOp>(op))
+      r = emitConv(conv);
+    else if (!isa<kern::AllocOp, kern::WeightOp, kern::ViewOp, func::ReturnOp>(op))
+      r = op.emitError("the C++ target cannot emit '") << op.getName() << "'";
+    if (failed(r))
+      return failure();
+  }
+
+  // The plan: signature, sizes, the weights checksum, the model hash.
+  format::Plan plan;
+  format::RankPlan rank;
+  auto arena = func->getAttrOfType<IntegerAttr>("kern.arena_bytes");
+  rank.arenaBytes = arena ? arena.getInt() : 0;
+  artifacts.arenaBytes = rank.arenaBytes;
+  rank.weightsBytes = section.size();
+  rank.weightsChecksum = format::checksum64(section.data(), section.size());
+  rank.numHandles = numHandles;
+  rank.numKernels = artifacts.numKernels + artifacts.numLibraryCalls;
+  std::string signature;
+  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+    auto type = cast<MemRefType>(func.getArgument(i).getType());
+    format::TensorSig sig;
+    bool isInput = static_cast<bool>(func.getArgAttr(i, "kern.input"));
+    auto name = func.getArgAttrOfType<StringAttr>(
+        i, isInput ? "kern.input" : "kern.output");
+    sig.name = name ? name.str() : "arg" + std::to_string(i);
+    sig.dtype = onnxDType(type.getElementType());
+    sig.dims.assign(type.getShape().begin(), type.getShape().end());
+    signature += sig.name + ":" + std::to_string(sig.dtype) + ";";
+    (isInput ? rank.inputs : rank.outputs).push_back(std::move(sig));
+  }
+  std::string identity = signature + std::to_string(rank.weightsChecksum) +
+                         ":" + std::to_string(rank.weightsBytes);
+  func.walk([&](kern::WeightOp op) {
+    identity += ";" + std::to_string(op.getOffset().value_or(0));
+  });
+  artifacts.modelHash = format::checksum64(identity.data(), identity.size());
+  plan.modelHash = artifacts.modelHash;
+  plan.ranks.push_back(rank);
+  std::vector<uint8_t> planBytes = format::encodePlan(plan);
+
+  out << "// Generated by shardc. Target: cpu, rank 0 of 1.\n"
+      << "#include \"shardc/cpu.h\"\n\n"
+      << decls << "\n"
+      << "static int rank0_init(void **h) {\n"
+      << init << "  (void)h;\n  return 0;\n}\n\n"
+      << "static void rank0_run(void **h, char *arena, const char *weights, "
+         "void *const *in, void *const *out) {\n"
+      << "  (void)h; (void)arena; (void)weights; (void)in; (void)out;\n"
+      << run << "}\n\n"
+      << "static const unsigned char plan_data[] = {";
+  for (size_t i = 0; i < planBytes.size(); ++i)
+    out << (i % 24 ? "" : "\n  ") << static_cast<unsigned>(planBytes[i]) << ",";
+  out << "\n};\n"
+      << "static const sc_rank_entry ranks[] = {{rank0_init, rank0_run}};\n"
+      << "extern \"C\" const shardc_program shardc_model_program;\n"
+      << "const shardc_program shardc_model_program = {SC_ABI_VERSION, 1, "
+         "plan_data, sizeof(plan_data), ranks};\n";
+  return success();
+}
+
+LogicalResult shardc::emitCpp(ModuleOp module, raw_ostream &os,
+                              CppArtifacts &artifacts) {
+  auto func = module.lookupSymbol<func::FuncOp>("main");
+  if (!func)
+    return module.emitError("no func.func @main to emit");
+  CppEmitter emitter(func, artifacts);
+  return emitter.emit(os);
+}

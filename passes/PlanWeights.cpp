@@ -1,0 +1,31 @@
+//===- PlanWeights.cpp - the kern-plan-weights pass ------------------------===//
+
+#include "passes/Passes.h"
+
+#include "shardc/format.h"
+
+namespace shardc {
+#define GEN_PASS_DEF_KERNPLANWEIGHTS
+#include "passes/Passes.h.inc"
+} // namespace shardc
+
+using namespace mlir;
+using namespace shardc;
+
+namespace {
+struct KernPlanWeightsPass
+    : shardc::impl::KernPlanWeightsBase<KernPlanWeightsPass> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    Builder b(&getContext());
+    uint64_t cursor = 0;
+    func.walk([&](kern::WeightOp op) {
+      cursor = format::alignUp(cursor);
+      op.setOffsetAttr(b.getI64IntegerAttr(cursor));
+      cursor += kern::bufferBytes(op.getBuffer().getType());
+    });
+    func->setAttr("kern.weights_bytes",
+                  b.getI64IntegerAttr(format::alignUp(cursor)));
+  }
+};
+} // namespace

@@ -12,9 +12,22 @@ PKGS=(
   libonnx-dev libprotobuf-dev protobuf-compiler
   # CPU runtime libraries: oneDNN, Open MPI
   libdnnl-dev openmpi-bin libopenmpi-dev
-  # tests: model export and reference data
-  python3-onnx python3-numpy python3-torch python3-torchvision libonnx-testdata
+  # tests: runtime unit tests, model export and reference data
+  libgtest-dev python3-onnx python3-numpy python3-torch python3-torchvision
+  python3-pip libonnx-testdata
 )
+
+# ONNX Runtime from PyPI: the reference executor in tests and the peer in
+# bench/ (never part of the product). Installed for Debian's python3.
+ORT_VERSION=1.31.1
+install_ort() {
+  if /usr/bin/python3 -c "import onnxruntime" 2>/dev/null; then
+    return
+  fi
+  echo "install-deps: pip install onnxruntime==$ORT_VERSION"
+  /usr/bin/python3 -m pip install -q --user --break-system-packages \
+    "onnxruntime==$ORT_VERSION"
+}
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -25,6 +38,7 @@ done
 
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#PKGS[@]} packages present"
+  install_ort
   exit 0
 fi
 
@@ -34,3 +48,4 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -q
 $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+install_ort

@@ -33,8 +33,9 @@ template <typename OpTy>
 static LogicalResult lowerPool(OpTy op, KernLowering &l, int32_t kind,
                                Value indices, bool countIncludePad,
                                int64_t storageOrder) {
-  if (!Scalar::isFloat(elemOf(op.getInput())))
-    return l.fail(op, "pooling needs a floating-point input");
+  Type elem = elemOf(op.getInput());
+  if (!Scalar::isFloat(elem) && !elem.isInteger(8))
+    return l.fail(op, "pooling takes floating-point or 8-bit integer inputs");
   SmallVector<Value> outs{l.result(op.getOutput())};
   if (indices)
     outs.push_back(indices);
@@ -55,6 +56,7 @@ static LogicalResult lowerResize(graph::ResizeOp op, KernLowering &l) {
           .Case("half_pixel", 0).Case("asymmetric", 1)
           .Case("pytorch_half_pixel", 2).Case("align_corners", 3)
           .Case("tf_half_pixel_for_nearest", 4)
+          .Case("tf_half_pixel_for_nn", 4) // its name in opset 10
           .Case("half_pixel_symmetric", 5).Default(-1);
   int32_t nearest = llvm::StringSwitch<int32_t>(op.getNearestMode())
                         .Case("round_prefer_floor", 0)

@@ -264,11 +264,14 @@ LogicalResult CppEmitter::emitKernel(Operation *op, ValueRange inputs,
     Type bodyT = kern::bodyType(elem);
     std::string acc = scalarCType(bodyT);
     bool isFloat = isa<FloatType>(bodyT);
+    bool isBool = elem.isInteger(1);
     bool isUnsigned = isa<IntegerType>(elem) && cast<IntegerType>(elem).isUnsigned();
     std::string init;
     unsigned width = bodyT.getIntOrFloatBitWidth();
     if (kind == "sum" || kind == "mean")
       init = "0";
+    else if (isBool)
+      init = kind == "max" ? "false" : "true";
     else if (isFloat)
       init = kind == "max" ? "-INFINITY" : "INFINITY";
     else if (isUnsigned)

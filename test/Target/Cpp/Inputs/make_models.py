@@ -1,0 +1,64 @@
+"""Writes the small ONNX models of the C++ target tests into the given
+directory."""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
+rng = np.random.default_rng(0)
+
+
+def save(name, nodes, inputs, outputs, inits=(), opset=17):
+    graph = helper.make_graph(nodes, name, inputs, outputs, list(inits))
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    onnx.checker.check_model(model)
+    onnx.save(model, os.path.join(out, name + ".onnx"))
+
+
+def vi(name, dims, t=TensorProto.FLOAT):
+    return helper.make_tensor_value_info(name, t, dims)
+
+
+def init(name, array):
+    return numpy_helper.from_array(array, name)
+
+
+# A large broadcast add (64 x 1024 plus a row) and a contiguous relu of it.
+save("large_elementwise", [
+    helper.make_node("Add", ["x", "b"], ["s"]),
+    helper.make_node("Relu", ["s"], ["y"]),
+], [vi("x", [64, 1024])], [vi("y", [64, 1024])],
+    [init("b", rng.standard_normal(1024).astype(np.float32))])
+
+# A small elementwise op: no OpenMP threads for 6 elements.
+save("small_elementwise", [
+    helper.make_node("Mul", ["x", "x"], ["y"]),
+], [vi("x", [2, 3])], [vi("y", [2, 3])])
+
+# fp16 arithmetic goes through float.
+save("half", [
+    helper.make_node("Add", ["a", "b"], ["y"]),
+], [vi("a", [4, 8], TensorProto.FLOAT16), vi("b", [4, 8], TensorProto.FLOAT16)],
+    [vi("y", [4, 8], TensorProto.FLOAT16)])
+
+# A matmul with a weight (oneDNN).
+save("matmul", [
+    helper.make_node("MatMul", ["x", "W"], ["y"]),
+], [vi("x", [4, 8])], [vi("y", [4, 16])],
+    [init("W", rng.standard_normal((8, 16)).astype(np.float32))])
+
+# Reductions: a sum over the last axis and a max over the first.
+save("reduce", [
+    helper.make_node("ReduceSum", ["x", "axes"], ["s"], keepdims=0),
+    helper.make_node("ReduceMax", ["x"], ["m"], axes=[0], keepdims=1),
+], [vi("x", [16, 32])], [vi("s", [16]), vi("m", [1, 32])],
+    [init("axes", np.array([1], np.int64))])
+
+# A runtime call: softmax.
+save("softmax", [
+    helper.make_node("Softmax", ["x"], ["y"], axis=-1),
+], [vi("x", [2, 10])], [vi("y", [2, 10])])

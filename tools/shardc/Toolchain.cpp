@@ -49,9 +49,24 @@ static bool run(ArrayRef<std::string> args, bool verbose, std::string &error) {
   sys::fs::remove(log);
   if (rc == 0)
     return true;
-  error = "'" + args[0] + "' failed (" + (msg.empty() ? "exit " + std::to_string(rc) : msg) + ")";
-  if (buffer)
-    error += ":\n" + (*buffer)->getBuffer().take_front(4000).str();
+  // One line: the first diagnostic of the log (the whole log with -v).
+  error = "'" + args[0] + "' failed (" +
+          (msg.empty() ? "exit " + std::to_string(rc) : msg) + ")";
+  if (buffer) {
+    StringRef log = (*buffer)->getBuffer();
+    if (verbose)
+      errs() << log;
+    SmallVector<StringRef> lines;
+    log.split(lines, '\n', -1, false);
+    StringRef first = lines.empty() ? StringRef() : lines.front();
+    for (StringRef line : lines)
+      if (line.contains("error")) {
+        first = line;
+        break;
+      }
+    if (!first.empty())
+      error += ": " + first.trim().str() + (verbose ? "" : " (-v shows the whole log)");
+  }
   return false;
 }
 

@@ -238,6 +238,11 @@ int main(int argc, char **argv) {
     return writeText([&](raw_ostream &os) { os << source; });
 
   // The executable: source and object in a temporary (or --save-temps) dir.
+  SmallString<128> outDir(outputFile.getValue());
+  sys::path::remove_filename(outDir);
+  if (!outDir.empty() && !sys::fs::is_directory(outDir))
+    return fatal("cannot write '" + outputFile + "': directory '" +
+                 outDir.str().str() + "' does not exist");
   SmallString<128> dir;
   if (!saveTemps.empty()) {
     dir = saveTemps;

@@ -136,6 +136,52 @@ LogicalResult MatmulOp::verify() {
   for (size_t d = 0; d + 2 < r; ++d)
     if ((a[d] != y[d] && a[d] != 1) || (b[d] != y[d] && b[d] != 1))
       return emitOpError("batch dim ") << d << " does not broadcast";
+  Type elem = getY().getType().getElementType();
+  if (getA().getType().getElementType() != elem ||
+      getB().getType().getElementType() != elem)
+    return emitOpError("a, b and y need one element type");
+  if (Value bias = getBias()) {
+    auto bt = cast<MemRefType>(bias.getType());
+    if (bt.getElementType() != elem || bt.getRank() != static_cast<int64_t>(r))
+      return emitOpError("bias needs y's rank and element type");
+    for (size_t d = 0; d < r; ++d)
+      if (bt.getShape()[d] != 1 && bt.getShape()[d] != y[d])
+        return emitOpError("bias dim ") << d << " does not broadcast to y";
+  }
+  return success();
+}
+
+LogicalResult IndexOp::verify() {
+  Operation *kernel = (*this)->getParentOp();
+  auto shape = kernel->getAttrOfType<DenseI64ArrayAttr>("shape");
+  if (getDim() < 0 || getDim() >= static_cast<int64_t>(shape.size()))
+    return emitOpError("dim ") << getDim() << " outside the kernel's "
+                               << shape.size() << "-d iteration space";
+  return success();
+}
+
+LogicalResult ConvOp::verify() {
+  ArrayRef<int64_t> x = getX().getType().getShape(),
+                    w = getW().getType().getShape(),
+                    y = getY().getType().getShape();
+  size_t r = x.size();
+  if (r < 3 || w.size() != r || y.size() != r)
+    return emitOpError("x, w and y need the same rank >= 3");
+  size_t spatial = r - 2;
+  if (getStrides().size() != spatial || getDilations().size() != spatial ||
+      getPads().size() != 2 * spatial)
+    return emitOpError("needs ") << spatial << " strides and dilations and "
+                                 << 2 * spatial << " pads";
+  int64_t g = getGroup();
+  int64_t cin = getTransposed() ? w[0] : w[1] * g;
+  int64_t cout = getTransposed() ? w[1] * g : w[0];
+  if (g < 1 || x[1] != cin || y[1] != cout || x[0] != y[0])
+    return emitOpError("channels do not match: ")
+           << getX().getType() << ", " << getW().getType() << " (group " << g
+           << ") into " << getY().getType();
+  if (Value bias = getBias())
+    if (cast<MemRefType>(bias.getType()).getNumElements() != cout)
+      return emitOpError("bias needs ") << cout << " elements";
   return success();
 }
 

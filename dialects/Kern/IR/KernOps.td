@@ -111,11 +111,13 @@ def Kern_YieldOp : Kern_Op<"yield", [Pure, Terminator,
   let builders = [OpBuilder<(ins), [{ }]>];
 }
 
-def Kern_IndexOp : Kern_Op<"index", [Pure]> {
+def Kern_IndexOp : Kern_Op<"index", [Pure,
+                                     ParentOneOf<["MapOp", "ReduceOp"]>]> {
   let summary = "the current index along one dim of the iteration space";
   let arguments = (ins I64Attr:$dim);
   let results = (outs I64:$result);
   let assemblyFormat = "$dim attr-dict";
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -154,6 +156,7 @@ def Kern_ConvOp : Kern_Op<"conv"> {
     $x `,` $w (`bias` $bias^)? `into` $y attr-dict `:` type($x) `,` type($w)
     (`,` type($bias)^)? `into` type($y)
   }];
+  let hasVerifier = 1;
 }
 
 def Kern_CallOp : Kern_Op<"call", [AttrSizedOperandSegments]> {

@@ -275,3 +275,46 @@ func.func @yield_outside_kernel() {
   // expected-error @+1 {{'kern.yield' op expects parent op to be one of 'kern.map, kern.reduce'}}
   kern.yield
 }
+
+// -----
+
+func.func @index_dim(%y: memref<4xi64>) {
+  kern.map outs(%y : memref<4xi64>) attributes {layouts = [array<i64: 0, 1>], shape = array<i64: 4>} {
+    // expected-error @+1 {{'kern.index' op dim 1 outside the kernel's 1-d iteration space}}
+    %i = kern.index 1
+    kern.yield %i : i64
+  }
+  return
+}
+
+// -----
+
+func.func @matmul_bias(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %c: memref<7xf32>, %y: memref<4x16xf32>) {
+  // expected-error @+1 {{'kern.matmul' op bias needs y's rank and element type}}
+  kern.matmul %a, %b bias %c into %y : memref<4x8xf32>, memref<8x16xf32>, memref<7xf32> into memref<4x16xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_types(%a: memref<4x8xi32>, %b: memref<8x16xf32>, %y: memref<4x16xf32>) {
+  // expected-error @+1 {{'kern.matmul' op a, b and y need one element type}}
+  kern.matmul %a, %b into %y : memref<4x8xi32>, memref<8x16xf32> into memref<4x16xf32>
+  return
+}
+
+// -----
+
+func.func @conv_channels(%x: memref<1x3x8x8xf32>, %w: memref<4x2x3x3xf32>, %y: memref<1x4x6x6xf32>) {
+  // expected-error @+1 {{'kern.conv' op channels do not match}}
+  kern.conv %x, %w into %y {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64} : memref<1x3x8x8xf32>, memref<4x2x3x3xf32> into memref<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_attrs(%x: memref<1x3x8x8xf32>, %w: memref<4x3x3x3xf32>, %y: memref<1x4x6x6xf32>) {
+  // expected-error @+1 {{'kern.conv' op needs 2 strides and dilations and 4 pads}}
+  kern.conv %x, %w into %y {strides = array<i64: 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64} : memref<1x3x8x8xf32>, memref<4x3x3x3xf32> into memref<1x4x6x6xf32>
+  return
+}

@@ -1,10 +1,21 @@
 //===- Dnnl.cpp - oneDNN matmul and (de)convolution wrappers --------------===//
 //
-// oneDNN 2.x C++ API. create() builds the primitive once, on plain row-major
-// user layouts described by strides (transposes included), and caches it in
+// oneDNN 2.x C++ API. create() builds the primitive once and caches it in
 // the handle with memory objects whose data pointers run() rebinds. No
 // exception leaves these extern "C" functions: oneDNN errors become
 // sc_fail().
+//
+// Matmul runs on the plain row-major user layouts, described by strides
+// (transposes included). (De)convolution lets oneDNN choose its layouts
+// (format_tag::any: channels-last or blocked ones such as nhwc / nChw16c and
+// Acdb64a / OIhw16i16o, for which it has its fast kernels; on plain NCHW it
+// falls back to im2col GEMM or reference code). run() reorders the plain
+// user src into the chosen layout and the result back, through buffers the
+// handle owns, where the layouts differ. The weights go through a reorder
+// too, done once and kept when they lie in memory no one can write (the
+// read-only mapping of the weights file), and done on every run otherwise
+// (weights that are graph inputs or computed). Pointwise convolutions keep
+// the plain src and dst: they are GEMMs on it.
 //
 //===----------------------------------------------------------------------===//
 #include "Common.h"
@@ -12,7 +23,10 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <cstdint>
+#include <cstdio>
 #include <exception>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -103,6 +117,93 @@ struct DnnlHandle : shardc::rt::Handle {
     } catch (const dnnl::error &e) {
       sc_fail("oneDNN %s: %s", what, e.what());
     } catch (const std::exception &e) {
+      sc_fail("oneDNN %s: %s", what, e.what());
+    }
+  }
+};
+
+// Whether [p, p + bytes) lies entirely in mappings without write permission
+// (/proc/self/maps), so that its contents cannot change while it stays
+// mapped. False when that cannot be told.
+bool inReadOnlyMemory(const void *p, size_t bytes) {
+  if (!p || !bytes)
+    return false;
+  uintptr_t lo = reinterpret_cast<uintptr_t>(p), hi = lo + bytes, at = lo;
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (at < hi && std::getline(maps, line)) {
+    unsigned long long b = 0, e = 0;
+    char perms[5] = {};
+    if (std::sscanf(line.c_str(), "%llx-%llx %4s", &b, &e, perms) != 3)
+      continue;
+    if (e <= at)
+      continue;
+    if (b > at || perms[1] != '-')
+      return false; // a hole, or writable
+    at = e;
+  }
+  return at >= hi;
+}
+
+// A (de)convolution on the layouts oneDNN chose, with the reorders from and
+// to the plain user layouts where those differ.
+struct ConvHandle : shardc::rt::Handle {
+  dnnl::primitive prim;
+  // What the primitive reads and writes: the user's buffers where the
+  // layouts agree (rebound each run), else buffers owned by the handle.
+  dnnl::memory src, weights, bias, dst;
+  // The user's plain buffers behind a reorder (rebound each run).
+  dnnl::memory userSrc, userWeights, userDst;
+  dnnl::reorder srcIn, weightsIn, dstOut;
+  bool reorderSrc = false, reorderWeights = false, reorderDst = false;
+  bool hasBias = false;
+  size_t weightBytes = 0;
+  // The user weights pointer whose reorder the handle keeps (read-only
+  // memory only), and the last pointer checked for being read-only.
+  const void *keptWeights = nullptr, *checkedWeights = nullptr;
+  bool checkedReadOnly = false;
+  const char *what = "";
+
+  void run(const void *s, const void *w, const void *b, void *d) {
+    try {
+      dnnl::stream &strm = cpuStream();
+      if (reorderWeights && w != keptWeights) {
+        if (w != checkedWeights) {
+          checkedWeights = w;
+          checkedReadOnly = inReadOnlyMemory(w, weightBytes);
+        }
+        bind(userWeights, w);
+        weightsIn.execute(strm, userWeights, weights);
+        keptWeights = checkedReadOnly ? w : nullptr;
+      } else if (!reorderWeights) {
+        bind(weights, w);
+      }
+      if (reorderSrc) {
+        bind(userSrc, s);
+        srcIn.execute(strm, userSrc, src);
+      } else {
+        bind(src, s);
+      }
+      if (!reorderDst)
+        bind(dst, d);
+      std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, src},
+                                                 {DNNL_ARG_WEIGHTS, weights},
+                                                 {DNNL_ARG_DST, dst}};
+      if (hasBias) {
+        bind(bias, b);
+        args.emplace(DNNL_ARG_BIAS, bias);
+      }
+      prim.execute(strm, args);
+      if (reorderDst) {
+        bind(userDst, d);
+        dstOut.execute(strm, dst, userDst);
+      }
+      strm.wait();
+    } catch (const dnnl::error &e) {
+      keptWeights = nullptr;
+      sc_fail("oneDNN %s: %s", what, e.what());
+    } catch (const std::exception &e) {
+      keptWeights = nullptr;
       sc_fail("oneDNN %s: %s", what, e.what());
     }
   }
@@ -273,26 +374,66 @@ extern "C" void *sc_dnnl_conv_create(const sc_desc *x, const sc_desc *w,
       if (full < 0 || full / st[i] + 1 != out)
         pr[i] = (out - 1) * st[i] + span - in - pl[i];
     }
-    auto h = std::make_unique<DnnlHandle>();
+    auto h = std::make_unique<ConvHandle>();
     h->what = what;
     h->hasBias = bias != nullptr;
+    // oneDNN picks the weights layout, and the src and dst ones but for a
+    // pointwise convolution (1x1 kernel, stride 1, no padding, one group):
+    // on the plain layout that one is a GEMM, which oneDNN runs as such, for
+    // less than the two reorders of the activations a blocked layout costs.
+    // The bias stays plain.
+    bool pointwise = !transposed && g == 1;
+    for (int i = 0; i < sd; ++i)
+      pointwise = pointwise && kdims[i] == 1 && st[i] == 1 && pl[i] == 0 &&
+                  pr[i] == 0;
+    auto anyOf = [](const dnnl::memory::desc &md) {
+      return dnnl::memory::desc(md.dims(), md.data_type(),
+                                dnnl::memory::format_tag::any);
+    };
+    auto ioOf = [&](const dnnl::memory::desc &md) {
+      return pointwise ? md : anyOf(md);
+    };
     auto prop = dnnl::prop_kind::forward_inference;
+    dnnl::memory::desc psrc, pw, pdst;
     if (transposed) {
-      dnnl::deconvolution_forward::desc d(prop,
-                                          dnnl::algorithm::deconvolution_direct,
-                                          xmd, wmd, bmd, ymd, st, dil, pl, pr);
+      dnnl::deconvolution_forward::desc d(
+          prop, dnnl::algorithm::deconvolution_direct, ioOf(xmd), anyOf(wmd),
+          bmd, ioOf(ymd), st, dil, pl, pr);
       dnnl::deconvolution_forward::primitive_desc pd(d, cpuEngine());
       h->prim = dnnl::deconvolution_forward(pd);
+      psrc = pd.src_desc();
+      pw = pd.weights_desc();
+      pdst = pd.dst_desc();
     } else {
-      dnnl::convolution_forward::desc d(prop,
-                                        dnnl::algorithm::convolution_direct,
-                                        xmd, wmd, bmd, ymd, st, dil, pl, pr);
+      dnnl::convolution_forward::desc d(
+          prop, dnnl::algorithm::convolution_direct, ioOf(xmd), anyOf(wmd),
+          bmd, ioOf(ymd), st, dil, pl, pr);
       dnnl::convolution_forward::primitive_desc pd(d, cpuEngine());
       h->prim = dnnl::convolution_forward(pd);
+      psrc = pd.src_desc();
+      pw = pd.weights_desc();
+      pdst = pd.dst_desc();
     }
-    h->src = unbound(xmd);
-    h->weights = unbound(wmd);
-    h->dst = unbound(ymd);
+    // An argument whose chosen layout is the user's reads the user's buffer;
+    // any other gets a buffer of its own and a reorder.
+    auto setUp = [](const dnnl::memory::desc &user,
+                    const dnnl::memory::desc &chosen, bool in,
+                    dnnl::memory &mem, dnnl::memory &userMem,
+                    dnnl::reorder &re) {
+      if (chosen == user) {
+        mem = unbound(user);
+        return false;
+      }
+      mem = dnnl::memory(chosen, cpuEngine());
+      userMem = unbound(user);
+      re = in ? dnnl::reorder(userMem, mem) : dnnl::reorder(mem, userMem);
+      return true;
+    };
+    h->reorderSrc = setUp(xmd, psrc, true, h->src, h->userSrc, h->srcIn);
+    h->reorderWeights =
+        setUp(wmd, pw, true, h->weights, h->userWeights, h->weightsIn);
+    h->reorderDst = setUp(ymd, pdst, false, h->dst, h->userDst, h->dstOut);
+    h->weightBytes = wmd.get_size();
     if (bias)
       h->bias = unbound(bmd);
     return h.release();
@@ -310,5 +451,5 @@ extern "C" void sc_dnnl_conv_run(void *h, const void *x, const void *w,
     sc_fail("oneDNN convolution: run without a primitive");
     return;
   }
-  static_cast<DnnlHandle *>(h)->run(x, w, bias, y);
+  static_cast<ConvHandle *>(h)->run(x, w, bias, y);
 }

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+using namespace shardc::format::dtypes;
 using shardc::format::dtypeName;
 using shardc::format::dtypeSize;
 using shardc::format::kMaxTensorBytes;
@@ -29,23 +30,6 @@ uint64_t Tensor::numElements() const {
 }
 
 namespace {
-
-enum : int32_t {
-  kF32 = 1,
-  kU8 = 2,
-  kI8 = 3,
-  kU16 = 4,
-  kI16 = 5,
-  kI32 = 6,
-  kI64 = 7,
-  kStr = 8,
-  kBool = 9,
-  kF16 = 10,
-  kF64 = 11,
-  kU32 = 12,
-  kU64 = 13,
-  kBF16 = 16
-};
 
 /// Element count of `dims` for `dtype`, checking sign and overflow.
 bool checkedBytes(const std::vector<int64_t> &dims, int32_t dtype,
@@ -613,7 +597,7 @@ bool parsePb(const void *data, size_t size, Tensor &out, std::string &error) {
     error = "not a valid TensorProto (no data_type)";
     return false;
   }
-  if (t.dtype == kStr) {
+  if (t.dtype == 8) { // TensorProto.STRING
     error = "string tensors are not supported";
     return false;
   }

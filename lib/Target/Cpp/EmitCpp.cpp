@@ -53,6 +53,9 @@ private:
   LogicalResult emitCall(kern::CallOp op);
   LogicalResult emitMatmul(kern::MatmulOp op);
   LogicalResult emitConv(kern::ConvOp op);
+  LogicalResult emitLibraryCall(Operation *op, StringRef prefix, Value a,
+                                Value b, Value bias, Value y,
+                                const std::string &extra);
 
   std::string ptr(Value buffer);
   FailureOr<std::string> desc(Operation *op, Value buffer);
@@ -418,12 +421,16 @@ LogicalResult CppEmitter::emitCall(kern::CallOp op) {
   return success();
 }
 
-LogicalResult CppEmitter::emitMatmul(kern::MatmulOp op) {
-  auto da = desc(op, op.getA()), db = desc(op, op.getB()), dy = desc(op, op.getY());
+/// A oneDNN call: `h = PREFIX_create(&dA, &dB, &dBias|0, &dY, extra)` once in
+/// init(), `PREFIX_run(h, a, b, bias|0, y)` in run().
+LogicalResult CppEmitter::emitLibraryCall(Operation *op, StringRef prefix,
+                                          Value a, Value b, Value bias, Value y,
+                                          const std::string &extra) {
+  auto da = desc(op, a), db = desc(op, b), dy = desc(op, y);
   if (failed(da) || failed(db) || failed(dy))
     return failure();
   std::string dbias = "0", pbias = "0";
-  if (Value bias = op.getBias()) {
+  if (bias) {
     auto d = desc(op, bias);
     if (failed(d))
       return failure();
@@ -431,42 +438,33 @@ LogicalResult CppEmitter::emitMatmul(kern::MatmulOp op) {
     pbias = ptr(bias);
   }
   std::string h = "h[" + std::to_string(numHandles++) + "]";
-  init += "  " + h + " = sc_dnnl_matmul_create(" + *da + ", " + *db + ", " +
-          dbias + ", " + *dy + ", " + std::to_string(op.getTransA()) + ", " +
-          std::to_string(op.getTransB()) + ", " +
-          floatLiteral(op.getAlpha().convertToDouble(), Float32Type::get(op.getContext())) +
-          ", " +
-          floatLiteral(op.getBeta().convertToDouble(), Float32Type::get(op.getContext())) +
-          ");\n  if (!" + h + ") return 1;\n";
-  run += "  sc_dnnl_matmul_run(" + h + ", " + ptr(op.getA()) + ", " +
-         ptr(op.getB()) + ", " + pbias + ", " + ptr(op.getY()) + ");\n";
+  init += "  " + h + " = " + prefix.str() + "_create(" + *da + ", " + *db +
+          ", " + dbias + ", " + *dy + ", " + extra + ");\n  if (!" + h +
+          ") return 1;\n";
+  run += "  " + prefix.str() + "_run(" + h + ", " + ptr(a) + ", " + ptr(b) +
+         ", " + pbias + ", " + ptr(y) + ");\n";
   ++artifacts.numLibraryCalls;
   return success();
 }
 
+LogicalResult CppEmitter::emitMatmul(kern::MatmulOp op) {
+  Type f32 = Float32Type::get(op.getContext());
+  std::string extra = std::to_string(op.getTransA()) + ", " +
+                      std::to_string(op.getTransB()) + ", " +
+                      floatLiteral(op.getAlpha().convertToDouble(), f32) + ", " +
+                      floatLiteral(op.getBeta().convertToDouble(), f32);
+  return emitLibraryCall(op, "sc_dnnl_matmul", op.getA(), op.getB(),
+                         op.getBias(), op.getY(), extra);
+}
+
 LogicalResult CppEmitter::emitConv(kern::ConvOp op) {
-  auto dx = desc(op, op.getX()), dw = desc(op, op.getW()), dy = desc(op, op.getY());
-  if (failed(dx) || failed(dw) || failed(dy))
-    return failure();
-  std::string dbias = "0", pbias = "0";
-  if (Value bias = op.getBias()) {
-    auto d = desc(op, bias);
-    if (failed(d))
-      return failure();
-    dbias = *d;
-    pbias = ptr(bias);
-  }
-  std::string h = "h[" + std::to_string(numHandles++) + "]";
-  init += "  " + h + " = sc_dnnl_conv_create(" + *dx + ", " + *dw + ", " +
-          dbias + ", " + *dy + ", " + i64Array(op.getStrides()) + ", " +
-          i64Array(op.getDilations()) + ", " + i64Array(op.getPads()) + ", " +
-          std::to_string(op.getGroup()) + "LL, " +
-          std::to_string(op.getTransposed()) + ");\n  if (!" + h +
-          ") return 1;\n";
-  run += "  sc_dnnl_conv_run(" + h + ", " + ptr(op.getX()) + ", " +
-         ptr(op.getW()) + ", " + pbias + ", " + ptr(op.getY()) + ");\n";
-  ++artifacts.numLibraryCalls;
-  return success();
+  std::string extra = i64Array(op.getStrides()) + ", " +
+                      i64Array(op.getDilations()) + ", " +
+                      i64Array(op.getPads()) + ", " +
+                      std::to_string(op.getGroup()) + "LL, " +
+                      std::to_string(op.getTransposed());
+  return emitLibraryCall(op, "sc_dnnl_conv", op.getX(), op.getW(),
+                         op.getBias(), op.getY(), extra);
 }
 
 /// Appends the bytes of a weight to the section at its planned offset.

@@ -108,26 +108,47 @@ inline uint64_t checksum64(const void *data, size_t n,
 // Element types (ONNX TensorProto.DataType codes)
 //===----------------------------------------------------------------------===//
 
+/// ONNX TensorProto.DataType codes of the element types the runtime knows
+/// (in a namespace of their own so users can import just these names).
+namespace dtypes {
+enum DType : int32_t {
+  kF32 = 1,
+  kU8 = 2,
+  kI8 = 3,
+  kU16 = 4,
+  kI16 = 5,
+  kI32 = 6,
+  kI64 = 7,
+  kBool = 9,
+  kF16 = 10,
+  kF64 = 11,
+  kU32 = 12,
+  kU64 = 13,
+  kBF16 = 16,
+};
+} // namespace dtypes
+using namespace dtypes;
+
 /// Size in bytes of one element of an ONNX dtype, or 0 if the runtime does
 /// not know it.
 inline size_t dtypeSize(int32_t dtype) {
   switch (dtype) {
-  case 2:
-  case 3:
-  case 9: // uint8, int8, bool
+  case kU8:
+  case kI8:
+  case kBool:
     return 1;
-  case 4:
-  case 5:
-  case 10:
-  case 16: // uint16, int16, float16, bfloat16
+  case kU16:
+  case kI16:
+  case kF16:
+  case kBF16:
     return 2;
-  case 1:
-  case 6:
-  case 12: // float32, int32, uint32
+  case kF32:
+  case kI32:
+  case kU32:
     return 4;
-  case 7:
-  case 11:
-  case 13: // int64, float64, uint64
+  case kI64:
+  case kU64:
+  case kF64:
     return 8;
   default:
     return 0;
@@ -136,31 +157,31 @@ inline size_t dtypeSize(int32_t dtype) {
 
 inline const char *dtypeName(int32_t dtype) {
   switch (dtype) {
-  case 1:
+  case kF32:
     return "float32";
-  case 2:
+  case kU8:
     return "uint8";
-  case 3:
+  case kI8:
     return "int8";
-  case 4:
+  case kU16:
     return "uint16";
-  case 5:
+  case kI16:
     return "int16";
-  case 6:
+  case kI32:
     return "int32";
-  case 7:
+  case kI64:
     return "int64";
-  case 9:
+  case kBool:
     return "bool";
-  case 10:
+  case kF16:
     return "float16";
-  case 11:
+  case kF64:
     return "float64";
-  case 12:
+  case kU32:
     return "uint32";
-  case 13:
+  case kU64:
     return "uint64";
-  case 16:
+  case kBF16:
     return "bfloat16";
   default:
     return "unknown";

@@ -9,6 +9,7 @@
 #define SHARDC_RUNTIME_CPU_COMMON_H
 
 #include "shardc/cpu.h"
+#include "shardc/format.h"
 
 #include <cmath>
 #include <cstddef>
@@ -17,22 +18,10 @@
 
 namespace shardc::rt::cpu {
 
-// ONNX TensorProto.DataType codes.
-enum DType : int32_t {
-  kF32 = 1,
-  kU8 = 2,
-  kI8 = 3,
-  kU16 = 4,
-  kI16 = 5,
-  kI32 = 6,
-  kI64 = 7,
-  kBool = 9,
-  kF16 = 10,
-  kF64 = 11,
-  kU32 = 12,
-  kU64 = 13,
-  kBF16 = 16,
-};
+// ONNX dtype codes and their sizes and names (shared with the loader).
+using namespace format::dtypes;
+using format::dtypeName;
+using format::dtypeSize;
 
 // Storage types of the 16-bit floats (distinct from uint16_t for dispatch).
 struct Half {
@@ -96,31 +85,6 @@ inline int64_t normAxis(int64_t axis, int64_t rank) {
   return axis < 0 ? axis + rank : axis;
 }
 
-// Element size in bytes of an ONNX dtype; 0 when unknown.
-inline size_t dtypeSize(int32_t dtype) {
-  switch (dtype) {
-  case kU8:
-  case kI8:
-  case kBool:
-    return 1;
-  case kU16:
-  case kI16:
-  case kF16:
-  case kBF16:
-    return 2;
-  case kF32:
-  case kI32:
-  case kU32:
-    return 4;
-  case kI64:
-  case kU64:
-  case kF64:
-    return 8;
-  default:
-    return 0;
-  }
-}
-
 // Parallelize a loop only when it has enough work to pay for the threads.
 constexpr int64_t kParallelGrain = 1 << 14;
 
@@ -181,40 +145,6 @@ template <class F> bool dispatchInt(int32_t dtype, F &&f) {
 
 template <class F> bool dispatchNumeric(int32_t dtype, F &&f) {
   return dispatchFloat(dtype, f) || dispatchInt(dtype, f);
-}
-
-// Short name of an ONNX dtype for error messages.
-inline const char *dtypeName(int32_t dtype) {
-  switch (dtype) {
-  case kF32:
-    return "float32";
-  case kU8:
-    return "uint8";
-  case kI8:
-    return "int8";
-  case kU16:
-    return "uint16";
-  case kI16:
-    return "int16";
-  case kI32:
-    return "int32";
-  case kI64:
-    return "int64";
-  case kBool:
-    return "bool";
-  case kF16:
-    return "float16";
-  case kF64:
-    return "float64";
-  case kU32:
-    return "uint32";
-  case kU64:
-    return "uint64";
-  case kBF16:
-    return "bfloat16";
-  default:
-    return "unknown dtype";
-  }
 }
 
 } // namespace shardc::rt::cpu

@@ -70,7 +70,7 @@ static bool run(ArrayRef<std::string> args, bool verbose, std::string &error) {
   return false;
 }
 
-bool shardc::buildCpuExecutable(const std::string &source,
+bool shardc::buildExecutable(const std::string &source,
                                 const std::string &object,
                                 const std::string &output,
                                 const ToolchainOptions &options,

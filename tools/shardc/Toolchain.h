@@ -11,9 +11,9 @@ struct ToolchainOptions {
   bool verbose = false;       ///< print the commands
 };
 
-/// Compiles `source` (C++) and links it with the CPU runtime into the
+/// Compiles `source` (C++) and links it with the runtime into the
 /// executable `output`. Uses $CXX (default c++) and ccache when present.
-bool buildCpuExecutable(const std::string &source, const std::string &object,
+bool buildExecutable(const std::string &source, const std::string &object,
                         const std::string &output,
                         const ToolchainOptions &options, std::string &error);
 

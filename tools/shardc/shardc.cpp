@@ -1,12 +1,13 @@
 //===- shardc.cpp - the shardc compiler driver ------------------------------===//
 //
-//   shardc model.onnx -o model [--target=cpu] [--input-shape NAME=1x128]
-//   shardc model.onnx --emit=graph|kern|cpp [-o out]
+//   shardc model.onnx -o model [--target=cpu|cuda|cuda,cpu] [--precision=P]
+//   shardc model.onnx --emit=graph|kern|cuda|cpp [-o out]
 //
 // Imports the model, runs the pipeline (graph canonicalization, lowering to
-// kern, memory and weights planning, C++ generation) and writes the
-// requested stage; `exe` (the default) compiles and links the executable and
-// writes its `.weights` file next to it.
+// kern, memory and weights planning, code generation) and writes the
+// requested stage; `exe` (the default) compiles the CUDA kernels with NVRTC
+// (for a CUDA target), compiles and links the executable and writes its
+// `.weights` file next to it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +19,8 @@
 #include "shardc/Conversion/Passes.h"
 #include "shardc/Import/ONNX.h"
 #include "shardc/Target/Cpp.h"
+#include "shardc/Target/Cuda.h"
+#include "shardc/format.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
@@ -45,7 +48,7 @@ static cl::opt<std::string> outputFile("o", cl::desc("Output file ('-' for stdou
                                        cl::value_desc("file"), cl::init("-"),
                                        cl::cat(shardcCat));
 
-enum class Emit { Graph, Kern, Cpp, Exe };
+enum class Emit { Graph, Kern, Cuda, Cpp, Exe };
 static cl::opt<Emit> emit(
     "emit", cl::desc("Stage to write"), cl::init(Emit::Exe),
     cl::values(
@@ -53,14 +56,34 @@ static cl::opt<Emit> emit(
                    "the imported graph dialect (after canonicalization)"),
         clEnumValN(Emit::Kern, "kern",
                    "the bufferized kern program with its memory plan"),
-        clEnumValN(Emit::Cpp, "cpp", "the generated C++ of the CPU target"),
+        clEnumValN(Emit::Cuda, "cuda",
+                   "the generated CUDA C++ kernels (a CUDA target)"),
+        clEnumValN(Emit::Cpp, "cpp",
+                   "the generated C++: CPU kernels and the host side"),
         clEnumValN(Emit::Exe, "exe",
                    "the executable and its .weights file (default)")),
     cl::cat(shardcCat));
 
-static cl::opt<std::string> target("target",
-                                   cl::desc("Code generation target: cpu"),
-                                   cl::init("cpu"), cl::cat(shardcCat));
+static cl::opt<std::string> target(
+    "target",
+    cl::desc("Code generation target: cpu, cuda, or cuda,cpu (CUDA with the "
+             "CPU code as a fallback when the machine has no usable GPU)"),
+    cl::init("cpu"), cl::cat(shardcCat));
+static cl::opt<std::string> precision(
+    "precision",
+    cl::desc("CUDA math: fp32 (default), tf32 (fp32 storage, TF32 tensor "
+             "cores in GEMMs and convolutions)"),
+    cl::init("fp32"), cl::cat(shardcCat));
+static cl::list<std::string>
+    cudaArchs("cuda-arch",
+              cl::desc("NVRTC targets: cubins for sm_XY, PTX for compute_XY "
+                       "(default sm_80,sm_90,compute_90)"),
+              cl::CommaSeparated, cl::cat(shardcCat));
+static cl::opt<std::string> cacheDir(
+    "cache-dir",
+    cl::desc("Cache of NVRTC results (default $SHARDC_CACHE_DIR or "
+             "~/.cache/shardc; empty disables)"),
+    cl::cat(shardcCat));
 static cl::opt<std::string> cpu("cpu",
                                 cl::desc("-march for the generated CPU code "
                                          "(default native; x86-64-v3 to deploy "
@@ -137,8 +160,38 @@ int main(int argc, char **argv) {
     options.constInputs[name] = file;
   }
 
-  if (target != "cpu")
-    return fatal("--target=" + target + ": only 'cpu' is available in this build");
+  shardc::ProgramOptions program;
+  {
+    SmallVector<StringRef> parts;
+    StringRef(target).split(parts, ',');
+    program.cpu = program.cuda = false;
+    for (StringRef p : parts) {
+      if (p == "cpu")
+        program.cpu = true;
+      else if (p == "cuda")
+        program.cuda = true;
+      else
+        return fatal("--target=" + target + ": unknown target '" + p.str() +
+                     "' (expected cpu, cuda or cuda,cpu)");
+    }
+  }
+  if (precision == "tf32")
+    program.tf32 = true;
+  else if (precision != "fp32")
+    return fatal("--precision=" + precision +
+                 ": expected fp32 or tf32 (fp16 and bf16 are not available yet)");
+  if (emit == Emit::Cuda && !program.cuda)
+    return fatal("--emit=cuda needs a CUDA target (--target=cuda)");
+  shardc::cuda::CompileOptions nvrtc;
+  if (!cudaArchs.empty())
+    nvrtc.archs.assign(cudaArchs.begin(), cudaArchs.end());
+  for (const std::string &arch : nvrtc.archs)
+    if (!StringRef(arch).starts_with("sm_") &&
+        !StringRef(arch).starts_with("compute_"))
+      return fatal("--cuda-arch=" + arch + ": expected sm_XY or compute_XY");
+  nvrtc.cacheDir = cacheDir.getNumOccurrences()
+                       ? cacheDir.getValue()
+                       : shardc::cuda::defaultCacheDir();
   if (emit == Emit::Exe && outputFile == "-")
     return fatal("an executable needs -o FILE");
 
@@ -229,30 +282,86 @@ int main(int argc, char **argv) {
   std::string source;
   llvm::raw_string_ostream sourceStream(source);
   shardc::CppArtifacts artifacts;
-  if (failed(shardc::emitCpp(*module, sourceStream, artifacts)))
-    return fatal(diagnostic.empty() ? inputFile + ": C++ generation failed"
+  // Where the executable's intermediate files go: a temporary (or
+  // --save-temps) directory. The NVRTC images are named before the C++ is
+  // written, which embeds them by path.
+  SmallString<128> dir;
+  auto removeTemps = [&](ArrayRef<std::string> files) {
+    if (!saveTemps.empty() || dir.empty())
+      return;
+    for (const std::string &f : files)
+      sys::fs::remove(f);
+    sys::fs::remove(dir);
+  };
+  std::string stem = sys::path::stem(outputFile).str();
+  if (emit == Emit::Exe) {
+    SmallString<128> outDir(outputFile.getValue());
+    sys::path::remove_filename(outDir);
+    if (!outDir.empty() && !sys::fs::is_directory(outDir))
+      return fatal("cannot write '" + outputFile + "': directory '" +
+                   outDir.str().str() + "' does not exist");
+    if (!saveTemps.empty()) {
+      dir = saveTemps;
+      if (std::error_code ec = sys::fs::create_directories(dir))
+        return fatal("cannot create '" + saveTemps + "': " + ec.message());
+      sys::fs::make_absolute(dir);
+    } else if (std::error_code ec =
+                   sys::fs::createUniqueDirectory("shardc", dir)) {
+      return fatal("cannot create a temporary directory: " + ec.message());
+    }
+    if (program.cuda) {
+      if (StringRef(dir).find_first_of("\"\\\n") != StringRef::npos)
+        return fatal("the build directory '" + dir.str().str() +
+                     "' has a quote, backslash or newline in its name");
+      for (const std::string &arch : nvrtc.archs)
+        program.cudaImages.push_back(
+            {arch, (dir + "/" + stem + "." + arch +
+                    (StringRef(arch).starts_with("sm_") ? ".cubin" : ".ptx"))
+                       .str()});
+    }
+  }
+
+  if (failed(shardc::emitCpp(*module, sourceStream, artifacts, program)))
+    return fatal(diagnostic.empty() ? inputFile + ": code generation failed"
                                     : diagnostic);
   sourceStream.flush();
-  stage("C++ generated");
+  stage(program.cuda ? "CUDA C++ and host C++ generated" : "C++ generated");
+  if (emit == Emit::Cuda)
+    return writeText([&](raw_ostream &os) { os << artifacts.cudaSource; });
   if (emit == Emit::Cpp)
     return writeText([&](raw_ostream &os) { os << source; });
 
-  // The executable: source and object in a temporary (or --save-temps) dir.
-  SmallString<128> outDir(outputFile.getValue());
-  sys::path::remove_filename(outDir);
-  if (!outDir.empty() && !sys::fs::is_directory(outDir))
-    return fatal("cannot write '" + outputFile + "': directory '" +
-                 outDir.str().str() + "' does not exist");
-  SmallString<128> dir;
-  if (!saveTemps.empty()) {
-    dir = saveTemps;
-    if (std::error_code ec = sys::fs::create_directories(dir))
-      return fatal("cannot create '" + saveTemps + "': " + ec.message());
-  } else if (std::error_code ec =
-                 sys::fs::createUniqueDirectory("shardc", dir)) {
-    return fatal("cannot create a temporary directory: " + ec.message());
+  std::vector<std::string> temps;
+  if (program.cuda) {
+    std::vector<shardc::cuda::Image> images;
+    bool cached = false;
+    if (failed(shardc::cuda::compile(artifacts.cudaSource, nvrtc, images,
+                                     error, cached))) {
+      removeTemps(temps);
+      return fatal(inputFile + ": " + error);
+    }
+    std::string imageIds;
+    for (auto [i, image] : llvm::enumerate(images)) {
+      const std::string &path = program.cudaImages[i].second;
+      std::error_code ec;
+      raw_fd_ostream os(path, ec);
+      if (ec)
+        return fatal("cannot write '" + path + "': " + ec.message());
+      os.write(image.data.data(), image.data.size());
+      temps.push_back(path);
+      imageIds += std::to_string(shardc::format::checksum64(
+                      image.data.data(), image.data.size())) +
+                  " ";
+    }
+    // The C++ names the images by path only: let their contents reach the
+    // compiler cache's key.
+    source += "static const char shardc_cuda_image_ids[] "
+              "__attribute__((used)) = \"" + imageIds + "\";\n";
+    stage(("NVRTC " + std::to_string(images.size()) + " images" +
+           (cached ? " (cached)" : ""))
+              .c_str());
   }
-  std::string stem = sys::path::stem(outputFile).str();
+
   std::string cppPath = (dir + "/" + stem + ".cpp").str();
   std::string objPath = (dir + "/" + stem + ".o").str();
   {
@@ -265,12 +374,10 @@ int main(int argc, char **argv) {
   shardc::ToolchainOptions tc;
   tc.cpu = cpu;
   tc.verbose = verbose;
-  bool built = shardc::buildCpuExecutable(cppPath, objPath, outputFile, tc, error);
-  if (saveTemps.empty()) {
-    sys::fs::remove(cppPath);
-    sys::fs::remove(objPath);
-    sys::fs::remove(dir);
-  }
+  bool built = shardc::buildExecutable(cppPath, objPath, outputFile, tc, error);
+  temps.push_back(cppPath);
+  temps.push_back(objPath);
+  removeTemps(temps);
   if (!built)
     return fatal(error);
   stage("compiled and linked");
@@ -279,7 +386,8 @@ int main(int argc, char **argv) {
                                 {&artifacts.weights}, error))
     return fatal(error);
   if (progress)
-    errs() << "shardc: wrote " << outputFile << " (" << artifacts.numKernels
+    errs() << "shardc: wrote " << outputFile << " ("
+           << (program.cpu ? artifacts.numKernels : artifacts.numCudaKernels)
            << " generated kernels, " << artifacts.numLibraryCalls
            << " library calls, arena " << artifacts.arenaBytes << " B) and "
            << weightsPath << " (" << artifacts.weights.size() << " B)\n";

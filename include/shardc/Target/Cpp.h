@@ -2,7 +2,8 @@
 //
 // Turns a planned kern module (after kern-plan-memory and kern-plan-weights)
 // into the rank's weights section, the plan and one C++ translation unit
-// that implements `shardc_model_program` (runtime/include/shardc/cpu.h).
+// that implements `shardc_model_program` (runtime/include/shardc/cpu.h):
+// the program writer of both targets.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_TARGET_CPP_H
@@ -13,9 +14,20 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace shardc {
+
+/// What the program holds.
+struct ProgramOptions {
+  bool cpu = true;   ///< CPU code (kernels in C++ with OpenMP, oneDNN)
+  bool cuda = false; ///< CUDA code (host side here, kernels in cudaSource)
+  bool tf32 = false; ///< fp32 GEMMs and convolutions may use TF32 on CUDA
+  /// The NVRTC images to embed: architecture and file path (read by the
+  /// assembler when the C++ is compiled, so they may be written later).
+  std::vector<std::pair<std::string, std::string>> cudaImages;
+};
 
 /// What the C++ target produced besides the source.
 struct CppArtifacts {
@@ -24,12 +36,16 @@ struct CppArtifacts {
   unsigned numKernels = 0;   ///< generated kernels
   unsigned numLibraryCalls = 0;
   uint64_t arenaBytes = 0;
+  std::string cudaSource; ///< the CUDA program (with ProgramOptions::cuda)
+  unsigned numCudaKernels = 0;
 };
 
 /// Builds the weights section and writes the C++ source for a planned kern
-/// module (world size 1). Fails with a diagnostic on the module.
+/// module (world size 1): CPU code, the host side of CUDA code, or both.
+/// Fails with a diagnostic on the module.
 mlir::LogicalResult emitCpp(mlir::ModuleOp module, llvm::raw_ostream &os,
-                            CppArtifacts &artifacts);
+                            CppArtifacts &artifacts,
+                            const ProgramOptions &options = {});
 
 /// Writes a weights file holding one section per rank.
 bool writeWeightsFile(const std::string &path, uint64_t modelHash,

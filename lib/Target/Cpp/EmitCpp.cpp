@@ -8,8 +8,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ScalarEmitter.h"
-#include "shardc/Target/Cpp.h"
+#include "lib/Target/Cpp/CppEmitter.h"
+#include "lib/Target/Common/Loops.h"
+#include "lib/Target/Common/ScalarEmitter.h"
+#include "shardc/Target/Cuda.h"
 
 #include "dialects/Kern/IR/KernOps.h"
 #include "shardc/format.h"
@@ -24,51 +26,6 @@
 using namespace mlir;
 using namespace shardc;
 using namespace shardc::target;
-
-/// Kernels at least this large (iterations) run their outer loop in parallel.
-static constexpr int64_t kParallelThreshold = 1 << 15;
-
-namespace {
-
-/// One loop of a collapsed iteration space.
-struct Loop {
-  int64_t size;
-  SmallVector<int64_t> strides; // one per operand
-  bool reduce = false;
-  int64_t dim;                  // original dim (when not collapsed)
-};
-
-class CppEmitter {
-public:
-  CppEmitter(func::FuncOp func, CppArtifacts &artifacts)
-      : func(func), artifacts(artifacts) {}
-
-  LogicalResult emit(raw_ostream &os);
-
-private:
-  LogicalResult emitKernel(Operation *op, ValueRange inputs,
-                           ValueRange outputs, ArrayRef<int64_t> shape,
-                           ArrayAttr layouts, ArrayRef<int64_t> reduceDims,
-                           StringRef kind, Block &body);
-  LogicalResult emitCall(kern::CallOp op);
-  LogicalResult emitMatmul(kern::MatmulOp op);
-  LogicalResult emitConv(kern::ConvOp op);
-  LogicalResult emitLibraryCall(Operation *op, StringRef prefix, Value a,
-                                Value b, Value bias, Value y,
-                                const std::string &extra);
-
-  std::string ptr(Value buffer);
-  FailureOr<std::string> desc(Operation *op, Value buffer);
-  std::string i64Array(ArrayRef<int64_t> values);
-
-  func::FuncOp func;
-  CppArtifacts &artifacts;
-  std::string decls, init, run;
-  std::map<std::string, std::string> descNames;
-  unsigned numArrays = 0, numHandles = 0;
-};
-
-} // namespace
 
 std::string CppEmitter::ptr(Value buffer) {
   auto type = cast<MemRefType>(buffer.getType());
@@ -127,68 +84,17 @@ std::string CppEmitter::i64Array(ArrayRef<int64_t> values) {
   return name;
 }
 
-/// `off + i0*s0 + ...` for one operand.
-static std::string indexExpr(int64_t offset, ArrayRef<Loop> loops,
-                             unsigned operand) {
-  std::string e = std::to_string(offset);
-  for (auto [l, loop] : llvm::enumerate(loops)) {
-    int64_t s = loop.strides[operand];
-    if (s == 0)
-      continue;
-    e += " + i" + std::to_string(l) + (s == 1 ? "" : "*" + std::to_string(s));
-  }
-  return e;
-}
-
 LogicalResult CppEmitter::emitKernel(Operation *op, ValueRange inputs,
                                      ValueRange outputs,
                                      ArrayRef<int64_t> shape, ArrayAttr layouts,
                                      ArrayRef<int64_t> reduceDims,
                                      StringRef kind, Block &body) {
-  unsigned numOperands = inputs.size() + outputs.size();
-  SmallVector<int64_t> offsets;
-  for (Attribute a : layouts)
-    offsets.push_back(cast<DenseI64ArrayAttr>(a)[0]);
-  bool usesIndex = false;
-  body.walk([&](kern::IndexOp) { usesIndex = true; });
-
-  // Loops: drop unit dims, parallel before reduce, merge contiguous ones.
-  SmallVector<Loop> loops;
-  bool empty = false;
-  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
-    Loop loop{shape[d], {}, llvm::is_contained(reduceDims, d), d};
-    for (Attribute a : layouts)
-      loop.strides.push_back(cast<DenseI64ArrayAttr>(a)[d + 1]);
-    if (shape[d] == 0 && !loop.reduce)
-      empty = true;
-    if (shape[d] == 1 && !usesIndex)
-      continue;
-    loops.push_back(loop);
-  }
-  std::stable_partition(loops.begin(), loops.end(),
-                        [](const Loop &l) { return !l.reduce; });
-  if (!usesIndex) {
-    SmallVector<Loop> merged;
-    for (Loop &l : loops) {
-      if (!merged.empty() && merged.back().reduce == l.reduce) {
-        Loop &p = merged.back();
-        bool ok = true;
-        for (unsigned o = 0; o < numOperands; ++o)
-          ok &= p.strides[o] == l.strides[o] * l.size;
-        if (ok) {
-          p.size *= l.size;
-          p.strides = l.strides;
-          continue;
-        }
-      }
-      merged.push_back(l);
-    }
-    loops = merged;
-  }
-  unsigned numParallel = llvm::count_if(loops, [](const Loop &l) { return !l.reduce; });
-  int64_t total = 1;
-  for (const Loop &l : loops)
-    total *= l.size;
+  LoopNest nest = collapseLoops(shape, layouts, reduceDims, body);
+  SmallVector<Loop> &loops = nest.loops;
+  ArrayRef<int64_t> offsets = nest.offsets;
+  bool empty = nest.empty;
+  unsigned numParallel = nest.numParallel;
+  int64_t total = nest.parallelSize * nest.reduceSize;
 
   std::string name = "k" + std::to_string(artifacts.numKernels++);
   std::string src;
@@ -264,25 +170,9 @@ LogicalResult CppEmitter::emitKernel(Operation *op, ValueRange inputs,
     }
   } else {
     Type elem = cast<MemRefType>(outputs[0].getType()).getElementType();
-    Type bodyT = kern::bodyType(elem);
-    std::string acc = scalarCType(bodyT);
-    bool isFloat = isa<FloatType>(bodyT);
-    bool isBool = elem.isInteger(1);
-    bool isUnsigned = isa<IntegerType>(elem) && cast<IntegerType>(elem).isUnsigned();
-    std::string init;
-    unsigned width = bodyT.getIntOrFloatBitWidth();
-    if (kind == "sum" || kind == "mean")
-      init = "0";
-    else if (isBool)
-      init = kind == "max" ? "false" : "true";
-    else if (isFloat)
-      init = kind == "max" ? "-INFINITY" : "INFINITY";
-    else if (isUnsigned)
-      init = kind == "max" ? "0" : "(" + acc + ")-1";
-    else if (kind == "max") // the most negative value
-      init = "(" + acc + ")(1ULL << " + std::to_string(width - 1) + ")";
-    else
-      init = "(" + acc + ")((1ULL << " + std::to_string(width - 1) + ") - 1)";
+    ReduceForm form = reduceForm(kind, elem);
+    const std::string &acc = form.accType;
+    const std::string &init = form.init;
     int64_t count = 1;
     for (const Loop &l : loops)
       if (l.reduce)
@@ -299,18 +189,8 @@ LogicalResult CppEmitter::emitKernel(Operation *op, ValueRange inputs,
     std::string v = yielded(0);
     if (kind == "sum" || kind == "mean")
       os << indent << "acc += " << v << ";\n";
-    else {
-      std::string cmp = kind == "max" ? ">" : "<";
-      std::string lhs = v, rhs = "acc";
-      if (isUnsigned) {
-        std::string u = "uint" + std::to_string(bodyT.getIntOrFloatBitWidth()) + "_t";
-        lhs = "(" + u + ")" + v;
-        rhs = "(" + u + ")acc";
-      }
-      os << indent << "acc = (" << lhs << " " << cmp << " " << rhs
-         << (isFloat ? " || " + v + " != " + v : std::string()) << ") ? " << v
-         << " : acc;\n";
-    }
+    else
+      os << indent << "acc = " << reduceCombine(kind, elem, "acc", v) << ";\n";
     for (unsigned l = numParallel; l < loops.size(); ++l) {
       indent.resize(indent.size() - 2);
       os << indent << "}\n";
@@ -520,7 +400,13 @@ LogicalResult CppEmitter::emit(raw_ostream &out) {
     return failure();
   section.resize(format::alignUp(section.size()), 0);
 
+  if (options.cuda)
+    artifacts.cudaSource = cuda::programPrologue();
   for (Operation &op : func.getBody().front()) {
+    if (options.cuda && failed(emitCudaOp(&op)))
+      return failure();
+    if (!options.cpu)
+      continue;
     LogicalResult r = success();
     if (auto map = dyn_cast<kern::MapOp>(op))
       r = emitKernel(map, map.getInputs(), map.getOutputs(), map.getShape(),
@@ -549,8 +435,10 @@ LogicalResult CppEmitter::emit(raw_ostream &out) {
   artifacts.arenaBytes = rank.arenaBytes;
   rank.weightsBytes = section.size();
   rank.weightsChecksum = format::checksum64(section.data(), section.size());
-  rank.numHandles = numHandles;
-  rank.numKernels = artifacts.numKernels + artifacts.numLibraryCalls;
+  rank.numHandles = std::max(numHandles, numCudaHandles);
+  rank.numKernels = options.cpu
+                        ? artifacts.numKernels + artifacts.numLibraryCalls
+                        : artifacts.numCudaKernels + numCudaHandles;
   std::string signature;
   for (unsigned i = 0; i < func.getNumArguments(); ++i) {
     auto type = cast<MemRefType>(func.getArgument(i).getType());
@@ -571,34 +459,52 @@ LogicalResult CppEmitter::emit(raw_ostream &out) {
   });
   artifacts.modelHash = format::checksum64(identity.data(), identity.size());
   plan.modelHash = artifacts.modelHash;
+  plan.target = (options.cpu ? format::kTargetCpu : 0) |
+                (options.cuda ? format::kTargetCuda : 0);
   plan.ranks.push_back(rank);
   std::vector<uint8_t> planBytes = format::encodePlan(plan);
 
-  out << "// Generated by shardc. Target: cpu, rank 0 of 1.\n"
-      << "#include \"shardc/cpu.h\"\n\n"
-      << decls << "\n"
-      << "static int rank0_init(void **h) {\n"
-      << init << "  (void)h;\n  return 0;\n}\n\n"
-      << "static void rank0_run(void **h, char *arena, const char *weights, "
-         "void *const *in, void *const *out) {\n"
-      << "  (void)h; (void)arena; (void)weights; (void)in; (void)out;\n"
-      << run << "}\n\n"
-      << "static const unsigned char plan_data[] = {";
+  out << "// Generated by shardc. Target: "
+      << (options.cuda && options.cpu ? "cuda with a cpu fallback"
+          : options.cuda              ? "cuda"
+                                      : "cpu")
+      << ", rank 0 of 1.\n"
+      << (options.cuda ? "#include \"shardc/cuda.h\"\n\n"
+                       : "#include \"shardc/cpu.h\"\n\n")
+      << decls << "\n";
+  if (options.cpu)
+    out << "static int rank0_init(void **h) {\n"
+        << init << "  (void)h;\n  return 0;\n}\n\n"
+        << "static void rank0_run(void **h, char *arena, const char *weights, "
+           "void *const *in, void *const *out) {\n"
+        << "  (void)h; (void)arena; (void)weights; (void)in; (void)out;\n"
+        << run << "}\n\n"
+        << "static const sc_rank_entry ranks[] = {{rank0_init, rank0_run}};\n";
+  if (options.cuda)
+    writeCudaProgram(out);
+  out << "static const unsigned char plan_data[] = {";
   for (size_t i = 0; i < planBytes.size(); ++i)
     out << (i % 24 ? "" : "\n  ") << static_cast<unsigned>(planBytes[i]) << ",";
   out << "\n};\n"
-      << "static const sc_rank_entry ranks[] = {{rank0_init, rank0_run}};\n"
       << "extern \"C\" const shardc_program shardc_model_program;\n"
       << "const shardc_program shardc_model_program = {SC_ABI_VERSION, 1, "
-         "plan_data, sizeof(plan_data), ranks};\n";
+         "plan_data, sizeof(plan_data), "
+      << (options.cpu ? "ranks" : "0") << ", "
+      << (options.cuda ? "cuda_ranks, " + std::to_string(options.cudaImages.size()) +
+                             ", cuda_images, " +
+                             std::to_string(cudaKernels.size()) +
+                             ", cuda_kernels"
+                       : std::string("0, 0, 0, 0, 0"))
+      << "};\n";
   return success();
 }
 
 LogicalResult shardc::emitCpp(ModuleOp module, raw_ostream &os,
-                              CppArtifacts &artifacts) {
+                              CppArtifacts &artifacts,
+                              const ProgramOptions &options) {
   auto func = module.lookupSymbol<func::FuncOp>("main");
   if (!func)
     return module.emitError("no func.func @main to emit");
-  CppEmitter emitter(func, artifacts);
+  CppEmitter emitter(func, artifacts, options);
   return emitter.emit(os);
 }

@@ -22,7 +22,7 @@
 extern "C" {
 #endif
 
-#define SC_ABI_VERSION 1
+#define SC_ABI_VERSION 2
 #define SC_MAX_RANK 8
 
 typedef struct sc_desc {
@@ -43,12 +43,42 @@ typedef struct sc_rank_entry {
   sc_run_fn run;
 } sc_rank_entry;
 
+/* The CUDA code of one rank (runtime/include/shardc/cuda.h). The same
+ * signature as the CPU entry, but every pointer is a device pointer: the
+ * runtime's device arena, the uploaded weights section and device staging
+ * buffers for the inputs and outputs. run() only enqueues work on the
+ * model's stream (the runtime captures it into a CUDA graph). */
+typedef struct sc_cuda sc_cuda;
+typedef int (*sc_cuda_init_fn)(sc_cuda *cu, void **handles);
+typedef void (*sc_cuda_run_fn)(sc_cuda *cu, void **handles, char *arena,
+                               const char *weights, void *const *inputs,
+                               void *const *outputs);
+typedef struct sc_cuda_entry {
+  sc_cuda_init_fn init;
+  sc_cuda_run_fn run;
+} sc_cuda_entry;
+
+/* One NVRTC output: arch "sm_80" / "sm_90" (cubin) or "compute_90" (PTX,
+ * NUL-terminated, JIT-compiled by the driver on newer GPUs). */
+typedef struct sc_cuda_image {
+  const char *arch;
+  const unsigned char *data;
+  uint64_t size;
+} sc_cuda_image;
+
+/* The program ABI. A program carries CPU code, CUDA code or both (the plan's
+ * target mask says which); both use the same plan and weights. */
 struct shardc_program {
   uint32_t abi_version; /* SC_ABI_VERSION */
   uint32_t num_ranks;
   const unsigned char *plan;
   uint64_t plan_size;
-  const sc_rank_entry *ranks;
+  const sc_rank_entry *ranks;       /* CPU entries, NULL without CPU code */
+  const sc_cuda_entry *cuda_ranks;  /* CUDA entries, NULL without CUDA code */
+  uint32_t num_cuda_images;
+  const sc_cuda_image *cuda_images;
+  uint32_t num_cuda_kernels;        /* kernel names in the images, indexed */
+  const char *const *cuda_kernels;  /* by sc_cu_launch */
 };
 
 /* Errors from kernels and library wrappers (printf-style, first one wins). */

@@ -8,7 +8,7 @@
 //   char     magic[8] = "SHRDPLAN"
 //   u32      version, world_size
 //   u64      model_hash           (equal to the weights file's)
-//   u32      target               (1 = cpu)
+//   u32      targets              (mask: 1 = cpu code, 2 = cuda code)
 //   u32      reserved             (0)
 //   per rank:
 //     u64    arena_bytes, weights_bytes, weights_checksum
@@ -59,7 +59,8 @@ constexpr char kPlanMagic[8] = {'S', 'H', 'R', 'D', 'P', 'L', 'A', 'N'};
 constexpr char kWeightsMagic[8] = {'S', 'H', 'R', 'D', 'W', 'G', 'T', 'S'};
 constexpr uint32_t kPlanVersion = 1;
 constexpr uint32_t kWeightsVersion = 1;
-constexpr uint32_t kTargetCpu = 1;
+constexpr uint32_t kTargetCpu = 1;  // target mask bits
+constexpr uint32_t kTargetCuda = 2;
 constexpr uint64_t kAlign = 64;
 constexpr uint64_t kWeightsHeaderBytes = 64;
 constexpr uint64_t kSectionEntryBytes = 32;

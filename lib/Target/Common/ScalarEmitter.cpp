@@ -1,6 +1,6 @@
 //===- ScalarEmitter.cpp - C expressions for kernel bodies -----------------===//
 
-#include "ScalarEmitter.h"
+#include "lib/Target/Common/ScalarEmitter.h"
 
 #include "dialects/Kern/IR/KernOps.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -94,6 +94,45 @@ std::string target::floatLiteral(double v, Type t) {
   if (s.find_first_of(".e") == std::string::npos)
     s += ".0";
   return isDouble ? s : s + "f";
+}
+
+target::ReduceForm target::reduceForm(StringRef kind, Type elem) {
+  Type bodyT = kern::bodyType(elem);
+  std::string acc = scalarCType(bodyT);
+  bool isUnsigned = isa<IntegerType>(elem) && cast<IntegerType>(elem).isUnsigned();
+  unsigned width = bodyT.getIntOrFloatBitWidth();
+  std::string init;
+  if (kind == "sum" || kind == "mean")
+    init = "0";
+  else if (elem.isInteger(1))
+    init = kind == "max" ? "false" : "true";
+  else if (isa<FloatType>(bodyT))
+    init = kind == "max" ? "-INFINITY" : "INFINITY";
+  else if (isUnsigned)
+    init = kind == "max" ? "0" : "(" + acc + ")-1";
+  else if (kind == "max") // the most negative value
+    init = "(" + acc + ")(1ULL << " + std::to_string(width - 1) + ")";
+  else
+    init = "(" + acc + ")((1ULL << " + std::to_string(width - 1) + ") - 1)";
+  return {acc, init};
+}
+
+std::string target::reduceCombine(StringRef kind, Type elem,
+                                  const std::string &acc,
+                                  const std::string &v) {
+  if (kind == "sum" || kind == "mean")
+    return "(" + acc + " + " + v + ")";
+  Type bodyT = kern::bodyType(elem);
+  std::string cmp = kind == "max" ? ">" : "<";
+  std::string lhs = v, rhs = acc;
+  if (isa<IntegerType>(elem) && cast<IntegerType>(elem).isUnsigned()) {
+    std::string u = "uint" + std::to_string(bodyT.getIntOrFloatBitWidth()) + "_t";
+    lhs = "(" + u + ")" + v;
+    rhs = "(" + u + ")" + acc;
+  }
+  return "((" + lhs + " " + cmp + " " + rhs +
+         (isa<FloatType>(bodyT) ? " || " + v + " != " + v : std::string()) +
+         ") ? " + v + " : " + acc + ")";
 }
 
 namespace {

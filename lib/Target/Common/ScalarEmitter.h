@@ -2,11 +2,11 @@
 //
 // Prints the `arith` / `math` scalar body of a kern.map or kern.reduce as C
 // statements. The CPU target prints it into OpenMP loops; the CUDA target
-// (later) prints the same statements into a thread's body.
+// prints the same statements into a thread's body.
 //
 //===----------------------------------------------------------------------===//
-#ifndef SHARDC_LIB_TARGET_CPP_SCALAREMITTER_H
-#define SHARDC_LIB_TARGET_CPP_SCALAREMITTER_H
+#ifndef SHARDC_LIB_TARGET_COMMON_SCALAREMITTER_H
+#define SHARDC_LIB_TARGET_COMMON_SCALAREMITTER_H
 
 #include "mlir/IR/Block.h"
 #include "mlir/IR/Types.h"
@@ -31,6 +31,16 @@ std::string storeExpr(mlir::Type elem, const std::string &value);
 /// A C literal of `value` in the C type of `t`.
 std::string floatLiteral(double value, mlir::Type t);
 
+/// The accumulator of a kern.reduce of `kind` (sum, mean, max, min) over
+/// elements of type `elem`: its C type and initial value.
+struct ReduceForm {
+  std::string accType, init;
+};
+ReduceForm reduceForm(llvm::StringRef kind, mlir::Type elem);
+/// The accumulator after taking in `v` (NaN wins max and min, as in ONNX).
+std::string reduceCombine(llvm::StringRef kind, mlir::Type elem,
+                          const std::string &acc, const std::string &v);
+
 /// Prints every op of `body` except the terminator as `T vN = expr;`
 /// statements. `names` must hold the block arguments; it receives every
 /// result. `indexName(d)` names the loop index of iteration dim d.
@@ -42,4 +52,4 @@ emitScalarOps(mlir::Block &body, llvm::DenseMap<mlir::Value, std::string> &names
 
 } // namespace shardc::target
 
-#endif // SHARDC_LIB_TARGET_CPP_SCALAREMITTER_H
+#endif // SHARDC_LIB_TARGET_COMMON_SCALAREMITTER_H

@@ -1,0 +1,85 @@
+//===- Loops.cpp - the iteration space of a generated kernel ---------------===//
+
+#include "Loops.h"
+
+#include "dialects/Kern/IR/KernOps.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace shardc;
+using namespace shardc::target;
+
+LoopNest target::collapseLoops(ArrayRef<int64_t> shape, ArrayAttr layouts,
+                               ArrayRef<int64_t> reduceDims, Block &body) {
+  LoopNest nest;
+  unsigned numOperands = layouts.size();
+  for (Attribute a : layouts)
+    nest.offsets.push_back(cast<DenseI64ArrayAttr>(a)[0]);
+  body.walk([&](kern::IndexOp) { nest.usesIndex = true; });
+
+  SmallVector<Loop> loops;
+  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
+    Loop loop{shape[d], {}, llvm::is_contained(reduceDims, d), d};
+    for (Attribute a : layouts)
+      loop.strides.push_back(cast<DenseI64ArrayAttr>(a)[d + 1]);
+    if (shape[d] == 0 && !loop.reduce)
+      nest.empty = true;
+    if (shape[d] == 1 && !nest.usesIndex)
+      continue;
+    loops.push_back(loop);
+  }
+  std::stable_partition(loops.begin(), loops.end(),
+                        [](const Loop &l) { return !l.reduce; });
+  if (!nest.usesIndex) {
+    SmallVector<Loop> merged;
+    for (Loop &l : loops) {
+      if (!merged.empty() && merged.back().reduce == l.reduce) {
+        Loop &p = merged.back();
+        bool ok = true;
+        for (unsigned o = 0; o < numOperands; ++o)
+          ok &= p.strides[o] == l.strides[o] * l.size;
+        if (ok) {
+          p.size *= l.size;
+          p.strides = l.strides;
+          continue;
+        }
+      }
+      merged.push_back(l);
+    }
+    loops = merged;
+  }
+  nest.loops = loops;
+  for (const Loop &l : loops) {
+    if (l.reduce) {
+      nest.reduceSize *= l.size;
+    } else {
+      ++nest.numParallel;
+      nest.parallelSize *= l.size;
+    }
+  }
+  return nest;
+}
+
+std::string target::indexExpr(int64_t offset, ArrayRef<Loop> loops,
+                              unsigned operand) {
+  std::string e = std::to_string(offset);
+  for (auto [l, loop] : llvm::enumerate(loops)) {
+    int64_t s = loop.strides[operand];
+    if (s == 0)
+      continue;
+    e += " + i" + std::to_string(l) + (s == 1 ? "" : "*" + std::to_string(s));
+  }
+  return e;
+}
+
+int64_t target::maxOffset(const LoopNest &nest) {
+  int64_t most = 0;
+  for (auto [o, off] : llvm::enumerate(nest.offsets)) {
+    int64_t reach = off;
+    for (const Loop &l : nest.loops)
+      reach += (l.size - 1) * std::max<int64_t>(l.strides[o], 0);
+    most = std::max(most, reach);
+  }
+  return most;
+}

@@ -1,0 +1,51 @@
+//===- Loops.h - the iteration space of a generated kernel ------*- C++ -*-===//
+//
+// A kern.map / kern.reduce iterates a shape with one strided access per
+// operand. Both targets first simplify that space the same way: unit dims
+// go, parallel dims come before reduced ones, and neighbouring dims that
+// every operand walks contiguously merge into one loop.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_LIB_TARGET_COMMON_LOOPS_H
+#define SHARDC_LIB_TARGET_COMMON_LOOPS_H
+
+#include "mlir/IR/Block.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <string>
+
+namespace shardc::target {
+
+/// One loop of a collapsed iteration space.
+struct Loop {
+  int64_t size;
+  llvm::SmallVector<int64_t> strides; ///< one per operand
+  bool reduce = false;
+  int64_t dim; ///< the original dim (meaningful when not merged)
+};
+
+struct LoopNest {
+  llvm::SmallVector<Loop> loops; ///< parallel loops first, then reduced ones
+  llvm::SmallVector<int64_t> offsets; ///< one per operand
+  unsigned numParallel = 0;
+  int64_t parallelSize = 1, reduceSize = 1;
+  bool empty = false;    ///< a parallel dim is 0: nothing to do
+  bool usesIndex = false; ///< the body reads kern.index (no dims merged)
+};
+
+/// Simplifies the iteration space of `shape` with `layouts` (kern's
+/// [offset, strides...] per operand) and the reduced dims.
+LoopNest collapseLoops(llvm::ArrayRef<int64_t> shape, mlir::ArrayAttr layouts,
+                       llvm::ArrayRef<int64_t> reduceDims, mlir::Block &body);
+
+/// `off + i0*s0 + ...` for one operand over loops [0, n).
+std::string indexExpr(int64_t offset, llvm::ArrayRef<Loop> loops,
+                      unsigned operand);
+
+/// The largest element offset any operand reaches.
+int64_t maxOffset(const LoopNest &nest);
+
+} // namespace shardc::target
+
+#endif // SHARDC_LIB_TARGET_COMMON_LOOPS_H

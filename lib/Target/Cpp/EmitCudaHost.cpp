@@ -1,0 +1,147 @@
+//===- EmitCudaHost.cpp - the host side of a CUDA program ------------------===//
+//
+// For --target=cuda the program writer emits, next to (or instead of) the
+// CPU entry points:
+//   - cuda_rank0_init(): creates the cuBLASLt / cuDNN descriptors;
+//   - cuda_rank0_run(): in program order, one sc_cu_launch per generated
+//     kernel (its source goes to CppArtifacts::cudaSource) and one library
+//     call per kern.matmul / kern.conv, all on device pointers;
+//   - the NVRTC images, embedded with the assembler's .incbin, and the
+//     kernel name table.
+// Pointers are the same expressions as on the CPU (arena + offset, weights
+// + offset, in[i], out[i]); the runtime passes device addresses.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lib/Target/Common/ScalarEmitter.h"
+#include "lib/Target/Cpp/CppEmitter.h"
+#include "shardc/Target/Cuda.h"
+
+using namespace mlir;
+using namespace shardc;
+using namespace shardc::target;
+
+LogicalResult CppEmitter::emitCudaOp(Operation *op) {
+  if (isa<kern::AllocOp, kern::WeightOp, kern::ViewOp, func::ReturnOp>(op))
+    return success();
+  Type f32 = Float32Type::get(op->getContext());
+  std::string math = options.tf32 ? "SC_MATH_TF32" : "SC_MATH_FP32";
+  if (auto mm = dyn_cast<kern::MatmulOp>(op)) {
+    std::string extra = std::to_string(mm.getTransA()) + ", " +
+                        std::to_string(mm.getTransB()) + ", " +
+                        floatLiteral(mm.getAlpha().convertToDouble(), f32) +
+                        ", " +
+                        floatLiteral(mm.getBeta().convertToDouble(), f32) +
+                        ", SC_EPILOGUE_NONE, " + math;
+    return emitCudaLibraryCall(op, "sc_cu_matmul", mm.getA(), mm.getB(),
+                               mm.getBias(), mm.getY(), extra);
+  }
+  if (auto conv = dyn_cast<kern::ConvOp>(op)) {
+    std::string extra = i64Array(conv.getStrides()) + ", " +
+                        i64Array(conv.getDilations()) + ", " +
+                        i64Array(conv.getPads()) + ", " +
+                        std::to_string(conv.getGroup()) + "LL, " +
+                        std::to_string(conv.getTransposed()) + ", " + math;
+    return emitCudaLibraryCall(op, "sc_cu_conv", conv.getX(), conv.getW(),
+                               conv.getBias(), conv.getY(), extra);
+  }
+  if (!isa<kern::MapOp, kern::ReduceOp, kern::CallOp>(op))
+    return op->emitError("the CUDA target cannot emit '")
+           << op->getName() << "'";
+
+  std::string name = "shardc_k" + std::to_string(cudaKernels.size());
+  FailureOr<cuda::Kernel> kernel = cuda::emitKernel(op, name);
+  if (failed(kernel))
+    return failure();
+  artifacts.cudaSource += "\n" + kernel->source;
+  // A kernel over an empty space is never launched.
+  bool empty = kernel->grid[0] == 0 || kernel->grid[1] == 0 ||
+               kernel->grid[2] == 0;
+  unsigned index = cudaKernels.size();
+  cudaKernels.push_back(name);
+  ++artifacts.numCudaKernels;
+  if (empty)
+    return success();
+  std::string ptrs, args;
+  for (auto [i, v] : llvm::enumerate(kernel->params)) {
+    ptrs += (i ? ", " : "") + std::string("(void *)") + ptr(v);
+    args += (i ? ", " : "") + std::string("&p[") + std::to_string(i) + "]";
+  }
+  if (kernel->params.empty()) {
+    ptrs = "0";
+    args = "0";
+  }
+  cudaRun += "  { void *p[] = {" + ptrs + "}; void *a[] = {" + args +
+             "}; sc_cu_launch(cu, " + std::to_string(index) + ", " +
+             std::to_string(kernel->grid[0]) + ", " +
+             std::to_string(kernel->grid[1]) + ", " +
+             std::to_string(kernel->grid[2]) + ", " +
+             std::to_string(kernel->block) + ", " +
+             std::to_string(kernel->sharedBytes) + ", a); }\n";
+  return success();
+}
+
+/// `h = PREFIX_create(cu, &dA, &dB, &dBias|0, &dY, extra)` in init,
+/// `PREFIX_run(cu, h, a, b, bias|0, y)` in run.
+LogicalResult CppEmitter::emitCudaLibraryCall(Operation *op, StringRef prefix,
+                                              Value a, Value b, Value bias,
+                                              Value y,
+                                              const std::string &extra) {
+  auto da = desc(op, a), db = desc(op, b), dy = desc(op, y);
+  if (failed(da) || failed(db) || failed(dy))
+    return failure();
+  std::string dbias = "0", pbias = "0";
+  if (bias) {
+    auto d = desc(op, bias);
+    if (failed(d))
+      return failure();
+    dbias = *d;
+    pbias = ptr(bias);
+  }
+  std::string h = "h[" + std::to_string(numCudaHandles++) + "]";
+  if (!options.cpu)
+    ++artifacts.numLibraryCalls;
+  cudaInit += "  " + h + " = " + prefix.str() + "_create(cu, " + *da + ", " +
+              *db + ", " + dbias + ", " + *dy + ", " + extra + ");\n  if (!" +
+              h + ") return 1;\n";
+  cudaRun += "  " + prefix.str() + "_run(cu, " + h + ", " + ptr(a) + ", " +
+             ptr(b) + ", " + pbias + ", " + ptr(y) + ");\n";
+  return success();
+}
+
+void CppEmitter::writeCudaProgram(raw_ostream &out) {
+  out << "static int cuda_rank0_init(sc_cuda *cu, void **h) {\n"
+      << cudaInit << "  (void)cu; (void)h;\n  return 0;\n}\n\n"
+      << "static void cuda_rank0_run(sc_cuda *cu, void **h, char *arena, "
+         "const char *weights, void *const *in, void *const *out) {\n"
+      << "  (void)h; (void)arena; (void)weights; (void)in; (void)out;\n"
+      << cudaRun << "}\n\n"
+      << "static const sc_cuda_entry cuda_ranks[] = "
+         "{{cuda_rank0_init, cuda_rank0_run}};\n";
+  // The images: .incbin reads the NVRTC output when this file is assembled
+  // (the driver keeps quotes and backslashes out of the paths). Each is
+  // NUL-terminated (PTX is text); the size leaves the NUL out.
+  for (auto [i, image] : llvm::enumerate(options.cudaImages)) {
+    std::string sym = "shardc_cuda_image" + std::to_string(i);
+    out << "__asm__(\".section .rodata\\n.balign 64\\n.globl " << sym
+        << "\\n.hidden " << sym << "\\n" << sym << ":\\n.incbin \\\""
+        << image.second << "\\\"\\n" << sym << "_end:\\n"
+        << ".byte 0\\n.previous\\n\");\n"
+        << "extern \"C\" const unsigned char " << sym << "[], " << sym
+        << "_end[];\n";
+  }
+  out << "static const sc_cuda_image cuda_images[] = {";
+  for (auto [i, image] : llvm::enumerate(options.cudaImages)) {
+    std::string sym = "shardc_cuda_image" + std::to_string(i);
+    out << (i ? ", " : "") << "{\"" << image.first << "\", " << sym
+        << ", (uint64_t)(" << sym << "_end - " << sym << ")}";
+  }
+  if (options.cudaImages.empty())
+    out << "{0, 0, 0}";
+  out << "};\nstatic const char *const cuda_kernels[] = {";
+  for (auto [i, name] : llvm::enumerate(cudaKernels))
+    out << (i ? ", " : "") << "\"" << name << "\"";
+  if (cudaKernels.empty())
+    out << "0";
+  out << "};\n";
+}

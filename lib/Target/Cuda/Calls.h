@@ -1,0 +1,23 @@
+//===- Calls.h - runtime kernels (kern.call) on CUDA ------------*- C++ -*-===//
+//
+// On the CPU a kern.call names a runtime kernel (runtime/src/cpu). On CUDA
+// the same call becomes a generated __global__ wrapper, specialised to the
+// static shapes, around a device function of the CUDA prelude
+// (lib/Target/Cuda/prelude).
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_LIB_TARGET_CUDA_CALLS_H
+#define SHARDC_LIB_TARGET_CUDA_CALLS_H
+
+#include "dialects/Kern/IR/KernOps.h"
+#include "shardc/Target/Cuda.h"
+
+namespace shardc::cuda {
+
+/// The CUDA kernel of `op`, named `name`; a diagnostic when the callee has
+/// no CUDA form.
+mlir::FailureOr<Kernel> emitCallKernel(kern::CallOp op, llvm::StringRef name);
+
+} // namespace shardc::cuda
+
+#endif // SHARDC_LIB_TARGET_CUDA_CALLS_H

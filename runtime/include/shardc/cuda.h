@@ -1,0 +1,68 @@
+/*===- shardc/cuda.h - the CUDA half of generated code -------------------===*
+ *
+ * Included (after shardc/cpu.h) by generated code compiled for
+ * --target=cuda. The generated rank entry (sc_cuda_entry in cpu.h) calls
+ * these runtime functions; they are implemented in runtime/src/cuda on top
+ * of the driver API, cuBLASLt and cuDNN, all reached through dlopen, so
+ * the executable links no CUDA library.
+ *
+ * Every pointer argument is a device pointer (arena, weights or an I/O
+ * staging buffer). All work goes to the model's one stream. Errors go
+ * through sc_fail() (the first one wins); create() functions return NULL
+ * after sc_fail() when the library cannot take the configuration, and the
+ * generated init() then returns non-zero.
+ *===----------------------------------------------------------------------===*/
+#ifndef SHARDC_CUDA_H
+#define SHARDC_CUDA_H
+
+#include "shardc/cpu.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Launches kernel `kernel` (an index into shardc_program.cuda_kernels) with
+ * a 1-D block of `block` threads, `shared_bytes` of dynamic shared memory
+ * and the given grid. `args` points at each kernel parameter, as for
+ * cuLaunchKernel. */
+void sc_cu_launch(sc_cuda *cu, uint32_t kernel, uint32_t grid_x,
+                  uint32_t grid_y, uint32_t grid_z, uint32_t block,
+                  uint32_t shared_bytes, void **args);
+
+/* Epilogues a GEMM applies to its result (after the bias). */
+#define SC_EPILOGUE_NONE 0
+#define SC_EPILOGUE_RELU 1
+#define SC_EPILOGUE_GELU_TANH 2 /* cuBLASLt's GELU is the tanh form */
+
+/* Math modes for fp32 GEMMs and convolutions. */
+#define SC_MATH_FP32 0
+#define SC_MATH_TF32 1
+
+/* cuBLASLt: y = epilogue(alpha * op(a) x op(b) + bias) + beta * y, the same
+ * shapes as sc_dnnl_matmul_create (a, b, y of one rank >= 2, batch dims
+ * broadcast where 1; bias nullable, y's rank, dims 1 or equal). dtypes f32,
+ * f16 or bf16 (a, b, y alike); f16 and bf16 accumulate in f32. */
+void *sc_cu_matmul_create(sc_cuda *cu, const sc_desc *a, const sc_desc *b,
+                          const sc_desc *bias, const sc_desc *y,
+                          int32_t trans_a, int32_t trans_b, float alpha,
+                          float beta, int32_t epilogue, int32_t math);
+void sc_cu_matmul_run(sc_cuda *cu, void *h, const void *a, const void *b,
+                      const void *bias, void *y);
+
+/* cuDNN (de)convolution, the same arguments as sc_dnnl_conv_create. f32,
+ * f16, bf16. */
+void *sc_cu_conv_create(sc_cuda *cu, const sc_desc *x, const sc_desc *w,
+                        const sc_desc *bias, const sc_desc *y,
+                        const int64_t *strides, const int64_t *dilations,
+                        const int64_t *pads, int64_t group,
+                        int32_t transposed, int32_t math);
+void sc_cu_conv_run(sc_cuda *cu, void *h, const void *x, const void *w,
+                    const void *bias, void *y);
+
+/* Device-to-device copy on the model's stream. */
+void sc_cu_copy(sc_cuda *cu, void *dst, const void *src, uint64_t bytes);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SHARDC_CUDA_H */

@@ -5,4 +5,4 @@ cd "$(dirname "$0")/.."
 if [ ! -f build/build.ninja ]; then
   cmake -G Ninja -S . -B build -DCMAKE_BUILD_TYPE=Release
 fi
-ninja -C build -j "$(nproc)" shardc shardc-opt shardc_rt shardc_main
+ninja -C build -j "$(nproc)" shardc shardc-opt shardc-nvrtc shardc_rt shardc_main

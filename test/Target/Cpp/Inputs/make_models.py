@@ -62,3 +62,9 @@ save("reduce", [
 save("softmax", [
     helper.make_node("Softmax", ["x"], ["y"], axis=-1),
 ], [vi("x", [2, 10])], [vi("y", [2, 10])])
+
+# A wide reduction: 1000 elements per row.
+save("reduce_wide", [
+    helper.make_node("ReduceSum", ["x", "axes"], ["s"], keepdims=0),
+], [vi("x", [4, 1000])], [vi("s", [4])],
+    [init("axes", np.array([1], np.int64))])

@@ -2,6 +2,7 @@
 #ifndef SHARDC_PASSES_PASSES_H
 #define SHARDC_PASSES_PASSES_H
 
+#include "dialects/Graph/IR/GraphOps.h"
 #include "dialects/Kern/IR/KernOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"

@@ -71,8 +71,10 @@ static cl::opt<std::string> target(
     cl::init("cpu"), cl::cat(shardcCat));
 static cl::opt<std::string> precision(
     "precision",
-    cl::desc("CUDA math: fp32 (default), tf32 (fp32 storage, TF32 tensor "
-             "cores in GEMMs and convolutions)"),
+    cl::desc("Numerics: fp32 (default); tf32 (fp32 storage, TF32 tensor "
+             "cores in CUDA GEMMs and convolutions); fp16 or bf16 (activations "
+             "and weights stored narrow, arithmetic, GEMM accumulation and "
+             "normalization statistics in fp32; inputs and outputs stay fp32)"),
     cl::init("fp32"), cl::cat(shardcCat));
 static cl::list<std::string>
     cudaArchs("cuda-arch",
@@ -175,11 +177,14 @@ int main(int argc, char **argv) {
                      "' (expected cpu, cuda or cuda,cpu)");
     }
   }
+  std::string storage; // graph-convert-precision's `to`, if any
   if (precision == "tf32")
     program.tf32 = true;
+  else if (precision == "fp16" || precision == "bf16")
+    storage = precision == "fp16" ? "f16" : "bf16";
   else if (precision != "fp32")
     return fatal("--precision=" + precision +
-                 ": expected fp32 or tf32 (fp16 and bf16 are not available yet)");
+                 ": expected fp32, tf32, fp16 or bf16");
   if (emit == Emit::Cuda && !program.cuda)
     return fatal("--emit=cuda needs a CUDA target (--target=cuda)");
   shardc::cuda::CompileOptions nvrtc;
@@ -242,11 +247,14 @@ int main(int argc, char **argv) {
   };
 
   if (!runPipeline(
-          [](mlir::PassManager &pm) {
+          [&](mlir::PassManager &pm) {
             if (!noCanonicalize) {
               pm.addPass(mlir::createCanonicalizerPass());
               pm.addPass(mlir::createCSEPass());
             }
+            if (!storage.empty())
+              pm.addNestedPass<mlir::func::FuncOp>(
+                  shardc::createGraphConvertPrecision({storage}));
           },
           "graph pipeline"))
     return 1;

@@ -1,0 +1,32 @@
+// RUN: %shardc-opt %s --split-input-file --graph-convert-precision=to=f16 | FileCheck %s
+// RUN: %shardc-opt %s --split-input-file --graph-convert-precision=to=bf16 | FileCheck %s --check-prefix=BF16
+// RUN: not %shardc-opt %s --split-input-file --graph-convert-precision=to=f8 2>&1 | FileCheck %s --check-prefix=BAD
+
+// Inside the function every fp32 tensor is fp16: constants are converted
+// (1.0e-4 rounds to the nearest fp16, 1.00017e-4), matmul and elementwise
+// results narrow, and layer_norm keeps its fp32 statistics as its type
+// inference says. The signature stays fp32: a cast after the input, one
+// before the result. Integer tensors are untouched.
+// CHECK-LABEL: func.func @main(%arg0: tensor<2x4xf32>, %arg1: tensor<2xi64>) -> (tensor<2x4xf32>, tensor<2x1xf32>)
+// CHECK-NEXT: %[[X:.*]] = graph.cast %arg0 {to = f16} : tensor<2x4xf32> -> tensor<2x4xf16>
+// CHECK-DAG:  %[[W:.*]] = graph.constant dense<1.000170e-04> : tensor<4x4xf16>
+// CHECK-DAG:  %[[S:.*]] = graph.constant dense<1.000000e+00> : tensor<4xf16>
+// CHECK:      %[[M:.*]] = graph.matmul %[[X]], %[[W]] : tensor<2x4xf16>, tensor<4x4xf16> -> tensor<2x4xf16>
+// CHECK:      %[[Y:.*]], %[[MEAN:.*]], %{{.*}} = graph.layer_norm %[[M]], %[[S]], %[[S]] {axis = 1 : i64} : tensor<2x4xf16>, tensor<4xf16>, tensor<4xf16> -> tensor<2x4xf16>, tensor<2x1xf32>, tensor<2x1xf32>
+// CHECK:      %[[R:.*]] = graph.relu %[[Y]] : tensor<2x4xf16>
+// CHECK:      %[[C:.*]] = graph.cast %arg1 {to = f16} : tensor<2xi64> -> tensor<2xf16>
+// CHECK:      %[[OUT:.*]] = graph.cast %[[R]] {to = f32} : tensor<2x4xf16> -> tensor<2x4xf32>
+// CHECK:      return %[[OUT]], %[[MEAN]] : tensor<2x4xf32>, tensor<2x1xf32>
+// BF16-LABEL: func.func @main
+// BF16: graph.constant dense<1.001360e-04> : tensor<4x4xbf16>
+// BF16: graph.matmul {{.*}} -> tensor<2x4xbf16>
+// BAD: 'to' must be f16 or bf16, not 'f8'
+func.func @main(%x: tensor<2x4xf32>, %i: tensor<2xi64>) -> (tensor<2x4xf32>, tensor<2x1xf32>) {
+  %w = graph.constant dense<1.0e-4> : tensor<4x4xf32>
+  %s = graph.constant dense<1.0> : tensor<4xf32>
+  %m = graph.matmul %x, %w : tensor<2x4xf32>, tensor<4x4xf32> -> tensor<2x4xf32>
+  %y, %mean, %inv = graph.layer_norm %m, %s, %s {axis = 1 : i64} : tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32> -> tensor<2x4xf32>, tensor<2x1xf32>, tensor<2x1xf32>
+  %r = graph.relu %y : tensor<2x4xf32>
+  %c = graph.cast %i {to = f32} : tensor<2xi64> -> tensor<2xf32>
+  return %r, %mean : tensor<2x4xf32>, tensor<2x1xf32>
+}

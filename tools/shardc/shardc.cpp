@@ -276,8 +276,11 @@ int main(int argc, char **argv) {
     return writeText([&](raw_ostream &os) { module->print(os, flags); });
 
   if (!runPipeline(
-          [](mlir::PassManager &pm) {
-            pm.addPass(shardc::createConvertGraphToKern());
+          [&](mlir::PassManager &pm) {
+            // The CPU code multiplies fp16/bf16 through fp32 copies; a
+            // CUDA-only program keeps them narrow for cuBLASLt.
+            pm.addPass(shardc::createConvertGraphToKern(
+                {/*halfGemm=*/program.cuda && !program.cpu}));
             pm.addNestedPass<mlir::func::FuncOp>(shardc::createKernPlanWeights());
             pm.addNestedPass<mlir::func::FuncOp>(shardc::createKernPlanMemory());
           },

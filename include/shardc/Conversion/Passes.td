@@ -19,6 +19,12 @@ def ConvertGraphToKern : Pass<"convert-graph-to-kern", "mlir::ModuleOp"> {
     `kern.conv`, `kern.call`). An op or configuration with no lowering is an
     error that names the op.
   }];
+  let options = [
+    Option<"halfGemm", "half-gemm", "bool", /*default=*/"false",
+           "fp16/bf16 MatMul and Gemm become kern.matmul on the narrow "
+           "buffers (targets with native half GEMMs: CUDA); otherwise they "
+           "multiply fp32 copies">,
+  ];
   let dependentDialects = ["shardc::kern::KernDialect",
                            "mlir::arith::ArithDialect",
                            "mlir::math::MathDialect",

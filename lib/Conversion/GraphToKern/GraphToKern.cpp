@@ -211,6 +211,7 @@ LogicalResult KernLowering::fail(Operation *op, const Twine &msg) {
 namespace {
 struct ConvertGraphToKernPass
     : shardc::impl::ConvertGraphToKernBase<ConvertGraphToKernPass> {
+  using Base::Base;
   void runOnOperation() override;
 };
 } // namespace
@@ -266,6 +267,7 @@ void ConvertGraphToKernPass::runOnOperation() {
   Block *entry = kernFunc.addEntryBlock();
   b.setInsertionPointToEnd(entry);
   KernLowering lowering(b, entry);
+  lowering.halfGemm = halfGemm;
   Block &body = func.getBody().front();
   for (auto [arg, buffer] :
        llvm::zip(body.getArguments(), entry->getArguments()))

@@ -1,7 +1,8 @@
 //===- LowerLinalg.cpp - products, normalization, reductions ---------------===//
 //
-// MatMul and Gemm become kern.matmul (oneDNN) for fp32; fp16/bf16 go
-// through fp32 copies and other dtypes through the runtime's reference
+// MatMul and Gemm become kern.matmul for fp32; fp16/bf16 too when the
+// target multiplies them natively (CUDA: `half-gemm`), else they go through
+// fp32 copies (oneDNN on the CPU); other dtypes use the runtime's reference
 // kernel. Softmax and LayerNorm call the runtime; BatchNorm is a generated
 // map; reductions are generated kern.reduce kernels.
 //
@@ -63,7 +64,7 @@ static LogicalResult lowerMatMul(graph::MatMulOp op, KernLowering &l) {
   Value av = l.view(loc, l.get(op.getLhs()), a);
   Value bv = l.view(loc, l.get(op.getRhs()), b);
   Value yv = l.view(loc, out, y);
-  if (isHalf(elem)) {
+  if (isHalf(elem) && !l.halfGemm) {
     Type f32 = l.b.getF32Type();
     Value y32 = l.alloc(loc, y, f32);
     matmul(l, loc, converted(l, loc, av, f32), converted(l, loc, bv, f32),
@@ -81,11 +82,19 @@ static LogicalResult lowerMatMul(graph::MatMulOp op, KernLowering &l) {
 static LogicalResult lowerGemm(graph::GemmOp op, KernLowering &l) {
   Location loc = op.getLoc();
   Type elem = elemOf(op.getOutput());
-  if (!elem.isF32())
-    return l.fail(op, "Gemm runs in float32 only (got " +
+  if (!elem.isF32() && !isHalf(elem))
+    return l.fail(op, "Gemm runs in float32, float16 or bfloat16 only (got " +
                           graph::typeStr(op.getOutput().getType()) + ")");
   ArrayRef<int64_t> y = shapeOf(op.getOutput());
   Value out = l.result(op.getOutput());
+  // Without native half GEMMs: the product in fp32, converted at the end.
+  bool widen = isHalf(elem) && !l.halfGemm;
+  Type f32 = l.b.getF32Type();
+  Type t = widen ? f32 : elem;
+  Value y32 = widen ? l.alloc(loc, y, f32) : out;
+  auto operand = [&](Value v) {
+    return widen ? converted(l, loc, l.get(v), f32) : l.get(v);
+  };
   float alpha = op.getAlpha().convertToFloat();
   float beta = op.getBeta().convertToFloat();
   Value bias;
@@ -95,19 +104,25 @@ static LogicalResult lowerGemm(graph::GemmOp op, KernLowering &l) {
     bool rowBias = (cs.size() == 1 && cs[0] == y[1]) ||
                    (cs.size() == 2 && cs[0] == 1 && cs[1] == y[1]);
     if (beta == 1 && rowBias) {
-      bias = l.view(loc, l.get(c), {1, y[1]});
+      bias = l.view(loc, operand(c), {1, y[1]});
     } else {
       // y = beta * C (broadcast), then the product accumulates onto it.
       Access ca = KernLowering::broadcast(l.get(c), y);
-      l.map(loc, y, {ca}, {KernLowering::dense(out)},
+      l.map(loc, y, {ca}, {KernLowering::dense(y32)},
             [&](Scalar &s, ValueRange a) {
-              return Values{s.mul(elem, a[0], s.constant(elem, beta))};
+              Value v = s.convert(a[0], elem, t);
+              return Values{s.mul(t, v, s.constant(t, beta))};
             });
       accumulate = 1;
     }
   }
-  matmul(l, loc, l.get(op.getA()), l.get(op.getB()), bias, out,
+  matmul(l, loc, operand(op.getA()), operand(op.getB()), bias, y32,
          op.getTransA(), op.getTransB(), alpha, accumulate);
+  if (widen)
+    l.map(loc, y, {KernLowering::dense(y32)}, {KernLowering::dense(out)},
+          [&](Scalar &s, ValueRange v) {
+            return Values{s.convert(v[0], f32, elem)};
+          });
   return success();
 }
 

@@ -58,6 +58,8 @@ public:
       : b(builder), entry(entry) {}
 
   mlir::OpBuilder &b;
+  /// fp16/bf16 GEMMs run natively (kern.matmul on narrow buffers).
+  bool halfGemm = false;
 
   /// The buffer holding graph value `v` (materializes constants).
   mlir::Value get(mlir::Value v);

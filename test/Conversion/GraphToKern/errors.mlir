@@ -3,7 +3,7 @@
 // the reason; the pass fails (nothing half-lowered is left behind).
 
 func.func @main(%a: tensor<4x8xf64>, %b: tensor<8x16xf64>) -> tensor<4x16xf64> {
-  // expected-error @+1 {{cannot lower 'graph.gemm': Gemm runs in float32 only (got tensor<4x16xf64>)}}
+  // expected-error @+1 {{cannot lower 'graph.gemm': Gemm runs in float32, float16 or bfloat16 only (got tensor<4x16xf64>)}}
   %0 = graph.gemm %a, %b : tensor<4x8xf64>, tensor<8x16xf64> -> tensor<4x16xf64>
   return %0 : tensor<4x16xf64>
 }

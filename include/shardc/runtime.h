@@ -7,11 +7,17 @@
  *   shardc_model *m;
  *   if (shardc_load(&shardc_model_program, "gpt2.weights", 0, &m) != SHARDC_OK)
  *     fprintf(stderr, "%s\n", shardc_last_error());
+ *   else if (*shardc_fallback_reason(m))
+ *     fprintf(stderr, "note: %s; running the CPU code\n",
+ *             shardc_fallback_reason(m));
  *   shardc_bind_input(m, "ids", SHARDC_INT64, 2, dims, data, bytes);
  *   shardc_run(m);
  *   shardc_output(m, 0, &ptr, &bytes);
  *
- * No MLIR, LLVM or protobuf dependency.
+ * A program carries CPU code, CUDA code or both. CUDA runs through the
+ * driver API, cuBLASLt and cuDNN opened with dlopen: a program loads on a
+ * machine without a GPU, and says what is missing when it needs one.
+ * No MLIR, LLVM, protobuf or CUDA link dependency.
  *===----------------------------------------------------------------------===*/
 #ifndef SHARDC_RUNTIME_H
 #define SHARDC_RUNTIME_H
@@ -40,6 +46,14 @@ typedef enum shardc_dtype {
   SHARDC_UINT64 = 13, SHARDC_BFLOAT16 = 16
 } shardc_dtype;
 
+/* Where a model runs. AUTO: the GPU when the program has CUDA code and a
+ * usable GPU, else the program's CPU code. */
+typedef enum shardc_device {
+  SHARDC_DEVICE_AUTO = 0,
+  SHARDC_DEVICE_CPU = 1,
+  SHARDC_DEVICE_CUDA = 2
+} shardc_device;
+
 typedef struct shardc_program shardc_program; /* defined by the generated code */
 typedef struct shardc_model shardc_model;
 
@@ -60,11 +74,26 @@ size_t shardc_dtype_size(int32_t dtype);
 const char *shardc_dtype_name(int32_t dtype);
 
 /* Validates the embedded plan, maps and checks `weights_path`, and prepares
- * rank `rank` (0 for world size 1). */
+ * rank `rank` (0 for world size 1) on `device`. A device the program has no
+ * code for, or an unusable GPU ("no usable GPU: cannot load libcuda.so.1
+ * (...)"), is SHARDC_ERROR_UNSUPPORTED; with AUTO an unusable GPU is only an
+ * error when the program has no CPU code. */
+shardc_status shardc_load_on(const shardc_program *program,
+                             const char *weights_path, int rank,
+                             shardc_device device, shardc_model **out);
+/* shardc_load_on with SHARDC_DEVICE_AUTO. */
 shardc_status shardc_load(const shardc_program *program,
                           const char *weights_path, int rank,
                           shardc_model **out);
 void shardc_free(shardc_model *model);
+
+/* Where the model runs: "cpu", or "cuda: <GPU name> (sm_90, cubin sm_90)"
+ * (the GPU's architecture, then the code loaded: a cubin, or PTX the driver
+ * compiled). */
+const char *shardc_device_description(const shardc_model *model);
+/* Why AUTO ran the CPU code of a program that has CUDA code (the message
+ * loading it on the GPU failed with), or "" if it did not. */
+const char *shardc_fallback_reason(const shardc_model *model);
 
 /* The embedded plan's world size (1 for now), or -1 if the program is
  * invalid (see shardc_last_error()). */
@@ -84,14 +113,15 @@ shardc_status shardc_bind_input(shardc_model *model, const char *name,
                                 const int64_t *dims, const void *data,
                                 size_t bytes);
 
-/* Runs the program once. All inputs must have been bound. */
+/* Runs the program once and waits for it. All inputs must have been bound.
+ * On a GPU each run copies the inputs in and the outputs back. */
 shardc_status shardc_run(shardc_model *model);
 
 /* Output `index` of the last run; valid until the next run or free. */
 shardc_status shardc_output(const shardc_model *model, int index,
                             const void **data, size_t *bytes);
 
-/* OpenMP (and oneDNN) thread count; 0 keeps the default. */
+/* OpenMP (and oneDNN) thread count of the CPU code; 0 keeps the default. */
 void shardc_set_threads(int threads);
 
 #ifdef __cplusplus

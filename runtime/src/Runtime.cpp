@@ -1,32 +1,24 @@
 //===- Runtime.cpp - the shardc runtime C API -----------------------------===//
 //
-// Implements include/shardc/runtime.h: decodes the plan embedded in the
-// program, maps and validates the weights file, allocates the arena and the
-// input/output buffers, and calls the generated init/run entry points of one
-// rank. Also implements sc_fail and sc_handle_free of shardc/cpu.h.
-//
-// Kernel errors: sc_fail records the first message of a load or run in a
-// process-wide slot (kernels call it from OpenMP threads, which carry no
-// model); shardc_load and shardc_run clear it before calling generated code
-// and turn a recorded message into their status. Loads and runs of different
-// models on different threads at the same time share that slot.
+// Implements include/shardc/runtime.h: decodes and checks the program and
+// the plan embedded in it, maps and validates the weights file, and opens
+// one rank on a device (Device.h): the GPU when the program has CUDA code
+// and one is usable, else the CPU code, or the device the caller asked for.
+// Binding, running and reading outputs go through the device's buffers.
 //
 //===----------------------------------------------------------------------===//
 #include "shardc/runtime.h"
 
-#include "runtime/src/Handle.h"
+#include "Device.h"
+#include "cuda/Image.h"
 #include "shardc/cpu.h"
 #include "shardc/format.h"
 
-#include <atomic>
 #include <cerrno>
-#include <cstdarg>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <memory>
-#include <mutex>
 #include <new>
 #include <string>
 #include <vector>
@@ -38,6 +30,9 @@
 #include <unistd.h>
 
 namespace fmt = shardc::format;
+using shardc::rt::Device;
+using shardc::rt::RankCode;
+using shardc::rt::Status;
 
 namespace {
 
@@ -50,6 +45,8 @@ shardc_status fail(shardc_status status, std::string msg) {
   lastError = std::move(msg);
   return status;
 }
+
+shardc_status fail(const Status &s) { return fail(s.code, s.message); }
 
 /// Runs a C API body; no exception leaves the C API.
 template <typename F> shardc_status guarded(F &&body) noexcept {
@@ -76,60 +73,6 @@ template <typename F> shardc_status guarded(F &&body) noexcept {
   }
 }
 
-//===----------------------------------------------------------------------===//
-// Kernel failures (sc_fail)
-//===----------------------------------------------------------------------===//
-
-std::mutex kernelErrorMutex;
-std::atomic<bool> kernelFailed{false};
-std::string kernelError;
-
-void clearKernelError() {
-  std::lock_guard<std::mutex> lock(kernelErrorMutex);
-  kernelFailed.store(false);
-  kernelError.clear();
-}
-
-bool takeKernelError(std::string &msg) {
-  if (!kernelFailed.load())
-    return false;
-  std::lock_guard<std::mutex> lock(kernelErrorMutex);
-  msg = kernelError;
-  kernelFailed.store(false);
-  kernelError.clear();
-  return true;
-}
-
-//===----------------------------------------------------------------------===//
-// Memory
-//===----------------------------------------------------------------------===//
-
-struct AlignedBuffer {
-  void *ptr = nullptr;
-  size_t bytes = 0;
-
-  AlignedBuffer() = default;
-  AlignedBuffer(const AlignedBuffer &) = delete;
-  AlignedBuffer &operator=(const AlignedBuffer &) = delete;
-  AlignedBuffer(AlignedBuffer &&o) noexcept : ptr(o.ptr), bytes(o.bytes) {
-    o.ptr = nullptr;
-  }
-  ~AlignedBuffer() { std::free(ptr); }
-
-  /// At least 64 bytes, rounded up to 64, zeroed.
-  bool allocate(uint64_t n) {
-    uint64_t size = fmt::alignUp(n < fmt::kAlign ? fmt::kAlign : n);
-    if (size < n || size > SIZE_MAX)
-      return false;
-    ptr = std::aligned_alloc(fmt::kAlign, static_cast<size_t>(size));
-    if (!ptr)
-      return false;
-    std::memset(ptr, 0, static_cast<size_t>(size));
-    bytes = static_cast<size_t>(n);
-    return true;
-  }
-};
-
 struct Mapping {
   void *base = nullptr;
   size_t size = 0;
@@ -142,51 +85,15 @@ struct Mapping {
 } // namespace
 
 struct shardc_model {
-  const shardc_program *program = nullptr;
   fmt::Plan plan;
-  int rank = 0;
   const fmt::RankPlan *rp = nullptr;
   Mapping weights;
-  const char *section = nullptr;
-  AlignedBuffer arena;
-  std::vector<AlignedBuffer> inputs, outputs;
-  std::vector<void *> inputPtrs, outputPtrs;
+  // Declared after the mapping: the CPU code reads the weights in place.
+  std::unique_ptr<Device> device;
+  std::string fallbackReason;
   std::vector<bool> bound;
-  std::vector<void *> handles;
   bool ran = false;
-
-  ~shardc_model() {
-    for (void *h : handles)
-      if (h)
-        sc_handle_free(h);
-  }
 };
-
-//===----------------------------------------------------------------------===//
-// sc_fail / sc_handle_free
-//===----------------------------------------------------------------------===//
-
-extern "C" void sc_fail(const char *fmtStr, ...) {
-  if (kernelFailed.load())
-    return;
-  char buf[1024];
-  va_list args;
-  va_start(args, fmtStr);
-  std::vsnprintf(buf, sizeof buf, fmtStr ? fmtStr : "kernel failed", args);
-  va_end(args);
-  for (char *c = buf; *c; ++c)
-    if (*c == '\n' || *c == '\r')
-      *c = ' ';
-  std::lock_guard<std::mutex> lock(kernelErrorMutex);
-  if (kernelFailed.load())
-    return;
-  kernelError = buf;
-  kernelFailed.store(true);
-}
-
-extern "C" void sc_handle_free(void *handle) {
-  delete static_cast<shardc::rt::Handle *>(handle);
-}
 
 //===----------------------------------------------------------------------===//
 // C API
@@ -204,6 +111,51 @@ extern "C" const char *shardc_dtype_name(int32_t dtype) {
 
 namespace {
 
+/// Checks that the program has exactly the code its plan's target mask
+/// lists, with entry points for every rank.
+shardc_status checkCode(const shardc_program *program, const fmt::Plan &plan) {
+  const uint32_t known = fmt::kTargetCpu | fmt::kTargetCuda;
+  if (plan.target == 0 || (plan.target & ~known))
+    return fail(SHARDC_ERROR_FORMAT,
+                "the plan's target mask is " + std::to_string(plan.target) +
+                    "; this runtime runs cpu (1) and cuda (2) code (rebuild "
+                    "the model with this shardc)");
+  struct Code {
+    uint32_t bit;
+    const char *name;
+    bool present;
+    bool (*hasEntry)(const shardc_program *, uint32_t);
+  };
+  const Code codes[] = {
+      {fmt::kTargetCpu, "CPU", program->ranks != nullptr,
+       [](const shardc_program *p, uint32_t r) {
+         return p->ranks[r].init && p->ranks[r].run;
+       }},
+      {fmt::kTargetCuda, "CUDA", program->cuda_ranks != nullptr,
+       [](const shardc_program *p, uint32_t r) {
+         return p->cuda_ranks[r].init && p->cuda_ranks[r].run;
+       }},
+  };
+  for (const Code &c : codes) {
+    bool listed = (plan.target & c.bit) != 0;
+    if (listed != c.present)
+      return fail(SHARDC_ERROR_FORMAT,
+                  std::string(listed ? "the plan lists " : "the program has ") +
+                      c.name + " code " +
+                      (listed ? "the program does not have"
+                              : "its plan does not list"));
+    for (uint32_t r = 0; listed && r < plan.worldSize; ++r)
+      if (!c.hasEntry(program, r))
+        return fail(SHARDC_ERROR_FORMAT, std::string("program has no ") +
+                                             c.name + " entry points for rank " +
+                                             std::to_string(r));
+  }
+  std::string error;
+  if (program->cuda_ranks && !shardc::rt::cuda::validateCudaCode(*program, error))
+    return fail(SHARDC_ERROR_FORMAT, error);
+  return SHARDC_OK;
+}
+
 shardc_status decodeProgram(const shardc_program *program, fmt::Plan &plan) {
   if (!program)
     return fail(SHARDC_ERROR_INVALID_ARGUMENT, "no program given");
@@ -215,12 +167,12 @@ shardc_status decodeProgram(const shardc_program *program, fmt::Plan &plan) {
   std::string error;
   if (!fmt::decodePlan(program->plan, program->plan_size, plan, error))
     return fail(SHARDC_ERROR_FORMAT, error);
-  if (program->num_ranks != plan.worldSize || !program->ranks)
+  if (program->num_ranks != plan.worldSize)
     return fail(SHARDC_ERROR_FORMAT, "program has " +
                                          std::to_string(program->num_ranks) +
                                          " rank entry points, its plan " +
                                          std::to_string(plan.worldSize));
-  return SHARDC_OK;
+  return checkCode(program, plan);
 }
 
 shardc_status mapWeights(const char *path, Mapping &map) {
@@ -257,8 +209,45 @@ shardc_status mapWeights(const char *path, Mapping &map) {
   return SHARDC_OK;
 }
 
+/// Opens the rank on `device`. AUTO prefers the GPU; when it is unusable
+/// and the program has CPU code, the reason is kept for
+/// shardc_fallback_reason.
+shardc_status openDevice(shardc_model &model, const RankCode &code,
+                         shardc_device device) {
+  const bool hasCpu = model.plan.target & fmt::kTargetCpu;
+  const bool hasCuda = model.plan.target & fmt::kTargetCuda;
+  Status status;
+  switch (device) {
+  case SHARDC_DEVICE_CPU:
+    if (!hasCpu)
+      return fail(SHARDC_ERROR_UNSUPPORTED,
+                  "this executable has no CPU code (it was compiled for cuda)");
+    status = shardc::rt::openCpuDevice(code, model.device);
+    break;
+  case SHARDC_DEVICE_CUDA:
+    if (!hasCuda)
+      return fail(SHARDC_ERROR_UNSUPPORTED,
+                  "this executable has no CUDA code (it was compiled for cpu)");
+    status = shardc::rt::openCudaDevice(code, model.device);
+    break;
+  case SHARDC_DEVICE_AUTO:
+    if (hasCuda) {
+      status = shardc::rt::openCudaDevice(code, model.device);
+      if (!status.failed() || !hasCpu)
+        break;
+      model.fallbackReason = status.message;
+    }
+    status = shardc::rt::openCpuDevice(code, model.device);
+    break;
+  default:
+    return fail(SHARDC_ERROR_INVALID_ARGUMENT,
+                "unknown device " + std::to_string(static_cast<int>(device)));
+  }
+  return status.failed() ? fail(status) : SHARDC_OK;
+}
+
 shardc_status load(const shardc_program *program, const char *weightsPath,
-                   int rank, shardc_model **out) {
+                   int rank, shardc_device device, shardc_model **out) {
   if (!out)
     return fail(SHARDC_ERROR_INVALID_ARGUMENT, "no output model pointer");
   *out = nullptr;
@@ -273,18 +262,7 @@ shardc_status load(const shardc_program *program, const char *weightsPath,
                 "rank " + std::to_string(rank) +
                     " is out of range (world size " +
                     std::to_string(plan.worldSize) + ")");
-  if (plan.target != fmt::kTargetCpu)
-    return fail(SHARDC_ERROR_UNSUPPORTED, "the program targets device kind " +
-                                              std::to_string(plan.target) +
-                                              ", this runtime runs cpu (1)");
-  const sc_rank_entry &entry = program->ranks[rank];
-  if (!entry.init || !entry.run)
-    return fail(SHARDC_ERROR_FORMAT,
-                "program has no entry points for rank " + std::to_string(rank));
-  model->program = program;
-  model->rank = rank;
   model->rp = &plan.ranks[rank];
-  const fmt::RankPlan &rp = *model->rp;
 
   if (shardc_status s = mapWeights(weightsPath, model->weights))
     return s;
@@ -292,48 +270,15 @@ shardc_status load(const shardc_program *program, const char *weightsPath,
   if (!fmt::validateWeights(model->weights.base, model->weights.size, plan,
                             error, rank))
     return fail(SHARDC_ERROR_FORMAT, std::string(weightsPath) + ": " + error);
-  model->section = static_cast<const char *>(model->weights.base) +
-                   fmt::weightsSectionOffset(model->weights.base, rank);
-
-  auto alloc = [&](AlignedBuffer &buf, uint64_t bytes,
-                   const std::string &what) {
-    if (buf.allocate(bytes))
-      return true;
-    fail(SHARDC_ERROR_RUNTIME,
-         "cannot allocate " + std::to_string(bytes) + " bytes for " + what);
-    return false;
-  };
-  if (!alloc(model->arena, rp.arenaBytes, "the arena"))
-    return SHARDC_ERROR_RUNTIME;
-  model->inputs.resize(rp.inputs.size());
-  model->outputs.resize(rp.outputs.size());
-  for (size_t i = 0; i < rp.inputs.size(); ++i) {
-    if (!alloc(model->inputs[i], rp.inputs[i].bytes(),
-               "input '" + rp.inputs[i].name + "'"))
-      return SHARDC_ERROR_RUNTIME;
-    model->inputPtrs.push_back(model->inputs[i].ptr);
-  }
-  for (size_t i = 0; i < rp.outputs.size(); ++i) {
-    if (!alloc(model->outputs[i], rp.outputs[i].bytes(),
-               "output '" + rp.outputs[i].name + "'"))
-      return SHARDC_ERROR_RUNTIME;
-    model->outputPtrs.push_back(model->outputs[i].ptr);
-  }
-  // Never hand generated code a null array, even when a list is empty.
-  model->inputPtrs.push_back(nullptr);
-  model->outputPtrs.push_back(nullptr);
-  model->bound.assign(rp.inputs.size(), false);
-  model->handles.assign(rp.numHandles + 1, nullptr);
-
-  clearKernelError();
-  int rc = entry.init(model->handles.data());
-  std::string kernelMsg;
-  bool failed = takeKernelError(kernelMsg);
-  if (rc != 0 || failed) {
-    if (kernelMsg.empty())
-      kernelMsg = "initialization failed (code " + std::to_string(rc) + ")";
-    return fail(SHARDC_ERROR_UNSUPPORTED, kernelMsg);
-  }
+  RankCode code;
+  code.program = program;
+  code.rank = rank;
+  code.plan = model->rp;
+  code.weights = static_cast<const char *>(model->weights.base) +
+                 fmt::weightsSectionOffset(model->weights.base, rank);
+  if (shardc_status s = openDevice(*model, code, device))
+    return s;
+  model->bound.assign(model->rp->inputs.size(), false);
   *out = model.release();
   return SHARDC_OK;
 }
@@ -348,13 +293,12 @@ const fmt::TensorSig *findInput(const shardc_model *m, const char *name,
   return nullptr;
 }
 
-void fillInfo(const fmt::TensorSig &s, const AlignedBuffer &buf,
-              shardc_tensor_info *info) {
+void fillInfo(const fmt::TensorSig &s, shardc_tensor_info *info) {
   info->name = s.name.c_str();
   info->dtype = s.dtype;
   info->rank = static_cast<int32_t>(s.dims.size());
   info->dims = s.dims.data();
-  info->bytes = buf.bytes;
+  info->bytes = static_cast<size_t>(s.bytes());
 }
 
 } // namespace
@@ -362,10 +306,26 @@ void fillInfo(const fmt::TensorSig &s, const AlignedBuffer &buf,
 extern "C" shardc_status shardc_load(const shardc_program *program,
                                      const char *weights_path, int rank,
                                      shardc_model **out) {
-  return guarded([&] { return load(program, weights_path, rank, out); });
+  return shardc_load_on(program, weights_path, rank, SHARDC_DEVICE_AUTO, out);
+}
+
+extern "C" shardc_status shardc_load_on(const shardc_program *program,
+                                        const char *weights_path, int rank,
+                                        shardc_device device,
+                                        shardc_model **out) {
+  return guarded(
+      [&] { return load(program, weights_path, rank, device, out); });
 }
 
 extern "C" void shardc_free(shardc_model *model) { delete model; }
+
+extern "C" const char *shardc_device_description(const shardc_model *model) {
+  return model ? model->device->description().c_str() : "";
+}
+
+extern "C" const char *shardc_fallback_reason(const shardc_model *model) {
+  return model ? model->fallbackReason.c_str() : "";
+}
 
 extern "C" int shardc_world_size(const shardc_program *program) {
   int worldSize = -1;
@@ -397,7 +357,7 @@ extern "C" shardc_status shardc_input_info(const shardc_model *model, int index,
                   "input index " + std::to_string(index) +
                       " is out of range (" +
                       std::to_string(model->rp->inputs.size()) + " inputs)");
-    fillInfo(model->rp->inputs[index], model->inputs[index], info);
+    fillInfo(model->rp->inputs[index], info);
     return SHARDC_OK;
   });
 }
@@ -413,7 +373,7 @@ extern "C" shardc_status shardc_output_info(const shardc_model *model,
                   "output index " + std::to_string(index) +
                       " is out of range (" +
                       std::to_string(model->rp->outputs.size()) + " outputs)");
-    fillInfo(model->rp->outputs[index], model->outputs[index], info);
+    fillInfo(model->rp->outputs[index], info);
     return SHARDC_OK;
   });
 }
@@ -457,7 +417,7 @@ extern "C" shardc_status shardc_bind_input(shardc_model *model,
       return fail(SHARDC_ERROR_INVALID_ARGUMENT,
                   std::string("input '") + name + "': no data given");
     if (bytes)
-      std::memcpy(model->inputs[index].ptr, data, bytes);
+      std::memcpy(model->device->input(index), data, bytes);
     model->bound[index] = true;
     return SHARDC_OK;
   });
@@ -472,19 +432,9 @@ shardc_status run(shardc_model *model) {
       return fail(SHARDC_ERROR_INVALID_ARGUMENT,
                   "input '" + model->rp->inputs[i].name + "' is not bound");
   model->ran = false;
-  clearKernelError();
-  try {
-    model->program->ranks[model->rank].run(
-        model->handles.data(), static_cast<char *>(model->arena.ptr),
-        model->section, model->inputPtrs.data(), model->outputPtrs.data());
-  } catch (const std::exception &e) {
-    sc_fail("%s", e.what());
-  } catch (...) {
-    sc_fail("unknown exception in a kernel");
-  }
-  std::string msg;
-  if (takeKernelError(msg))
-    return fail(SHARDC_ERROR_RUNTIME, msg);
+  Status s = model->device->run();
+  if (s.failed())
+    return fail(s);
   model->ran = true;
   return SHARDC_OK;
 }
@@ -507,8 +457,8 @@ extern "C" shardc_status shardc_output(const shardc_model *model, int index,
     if (!model->ran)
       return fail(SHARDC_ERROR_INVALID_ARGUMENT,
                   "no output yet: the model has not run successfully");
-    *data = model->outputs[index].ptr;
-    *bytes = model->outputs[index].bytes;
+    *data = model->device->output(index);
+    *bytes = static_cast<size_t>(model->rp->outputs[index].bytes());
     return SHARDC_OK;
   });
 }

@@ -4,9 +4,14 @@
 //   inputs  x: float32 [2,3], ids: int64 [4]
 //   outputs y: float32 [2,3] = x + w (w: six floats of the weights section)
 //           z: int64 [4]     = ids * 2; a negative id fails the run via
-//                              sc_fail from an OpenMP thread
+//                              sc_fail from an OpenMP thread (CPU code only)
 // init stores one counted handle. It exercises the real loader: plan decode,
 // weights mapping and validation, buffers, handles, sc_fail.
+//
+// The program carries the code its plan's target mask lists: the CPU
+// entries, and CUDA entries over a PTX image of two kernels (hand-written
+// PTX for compute_80, checked with ptxas for sm_80, sm_90 and sm_100), so
+// on a machine with a GPU the same program runs there.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_RUNTIME_TEST_FAKEPROGRAM_H
@@ -14,6 +19,7 @@
 
 #include "runtime/src/Handle.h"
 #include "shardc/cpu.h"
+#include "shardc/cuda.h"
 #include "shardc/format.h"
 
 #include <atomic>
@@ -44,10 +50,11 @@ inline std::vector<uint8_t> fakeSection() {
   return bytes;
 }
 
-inline format::Plan fakePlan() {
+inline format::Plan fakePlan(uint32_t targets = format::kTargetCpu) {
   std::vector<uint8_t> section = fakeSection();
   format::Plan plan;
   plan.modelHash = kFakeModelHash;
+  plan.target = targets;
   format::RankPlan r;
   r.arenaBytes = 256;
   r.weightsBytes = section.size();
@@ -114,11 +121,96 @@ inline void fakeRun(void **handles, char *arena, const char *weights,
   }
 }
 
-/// A program over its own plan bytes; not copyable (the program points into
-/// it).
+// fake_add(x, w, y, n): y = x + w; fake_twice(ids, z, n): z = ids * 2.
+inline const char kFakePtx[] = R"(.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry fake_add(.param .u64 x, .param .u64 w, .param .u64 y,
+                         .param .u32 n)
+{
+  .reg .pred %p;
+  .reg .f32 %f<4>;
+  .reg .b32 %r<5>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [x];
+  ld.param.u64 %rd2, [w];
+  ld.param.u64 %rd3, [y];
+  ld.param.u32 %r1, [n];
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, %ntid.x;
+  mov.u32 %r4, %tid.x;
+  mad.lo.s32 %r2, %r2, %r3, %r4;
+  setp.ge.s32 %p, %r2, %r1;
+  @%p bra DONE;
+  mul.wide.s32 %rd4, %r2, 4;
+  cvta.to.global.u64 %rd1, %rd1;
+  cvta.to.global.u64 %rd2, %rd2;
+  cvta.to.global.u64 %rd3, %rd3;
+  add.s64 %rd5, %rd1, %rd4;
+  add.s64 %rd6, %rd2, %rd4;
+  add.s64 %rd7, %rd3, %rd4;
+  ld.global.f32 %f1, [%rd5];
+  ld.global.f32 %f2, [%rd6];
+  add.f32 %f3, %f1, %f2;
+  st.global.f32 [%rd7], %f3;
+DONE:
+  ret;
+}
+.visible .entry fake_twice(.param .u64 ids, .param .u64 z, .param .u32 n)
+{
+  .reg .pred %p;
+  .reg .b32 %r<5>;
+  .reg .b64 %rd<7>;
+  ld.param.u64 %rd1, [ids];
+  ld.param.u64 %rd2, [z];
+  ld.param.u32 %r1, [n];
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, %ntid.x;
+  mov.u32 %r4, %tid.x;
+  mad.lo.s32 %r2, %r2, %r3, %r4;
+  setp.ge.s32 %p, %r2, %r1;
+  @%p bra DONE;
+  mul.wide.s32 %rd3, %r2, 8;
+  cvta.to.global.u64 %rd1, %rd1;
+  cvta.to.global.u64 %rd2, %rd2;
+  add.s64 %rd4, %rd1, %rd3;
+  add.s64 %rd5, %rd2, %rd3;
+  ld.global.u64 %rd6, [%rd4];
+  shl.b64 %rd6, %rd6, 1;
+  st.global.u64 [%rd5], %rd6;
+DONE:
+  ret;
+}
+)";
+
+inline const char *const kFakeKernels[] = {"fake_add", "fake_twice"};
+
+inline int fakeCudaInit(sc_cuda *, void **handles) {
+  handles[0] = static_cast<rt::Handle *>(new CountedHandle);
+  return 0;
+}
+
+// y = x + w by way of the arena (kernel, then a copy), z = ids * 2.
+inline void fakeCudaRun(sc_cuda *cu, void **, char *arena, const char *weights,
+                        void *const *inputs, void *const *outputs) {
+  const void *x = inputs[0], *ids = inputs[1];
+  const void *w = weights;
+  void *tmp = arena, *z = outputs[1];
+  int32_t six = 6, four = 4;
+  void *addArgs[] = {&x, &w, &tmp, &six};
+  sc_cu_launch(cu, 0, 1, 1, 1, 32, 0, addArgs);
+  sc_cu_copy(cu, outputs[0], arena, 6 * sizeof(float));
+  void *twiceArgs[] = {&ids, &z, &four};
+  sc_cu_launch(cu, 1, 1, 1, 1, 32, 0, twiceArgs);
+}
+
+/// A program over its own plan bytes, with the code the plan's target mask
+/// lists; not copyable (the program points into it).
 struct FakeProgram {
   std::vector<uint8_t> planBytes;
   sc_rank_entry entry;
+  sc_cuda_entry cudaEntry;
+  sc_cuda_image image;
   shardc_program program;
 
   explicit FakeProgram(bool failingInit = false,
@@ -126,11 +218,23 @@ struct FakeProgram {
     planBytes = format::encodePlan(plan);
     entry.init = failingInit ? fakeFailingInit : fakeInit;
     entry.run = fakeRun;
+    cudaEntry.init = fakeCudaInit;
+    cudaEntry.run = fakeCudaRun;
+    image.arch = "compute_80";
+    image.data = reinterpret_cast<const unsigned char *>(kFakePtx);
+    image.size = sizeof kFakePtx; // with the NUL
+    const bool cpu = plan.target & format::kTargetCpu;
+    const bool cuda = plan.target & format::kTargetCuda;
     program.abi_version = SC_ABI_VERSION;
     program.num_ranks = static_cast<uint32_t>(plan.ranks.size());
     program.plan = planBytes.data();
     program.plan_size = planBytes.size();
-    program.ranks = &entry;
+    program.ranks = cpu ? &entry : nullptr;
+    program.cuda_ranks = cuda ? &cudaEntry : nullptr;
+    program.num_cuda_images = cuda ? 1 : 0;
+    program.cuda_images = cuda ? &image : nullptr;
+    program.num_cuda_kernels = cuda ? 2 : 0;
+    program.cuda_kernels = cuda ? kFakeKernels : nullptr;
   }
   FakeProgram(const FakeProgram &) = delete;
   FakeProgram &operator=(const FakeProgram &) = delete;

@@ -4,7 +4,9 @@
 // shardc_model_program, and the runtime library. Reads the inputs (.npy or
 // TensorProto .pb), runs the model once or benchmarks it, and prints or
 // writes the outputs. Every error is one line "<exe>: error: ..." on stderr
-// and exit status 1.
+// and exit status 1. A program with CUDA code runs on the GPU when one is
+// usable; otherwise its CPU code runs, after one "<exe>: note: ..." line
+// saying why.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/src/TensorIO.h"
@@ -51,7 +53,7 @@ void usage() {
       "usage: %s [--weights FILE] --input NAME=FILE ... [--output DIR]\n"
       "          [--output-format npy|pb] [--benchmark [--warmup N] "
       "[--iterations N]]\n"
-      "          [--threads N] [--info]\n"
+      "          [--device auto|cpu|cuda] [--threads N] [--info]\n"
       "\n"
       "Runs the compiled model on inputs read from .npy or ONNX TensorProto "
       ".pb files.\n"
@@ -69,8 +71,14 @@ void usage() {
       "zero-filled\n"
       "  --warmup N            warm-up runs before timing (default 10)\n"
       "  --iterations N        timed runs (default 100)\n"
-      "  --threads N           OpenMP threads (default: OpenMP's)\n"
-      "  --info                print the input and output signature and exit\n"
+      "  --device D            auto (default: the GPU if the model has CUDA "
+      "code and a\n"
+      "                        GPU is usable, else the CPU code), cpu or cuda\n"
+      "  --threads N           OpenMP threads of the CPU code (default: "
+      "OpenMP's)\n"
+      "  --info                print the input and output signature and the "
+      "device it\n"
+      "                        would run on, and exit\n"
       "  -h, --help            print this help\n",
       progName.c_str());
 }
@@ -83,6 +91,7 @@ struct Options {
   bool benchmark = false, info = false;
   bool warmupSet = false, iterationsSet = false;
   long warmup = 10, iterations = 100, threads = 0;
+  shardc_device device = SHARDC_DEVICE_AUTO;
 };
 
 long parseCount(const std::string &opt, const std::string &value, long min) {
@@ -151,6 +160,16 @@ Options parseArgs(int argc, char **argv) {
     } else if (arg == "--iterations") {
       o.iterations = parseCount(arg, takeValue(), 1);
       o.iterationsSet = true;
+    } else if (arg == "--device") {
+      std::string v = takeValue();
+      if (v == "auto")
+        o.device = SHARDC_DEVICE_AUTO;
+      else if (v == "cpu")
+        o.device = SHARDC_DEVICE_CPU;
+      else if (v == "cuda")
+        o.device = SHARDC_DEVICE_CUDA;
+      else
+        die("--device expects auto, cpu or cuda, got '" + v + "'");
     } else if (arg == "--threads") {
       o.threads = parseCount(arg, takeValue(), 1);
     } else if (arg == "--info") {
@@ -177,7 +196,29 @@ std::string defaultWeightsPath(const char *argv0) {
   return std::string(argv0) + ".weights";
 }
 
-int printInfo() {
+std::string targetsOf(uint32_t mask) {
+  std::string s;
+  if (mask & fmt::kTargetCpu)
+    s = "cpu";
+  if (mask & fmt::kTargetCuda)
+    s += s.empty() ? "cuda" : "+cuda";
+  if (mask & ~(fmt::kTargetCpu | fmt::kTargetCuda))
+    s += (s.empty() ? "" : "+") + std::string("unknown");
+  return s;
+}
+
+/// Loads rank 0 on the requested device; a GPU that AUTO could not use is
+/// one note line.
+shardc_status load(const Options &o, const std::string &weights,
+                   shardc_model **m) {
+  shardc_status s = shardc_load_on(&shardc_model_program, weights.c_str(), 0,
+                                   o.device, m);
+  if (s == SHARDC_OK && *shardc_fallback_reason(*m))
+    note(std::string(shardc_fallback_reason(*m)) + "; running the CPU code");
+  return s;
+}
+
+int printInfo(const Options &o, const std::string &weights) {
   fmt::Plan plan;
   std::string error;
   if (shardc_model_program.abi_version != SC_ABI_VERSION)
@@ -190,13 +231,21 @@ int printInfo() {
   const fmt::RankPlan &r = plan.ranks[0];
   std::printf("world size %u, target %s; rank 0: arena %llu bytes, weights "
               "%llu bytes\n",
-              plan.worldSize, plan.target == fmt::kTargetCpu ? "cpu" : "other",
+              plan.worldSize, targetsOf(plan.target).c_str(),
               static_cast<unsigned long long>(r.arenaBytes),
               static_cast<unsigned long long>(r.weightsBytes));
   for (const fmt::TensorSig &s : r.inputs)
     std::printf("input %s: %s\n", s.name.c_str(), s.str().c_str());
   for (const fmt::TensorSig &s : r.outputs)
     std::printf("output %s: %s\n", s.name.c_str(), s.str().c_str());
+  // Where it would run: that takes loading it (weights included).
+  shardc_model *m = nullptr;
+  if (load(o, weights, &m) != SHARDC_OK) {
+    std::printf("device: none (%s)\n", shardc_last_error());
+    return 0;
+  }
+  std::printf("device: %s\n", shardc_device_description(m));
+  shardc_free(m);
   return 0;
 }
 
@@ -462,8 +511,10 @@ int main(int argc, char **argv) {
       progName = progName.substr(slash + 1);
   }
   Options o = parseArgs(argc, argv);
+  std::string weights =
+      o.weights.empty() ? defaultWeightsPath(argv[0]) : o.weights;
   if (o.info)
-    return printInfo();
+    return printInfo(o, weights);
   if (o.threads > 0)
     shardc_set_threads(static_cast<int>(o.threads));
   int worldSize = shardc_world_size(&shardc_model_program);
@@ -472,10 +523,8 @@ int main(int argc, char **argv) {
   if (worldSize > 1)
     die("this model is partitioned for " + std::to_string(worldSize) +
         " ranks; this runtime runs only world size 1");
-  std::string weights =
-      o.weights.empty() ? defaultWeightsPath(argv[0]) : o.weights;
   shardc_model *m = nullptr;
-  check(shardc_load(&shardc_model_program, weights.c_str(), 0, &m));
+  check(load(o, weights, &m));
   bindInputs(m, o);
   if (o.benchmark)
     benchmark(m, o);

@@ -2,11 +2,17 @@
 //
 // Defines shardc_model_program as generated code does, over the test program
 // of FakeProgram.h; linked with libshardc_main.a and libshardc_rt.a exactly
-// like a compiled model.
+// like a compiled model. SHARDC_FAKE_TARGETS picks the code it carries (the
+// plan's target mask; CPU code only by default).
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/test/FakeProgram.h"
 
-static shardc::testing::FakeProgram fake;
+#ifndef SHARDC_FAKE_TARGETS
+#define SHARDC_FAKE_TARGETS 1
+#endif
+
+static shardc::testing::FakeProgram
+    fake(false, shardc::testing::fakePlan(SHARDC_FAKE_TARGETS));
 
 extern "C" const shardc_program shardc_model_program = fake.program;

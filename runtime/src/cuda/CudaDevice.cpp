@@ -1,0 +1,451 @@
+//===- CudaDevice.cpp - a rank's CUDA code on a GPU -----------------------===//
+//
+// Opening: the GPU (device `rank % count`, so CUDA_VISIBLE_DEVICES picks
+// it), its primary context (the one cuBLASLt and cuDNN, which use the CUDA
+// runtime, attach to), a non-blocking stream, the image its architecture
+// runs (Image.h), the kernels, and device memory: the arena, the weights
+// section uploaded once, and one staging buffer per input and output. Host
+// inputs and outputs live in page-locked memory so the copies are
+// asynchronous.
+//
+// Running: the inputs are copied in, the generated run() enqueues the
+// model's work, the outputs are copied back, and the host waits. The first
+// run captures run() into a CUDA graph, later runs replay it: all its
+// pointers (arena, weights, staging buffers, workspace) stay put for the
+// life of the model, so the graph stays valid. The copies stay outside the
+// graph. A capture that fails (a library call that cannot be captured)
+// falls back to enqueueing run() directly from then on;
+// SHARDC_CUDA_GRAPHS=0 does so from the start.
+//
+// Also implements sc_cu_launch and sc_cu_copy of shardc/cuda.h.
+//
+//===----------------------------------------------------------------------===//
+#include "Context.h"
+#include "Image.h"
+
+#include "Device.h"
+#include "Handle.h"
+#include "KernelError.h"
+#include "shardc/cuda.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+namespace fmt = shardc::format;
+
+namespace shardc::rt::cuda {
+namespace {
+
+// Never allocate 0 bytes (cuMemAlloc rejects it), and keep every buffer's
+// start 256-byte aligned, as the libraries prefer.
+constexpr uint64_t kMinDeviceBytes = 256;
+// A kernel may use this much dynamic shared memory without opting in.
+constexpr uint32_t kDefaultSharedBytes = 48 * 1024;
+
+bool graphsEnabled() {
+  const char *env = std::getenv("SHARDC_CUDA_GRAPHS");
+  return !(env && std::strcmp(env, "0") == 0);
+}
+
+class CudaDevice final : public Device {
+public:
+  CudaDevice(const Driver &drv, const RankCode &code)
+      : cu(drv), code(code), entry(code.program->cuda_ranks[code.rank]) {}
+  ~CudaDevice() override;
+
+  Status open();
+
+  const std::string &description() const override { return name; }
+  void *input(size_t index) override { return hostInputs[index]; }
+  const void *output(size_t index) const override {
+    return hostOutputs[index];
+  }
+  Status run() override;
+
+private:
+  sc_cuda cu;
+  RankCode code;
+  const sc_cuda_entry &entry;
+  std::string name;
+  bool retained = false;
+  CUdeviceptr arena = 0, weights = 0;
+  std::vector<CUdeviceptr> deviceInputs, deviceOutputs;
+  std::vector<void *> hostInputs, hostOutputs;
+  // What run() gets: the staging buffers, then a null slot.
+  std::vector<void *> inputArgs, outputArgs;
+  std::vector<void *> handles;
+  CUgraphExec graph = nullptr;
+  bool useGraphs = graphsEnabled();
+
+  Status gpuError(const std::string &what, CUresult r) const {
+    return {SHARDC_ERROR_UNSUPPORTED, "no usable GPU: " + what + " on '" +
+                                          cu.gpuName + "': " +
+                                          cu.drv.errorText(r)};
+  }
+  Status runError(const std::string &what, CUresult r) const {
+    return {SHARDC_ERROR_RUNTIME,
+            "CUDA error " + what + ": " + cu.drv.errorText(r)};
+  }
+  Status allocate(CUdeviceptr &p, uint64_t bytes, const std::string &what);
+  Status allocateHost(void *&p, uint64_t bytes, const std::string &what);
+  Status loadModule(const sc_cuda_image &image);
+  /// Enqueues the generated run(); true with the message if it failed.
+  bool enqueueRun(std::string &message);
+  /// Captures run() into `graph`; false if that fails.
+  bool capture();
+};
+
+Status CudaDevice::allocate(CUdeviceptr &p, uint64_t bytes,
+                            const std::string &what) {
+  uint64_t n = bytes < kMinDeviceBytes ? kMinDeviceBytes : bytes;
+  if (CUresult r = cu.drv.cuMemAlloc(&p, static_cast<size_t>(n)))
+    return {SHARDC_ERROR_RUNTIME,
+            "cannot allocate " + std::to_string(bytes) +
+                " bytes of GPU memory for " + what + " on '" + cu.gpuName +
+                "': " + cu.drv.errorText(r)};
+  return {};
+}
+
+Status CudaDevice::allocateHost(void *&p, uint64_t bytes,
+                                const std::string &what) {
+  size_t n = static_cast<size_t>(bytes < fmt::kAlign ? fmt::kAlign : bytes);
+  if (CUresult r = cu.drv.cuMemAllocHost(&p, n))
+    return {SHARDC_ERROR_RUNTIME, "cannot allocate " + std::to_string(bytes) +
+                                      " bytes of page-locked memory for " +
+                                      what + ": " + cu.drv.errorText(r)};
+  std::memset(p, 0, n);
+  return {};
+}
+
+Status CudaDevice::loadModule(const sc_cuda_image &image) {
+  // The JIT's log says why PTX did not compile (for a cubin it stays empty).
+  char log[2048] = {};
+  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER,
+                            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *values[] = {log, reinterpret_cast<void *>(uintptr_t(sizeof log))};
+  if (CUresult r =
+          cu.drv.cuModuleLoadDataEx(&cu.module, image.data, 2, options, values)) {
+    std::string why = log;
+    why = why.substr(0, why.find('\n'));
+    Status s = gpuError(std::string("cannot load the ") + image.arch + " code",
+                        r);
+    if (!why.empty())
+      s.message += ": " + why;
+    return s;
+  }
+  const shardc_program &p = *code.program;
+  cu.kernels.resize(p.num_cuda_kernels);
+  cu.kernelNames.assign(p.cuda_kernels, p.cuda_kernels + p.num_cuda_kernels);
+  cu.kernelSharedBytes.assign(p.num_cuda_kernels, kDefaultSharedBytes);
+  for (uint32_t i = 0; i < p.num_cuda_kernels; ++i)
+    if (CUresult r = cu.drv.cuModuleGetFunction(&cu.kernels[i], cu.module,
+                                                p.cuda_kernels[i]))
+      return {SHARDC_ERROR_FORMAT, std::string("the program's ") + image.arch +
+                                       " code has no kernel '" +
+                                       p.cuda_kernels[i] +
+                                       "': " + cu.drv.errorText(r)};
+  return {};
+}
+
+Status CudaDevice::open() {
+  const Driver &d = cu.drv;
+  int count = 0;
+  if (CUresult r = d.cuDeviceGetCount(&count))
+    return {SHARDC_ERROR_UNSUPPORTED,
+            "no usable GPU: cuDeviceGetCount failed: " + d.errorText(r)};
+  if (count <= 0)
+    return {SHARDC_ERROR_UNSUPPORTED, "no usable GPU: no CUDA device found"};
+  if (CUresult r = d.cuDeviceGet(&cu.device, code.rank % count))
+    return {SHARDC_ERROR_UNSUPPORTED,
+            "no usable GPU: cuDeviceGet failed: " + d.errorText(r)};
+  char gpuName[256] = {};
+  int major = 0, minor = 0;
+  CUresult r = d.cuDeviceGetName(gpuName, sizeof gpuName - 1, cu.device);
+  cu.gpuName = gpuName;
+  if (!r)
+    r = d.cuDeviceGetAttribute(
+        &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, cu.device);
+  if (!r)
+    r = d.cuDeviceGetAttribute(
+        &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, cu.device);
+  if (r)
+    return gpuError("cannot query the GPU", r);
+  std::string error;
+  const sc_cuda_image *image =
+      chooseImage(*code.program, major, minor, cu.gpuName, error);
+  if (!image)
+    return {SHARDC_ERROR_UNSUPPORTED, "no usable GPU: " + error};
+  bool ptx = false;
+  int version = 0;
+  parseArch(image->arch, ptx, version);
+  name = "cuda: " + cu.gpuName + " (sm_" + std::to_string(major * 10 + minor) +
+         (ptx ? ", PTX " : ", cubin ") + image->arch + ")";
+
+  if ((r = d.cuDevicePrimaryCtxRetain(&cu.ctx, cu.device)))
+    return gpuError("cannot create a context", r);
+  retained = true;
+  if ((r = d.cuCtxSetCurrent(cu.ctx)))
+    return gpuError("cannot make the context current", r);
+  if ((r = d.cuStreamCreate(&cu.stream, CU_STREAM_NON_BLOCKING)))
+    return gpuError("cannot create a stream", r);
+  Status s = loadModule(*image);
+  if (s.failed())
+    return s;
+
+  const fmt::RankPlan &rp = *code.plan;
+  if ((s = allocate(arena, rp.arenaBytes, "the arena")).failed())
+    return s;
+  // Zeroed like the CPU arena, so both codes see the same initial bytes.
+  if ((r = d.cuMemsetD8(arena, 0, static_cast<size_t>(rp.arenaBytes))))
+    return runError("clearing the arena", r);
+  if ((s = allocate(weights, rp.weightsBytes, "the weights")).failed())
+    return s;
+  if (rp.weightsBytes &&
+      (r = d.cuMemcpyHtoD(weights, code.weights,
+                          static_cast<size_t>(rp.weightsBytes))))
+    return runError("uploading the weights", r);
+  auto stage = [&](const std::vector<fmt::TensorSig> &sigs, const char *kind,
+                   std::vector<CUdeviceptr> &dev, std::vector<void *> &host,
+                   std::vector<void *> &args) {
+    dev.assign(sigs.size(), 0);
+    host.assign(sigs.size(), nullptr);
+    for (size_t i = 0; i < sigs.size(); ++i) {
+      std::string what = std::string(kind) + " '" + sigs[i].name + "'";
+      Status st = allocate(dev[i], sigs[i].bytes(), what);
+      if (st.failed())
+        return st;
+      st = allocateHost(host[i], sigs[i].bytes(), what);
+      if (st.failed())
+        return st;
+      args.push_back(devicePointer(dev[i]));
+    }
+    // Never hand generated code a null array, even when a list is empty.
+    args.push_back(nullptr);
+    return Status();
+  };
+  if ((s = stage(rp.inputs, "input", deviceInputs, hostInputs, inputArgs))
+          .failed() ||
+      (s = stage(rp.outputs, "output", deviceOutputs, hostOutputs, outputArgs))
+          .failed())
+    return s;
+  handles.assign(rp.numHandles + 1, nullptr);
+
+  int rc = 0;
+  std::string message;
+  bool failed = failedIn([&] { rc = entry.init(&cu, handles.data()); }, message);
+  if (rc != 0 || failed) {
+    if (message.empty())
+      message = "initialization failed (code " + std::to_string(rc) + ")";
+    return {SHARDC_ERROR_UNSUPPORTED, message};
+  }
+  // The memset and the upload went to the legacy stream, which the model's
+  // non-blocking stream does not wait for, and the libraries may have
+  // queued setup work in init(): wait for all of it once.
+  if ((r = d.cuCtxSynchronize()))
+    return runError("setting up the model", r);
+  return {};
+}
+
+bool CudaDevice::enqueueRun(std::string &message) {
+  return failedIn(
+      [&] {
+        entry.run(&cu, handles.data(), static_cast<char *>(devicePointer(arena)),
+                  static_cast<const char *>(devicePointer(weights)),
+                  inputArgs.data(), outputArgs.data());
+      },
+      message);
+}
+
+bool CudaDevice::capture() {
+  const Driver &d = cu.drv;
+  // THREAD_LOCAL: only this thread's unsafe calls (allocations, synchronous
+  // copies) break the capture; other threads may use CUDA meanwhile.
+  if (d.cuStreamBeginCapture(cu.stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL))
+    return false;
+  // A failure here may be the capture's own (a call that cannot be
+  // captured); the direct run that follows reports any other.
+  std::string ignored;
+  bool failed = enqueueRun(ignored);
+  CUgraph captured = nullptr;
+  CUresult r = d.cuStreamEndCapture(cu.stream, &captured);
+  if (!failed && !r && captured &&
+      d.cuGraphInstantiate(&graph, captured, 0) != CUDA_SUCCESS)
+    graph = nullptr;
+  if (captured)
+    d.cuGraphDestroy(captured); // the executable graph does not need it
+  return graph != nullptr;
+}
+
+Status CudaDevice::run() {
+  const Driver &d = cu.drv;
+  const fmt::RankPlan &rp = *code.plan;
+  // The calling thread may not be the one that loaded the model.
+  if (CUresult r = d.cuCtxSetCurrent(cu.ctx))
+    return runError("making the context current", r);
+  Status status;
+  // Nothing may still use the host buffers once run() returns, even after
+  // a failure: wait for what was queued.
+  auto finish = [&] {
+    CUresult r = d.cuStreamSynchronize(cu.stream);
+    if (r && !status.failed())
+      status = runError("while running", r);
+    return status;
+  };
+  for (size_t i = 0; i < rp.inputs.size(); ++i) {
+    size_t bytes = static_cast<size_t>(rp.inputs[i].bytes());
+    if (!bytes)
+      continue;
+    if (CUresult r = d.cuMemcpyHtoDAsync(deviceInputs[i], hostInputs[i], bytes,
+                                         cu.stream)) {
+      status = runError(
+          "copying input '" + rp.inputs[i].name + "' to the GPU", r);
+      return finish();
+    }
+  }
+
+  if (!graph && useGraphs && !capture())
+    useGraphs = false; // for good: run() is enqueued directly from now on
+  std::string message;
+  if (graph) {
+    if (CUresult r = d.cuGraphLaunch(graph, cu.stream))
+      message = "CUDA error launching the graph: " + d.errorText(r);
+  } else {
+    enqueueRun(message);
+  }
+  if (!message.empty()) {
+    status = {SHARDC_ERROR_RUNTIME, message};
+    return finish();
+  }
+
+  for (size_t i = 0; i < rp.outputs.size(); ++i) {
+    size_t bytes = static_cast<size_t>(rp.outputs[i].bytes());
+    if (!bytes)
+      continue;
+    if (CUresult r = d.cuMemcpyDtoHAsync(hostOutputs[i], deviceOutputs[i],
+                                         bytes, cu.stream)) {
+      status = runError(
+          "copying output '" + rp.outputs[i].name + "' from the GPU", r);
+      break;
+    }
+  }
+  return finish();
+}
+
+CudaDevice::~CudaDevice() {
+  const Driver &d = cu.drv;
+  if (cu.ctx)
+    d.cuCtxSetCurrent(cu.ctx);
+  if (cu.stream)
+    d.cuStreamSynchronize(cu.stream);
+  // The graph, then the wrappers' handles, then the libraries they were
+  // created with, then memory, the module and the stream, then the context.
+  if (graph)
+    d.cuGraphExecDestroy(graph);
+  for (void *h : handles)
+    if (h)
+      sc_handle_free(h);
+  releaseCublasLt(cu);
+  releaseCudnn(cu);
+  for (CUdeviceptr p : {cu.workspace, arena, weights})
+    if (p)
+      d.cuMemFree(p);
+  for (const auto *list : {&deviceInputs, &deviceOutputs})
+    for (CUdeviceptr p : *list)
+      if (p)
+        d.cuMemFree(p);
+  for (const auto *list : {&hostInputs, &hostOutputs})
+    for (void *p : *list)
+      if (p)
+        d.cuMemFreeHost(p);
+  if (cu.module)
+    d.cuModuleUnload(cu.module);
+  if (cu.stream)
+    d.cuStreamDestroy(cu.stream);
+  if (retained)
+    d.cuDevicePrimaryCtxRelease(cu.device);
+}
+
+} // namespace
+
+bool reserveWorkspace(sc_cuda &cu, size_t bytes, const char *what) {
+  if (bytes <= cu.workspaceBytes)
+    return true;
+  if (cu.workspace)
+    cu.drv.cuMemFree(cu.workspace);
+  cu.workspace = 0;
+  cu.workspaceBytes = 0;
+  if (CUresult r = cu.drv.cuMemAlloc(&cu.workspace, bytes)) {
+    cu.workspace = 0;
+    sc_fail("%s: cannot allocate a %zu-byte workspace on '%s': %s", what,
+            bytes, cu.gpuName.c_str(), cu.drv.errorText(r).c_str());
+    return false;
+  }
+  cu.workspaceBytes = bytes;
+  return true;
+}
+
+} // namespace shardc::rt::cuda
+
+namespace shardc::rt {
+
+Status openCudaDevice(const RankCode &code, std::unique_ptr<Device> &out) {
+  std::string error;
+  const cuda::Driver *drv = cuda::loadDriver(error);
+  if (!drv)
+    return {SHARDC_ERROR_UNSUPPORTED, error};
+  auto device = std::make_unique<cuda::CudaDevice>(*drv, code);
+  Status status = device->open();
+  if (!status.failed())
+    out = std::move(device);
+  return status;
+}
+
+} // namespace shardc::rt
+
+using shardc::rt::cuda::deviceAddress;
+
+extern "C" void sc_cu_launch(sc_cuda *cu, uint32_t kernel, uint32_t grid_x,
+                             uint32_t grid_y, uint32_t grid_z, uint32_t block,
+                             uint32_t shared_bytes, void **args) {
+  if (kernel >= cu->kernels.size()) {
+    sc_fail("CUDA launch of kernel %u: the program has %zu kernels", kernel,
+            cu->kernels.size());
+    return;
+  }
+  if (grid_x == 0 || grid_y == 0 || grid_z == 0)
+    return; // an empty iteration space
+  const char *name = cu->kernelNames[kernel];
+  CUfunction f = cu->kernels[kernel];
+  if (shared_bytes > cu->kernelSharedBytes[kernel]) {
+    if (CUresult r = cu->drv.cuFuncSetAttribute(
+            f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            static_cast<int>(shared_bytes))) {
+      sc_fail("CUDA kernel '%s' cannot use %u bytes of shared memory on '%s': "
+              "%s",
+              name, shared_bytes, cu->gpuName.c_str(),
+              cu->drv.errorText(r).c_str());
+      return;
+    }
+    cu->kernelSharedBytes[kernel] = shared_bytes;
+  }
+  if (CUresult r = cu->drv.cuLaunchKernel(f, grid_x, grid_y, grid_z, block, 1,
+                                          1, shared_bytes, cu->stream, args,
+                                          nullptr))
+    sc_fail("CUDA kernel '%s' (grid %u x %u x %u, block %u, %u bytes shared): "
+            "%s",
+            name, grid_x, grid_y, grid_z, block, shared_bytes,
+            cu->drv.errorText(r).c_str());
+}
+
+extern "C" void sc_cu_copy(sc_cuda *cu, void *dst, const void *src,
+                           uint64_t bytes) {
+  if (bytes == 0)
+    return;
+  if (CUresult r = cu->drv.cuMemcpyDtoDAsync(deviceAddress(dst),
+                                             deviceAddress(src),
+                                             static_cast<size_t>(bytes),
+                                             cu->stream))
+    sc_fail("CUDA copy of %llu bytes: %s", static_cast<unsigned long long>(bytes),
+            cu->drv.errorText(r).c_str());
+}

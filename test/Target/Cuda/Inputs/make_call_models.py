@@ -1,0 +1,153 @@
+"""Writes the small ONNX models of the CUDA runtime-kernel tests (calls.test)
+into the given directory: one model per kern.call form (gather, softmax,
+layer norm, pooling, arg max, top-k, cumsum, trilu, pad, resize, reference
+and quantized matmuls, einsum)."""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
+rng = np.random.default_rng(0)
+
+F32, F16, F64 = TensorProto.FLOAT, TensorProto.FLOAT16, TensorProto.DOUBLE
+I64, I32, I8, U8 = TensorProto.INT64, TensorProto.INT32, TensorProto.INT8, TensorProto.UINT8
+
+
+def save(name, nodes, inputs, outputs, inits=(), opset=17):
+    graph = helper.make_graph(nodes, name, inputs, outputs, list(inits))
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    onnx.checker.check_model(model)
+    onnx.save(model, os.path.join(out, name + ".onnx"))
+
+
+def vi(name, dims, t=F32):
+    return helper.make_tensor_value_info(name, t, dims)
+
+
+def init(name, array):
+    return numpy_helper.from_array(array, name)
+
+
+def ints(name, values):
+    return init(name, np.array(values, np.int64))
+
+
+# ---- gather ----
+# An embedding lookup: rows of 64 floats move as 16-byte words.
+save("gather_embedding", [helper.make_node("Gather", ["wte", "ids"], ["y"], axis=0)],
+     [vi("ids", [1, 16], I64)], [vi("y", [1, 16, 64])],
+     [init("wte", rng.standard_normal((512, 64)).astype(np.float32))])
+# fp16 along axis 1 with int32 indices: rows of 3 halves (6 bytes) move as
+# 2-byte words.
+save("gather_axis1", [helper.make_node("Gather", ["x", "i"], ["y"], axis=1)],
+     [vi("x", [3, 5, 3], F16), vi("i", [2], I32)], [vi("y", [3, 2, 3], F16)])
+
+# ---- normalize ----
+save("softmax_rows", [helper.make_node("Softmax", ["x"], ["y"], axis=-1)],
+     [vi("x", [2, 4, 16, 16])], [vi("y", [2, 4, 16, 16])])
+save("softmax_long", [helper.make_node("Softmax", ["x"], ["y"], axis=1)],
+     [vi("x", [4, 2048])], [vi("y", [4, 2048])])
+save("softmax_huge", [helper.make_node("LogSoftmax", ["x"], ["y"], axis=1)],
+     [vi("x", [2, 50257])], [vi("y", [2, 50257])])
+save("softmax_cols", [helper.make_node("Softmax", ["x"], ["y"], axis=1)],
+     [vi("x", [2, 3, 4])], [vi("y", [2, 3, 4])])
+save("log_softmax_half", [helper.make_node("LogSoftmax", ["x"], ["y"], axis=1)],
+     [vi("x", [8, 1000], F16)], [vi("y", [8, 1000], F16)])
+save("layer_norm", [helper.make_node("LayerNormalization", ["x", "s", "b"], ["y"],
+                                     axis=-1, epsilon=1e-5)],
+     [vi("x", [2, 16, 64])], [vi("y", [2, 16, 64])],
+     [init("s", rng.standard_normal(64).astype(np.float32)),
+      init("b", rng.standard_normal(64).astype(np.float32))])
+save("layer_norm_stats", [helper.make_node("LayerNormalization", ["x", "s"],
+                                           ["y", "mean", "inv"], axis=1, epsilon=1e-3)],
+     [vi("x", [3, 5, 2], F64)], [vi("y", [3, 5, 2], F64), vi("mean", [3, 1]),
+                                 vi("inv", [3, 1])],
+     [init("s", rng.standard_normal((5, 2)))])
+save("layer_norm_wide", [helper.make_node("LayerNormalization", ["x", "s", "b"], ["y"],
+                                          axis=-1)],
+     [vi("x", [4, 40000])], [vi("y", [4, 40000])],
+     [init("s", rng.standard_normal(40000).astype(np.float32)),
+      init("b", rng.standard_normal(40000).astype(np.float32))])
+
+# ---- pool ----
+save("max_pool", [helper.make_node("MaxPool", ["x"], ["y", "idx"], kernel_shape=[3, 3],
+                                   strides=[2, 2], pads=[1, 1, 1, 1], ceil_mode=1,
+                                   storage_order=1)],
+     [vi("x", [2, 3, 10, 9])], [vi("y", [2, 3, 6, 5]), vi("idx", [2, 3, 6, 5], I64)])
+save("avg_pool", [helper.make_node("AveragePool", ["x"], ["y"], kernel_shape=[4],
+                                   strides=[3], pads=[2, 1], count_include_pad=1)],
+     [vi("x", [1, 2, 11])], [vi("y", [1, 2, 4])])
+save("max_pool_3d_half", [helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2, 2],
+                                           dilations=[2, 1, 1])],
+     [vi("x", [1, 1, 5, 4, 4], F16)], [vi("y", [1, 1, 3, 3, 3], F16)])
+save("max_pool_int8", [helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2])],
+     [vi("x", [1, 2, 4, 4], I8)], [vi("y", [1, 2, 3, 3], I8)])
+
+# ---- select ----
+save("arg_max_long", [helper.make_node("ArgMax", ["x"], ["y"], axis=-1, keepdims=0)],
+     [vi("x", [2, 1000])], [vi("y", [2], I64)])
+save("arg_max_short", [helper.make_node("ArgMax", ["x"], ["y"], axis=0,
+                                        select_last_index=1)],
+     [vi("x", [3, 4], I32)], [vi("y", [1, 4], I64)])
+save("topk", [helper.make_node("TopK", ["x", "k"], ["v", "i"], axis=1, largest=1)],
+     [vi("x", [2, 100, 3])], [vi("v", [2, 5, 3]), vi("i", [2, 5, 3], I64)],
+     [ints("k", [5])])
+save("topk_smallest", [helper.make_node("TopK", ["x", "k"], ["v", "i"], largest=0)],
+     [vi("x", [4, 7], I64)], [vi("v", [4, 3], I64), vi("i", [4, 3], I64)],
+     [ints("k", [3])])
+save("cumsum", [helper.make_node("CumSum", ["x", "axis"], ["y"], exclusive=1, reverse=1)],
+     [vi("x", [3, 4, 5])], [vi("y", [3, 4, 5])], [ints("axis", 1)])
+save("cumsum_int", [helper.make_node("CumSum", ["x", "axis"], ["y"])],
+     [vi("x", [6], I64)], [vi("y", [6], I64)], [ints("axis", 0)])
+save("trilu_upper", [helper.make_node("Trilu", ["x", "k"], ["y"], upper=1)],
+     [vi("x", [2, 4, 5])], [vi("y", [2, 4, 5])], [ints("k", 1)])
+save("trilu_lower", [helper.make_node("Trilu", ["x"], ["y"], upper=0)],
+     [vi("x", [3, 3], F16)], [vi("y", [3, 3], F16)])
+
+# ---- pad ----
+save("pad_constant", [helper.make_node("Pad", ["x", "pads", "v"], ["y"], mode="constant")],
+     [vi("x", [2, 3])], [vi("y", [3, 6])],
+     [ints("pads", [1, 2, 0, 1]), init("v", np.array(1.5, np.float32))])
+save("pad_reflect", [helper.make_node("Pad", ["x", "pads"], ["y"], mode="reflect")],
+     [vi("x", [1, 3, 4, 5])], [vi("y", [1, 3, 7, 6])],
+     [ints("pads", [0, 0, 2, -1, 0, 0, 1, 2])])
+save("pad_edge", [helper.make_node("Pad", ["x", "pads"], ["y"], mode="edge")],
+     [vi("x", [3, 4], I64)], [vi("y", [5, 4], I64)], [ints("pads", [1, 0, 1, 0])])
+# ---- resize ----
+save("resize_nearest", [helper.make_node("Resize", ["x", "", "scales"], ["y"], mode="nearest",
+                                         coordinate_transformation_mode="asymmetric",
+                                         nearest_mode="floor")],
+     [vi("x", [1, 1, 2, 3])], [vi("y", [1, 1, 4, 6])],
+     [init("scales", np.array([1, 1, 2, 2], np.float32))])
+save("resize_linear", [helper.make_node("Resize", ["x", "", "scales"], ["y"], mode="linear")],
+     [vi("x", [1, 2, 4, 4])], [vi("y", [1, 2, 6, 6])],
+     [init("scales", np.array([1, 1, 1.5, 1.5], np.float32))])
+save("resize_cubic_u8", [helper.make_node("Resize", ["x", "", "", "sizes"], ["y"], mode="cubic",
+                                          exclude_outside=1,
+                                          coordinate_transformation_mode="align_corners")],
+     [vi("x", [1, 1, 3, 5], U8)], [vi("y", [1, 1, 5, 4], U8)], [ints("sizes", [1, 1, 5, 4])])
+
+# ---- matmul ----
+save("matmul_f64", [helper.make_node("MatMul", ["a", "b"], ["y"])],
+     [vi("a", [2, 1, 3, 20], F64), vi("b", [4, 20, 5], F64)], [vi("y", [2, 4, 3, 5], F64)])
+save("matmul_int_vec", [helper.make_node("MatMul", ["a", "b"], ["y"])],
+     [vi("a", [7], I32), vi("b", [7, 3], I32)], [vi("y", [3], I32)])
+save("matmul_integer", [helper.make_node("MatMulInteger", ["a", "b", "az", "bz"], ["y"])],
+     [vi("a", [4, 3], U8), vi("b", [3, 2], U8)], [vi("y", [4, 2], I32)],
+     [init("az", np.array([1, 2, 3, 4], np.uint8)), init("bz", np.array(7, np.uint8))])
+save("qlinear_matmul", [helper.make_node("QLinearMatMul",
+                                         ["a", "as", "az", "b", "bs", "bz", "ys", "yz"],
+                                         ["y"])],
+     [vi("a", [2, 4], I8), vi("b", [4, 3], I8)], [vi("y", [2, 3], I8)],
+     [init("as", np.array(0.05, np.float32)), init("az", np.array(1, np.int8)),
+      init("bs", np.array([0.1, 0.2, 0.3], np.float32)),
+      init("bz", np.array([0, 1, -1], np.int8)),
+      init("ys", np.array(0.3, np.float32)), init("yz", np.array(-2, np.int8))])
+
+# ---- no CUDA form ----
+save("einsum", [helper.make_node("Einsum", ["a", "b"], ["y"], equation="ij,jk->ik")],
+     [vi("a", [2, 3]), vi("b", [3, 4])], [vi("y", [2, 4])])

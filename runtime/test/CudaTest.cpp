@@ -392,6 +392,102 @@ TEST(CudaMatmulPlan, ShapeErrorsAndEmpty) {
             "a [3,0] x b [0,5] -> y [3,5]: the inner dimension is empty");
 }
 
+// cuBLASLt's documented semantics on a plan: column-major matrices with
+// leading dims, ops, a strided batch; D = alpha op(A) op(B) + beta C + bias
+// (a vector over D's rows). A is our b, B our a, C a full bias or y.
+std::vector<float> emulateCublasLt(const MatmulPlan &p,
+                                   const std::vector<float> &a,
+                                   const std::vector<float> &b,
+                                   const std::vector<float> &bias, float alpha,
+                                   float beta, std::vector<float> y) {
+  const bool full = p.bias == MatmulPlan::Bias::Full;
+  const float betaC = full ? 1.0f : beta;
+  const std::vector<float> c = full ? bias : y;
+  const uint64_t m = p.d.rows, n = p.d.cols;
+  const uint64_t k = p.transA ? p.a.rows : p.a.cols;
+  for (int64_t i = 0; i < p.batch; ++i)
+    for (uint64_t col = 0; col < n; ++col)
+      for (uint64_t row = 0; row < m; ++row) {
+        float acc = 0;
+        for (uint64_t kk = 0; kk < k; ++kk) {
+          float av = p.transA ? b[i * p.a.batchStride + kk + row * p.a.ld]
+                              : b[i * p.a.batchStride + row + kk * p.a.ld];
+          float bv = p.transB ? a[i * p.b.batchStride + col + kk * p.b.ld]
+                              : a[i * p.b.batchStride + kk + col * p.b.ld];
+          acc += av * bv;
+        }
+        const uint64_t at = i * p.d.batchStride + row + col * p.d.ld;
+        float v = alpha * acc + betaC * c[at];
+        if (p.bias == MatmulPlan::Bias::Row)
+          v += bias[i * p.biasBatchStride + row];
+        y[at] = v;
+      }
+  return y;
+}
+
+std::vector<float> ramp(int64_t n, float step) {
+  std::vector<float> v(static_cast<size_t>(n));
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] = float(int(i * 7 % 11) - 5) * step;
+  return v;
+}
+
+TEST(CudaMatmulPlan, EmulatedCublasLtMatchesOneDnn) {
+  struct Case {
+    std::vector<int64_t> a, b, y, bias;
+    bool ta = false, tb = false;
+    float alpha = 1, beta = 0;
+  };
+  const std::vector<Case> cases = {
+      {{3, 4}, {4, 5}, {3, 5}},
+      {{4, 3}, {5, 4}, {3, 5}, {}, true, true},
+      {{4, 3}, {4, 5}, {3, 5}, {}, true, false},
+      {{3, 4}, {5, 4}, {3, 5}, {}, false, true},
+      {{2, 3, 4}, {2, 4, 5}, {2, 3, 5}},
+      {{2, 3, 4}, {1, 4, 5}, {2, 3, 5}},
+      {{2, 4, 3}, {1, 5, 4}, {2, 3, 5}, {}, true, true},
+      {{1, 3, 4}, {2, 4, 5}, {2, 3, 5}},
+      {{1, 3, 4}, {2, 5, 4}, {2, 3, 5}, {}, false, true},
+      {{2, 3, 3, 4}, {2, 3, 4, 5}, {2, 3, 3, 5}},
+      {{2, 3, 4}, {2, 4, 5}, {2, 3, 5}, {1, 1, 5}},
+      {{2, 3, 4}, {1, 4, 5}, {2, 3, 5}, {2, 1, 5}},
+      {{2, 3, 4}, {1, 4, 5}, {2, 3, 5}, {2, 3, 5}},
+      {{2, 3, 4}, {2, 4, 5}, {2, 3, 5}, {2, 3, 5}, false, false, 0.5f},
+      {{3, 4}, {4, 5}, {3, 5}, {1, 5}, false, false, 0.5f, 0.75f},
+      {{1, 4}, {4, 1}, {1, 1}, {1, 1}},
+  };
+  for (const Case &c : cases) {
+    sc_desc a = desc(c.a), b = desc(c.b), y = desc(c.y), bias = desc(c.bias);
+    const sc_desc *pb = c.bias.empty() ? nullptr : &bias;
+    MatmulPlan p;
+    std::string error;
+    ASSERT_TRUE(planMatmul(a, b, pb, y, c.ta, c.tb, p, error)) << error;
+    auto count = [](const sc_desc &d) {
+      int64_t n = 1;
+      for (int i = 0; i < d.rank; ++i)
+        n *= d.dims[i];
+      return n;
+    };
+    std::vector<float> va = ramp(count(a), 0.25f), vb = ramp(count(b), 0.5f),
+                       vbias = pb ? ramp(count(bias), 1.0f)
+                                  : std::vector<float>(),
+                       y0 = ramp(count(y), 0.125f);
+    std::vector<float> want = y0;
+    void *h = sc_dnnl_matmul_create(&a, &b, pb, &y, c.ta, c.tb, c.alpha,
+                                    c.beta);
+    ASSERT_TRUE(h);
+    sc_dnnl_matmul_run(h, va.data(), vb.data(), pb ? vbias.data() : nullptr,
+                       want.data());
+    sc_handle_free(h);
+    std::vector<float> got =
+        emulateCublasLt(p, va, vb, vbias, c.alpha, c.beta, y0);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i)
+      ASSERT_NEAR(got[i], want[i], 1e-4f)
+          << "a " << c.a.size() << "-D, element " << i;
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Convolution plans
 //===----------------------------------------------------------------------===//
@@ -423,6 +519,13 @@ struct Conv {
     return error;
   }
 };
+
+std::string dimsText(const std::vector<int64_t> &d) {
+  std::string s = "[";
+  for (size_t i = 0; i < d.size(); ++i)
+    s += (i ? "," : "") + std::to_string(d[i]);
+  return s + "]";
+}
 
 template <size_t N> std::vector<int> ints(const int (&a)[N], int n) {
   return std::vector<int>(a, a + n);
@@ -500,6 +603,113 @@ TEST(CudaConvPlan, Errors) {
             "x [1,3] * w [4,3] -> y [1,4]: need x, w, y of one rank, 3 to 5");
   Conv empty{{0, 3, 8, 8}, {4, 3, 3, 3}, {0, 4, 6, 6}};
   EXPECT_TRUE(empty.ok().empty);
+}
+
+// cuDNN's cross-correlation on a plan's descriptors (symmetric pads), or its
+// backward-data pass, the adjoint, for a transposed plan; plus the bias.
+std::vector<float> emulateCudnn(const ConvPlan &p, const std::vector<float> &in,
+                                const std::vector<float> &w,
+                                const std::vector<float> &bias) {
+  const int sd = p.nbDims - 2;
+  // The forward relation maps `large` (its input) to `small` (its output).
+  const int *large = p.transposed ? p.y : p.x;
+  const int *small = p.transposed ? p.x : p.y;
+  auto size = [&](const int *d) {
+    size_t n = 1;
+    for (int i = 0; i < p.nbDims; ++i)
+      n *= size_t(d[i]);
+    return n;
+  };
+  auto spatial = [&](const int *d) { return size(d) / size_t(d[0] * d[1]); };
+  const int K = p.w[0], Cg = p.w[1], Kg = K / p.groups;
+  const size_t kernel = spatial(p.w), smallSpace = spatial(small),
+               largeSpace = spatial(large);
+  std::vector<float> out(p.transposed ? size(large) : size(small), 0.0f);
+  for (int n = 0; n < small[0]; ++n)
+    for (int k = 0; k < K; ++k)
+      for (size_t o = 0; o < smallSpace; ++o)
+        for (int c = 0; c < Cg; ++c)
+          for (size_t kk = 0; kk < kernel; ++kk) {
+            // Spatial coordinates, last dim fastest.
+            size_t oi = o, ki = kk, li = 0, stride = 1;
+            bool inside = true;
+            for (int j = sd - 1; j >= 0; --j) {
+              int oc = int(oi % size_t(small[2 + j]));
+              int kc = int(ki % size_t(p.w[2 + j]));
+              oi /= size_t(small[2 + j]);
+              ki /= size_t(p.w[2 + j]);
+              int at = oc * p.strides[j] - p.pads[j] + kc * p.dilations[j];
+              inside = inside && at >= 0 && at < large[2 + j];
+              li += size_t(at) * stride;
+              stride *= size_t(large[2 + j]);
+            }
+            if (!inside)
+              continue;
+            const int channel = (k / Kg) * Cg + c;
+            const size_t l =
+                (size_t(n) * large[1] + channel) * largeSpace + li;
+            const size_t s = (size_t(n) * K + k) * smallSpace + o;
+            const float wv = w[(size_t(k) * Cg + c) * kernel + kk];
+            if (p.transposed)
+              out[l] += in[s] * wv;
+            else
+              out[s] += in[l] * wv;
+          }
+  const int *y = p.transposed ? large : small;
+  if (!bias.empty())
+    for (size_t i = 0; i < out.size(); ++i)
+      out[i] += bias[i / spatial(y) % size_t(y[1])];
+  return out;
+}
+
+TEST(CudaConvPlan, EmulatedCudnnMatchesOneDnn) {
+  const std::vector<Conv> cases = {
+      {{1, 3, 8, 8}, {4, 3, 3, 3}, {1, 4, 8, 8}, {}, {}, {1, 1, 1, 1}, 1,
+       false, {4}},
+      {{2, 4, 9, 9}, {6, 2, 3, 3}, {2, 6, 4, 4}, {2, 2}, {2, 2},
+       {1, 1, 1, 1}, 2, false, {6}},
+      {{2, 4, 10}, {6, 2, 3}, {2, 6, 2}, {3}, {2}, {0, 0}, 2},
+      {{1, 2, 4, 4, 4}, {3, 2, 3, 3, 3}, {1, 3, 2, 2, 2}, {}, {}, {}, 1,
+       false, {3}},
+      {{1, 8, 6, 6}, {8, 1, 3, 3}, {1, 8, 6, 6}, {}, {}, {1, 1, 1, 1}, 8},
+      {{1, 1, 5, 5}, {1, 1, 3, 3}, {1, 1, 3, 3}, {2, 2}, {}, {1, 1, 2, 2}},
+      {{1, 4, 5, 5}, {4, 2, 3, 3}, {1, 2, 10, 10}, {2, 2}, {}, {1, 1, 0, 0},
+       1, true, {2}},
+      {{1, 4, 5, 5}, {4, 3, 3, 3}, {1, 6, 7, 7}, {}, {}, {}, 2, true},
+      {{2, 4, 7}, {4, 3, 3}, {2, 6, 14}, {2}, {1}, {1, 0}, 2, true, {6}},
+  };
+  for (const Conv &c : cases) {
+    ConvPlan p = c.ok();
+    auto count = [](const std::vector<int64_t> &d) {
+      int64_t n = 1;
+      for (int64_t v : d)
+        n *= v;
+      return n;
+    };
+    std::vector<float> x = ramp(count(c.x), 0.25f),
+                       w = ramp(count(c.w), 0.5f),
+                       bias = c.bias.empty() ? std::vector<float>()
+                                             : ramp(count(c.bias), 1.0f);
+    sc_desc dx = desc(c.x), dw = desc(c.w), dy = desc(c.y),
+            db = desc(c.bias);
+    std::vector<int64_t> ones(c.x.size() - 2, 1), zeros(2 * ones.size(), 0);
+    void *h = sc_dnnl_conv_create(
+        &dx, &dw, c.bias.empty() ? nullptr : &db, &dy,
+        c.strides.empty() ? ones.data() : c.strides.data(),
+        c.dilations.empty() ? ones.data() : c.dilations.data(),
+        c.pads.empty() ? zeros.data() : c.pads.data(), c.group, c.transposed);
+    ASSERT_TRUE(h);
+    std::vector<float> want(static_cast<size_t>(count(c.y)));
+    sc_dnnl_conv_run(h, x.data(), w.data(),
+                     c.bias.empty() ? nullptr : bias.data(), want.data());
+    sc_handle_free(h);
+    std::vector<float> got = emulateCudnn(p, x, w, bias);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i)
+      ASSERT_NEAR(got[i], want[i], 1e-3f)
+          << "x " << dimsText(c.x) << (c.transposed ? " transposed" : "")
+          << ", element " << i;
+  }
 }
 
 } // namespace

@@ -16,6 +16,10 @@
 namespace shardc::rt::cuda {
 
 std::string Driver::errorText(CUresult r) const {
+  // The stub cannot name its own error.
+  if (r == CUDA_ERROR_STUB_LIBRARY)
+    return "CUDA_ERROR_STUB_LIBRARY (the libcuda found is the toolkit's stub, "
+           "not the NVIDIA driver's)";
   const char *name = nullptr, *text = nullptr;
   if (cuGetErrorName(r, &name) != CUDA_SUCCESS || !name)
     return "CUDA error " + std::to_string(static_cast<int>(r));

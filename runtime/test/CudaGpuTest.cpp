@@ -1,0 +1,479 @@
+//===- CudaGpuTest.cpp - the CUDA device on a real GPU --------------------===//
+//
+// Skipped where no GPU is usable (every test says why). On a GPU:
+//   - the fake program's CUDA code (PTX kernels, a copy) through the C API,
+//     run several times so that the captured graph replays on new inputs,
+//     with and without graphs;
+//   - sc_cu_matmul_* and sc_cu_conv_* in one-op programs, against the CPU
+//     wrappers (sc_dnnl_*, themselves tested against naive loops in
+//     KernelsTest), for the layouts, broadcasts, biases, epilogues, dtypes
+//     and math modes the planners distinguish.
+// Inputs are multiples of 1/4 in [-2, 2]: exact in fp16, bf16 and TF32, so
+// fp32 and TF32 results match exactly up to summation order, and 16-bit
+// results up to the output's rounding.
+//
+//===----------------------------------------------------------------------===//
+#include "shardc/runtime.h"
+#include "runtime/src/TensorIO.h"
+#include "runtime/test/FakeProgram.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <functional>
+#include <memory>
+
+using namespace shardc::testing;
+namespace fmt = shardc::format;
+
+namespace {
+
+constexpr uint32_t kCpu = fmt::kTargetCpu, kCuda = fmt::kTargetCuda;
+
+std::string tempPath(const std::string &name) {
+  return ::testing::TempDir() + "/" + name;
+}
+
+void writeOrFail(const std::string &path, const std::vector<uint8_t> &bytes) {
+  std::string error;
+  ASSERT_TRUE(shardc::io::writeFile(path, bytes, error)) << error;
+}
+
+/// Whether the fake program's CUDA code loads here; `why` if not.
+bool gpuUsable(std::string &why) {
+  static int usable = -1;
+  static std::string reason;
+  if (usable < 0) {
+    std::string path = tempPath("gpu_probe.weights");
+    std::string error;
+    shardc::io::writeFile(path, fakeWeightsFile(), error);
+    FakeProgram p(false, fakePlan(kCuda));
+    shardc_model *m = nullptr;
+    usable = shardc_load_on(&p.program, path.c_str(), 0, SHARDC_DEVICE_CUDA,
+                            &m) == SHARDC_OK;
+    reason = usable ? "" : shardc_last_error();
+    shardc_free(m);
+  }
+  why = reason;
+  return usable == 1;
+}
+
+#define SKIP_WITHOUT_GPU()                                                     \
+  do {                                                                         \
+    std::string why;                                                           \
+    if (!gpuUsable(why))                                                       \
+      GTEST_SKIP() << why;                                                     \
+  } while (0)
+
+//===----------------------------------------------------------------------===//
+// The fake program
+//===----------------------------------------------------------------------===//
+
+void runFakeProgram(bool graphs) {
+  if (!graphs)
+    ::setenv("SHARDC_CUDA_GRAPHS", "0", 1);
+  std::string path = tempPath("gpu_fake.weights");
+  writeOrFail(path, fakeWeightsFile());
+  FakeProgram p(false, fakePlan(kCpu | kCuda));
+  int before = liveHandles();
+  shardc_model *m = nullptr;
+  ASSERT_EQ(shardc_load(&p.program, path.c_str(), 0, &m), SHARDC_OK)
+      << shardc_last_error();
+  ::unsetenv("SHARDC_CUDA_GRAPHS");
+  EXPECT_EQ(std::string(shardc_device_description(m)).rfind("cuda: ", 0), 0u)
+      << shardc_device_description(m);
+  EXPECT_STREQ(shardc_fallback_reason(m), "");
+  EXPECT_EQ(liveHandles(), before + 1);
+  // Each run on new inputs: a replayed graph must read them.
+  for (int run = 0; run < 4; ++run) {
+    float x[6];
+    int64_t ids[4], xd[2] = {2, 3}, idd[1] = {4};
+    for (int i = 0; i < 6; ++i)
+      x[i] = float(run * 10 + i);
+    for (int i = 0; i < 4; ++i)
+      ids[i] = run * 100 + i - 2;
+    ASSERT_EQ(shardc_bind_input(m, "x", SHARDC_FLOAT32, 2, xd, x, sizeof x),
+              SHARDC_OK);
+    ASSERT_EQ(
+        shardc_bind_input(m, "ids", SHARDC_INT64, 1, idd, ids, sizeof ids),
+        SHARDC_OK);
+    ASSERT_EQ(shardc_run(m), SHARDC_OK) << shardc_last_error();
+    const void *y, *z;
+    size_t bytes;
+    ASSERT_EQ(shardc_output(m, 0, &y, &bytes), SHARDC_OK);
+    ASSERT_EQ(bytes, sizeof x);
+    ASSERT_EQ(shardc_output(m, 1, &z, &bytes), SHARDC_OK);
+    for (int i = 0; i < 6; ++i)
+      EXPECT_EQ(static_cast<const float *>(y)[i], x[i] + 0.5f * float(i + 1))
+          << "run " << run << ", y[" << i << "]";
+    for (int i = 0; i < 4; ++i)
+      EXPECT_EQ(static_cast<const int64_t *>(z)[i], 2 * ids[i])
+          << "run " << run << ", z[" << i << "]";
+  }
+  shardc_free(m);
+  EXPECT_EQ(liveHandles(), before);
+}
+
+TEST(CudaGpu, FakeProgramWithGraphs) {
+  SKIP_WITHOUT_GPU();
+  runFakeProgram(true);
+}
+
+TEST(CudaGpu, FakeProgramWithoutGraphs) {
+  SKIP_WITHOUT_GPU();
+  runFakeProgram(false);
+}
+
+//===----------------------------------------------------------------------===//
+// One-op programs
+//===----------------------------------------------------------------------===//
+
+sc_desc desc(int32_t dtype, std::vector<int64_t> dims) {
+  sc_desc d = {};
+  d.dtype = dtype;
+  d.rank = static_cast<int32_t>(dims.size());
+  for (size_t i = 0; i < dims.size(); ++i)
+    d.dims[i] = dims[i];
+  return d;
+}
+
+int64_t numel(const sc_desc &d) {
+  int64_t n = 1;
+  for (int i = 0; i < d.rank; ++i)
+    n *= d.dims[i];
+  return n;
+}
+
+std::vector<float> quarters(int64_t n, uint32_t seed) {
+  std::vector<float> v(static_cast<size_t>(n));
+  for (float &f : v) {
+    seed = seed * 1664525u + 1013904223u;
+    f = float(int((seed >> 16) % 17) - 8) * 0.25f;
+  }
+  return v;
+}
+
+std::vector<uint8_t> encode(const std::vector<float> &v, int32_t dtype) {
+  std::vector<uint8_t> out(v.size() * fmt::dtypeSize(dtype));
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (dtype == fmt::kF32) {
+      std::memcpy(out.data() + 4 * i, &v[i], 4);
+    } else {
+      uint16_t h = dtype == fmt::kF16 ? sc_f2h(v[i]) : sc_f2bf(v[i]);
+      std::memcpy(out.data() + 2 * i, &h, 2);
+    }
+  }
+  return out;
+}
+
+std::vector<float> decode(const void *p, size_t n, int32_t dtype) {
+  std::vector<float> out(n);
+  const uint8_t *b = static_cast<const uint8_t *>(p);
+  for (size_t i = 0; i < n; ++i) {
+    if (dtype == fmt::kF32) {
+      std::memcpy(&out[i], b + 4 * i, 4);
+    } else {
+      uint16_t h;
+      std::memcpy(&h, b + 2 * i, 2);
+      out[i] = dtype == fmt::kF16 ? sc_h2f(h) : sc_bf2f(h);
+    }
+  }
+  return out;
+}
+
+/// A CUDA-only program of one library op on its inputs, read by the entry
+/// points through `current`.
+struct OneOp {
+  std::vector<sc_desc> inputs;
+  sc_desc output;
+  std::function<void *(sc_cuda *)> create;
+  std::function<void(sc_cuda *, void *, void *const *, void *)> run;
+
+  static inline OneOp *current = nullptr;
+  static int init(sc_cuda *cu, void **h) {
+    h[0] = current->create(cu);
+    return h[0] ? 0 : 1;
+  }
+  static void runEntry(sc_cuda *cu, void **h, char *, const char *,
+                       void *const *in, void *const *out) {
+    current->run(cu, h[0], in, out[0]);
+  }
+
+  /// Loads the program on the GPU (`program` and `weightsPath` must outlive
+  /// the model).
+  shardc_status load(std::unique_ptr<FakeProgram> &program,
+                     shardc_model **m) {
+    current = this;
+    fmt::Plan plan;
+    plan.modelHash = 0x0e0e;
+    plan.target = kCuda;
+    fmt::RankPlan r;
+    r.arenaBytes = 256;
+    r.weightsChecksum = fmt::checksum64(nullptr, 0);
+    r.numHandles = 1;
+    auto sig = [](const std::string &name, const sc_desc &d) {
+      return fmt::TensorSig{name, d.dtype,
+                            std::vector<int64_t>(d.dims, d.dims + d.rank)};
+    };
+    for (size_t i = 0; i < inputs.size(); ++i)
+      r.inputs.push_back(sig("in" + std::to_string(i), inputs[i]));
+    r.outputs.push_back(sig("y", output));
+    plan.ranks.push_back(r);
+    program = std::make_unique<FakeProgram>(false, plan);
+    program->cudaEntry.init = init;
+    program->cudaEntry.run = runEntry;
+    std::string path = tempPath("gpu_one_op.weights"), error;
+    if (!shardc::io::writeFile(path, buildWeightsFile(plan.modelHash, {{}}),
+                               error)) {
+      ADD_FAILURE() << error;
+      return SHARDC_ERROR_IO;
+    }
+    return shardc_load_on(&program->program, path.c_str(), 0,
+                          SHARDC_DEVICE_CUDA, m);
+  }
+
+  /// Runs the op `runs` times on `values` (one vector per input); the output
+  /// of the last run.
+  std::vector<float> execute(const std::vector<std::vector<float>> &values,
+                             int runs) {
+    std::unique_ptr<FakeProgram> program;
+    shardc_model *m = nullptr;
+    EXPECT_EQ(load(program, &m), SHARDC_OK) << shardc_last_error();
+    if (!m)
+      return {};
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      std::vector<uint8_t> bytes = encode(values[i], inputs[i].dtype);
+      EXPECT_EQ(shardc_bind_input(m, ("in" + std::to_string(i)).c_str(),
+                                  inputs[i].dtype, inputs[i].rank,
+                                  inputs[i].dims, bytes.data(), bytes.size()),
+                SHARDC_OK)
+          << shardc_last_error();
+    }
+    std::vector<float> y;
+    for (int i = 0; i < runs; ++i) {
+      EXPECT_EQ(shardc_run(m), SHARDC_OK) << shardc_last_error();
+      const void *data = nullptr;
+      size_t bytes = 0;
+      if (shardc_output(m, 0, &data, &bytes) == SHARDC_OK)
+        y = decode(data, static_cast<size_t>(numel(output)), output.dtype);
+    }
+    shardc_free(m);
+    return y;
+  }
+};
+
+void expectClose(const std::vector<float> &got, const std::vector<float> &want,
+                 float relTol) {
+  ASSERT_EQ(got.size(), want.size());
+  float scale = 1e-6f;
+  for (float w : want)
+    scale = std::max(scale, std::fabs(w));
+  for (size_t i = 0; i < got.size(); ++i)
+    ASSERT_NEAR(got[i], want[i], relTol * scale) << "element " << i;
+}
+
+float tolerance(int32_t dtype) {
+  return dtype == fmt::kF16 ? 2e-3f : dtype == fmt::kBF16 ? 1e-2f : 1e-5f;
+}
+
+sc_desc asF32(const sc_desc &d) {
+  sc_desc f = d;
+  f.dtype = fmt::kF32;
+  return f;
+}
+
+struct MatmulCase {
+  std::string name;
+  int32_t dtype;
+  std::vector<int64_t> a, b, y, bias;
+  bool transA = false, transB = false;
+  float alpha = 1, beta = 0;
+  int32_t epilogue = SC_EPILOGUE_NONE;
+  int32_t math = SC_MATH_FP32;
+};
+
+/// The CPU wrapper's result, then the epilogue, in fp32; with beta, `runs`
+/// runs accumulate onto the zeroed output.
+std::vector<float> matmulReference(const MatmulCase &c,
+                                   const std::vector<std::vector<float>> &in,
+                                   int runs) {
+  sc_desc a = desc(fmt::kF32, c.a), b = desc(fmt::kF32, c.b),
+          y = desc(fmt::kF32, c.y), bias = desc(fmt::kF32, c.bias);
+  const sc_desc *pb = c.bias.empty() ? nullptr : &bias;
+  void *h = sc_dnnl_matmul_create(&a, &b, pb, &y, c.transA, c.transB, c.alpha,
+                                  c.beta);
+  EXPECT_TRUE(h);
+  std::vector<float> out(static_cast<size_t>(numel(y)), 0.0f);
+  for (int r = 0; r < runs; ++r) {
+    sc_dnnl_matmul_run(h, in[0].data(), in[1].data(),
+                       pb ? in[2].data() : nullptr, out.data());
+    for (float &v : out)
+      if (c.epilogue == SC_EPILOGUE_RELU)
+        v = std::max(v, 0.0f);
+      else if (c.epilogue == SC_EPILOGUE_GELU_TANH)
+        v = 0.5f * v *
+            (1 + std::tanh(0.7978845608f * (v + 0.044715f * v * v * v)));
+  }
+  sc_handle_free(h);
+  return out;
+}
+
+void checkMatmul(const MatmulCase &c) {
+  SCOPED_TRACE(c.name);
+  OneOp op;
+  op.inputs = {desc(c.dtype, c.a), desc(c.dtype, c.b)};
+  if (!c.bias.empty())
+    op.inputs.push_back(desc(c.dtype, c.bias));
+  op.output = desc(c.dtype, c.y);
+  op.create = [&](sc_cuda *cu) {
+    return sc_cu_matmul_create(cu, &op.inputs[0], &op.inputs[1],
+                               c.bias.empty() ? nullptr : &op.inputs[2],
+                               &op.output, c.transA, c.transB, c.alpha, c.beta,
+                               c.epilogue, c.math);
+  };
+  op.run = [&](sc_cuda *cu, void *h, void *const *in, void *y) {
+    sc_cu_matmul_run(cu, h, in[0], in[1], c.bias.empty() ? nullptr : in[2], y);
+  };
+  std::vector<std::vector<float>> values;
+  for (size_t i = 0; i < op.inputs.size(); ++i)
+    values.push_back(quarters(numel(op.inputs[i]), uint32_t(7 + i)));
+  // Two runs: the second replays the graph (and accumulates with beta).
+  std::vector<float> got = op.execute(values, 2);
+  expectClose(got, matmulReference(c, values, 2),
+              c.epilogue == SC_EPILOGUE_GELU_TANH
+                  ? std::max(tolerance(c.dtype), 1e-3f)
+                  : tolerance(c.dtype));
+}
+
+TEST(CudaGpu, MatmulOnCublasLt) {
+  SKIP_WITHOUT_GPU();
+  const int32_t f32 = fmt::kF32, f16 = fmt::kF16, bf16 = fmt::kBF16;
+  std::vector<MatmulCase> cases = {
+      {"plain", f32, {3, 4}, {4, 5}, {3, 5}},
+      {"transposed", f32, {4, 3}, {5, 4}, {3, 5}, {}, true, true},
+      {"batched", f32, {2, 3, 4}, {2, 4, 5}, {2, 3, 5}},
+      {"shared b", f32, {2, 3, 4}, {1, 4, 5}, {2, 3, 5}},
+      {"shared b, a transposed", f32, {2, 4, 3}, {1, 4, 5}, {2, 3, 5}, {},
+       true},
+      {"shared a", f32, {1, 3, 4}, {2, 4, 5}, {2, 3, 5}},
+      {"two batch dims", f32, {2, 3, 3, 4}, {2, 3, 4, 5}, {2, 3, 3, 5}},
+      {"row bias, relu", f32, {2, 3, 4}, {2, 4, 5}, {2, 3, 5}, {1, 1, 5},
+       false, false, 1, 0, SC_EPILOGUE_RELU},
+      {"bias per batch, gelu", f32, {2, 3, 4}, {1, 4, 5}, {2, 3, 5},
+       {2, 1, 5}, false, false, 1, 0, SC_EPILOGUE_GELU_TANH},
+      {"full bias", f32, {2, 3, 4}, {2, 4, 5}, {2, 3, 5}, {2, 3, 5}},
+      {"alpha leaves the bias", f32, {3, 4}, {4, 5}, {3, 5}, {1, 5}, false,
+       false, 0.5f},
+      {"accumulate", f32, {3, 4}, {4, 5}, {3, 5}, {1, 5}, false, false, 1,
+       1},
+      {"larger", f32, {64, 128}, {128, 96}, {64, 96}, {1, 96}},
+      {"tf32", f32, {64, 128}, {128, 96}, {64, 96}, {}, false, false, 1, 0,
+       SC_EPILOGUE_NONE, SC_MATH_TF32},
+      {"f16", f16, {2, 16, 32}, {2, 32, 24}, {2, 16, 24}, {1, 1, 24}},
+      {"bf16", bf16, {2, 16, 32}, {1, 32, 24}, {2, 16, 24}, {1, 1, 24},
+       false, false, 1, 0, SC_EPILOGUE_RELU},
+  };
+  for (const MatmulCase &c : cases)
+    checkMatmul(c);
+}
+
+struct ConvCase {
+  std::string name;
+  int32_t dtype;
+  std::vector<int64_t> x, w, y;
+  bool bias;
+  std::vector<int64_t> strides, dilations, pads;
+  int64_t group = 1;
+  bool transposed = false;
+  int32_t math = SC_MATH_FP32;
+};
+
+void checkConv(const ConvCase &c) {
+  SCOPED_TRACE(c.name);
+  const int64_t outChannels = c.y[1];
+  OneOp op;
+  op.inputs = {desc(c.dtype, c.x), desc(c.dtype, c.w)};
+  if (c.bias)
+    op.inputs.push_back(desc(c.dtype, {outChannels}));
+  op.output = desc(c.dtype, c.y);
+  op.create = [&](sc_cuda *cu) {
+    return sc_cu_conv_create(cu, &op.inputs[0], &op.inputs[1],
+                             c.bias ? &op.inputs[2] : nullptr, &op.output,
+                             c.strides.data(), c.dilations.data(),
+                             c.pads.data(), c.group, c.transposed, c.math);
+  };
+  op.run = [&](sc_cuda *cu, void *h, void *const *in, void *y) {
+    sc_cu_conv_run(cu, h, in[0], in[1], c.bias ? in[2] : nullptr, y);
+  };
+  std::vector<std::vector<float>> values;
+  for (size_t i = 0; i < op.inputs.size(); ++i)
+    values.push_back(quarters(numel(op.inputs[i]), uint32_t(11 + i)));
+  std::vector<float> got = op.execute(values, 2);
+
+  std::vector<sc_desc> f32;
+  for (const sc_desc &d : op.inputs)
+    f32.push_back(asF32(d));
+  sc_desc y = asF32(op.output);
+  void *h = sc_dnnl_conv_create(&f32[0], &f32[1], c.bias ? &f32[2] : nullptr,
+                                &y, c.strides.data(), c.dilations.data(),
+                                c.pads.data(), c.group, c.transposed);
+  ASSERT_TRUE(h);
+  std::vector<float> want(static_cast<size_t>(numel(y)));
+  sc_dnnl_conv_run(h, values[0].data(), values[1].data(),
+                   c.bias ? values[2].data() : nullptr, want.data());
+  sc_handle_free(h);
+  expectClose(got, want, tolerance(c.dtype));
+}
+
+TEST(CudaGpu, ConvolutionOnCudnn) {
+  SKIP_WITHOUT_GPU();
+  const int32_t f32 = fmt::kF32, f16 = fmt::kF16, bf16 = fmt::kBF16;
+  std::vector<ConvCase> cases = {
+      {"2-D, padded, bias", f32, {1, 3, 8, 8}, {4, 3, 3, 3}, {1, 4, 8, 8},
+       true, {1, 1}, {1, 1}, {1, 1, 1, 1}},
+      {"grouped, strided, dilated", f32, {2, 4, 9, 9}, {6, 2, 3, 3},
+       {2, 6, 4, 4}, true, {2, 2}, {2, 2}, {1, 1, 1, 1}, 2},
+      {"1-D", f32, {2, 4, 10}, {6, 2, 3}, {2, 6, 2}, false, {3}, {2}, {0, 0},
+       2},
+      {"3-D", f32, {1, 2, 4, 4, 4}, {3, 2, 3, 3, 3}, {1, 3, 2, 2, 2}, true,
+       {1, 1, 1}, {1, 1, 1}, {0, 0, 0, 0, 0, 0}},
+      {"depthwise", f32, {1, 8, 6, 6}, {8, 1, 3, 3}, {1, 8, 6, 6}, true,
+       {1, 1}, {1, 1}, {1, 1, 1, 1}, 8},
+      {"transposed", f32, {1, 4, 5, 5}, {4, 2, 3, 3}, {1, 2, 10, 10}, true,
+       {2, 2}, {1, 1}, {1, 1, 0, 0}, 1, true},
+      {"transposed, grouped", f32, {1, 4, 5, 5}, {4, 3, 3, 3}, {1, 6, 7, 7},
+       false, {1, 1}, {1, 1}, {0, 0, 0, 0}, 2, true},
+      {"tf32", f32, {2, 16, 12, 12}, {32, 16, 3, 3}, {2, 32, 12, 12}, true,
+       {1, 1}, {1, 1}, {1, 1, 1, 1}, 1, false, SC_MATH_TF32},
+      {"f16", f16, {2, 16, 12, 12}, {32, 16, 3, 3}, {2, 32, 12, 12}, true,
+       {1, 1}, {1, 1}, {1, 1, 1, 1}},
+      {"bf16", bf16, {2, 16, 12, 12}, {32, 16, 3, 3}, {2, 32, 12, 12}, true,
+       {1, 1}, {1, 1}, {1, 1, 1, 1}},
+  };
+  for (const ConvCase &c : cases)
+    checkConv(c);
+}
+
+TEST(CudaGpu, UnsupportedConfigurationsFailTheLoad) {
+  SKIP_WITHOUT_GPU();
+  OneOp op;
+  op.inputs = {desc(fmt::kF32, {2, 1, 3, 4}), desc(fmt::kF32, {1, 3, 4, 5})};
+  op.output = desc(fmt::kF32, {2, 3, 3, 5});
+  op.create = [&](sc_cuda *cu) {
+    return sc_cu_matmul_create(cu, &op.inputs[0], &op.inputs[1], nullptr,
+                               &op.output, 0, 0, 1, 0, SC_EPILOGUE_NONE,
+                               SC_MATH_FP32);
+  };
+  op.run = [](sc_cuda *, void *, void *const *, void *) {};
+  std::unique_ptr<FakeProgram> program;
+  shardc_model *m = nullptr;
+  EXPECT_EQ(op.load(program, &m), SHARDC_ERROR_UNSUPPORTED);
+  EXPECT_EQ(m, nullptr);
+  EXPECT_EQ(std::string(shardc_last_error()),
+            "cuBLASLt matmul: a [2,1,3,4] x b [1,3,4,5] -> y [2,3,3,5]: the "
+            "batch dims broadcast differently from one dim to the next, which "
+            "one strided batch cannot express");
+}
+
+} // namespace

@@ -85,7 +85,8 @@ void runFakeProgram(bool graphs) {
       << shardc_device_description(m);
   EXPECT_STREQ(shardc_fallback_reason(m), "");
   EXPECT_EQ(liveHandles(), before + 1);
-  // Each run on new inputs: a replayed graph must read them.
+  // Each run on new inputs (the first runs directly, the second is
+  // captured, the others replay the graph, which must read them).
   for (int run = 0; run < 4; ++run) {
     float x[6];
     int64_t ids[4], xd[2] = {2, 3}, idd[1] = {4};
@@ -293,8 +294,8 @@ struct MatmulCase {
   int32_t math = SC_MATH_FP32;
 };
 
-/// The CPU wrapper's result, then the epilogue, in fp32; with beta, `runs`
-/// runs accumulate onto the zeroed output.
+/// The CPU wrapper's result, then the epilogue, in fp32; with beta, each of
+/// `runs` runs accumulates onto the last (the first onto zeros).
 std::vector<float> matmulReference(const MatmulCase &c,
                                    const std::vector<std::vector<float>> &in,
                                    int runs) {
@@ -338,9 +339,10 @@ void checkMatmul(const MatmulCase &c) {
   std::vector<std::vector<float>> values;
   for (size_t i = 0; i < op.inputs.size(); ++i)
     values.push_back(quarters(numel(op.inputs[i]), uint32_t(7 + i)));
-  // Two runs: the second replays the graph (and accumulates with beta).
-  std::vector<float> got = op.execute(values, 2);
-  expectClose(got, matmulReference(c, values, 2),
+  // Three runs: a direct one, the capture, a replay (with beta, each
+  // accumulates onto the last).
+  std::vector<float> got = op.execute(values, 3);
+  expectClose(got, matmulReference(c, values, 3),
               c.epilogue == SC_EPILOGUE_GELU_TANH
                   ? std::max(tolerance(c.dtype), 1e-3f)
                   : tolerance(c.dtype));
@@ -409,7 +411,7 @@ void checkConv(const ConvCase &c) {
   std::vector<std::vector<float>> values;
   for (size_t i = 0; i < op.inputs.size(); ++i)
     values.push_back(quarters(numel(op.inputs[i]), uint32_t(11 + i)));
-  std::vector<float> got = op.execute(values, 2);
+  std::vector<float> got = op.execute(values, 3);
 
   std::vector<sc_desc> f32;
   for (const sc_desc &d : op.inputs)

@@ -9,13 +9,13 @@
 // asynchronous.
 //
 // Running: the inputs are copied in, the generated run() enqueues the
-// model's work, the outputs are copied back, and the host waits. The first
-// run captures run() into a CUDA graph, later runs replay it: all its
-// pointers (arena, weights, staging buffers, workspace) stay put for the
-// life of the model, so the graph stays valid. The copies stay outside the
-// graph. A capture that fails (a library call that cannot be captured)
-// falls back to enqueueing run() directly from then on;
-// SHARDC_CUDA_GRAPHS=0 does so from the start.
+// model's work, the outputs are copied back, and the host waits. After one
+// direct run (a warm-up), run() is captured into a CUDA graph that later
+// runs replay: all its pointers (arena, weights, staging buffers,
+// workspace) stay put for the life of the model, so the graph stays valid.
+// The copies stay outside the graph. A capture that fails (a library call
+// that cannot be captured) falls back to enqueueing run() directly from
+// then on; SHARDC_CUDA_GRAPHS=0 does so from the start.
 //
 // Also implements sc_cu_launch and sc_cu_copy of shardc/cuda.h.
 //
@@ -37,8 +37,7 @@ namespace fmt = shardc::format;
 namespace shardc::rt::cuda {
 namespace {
 
-// Never allocate 0 bytes (cuMemAlloc rejects it), and keep every buffer's
-// start 256-byte aligned, as the libraries prefer.
+// cuMemAlloc rejects 0 bytes; the runtime never hands out a null pointer.
 constexpr uint64_t kMinDeviceBytes = 256;
 // A kernel may use this much dynamic shared memory without opting in.
 constexpr uint32_t kDefaultSharedBytes = 48 * 1024;
@@ -77,6 +76,7 @@ private:
   std::vector<void *> handles;
   CUgraphExec graph = nullptr;
   bool useGraphs = graphsEnabled();
+  bool warmedUp = false; // a run succeeded: the next one may be captured
 
   Status gpuError(const std::string &what, CUresult r) const {
     return {SHARDC_ERROR_UNSUPPORTED, "no usable GPU: " + what + " on '" +
@@ -126,7 +126,7 @@ Status CudaDevice::loadModule(const sc_cuda_image &image) {
   void *values[] = {log, reinterpret_cast<void *>(uintptr_t(sizeof log))};
   if (CUresult r =
           cu.drv.cuModuleLoadDataEx(&cu.module, image.data, 2, options, values)) {
-    std::string why = log;
+    std::string why(log, strnlen(log, sizeof log));
     why = why.substr(0, why.find('\n'));
     Status s = gpuError(std::string("cannot load the ") + image.arch + " code",
                         r);
@@ -304,16 +304,22 @@ Status CudaDevice::run() {
     }
   }
 
-  if (!graph && useGraphs && !capture())
+  // The first run is enqueued directly: it loads lazily loaded kernels and
+  // lets the libraries make their one-time allocations, which a capture
+  // cannot record. The second captures the graph the later ones replay.
+  if (!graph && useGraphs && warmedUp && !capture())
     useGraphs = false; // for good: run() is enqueued directly from now on
   std::string message;
+  bool failed = false;
   if (graph) {
-    if (CUresult r = d.cuGraphLaunch(graph, cu.stream))
+    if (CUresult r = d.cuGraphLaunch(graph, cu.stream)) {
       message = "CUDA error launching the graph: " + d.errorText(r);
+      failed = true;
+    }
   } else {
-    enqueueRun(message);
+    failed = enqueueRun(message);
   }
-  if (!message.empty()) {
+  if (failed) {
     status = {SHARDC_ERROR_RUNTIME, message};
     return finish();
   }
@@ -329,7 +335,9 @@ Status CudaDevice::run() {
       break;
     }
   }
-  return finish();
+  finish();
+  warmedUp = warmedUp || !status.failed();
+  return status;
 }
 
 CudaDevice::~CudaDevice() {

@@ -52,9 +52,7 @@ public:
 
   const std::string &description() const override { return name; }
   void *input(size_t index) override { return inputs[index].ptr; }
-  const void *output(size_t index) const override {
-    return outputs[index].ptr;
-  }
+  const void *output(size_t index) const override { return outputs[index].ptr; }
 
   Status run() override {
     std::string message;

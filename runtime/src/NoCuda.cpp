@@ -46,8 +46,8 @@ void *sc_cu_conv_create(sc_cuda *, const sc_desc *, const sc_desc *,
                         int32_t) {
   return unavailable();
 }
-void sc_cu_conv_run(sc_cuda *, void *, const void *, const void *,
-                    const void *, void *) {
+void sc_cu_conv_run(sc_cuda *, void *, const void *, const void *, const void *,
+                    void *) {
   unavailable();
 }
 void sc_cu_copy(sc_cuda *, void *, const void *, uint64_t) { unavailable(); }

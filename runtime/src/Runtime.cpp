@@ -15,7 +15,6 @@
 #include "shardc/format.h"
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <memory>
@@ -146,12 +145,13 @@ shardc_status checkCode(const shardc_program *program, const fmt::Plan &plan) {
                               : "its plan does not list"));
     for (uint32_t r = 0; listed && r < plan.worldSize; ++r)
       if (!c.hasEntry(program, r))
-        return fail(SHARDC_ERROR_FORMAT, std::string("program has no ") +
-                                             c.name + " entry points for rank " +
-                                             std::to_string(r));
+        return fail(SHARDC_ERROR_FORMAT,
+                    std::string("program has no ") + c.name +
+                        " entry points for rank " + std::to_string(r));
   }
   std::string error;
-  if (program->cuda_ranks && !shardc::rt::cuda::validateCudaCode(*program, error))
+  if (program->cuda_ranks &&
+      !shardc::rt::cuda::validateCudaCode(*program, error))
     return fail(SHARDC_ERROR_FORMAT, error);
   return SHARDC_OK;
 }

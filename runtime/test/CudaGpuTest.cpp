@@ -13,9 +13,9 @@
 // results up to the output's rounding.
 //
 //===----------------------------------------------------------------------===//
-#include "shardc/runtime.h"
 #include "runtime/src/TensorIO.h"
 #include "runtime/test/FakeProgram.h"
+#include "shardc/runtime.h"
 
 #include <gtest/gtest.h>
 
@@ -203,8 +203,7 @@ struct OneOp {
 
   /// Loads the program on the GPU (`program` and `weightsPath` must outlive
   /// the model).
-  shardc_status load(std::unique_ptr<FakeProgram> &program,
-                     shardc_model **m) {
+  shardc_status load(std::unique_ptr<FakeProgram> &program, shardc_model **m) {
     current = this;
     fmt::Plan plan;
     plan.modelHash = 0x0e0e;
@@ -351,6 +350,7 @@ void checkMatmul(const MatmulCase &c) {
 TEST(CudaGpu, MatmulOnCublasLt) {
   SKIP_WITHOUT_GPU();
   const int32_t f32 = fmt::kF32, f16 = fmt::kF16, bf16 = fmt::kBF16;
+  // clang-format off
   std::vector<MatmulCase> cases = {
       {"plain", f32, {3, 4}, {4, 5}, {3, 5}},
       {"transposed", f32, {4, 3}, {5, 4}, {3, 5}, {}, true, true},
@@ -376,6 +376,7 @@ TEST(CudaGpu, MatmulOnCublasLt) {
       {"bf16", bf16, {2, 16, 32}, {1, 32, 24}, {2, 16, 24}, {1, 1, 24},
        false, false, 1, 0, SC_EPILOGUE_RELU},
   };
+  // clang-format on
   for (const MatmulCase &c : cases)
     checkMatmul(c);
 }
@@ -431,6 +432,7 @@ void checkConv(const ConvCase &c) {
 TEST(CudaGpu, ConvolutionOnCudnn) {
   SKIP_WITHOUT_GPU();
   const int32_t f32 = fmt::kF32, f16 = fmt::kF16, bf16 = fmt::kBF16;
+  // clang-format off
   std::vector<ConvCase> cases = {
       {"2-D, padded, bias", f32, {1, 3, 8, 8}, {4, 3, 3, 3}, {1, 4, 8, 8},
        true, {1, 1}, {1, 1}, {1, 1, 1, 1}},
@@ -453,6 +455,7 @@ TEST(CudaGpu, ConvolutionOnCudnn) {
       {"bf16", bf16, {2, 16, 12, 12}, {32, 16, 3, 3}, {2, 32, 12, 12}, true,
        {1, 1}, {1, 1}, {1, 1, 1, 1}},
   };
+  // clang-format on
   for (const ConvCase &c : cases)
     checkConv(c);
 }

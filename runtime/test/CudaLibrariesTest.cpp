@@ -39,8 +39,8 @@ TEST(CudaLibraries, CublasLtTableResolves) {
   const CublasLt *lt = loadCublasLt(error);
   ASSERT_TRUE(lt) << error;
   EXPECT_EQ(lt->cublasLtGetVersion() / 10000, size_t(CUBLAS_VER_MAJOR));
-  EXPECT_EQ(lt->statusText(CUBLAS_STATUS_NOT_SUPPORTED).rfind(
-                "CUBLAS_STATUS_NOT_SUPPORTED", 0),
+  EXPECT_EQ(lt->statusText(CUBLAS_STATUS_NOT_SUPPORTED)
+                .rfind("CUBLAS_STATUS_NOT_SUPPORTED", 0),
             0u);
   EXPECT_EQ(loadCublasLt(error), lt); // loaded once
 }

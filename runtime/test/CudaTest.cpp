@@ -6,12 +6,12 @@
 // matmuls and convolutions map onto cuBLASLt and cuDNN.
 //
 //===----------------------------------------------------------------------===//
-#include "shardc/runtime.h"
 #include "runtime/src/TensorIO.h"
 #include "runtime/src/cuda/ConvPlan.h"
 #include "runtime/src/cuda/Image.h"
 #include "runtime/src/cuda/MatmulPlan.h"
 #include "runtime/test/FakeProgram.h"
+#include "shardc/runtime.h"
 
 #include <gtest/gtest.h>
 
@@ -70,8 +70,8 @@ TEST_F(CudaDeviceTest, AutoFallsBackToTheCpuCode) {
       << shardc_last_error();
   EXPECT_STREQ(shardc_device_description(m), "cpu");
   std::string reason = shardc_fallback_reason(m);
-  EXPECT_EQ(reason.rfind("no usable GPU: cannot load " + std::string(kNoDriver) +
-                             " (",
+  EXPECT_EQ(reason.rfind("no usable GPU: cannot load " +
+                             std::string(kNoDriver) + " (",
                          0),
             0u)
       << reason;
@@ -99,10 +99,9 @@ TEST_F(CudaDeviceTest, AutoFallsBackToTheCpuCode) {
 TEST_F(CudaDeviceTest, NoFallbackWithoutCudaCodeOrWhenCpuIsAsked) {
   FakeProgram cpuOnly;
   FakeProgram both(false, fakePlan(kCpu | kCuda));
-  for (auto [program, device] :
-       {std::pair{&cpuOnly, SHARDC_DEVICE_AUTO},
-        std::pair{&cpuOnly, SHARDC_DEVICE_CPU},
-        std::pair{&both, SHARDC_DEVICE_CPU}}) {
+  for (auto [program, device] : {std::pair{&cpuOnly, SHARDC_DEVICE_AUTO},
+                                 std::pair{&cpuOnly, SHARDC_DEVICE_CPU},
+                                 std::pair{&both, SHARDC_DEVICE_CPU}}) {
     shardc_model *m = nullptr;
     ASSERT_EQ(load(*program, device, &m), SHARDC_OK) << shardc_last_error();
     EXPECT_STREQ(shardc_device_description(m), "cpu");
@@ -117,10 +116,9 @@ TEST_F(CudaDeviceTest, CudaCodeWithoutAGpuIsUnsupported) {
   int before = liveHandles();
   const std::string want =
       "no usable GPU: cannot load " + std::string(kNoDriver) + " (";
-  for (auto [program, device] :
-       {std::pair{&cudaOnly, SHARDC_DEVICE_AUTO},
-        std::pair{&cudaOnly, SHARDC_DEVICE_CUDA},
-        std::pair{&both, SHARDC_DEVICE_CUDA}}) {
+  for (auto [program, device] : {std::pair{&cudaOnly, SHARDC_DEVICE_AUTO},
+                                 std::pair{&cudaOnly, SHARDC_DEVICE_CUDA},
+                                 std::pair{&both, SHARDC_DEVICE_CUDA}}) {
     shardc_model *m = nullptr;
     expectError(load(*program, device, &m), SHARDC_ERROR_UNSUPPORTED, want);
     EXPECT_EQ(std::string(shardc_last_error()).rfind(want, 0), 0u);
@@ -205,8 +203,8 @@ TEST(CudaImage, ParseArch) {
   EXPECT_EQ(v, 90);
   EXPECT_TRUE(parseArch("sm_120", ptx, v));
   EXPECT_EQ(v, 120);
-  for (const char *bad : {"sm_90a", "sm_", "sm_9", "sm_0800", "gfx90a",
-                          "compute_", "SM_80", ""})
+  for (const char *bad :
+       {"sm_90a", "sm_", "sm_9", "sm_0800", "gfx90a", "compute_", "SM_80", ""})
     EXPECT_FALSE(parseArch(bad, ptx, v)) << bad;
   EXPECT_FALSE(parseArch(nullptr, ptx, v));
 }
@@ -290,8 +288,7 @@ MatmulPlan plan(std::vector<int64_t> a, std::vector<int64_t> b,
 }
 
 std::string planError(std::vector<int64_t> a, std::vector<int64_t> b,
-                      std::vector<int64_t> y,
-                      std::vector<int64_t> bias = {}) {
+                      std::vector<int64_t> y, std::vector<int64_t> bias = {}) {
   sc_desc da = desc(a), db = desc(b), dy = desc(y), dbias = desc(bias);
   MatmulPlan p;
   std::string error;
@@ -438,6 +435,7 @@ TEST(CudaMatmulPlan, EmulatedCublasLtMatchesOneDnn) {
     bool ta = false, tb = false;
     float alpha = 1, beta = 0;
   };
+  // clang-format off
   const std::vector<Case> cases = {
       {{3, 4}, {4, 5}, {3, 5}},
       {{4, 3}, {5, 4}, {3, 5}, {}, true, true},
@@ -456,6 +454,7 @@ TEST(CudaMatmulPlan, EmulatedCublasLtMatchesOneDnn) {
       {{3, 4}, {4, 5}, {3, 5}, {1, 5}, false, false, 0.5f, 0.75f},
       {{1, 4}, {4, 1}, {1, 1}, {1, 1}},
   };
+  // clang-format on
   for (const Case &c : cases) {
     sc_desc a = desc(c.a), b = desc(c.b), y = desc(c.y), bias = desc(c.bias);
     const sc_desc *pb = c.bias.empty() ? nullptr : &bias;
@@ -469,12 +468,12 @@ TEST(CudaMatmulPlan, EmulatedCublasLtMatchesOneDnn) {
       return n;
     };
     std::vector<float> va = ramp(count(a), 0.25f), vb = ramp(count(b), 0.5f),
-                       vbias = pb ? ramp(count(bias), 1.0f)
-                                  : std::vector<float>(),
+                       vbias =
+                           pb ? ramp(count(bias), 1.0f) : std::vector<float>(),
                        y0 = ramp(count(y), 0.125f);
     std::vector<float> want = y0;
-    void *h = sc_dnnl_matmul_create(&a, &b, pb, &y, c.ta, c.tb, c.alpha,
-                                    c.beta);
+    void *h =
+        sc_dnnl_matmul_create(&a, &b, pb, &y, c.ta, c.tb, c.alpha, c.beta);
     ASSERT_TRUE(h);
     sc_dnnl_matmul_run(h, va.data(), vb.data(), pb ? vbias.data() : nullptr,
                        want.data());
@@ -532,9 +531,8 @@ template <size_t N> std::vector<int> ints(const int (&a)[N], int n) {
 }
 
 TEST(CudaConvPlan, Forward) {
-  ConvPlan p = Conv{{1, 3, 8, 8}, {4, 3, 3, 3}, {1, 4, 8, 8}, {}, {},
-                    {1, 1, 1, 1}}
-                   .ok();
+  ConvPlan p =
+      Conv{{1, 3, 8, 8}, {4, 3, 3, 3}, {1, 4, 8, 8}, {}, {}, {1, 1, 1, 1}}.ok();
   EXPECT_EQ(p.nbDims, 4);
   EXPECT_EQ(ints(p.x, 4), (std::vector<int>{1, 3, 8, 8}));
   EXPECT_EQ(ints(p.pads, 2), (std::vector<int>{1, 1}));
@@ -558,11 +556,10 @@ TEST(CudaConvPlan, Forward) {
 TEST(CudaConvPlan, Pads) {
   // An end pad that only feeds what floor() drops: cuDNN's symmetric pad
   // gives the same output.
-  Conv{{1, 1, 5, 5}, {1, 1, 3, 3}, {1, 1, 3, 3}, {2, 2}, {}, {1, 1, 2, 2}}
-      .ok();
+  Conv{{1, 1, 5, 5}, {1, 1, 3, 3}, {1, 1, 3, 3}, {2, 2}, {}, {1, 1, 2, 2}}.ok();
   // SAME_UPPER on an even input: the end pad makes an output row.
-  Conv sameUpper{{1, 1, 224, 224}, {1, 1, 3, 3}, {1, 1, 112, 112}, {2, 2},
-                 {}, {0, 0, 1, 1}};
+  Conv sameUpper{{1, 1, 224, 224}, {1, 1, 3, 3}, {1, 1, 112, 112},
+                 {2, 2},           {},           {0, 0, 1, 1}};
   EXPECT_EQ(sameUpper.fails(),
             "x [1,1,224,224] * w [1,1,3,3] -> y [1,1,112,112]: cuDNN pads "
             "both ends of a dim by the same amount; pads 0 and 1 of spatial "
@@ -571,8 +568,14 @@ TEST(CudaConvPlan, Pads) {
 
 TEST(CudaConvPlan, Transposed) {
   // ConvTranspose stride 2, pads 1, output_padding 1: 5 -> 10.
-  ConvPlan p = Conv{{1, 4, 5, 5}, {4, 2, 3, 3}, {1, 2, 10, 10}, {2, 2}, {},
-                    {1, 1, 0, 0}, 1, true}
+  ConvPlan p = Conv{{1, 4, 5, 5},
+                    {4, 2, 3, 3},
+                    {1, 2, 10, 10},
+                    {2, 2},
+                    {},
+                    {1, 1, 0, 0},
+                    1,
+                    true}
                    .ok();
   EXPECT_TRUE(p.transposed);
   EXPECT_EQ(ints(p.w, 4), (std::vector<int>{4, 2, 3, 3}));
@@ -646,8 +649,7 @@ std::vector<float> emulateCudnn(const ConvPlan &p, const std::vector<float> &in,
             if (!inside)
               continue;
             const int channel = (k / Kg) * Cg + c;
-            const size_t l =
-                (size_t(n) * large[1] + channel) * largeSpace + li;
+            const size_t l = (size_t(n) * large[1] + channel) * largeSpace + li;
             const size_t s = (size_t(n) * K + k) * smallSpace + o;
             const float wv = w[(size_t(k) * Cg + c) * kernel + kk];
             if (p.transposed)
@@ -663,6 +665,7 @@ std::vector<float> emulateCudnn(const ConvPlan &p, const std::vector<float> &in,
 }
 
 TEST(CudaConvPlan, EmulatedCudnnMatchesOneDnn) {
+  // clang-format off
   const std::vector<Conv> cases = {
       {{1, 3, 8, 8}, {4, 3, 3, 3}, {1, 4, 8, 8}, {}, {}, {1, 1, 1, 1}, 1,
        false, {4}},
@@ -678,6 +681,7 @@ TEST(CudaConvPlan, EmulatedCudnnMatchesOneDnn) {
       {{1, 4, 5, 5}, {4, 3, 3, 3}, {1, 6, 7, 7}, {}, {}, {}, 2, true},
       {{2, 4, 7}, {4, 3, 3}, {2, 6, 14}, {2}, {1}, {1, 0}, 2, true, {6}},
   };
+  // clang-format on
   for (const Conv &c : cases) {
     ConvPlan p = c.ok();
     auto count = [](const std::vector<int64_t> &d) {
@@ -686,12 +690,10 @@ TEST(CudaConvPlan, EmulatedCudnnMatchesOneDnn) {
         n *= v;
       return n;
     };
-    std::vector<float> x = ramp(count(c.x), 0.25f),
-                       w = ramp(count(c.w), 0.5f),
+    std::vector<float> x = ramp(count(c.x), 0.25f), w = ramp(count(c.w), 0.5f),
                        bias = c.bias.empty() ? std::vector<float>()
                                              : ramp(count(c.bias), 1.0f);
-    sc_desc dx = desc(c.x), dw = desc(c.w), dy = desc(c.y),
-            db = desc(c.bias);
+    sc_desc dx = desc(c.x), dw = desc(c.w), dy = desc(c.y), db = desc(c.bias);
     std::vector<int64_t> ones(c.x.size() - 2, 1), zeros(2 * ones.size(), 0);
     void *h = sc_dnnl_conv_create(
         &dx, &dw, c.bias.empty() ? nullptr : &db, &dy,

@@ -211,8 +211,8 @@ std::string targetsOf(uint32_t mask) {
 /// one note line.
 shardc_status load(const Options &o, const std::string &weights,
                    shardc_model **m) {
-  shardc_status s = shardc_load_on(&shardc_model_program, weights.c_str(), 0,
-                                   o.device, m);
+  shardc_status s =
+      shardc_load_on(&shardc_model_program, weights.c_str(), 0, o.device, m);
   if (s == SHARDC_OK && *shardc_fallback_reason(*m))
     note(std::string(shardc_fallback_reason(*m)) + "; running the CPU code");
   return s;

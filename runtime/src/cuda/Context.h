@@ -1,4 +1,5 @@
-//===- Context.h - sc_cuda, the device state generated code sees -*- C++ -*-===//
+//===- Context.h - sc_cuda, the device state generated code sees -*- C++
+//-*-===//
 //
 // Generated CUDA code passes an sc_cuda* to every runtime call
 // (shardc/cuda.h). It holds what those calls need: the driver, the model's

@@ -29,8 +29,8 @@ bool planConv(const sc_desc &x, const sc_desc &w, const sc_desc *bias,
   plan = ConvPlan();
   plan.transposed = transposed;
   const int sd = x.rank - 2;
-  const std::string shapes = "x " + dimsOf(x) + " * w " + dimsOf(w) +
-                             " -> y " + dimsOf(y);
+  const std::string shapes =
+      "x " + dimsOf(x) + " * w " + dimsOf(w) + " -> y " + dimsOf(y);
   if (sd < 1 || sd > 3 || w.rank != x.rank || y.rank != x.rank) {
     error = shapes + ": need x, w, y of one rank, 3 to 5";
     return false;

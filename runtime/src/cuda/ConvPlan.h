@@ -1,4 +1,5 @@
-//===- ConvPlan.h - an ONNX (de)convolution as cuDNN descriptors -*- C++ -*-===//
+//===- ConvPlan.h - an ONNX (de)convolution as cuDNN descriptors -*- C++
+//-*-===//
 //
 // sc_cu_conv_create takes sc_dnnl_conv_create's arguments: NCHW tensors
 // with 1 to 3 spatial dims, ONNX weights (Conv: C_out x C_in/group x k...,
@@ -20,13 +21,13 @@
 namespace shardc::rt::cuda {
 
 struct ConvPlan {
-  int nbDims = 0;        // 4 or 5
+  int nbDims = 0; // 4 or 5
   int x[5] = {}, w[5] = {}, y[5] = {};
   int pads[3] = {}, strides[3] = {}, dilations[3] = {}; // nbDims - 2 each
   int groups = 1;
-  int outChannels = 0;   // the bias length
+  int outChannels = 0; // the bias length
   bool transposed = false;
-  bool empty = false;    // y has no elements: nothing to do
+  bool empty = false; // y has no elements: nothing to do
 };
 
 /// False with a one-line reason when cuDNN cannot run the convolution:

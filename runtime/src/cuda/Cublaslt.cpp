@@ -20,6 +20,7 @@
 #include "shardc/format.h"
 
 #include <memory>
+#include <type_traits>
 
 namespace fmt = shardc::format;
 
@@ -111,10 +112,10 @@ struct MatmulHandle : Handle {
       boundBias = bias;
     }
     // cuBLASLt's A is our b and its B our a (MatmulPlan.h).
-    if (cublasStatus_t s = lt->cublasLtMatmul(
-            cu->cublasLtHandle, op, &alpha, w, a, x, b, &beta, c, d, y, d,
-            &algo, devicePointer(cu->workspace), cu->workspaceBytes,
-            cu->stream))
+    if (cublasStatus_t s = lt->cublasLtMatmul(cu->cublasLtHandle, op, &alpha, w,
+                                              a, x, b, &beta, c, d, y, d, &algo,
+                                              devicePointer(cu->workspace),
+                                              cu->workspaceBytes, cu->stream))
       sc_fail("cuBLASLt %s: %s", what.c_str(), lt->statusText(s).c_str());
   }
 };
@@ -144,8 +145,8 @@ std::string describe(const sc_desc *d) {
 }
 
 /// Builds the descriptors and picks the algorithm. False after sc_fail.
-bool build(MatmulHandle &h, cudaDataType type, size_t elementBytes,
-           bool tf32, int32_t epilogue) {
+bool build(MatmulHandle &h, cudaDataType type, size_t elementBytes, bool tf32,
+           int32_t epilogue) {
   const CublasLt &lt = *h.lt;
   const MatmulPlan &p = h.plan;
   cublasStatus_t s = CUBLAS_STATUS_SUCCESS;
@@ -182,7 +183,8 @@ bool build(MatmulHandle &h, cudaDataType type, size_t elementBytes,
     // The heuristic reads the bias pointer's alignment from its value; run()
     // sets the real one, which has at least this alignment.
     h.alignBias = alignmentOf(p.biasBatchStride, elementBytes);
-    const void *promise = reinterpret_cast<const void *>(uintptr_t(h.alignBias));
+    const void *promise =
+        reinterpret_cast<const void *>(uintptr_t(h.alignBias));
     setOp(CUBLASLT_MATMUL_DESC_BIAS_POINTER, promise);
     if (p.biasBatchStride)
       setOp(CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE, p.biasBatchStride);

@@ -57,9 +57,7 @@ public:
 
   const std::string &description() const override { return name; }
   void *input(size_t index) override { return hostInputs[index]; }
-  const void *output(size_t index) const override {
-    return hostOutputs[index];
-  }
+  const void *output(size_t index) const override { return hostOutputs[index]; }
   Status run() override;
 
 private:
@@ -80,8 +78,8 @@ private:
 
   Status gpuError(const std::string &what, CUresult r) const {
     return {SHARDC_ERROR_UNSUPPORTED, "no usable GPU: " + what + " on '" +
-                                          cu.gpuName + "': " +
-                                          cu.drv.errorText(r)};
+                                          cu.gpuName +
+                                          "': " + cu.drv.errorText(r)};
   }
   Status runError(const std::string &what, CUresult r) const {
     return {SHARDC_ERROR_RUNTIME,
@@ -100,10 +98,10 @@ Status CudaDevice::allocate(CUdeviceptr &p, uint64_t bytes,
                             const std::string &what) {
   uint64_t n = bytes < kMinDeviceBytes ? kMinDeviceBytes : bytes;
   if (CUresult r = cu.drv.cuMemAlloc(&p, static_cast<size_t>(n)))
-    return {SHARDC_ERROR_RUNTIME,
-            "cannot allocate " + std::to_string(bytes) +
-                " bytes of GPU memory for " + what + " on '" + cu.gpuName +
-                "': " + cu.drv.errorText(r)};
+    return {SHARDC_ERROR_RUNTIME, "cannot allocate " + std::to_string(bytes) +
+                                      " bytes of GPU memory for " + what +
+                                      " on '" + cu.gpuName +
+                                      "': " + cu.drv.errorText(r)};
   return {};
 }
 
@@ -124,12 +122,12 @@ Status CudaDevice::loadModule(const sc_cuda_image &image) {
   CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER,
                             CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
   void *values[] = {log, reinterpret_cast<void *>(uintptr_t(sizeof log))};
-  if (CUresult r =
-          cu.drv.cuModuleLoadDataEx(&cu.module, image.data, 2, options, values)) {
+  if (CUresult r = cu.drv.cuModuleLoadDataEx(&cu.module, image.data, 2, options,
+                                             values)) {
     std::string why(log, strnlen(log, sizeof log));
     why = why.substr(0, why.find('\n'));
-    Status s = gpuError(std::string("cannot load the ") + image.arch + " code",
-                        r);
+    Status s =
+        gpuError(std::string("cannot load the ") + image.arch + " code", r);
     if (!why.empty())
       s.message += ": " + why;
     return s;
@@ -233,7 +231,8 @@ Status CudaDevice::open() {
 
   int rc = 0;
   std::string message;
-  bool failed = failedIn([&] { rc = entry.init(&cu, handles.data()); }, message);
+  bool failed =
+      failedIn([&] { rc = entry.init(&cu, handles.data()); }, message);
   if (rc != 0 || failed) {
     if (message.empty())
       message = "initialization failed (code " + std::to_string(rc) + ")";
@@ -250,7 +249,8 @@ Status CudaDevice::open() {
 bool CudaDevice::enqueueRun(std::string &message) {
   return failedIn(
       [&] {
-        entry.run(&cu, handles.data(), static_cast<char *>(devicePointer(arena)),
+        entry.run(&cu, handles.data(),
+                  static_cast<char *>(devicePointer(arena)),
                   static_cast<const char *>(devicePointer(weights)),
                   inputArgs.data(), outputArgs.data());
       },
@@ -298,8 +298,8 @@ Status CudaDevice::run() {
       continue;
     if (CUresult r = d.cuMemcpyHtoDAsync(deviceInputs[i], hostInputs[i], bytes,
                                          cu.stream)) {
-      status = runError(
-          "copying input '" + rp.inputs[i].name + "' to the GPU", r);
+      status =
+          runError("copying input '" + rp.inputs[i].name + "' to the GPU", r);
       return finish();
     }
   }
@@ -385,8 +385,8 @@ bool reserveWorkspace(sc_cuda &cu, size_t bytes, const char *what) {
   cu.workspaceBytes = 0;
   if (CUresult r = cu.drv.cuMemAlloc(&cu.workspace, bytes)) {
     cu.workspace = 0;
-    sc_fail("%s: cannot allocate a %zu-byte workspace on '%s': %s", what,
-            bytes, cu.gpuName.c_str(), cu.drv.errorText(r).c_str());
+    sc_fail("%s: cannot allocate a %zu-byte workspace on '%s': %s", what, bytes,
+            cu.gpuName.c_str(), cu.drv.errorText(r).c_str());
     return false;
   }
   cu.workspaceBytes = bytes;
@@ -437,9 +437,9 @@ extern "C" void sc_cu_launch(sc_cuda *cu, uint32_t kernel, uint32_t grid_x,
     }
     cu->kernelSharedBytes[kernel] = shared_bytes;
   }
-  if (CUresult r = cu->drv.cuLaunchKernel(f, grid_x, grid_y, grid_z, block, 1,
-                                          1, shared_bytes, cu->stream, args,
-                                          nullptr))
+  if (CUresult r =
+          cu->drv.cuLaunchKernel(f, grid_x, grid_y, grid_z, block, 1, 1,
+                                 shared_bytes, cu->stream, args, nullptr))
     sc_fail("CUDA kernel '%s' (grid %u x %u x %u, block %u, %u bytes shared): "
             "%s",
             name, grid_x, grid_y, grid_z, block, shared_bytes,
@@ -450,10 +450,10 @@ extern "C" void sc_cu_copy(sc_cuda *cu, void *dst, const void *src,
                            uint64_t bytes) {
   if (bytes == 0)
     return;
-  if (CUresult r = cu->drv.cuMemcpyDtoDAsync(deviceAddress(dst),
-                                             deviceAddress(src),
-                                             static_cast<size_t>(bytes),
-                                             cu->stream))
-    sc_fail("CUDA copy of %llu bytes: %s", static_cast<unsigned long long>(bytes),
+  if (CUresult r =
+          cu->drv.cuMemcpyDtoDAsync(deviceAddress(dst), deviceAddress(src),
+                                    static_cast<size_t>(bytes), cu->stream))
+    sc_fail("CUDA copy of %llu bytes: %s",
+            static_cast<unsigned long long>(bytes),
             cu->drv.errorText(r).c_str());
 }

@@ -12,8 +12,8 @@
 // fp32 (the convolution's compute type is always float).
 //
 //===----------------------------------------------------------------------===//
-#include "ConvPlan.h"
 #include "Context.h"
+#include "ConvPlan.h"
 #include "Libraries.h"
 
 #include "Handle.h"
@@ -61,8 +61,10 @@ struct ConvHandle : Handle {
   cudnnTensorDescriptor_t xDesc = nullptr, yDesc = nullptr, biasDesc = nullptr;
   cudnnFilterDescriptor_t wDesc = nullptr;
   cudnnConvolutionDescriptor_t conv = nullptr;
-  cudnnConvolutionFwdAlgo_t forwardAlgo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
-  cudnnConvolutionBwdDataAlgo_t backwardAlgo = CUDNN_CONVOLUTION_BWD_DATA_ALGO_0;
+  cudnnConvolutionFwdAlgo_t forwardAlgo =
+      CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
+  cudnnConvolutionBwdDataAlgo_t backwardAlgo =
+      CUDNN_CONVOLUTION_BWD_DATA_ALGO_0;
   std::string what;
 
   ~ConvHandle() override {
@@ -141,9 +143,8 @@ bool pickAlgorithm(ConvHandle &h, const Perf *perf, int found, bool fmaOnly,
     // The heuristic pairs each algorithm with the math mode it needs; in
     // fp32 mode the descriptor stays on FMA, and an algorithm that cannot
     // run so fails the workspace query below.
-    if (!fmaOnly &&
-        dnn.cudnnSetConvolutionMathType(h.conv, perf[i].mathType) !=
-            CUDNN_STATUS_SUCCESS)
+    if (!fmaOnly && dnn.cudnnSetConvolutionMathType(h.conv, perf[i].mathType) !=
+                        CUDNN_STATUS_SUCCESS)
       continue;
     size_t bytes = 0;
     if (workspaceSize(perf[i].algo, bytes) != CUDNN_STATUS_SUCCESS ||
@@ -193,23 +194,23 @@ bool build(ConvHandle &h, cudnnDataType_t type, bool hasBias, int32_t math,
   if (!s)
     s = dnn.cudnnCreateConvolutionDescriptor(&h.conv);
   if (!s)
-    s = dnn.cudnnSetConvolutionNdDescriptor(h.conv, p.nbDims - 2, p.pads,
-                                            p.strides, p.dilations,
-                                            CUDNN_CROSS_CORRELATION,
-                                            CUDNN_DATA_FLOAT);
+    s = dnn.cudnnSetConvolutionNdDescriptor(
+        h.conv, p.nbDims - 2, p.pads, p.strides, p.dilations,
+        CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT);
   if (!s)
     s = dnn.cudnnSetConvolutionGroupCount(h.conv, p.groups);
   const bool fmaOnly = fp32 && math == SC_MATH_FP32;
   if (!s)
-    s = dnn.cudnnSetConvolutionMathType(
-        h.conv, fmaOnly ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH);
+    s = dnn.cudnnSetConvolutionMathType(h.conv, fmaOnly ? CUDNN_FMA_MATH
+                                                        : CUDNN_TENSOR_OP_MATH);
   if (!check("creating the descriptors"))
     return false;
 
   cudnnHandle_t handle = h.cu->cudnnHandle;
   int found = 0;
   if (p.transposed) {
-    cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+    cudnnConvolutionBwdDataAlgoPerf_t
+        perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
     s = dnn.cudnnGetConvolutionBackwardDataAlgorithm_v7(
         handle, h.wDesc, h.xDesc, h.conv, h.yDesc,
         CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &found, perf);
@@ -258,8 +259,9 @@ extern "C" void *sc_cu_conv_create(sc_cuda *cu, const sc_desc *x,
                                    int32_t transposed, int32_t math) {
   auto h = std::make_unique<ConvHandle>();
   h->cu = cu;
-  h->what = std::string(transposed ? "transposed convolution " : "convolution ") +
-            describe(x) + " * " + describe(w) + " -> " + describe(y);
+  h->what =
+      std::string(transposed ? "transposed convolution " : "convolution ") +
+      describe(x) + " * " + describe(w) + " -> " + describe(y);
   cudnnDataType_t type;
   if (!dataTypeOf(y->dtype, type) || x->dtype != y->dtype ||
       w->dtype != y->dtype || (bias && bias->dtype != y->dtype)) {
@@ -275,7 +277,8 @@ extern "C" void *sc_cu_conv_create(sc_cuda *cu, const sc_desc *x,
   std::string error;
   if (!planConv(*x, *w, bias, *y, strides, dilations, pads, group,
                 transposed != 0, h->plan, error)) {
-    sc_fail("cuDNN %s: %s", transposed ? "transposed convolution" : "convolution",
+    sc_fail("cuDNN %s: %s",
+            transposed ? "transposed convolution" : "convolution",
             error.c_str());
     return nullptr;
   }

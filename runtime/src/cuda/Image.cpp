@@ -45,8 +45,7 @@ bool validateCudaCode(const shardc_program &p, std::string &error) {
       return false;
     }
     if (!img.data || img.size == 0) {
-      error = std::string("program's CUDA image for ") + img.arch +
-              " is empty";
+      error = std::string("program's CUDA image for ") + img.arch + " is empty";
       return false;
     }
     // The driver reads PTX as a C string.
@@ -69,8 +68,8 @@ bool validateCudaCode(const shardc_program &p, std::string &error) {
   return true;
 }
 
-const sc_cuda_image *chooseImage(const shardc_program &p, int major,
-                                 int minor, const std::string &gpuName,
+const sc_cuda_image *chooseImage(const shardc_program &p, int major, int minor,
+                                 const std::string &gpuName,
                                  std::string &error) {
   const int gpu = major * 10 + minor;
   const sc_cuda_image *cubin = nullptr, *ptx = nullptr;

@@ -34,8 +34,7 @@ bool resolve(void *lib, const std::string &name, CublasLt &t,
   return true;
 }
 
-bool resolve(void *lib, const std::string &name, Cudnn &t,
-             std::string &error) {
+bool resolve(void *lib, const std::string &name, Cudnn &t, std::string &error) {
 #define SHARDC_RESOLVE(fn)                                                     \
   if (!resolveSymbol(lib, name, #fn, t.fn, error))                             \
     return false;
@@ -51,8 +50,8 @@ size_t versionOf(const Cudnn &t) { return t.cudnnGetVersion(); }
 /// that its major version is `major` (versions are major * 10000 + minor *
 /// 100 + patch in both libraries).
 template <class Table>
-std::unique_ptr<Table> open(const std::vector<std::string> &names,
-                            size_t major, std::string &error) {
+std::unique_ptr<Table> open(const std::vector<std::string> &names, size_t major,
+                            std::string &error) {
   std::string name;
   void *lib = openFirstLibrary(names, name, error);
   if (!lib)
@@ -87,9 +86,9 @@ const Table *loadOnce(const std::vector<std::string> &names, size_t major,
 } // namespace
 
 const CublasLt *loadCublasLt(std::string &error) {
-  return loadOnce<CublasLt>({"libcublasLt.so." + std::to_string(CUBLAS_VER_MAJOR),
-                             "libcublasLt.so"},
-                            CUBLAS_VER_MAJOR, error);
+  return loadOnce<CublasLt>(
+      {"libcublasLt.so." + std::to_string(CUBLAS_VER_MAJOR), "libcublasLt.so"},
+      CUBLAS_VER_MAJOR, error);
 }
 
 const Cudnn *loadCudnn(std::string &error) {

@@ -33,12 +33,12 @@ struct MatmulPlan {
     Full, // y's shape: passed as C with beta = 1
   };
 
-  LtMatrix a, b, d;                     // cuBLASLt's A (= b), B (= a), C/D (= y)
-  bool transA = false, transB = false;  // cuBLASLt's ops (= trans_b, trans_a)
+  LtMatrix a, b, d;                    // cuBLASLt's A (= b), B (= a), C/D (= y)
+  bool transA = false, transB = false; // cuBLASLt's ops (= trans_b, trans_a)
   int32_t batch = 1;
   Bias bias = Bias::None;
-  int64_t biasBatchStride = 0;          // Row: elements between batches
-  bool empty = false;                   // y has no elements: nothing to do
+  int64_t biasBatchStride = 0; // Row: elements between batches
+  bool empty = false;          // y has no elements: nothing to do
 };
 
 /// Maps a matmul onto one (batched) cuBLASLt call. Batches whose a is dense

@@ -119,8 +119,9 @@ void CppEmitter::writeCudaProgram(raw_ostream &out) {
       << "static const sc_cuda_entry cuda_ranks[] = "
          "{{cuda_rank0_init, cuda_rank0_run}};\n";
   // The images: .incbin reads the NVRTC output when this file is assembled
-  // (the driver keeps quotes and backslashes out of the paths). Each is
-  // NUL-terminated (PTX is text); the size leaves the NUL out.
+  // (the driver keeps quotes and backslashes out of the paths). NVRTC's PTX
+  // already ends with its NUL, which the size counts (the runtime checks
+  // it); the extra byte after each image is padding.
   for (auto [i, image] : llvm::enumerate(options.cudaImages)) {
     std::string sym = "shardc_cuda_image" + std::to_string(i);
     out << "__asm__(\".section .rodata\\n.balign 64\\n.globl " << sym

@@ -79,6 +79,17 @@ Value KernLowering::alloc(Location loc, ArrayRef<int64_t> shape, Type elem) {
   return b.create<AllocOp>(loc, MemRefType::get(shape, elem), IntegerAttr());
 }
 
+Value KernLowering::converted(Location loc, Value buffer, Type to) {
+  auto type = cast<MemRefType>(buffer.getType());
+  Type from = type.getElementType();
+  Value out = alloc(loc, type.getShape(), to);
+  map(loc, type.getShape(), {dense(buffer)}, {dense(out)},
+      [&](Scalar &s, ValueRange a) {
+        return SmallVector<Value>{s.convert(a[0], from, to)};
+      });
+  return out;
+}
+
 Access KernLowering::dense(Value buffer) {
   Access a{buffer, {0}};
   a.layout.append(rowMajorStrides(cast<MemRefType>(buffer.getType()).getShape()));

@@ -1,6 +1,7 @@
 //===- LowerConv.cpp - convolution, pooling and resize ---------------------===//
 //
-// Conv and ConvTranspose become kern.conv (oneDNN). Pooling and Resize call
+// Conv and ConvTranspose become kern.conv (oneDNN on the CPU, cuDNN on
+// CUDA; fp16/bf16 through fp32 copies unless `half-gemm`). Pooling and Resize call
 // the runtime; GlobalAveragePool is a generated mean reduction.
 //
 //===----------------------------------------------------------------------===//
@@ -13,19 +14,36 @@ using namespace shardc::kern;
 
 template <typename OpTy>
 static LogicalResult lowerConv(OpTy op, KernLowering &l, bool transposed) {
-  if (!elemOf(op.getInput()).isF32())
-    return l.fail(op, "convolution runs in float32 only (got " +
+  Location loc = op.getLoc();
+  Type elem = elemOf(op.getInput());
+  bool half = elem.isF16() || elem.isBF16();
+  if (!elem.isF32() && !half)
+    return l.fail(op, "convolution runs in float32, float16 or bfloat16 "
+                      "only (got " +
                           graph::typeStr(op.getInput().getType()) + ")");
   size_t spatial = shapeOf(op.getInput()).size() - 2;
   if (spatial < 1 || spatial > 3)
     return l.fail(op, "oneDNN takes 1 to 3 spatial dims, not " +
                           std::to_string(spatial));
-  Value bias = op.getBias() ? l.get(op.getBias()) : Value();
+  // fp16/bf16 without native half library calls (the CPU): an fp32
+  // convolution of widened copies, narrowed at the end.
+  bool widen = half && !l.halfGemm;
+  Type f32 = l.b.getF32Type();
+  auto operand = [&](Value v) {
+    return widen ? l.converted(loc, l.get(v), f32) : l.get(v);
+  };
+  Value bias = op.getBias() ? operand(op.getBias()) : Value();
   Value out = l.result(op.getOutput());
-  l.b.create<ConvOp>(op.getLoc(), l.get(op.getInput()), l.get(op.getWeight()),
-                     bias, out, op.getStridesAttr(), op.getDilationsAttr(),
+  Value y = widen ? l.alloc(loc, shapeOf(op.getOutput()), f32) : out;
+  l.b.create<ConvOp>(loc, operand(op.getInput()), operand(op.getWeight()),
+                     bias, y, op.getStridesAttr(), op.getDilationsAttr(),
                      op.getPadsAttr(), op.getGroupAttr(),
                      transposed ? l.b.getUnitAttr() : UnitAttr());
+  if (widen)
+    l.map(loc, shapeOf(op.getOutput()), {KernLowering::dense(y)},
+          {KernLowering::dense(out)}, [&](Scalar &s, ValueRange v) {
+            return SmallVector<Value>{s.convert(v[0], f32, elem)};
+          });
   return success();
 }
 

@@ -16,18 +16,6 @@ using namespace shardc::kern;
 
 using Values = SmallVector<Value>;
 
-/// A buffer with the same elements converted to `to`.
-static Value converted(KernLowering &l, Location loc, Value buffer, Type to) {
-  auto type = cast<MemRefType>(buffer.getType());
-  Type from = type.getElementType();
-  Value out = l.alloc(loc, type.getShape(), to);
-  l.map(loc, type.getShape(), {KernLowering::dense(buffer)},
-        {KernLowering::dense(out)}, [&](Scalar &s, ValueRange a) {
-          return Values{s.convert(a[0], from, to)};
-        });
-  return out;
-}
-
 static void matmul(KernLowering &l, Location loc, Value a, Value b, Value bias,
                    Value y, bool transA = false, bool transB = false,
                    float alpha = 1, float beta = 0) {
@@ -67,7 +55,7 @@ static LogicalResult lowerMatMul(graph::MatMulOp op, KernLowering &l) {
   if (isHalf(elem) && !l.halfGemm) {
     Type f32 = l.b.getF32Type();
     Value y32 = l.alloc(loc, y, f32);
-    matmul(l, loc, converted(l, loc, av, f32), converted(l, loc, bv, f32),
+    matmul(l, loc, l.converted(loc, av, f32), l.converted(loc, bv, f32),
            Value(), y32);
     l.map(loc, y, {KernLowering::dense(y32)}, {KernLowering::dense(yv)},
           [&](Scalar &s, ValueRange v) {
@@ -93,7 +81,7 @@ static LogicalResult lowerGemm(graph::GemmOp op, KernLowering &l) {
   Type t = widen ? f32 : elem;
   Value y32 = widen ? l.alloc(loc, y, f32) : out;
   auto operand = [&](Value v) {
-    return widen ? converted(l, loc, l.get(v), f32) : l.get(v);
+    return widen ? l.converted(loc, l.get(v), f32) : l.get(v);
   };
   float alpha = op.getAlpha().convertToFloat();
   float beta = op.getBeta().convertToFloat();

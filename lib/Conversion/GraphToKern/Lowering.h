@@ -76,6 +76,8 @@ public:
   mlir::Value view(mlir::Location loc, mlir::Value buffer,
                    llvm::ArrayRef<int64_t> shape);
   /// A new arena buffer.
+  /// A fresh buffer holding `buffer`'s elements converted to `to`.
+  mlir::Value converted(mlir::Location loc, mlir::Value buffer, mlir::Type to);
   mlir::Value alloc(mlir::Location loc, llvm::ArrayRef<int64_t> shape,
                     mlir::Type elem);
 

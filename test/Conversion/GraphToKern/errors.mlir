@@ -10,10 +10,10 @@ func.func @main(%a: tensor<4x8xf64>, %b: tensor<8x16xf64>) -> tensor<4x16xf64> {
 
 // -----
 
-func.func @main(%x: tensor<1x4x8x8xf16>, %w: tensor<6x4x3x3xf16>) -> tensor<1x6x6x6xf16> {
-  // expected-error @+1 {{cannot lower 'graph.conv': convolution runs in float32 only (got tensor<1x4x8x8xf16>)}}
-  %0 = graph.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64} : tensor<1x4x8x8xf16>, tensor<6x4x3x3xf16> -> tensor<1x6x6x6xf16>
-  return %0 : tensor<1x6x6x6xf16>
+func.func @main(%x: tensor<1x4x8x8xf64>, %w: tensor<6x4x3x3xf64>) -> tensor<1x6x6x6xf64> {
+  // expected-error @+1 {{cannot lower 'graph.conv': convolution runs in float32, float16 or bfloat16 only (got tensor<1x4x8x8xf64>)}}
+  %0 = graph.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64} : tensor<1x4x8x8xf64>, tensor<6x4x3x3xf64> -> tensor<1x6x6x6xf64>
+  return %0 : tensor<1x6x6x6xf64>
 }
 
 // -----

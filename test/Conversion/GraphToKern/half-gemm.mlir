@@ -1,5 +1,5 @@
-// RUN: %shardc-opt %s --convert-graph-to-kern=half-gemm=true | FileCheck %s --check-prefix=NATIVE
-// RUN: %shardc-opt %s --convert-graph-to-kern | FileCheck %s --check-prefix=WIDEN
+// RUN: %shardc-opt %s --split-input-file --convert-graph-to-kern=half-gemm=true | FileCheck %s --check-prefix=NATIVE
+// RUN: %shardc-opt %s --split-input-file --convert-graph-to-kern | FileCheck %s --check-prefix=WIDEN
 // fp16 GEMMs: with half-gemm (CUDA) kern.matmul takes the fp16 buffers
 // (cuBLASLt accumulates in fp32); without it (the CPU) the operands are
 // widened to fp32 copies, multiplied, and the product narrowed.
@@ -23,4 +23,20 @@ func.func @main(%x: tensor<4x8xf16> {graph.name = "x"}) -> (tensor<4x2xf16> {gra
   %w2 = graph.constant dense<0.25> : tensor<16x2xf16>
   %y = graph.matmul %h, %w2 : tensor<4x16xf16>, tensor<16x2xf16> -> tensor<4x2xf16>
   return %y : tensor<4x2xf16>
+}
+
+// -----
+
+// fp16 convolution: native with half-gemm, through fp32 copies without.
+// NATIVE-LABEL: func.func @main
+// NATIVE-NOT:   kern.map
+// NATIVE:       kern.conv %arg0, %{{.*}} into %arg1 {{.*}}: memref<1x4x8x8xf16>, memref<6x4x3x3xf16> into memref<1x6x6x6xf16>
+// WIDEN-LABEL: func.func @main
+// WIDEN-COUNT-2: arith.extf
+// WIDEN:         kern.conv {{.*}}: memref<1x4x8x8xf32>, memref<6x4x3x3xf32> into memref<1x6x6x6xf32>
+// WIDEN:         arith.truncf
+func.func @main(%x: tensor<1x4x8x8xf16> {graph.name = "x"}) -> (tensor<1x6x6x6xf16> {graph.name = "y"}) {
+  %w = graph.constant dense<0.5> : tensor<6x4x3x3xf16>
+  %0 = graph.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64} : tensor<1x4x8x8xf16>, tensor<6x4x3x3xf16> -> tensor<1x6x6x6xf16>
+  return %0 : tensor<1x6x6x6xf16>
 }

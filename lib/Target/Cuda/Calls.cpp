@@ -154,11 +154,28 @@ private:
            << callee << " (" << why << ")";
   }
 
-  // Arguments by position.
-  LogicalResult expectArgs(size_t n) {
-    if (args.size() != n)
-      return unsupported("expected " + Twine(n) + " arguments, got " +
-                         Twine(args.size()));
+  /// Checks the C argument list against `sig`, one letter per argument:
+  /// o a buffer (descriptor or pointer) or %null, i an integer, f a float,
+  /// a an i64 array, F an f32 array.
+  LogicalResult expectArgs(StringRef sig) {
+    bool ok = args.size() == sig.size();
+    for (size_t i = 0; ok && i < sig.size(); ++i) {
+      Arg::Kind k = args[i].kind;
+      switch (sig[i]) {
+      case 'o': ok = k == Arg::Operand || k == Arg::Null; break;
+      case 'i': ok = k == Arg::Int; break;
+      case 'f': ok = k == Arg::Float; break;
+      case 'a': ok = k == Arg::Ints; break;
+      case 'F': ok = k == Arg::Floats; break;
+      default: ok = false;
+      }
+    }
+    if (!ok) {
+      std::string list;
+      llvm::raw_string_ostream os(list);
+      os << op.getArgs();
+      return unsupported("unexpected argument list " + os.str());
+    }
     return success();
   }
   /// The buffer of argument `a` (a descriptor or pointer; null for %null).
@@ -292,7 +309,7 @@ FailureOr<cuda::Kernel> CallWriter::write() {
 
 // sc_gather(data desc, data, idx desc, idx, y, axis)
 LogicalResult CallWriter::gather() {
-  if (failed(expectArgs(6)))
+  if (failed(expectArgs("oooooi")))
     return failure();
   Value data = buffer(1), idx = buffer(3), y = buffer(4);
   if (!data || !idx || !y)
@@ -371,7 +388,7 @@ std::string rowText(const RowPlan &p) {
 
 // sc_softmax(x desc, x, y, axis, is_log)
 LogicalResult CallWriter::softmax() {
-  if (failed(expectArgs(5)))
+  if (failed(expectArgs("oooii")))
     return failure();
   Value x = buffer(1), y = buffer(2);
   if (!x || !y)
@@ -400,7 +417,7 @@ LogicalResult CallWriter::softmax() {
     finish(32, 0, what + " (empty)");
     return success();
   }
-  if (inner == 1) {
+  if (inner == 1 && n < (int64_t(1) << 31)) {
     RowPlan p = rowPlan(n, elemBytes(t));
     int64_t rowsPerBlock = p.block / p.W;
     body = "  sc_softmax_rows<" + kind + ", " + lit(n) + ", " +
@@ -422,7 +439,7 @@ LogicalResult CallWriter::softmax() {
 
 // sc_layer_norm(x desc, x, scale, bias|0, y, mean|0, inv_std|0, axis, eps)
 LogicalResult CallWriter::layerNorm() {
-  if (failed(expectArgs(9)))
+  if (failed(expectArgs("oooooooif")))
     return failure();
   Value x = buffer(1), scale = buffer(2), bias = buffer(3), y = buffer(4);
   Value mean = buffer(5), inv = buffer(6);
@@ -455,6 +472,8 @@ LogicalResult CallWriter::layerNorm() {
   }
   if (n == 0)
     return unsupported("statistics of an empty normalized shape");
+  if (n >= (int64_t(1) << 31))
+    return unsupported("rows of 2^31 elements or more");
   RowPlan p = rowPlan(n, elemBytes(t));
   int64_t rowsPerBlock = p.block / p.W;
   body = "  sc_layer_norm_rows<" + elemKind(t) + ", " + lit(n) + ", " +
@@ -476,7 +495,7 @@ LogicalResult CallWriter::layerNorm() {
 // sc_pool(x desc, x, y desc, y, indices|0, kind, kernel, strides, dilations,
 //         pads, count_include_pad, storage_order)
 LogicalResult CallWriter::pool() {
-  if (failed(expectArgs(12)))
+  if (failed(expectArgs("oooooiaaaaii")))
     return failure();
   Value x = buffer(1), y = buffer(3), indices = buffer(4);
   if (!x || !y)
@@ -564,7 +583,7 @@ AxisView axisView(ArrayRef<int64_t> dims, int64_t axis) {
 
 // sc_arg_max(x desc, x, y, axis, select_last_index)
 LogicalResult CallWriter::argMax() {
-  if (failed(expectArgs(5)))
+  if (failed(expectArgs("oooii")))
     return failure();
   Value x = buffer(1), y = buffer(2);
   if (!x || !y)
@@ -621,7 +640,7 @@ LogicalResult CallWriter::argMax() {
 
 // sc_topk(x desc, x, values, indices, axis, k, largest, sorted)
 LogicalResult CallWriter::topk() {
-  if (failed(expectArgs(8)))
+  if (failed(expectArgs("ooooiiii")))
     return failure();
   Value x = buffer(1), values = buffer(2), indices = buffer(3);
   if (!x || !values || !indices)
@@ -662,7 +681,7 @@ LogicalResult CallWriter::topk() {
 
 // sc_cumsum(x desc, x, y, axis, exclusive, reverse)
 LogicalResult CallWriter::cumsum() {
-  if (failed(expectArgs(6)))
+  if (failed(expectArgs("oooiii")))
     return failure();
   Value x = buffer(1), y = buffer(2);
   if (!x || !y)
@@ -701,7 +720,7 @@ LogicalResult CallWriter::cumsum() {
 
 // sc_trilu(x desc, x, y, upper, k)
 LogicalResult CallWriter::trilu() {
-  if (failed(expectArgs(5)))
+  if (failed(expectArgs("oooii")))
     return failure();
   Value x = buffer(1), y = buffer(2);
   if (!x || !y)
@@ -730,7 +749,7 @@ LogicalResult CallWriter::trilu() {
 
 // sc_pad(x desc, x, y desc, y, pads, mode, value|0)
 LogicalResult CallWriter::pad() {
-  if (failed(expectArgs(7)))
+  if (failed(expectArgs("ooooaio")))
     return failure();
   Value x = buffer(1), y = buffer(3), value = buffer(6);
   if (!x || !y)
@@ -950,7 +969,7 @@ std::string exactDouble(double v) {
 // sc_resize(x desc, x, y desc, y, scales, mode, coord, nearest, cubic_a,
 //           exclude_outside, extrapolation_value, antialias)
 LogicalResult CallWriter::resize() {
-  if (failed(expectArgs(12)))
+  if (failed(expectArgs("ooooFiiififi")))
     return failure();
   Value x = buffer(1), y = buffer(3);
   if (!x || !y)
@@ -1123,7 +1142,7 @@ static int64_t mmGrid(const MMShape &s) {
 
 // sc_matmul_ref(a desc, a, b desc, b, y desc, y)
 LogicalResult CallWriter::matmulRef() {
-  if (failed(expectArgs(6)))
+  if (failed(expectArgs("oooooo")))
     return failure();
   Value a = buffer(1), b = buffer(3), y = buffer(5);
   if (!a || !b || !y)
@@ -1163,7 +1182,7 @@ static bool isInt8(Type t) { return t.isInteger(8); }
 // sc_matmul_integer(a desc, a, b desc, b, azp desc, azp, bzp desc, bzp,
 //                   y desc, y)
 LogicalResult CallWriter::matmulInteger() {
-  if (failed(expectArgs(10)))
+  if (failed(expectArgs("oooooooooo")))
     return failure();
   Value a = buffer(1), b = buffer(3), az = buffer(5), bz = buffer(7),
         y = buffer(9);
@@ -1195,7 +1214,7 @@ LogicalResult CallWriter::matmulInteger() {
 // sc_qlinear_matmul(a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp, y),
 // each as (desc, pointer)
 LogicalResult CallWriter::qlinearMatmul() {
-  if (failed(expectArgs(18)))
+  if (failed(expectArgs("oooooooooooooooooo")))
     return failure();
   Value a = buffer(1), as = buffer(3), az = buffer(5), b = buffer(7),
         bs = buffer(9), bz = buffer(11), ys = buffer(13), yz = buffer(15),

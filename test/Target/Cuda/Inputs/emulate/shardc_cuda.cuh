@@ -1,0 +1,112 @@
+// shardc_cuda.cuh for the host emulation of generated CUDA programs
+// (emulate.py): the prelude's family headers compiled as host C++.
+//
+// A block runs as one std::thread per CUDA thread; blocks run one after
+// another. __syncthreads is a barrier of the block, a warp shuffle goes
+// through a slot per thread between two barriers of the warp, __shared__
+// variables are statics (one block at a time). Threads that return leave
+// the barriers, as exited CUDA threads stop counting. fp16 / bf16
+// conversions are the CPU runtime's (round to nearest even, as CUDA's).
+#pragma once
+#include <algorithm>
+#include <barrier>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "shardc/cpu.h"
+
+using std::exp;
+using std::fmax;
+using std::fmin;
+using std::log;
+using std::rint;
+using std::sqrt;
+
+struct sc_dim3 {
+  unsigned x = 0, y = 0, z = 0;
+};
+inline thread_local sc_dim3 threadIdx, blockIdx;
+inline sc_dim3 blockDim, gridDim;
+
+#define __device__
+#define __global__
+#define __forceinline__ inline
+#define __restrict__ __restrict
+#define __shared__ static
+#define __launch_bounds__(x)
+
+struct uint4 {
+  uint32_t x, y, z, w;
+};
+// Without FMA contraction (-ffp-contract=off), as the _rn intrinsics.
+inline double __dadd_rn(double a, double b) { return a + b; }
+inline double __dmul_rn(double a, double b) { return a * b; }
+inline float __fmul_rn(float a, float b) { return a * b; }
+
+struct EmuBlock {
+  std::unique_ptr<std::barrier<>> block;
+  std::vector<std::unique_ptr<std::barrier<>>> warps;
+  std::vector<uint64_t> slots;
+};
+inline EmuBlock *emu_block;
+
+inline void __syncthreads() { emu_block->block->arrive_and_wait(); }
+
+template <class T> inline T sc_shfl_xor(T v, int lane_mask) {
+  static_assert(sizeof(T) <= 8, "shuffles move at most 8 bytes");
+  unsigned t = threadIdx.x, w = t / 32;
+  uint64_t bits = 0;
+  std::memcpy(&bits, &v, sizeof(T));
+  emu_block->slots[t] = bits;
+  emu_block->warps[w]->arrive_and_wait();
+  unsigned src = (t & ~31u) | ((t & 31u) ^ (unsigned)lane_mask);
+  if (src >= blockDim.x) {
+    std::fprintf(stderr, "emulate: shuffle from lane %u outside the block\n", src);
+    std::abort();
+  }
+  uint64_t o = emu_block->slots[src];
+  emu_block->warps[w]->arrive_and_wait();
+  T r;
+  std::memcpy(&r, &o, sizeof(T));
+  return r;
+}
+
+template <class F> void emu_launch(unsigned grid, unsigned block, F f) {
+  gridDim = {grid, 1, 1};
+  blockDim = {block, 1, 1};
+  for (unsigned b = 0; b < grid; ++b) {
+    EmuBlock eb;
+    eb.block = std::make_unique<std::barrier<>>(block);
+    for (unsigned w = 0; w * 32 < block; ++w)
+      eb.warps.push_back(
+          std::make_unique<std::barrier<>>(std::min(32u, block - 32 * w)));
+    eb.slots.resize(block);
+    emu_block = &eb;
+    std::vector<std::thread> threads;
+    for (unsigned t = 0; t < block; ++t)
+      threads.emplace_back([&, t] {
+        threadIdx = {t, 0, 0};
+        blockIdx = {b, 0, 0};
+        f();
+        eb.block->arrive_and_drop();
+        eb.warps[t / 32]->arrive_and_drop();
+      });
+    for (std::thread &t : threads)
+      t.join();
+  }
+}
+
+#include "elem.cuh"
+#include "gather.cuh"
+#include "normalize.cuh"
+#include "select.cuh"
+#include "pad.cuh"
+#include "pool.cuh"
+#include "resize.cuh"
+#include "matmul.cuh"

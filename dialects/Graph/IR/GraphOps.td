@@ -556,4 +556,87 @@ def Graph_QLinearMatMulOp : Graph_Op<"qlinear_matmul"> {
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
 }
 
+//===----------------------------------------------------------------------===//
+// Fused ops: created by the recognition and fusion passes (passes/Fuse*.cpp),
+// never by the importer. Each stands for a pattern exporters emit.
+//===----------------------------------------------------------------------===//
+
+def Graph_GeluOp : Graph_Op<"gelu"> {
+  let summary = "GELU: x * Phi(x), exact (erf) or the tanh approximation";
+  let description = [{
+    `approximate = "none"`: `0.5 * x * (1 + erf(x / sqrt(2)))`;
+    `"tanh"`: `0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))`.
+  }];
+  let arguments = (ins Graph_Tensor:$input,
+                       DefaultValuedAttr<StrAttr, "\"none\"">:$approximate);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def Graph_SiluOp : Graph_UnaryOp<"silu", "SiLU (x * sigmoid(x), also Swish)", "Float">;
+
+def Graph_SwigluOp : Graph_Op<"swiglu", [AllTypesMatch<["gate", "up"]>]> {
+  let summary = "SwiGLU gate: silu(gate) * up, operands of one type";
+  let arguments = (ins Graph_Tensor:$gate, Graph_Tensor:$up);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$gate `,` $up attr-dict `:` type($gate)";
+}
+
+def Graph_RmsNormOp : Graph_Op<"rms_norm"> {
+  let summary = "RMS normalization over the axes from `axis` to the last";
+  let description = [{
+    `x / sqrt(mean(x^2 over axes [axis, rank)) + epsilon) * scale`, the
+    statistics in fp32; `scale` has the normalized shape (or broadcasts to
+    it).
+  }];
+  let arguments = (ins Graph_Tensor:$input, Graph_Tensor:$scale, I64Attr:$axis,
+                       DefaultValuedAttr<F32Attr, "1.0e-6">:$epsilon);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = "$input `,` $scale attr-dict `:` type($input) `,` type($scale)";
+}
+
+def Graph_AttentionOp : Graph_Op<"attention"> {
+  let summary = "scaled dot-product attention, softmax(q k^T * scale + mask) v";
+  let description = [{
+    `q`: [..., S, D], `k`: [..., T, D], `v`: [..., T, E] with equal leading
+    (batch, head) dims; the result is [..., S, E]. `mask` (optional, q's
+    element type) is added to the scores and broadcasts to [..., S, T] (a
+    boolean mask of the export becomes 0 / -inf). With `causal`, position s
+    attends to t <= s + (T - S) only. The softmax runs in fp32; the S x T
+    score matrix is never materialized by the kernels.
+  }];
+  let arguments = (ins Graph_Tensor:$query, Graph_Tensor:$key,
+                       Graph_Tensor:$value, Optional<Graph_Tensor>:$mask,
+                       F32Attr:$scale,
+                       DefaultValuedAttr<BoolAttr, "false">:$causal);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value (`mask` $mask^)? attr-dict `:` type($query) `,`
+    type($key) `,` type($value) (`,` type($mask)^)? `->` type($output)
+  }];
+}
+
+def Graph_LinearOp : Graph_Op<"linear", [AttrSizedOperandSegments]> {
+  let summary = "matmul with a fused epilogue: act(a x b + bias) + residual";
+  let description = [{
+    numpy MatMul of `a` and `b` (batch dims broadcast) followed by the
+    epilogue a GEMM library applies in its store: add `bias` (broadcast
+    along rows: shape [N] or [1, N]), apply `activation` (`none`, `relu`,
+    `gelu`, `gelu_tanh`), then add `residual` (the result's shape). A
+    residual comes only with activation `none`.
+  }];
+  let arguments = (ins Graph_Tensor:$a, Graph_Tensor:$b,
+                       Optional<Graph_Tensor>:$bias,
+                       Optional<Graph_Tensor>:$residual,
+                       DefaultValuedAttr<StrAttr, "\"none\"">:$activation);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = [{
+    $a `,` $b (`bias` $bias^ `:` type($bias))?
+    (`residual` $residual^ `:` type($residual))? attr-dict `:` type($a) `,`
+    type($b) `->` type($output)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // SHARDC_GRAPH_OPS

@@ -229,3 +229,53 @@ func.func @constant_of_shape_value() {
   return
 }
 
+
+// -----
+
+func.func @gelu_mode(%x: tensor<4xf32>) {
+  // expected-error @+1 {{approximate must be 'none' or 'tanh', not 'fast'}}
+  %0 = graph.gelu %x {approximate = "fast"} : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @linear_activation(%x: tensor<2x4xf32>, %w: tensor<4x4xf32>) {
+  // expected-error @+1 {{activation must be none, relu, gelu or gelu_tanh, not 'silu'}}
+  %0 = graph.linear %x, %w {activation = "silu"} : tensor<2x4xf32>, tensor<4x4xf32> -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @linear_residual_after_activation(%x: tensor<2x4xf32>, %w: tensor<4x4xf32>) {
+  // expected-error @+1 {{a residual comes only with activation 'none'}}
+  %0 = graph.linear %x, %w residual %x : tensor<2x4xf32> {activation = "relu"} : tensor<2x4xf32>, tensor<4x4xf32> -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @linear_bias(%x: tensor<2x4xf32>, %w: tensor<4x4xf32>, %b: tensor<2x4xf32>) {
+  // expected-error @+2 {{bias tensor<2x4xf32> must be a row of 4 elements of the operands' type}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = graph.linear %x, %w bias %b : tensor<2x4xf32> : tensor<2x4xf32>, tensor<4x4xf32> -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_shapes(%q: tensor<2x8x16xf32>, %k: tensor<2x8x8xf32>) {
+  // expected-error @+2 {{key tensor<2x8x8xf32> and value tensor<2x8x8xf32> do not fit query tensor<2x8x16xf32>}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = graph.attention %q, %k, %k {scale = 1.0 : f32} : tensor<2x8x16xf32>, tensor<2x8x8xf32>, tensor<2x8x8xf32> -> tensor<2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @rms_norm_scale(%x: tensor<2x8xf32>, %s: tensor<4xf32>) {
+  // expected-error @+1 {{scale tensor<4xf32> does not broadcast to the normalized shape [8]}}
+  %0 = graph.rms_norm %x, %s {axis = 1 : i64} : tensor<2x8xf32>, tensor<4xf32>
+  return
+}

@@ -170,3 +170,30 @@ func.func @quant(%x: tensor<4x8xf32>, %s: tensor<f32>, %zp: tensor<ui8>, %w: ten
   %3 = graph.qlinear_matmul %0, %s, %zp, %w, %s, %wzp, %s, %zp : (tensor<4x8xui8>, tensor<f32>, tensor<ui8>, tensor<8x2xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<ui8>) -> tensor<4x2xui8>
   return %1, %2, %3 : tensor<4x8xf32>, tensor<4x2xi32>, tensor<4x2xui8>
 }
+
+// -----
+
+// The fused ops of the recognition and fusion passes.
+// CHECK-LABEL: func @fused
+func.func @fused(%x: tensor<2x8x64xf32>, %s: tensor<64xf32>, %w: tensor<64x64xf32>,
+                 %q: tensor<2x4x8x16xf32>, %m: tensor<1x1x8x8xf32>) -> tensor<2x8x64xf32> {
+  // CHECK: graph.gelu %{{.*}} : tensor<2x8x64xf32>
+  %0 = graph.gelu %x : tensor<2x8x64xf32>
+  // CHECK: graph.gelu %{{.*}} {approximate = "tanh"} : tensor<2x8x64xf32>
+  %1 = graph.gelu %0 {approximate = "tanh"} : tensor<2x8x64xf32>
+  // CHECK: graph.silu %{{.*}} : tensor<2x8x64xf32>
+  %2 = graph.silu %1 : tensor<2x8x64xf32>
+  // CHECK: graph.swiglu %{{.*}}, %{{.*}} : tensor<2x8x64xf32>
+  %3 = graph.swiglu %2, %x : tensor<2x8x64xf32>
+  // CHECK: graph.rms_norm %{{.*}}, %{{.*}} {axis = 2 : i64} : tensor<2x8x64xf32>, tensor<64xf32>
+  %4 = graph.rms_norm %3, %s {axis = 2 : i64} : tensor<2x8x64xf32>, tensor<64xf32>
+  // CHECK: graph.linear %{{.*}}, %{{.*}} bias %{{.*}} : tensor<64xf32> {activation = "gelu"} : tensor<2x8x64xf32>, tensor<64x64xf32> -> tensor<2x8x64xf32>
+  %5 = graph.linear %4, %w bias %s : tensor<64xf32> {activation = "gelu"} : tensor<2x8x64xf32>, tensor<64x64xf32> -> tensor<2x8x64xf32>
+  // CHECK: graph.linear %{{.*}}, %{{.*}} bias %{{.*}} : tensor<64xf32> residual %{{.*}} : tensor<2x8x64xf32> : tensor<2x8x64xf32>, tensor<64x64xf32> -> tensor<2x8x64xf32>
+  %6 = graph.linear %5, %w bias %s : tensor<64xf32> residual %x : tensor<2x8x64xf32> : tensor<2x8x64xf32>, tensor<64x64xf32> -> tensor<2x8x64xf32>
+  // CHECK: graph.attention %{{.*}}, %{{.*}}, %{{.*}} {causal = true, scale = 2.500000e-01 : f32} : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x16xf32>
+  %7 = graph.attention %q, %q, %q {causal = true, scale = 0.25 : f32} : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x16xf32>
+  // CHECK: graph.attention %{{.*}}, %{{.*}}, %{{.*}} mask %{{.*}} {scale = 2.500000e-01 : f32} : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<1x1x8x8xf32> -> tensor<2x4x8x16xf32>
+  %8 = graph.attention %q, %q, %q mask %m {scale = 0.25 : f32} : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<1x1x8x8xf32> -> tensor<2x4x8x16xf32>
+  return %6 : tensor<2x8x64xf32>
+}

@@ -1,0 +1,142 @@
+//===- FusedOps.cpp - ops created by the fusion passes ---------------------===//
+
+#include "dialects/Graph/IR/GraphOps.h"
+
+using namespace mlir;
+
+namespace shardc::graph {
+
+static LogicalResult sameType(Loc loc, Value a, Value b, StringRef what) {
+  if (a.getType() != b.getType())
+    return emitOptionalError(loc, what, " types differ: ", typeStr(a.getType()),
+                             " and ", typeStr(b.getType()));
+  return success();
+}
+
+LogicalResult GeluOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor adaptor,
+                                       SmallVectorImpl<Type> &types) {
+  return inferUnary(loc, adaptor.getInput(), ElementKind::Float, types);
+}
+
+LogicalResult GeluOp::verify() {
+  if (getApproximate() != "none" && getApproximate() != "tanh")
+    return emitOpError("approximate must be 'none' or 'tanh', not '")
+           << getApproximate() << "'";
+  return success();
+}
+
+LogicalResult SwigluOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  if (failed(sameType(loc, adaptor.getGate(), adaptor.getUp(), "gate and up")))
+    return failure();
+  return inferUnary(loc, adaptor.getGate(), ElementKind::Float, types);
+}
+
+LogicalResult RmsNormOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  auto x = tensorOf(adaptor.getInput()), scale = tensorOf(adaptor.getScale());
+  int64_t axis = adaptor.getAxis();
+  if (failed(checkElementKind(loc, x, ElementKind::Float)) ||
+      failed(checkAxis(loc, "axis", axis, x.getRank())))
+    return failure();
+  if (x.getElementType() != scale.getElementType())
+    return emitOptionalError(loc, "scale element type differs: ", typeStr(x),
+                             " and ", typeStr(scale));
+  ArrayRef<int64_t> norm = x.getShape().drop_front(axis);
+  SmallVector<int64_t> out;
+  if (failed(broadcastShapes(std::nullopt, scale.getShape(), norm, out)) ||
+      ArrayRef<int64_t>(out) != norm)
+    return emitOptionalError(loc, "scale ", typeStr(scale),
+                             " does not broadcast to the normalized shape ",
+                             shapeStr(norm));
+  types.push_back(x);
+  return success();
+}
+
+LogicalResult AttentionOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  auto q = tensorOf(adaptor.getQuery()), k = tensorOf(adaptor.getKey()),
+       v = tensorOf(adaptor.getValue());
+  if (failed(checkElementKind(loc, q, ElementKind::Float)))
+    return failure();
+  if (q.getElementType() != k.getElementType() ||
+      q.getElementType() != v.getElementType())
+    return emitOptionalError(loc, "query, key and value element types differ: ",
+                             typeStr(q), ", ", typeStr(k), ", ", typeStr(v));
+  int64_t r = q.getRank();
+  if (r < 2 || k.getRank() != r || v.getRank() != r)
+    return emitOptionalError(loc, "query, key and value need one rank >= 2: ",
+                             typeStr(q), ", ", typeStr(k), ", ", typeStr(v));
+  if (q.getShape().drop_back(2) != k.getShape().drop_back(2) ||
+      q.getShape().drop_back(2) != v.getShape().drop_back(2))
+    return emitOptionalError(loc, "query, key and value leading dims differ: ",
+                             typeStr(q), ", ", typeStr(k), ", ", typeStr(v));
+  int64_t s = q.getDimSize(r - 2), d = q.getDimSize(r - 1);
+  int64_t t = k.getDimSize(r - 2);
+  if (k.getDimSize(r - 1) != d || v.getDimSize(r - 2) != t)
+    return emitOptionalError(loc, "key ", typeStr(k), " and value ",
+                             typeStr(v), " do not fit query ", typeStr(q));
+  SmallVector<int64_t> shape(q.getShape().drop_back(1));
+  shape.push_back(v.getDimSize(r - 1));
+  if (Value mask = adaptor.getMask()) {
+    auto m = tensorOf(mask);
+    SmallVector<int64_t> scores(q.getShape().drop_back(2)), out;
+    scores.append({s, t});
+    if (m.getElementType() != q.getElementType())
+      return emitOptionalError(loc, "mask ", typeStr(m),
+                               " must have the query's element type");
+    if (failed(broadcastShapes(loc, m.getShape(), scores, out)) ||
+        out != scores)
+      return emitOptionalError(loc, "mask ", typeStr(m),
+                               " does not broadcast to the scores ",
+                               shapeStr(scores));
+  }
+  types.push_back(RankedTensorType::get(shape, q.getElementType()));
+  return success();
+}
+
+LogicalResult LinearOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  auto a = tensorOf(adaptor.getA()), b = tensorOf(adaptor.getB());
+  SmallVector<int64_t> shape;
+  if (a.getElementType() != b.getElementType())
+    return emitOptionalError(loc, "operand element type differs: ", typeStr(a),
+                             " and ", typeStr(b));
+  if (failed(checkElementKind(loc, a, ElementKind::Float)) ||
+      failed(matmulShape(loc, a.getShape(), b.getShape(), shape)))
+    return failure();
+  auto out = RankedTensorType::get(shape, a.getElementType());
+  if (Value bias = adaptor.getBias()) {
+    auto bt = tensorOf(bias);
+    int64_t n = shape.empty() ? 1 : shape.back();
+    bool row = bt.getElementType() == a.getElementType() &&
+               bt.getNumElements() == n && !bt.getShape().empty() &&
+               bt.getShape().back() == n;
+    if (!row)
+      return emitOptionalError(loc, "bias ", typeStr(bt), " must be a row of ",
+                               n, " elements of the operands' type");
+  }
+  if (Value res = adaptor.getResidual())
+    if (res.getType() != out)
+      return emitOptionalError(loc, "residual ", typeStr(res.getType()),
+                               " must have the result's type ", typeStr(out));
+  types.push_back(out);
+  return success();
+}
+
+LogicalResult LinearOp::verify() {
+  StringRef act = getActivation();
+  if (act != "none" && act != "relu" && act != "gelu" && act != "gelu_tanh")
+    return emitOpError("activation must be none, relu, gelu or gelu_tanh, "
+                       "not '")
+           << act << "'";
+  if (getResidual() && act != "none")
+    return emitOpError("a residual comes only with activation 'none'");
+  return success();
+}
+
+} // namespace shardc::graph

@@ -27,6 +27,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 using namespace mlir;
@@ -78,7 +79,9 @@ std::string indexType(int64_t reach) {
   return reach < (int64_t(1) << 30) ? "int" : "int64_t";
 }
 
-bool isFloat(Type t) { return t.isF32() || t.isF64() || t.isF16() || t.isBF16(); }
+bool isFloat(Type t) {
+  return t.isF32() || t.isF64() || t.isF16() || t.isBF16();
+}
 
 /// The element kind of the prelude's templates (sc_elem<E>).
 std::string elemKind(Type t) {
@@ -114,7 +117,6 @@ int64_t widestWord(int64_t bytes) {
 struct Arg {
   enum Kind { Operand, Null, Int, Float, Ints, Floats, Other } kind = Other;
   int operand = -1; ///< for Operand
-  bool isDesc = false;
   int64_t i = 0;
   double f = 0;
   SmallVector<int64_t> ints;
@@ -162,12 +164,23 @@ private:
     for (size_t i = 0; ok && i < sig.size(); ++i) {
       Arg::Kind k = args[i].kind;
       switch (sig[i]) {
-      case 'o': ok = k == Arg::Operand || k == Arg::Null; break;
-      case 'i': ok = k == Arg::Int; break;
-      case 'f': ok = k == Arg::Float; break;
-      case 'a': ok = k == Arg::Ints; break;
-      case 'F': ok = k == Arg::Floats; break;
-      default: ok = false;
+      case 'o':
+        ok = k == Arg::Operand || k == Arg::Null;
+        break;
+      case 'i':
+        ok = k == Arg::Int;
+        break;
+      case 'f':
+        ok = k == Arg::Float;
+        break;
+      case 'a':
+        ok = k == Arg::Ints;
+        break;
+      case 'F':
+        ok = k == Arg::Floats;
+        break;
+      default:
+        ok = false;
       }
     }
     if (!ok) {
@@ -198,12 +211,15 @@ private:
     return cast<MemRefType>(v.getType()).getElementType();
   }
 
-  /// The kernel: `// comment`, signature, body; `launchBound` threads.
+  /// The kernel: `// comment`, the signature (every buffer of the call, in
+  /// order), `body`; launched as `grid` blocks of `block` threads.
   void finish(int64_t block, int64_t grid, const std::string &comment);
   /// 1-D grid-stride launch over `total` items.
   void launchOver(int64_t total, int64_t block = kBlock) {
-    blockSize = total > 0 ? std::min(block, std::max<int64_t>(32, ceilDiv(total, 32) * 32))
-                          : block;
+    blockSize =
+        total > 0
+            ? std::min(block, std::max<int64_t>(32, ceilDiv(total, 32) * 32))
+            : block;
     gridSize = std::min(ceilDiv(total, blockSize), kMaxGrid);
   }
 
@@ -215,7 +231,6 @@ private:
 
   std::string decls; ///< file-scope tables before the kernel
   std::string body;  ///< the kernel's statements
-  std::string summary;
   int64_t blockSize = kBlock, gridSize = 1;
   cuda::Kernel kernel;
 };
@@ -236,7 +251,6 @@ LogicalResult CallWriter::parseArgs() {
           return op.emitError("bad argument '") << v << "'";
         arg.kind = Arg::Operand;
         arg.operand = i;
-        arg.isDesc = v[1] == 'd';
       }
     } else if (auto i = dyn_cast<IntegerAttr>(a)) {
       arg.kind = Arg::Int;
@@ -267,7 +281,8 @@ void CallWriter::finish(int64_t block, int64_t grid,
     bool in = i < numInputs;
     os << (i ? ", " : "") << (in ? "const " : "") << storageCType(elem(v))
        << " *__restrict__ "
-       << (in ? "in" + std::to_string(i) : "out" + std::to_string(i - numInputs));
+       << (in ? "in" + std::to_string(i)
+              : "out" + std::to_string(i - numInputs));
   }
   os << ") {\n" << body << "}\n";
   os.flush();
@@ -280,24 +295,25 @@ void CallWriter::finish(int64_t block, int64_t grid,
 FailureOr<cuda::Kernel> CallWriter::write() {
   if (failed(parseArgs()))
     return failure();
-  LogicalResult r = llvm::StringSwitch<std::function<LogicalResult()>>(callee)
-      .Case("sc_gather", [&] { return gather(); })
-      .Case("sc_softmax", [&] { return softmax(); })
-      .Case("sc_layer_norm", [&] { return layerNorm(); })
-      .Case("sc_pool", [&] { return pool(); })
-      .Case("sc_arg_max", [&] { return argMax(); })
-      .Case("sc_topk", [&] { return topk(); })
-      .Case("sc_cumsum", [&] { return cumsum(); })
-      .Case("sc_trilu", [&] { return trilu(); })
-      .Case("sc_pad", [&] { return pad(); })
-      .Case("sc_resize", [&] { return resize(); })
-      .Case("sc_matmul_ref", [&] { return matmulRef(); })
-      .Case("sc_matmul_integer", [&] { return matmulInteger(); })
-      .Case("sc_qlinear_matmul", [&] { return qlinearMatmul(); })
-      .Case("sc_einsum", [&] {
-        return unsupported("einsum runs on the CPU target only");
-      })
-      .Default([&] { return unsupported("unknown runtime kernel"); })();
+  LogicalResult r =
+      llvm::StringSwitch<std::function<LogicalResult()>>(callee)
+          .Case("sc_gather", [&] { return gather(); })
+          .Case("sc_softmax", [&] { return softmax(); })
+          .Case("sc_layer_norm", [&] { return layerNorm(); })
+          .Case("sc_pool", [&] { return pool(); })
+          .Case("sc_arg_max", [&] { return argMax(); })
+          .Case("sc_topk", [&] { return topk(); })
+          .Case("sc_cumsum", [&] { return cumsum(); })
+          .Case("sc_trilu", [&] { return trilu(); })
+          .Case("sc_pad", [&] { return pad(); })
+          .Case("sc_resize", [&] { return resize(); })
+          .Case("sc_matmul_ref", [&] { return matmulRef(); })
+          .Case("sc_matmul_integer", [&] { return matmulInteger(); })
+          .Case("sc_qlinear_matmul", [&] { return qlinearMatmul(); })
+          .Case(
+              "sc_einsum",
+              [&] { return unsupported("einsum runs on the CPU target only"); })
+          .Default([&] { return unsupported("unknown runtime kernel"); })();
   if (failed(r))
     return failure();
   return kernel;
@@ -330,7 +346,8 @@ LogicalResult CallWriter::gather() {
   int64_t rowBytes = inner * elemBytes(elem(data));
   int64_t w = widestWord(rowBytes), row = rowBytes / w;
   int64_t total = outer * nidx * row;
-  std::string word = wordType(w), I = indexType(std::max(total, outer * n * row));
+  std::string word = wordType(w),
+              I = indexType(std::max(total, outer * n * row));
   launchOver(total);
   body = "  // rows of " + std::to_string(rowBytes) + " bytes as " +
          std::to_string(row) + " words of " + std::to_string(w) + "\n" +
@@ -455,7 +472,8 @@ LogicalResult CallWriter::layerNorm() {
   if (axis < 0 || axis > rank)
     return unsupported("axis " + Twine(intArg(7)) + " out of range for rank " +
                        Twine(rank));
-  int64_t outer = product(xs.take_front(axis)), n = product(xs.drop_front(axis));
+  int64_t outer = product(xs.take_front(axis)),
+          n = product(xs.drop_front(axis));
   if (product(shape(scale)) != n || elem(scale) != t ||
       (bias && (product(shape(bias)) != n || elem(bias) != t)))
     return unsupported("scale and bias must have the normalized shape and "
@@ -464,8 +482,8 @@ LogicalResult CallWriter::layerNorm() {
     if (stat && (!elem(stat).isF32() || product(shape(stat)) != outer))
       return unsupported("mean and inverse std must be float32 with one "
                          "value per row");
-  std::string what = "layer norm of " + dimsText(xs) + " from axis " +
-                     std::to_string(axis);
+  std::string what =
+      "layer norm of " + dimsText(xs) + " from axis " + std::to_string(axis);
   if (outer == 0 || (n == 0 && !mean && !inv)) {
     finish(32, 0, what + " (empty)");
     return success();
@@ -479,8 +497,8 @@ LogicalResult CallWriter::layerNorm() {
   body = "  sc_layer_norm_rows<" + elemKind(t) + ", " + lit(n) + ", " +
          std::to_string(p.W) + ", " + std::to_string(p.V) + ", " +
          (bias ? "true" : "false") + ">(" + param(1) + ", " + param(2) + ", " +
-         param(3) + ", " + param(4) + ", " + param(5) + ", " + param(6) +
-         ", " + lit(outer) + ", " +
+         param(3) + ", " + param(4) + ", " + param(5) + ", " + param(6) + ", " +
+         lit(outer) + ", " +
          floatLiteral(args[8].f, Float32Type::get(op.getContext())) + ");\n";
   finish(p.block, std::min(ceilDiv(outer, rowsPerBlock), kMaxGrid),
          what + ": " + std::to_string(outer) + " rows of " + std::to_string(n) +
@@ -606,8 +624,8 @@ LogicalResult CallWriter::argMax() {
   AxisView v = axisView(xs, axis);
   int64_t slices = v.outer * v.inner;
   std::string last = intArg(4) ? "true" : "false", kind = elemKind(elem(x));
-  std::string what = "arg max of " + dimsText(xs) + " along axis " +
-                     std::to_string(axis);
+  std::string what =
+      "arg max of " + dimsText(xs) + " along axis " + std::to_string(axis);
   if (slices == 0) {
     finish(32, 0, what + " (empty)");
     return success();
@@ -694,8 +712,8 @@ LogicalResult CallWriter::cumsum() {
   bool exclusive = intArg(4), reverse = intArg(5);
   if (rank == 0) {
     body = "  if (blockIdx.x == 0 && threadIdx.x == 0)\n    " + param(2) +
-           "[0] = " +
-           (exclusive ? storageCType(t) + "()" : param(1) + "[0]") + ";\n";
+           "[0] = " + (exclusive ? storageCType(t) + "()" : param(1) + "[0]") +
+           ";\n";
     finish(32, 1, "cumulative sum of a scalar");
     return success();
   }
@@ -795,24 +813,25 @@ LogicalResult CallWriter::pad() {
                          " by reflection, edge or wrap");
   }
   static const char *const modes[] = {"constant", "reflect", "edge", "wrap"};
-  std::string what = std::string(modes[mode]) + " pad " + dimsText(xs) +
-                     " -> " + dimsText(ys);
+  std::string what =
+      std::string(modes[mode]) + " pad " + dimsText(xs) + " -> " + dimsText(ys);
   if (total == 0) {
     finish(32, 0, what + " (empty)");
     return success();
   }
   launchOver(total);
-  body = "  // output dims, x strides, pads before, crops before, kept lengths\n"
-         "  const sc_pad_geom<" + std::to_string(rank) + "> g = {" +
-         braced(ys) + ", " + braced(xstride) + ", " + braced(padB) + ", " +
-         braced(cropB) + ", " + braced(len) + "};\n" + "  sc_pad<" + word +
-         ", " + std::to_string(rank) + ", " + std::to_string(mode) + ", " +
-         indexType(std::max(total, product(xs))) + ">(" + xp + ", " + yp +
-         ", " +
-         (value && mode == 0
-              ? "reinterpret_cast<const " + word + " *>(" + param(6) + ")"
-              : std::string("nullptr")) +
-         ", g, " + lit(total) + ");\n";
+  body =
+      "  // output dims, x strides, pads before, crops before, kept lengths\n"
+      "  const sc_pad_geom<" +
+      std::to_string(rank) + "> g = {" + braced(ys) + ", " + braced(xstride) +
+      ", " + braced(padB) + ", " + braced(cropB) + ", " + braced(len) + "};\n" +
+      "  sc_pad<" + word + ", " + std::to_string(rank) + ", " +
+      std::to_string(mode) + ", " + indexType(std::max(total, product(xs))) +
+      ">(" + xp + ", " + yp + ", " +
+      (value && mode == 0
+           ? "reinterpret_cast<const " + word + " *>(" + param(6) + ")"
+           : std::string("nullptr")) +
+      ", g, " + lit(total) + ");\n";
   finish(blockSize, gridSize, what);
   return success();
 }
@@ -833,7 +852,12 @@ enum ResizeCoord {
   kTfHalfPixelForNearest = 4,
   kHalfPixelSymmetric = 5,
 };
-enum NearestMode { kRoundPreferFloor = 0, kRoundPreferCeil = 1, kFloor = 2, kCeil = 3 };
+enum NearestMode {
+  kRoundPreferFloor = 0,
+  kRoundPreferCeil = 1,
+  kFloor = 2,
+  kCeil = 3
+};
 
 struct ResizeParams {
   int mode, coord, nearest;
@@ -995,12 +1019,9 @@ LogicalResult CallWriter::resize() {
   }
   if (product(xs) == 0)
     return unsupported("an empty input resized to a non-empty output");
-  ResizeParams p{mode,
-                 coord,
-                 nearest,
-                 (double)(float)args[8].f,
-                 intArg(9) != 0,
-                 intArg(11) != 0 && mode != kNearest};
+  ResizeParams p{mode,           coord,
+                 nearest,        (double)(float)args[8].f,
+                 intArg(9) != 0, intArg(11) != 0 && mode != kNearest};
   ArrayRef<float> scales = args[4].floats;
   SmallVector<int64_t> xstride(rank);
   for (int64_t d = rank - 1, s = 1; d >= 0; --d) {
@@ -1034,13 +1055,16 @@ LogicalResult CallWriter::resize() {
   }
   if (numTaps >= std::numeric_limits<int32_t>::max())
     return unsupported("too many interpolation taps");
-  decls = "// taps of " + name + " (resize.cuh)\n"
-          "static __device__ const int " + name + "_first[] = {\n" + first +
+  decls = "// taps of " + name +
+          " (resize.cuh)\n"
+          "static __device__ const int " +
+          name + "_first[] = {\n" + first +
           "};\n"
-          "static __device__ const int64_t " + name + "_off[] = {\n" + offs +
+          "static __device__ const int64_t " +
+          name + "_off[] = {\n" + offs +
           "};\n"
-          "static __device__ const double " + name + "_w[] = {\n" + wts +
-          "};\n";
+          "static __device__ const double " +
+          name + "_w[] = {\n" + wts + "};\n";
   static const char *const modes[] = {"nearest", "linear", "cubic"};
   std::string I = indexType(std::max(total, product(xs)));
   launchOver(total);
@@ -1051,8 +1075,7 @@ LogicalResult CallWriter::resize() {
          ", " + param(3) + ", g, " + name + "_first, " + name + "_off, " +
          name + "_w, " + lit(total) + ");\n";
   finish(blockSize, gridSize,
-         what + " (" + modes[mode] + "), " + std::to_string(numTaps) +
-             " taps");
+         what + " (" + modes[mode] + "), " + std::to_string(numTaps) + " taps");
   return success();
 }
 
@@ -1128,8 +1151,9 @@ static std::optional<std::string> mmShape(ArrayRef<int64_t> a,
 
 static std::string mmGeom(const MMShape &s) {
   return "  // per batch dim: size, a's and b's matrix strides\n"
-         "  const sc_mm_geom<" + std::to_string(s.od.size()) + "> g = {" +
-         braced(s.od) + ", " + braced(s.astr) + ", " + braced(s.bstr) + "};\n";
+         "  const sc_mm_geom<" +
+         std::to_string(s.od.size()) + "> g = {" + braced(s.od) + ", " +
+         braced(s.astr) + ", " + braced(s.bstr) + "};\n";
 }
 
 static std::string mmDims(const MMShape &s) {
@@ -1203,8 +1227,8 @@ LogicalResult CallWriter::matmulInteger() {
   body = mmGeom(s) + "  sc_matmul_integer<" + ty(a) + ", " + ty(az) + ", " +
          std::to_string(*am) + ", " + ty(b) + ", " + ty(bz) + ", " +
          std::to_string(*bm) + ", " + std::to_string(s.od.size()) + ">(" +
-         param(1) + ", " + param(3) + ", " + param(5) + ", " + param(7) +
-         ", " + param(9) + ", g, " + mmDims(s) + ");\n";
+         param(1) + ", " + param(3) + ", " + param(5) + ", " + param(7) + ", " +
+         param(9) + ", g, " + mmDims(s) + ");\n";
   finish(256, mmGrid(s),
          "integer matmul " + dimsText(shape(a)) + " x " + dimsText(shape(b)) +
              ", 16x16 tiles");
@@ -1246,9 +1270,9 @@ LogicalResult CallWriter::qlinearMatmul() {
          ", " + ty(bz) + ", " + n(bzm) + ", " + elemKind(elem(bs)) + ", " +
          n(bsm) + ", " + elemKind(elem(ys)) + ", " + n(ysm) + ", " + ty(y) +
          ", " + n(yzm) + ", " + std::to_string(s.od.size()) + ">(" + param(1) +
-         ", " + param(3) + ", " + param(5) + ", " + param(7) + ", " +
-         param(9) + ", " + param(11) + ", " + param(13) + ", " + param(15) +
-         ", " + param(17) + ", g, " + mmDims(s) + ");\n";
+         ", " + param(3) + ", " + param(5) + ", " + param(7) + ", " + param(9) +
+         ", " + param(11) + ", " + param(13) + ", " + param(15) + ", " +
+         param(17) + ", g, " + mmDims(s) + ");\n";
   finish(256, mmGrid(s),
          "quantized matmul " + dimsText(shape(a)) + " x " + dimsText(shape(b)) +
              ", 16x16 tiles");

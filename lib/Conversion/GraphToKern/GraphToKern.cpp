@@ -250,6 +250,8 @@ void ConvertGraphToKernPass::runOnOperation() {
     addConvLowerings(t);
     addSelectionLowerings(t);
     addQuantLowerings(t);
+    addFusedLowerings(t);
+    addAttentionLowerings(t);
     return t;
   }();
 

@@ -135,6 +135,8 @@ void addLinalgLowerings(LoweringTable &table);
 void addConvLowerings(LoweringTable &table);
 void addSelectionLowerings(LoweringTable &table);
 void addQuantLowerings(LoweringTable &table);
+void addFusedLowerings(LoweringTable &table);
+void addAttentionLowerings(LoweringTable &table);
 
 /// A generated reduction of graph value `input` over `axes` (empty: all)
 /// into `output`, whose elements are the kept dims in order.

@@ -725,14 +725,22 @@ LogicalResult CallWriter::cumsum() {
   AxisView v = axisView(xs, axis);
   int64_t slices = v.outer * v.inner;
   std::string I = indexType(product(xs));
+  std::string what = "cumulative sum of " + dimsText(xs) + " along axis " +
+                     std::to_string(axis);
+  std::string flags = std::string(exclusive ? "true" : "false") + ", " +
+                      (reverse ? "true" : "false");
+  std::string dims = lit(v.outer) + ", " + lit(v.n) + ", " + lit(v.inner);
+  if (!isFloat(t) && v.n >= 256 && slices > 0) {
+    // Integer sums are exact in any order: a block scans each slice.
+    body = "  sc_cumsum_block<" + elemKind(t) + ", " + flags + ", 256, " + I +
+           ">(" + param(1) + ", " + param(2) + ", " + dims + ");\n";
+    finish(256, std::min(slices, kMaxGrid), what + ", a block per slice");
+    return success();
+  }
   launchOver(v.n ? slices : 0);
-  body = "  sc_cumsum<" + elemKind(t) + ", " + (exclusive ? "true" : "false") +
-         ", " + (reverse ? "true" : "false") + ", " + I + ">(" + param(1) +
-         ", " + param(2) + ", " + lit(v.outer) + ", " + lit(v.n) + ", " +
-         lit(v.inner) + ");\n";
-  finish(blockSize, gridSize,
-         "cumulative sum of " + dimsText(xs) + " along axis " +
-             std::to_string(axis) + ", a thread per slice");
+  body = "  sc_cumsum<" + elemKind(t) + ", " + flags + ", " + I + ">(" +
+         param(1) + ", " + param(2) + ", " + dims + ");\n";
+  finish(blockSize, gridSize, what + ", a thread per slice");
   return success();
 }
 

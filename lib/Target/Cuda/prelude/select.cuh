@@ -217,6 +217,44 @@ sc_cumsum(const typename sc_elem<E>::S *__restrict__ x,
   }
 }
 
+// Integers on long axes: one block of B threads per slice scans B elements
+// at a time (a Hillis-Steele scan in shared memory) and carries the total
+// into the next B. Integer sums wrap, so any order gives the CPU's result.
+template <class E, bool EXCLUSIVE, bool REVERSE, int B, class I>
+static __device__ __forceinline__ void
+sc_cumsum_block(const typename sc_elem<E>::S *__restrict__ x,
+                typename sc_elem<E>::S *__restrict__ y, I outer, I n,
+                I inner) {
+  typedef typename sc_elem<E>::A A;
+  typedef typename sc_scan_acc<A>::T Sum;
+  static_assert(sizeof(Sum) == 8, "integers only: floats scan in order");
+  __shared__ Sum buf[B];
+  const I slices = outer * inner;
+  for (I s = blockIdx.x; s < slices; s += gridDim.x) {
+    const I base = (s / inner) * n * inner + s % inner;
+    Sum carry = 0;
+    for (I c0 = 0; c0 < n; c0 += B) {
+      const I j = c0 + threadIdx.x;
+      const I a = base + (REVERSE ? n - 1 - j : j) * inner;
+      const Sum v = j < n ? (Sum)sc_elem<E>::load(x[a]) : 0;
+      buf[threadIdx.x] = v;
+      __syncthreads();
+#pragma unroll
+      for (int off = 1; off < B; off *= 2) {
+        const Sum o = threadIdx.x >= off ? buf[threadIdx.x - off] : 0;
+        __syncthreads();
+        buf[threadIdx.x] += o;
+        __syncthreads();
+      }
+      const Sum incl = carry + buf[threadIdx.x];
+      if (j < n)
+        y[a] = sc_elem<E>::store((A)(EXCLUSIVE ? incl - v : incl));
+      carry += buf[B - 1];
+      __syncthreads();
+    }
+  }
+}
+
 // ---- trilu -------------------------------------------------------------------
 
 // Keeps column c of row i of every [rows, cols] matrix where c - i >= k

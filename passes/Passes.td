@@ -24,6 +24,60 @@ def GraphConvertPrecision : Pass<"graph-convert-precision", "mlir::func::FuncOp"
   let dependentDialects = ["shardc::graph::GraphDialect"];
 }
 
+def GraphFuseNorms : Pass<"graph-fuse-norms", "mlir::func::FuncOp"> {
+  let summary = "Recognize decomposed LayerNorm and RMSNorm";
+  let description = [{
+    Rewrites the decompositions exporters emit into `graph.layer_norm` and
+    `graph.rms_norm` (see passes/FuseNorms.cpp for the accepted forms).
+    Look-alikes (another epsilon position, a mean over other axes, a
+    different exponent) are left alone.
+  }];
+  let dependentDialects = ["shardc::graph::GraphDialect"];
+}
+
+def GraphFuseActivations : Pass<"graph-fuse-activations", "mlir::func::FuncOp"> {
+  let summary = "Recognize GELU (erf and tanh forms), SiLU and SwiGLU";
+  let description = [{
+    Rewrites decomposed activations into `graph.gelu`, `graph.silu` and
+    `graph.swiglu` (see passes/FuseActivations.cpp for the accepted forms);
+    look-alikes with other constants are left alone.
+  }];
+  let dependentDialects = ["shardc::graph::GraphDialect"];
+}
+
+def GraphFuseAttention : Pass<"graph-fuse-attention", "mlir::func::FuncOp"> {
+  let summary = "Recognize scaled dot-product attention";
+  let description = [{
+    MatMul(q, k^T), a scale (Div or Mul by a constant), an optional mask (Add
+    of a tensor, or Where with a boolean mask, causal masks built from Trilu
+    or constant triangles), Softmax over the last axis and MatMul with v
+    become one `graph.attention` (see passes/FuseAttention.cpp).
+  }];
+  let dependentDialects = ["shardc::graph::GraphDialect"];
+}
+
+def GraphFuseEpilogues : Pass<"graph-fuse-epilogues", "mlir::func::FuncOp"> {
+  let summary = "Fold bias, activation and residual adds into GEMMs";
+  let description = [{
+    A MatMul (or Gemm) followed by a bias Add (a constant row), an activation
+    (relu, gelu) and a residual Add becomes one `graph.linear`, which the
+    GEMM libraries run as one call with an epilogue (see
+    passes/FuseEpilogues.cpp).
+  }];
+  let dependentDialects = ["shardc::graph::GraphDialect"];
+}
+
+def KernFuseElementwise : Pass<"kern-fuse-elementwise", "mlir::func::FuncOp"> {
+  let summary = "Fuse producer maps into the maps and reductions they feed";
+  let description = [{
+    A `kern.map` whose output buffer is read only by one later `kern.map` or
+    `kern.reduce` is inlined into it: the producer's body is cloned into the
+    consumer's, its input accesses composed with the consumer's access to
+    the intermediate, and the intermediate buffer disappears. The rules for
+    when not to fuse are in passes/FuseElementwise.cpp.
+  }];
+}
+
 def KernPlanMemory : Pass<"kern-plan-memory", "mlir::func::FuncOp"> {
   let summary = "Place every kern.alloc in the arena by liveness";
   let description = [{

@@ -114,6 +114,15 @@ static cl::opt<bool> printWeights(
     "print-weights",
     cl::desc("Print weight blobs in full (default: elide those over 64 bytes)"),
     cl::init(false), cl::cat(shardcCat));
+static cl::opt<bool> noFusion(
+    "no-fusion",
+    cl::desc("Skip pattern recognition and fusion (one kernel per graph op)"),
+    cl::init(false), cl::cat(shardcCat));
+static cl::opt<bool> fusionReport(
+    "fusion-report",
+    cl::desc("Print what fusion did: ops per kind before and after, kernels "
+             "per layer, estimated bytes moved"),
+    cl::init(false), cl::cat(shardcCat));
 static cl::opt<bool> noCanonicalize("no-canonicalize",
                                     cl::desc("Skip the graph canonicalization"),
                                     cl::init(false), cl::cat(shardcCat));
@@ -255,6 +264,18 @@ int main(int argc, char **argv) {
             if (!storage.empty())
               pm.addNestedPass<mlir::func::FuncOp>(
                   shardc::createGraphConvertPrecision({storage}));
+            if (!noFusion) {
+              // Activations first: the epilogue fusion folds recognized
+              // GELUs into GEMMs.
+              pm.addNestedPass<mlir::func::FuncOp>(shardc::createGraphFuseNorms());
+              pm.addNestedPass<mlir::func::FuncOp>(
+                  shardc::createGraphFuseActivations());
+              pm.addNestedPass<mlir::func::FuncOp>(
+                  shardc::createGraphFuseAttention());
+              pm.addNestedPass<mlir::func::FuncOp>(
+                  shardc::createGraphFuseEpilogues());
+              pm.addPass(mlir::createCanonicalizerPass());
+            }
           },
           "graph pipeline"))
     return 1;
@@ -281,6 +302,9 @@ int main(int argc, char **argv) {
             // CUDA-only program keeps them narrow for cuBLASLt.
             pm.addPass(shardc::createConvertGraphToKern(
                 {/*halfGemm=*/program.cuda && !program.cpu}));
+            if (!noFusion)
+              pm.addNestedPass<mlir::func::FuncOp>(
+                  shardc::createKernFuseElementwise());
             pm.addNestedPass<mlir::func::FuncOp>(shardc::createKernPlanWeights());
             pm.addNestedPass<mlir::func::FuncOp>(shardc::createKernPlanMemory());
           },

@@ -4,11 +4,13 @@
 // A block runs as one std::thread per CUDA thread; blocks run one after
 // another. __syncthreads is a barrier of the block, a warp shuffle goes
 // through a slot per thread between two barriers of the warp, __shared__
-// variables are statics (one block at a time). Threads that return leave
-// the barriers, as exited CUDA threads stop counting. fp16 / bf16
+// variables are statics (one block at a time). A __syncthreads that not
+// every thread of the block reaches, or a shuffle that not every lane of
+// the warp does, aborts (CUDA leaves both undefined). fp16 / bf16
 // conversions are the CPU runtime's (round to nearest even, as CUDA's).
 #pragma once
 #include <algorithm>
+#include <atomic>
 #include <barrier>
 #include <cmath>
 #include <cstdint>
@@ -49,14 +51,41 @@ inline double __dadd_rn(double a, double b) { return a + b; }
 inline double __dmul_rn(double a, double b) { return a * b; }
 inline float __fmul_rn(float a, float b) { return a * b; }
 
+// A barrier whose phases must be reached by all of its threads or by none
+// (a phase that only returning threads complete is their exit).
+struct EmuPhaseCheck {
+  std::atomic<unsigned> *arrived;
+  unsigned size;
+  const char *what;
+  void operator()() noexcept {
+    unsigned n = arrived->exchange(0);
+    if (n && n != size) {
+      std::fprintf(stderr, "emulate: %s reached by %u of %u threads\n", what,
+                   n, size);
+      std::abort();
+    }
+  }
+};
+struct EmuBarrier {
+  std::atomic<unsigned> arrived{0};
+  std::barrier<EmuPhaseCheck> b;
+  EmuBarrier(unsigned n, const char *what)
+      : b(n, EmuPhaseCheck{&arrived, n, what}) {}
+  void wait() {
+    ++arrived;
+    b.arrive_and_wait();
+  }
+  void leave() { b.arrive_and_drop(); }
+};
+
 struct EmuBlock {
-  std::unique_ptr<std::barrier<>> block;
-  std::vector<std::unique_ptr<std::barrier<>>> warps;
+  std::unique_ptr<EmuBarrier> block;
+  std::vector<std::unique_ptr<EmuBarrier>> warps;
   std::vector<uint64_t> slots;
 };
 inline EmuBlock *emu_block;
 
-inline void __syncthreads() { emu_block->block->arrive_and_wait(); }
+inline void __syncthreads() { emu_block->block->wait(); }
 
 template <class T> inline T sc_shfl_xor(T v, int lane_mask) {
   static_assert(sizeof(T) <= 8, "shuffles move at most 8 bytes");
@@ -64,14 +93,15 @@ template <class T> inline T sc_shfl_xor(T v, int lane_mask) {
   uint64_t bits = 0;
   std::memcpy(&bits, &v, sizeof(T));
   emu_block->slots[t] = bits;
-  emu_block->warps[w]->arrive_and_wait();
+  emu_block->warps[w]->wait();
   unsigned src = (t & ~31u) | ((t & 31u) ^ (unsigned)lane_mask);
   if (src >= blockDim.x) {
-    std::fprintf(stderr, "emulate: shuffle from lane %u outside the block\n", src);
+    std::fprintf(stderr, "emulate: shuffle from lane %u outside the block\n",
+                 src);
     std::abort();
   }
   uint64_t o = emu_block->slots[src];
-  emu_block->warps[w]->arrive_and_wait();
+  emu_block->warps[w]->wait();
   T r;
   std::memcpy(&r, &o, sizeof(T));
   return r;
@@ -82,10 +112,10 @@ template <class F> void emu_launch(unsigned grid, unsigned block, F f) {
   blockDim = {block, 1, 1};
   for (unsigned b = 0; b < grid; ++b) {
     EmuBlock eb;
-    eb.block = std::make_unique<std::barrier<>>(block);
+    eb.block = std::make_unique<EmuBarrier>(block, "__syncthreads");
     for (unsigned w = 0; w * 32 < block; ++w)
-      eb.warps.push_back(
-          std::make_unique<std::barrier<>>(std::min(32u, block - 32 * w)));
+      eb.warps.push_back(std::make_unique<EmuBarrier>(
+          std::min(32u, block - 32 * w), "a warp shuffle"));
     eb.slots.resize(block);
     emu_block = &eb;
     std::vector<std::thread> threads;
@@ -94,8 +124,8 @@ template <class F> void emu_launch(unsigned grid, unsigned block, F f) {
         threadIdx = {t, 0, 0};
         blockIdx = {b, 0, 0};
         f();
-        eb.block->arrive_and_drop();
-        eb.warps[t / 32]->arrive_and_drop();
+        eb.block->leave();
+        eb.warps[t / 32]->leave();
       });
     for (std::thread &t : threads)
       t.join();

@@ -190,6 +190,23 @@ void sc_qlinear_matmul(const sc_desc *a, const void *ap, const sc_desc *as,
                        const void *bsp, const sc_desc *bzp, const void *bzpp,
                        const sc_desc *ys, const void *ysp, const sc_desc *yzp,
                        const void *yzpp, const sc_desc *y, void *yp);
+/* Scaled dot-product attention y = softmax(q k^T * scale + mask) v, the
+ * softmax over the keys. dims: the nb batch dims, then S, T, D, E (q is
+ * [batch, S, D], k [batch, T, D], v [batch, T, E], mask [batch, S, T], y
+ * [batch, S, E]). Each operand is a base pointer and a layout [offset, nb
+ * batch strides, row stride, column stride] in elements, so q, k and v can
+ * be views of one packed buffer and y can be written in another order; zero
+ * strides broadcast (the mask). mask (nullable, layout ignored then) has q's
+ * dtype and is added to the scaled scores; with causal, query s sees the
+ * keys t <= s + T - S only. Computes in fp32 with an online softmax over
+ * key blocks: the S x T scores are never stored. A query that sees no key
+ * (or only -inf scores) gets NaN, as Softmax gives. f32, f16, bf16. */
+void sc_attention(int32_t dtype, int32_t nb, const int64_t *dims,
+                  const void *q, const int64_t *q_layout, const void *k,
+                  const int64_t *k_layout, const void *v,
+                  const int64_t *v_layout, const void *mask,
+                  const int64_t *mask_layout, void *y,
+                  const int64_t *y_layout, float scale, int32_t causal);
 
 /* ---- oneDNN (runtime/src/cpu/Dnnl.cpp) ----
  * create() runs at load time and returns NULL after sc_fail() when oneDNN

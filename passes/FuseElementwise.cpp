@@ -1,18 +1,321 @@
-//===- FuseElementwise.cpp - the kern-fuse-elementwise pass ---===//
+//===- FuseElementwise.cpp - the kern-fuse-elementwise pass ----------------===//
 //
-// Placeholder: the pattern set lands with the fusion work (issue 5).
+// Inlines a producer kern.map into the kern.map or kern.reduce that reads its
+// result, so the intermediate is never stored: the producer's body is cloned
+// into the consumer's, and the producer's input accesses are composed with
+// the consumer's access to the intermediate. Chains collapse by repetition
+// (a fused consumer can be the producer of the next step), and transposes,
+// broadcasts and slices (copy maps) fold into the kernels that read them.
+//
+// When not to fuse (each rule keeps the result exact and the work bounded):
+//   1. The intermediate has another reader, is written by anything else, is
+//      seen through a kern.view, or is not a kern.alloc (a function output
+//      must be stored): fusing would recompute or lose a value someone needs.
+//   2. The consumer is a library call (kern.matmul, kern.conv, kern.call):
+//      libraries read memory.
+//   3. The producer has several outputs, reads kern.index, or does not write
+//      its output densely in its own iteration order (its shape is the
+//      buffer's, offset 0, row-major strides).
+//   4. The consumer's access to the intermediate is not a per-dim
+//      permutation, broadcast, slice or reversal of it (e.g. a reshape that
+//      merges dims): the composed access would not be strided.
+//   5. The consumer reads each intermediate element several times
+//      (broadcast) and the producer computes a transcendental (exp, log,
+//      erf, tanh, pow, sqrt, ...): recomputing it would cost more than the
+//      store and load it saves.
+//   6. An op between the two writes a buffer the producer reads, or the
+//      consumer writes one: moving the producer's loads later would read
+//      other data.
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace shardc {
 #define GEN_PASS_DEF_KERNFUSEELEMENTWISE
 #include "passes/Passes.h.inc"
 } // namespace shardc
 
+using namespace mlir;
+using namespace shardc;
+
 namespace {
-struct KernFuseElementwisePass : shardc::impl::KernFuseElementwiseBase<KernFuseElementwisePass> {
-  void runOnOperation() override {}
+
+/// The buffer a value ultimately names (through kern.view).
+Value rootOf(Value v) {
+  while (auto view = v.getDefiningOp<kern::ViewOp>())
+    v = view.getSource();
+  return v;
+}
+
+/// Buffers an op writes.
+SmallVector<Value> writtenBy(Operation *op) {
+  SmallVector<Value> out;
+  if (auto m = dyn_cast<kern::MapOp>(op))
+    out.append(m.getOutputs().begin(), m.getOutputs().end());
+  else if (auto r = dyn_cast<kern::ReduceOp>(op))
+    out.append(r.getOutputs().begin(), r.getOutputs().end());
+  else if (auto c = dyn_cast<kern::CallOp>(op))
+    out.append(c.getOutputs().begin(), c.getOutputs().end());
+  else if (auto mm = dyn_cast<kern::MatmulOp>(op))
+    out.push_back(mm.getY());
+  else if (auto conv = dyn_cast<kern::ConvOp>(op))
+    out.push_back(conv.getY());
+  for (Value &v : out)
+    v = rootOf(v);
+  return out;
+}
+
+ArrayRef<int64_t> layoutOf(ArrayAttr layouts, unsigned i) {
+  return cast<DenseI64ArrayAttr>(layouts[i]).asArrayRef();
+}
+
+/// A generated kernel, map or reduce, seen through one interface.
+struct Kernel {
+  Operation *op;
+  OperandRange inputs() const {
+    if (auto m = dyn_cast<kern::MapOp>(op))
+      return m.getInputs();
+    return cast<kern::ReduceOp>(op).getInputs();
+  }
+  OperandRange outputs() const {
+    if (auto m = dyn_cast<kern::MapOp>(op))
+      return m.getOutputs();
+    return cast<kern::ReduceOp>(op).getOutputs();
+  }
+  ArrayRef<int64_t> shape() const {
+    if (auto m = dyn_cast<kern::MapOp>(op))
+      return m.getShape();
+    return cast<kern::ReduceOp>(op).getShape();
+  }
+  ArrayAttr layouts() const {
+    if (auto m = dyn_cast<kern::MapOp>(op))
+      return m.getLayouts();
+    return cast<kern::ReduceOp>(op).getLayouts();
+  }
+  Block &body() const { return op->getRegion(0).front(); }
 };
+
+bool isTranscendental(Operation *op) {
+  return isa<math::MathDialect>(op->getDialect()) &&
+         !isa<math::AbsFOp, math::AbsIOp, math::FloorOp, math::RoundEvenOp>(op);
+}
+
+/// How the consumer's dims walk the intermediate's dims.
+struct DimMap {
+  SmallVector<int64_t> base;      ///< the intermediate's coordinate at index 0
+  SmallVector<int64_t> target;    ///< per consumer dim: intermediate dim, or -1
+  SmallVector<int64_t> direction; ///< per consumer dim: +1 or -1
+  int64_t broadcast = 1;          ///< elements read per intermediate element
+};
+
+/// Rule 4: the consumer's access [offset, strides...] to an intermediate of
+/// `shape` (dense, row-major) as per-dim steps, or nothing.
+std::optional<DimMap> mapDims(ArrayRef<int64_t> layout,
+                              ArrayRef<int64_t> consumerShape,
+                              ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides = kern::rowMajorStrides(shape);
+  int64_t total = 1;
+  for (int64_t d : shape)
+    total *= d;
+  int64_t offset = layout[0];
+  if (offset < 0 || (total > 0 && offset >= total))
+    return std::nullopt;
+  DimMap map;
+  for (size_t e = 0; e < shape.size(); ++e)
+    map.base.push_back(shape[e] ? (offset / strides[e]) % shape[e] : 0);
+  SmallVector<int64_t> lo(map.base), hi(map.base);
+  for (size_t d = 0; d < consumerShape.size(); ++d) {
+    int64_t s = layout[d + 1], n = consumerShape[d];
+    map.target.push_back(-1);
+    map.direction.push_back(1);
+    if (n == 1)
+      continue;
+    if (s == 0) {
+      map.broadcast *= n;
+      continue;
+    }
+    int64_t step = s < 0 ? -s : s;
+    int64_t e = -1;
+    for (size_t k = 0; k < shape.size(); ++k)
+      if (strides[k] == step && shape[k] > 1) {
+        e = k;
+        break;
+      }
+    if (e < 0)
+      return std::nullopt;
+    map.target[d] = e;
+    map.direction[d] = s < 0 ? -1 : 1;
+    (s < 0 ? lo[e] : hi[e]) += (s < 0 ? -1 : 1) * (n - 1);
+  }
+  for (size_t e = 0; e < shape.size(); ++e)
+    if (lo[e] < 0 || hi[e] >= shape[e])
+      return std::nullopt; // would wrap into the next dim
+  return map;
+}
+
+/// The producer's access `layout` (over its dims, which are the
+/// intermediate's) seen from the consumer's dims.
+SmallVector<int64_t> compose(ArrayRef<int64_t> layout, const DimMap &map) {
+  SmallVector<int64_t> out{layout[0]};
+  for (size_t e = 0; e < map.base.size(); ++e)
+    out[0] += map.base[e] * layout[e + 1];
+  for (size_t d = 0; d < map.target.size(); ++d)
+    out.push_back(map.target[d] < 0
+                      ? 0
+                      : map.direction[d] * layout[map.target[d] + 1]);
+  return out;
+}
+
+struct KernFuseElementwisePass
+    : shardc::impl::KernFuseElementwiseBase<KernFuseElementwisePass> {
+  void runOnOperation() override {
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      SmallVector<kern::MapOp> maps;
+      getOperation().walk([&](kern::MapOp m) { maps.push_back(m); });
+      for (kern::MapOp producer : maps)
+        if (tryFuse(producer)) {
+          changed = true;
+          break; // the op list is stale
+        }
+    }
+  }
+
+  bool tryFuse(kern::MapOp producer);
+};
+
+bool KernFuseElementwisePass::tryFuse(kern::MapOp producer) {
+  // Rule 3.
+  if (producer.getOutputs().size() != 1)
+    return false;
+  bool usesIndex = false;
+  producer.getBody().walk([&](kern::IndexOp) { usesIndex = true; });
+  if (usesIndex)
+    return false;
+  Value inter = producer.getOutputs()[0];
+  auto alloc = inter.getDefiningOp<kern::AllocOp>();
+  auto type = cast<MemRefType>(inter.getType());
+  ArrayRef<int64_t> shape = type.getShape();
+  unsigned numIn = producer.getInputs().size();
+  ArrayRef<int64_t> outLayout = layoutOf(producer.getLayouts(), numIn);
+  SmallVector<int64_t> dense{0};
+  dense.append(kern::rowMajorStrides(shape));
+  if (!alloc || producer.getShape() != shape || outLayout != ArrayRef(dense))
+    return false;
+
+  // Rule 1: exactly one other use, as one input of a generated kernel.
+  Operation *consumerOp = nullptr;
+  for (OpOperand &use : inter.getUses()) {
+    if (use.getOwner() == producer)
+      continue;
+    if (consumerOp)
+      return false;
+    consumerOp = use.getOwner();
+  }
+  // Rule 2.
+  if (!consumerOp || !isa<kern::MapOp, kern::ReduceOp>(consumerOp) ||
+      consumerOp->getBlock() != producer->getBlock() ||
+      !producer->isBeforeInBlock(consumerOp))
+    return false;
+  Kernel consumer{consumerOp};
+  SmallVector<unsigned> positions;
+  for (auto [i, in] : llvm::enumerate(consumer.inputs()))
+    if (in == inter)
+      positions.push_back(i);
+  if (positions.size() != 1 || llvm::is_contained(consumer.outputs(), inter))
+    return false;
+  unsigned pos = positions.front();
+
+  // Rule 4.
+  std::optional<DimMap> dims =
+      mapDims(layoutOf(consumer.layouts(), pos), consumer.shape(), shape);
+  if (!dims)
+    return false;
+  // Rule 5.
+  if (dims->broadcast > 1) {
+    bool costly = false;
+    producer.getBody().walk([&](Operation *op) { costly |= isTranscendental(op); });
+    if (costly)
+      return false;
+  }
+  // Rule 6.
+  llvm::SmallPtrSet<Value, 8> read;
+  for (Value in : producer.getInputs())
+    read.insert(rootOf(in));
+  for (Operation *op = producer->getNextNode(); op; op = op->getNextNode()) {
+    for (Value w : writtenBy(op))
+      if (read.contains(w))
+        return false;
+    if (op == consumerOp)
+      break;
+  }
+
+  // The fused consumer: its inputs with the intermediate replaced by the
+  // producer's, the producer's layouts composed.
+  SmallVector<Value> inputs;
+  SmallVector<Attribute> layouts;
+  MLIRContext *ctx = producer.getContext();
+  for (auto [i, in] : llvm::enumerate(consumer.inputs())) {
+    if (i != pos) {
+      inputs.push_back(in);
+      layouts.push_back(consumer.layouts()[i]);
+      continue;
+    }
+    for (auto [k, pin] : llvm::enumerate(producer.getInputs())) {
+      inputs.push_back(pin);
+      layouts.push_back(DenseI64ArrayAttr::get(
+          ctx, compose(layoutOf(producer.getLayouts(), k), *dims)));
+    }
+  }
+  for (size_t o = 0; o < consumer.outputs().size(); ++o)
+    layouts.push_back(consumer.layouts()[consumer.inputs().size() + o]);
+
+  OpBuilder b(consumerOp);
+  OperationState state(consumerOp->getLoc(), consumerOp->getName());
+  state.addOperands(inputs);
+  SmallVector<Value> outputs(consumer.outputs());
+  state.addOperands(outputs);
+  for (NamedAttribute attr : consumerOp->getAttrs())
+    if (attr.getName() != "layouts" && attr.getName() != "operandSegmentSizes")
+      state.addAttribute(attr.getName(), attr.getValue());
+  state.addAttribute("layouts", ArrayAttr::get(ctx, layouts));
+  state.addAttribute("operandSegmentSizes",
+                     b.getDenseI32ArrayAttr({static_cast<int32_t>(inputs.size()),
+                                             static_cast<int32_t>(outputs.size())}));
+  Region *region = state.addRegion();
+  Block *block = new Block();
+  region->push_back(block);
+  Block &cBody = consumer.body(), &pBody = producer.getBody().front();
+  IRMapping mapping;
+  for (auto [i, arg] : llvm::enumerate(cBody.getArguments())) {
+    if (i == pos) {
+      for (BlockArgument parg : pBody.getArguments())
+        mapping.map(parg, block->addArgument(parg.getType(), parg.getLoc()));
+      continue;
+    }
+    mapping.map(arg, block->addArgument(arg.getType(), arg.getLoc()));
+  }
+  OpBuilder bb(ctx); // the region has no parent op yet
+  bb.setInsertionPointToEnd(block);
+  for (Operation &op : pBody.without_terminator())
+    bb.clone(op, mapping);
+  mapping.map(cBody.getArgument(pos),
+              mapping.lookup(pBody.getTerminator()->getOperand(0)));
+  for (Operation &op : cBody)
+    bb.clone(op, mapping);
+
+  b.create(state); // generated kernels have no results
+  consumerOp->erase();
+  producer->erase();
+  if (alloc->use_empty())
+    alloc->erase();
+  return true;
+}
+
 } // namespace

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FusionReport.h"
 #include "Toolchain.h"
 #include "Version.h"
 #include "dialects/Graph/IR/GraphOps.h"
@@ -243,16 +244,20 @@ int main(int argc, char **argv) {
       diagnostic = where + ": " + d.str();
     return mlir::success();
   });
-  auto runPipeline = [&](auto populate, StringRef what) {
+  auto runPipelineOn = [&](mlir::ModuleOp target, auto populate,
+                           StringRef what) {
     mlir::PassManager pm(&context);
     if (failed(mlir::applyPassManagerCLOptions(pm)))
       return false;
     populate(pm);
-    if (succeeded(pm.run(*module)))
+    if (succeeded(pm.run(target)))
       return true;
     fatal(diagnostic.empty() ? inputFile + ": " + what.str() + " failed"
                              : diagnostic);
     return false;
+  };
+  auto runPipeline = [&](auto populate, StringRef what) {
+    return runPipelineOn(*module, populate, what);
   };
 
   if (!runPipeline(
@@ -264,6 +269,15 @@ int main(int argc, char **argv) {
             if (!storage.empty())
               pm.addNestedPass<mlir::func::FuncOp>(
                   shardc::createGraphConvertPrecision({storage}));
+          },
+          "graph pipeline"))
+    return 1;
+  // --fusion-report compares with the same program compiled without fusion.
+  mlir::OwningOpRef<mlir::ModuleOp> unfused;
+  if (fusionReport)
+    unfused = module->clone();
+  if (!runPipeline(
+          [&](mlir::PassManager &pm) {
             if (!noFusion) {
               // Activations first: the epilogue fusion folds recognized
               // GELUs into GEMMs.
@@ -293,6 +307,9 @@ int main(int argc, char **argv) {
     output->keep();
     return 0;
   };
+  std::map<std::string, unsigned> fusedGraphOps;
+  if (fusionReport)
+    fusedGraphOps = shardc::countGraphOps(*module);
   if (emit == Emit::Graph)
     return writeText([&](raw_ostream &os) { module->print(os, flags); });
 
@@ -311,6 +328,22 @@ int main(int argc, char **argv) {
           "kern lowering"))
     return 1;
   stage("lowered to kern, planned");
+  if (fusionReport) {
+    std::map<std::string, unsigned> graphBefore =
+        shardc::countGraphOps(*unfused);
+    if (!runPipelineOn(
+            *unfused,
+            [&](mlir::PassManager &pm) {
+              pm.addPass(shardc::createConvertGraphToKern(
+                  {/*halfGemm=*/program.cuda && !program.cpu}));
+            },
+            "kern lowering (without fusion)"))
+      return 1;
+    shardc::printFusionReport(outputFile == "-" ? errs() : outs(),
+                              graphBefore, fusedGraphOps,
+                              shardc::kernelStats(*unfused),
+                              shardc::kernelStats(*module));
+  }
   if (emit == Emit::Kern)
     return writeText([&](raw_ostream &os) { module->print(os, flags); });
 

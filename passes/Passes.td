@@ -48,10 +48,14 @@ def GraphFuseActivations : Pass<"graph-fuse-activations", "mlir::func::FuncOp"> 
 def GraphFuseAttention : Pass<"graph-fuse-attention", "mlir::func::FuncOp"> {
   let summary = "Recognize scaled dot-product attention";
   let description = [{
-    MatMul(q, k^T), a scale (Div or Mul by a constant), an optional mask (Add
-    of a tensor, or Where with a boolean mask, causal masks built from Trilu
-    or constant triangles), Softmax over the last axis and MatMul with v
-    become one `graph.attention` (see passes/FuseAttention.cpp).
+    MatMul(q, k^T), a scale (Div or Mul of the scores by a constant scalar,
+    or of q / k^T before the product), optional masks (Add of a tensor, or
+    Where with a -inf or <= -1e4 fill), Softmax over the last axis and
+    MatMul with v become one `graph.attention`. A constant mask that is
+    exactly causal (constant triangles, Trilu of ones) sets `causal`; other
+    boolean masks become additive ones. k^T's transpose is folded into k's
+    (GPT-2's perm 0,2,3,1 becomes 0,2,1,3). See passes/FuseAttention.cpp
+    for the forms and the look-alikes that are not fused.
   }];
   let dependentDialects = ["shardc::graph::GraphDialect"];
 }

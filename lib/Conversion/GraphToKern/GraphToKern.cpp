@@ -28,6 +28,13 @@ Value KernLowering::get(Value v) {
   auto it = buffers.find(v);
   if (it != buffers.end())
     return it->second;
+  Operation *def = v.getDefiningOp();
+  if (def && deferred.contains(def) && lowered.insert(def).second) {
+    // A deferred layout op something reads as a buffer after all: lower it
+    // here (layout lowerings do not fail).
+    (void)table->lookup(def->getName().getStringRef())(def, *this);
+    return buffers.lookup(v);
+  }
   auto constant = v.getDefiningOp<graph::ConstantOp>();
   assert(constant && "graph value lowered before its producer");
   OpBuilder::InsertionGuard guard(b);
@@ -292,10 +299,34 @@ void ConvertGraphToKernPass::runOnOperation() {
   for (Value arg : body.getArguments())
     lowering.pendingOutputs.erase(arg);
 
+  // Layout ops whose every use reads them through strides are deferred
+  // (users first: reverse program order).
+  static const AbsorbTable absorbers = [] {
+    AbsorbTable t;
+    addAttentionAbsorbers(t);
+    return t;
+  }();
+  lowering.table = &table;
+  for (Operation &op : llvm::reverse(body.without_terminator())) {
+    if (!isa<graph::SplitOp, graph::TransposeOp, graph::ReshapeOp,
+             graph::SqueezeOp, graph::UnsqueezeOp, graph::FlattenOp>(op))
+      continue;
+    bool absorbed = !op.use_empty();
+    for (OpOperand &use : op.getUses()) {
+      Operation *user = use.getOwner();
+      auto a = absorbers.find(user->getName().getStringRef());
+      absorbed &= lowering.deferred.contains(user) ||
+                  (a != absorbers.end() && a->second(use));
+    }
+    if (absorbed)
+      lowering.deferred.insert(&op);
+  }
+
   bool failed = false;
   for (Operation &op : body.without_terminator()) {
-    if (isa<graph::ConstantOp>(op))
-      continue; // materialized where read
+    if (isa<graph::ConstantOp>(op) || lowering.deferred.contains(&op) ||
+        lowering.lowered.contains(&op))
+      continue; // materialized where read, or lowered out of order
     auto it = table.find(op.getName().getStringRef());
     if (it == table.end()) {
       op.emitError() << "no kern lowering for '" << op.getName() << "'";

@@ -12,3 +12,5 @@ using namespace shardc;
 using namespace shardc::kern;
 
 void shardc::kern::addAttentionLowerings(LoweringTable &t) { (void)t; }
+
+void shardc::kern::addAttentionAbsorbers(AbsorbTable &t) { (void)t; }

@@ -12,6 +12,7 @@
 #include "dialects/Graph/IR/GraphOps.h"
 #include "dialects/Kern/IR/KernOps.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSwitch.h"
 
@@ -51,6 +52,14 @@ struct Scalar {
 
 using BodyFn = std::function<llvm::SmallVector<mlir::Value>(
     Scalar &s, mlir::ValueRange args)>;
+
+class KernLowering;
+using LowerFn = std::function<mlir::LogicalResult(mlir::Operation *, KernLowering &)>;
+using LoweringTable = llvm::StringMap<LowerFn>;
+/// Whether a use reads its value through strides, without a buffer of the
+/// value's own (see KernLowering::deferred).
+using AbsorbFn = std::function<bool(mlir::OpOperand &)>;
+using AbsorbTable = llvm::StringMap<AbsorbFn>;
 
 class KernLowering {
 public:
@@ -119,15 +128,21 @@ public:
   mlir::LogicalResult fail(mlir::Operation *op, const llvm::Twine &msg);
 
   llvm::DenseMap<mlir::Value, mlir::Value> buffers;
+  /// Layout ops (split, transpose, reshape-likes) whose every use reads
+  /// them through strides (an AbsorbTable entry, or another deferred op):
+  /// not lowered in program order; get() lowers one where something needs
+  /// its buffer after all.
+  llvm::DenseSet<mlir::Operation *> deferred;
+  /// Ops lowered out of program order (lazily, or written directly by the
+  /// op they feed): the driver skips them.
+  llvm::DenseSet<mlir::Operation *> lowered;
+  const LoweringTable *table = nullptr;
   /// Returned graph values not yet claimed, to the output argument(s).
   llvm::DenseMap<mlir::Value, llvm::SmallVector<mlir::Value, 1>> pendingOutputs;
 
 private:
   mlir::Block *entry;
 };
-
-using LowerFn = std::function<mlir::LogicalResult(mlir::Operation *, KernLowering &)>;
-using LoweringTable = llvm::StringMap<LowerFn>;
 
 void addElementwiseLowerings(LoweringTable &table);
 void addShapeLowerings(LoweringTable &table);
@@ -137,6 +152,7 @@ void addSelectionLowerings(LoweringTable &table);
 void addQuantLowerings(LoweringTable &table);
 void addFusedLowerings(LoweringTable &table);
 void addAttentionLowerings(LoweringTable &table);
+void addAttentionAbsorbers(AbsorbTable &table);
 
 /// A generated reduction of graph value `input` over `axes` (empty: all)
 /// into `output`, whose elements are the kept dims in order.

@@ -1,7 +1,26 @@
 //===- LowerAttention.cpp - scaled dot-product attention -------------------===//
 //
-// graph.attention becomes one runtime kernel call that never materializes
-// the score matrix.
+// graph.attention becomes one runtime kernel call (sc_attention,
+// runtime/src/cpu/Attention.cpp; a flash-attention kernel on CUDA) that
+// never materializes the score matrix.
+//
+// The kernel takes each operand as a base buffer plus [offset, batch
+// strides, row stride, column stride], so the layout ops around attention
+// in transformer exports cost nothing:
+//
+// - inputs: q, k and v are read through the deferred layout ops that
+//   produce them (GraphToKern.cpp defers a split / transpose / reshape whose
+//   every use absorbs it): GPT-2's split of the QKV GEMM output, reshape to
+//   [B, S, H, D] and transpose (0, 2, 1, 3) become offsets and strides into
+//   the GEMM's buffer. A view the strides cannot express (a reshape that
+//   merges non-contiguous dims) is materialized after all.
+// - output: a chain of single-use transposes and reshapes after attention
+//   (GPT-2's transpose (0, 2, 1, 3) and reshape to [B, S, H * E]) is
+//   absorbed backwards: the kernel writes the chain's final value directly,
+//   and the chain's ops are marked lowered.
+//
+// The leading (batch) dims of all operands are merged where every operand's
+// strides allow, and size-1 ones dropped, so the kernel usually sees two.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +30,268 @@ using namespace mlir;
 using namespace shardc;
 using namespace shardc::kern;
 
-void shardc::kern::addAttentionLowerings(LoweringTable &t) { (void)t; }
+namespace {
 
-void shardc::kern::addAttentionAbsorbers(AbsorbTable &t) { (void)t; }
+/// A graph value as a strided view of a buffer.
+struct Strided {
+  Value buffer;
+  int64_t offset = 0;
+  SmallVector<int64_t> shape, strides;
+};
+
+int64_t product(ArrayRef<int64_t> v) {
+  int64_t n = 1;
+  for (int64_t x : v)
+    n *= x;
+  return n;
+}
+
+/// The strides of a reshape to `to` of elements laid out as `shape` with
+/// `strides`, or nothing when a group of merged dims is not contiguous.
+std::optional<SmallVector<int64_t>> reshapeStrides(ArrayRef<int64_t> shape,
+                                                   ArrayRef<int64_t> strides,
+                                                   ArrayRef<int64_t> to) {
+  SmallVector<int64_t> out(to.size(), 0);
+  if (product(shape) == 0)
+    return out;
+  SmallVector<int64_t> os, ost; // size-1 dims carry no stride
+  for (auto [d, s] : llvm::zip(shape, strides))
+    if (d != 1) {
+      os.push_back(d);
+      ost.push_back(s);
+    }
+  size_t i = 0, j = 0;
+  while (j < to.size()) {
+    if (to[j] == 1) {
+      ++j;
+      continue;
+    }
+    // The smallest group of old dims [i, i2) and new dims [j, j2) with
+    // equal products.
+    size_t i2 = i + 1, j2 = j + 1;
+    int64_t po = os[i], pn = to[j];
+    while (po != pn) {
+      if (pn < po)
+        pn *= to[j2++];
+      else
+        po *= os[i2++];
+    }
+    for (size_t k = i; k + 1 < i2; ++k)
+      if (ost[k] != ost[k + 1] * os[k + 1])
+        return std::nullopt;
+    int64_t s = ost[i2 - 1];
+    for (size_t m = j2; m-- > j;) {
+      out[m] = s;
+      s *= to[m];
+    }
+    i = i2;
+    j = j2;
+  }
+  return out;
+}
+
+Strided denseView(Value buffer, ArrayRef<int64_t> shape) {
+  return {buffer, 0, SmallVector<int64_t>(shape), rowMajorStrides(shape)};
+}
+
+/// `v` as a strided view: through the deferred layout ops that produce it,
+/// else its own buffer.
+Strided stridedView(KernLowering &l, Value v) {
+  Operation *def = v.getDefiningOp();
+  if (!l.buffers.count(v) && def && l.deferred.contains(def) &&
+      !l.lowered.contains(def)) {
+    ArrayRef<int64_t> shape = shapeOf(v);
+    if (auto t = dyn_cast<graph::TransposeOp>(def)) {
+      Strided in = stridedView(l, t.getInput());
+      Strided out{in.buffer, in.offset, SmallVector<int64_t>(shape), {}};
+      for (int64_t p : t.getPerm())
+        out.strides.push_back(in.strides[p]);
+      return out;
+    }
+    if (auto s = dyn_cast<graph::SplitOp>(def)) {
+      Strided in = stridedView(l, s.getInput());
+      int64_t axis = s.getAxis(), start = 0;
+      for (Value r : s.getOutputs()) {
+        if (r == v)
+          break;
+        start += shapeOf(r)[axis];
+      }
+      in.offset += start * in.strides[axis];
+      in.shape.assign(shape.begin(), shape.end());
+      return in;
+    }
+    if (isa<graph::ReshapeOp, graph::SqueezeOp, graph::UnsqueezeOp,
+            graph::FlattenOp>(def)) {
+      Strided in = stridedView(l, def->getOperand(0));
+      if (auto st = reshapeStrides(in.shape, in.strides, shape))
+        return {in.buffer, in.offset, SmallVector<int64_t>(shape), *st};
+    }
+    // Not expressible: materialized below (get() lowers it lazily).
+  }
+  return denseView(l.get(v), shapeOf(v));
+}
+
+int32_t onnxFloatDType(Type t) {
+  if (t.isF32())
+    return 1;
+  if (t.isF16())
+    return 10;
+  if (t.isF64())
+    return 11;
+  if (t.isBF16())
+    return 16;
+  return -1;
+}
+
+/// The single-use transposes and reshapes after `v` that can be written
+/// through strides: the ops (in order), the final value and the strides of
+/// `v`'s elements in the final value's dense buffer.
+struct OutputChain {
+  SmallVector<Operation *> ops;
+  Value final;
+  SmallVector<int64_t> strides;
+};
+
+std::optional<SmallVector<int64_t>> stridesThrough(ArrayRef<Operation *> ops,
+                                                   Value final) {
+  SmallVector<int64_t> shape(shapeOf(final)), strides = rowMajorStrides(shape);
+  for (Operation *op : llvm::reverse(ops)) {
+    ArrayRef<int64_t> in = shapeOf(op->getOperand(0));
+    if (auto t = dyn_cast<graph::TransposeOp>(op)) {
+      SmallVector<int64_t> s(in.size());
+      for (auto [d, p] : llvm::enumerate(t.getPerm()))
+        s[p] = strides[d];
+      strides = s;
+    } else {
+      auto s = reshapeStrides(shape, strides, in);
+      if (!s)
+        return std::nullopt;
+      strides = *s;
+    }
+    shape.assign(in.begin(), in.end());
+  }
+  return strides;
+}
+
+OutputChain outputChain(KernLowering &l, Value v) {
+  OutputChain c;
+  Value cur = v;
+  while (cur.hasOneUse()) {
+    Operation *user = *cur.getUsers().begin();
+    if (!isa<graph::TransposeOp, graph::ReshapeOp, graph::SqueezeOp,
+             graph::UnsqueezeOp, graph::FlattenOp>(user) ||
+        l.deferred.contains(user))
+      break;
+    c.ops.push_back(user);
+    cur = user->getResult(0);
+  }
+  // The longest prefix whose strides can be expressed.
+  while (true) {
+    c.final = c.ops.empty() ? v : c.ops.back()->getResult(0);
+    if (auto s = stridesThrough(c.ops, c.final)) {
+      c.strides = *s;
+      return c;
+    }
+    c.ops.pop_back();
+  }
+}
+
+LogicalResult lowerAttention(graph::AttentionOp op, KernLowering &l) {
+  Location loc = op.getLoc();
+  Type elem = elemOf(op.getQuery());
+  int32_t dtype = onnxFloatDType(elem);
+  if (dtype < 0)
+    return l.fail(op, "needs f32, f16, bf16 or f64 operands");
+  ArrayRef<int64_t> qs = shapeOf(op.getQuery()), ks = shapeOf(op.getKey()),
+                    vs = shapeOf(op.getValue());
+  int64_t r = qs.size();
+  int64_t S = qs[r - 2], D = qs[r - 1], T = ks[r - 2], E = vs[r - 1];
+  SmallVector<int64_t> lead(qs.drop_back(2));
+
+  // Operands: q, k, v, mask (broadcast to the scores), y.
+  SmallVector<Strided> ops{stridedView(l, op.getQuery()),
+                           stridedView(l, op.getKey()),
+                           stridedView(l, op.getValue())};
+  bool hasMask = static_cast<bool>(op.getMask());
+  if (hasMask) {
+    SmallVector<int64_t> scores(lead);
+    scores.append({S, T});
+    Access a = KernLowering::broadcast(l.get(op.getMask()), scores);
+    ops.push_back({a.buffer, a.layout[0], scores,
+                   SmallVector<int64_t>(ArrayRef(a.layout).drop_front())});
+  }
+  OutputChain chain = outputChain(l, op.getOutput());
+  Value y = l.result(chain.final);
+  ops.push_back({y, 0, SmallVector<int64_t>(shapeOf(op.getOutput())),
+                 chain.strides});
+
+  // Merge the leading dims where every operand allows; drop size-1 ones.
+  SmallVector<int64_t> dims;
+  SmallVector<SmallVector<int64_t>> bstr(ops.size());
+  for (size_t d = 0; d < lead.size(); ++d) {
+    if (lead[d] == 1)
+      continue;
+    bool merge = !dims.empty();
+    for (auto [o, s] : llvm::zip(ops, bstr))
+      merge &= !s.empty() && s.back() == o.strides[d] * lead[d];
+    if (merge) {
+      dims.back() *= lead[d];
+      for (auto [o, s] : llvm::zip(ops, bstr))
+        s.back() = o.strides[d];
+      continue;
+    }
+    dims.push_back(lead[d]);
+    for (auto [o, s] : llvm::zip(ops, bstr))
+      s.push_back(o.strides[d]);
+  }
+  int64_t nb = dims.size();
+  dims.append({S, T, D, E});
+
+  // One kernel input per distinct buffer.
+  SmallVector<Value> ins;
+  auto indexOf = [&](Value buffer) {
+    auto it = llvm::find(ins, buffer);
+    if (it != ins.end())
+      return (unsigned)(it - ins.begin());
+    ins.push_back(buffer);
+    return (unsigned)ins.size() - 1;
+  };
+  SmallVector<unsigned> index;
+  for (size_t i = 0; i + 1 < ops.size(); ++i)
+    index.push_back(indexOf(ops[i].buffer));
+  auto layout = [&](size_t i) {
+    SmallVector<int64_t> a{ops[i].offset};
+    a.append(bstr[i]);
+    a.append(ArrayRef(ops[i].strides).take_back(2).begin(),
+             ArrayRef(ops[i].strides).take_back(2).end());
+    return l.i64s(a);
+  };
+  size_t yi = ops.size() - 1;
+  SmallVector<Attribute> args{l.i32(dtype), l.i32(nb), l.i64s(dims)};
+  for (size_t i = 0; i < 3; ++i)
+    args.append({l.ptr(index[i]), layout(i)});
+  if (hasMask)
+    args.append({l.ptr(index[3]), layout(3)});
+  else
+    args.append({l.null(), l.null()});
+  args.append({l.ptr(ins.size()), layout(yi), l.f32(op.getScale().convertToFloat()),
+               l.i32(op.getCausal())});
+  l.call(loc, "sc_attention", ins, {y}, args);
+  for (Operation *o : chain.ops)
+    l.lowered.insert(o);
+  return success();
+}
+
+} // namespace
+
+void shardc::kern::addAttentionLowerings(LoweringTable &t) {
+  addLowering<graph::AttentionOp>(t, lowerAttention);
+}
+
+void shardc::kern::addAttentionAbsorbers(AbsorbTable &t) {
+  // q, k and v are read through strides; the mask is not (it is usually a
+  // constant or a broadcast).
+  t[graph::AttentionOp::getOperationName()] = [](OpOperand &use) {
+    return use.getOperandNumber() < 3;
+  };
+}

@@ -28,9 +28,31 @@ def GraphFuseNorms : Pass<"graph-fuse-norms", "mlir::func::FuncOp"> {
   let summary = "Recognize decomposed LayerNorm and RMSNorm";
   let description = [{
     Rewrites the decompositions exporters emit into `graph.layer_norm` and
-    `graph.rms_norm` (see passes/FuseNorms.cpp for the accepted forms).
-    Look-alikes (another epsilon position, a mean over other axes, a
-    different exponent) are left alone.
+    `graph.rms_norm`. A match is rooted at `n = num / sqrt(ms + eps)` (a
+    Div by a Sqrt, or a Mul by `Reciprocal(Sqrt)` or `Div(1, Sqrt)`), with
+    `eps` a constant and `ms = ReduceMean(Pow(num, 2) | Mul(num, num))`
+    keeping dims over contiguous axes that end at the last one. PyTorch's
+    opset-14 LayerNorm
+
+      %m = graph.reduce_mean %x {axes = array<i64: 2>}
+      %d = graph.sub %x, %m
+      %p = graph.pow %d, %two
+      %v = graph.reduce_mean %p {axes = array<i64: 2>}
+      %a = graph.add %v, %eps
+      %s = graph.sqrt %a
+      %n = graph.div %d, %s
+      %y = graph.mul %n, %gamma
+      %z = graph.add %y, %beta
+
+    becomes `graph.layer_norm %x, %gamma, %beta {axis = 2, epsilon = eps}`.
+    `num = Sub(x, ReduceMean(x))` over the same axes makes a LayerNorm
+    (gamma and beta optional, in either operand order); any other `num` an
+    RMSNorm of it (or of `x` when `num = Cast(x)` widens, HF's fp32
+    upcast, with the cast back absorbed) times an optional weight. Every
+    intermediate must have no other user; gamma, beta and the weight must
+    vary along the normalized axes only. Look-alikes (another epsilon
+    position, a mean over other axes, a different exponent) are left alone.
+    The accepted forms are listed in passes/FuseNorms.cpp.
   }];
   let dependentDialects = ["shardc::graph::GraphDialect"];
 }

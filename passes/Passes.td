@@ -61,8 +61,23 @@ def GraphFuseActivations : Pass<"graph-fuse-activations", "mlir::func::FuncOp"> 
   let summary = "Recognize GELU (erf and tanh forms), SiLU and SwiGLU";
   let description = [{
     Rewrites decomposed activations into `graph.gelu`, `graph.silu` and
-    `graph.swiglu` (see passes/FuseActivations.cpp for the accepted forms);
-    look-alikes with other constants are left alone.
+    `graph.swiglu`. PyTorch's exact GELU (opsets 14 and 17)
+
+      %0 = graph.div %x, %sqrt2
+      %1 = graph.erf %0
+      %2 = graph.add %1, %one
+      %3 = graph.mul %x, %2
+      %4 = graph.mul %3, %half
+
+    becomes `graph.gelu %x`; the three factors may come in any order and
+    association, `x / sqrt(2)` may be `x * (1 / sqrt(2))`. The tanh form
+    `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))` (cube as `Pow(x, 3)`
+    or `x * x * x`) becomes `approximate = "tanh"`; `x * sigmoid(x)` a
+    `graph.silu`; `silu(a) * b` with `a`, `b` and the result of one type a
+    `graph.swiglu`. Constants match within 1e-4 relative (one ulp of fp16 /
+    bf16 graphs); look-alikes with other constants, another tensor or an
+    intermediate used elsewhere are left alone (see
+    passes/FuseActivations.cpp).
   }];
   let dependentDialects = ["shardc::graph::GraphDialect"];
 }

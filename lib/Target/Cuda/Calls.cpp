@@ -12,8 +12,8 @@
 // Families: gather.cuh (sc_gather), normalize.cuh (sc_softmax,
 // sc_layer_norm), pool.cuh (sc_pool), select.cuh (sc_arg_max, sc_topk,
 // sc_cumsum, sc_trilu), pad.cuh (sc_pad), resize.cuh (sc_resize),
-// matmul.cuh (sc_matmul_ref, sc_matmul_integer, sc_qlinear_matmul).
-// sc_einsum has no CUDA form.
+// matmul.cuh (sc_matmul_ref, sc_matmul_integer, sc_qlinear_matmul),
+// attention.cuh (sc_attention). sc_einsum has no CUDA form.
 //
 //===----------------------------------------------------------------------===//
 
@@ -149,6 +149,7 @@ private:
   LogicalResult matmulRef();
   LogicalResult matmulInteger();
   LogicalResult qlinearMatmul();
+  LogicalResult attention();
 
   /// The compile error for a call the CUDA target cannot take.
   LogicalResult unsupported(const Twine &why) {
@@ -310,6 +311,7 @@ FailureOr<cuda::Kernel> CallWriter::write() {
           .Case("sc_matmul_ref", [&] { return matmulRef(); })
           .Case("sc_matmul_integer", [&] { return matmulInteger(); })
           .Case("sc_qlinear_matmul", [&] { return qlinearMatmul(); })
+          .Case("sc_attention", [&] { return attention(); })
           .Case(
               "sc_einsum",
               [&] { return unsupported("einsum runs on the CPU target only"); })
@@ -1284,6 +1286,88 @@ LogicalResult CallWriter::qlinearMatmul() {
   finish(256, mmGrid(s),
          "quantized matmul " + dimsText(shape(a)) + " x " + dimsText(shape(b)) +
              ", 16x16 tiles");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// attention.cuh
+//===----------------------------------------------------------------------===//
+
+// sc_attention(dtype, nb, dims, q, q layout, k, k layout, v, v layout,
+//              mask | null, mask layout | null, y, y layout, scale, causal)
+LogicalResult CallWriter::attention() {
+  bool hasMask = args.size() > 9 && args[9].kind == Arg::Operand;
+  if (failed(expectArgs(hasMask ? "iiaoaoaoaoaoafi" : "iiaoaoaoaoooafi")))
+    return failure();
+  Value q = buffer(3), k = buffer(5), v = buffer(7), m = buffer(9),
+        y = buffer(11);
+  if (!q || !k || !v || !y)
+    return unsupported("missing operand");
+  Type t = elem(q);
+  if (!isFloat(t) || elem(k) != t || elem(v) != t || elem(y) != t ||
+      (m && elem(m) != t))
+    return unsupported("q, k, v, mask and y must have one floating-point "
+                       "type");
+  int64_t nb = intArg(1);
+  ArrayRef<int64_t> dims = args[2].ints;
+  if (nb < 0 || nb > 8 || (int64_t)dims.size() != nb + 4)
+    return unsupported("bad dims for " + Twine(nb) + " batch dims");
+  for (unsigned a : {4u, 6u, 8u, 12u})
+    if ((int64_t)args[a].ints.size() != nb + 3)
+      return unsupported("bad operand layout");
+  if (m && (int64_t)args[10].ints.size() != nb + 3)
+    return unsupported("bad mask layout");
+  int64_t batch = product(dims.take_front(nb)), S = dims[nb], T = dims[nb + 1],
+          D = dims[nb + 2], E = dims[nb + 3];
+  if (D < 1 || E < 1)
+    return unsupported("empty head dims");
+  // Tiles: the smallest that cover S and T, shrunk (keys first, down to
+  // 16) until the static shared memory fits in 48 KiB.
+  int64_t a = elemBytes(t) == 8 ? 8 : 4;
+  auto bytes = [&](int64_t bq, int64_t bk) {
+    return a * (bq * (D + 1) + bk * (D + 1) + bk * E + bq * (bk + 1) + 3 * bq);
+  };
+  int64_t BQ = 16, BK = 8;
+  while (BQ < 64 && BQ < S)
+    BQ *= 2;
+  while (BK < 64 && BK < T)
+    BK *= 2;
+  while (bytes(BQ, BK) > 48 * 1024) {
+    if (BK > 16)
+      BK /= 2;
+    else if (BQ > 16)
+      BQ /= 2;
+    else if (BK > 8)
+      BK /= 2;
+    else
+      return unsupported("head dims " + Twine(D) + " and " + Twine(E) +
+                         " do not fit the shared-memory tiles");
+  }
+  std::string geom = "  // batch dims; q, k, v, mask, y: [offset, batch "
+                     "strides, row stride, column stride]\n"
+                     "  const sc_attn_geom<" +
+                     std::to_string(nb) + "> g = {" + braced(dims.take_front(nb)) +
+                     ", " + braced(args[4].ints) + ", " + braced(args[6].ints) +
+                     ", " + braced(args[8].ints) + ", " +
+                     braced(m ? ArrayRef<int64_t>(args[10].ints)
+                              : ArrayRef<int64_t>()) +
+                     ", " + braced(args[12].ints) + "};\n";
+  bool causal = intArg(14) != 0;
+  body = geom + "  sc_attention<" + elemKind(t) + ", " + std::to_string(nb) +
+         ", " + lit(D) + ", " + lit(E) + ", " + lit(BQ) + ", " + lit(BK) +
+         ", " + (m ? "true" : "false") + ", " + (causal ? "true" : "false") +
+         ">(" + param(3) + ", " + param(5) + ", " + param(7) + ", " +
+         param(9) + ", " + param(11) + ", g, " + lit(batch) + ", " + lit(S) +
+         ", " + lit(T) + ", " +
+         floatLiteral(args[13].f, Float32Type::get(op.getContext())) + ");\n";
+  int64_t tiles = batch * ceilDiv(S, BQ);
+  finish(128, std::max<int64_t>(1, std::min(tiles, kMaxGrid)),
+         "attention of " + std::to_string(batch) + " x [" + std::to_string(S) +
+             ", " + std::to_string(D) + "] queries over " + std::to_string(T) +
+             " keys, " + std::to_string(E) + " values" +
+             (causal ? ", causal" : "") + (m ? ", masked" : "") + "; " +
+             std::to_string(BQ) + "-query tiles, " + std::to_string(BK) +
+             "-key steps");
   return success();
 }
 

@@ -51,3 +51,4 @@ static __device__ __forceinline__ T sc_shfl_xor(T v, int lane_mask) {
 #include "pool.cuh"
 #include "resize.cuh"
 #include "matmul.cuh"
+#include "attention.cuh"

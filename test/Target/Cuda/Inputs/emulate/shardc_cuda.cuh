@@ -140,3 +140,4 @@ template <class F> void emu_launch(unsigned grid, unsigned block, F f) {
 #include "pool.cuh"
 #include "resize.cuh"
 #include "matmul.cuh"
+#include "attention.cuh"

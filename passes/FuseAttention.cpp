@@ -77,16 +77,25 @@ RankedTensorType tensorType(Value v) {
   return dyn_cast<RankedTensorType>(v.getType());
 }
 
-/// The value of a splat floating-point constant (any shape).
+bool readElements(ElementsAttr attr, std::vector<double> &out);
+
+/// The value of a floating-point constant whose elements are all equal (a
+/// splat, or an initializer blob such as a scalar), of any shape.
 std::optional<double> splatFloat(Value v) {
   auto c = v.getDefiningOp<graph::ConstantOp>();
-  if (!c)
+  if (!c || !isa<FloatType>(c.getValue().getElementType()))
     return std::nullopt;
-  auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
-  if (!dense || !dense.isSplat() ||
-      !isa<FloatType>(dense.getElementType()))
+  if (auto dense = dyn_cast<DenseElementsAttr>(c.getValue()))
+    if (dense.isSplat())
+      return toDouble(dense.getSplatValue<APFloat>());
+  std::vector<double> values;
+  if (c.getValue().getNumElements() > (1 << 16) ||
+      !readElements(c.getValue(), values) || values.empty())
     return std::nullopt;
-  return toDouble(dense.getSplatValue<APFloat>());
+  for (double x : values)
+    if (!(x == values[0]) && !(std::isnan(x) && std::isnan(values[0])))
+      return std::nullopt;
+  return values[0];
 }
 
 //===----------------------------------------------------------------------===//

@@ -264,3 +264,26 @@ func.func @broadcast_kv(%q: tensor<2x4x3x8xf32>, %kt: tensor<2x1x8x3xf32>, %v: t
   %o = graph.matmul %p, %v : tensor<2x4x3x3xf32>, tensor<2x1x3x8xf32> -> tensor<2x4x3x8xf32>
   return %o : tensor<2x4x3x8xf32>
 }
+
+// -----
+
+// An initializer scalar (a dense_resource blob, as ONNX initializers are
+// imported) is a constant scale too: Div by 4.
+// CHECK-LABEL: func.func @initializer_scale
+// CHECK:       graph.attention %arg0, %{{.*}}, %arg2 {scale = 2.500000e-01 : f32}
+func.func @initializer_scale(%q: tensor<2x4x8xf32>, %kt: tensor<2x8x4xf32>, %v: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
+  %c = graph.constant dense_resource<four> : tensor<f32>
+  %mm = graph.matmul %q, %kt : tensor<2x4x8xf32>, tensor<2x8x4xf32> -> tensor<2x4x4xf32>
+  %sc = graph.div %mm, %c : tensor<2x4x4xf32>, tensor<f32> -> tensor<2x4x4xf32>
+  %p = graph.softmax %sc {axis = 2 : i64} : tensor<2x4x4xf32>
+  %o = graph.matmul %p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32> -> tensor<2x4x8xf32>
+  return %o : tensor<2x4x8xf32>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      four: "0x0400000000008040"
+    }
+  }
+#-}

@@ -32,12 +32,12 @@ void sc_cu_launch(sc_cuda *, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
   unavailable();
 }
 void *sc_cu_matmul_create(sc_cuda *, const sc_desc *, const sc_desc *,
-                          const sc_desc *, const sc_desc *, int32_t, int32_t,
-                          float, float, int32_t, int32_t) {
+                          const sc_desc *, const sc_desc *, const sc_desc *,
+                          int32_t, int32_t, float, float, int32_t, int32_t) {
   return unavailable();
 }
 void sc_cu_matmul_run(sc_cuda *, void *, const void *, const void *,
-                      const void *, void *) {
+                      const void *, const void *, void *) {
   unavailable();
 }
 void *sc_cu_conv_create(sc_cuda *, const sc_desc *, const sc_desc *,

@@ -291,30 +291,27 @@ struct MatmulCase {
   float alpha = 1, beta = 0;
   int32_t epilogue = SC_EPILOGUE_NONE;
   int32_t math = SC_MATH_FP32;
+  bool residual = false; // a tensor of y's shape, the last input
 };
 
-/// The CPU wrapper's result, then the epilogue, in fp32; with beta, each of
-/// `runs` runs accumulates onto the last (the first onto zeros).
+/// The CPU wrapper's result (epilogue and residual included) in fp32; with
+/// beta, each of `runs` runs accumulates onto the last (the first onto
+/// zeros).
 std::vector<float> matmulReference(const MatmulCase &c,
                                    const std::vector<std::vector<float>> &in,
                                    int runs) {
   sc_desc a = desc(fmt::kF32, c.a), b = desc(fmt::kF32, c.b),
           y = desc(fmt::kF32, c.y), bias = desc(fmt::kF32, c.bias);
   const sc_desc *pb = c.bias.empty() ? nullptr : &bias;
-  void *h = sc_dnnl_matmul_create(&a, &b, pb, &y, c.transA, c.transB, c.alpha,
-                                  c.beta);
+  void *h = sc_dnnl_matmul_create(&a, &b, pb, c.residual ? &y : nullptr, &y,
+                                  c.transA, c.transB, c.alpha, c.beta,
+                                  c.epilogue);
   EXPECT_TRUE(h);
   std::vector<float> out(static_cast<size_t>(numel(y)), 0.0f);
-  for (int r = 0; r < runs; ++r) {
+  for (int r = 0; r < runs; ++r)
     sc_dnnl_matmul_run(h, in[0].data(), in[1].data(),
-                       pb ? in[2].data() : nullptr, out.data());
-    for (float &v : out)
-      if (c.epilogue == SC_EPILOGUE_RELU)
-        v = std::max(v, 0.0f);
-      else if (c.epilogue == SC_EPILOGUE_GELU_TANH)
-        v = 0.5f * v *
-            (1 + std::tanh(0.7978845608f * (v + 0.044715f * v * v * v)));
-  }
+                       pb ? in[2].data() : nullptr,
+                       c.residual ? in.back().data() : nullptr, out.data());
   sc_handle_free(h);
   return out;
 }
@@ -325,15 +322,19 @@ void checkMatmul(const MatmulCase &c) {
   op.inputs = {desc(c.dtype, c.a), desc(c.dtype, c.b)};
   if (!c.bias.empty())
     op.inputs.push_back(desc(c.dtype, c.bias));
+  if (c.residual)
+    op.inputs.push_back(desc(c.dtype, c.y));
   op.output = desc(c.dtype, c.y);
   op.create = [&](sc_cuda *cu) {
     return sc_cu_matmul_create(cu, &op.inputs[0], &op.inputs[1],
                                c.bias.empty() ? nullptr : &op.inputs[2],
+                               c.residual ? &op.inputs.back() : nullptr,
                                &op.output, c.transA, c.transB, c.alpha, c.beta,
                                c.epilogue, c.math);
   };
   op.run = [&](sc_cuda *cu, void *h, void *const *in, void *y) {
-    sc_cu_matmul_run(cu, h, in[0], in[1], c.bias.empty() ? nullptr : in[2], y);
+    sc_cu_matmul_run(cu, h, in[0], in[1], c.bias.empty() ? nullptr : in[2],
+                     c.residual ? in[op.inputs.size() - 1] : nullptr, y);
   };
   std::vector<std::vector<float>> values;
   for (size_t i = 0; i < op.inputs.size(); ++i)
@@ -375,6 +376,14 @@ TEST(CudaGpu, MatmulOnCublasLt) {
       {"f16", f16, {2, 16, 32}, {2, 32, 24}, {2, 16, 24}, {1, 1, 24}},
       {"bf16", bf16, {2, 16, 32}, {1, 32, 24}, {2, 16, 24}, {1, 1, 24},
        false, false, 1, 0, SC_EPILOGUE_RELU},
+      {"row bias, residual", f32, {2, 3, 4}, {1, 4, 5}, {2, 3, 5}, {1, 1, 5},
+       false, false, 1, 0, SC_EPILOGUE_NONE, SC_MATH_FP32, true},
+      {"residual, no bias, batched", f32, {2, 3, 4}, {2, 4, 5}, {2, 3, 5},
+       {}, false, true, 0.5f, 0, SC_EPILOGUE_NONE, SC_MATH_FP32, true},
+      {"f16 row bias, residual", f16, {2, 16, 32}, {1, 32, 24}, {2, 16, 24},
+       {1, 1, 24}, false, false, 1, 0, SC_EPILOGUE_NONE, SC_MATH_FP32, true},
+      {"row bias, gelu tanh", f32, {64, 128}, {128, 96}, {64, 96}, {1, 96},
+       false, false, 1, 0, SC_EPILOGUE_GELU_TANH},
   };
   // clang-format on
   for (const MatmulCase &c : cases)
@@ -467,8 +476,8 @@ TEST(CudaGpu, UnsupportedConfigurationsFailTheLoad) {
   op.output = desc(fmt::kF32, {2, 3, 3, 5});
   op.create = [&](sc_cuda *cu) {
     return sc_cu_matmul_create(cu, &op.inputs[0], &op.inputs[1], nullptr,
-                               &op.output, 0, 0, 1, 0, SC_EPILOGUE_NONE,
-                               SC_MATH_FP32);
+                               nullptr, &op.output, 0, 0, 1, 0,
+                               SC_EPILOGUE_NONE, SC_MATH_FP32);
   };
   op.run = [](sc_cuda *, void *, void *const *, void *) {};
   std::unique_ptr<FakeProgram> program;

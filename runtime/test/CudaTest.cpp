@@ -15,6 +15,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 
 using namespace shardc::testing;
@@ -283,18 +285,22 @@ MatmulPlan plan(std::vector<int64_t> a, std::vector<int64_t> b,
     dbias = desc(*bias);
   MatmulPlan p;
   std::string error;
-  EXPECT_TRUE(planMatmul(da, db, bias ? &dbias : nullptr, dy, ta, tb, p, error))
+  EXPECT_TRUE(planMatmul(da, db, bias ? &dbias : nullptr, nullptr, dy, ta, tb,
+                         p, error))
       << error;
   return p;
 }
 
 std::string planError(std::vector<int64_t> a, std::vector<int64_t> b,
-                      std::vector<int64_t> y, std::vector<int64_t> bias = {}) {
-  sc_desc da = desc(a), db = desc(b), dy = desc(y), dbias = desc(bias);
+                      std::vector<int64_t> y, std::vector<int64_t> bias = {},
+                      std::vector<int64_t> residual = {}) {
+  sc_desc da = desc(a), db = desc(b), dy = desc(y), dbias = desc(bias),
+          dres = desc(residual);
   MatmulPlan p;
   std::string error;
-  EXPECT_FALSE(planMatmul(da, db, bias.empty() ? nullptr : &dbias, dy, false,
-                          false, p, error));
+  EXPECT_FALSE(planMatmul(da, db, bias.empty() ? nullptr : &dbias,
+                          residual.empty() ? nullptr : &dres, dy, false, false,
+                          p, error));
   return error;
 }
 
@@ -379,6 +385,28 @@ TEST(CudaMatmulPlan, Bias) {
             "row of y nor y's shape");
 }
 
+TEST(CudaMatmulPlan, Residual) {
+  // A residual is C (y's layout) with beta = 1, next to a row bias.
+  sc_desc a = desc({2, 3, 4}), b = desc({1, 4, 5}), y = desc({2, 3, 5}),
+          row = desc({1, 1, 5});
+  MatmulPlan p;
+  std::string error;
+  ASSERT_TRUE(planMatmul(a, b, &row, &y, y, false, false, p, error)) << error;
+  EXPECT_TRUE(p.residual);
+  EXPECT_EQ(p.bias, MatmulPlan::Bias::Row);
+  EXPECT_EQ(p.batch, 1); // still one GEMM over the batches' rows
+  expectMatrix(p.d, 5, 6, 5, 0);
+  ASSERT_TRUE(planMatmul(a, b, nullptr, nullptr, y, false, false, p, error));
+  EXPECT_FALSE(p.residual);
+
+  EXPECT_EQ(planError({2, 3, 4}, {1, 4, 5}, {2, 3, 5}, {}, {1, 3, 5}),
+            "a [2,3,4] x b [1,4,5] -> y [2,3,5]: residual [1,3,5] is not y's "
+            "shape");
+  EXPECT_EQ(planError({3, 4}, {4, 5}, {3, 5}, {3, 5}, {3, 5}),
+            "a [3,4] x b [4,5] -> y [3,5]: a residual and a bias of y's shape "
+            "would both be cuBLASLt's C");
+}
+
 TEST(CudaMatmulPlan, ShapeErrorsAndEmpty) {
   EXPECT_EQ(planError({3, 4}, {5, 5}, {3, 5}),
             "a [3,4] x b [5,5] -> y [3,5]: the matrix dims do not match");
@@ -391,16 +419,19 @@ TEST(CudaMatmulPlan, ShapeErrorsAndEmpty) {
 }
 
 // cuBLASLt's documented semantics on a plan: column-major matrices with
-// leading dims, ops, a strided batch; D = alpha op(A) op(B) + beta C + bias
-// (a vector over D's rows). A is our b, B our a, C a full bias or y.
+// leading dims, ops, a strided batch; D = epilogue(alpha op(A) op(B) + beta C
+// + bias) (bias a vector over D's rows; the epilogue ReLU or cuBLASLt's
+// tanh GELU). A is our b, B our a, C a full bias, the residual or y.
 std::vector<float> emulateCublasLt(const MatmulPlan &p,
                                    const std::vector<float> &a,
                                    const std::vector<float> &b,
-                                   const std::vector<float> &bias, float alpha,
-                                   float beta, std::vector<float> y) {
+                                   const std::vector<float> &bias,
+                                   const std::vector<float> &residual,
+                                   float alpha, float beta, int32_t epilogue,
+                                   std::vector<float> y) {
   const bool full = p.bias == MatmulPlan::Bias::Full;
-  const float betaC = full ? 1.0f : beta;
-  const std::vector<float> c = full ? bias : y;
+  const float betaC = full || p.residual ? 1.0f : beta;
+  const std::vector<float> c = full ? bias : p.residual ? residual : y;
   const uint64_t m = p.d.rows, n = p.d.cols;
   const uint64_t k = p.transA ? p.a.rows : p.a.cols;
   for (int64_t i = 0; i < p.batch; ++i)
@@ -418,6 +449,11 @@ std::vector<float> emulateCublasLt(const MatmulPlan &p,
         float v = alpha * acc + betaC * c[at];
         if (p.bias == MatmulPlan::Bias::Row)
           v += bias[i * p.biasBatchStride + row];
+        if (epilogue == SC_EPILOGUE_RELU)
+          v = std::max(v, 0.0f);
+        else if (epilogue == SC_EPILOGUE_GELU_TANH)
+          v = 0.5f * v *
+              (1 + std::tanh(0.7978845608f * (v + 0.044715f * v * v * v)));
         y[at] = v;
       }
   return y;
@@ -435,6 +471,8 @@ TEST(CudaMatmulPlan, EmulatedCublasLtMatchesOneDnn) {
     std::vector<int64_t> a, b, y, bias;
     bool ta = false, tb = false;
     float alpha = 1, beta = 0;
+    int32_t epilogue = SC_EPILOGUE_NONE;
+    bool residual = false;
   };
   // clang-format off
   const std::vector<Case> cases = {
@@ -454,6 +492,22 @@ TEST(CudaMatmulPlan, EmulatedCublasLtMatchesOneDnn) {
       {{2, 3, 4}, {2, 4, 5}, {2, 3, 5}, {2, 3, 5}, false, false, 0.5f},
       {{3, 4}, {4, 5}, {3, 5}, {1, 5}, false, false, 0.5f, 0.75f},
       {{1, 4}, {4, 1}, {1, 1}, {1, 1}},
+      // Epilogues after a row bias (or a full one, which is C), residuals.
+      {{3, 4}, {4, 5}, {3, 5}, {1, 5}, false, false, 1, 0, SC_EPILOGUE_RELU},
+      {{3, 4}, {5, 4}, {3, 5}, {1, 5}, false, true, 1, 0,
+       SC_EPILOGUE_GELU_TANH},
+      {{2, 3, 4}, {1, 4, 5}, {2, 3, 5}, {2, 1, 5}, false, false, 1, 0,
+       SC_EPILOGUE_GELU_TANH},
+      {{2, 3, 4}, {2, 4, 5}, {2, 3, 5}, {2, 3, 5}, false, false, 1, 0,
+       SC_EPILOGUE_RELU},
+      {{2, 4, 3}, {1, 4, 5}, {2, 3, 5}, {}, true, false, 1, 0,
+       SC_EPILOGUE_RELU},
+      {{3, 4}, {4, 5}, {3, 5}, {1, 5}, false, false, 1, 0, SC_EPILOGUE_NONE,
+       true},
+      {{2, 3, 4}, {1, 4, 5}, {2, 3, 5}, {1, 1, 5}, false, false, 0.5f, 0,
+       SC_EPILOGUE_NONE, true},
+      {{2, 3, 4}, {2, 5, 4}, {2, 3, 5}, {}, false, true, 1, 0,
+       SC_EPILOGUE_NONE, true},
   };
   // clang-format on
   for (const Case &c : cases) {
@@ -461,7 +515,9 @@ TEST(CudaMatmulPlan, EmulatedCublasLtMatchesOneDnn) {
     const sc_desc *pb = c.bias.empty() ? nullptr : &bias;
     MatmulPlan p;
     std::string error;
-    ASSERT_TRUE(planMatmul(a, b, pb, y, c.ta, c.tb, p, error)) << error;
+    ASSERT_TRUE(planMatmul(a, b, pb, c.residual ? &y : nullptr, y, c.ta,
+                           c.tb, p, error))
+        << error;
     auto count = [](const sc_desc &d) {
       int64_t n = 1;
       for (int i = 0; i < d.rank; ++i)
@@ -471,20 +527,23 @@ TEST(CudaMatmulPlan, EmulatedCublasLtMatchesOneDnn) {
     std::vector<float> va = ramp(count(a), 0.25f), vb = ramp(count(b), 0.5f),
                        vbias =
                            pb ? ramp(count(bias), 1.0f) : std::vector<float>(),
-                       y0 = ramp(count(y), 0.125f);
+                       y0 = ramp(count(y), 0.125f),
+                       vres = c.residual ? ramp(count(y), 0.375f)
+                                         : std::vector<float>();
     std::vector<float> want = y0;
-    void *h =
-        sc_dnnl_matmul_create(&a, &b, pb, &y, c.ta, c.tb, c.alpha, c.beta);
+    void *h = sc_dnnl_matmul_create(&a, &b, pb, c.residual ? &y : nullptr, &y,
+                                    c.ta, c.tb, c.alpha, c.beta, c.epilogue);
     ASSERT_TRUE(h);
     sc_dnnl_matmul_run(h, va.data(), vb.data(), pb ? vbias.data() : nullptr,
-                       want.data());
+                       c.residual ? vres.data() : nullptr, want.data());
     sc_handle_free(h);
-    std::vector<float> got =
-        emulateCublasLt(p, va, vb, vbias, c.alpha, c.beta, y0);
+    std::vector<float> got = emulateCublasLt(p, va, vb, vbias, vres, c.alpha,
+                                             c.beta, c.epilogue, y0);
     ASSERT_EQ(got.size(), want.size());
     for (size_t i = 0; i < got.size(); ++i)
-      ASSERT_NEAR(got[i], want[i], 1e-4f)
-          << "a " << c.a.size() << "-D, element " << i;
+      ASSERT_NEAR(got[i], want[i], 1e-4f * (1 + std::fabs(want[i])))
+          << "a " << c.a.size() << "-D, epilogue " << c.epilogue
+          << (c.residual ? ", residual" : "") << ", element " << i;
   }
 }
 

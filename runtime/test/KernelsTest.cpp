@@ -4,6 +4,7 @@
 // result. Small shapes: the whole file runs well under a second.
 //
 //===----------------------------------------------------------------------===//
+#include "runtime/src/KernelError.h"
 #include "shardc/cpu.h"
 
 #include <gtest/gtest.h>
@@ -13,6 +14,7 @@
 #include <initializer_list>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace {
@@ -61,7 +63,23 @@ struct MatmulCase {
   bool ta, tb;
   float alpha, beta;
   std::vector<int64_t> biasDims; // empty: no bias; else full rank
+  int32_t epilogue = SC_EPILOGUE_NONE;
+  bool residual = false; // add a tensor of y's shape after the epilogue
 };
+
+double applyEpilogue(int32_t epilogue, double x) {
+  switch (epilogue) {
+  case SC_EPILOGUE_RELU:
+    return x > 0 ? x : 0;
+  case SC_EPILOGUE_GELU:
+    return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
+  case SC_EPILOGUE_GELU_TANH:
+    return 0.5 * x *
+           (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+  default:
+    return x;
+  }
+}
 
 void runMatmulCase(const MatmulCase &c) {
   size_t nb = c.aBatch.size();
@@ -87,6 +105,7 @@ void runMatmulCase(const MatmulCase &c) {
   std::vector<float> av = randomVec(count(a), 1), bv = randomVec(count(b), 2);
   std::vector<float> biasv = randomVec(hasBias ? count(bias) : 0, 3);
   std::vector<float> y0 = randomVec(count(y), 4);
+  std::vector<float> resv = randomVec(c.residual ? count(y) : 0, 5);
 
   // Naive reference.
   std::vector<float> want(count(y));
@@ -118,16 +137,18 @@ void runMatmulCase(const MatmulCase &c) {
       float w = c.tb ? bv[bOff + j * c.K + k] : bv[bOff + k * c.N + j];
       s += (double)x * w;
     }
-    want[t] = (float)(c.alpha * s + (hasBias ? biasv[biasOff] : 0.0f) +
-                      c.beta * y0[t]);
+    double v = applyEpilogue(c.epilogue, c.alpha * s +
+                                             (hasBias ? biasv[biasOff] : 0.0));
+    want[t] = (float)(v + (c.residual ? resv[t] : 0.0) + c.beta * y0[t]);
   }
 
-  void *h = sc_dnnl_matmul_create(&a, &b, hasBias ? &bias : nullptr, &y, c.ta,
-                                  c.tb, c.alpha, c.beta);
+  void *h = sc_dnnl_matmul_create(&a, &b, hasBias ? &bias : nullptr,
+                                  c.residual ? &y : nullptr, &y, c.ta, c.tb,
+                                  c.alpha, c.beta, c.epilogue);
   ASSERT_NE(h, nullptr);
   std::vector<float> got = y0;
   sc_dnnl_matmul_run(h, av.data(), bv.data(), hasBias ? biasv.data() : nullptr,
-                     got.data());
+                     c.residual ? resv.data() : nullptr, got.data());
   sc_handle_free(h);
   expectNear(got, want);
 }
@@ -153,6 +174,59 @@ TEST(DnnlMatmul, BatchBroadcast) {
   runMatmulCase({{2, 1}, {1, 3}, 4, 5, 6, false, false, 1, 0, {}});
   runMatmulCase({{2, 3}, {1, 1}, 4, 5, 6, true, true, 2, 0, {1, 3, 1, 6}});
   runMatmulCase({{1, 3}, {2, 3}, 4, 5, 6, false, true, 1, 1, {2, 1, 4, 1}});
+}
+
+TEST(DnnlMatmul, Epilogues) {
+  // Every epilogue after a row bias, with and without alpha (the bias then
+  // becomes a post-op before the activation), batched and not.
+  for (int32_t e : {SC_EPILOGUE_NONE, SC_EPILOGUE_RELU, SC_EPILOGUE_GELU,
+                    SC_EPILOGUE_GELU_TANH}) {
+    SCOPED_TRACE(e);
+    MatmulCase c{{}, {}, 5, 7, 9, false, false, 1, 0, {1, 9}};
+    c.epilogue = e;
+    runMatmulCase(c);
+    c.alpha = 0.5f;
+    c.tb = true;
+    runMatmulCase(c);
+    runMatmulCase({{2, 3}, {1, 1}, 4, 8, 6, false, false, 1, 0, {1, 1, 1, 6}, e});
+    runMatmulCase({{}, {}, 3, 4, 5, true, false, 1, 0, {}, e});
+  }
+}
+
+TEST(DnnlMatmul, Residual) {
+  runMatmulCase({{}, {}, 5, 7, 9, false, false, 1, 0, {1, 9},
+                 SC_EPILOGUE_NONE, true});
+  runMatmulCase({{}, {}, 5, 7, 9, false, true, 2, 0, {1, 9},
+                 SC_EPILOGUE_NONE, true});
+  runMatmulCase({{2, 3}, {1, 1}, 4, 8, 6, false, false, 1, 0, {},
+                 SC_EPILOGUE_NONE, true});
+  runMatmulCase({{2, 1}, {1, 3}, 4, 8, 6, true, false, 1, 0, {1, 1, 1, 6},
+                 SC_EPILOGUE_NONE, true});
+}
+
+TEST(DnnlMatmul, EpilogueErrors) {
+  sc_desc a = mk(1, {2, 3}), b = mk(1, {3, 4}), y = mk(1, {2, 4});
+  sc_desc other = mk(1, {1, 4});
+  auto fails = [](void *h) {
+    std::string message;
+    EXPECT_EQ(h, nullptr);
+    EXPECT_TRUE(shardc::rt::takeKernelError(message));
+    return message;
+  };
+  shardc::rt::clearKernelError();
+  EXPECT_EQ(fails(sc_dnnl_matmul_create(&a, &b, nullptr, nullptr, &y, 0, 0, 1,
+                                        0, 7)),
+            "oneDNN matmul: unknown epilogue 7");
+  EXPECT_EQ(fails(sc_dnnl_matmul_create(&a, &b, nullptr, &y, &y, 0, 0, 1, 0,
+                                        SC_EPILOGUE_RELU)),
+            "oneDNN matmul: a residual comes only without an epilogue");
+  EXPECT_EQ(fails(sc_dnnl_matmul_create(&a, &b, nullptr, &other, &y, 0, 0, 1,
+                                        0, SC_EPILOGUE_NONE)),
+            "oneDNN matmul: residual float32 [1x4] is not y's float32 [2x4]");
+  EXPECT_EQ(fails(sc_dnnl_matmul_create(&a, &b, nullptr, nullptr, &y, 0, 0, 1,
+                                        1, SC_EPILOGUE_GELU)),
+            "oneDNN matmul: cannot accumulate (beta 1) with an epilogue or a "
+            "residual");
 }
 
 //===----------------------------------------------------------------------===//

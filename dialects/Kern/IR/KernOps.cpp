@@ -148,6 +148,23 @@ LogicalResult MatmulOp::verify() {
       if (bt.getShape()[d] != 1 && bt.getShape()[d] != y[d])
         return emitOpError("bias dim ") << d << " does not broadcast to y";
   }
+  StringRef epilogue = getEpilogue();
+  if (epilogue != "none" && epilogue != "relu" && epilogue != "gelu" &&
+      epilogue != "gelu_tanh")
+    return emitOpError("epilogue must be none, relu, gelu or gelu_tanh, not '")
+           << epilogue << "'";
+  if (Value res = getResidual()) {
+    if (res.getType() != getY().getType())
+      return emitOpError("residual ")
+             << res.getType() << " must have y's type " << getY().getType();
+    if (epilogue != "none")
+      return emitOpError("a residual comes only with epilogue 'none'");
+    if (Value bias = getBias())
+      if (cast<MemRefType>(bias.getType()).getNumElements() != y[r - 1])
+        return emitOpError("with a residual the bias must be a row");
+  }
+  if (!getBeta().isZero() && (epilogue != "none" || getResidual()))
+    return emitOpError("beta comes only without epilogue and residual");
   return success();
 }
 

@@ -124,23 +124,31 @@ def Kern_IndexOp : Kern_Op<"index", [Pure,
 // Library calls
 //===----------------------------------------------------------------------===//
 
-def Kern_MatmulOp : Kern_Op<"matmul"> {
-  let summary = "y = alpha * op(a) x op(b) + bias + beta * y (oneDNN, cuBLASLt)";
+def Kern_MatmulOp : Kern_Op<"matmul", [AttrSizedOperandSegments]> {
+  let summary = "y = epilogue(alpha * op(a) x op(b) + bias) + residual + beta * y "
+                "(oneDNN, cuBLASLt)";
   let description = [{
     `a`, `b` and `y` have the same rank (>= 2); batch dims broadcast where
     they are 1; `trans_a` / `trans_b` transpose the last two dims. `bias`
-    (optional) has `y`'s rank with dims 1 or equal. A non-zero `beta`
-    accumulates onto what `y` holds.
+    (optional) has `y`'s rank with dims 1 or equal. `epilogue` (`none`,
+    `relu`, `gelu` (erf), `gelu_tanh`) applies to the biased product;
+    `residual` (optional, `y`'s type) is added after it and comes only with
+    epilogue `none`, and then the bias must be a row (dims 1 but the last).
+    A non-zero `beta` accumulates onto what `y` holds; it comes without
+    epilogue and residual.
   }];
   let arguments = (ins Kern_Buffer:$a, Kern_Buffer:$b,
-                       Optional<Kern_Buffer>:$bias, Kern_Buffer:$y,
+                       Optional<Kern_Buffer>:$bias,
+                       Optional<Kern_Buffer>:$residual, Kern_Buffer:$y,
                        DefaultValuedAttr<BoolAttr, "false">:$trans_a,
                        DefaultValuedAttr<BoolAttr, "false">:$trans_b,
                        DefaultValuedAttr<F32Attr, "1.0">:$alpha,
-                       DefaultValuedAttr<F32Attr, "0.0">:$beta);
+                       DefaultValuedAttr<F32Attr, "0.0">:$beta,
+                       DefaultValuedAttr<StrAttr, "\"none\"">:$epilogue);
   let assemblyFormat = [{
-    $a `,` $b (`bias` $bias^)? `into` $y attr-dict `:` type($a) `,` type($b)
-    (`,` type($bias)^)? `into` type($y)
+    $a `,` $b (`bias` $bias^)? (`residual` $residual^)? `into` $y attr-dict
+    `:` type($a) `,` type($b) (`,` type($bias)^)?
+    (`residual` type($residual)^)? `into` type($y)
   }];
   let hasVerifier = 1;
 }

@@ -1,6 +1,7 @@
 //===- LowerLinalg.cpp - products, normalization, reductions ---------------===//
 //
-// MatMul and Gemm become kern.matmul for fp32; fp16/bf16 too when the
+// MatMul, Gemm and the fused Linear (bias, activation and residual as the
+// GEMM's epilogue) become kern.matmul for fp32; fp16/bf16 too when the
 // target multiplies them natively (CUDA: `half-gemm`), else they go through
 // fp32 copies (oneDNN on the CPU); other dtypes use the runtime's reference
 // kernel. Softmax and LayerNorm call the runtime; BatchNorm is a generated
@@ -18,13 +19,78 @@ using Values = SmallVector<Value>;
 
 static void matmul(KernLowering &l, Location loc, Value a, Value b, Value bias,
                    Value y, bool transA = false, bool transB = false,
-                   float alpha = 1, float beta = 0) {
-  l.b.create<MatmulOp>(loc, a, b, bias, y, l.b.getBoolAttr(transA),
+                   float alpha = 1, float beta = 0, Value residual = {},
+                   StringRef epilogue = "none") {
+  l.b.create<MatmulOp>(loc, a, b, bias, residual, y, l.b.getBoolAttr(transA),
                        l.b.getBoolAttr(transB), l.b.getF32FloatAttr(alpha),
-                       l.b.getF32FloatAttr(beta));
+                       l.b.getF32FloatAttr(beta),
+                       l.b.getStringAttr(epilogue));
 }
 
 static bool isHalf(Type t) { return t.isF16() || t.isBF16(); }
+
+/// numpy MatMul shapes at equal ranks (>= 2): ONNX's 1-D rules (a 1-D lhs
+/// is a [1,K] row, a 1-D rhs a [K,1] column), then leading 1s; `y` gets the
+/// product's shape at that rank.
+static void equalRankShapes(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs,
+                            SmallVectorImpl<int64_t> &a,
+                            SmallVectorImpl<int64_t> &b,
+                            SmallVectorImpl<int64_t> &y) {
+  a.assign(lhs.begin(), lhs.end());
+  b.assign(rhs.begin(), rhs.end());
+  if (a.size() == 1)
+    a.insert(a.begin(), 1);
+  if (b.size() == 1)
+    b.push_back(1);
+  size_t r = std::max(a.size(), b.size());
+  a.insert(a.begin(), r - a.size(), 1);
+  b.insert(b.begin(), r - b.size(), 1);
+  y.clear();
+  for (size_t d = 0; d + 2 < r; ++d)
+    y.push_back(std::max(a[d], b[d]));
+  y.push_back(a[r - 2]);
+  y.push_back(b[r - 1]);
+}
+
+/// A numpy matmul of graph values `lhs` x `rhs` into `out` (the result's
+/// buffer), with an optional row `bias` and `residual` (graph values) and an
+/// epilogue: one kern.matmul on views of equal rank. fp16/bf16 without
+/// native half GEMMs multiply fp32 copies (bias and residual widened too)
+/// and narrow the product into `out`.
+static void lowerProduct(KernLowering &l, Location loc, Value lhs, Value rhs,
+                         Value bias, Value residual, StringRef epilogue,
+                         Value out) {
+  Type elem = elemOf(lhs);
+  SmallVector<int64_t> a, b, y;
+  equalRankShapes(shapeOf(lhs), shapeOf(rhs), a, b, y);
+  Value av = l.view(loc, l.get(lhs), a);
+  Value bv = l.view(loc, l.get(rhs), b);
+  Value yv = l.view(loc, out, y);
+  Value biasv, resv;
+  if (bias) {
+    SmallVector<int64_t> row(y.size(), 1);
+    row.back() = y.back();
+    biasv = l.view(loc, l.get(bias), row);
+  }
+  if (residual)
+    resv = l.view(loc, l.get(residual), y);
+  if (isHalf(elem) && !l.halfGemm) {
+    Type f32 = l.b.getF32Type();
+    auto widened = [&](Value v) {
+      return v ? l.converted(loc, v, f32) : Value();
+    };
+    Value y32 = l.alloc(loc, y, f32);
+    Value a32 = widened(av), b32 = widened(bv);
+    Value bias32 = widened(biasv), res32 = widened(resv);
+    matmul(l, loc, a32, b32, bias32, y32, false, false, 1, 0, res32, epilogue);
+    l.map(loc, y, {KernLowering::dense(y32)}, {KernLowering::dense(yv)},
+          [&](Scalar &s, ValueRange v) {
+            return Values{s.convert(v[0], f32, elem)};
+          });
+    return;
+  }
+  matmul(l, loc, av, bv, biasv, yv, false, false, 1, 0, resv, epilogue);
+}
 
 static LogicalResult lowerMatMul(graph::MatMulOp op, KernLowering &l) {
   Location loc = op.getLoc();
@@ -35,35 +101,25 @@ static LogicalResult lowerMatMul(graph::MatMulOp op, KernLowering &l) {
            {out}, {l.desc(0), l.ptr(0), l.desc(1), l.ptr(1), l.desc(2), l.ptr(2)});
     return success();
   }
-  // ONNX's 1-D rules, then equal ranks with leading 1s.
-  SmallVector<int64_t> a(shapeOf(op.getLhs())), b(shapeOf(op.getRhs()));
-  if (a.size() == 1)
-    a.insert(a.begin(), 1);
-  if (b.size() == 1)
-    b.push_back(1);
-  size_t r = std::max(a.size(), b.size());
-  a.insert(a.begin(), r - a.size(), 1);
-  b.insert(b.begin(), r - b.size(), 1);
-  SmallVector<int64_t> y;
-  for (size_t d = 0; d + 2 < r; ++d)
-    y.push_back(std::max(a[d], b[d]));
-  y.push_back(a[r - 2]);
-  y.push_back(b[r - 1]);
-  Value av = l.view(loc, l.get(op.getLhs()), a);
-  Value bv = l.view(loc, l.get(op.getRhs()), b);
-  Value yv = l.view(loc, out, y);
-  if (isHalf(elem) && !l.halfGemm) {
-    Type f32 = l.b.getF32Type();
-    Value y32 = l.alloc(loc, y, f32);
-    matmul(l, loc, l.converted(loc, av, f32), l.converted(loc, bv, f32),
-           Value(), y32);
-    l.map(loc, y, {KernLowering::dense(y32)}, {KernLowering::dense(yv)},
-          [&](Scalar &s, ValueRange v) {
-            return Values{s.convert(v[0], f32, elem)};
-          });
-    return success();
-  }
-  matmul(l, loc, av, bv, Value(), yv);
+  lowerProduct(l, loc, op.getLhs(), op.getRhs(), Value(), Value(), "none",
+               out);
+  return success();
+}
+
+/// graph.linear: one kern.matmul whose epilogue is the op's bias,
+/// activation and residual.
+static LogicalResult lowerLinear(graph::LinearOp op, KernLowering &l) {
+  Type elem = elemOf(op.getOutput());
+  if (!elem.isF32() && !isHalf(elem))
+    return l.fail(op, "a fused linear runs in float32, float16 or bfloat16 "
+                      "only (got " +
+                          graph::typeStr(op.getOutput().getType()) + ")");
+  if (op.getBias() &&
+      (shapeOf(op.getA()).size() < 2 || shapeOf(op.getB()).size() < 2))
+    return l.fail(op, "a bias needs operands of rank 2 or more");
+  lowerProduct(l, op.getLoc(), op.getA(), op.getB(), op.getBias(),
+               op.getResidual(), op.getActivation(),
+               l.result(op.getOutput()));
   return success();
 }
 
@@ -232,6 +288,7 @@ void shardc::kern::reduceAll(KernLowering &l, Location loc, StringRef kind,
 void shardc::kern::addLinalgLowerings(LoweringTable &t) {
   addLowering<graph::MatMulOp>(t, lowerMatMul);
   addLowering<graph::GemmOp>(t, lowerGemm);
+  addLowering<graph::LinearOp>(t, lowerLinear);
   addLowering<graph::LayerNormOp>(t, lowerLayerNorm);
   addLowering<graph::BatchNormOp>(t, lowerBatchNorm);
   softmax<graph::SoftmaxOp>(t, false);

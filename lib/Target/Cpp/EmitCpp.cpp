@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/BuiltinDialect.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/Format.h"
 
 #include <map>
@@ -327,14 +328,53 @@ LogicalResult CppEmitter::emitLibraryCall(Operation *op, StringRef prefix,
   return success();
 }
 
+/// The SC_EPILOGUE_* code of a kern.matmul's epilogue.
+static std::string epilogueCode(kern::MatmulOp op) {
+  return llvm::StringSwitch<std::string>(op.getEpilogue())
+      .Case("relu", "SC_EPILOGUE_RELU")
+      .Case("gelu", "SC_EPILOGUE_GELU")
+      .Case("gelu_tanh", "SC_EPILOGUE_GELU_TANH")
+      .Default("SC_EPILOGUE_NONE");
+}
+
+/// `h = sc_dnnl_matmul_create(&dA, &dB, &dBias|0, &dResidual|0, &dY, trans_a,
+/// trans_b, alpha, beta, epilogue)` in init(), `sc_dnnl_matmul_run(h, a, b,
+/// bias|0, residual|0, y)` in run().
 LogicalResult CppEmitter::emitMatmul(kern::MatmulOp op) {
   Type f32 = Float32Type::get(op.getContext());
-  std::string extra = std::to_string(op.getTransA()) + ", " +
-                      std::to_string(op.getTransB()) + ", " +
-                      floatLiteral(op.getAlpha().convertToDouble(), f32) + ", " +
-                      floatLiteral(op.getBeta().convertToDouble(), f32);
-  return emitLibraryCall(op, "sc_dnnl_matmul", op.getA(), op.getB(),
-                         op.getBias(), op.getY(), extra);
+  auto da = desc(op, op.getA()), db = desc(op, op.getB()),
+       dy = desc(op, op.getY());
+  if (failed(da) || failed(db) || failed(dy))
+    return failure();
+  // An optional operand: its descriptor and pointer, or 0 and 0.
+  auto optional = [&](Value v, std::string &d, std::string &p) {
+    d = p = "0";
+    if (!v)
+      return success();
+    auto dv = desc(op, v);
+    if (failed(dv))
+      return failure();
+    d = *dv;
+    p = ptr(v);
+    return success();
+  };
+  std::string dbias, pbias, dres, pres;
+  if (failed(optional(op.getBias(), dbias, pbias)) ||
+      failed(optional(op.getResidual(), dres, pres)))
+    return failure();
+  std::string h = "h[" + std::to_string(numHandles++) + "]";
+  init += "  " + h + " = sc_dnnl_matmul_create(" + *da + ", " + *db + ", " +
+          dbias + ", " + dres + ", " + *dy + ", " +
+          std::to_string(op.getTransA()) + ", " +
+          std::to_string(op.getTransB()) + ", " +
+          floatLiteral(op.getAlpha().convertToDouble(), f32) + ", " +
+          floatLiteral(op.getBeta().convertToDouble(), f32) + ", " +
+          epilogueCode(op) + ");\n  if (!" + h + ") return 1;\n";
+  run += "  sc_dnnl_matmul_run(" + h + ", " + ptr(op.getA()) + ", " +
+         ptr(op.getB()) + ", " + pbias + ", " + pres + ", " + ptr(op.getY()) +
+         ");\n";
+  ++artifacts.numLibraryCalls;
+  return success();
 }
 
 LogicalResult CppEmitter::emitConv(kern::ConvOp op) {

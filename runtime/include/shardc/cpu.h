@@ -212,15 +212,25 @@ void sc_attention(int32_t dtype, int32_t nb, const int64_t *dims,
  * create() runs at load time and returns NULL after sc_fail() when oneDNN
  * cannot take the configuration; run() executes the cached primitive. */
 
-/* y = alpha * op(a) x op(b) + bias + beta * y. a, b, y have the same rank
- * (>= 2; batch dims broadcast where 1); op transposes the last two dims.
- * bias (nullable) has y's rank with dims 1 or equal. f32 (bf16 later). */
+/* Epilogues a GEMM applies to alpha * op(a) x op(b) + bias, before the
+ * residual (shared by sc_dnnl_matmul_create and sc_cu_matmul_create). */
+#define SC_EPILOGUE_NONE 0
+#define SC_EPILOGUE_RELU 1
+#define SC_EPILOGUE_GELU_TANH 2 /* 0.5x(1 + tanh(sqrt(2/pi)(x + 0.044715x^3))) */
+#define SC_EPILOGUE_GELU 3      /* exact: 0.5x(1 + erf(x / sqrt(2))) */
+
+/* y = epilogue(alpha * op(a) x op(b) + bias) + residual + beta * y. a, b, y
+ * have the same rank (>= 2; batch dims broadcast where 1); op transposes the
+ * last two dims. bias (nullable) has y's rank with dims 1 or equal.
+ * residual (nullable) has y's shape and dtype and comes only with epilogue
+ * SC_EPILOGUE_NONE; beta != 0 comes only without epilogue and residual.
+ * f32 (f16, bf16 where oneDNN has kernels). */
 void *sc_dnnl_matmul_create(const sc_desc *a, const sc_desc *b,
-                            const sc_desc *bias, const sc_desc *y,
-                            int32_t trans_a, int32_t trans_b, float alpha,
-                            float beta);
+                            const sc_desc *bias, const sc_desc *residual,
+                            const sc_desc *y, int32_t trans_a, int32_t trans_b,
+                            float alpha, float beta, int32_t epilogue);
 void sc_dnnl_matmul_run(void *h, const void *a, const void *b,
-                        const void *bias, void *y);
+                        const void *bias, const void *residual, void *y);
 /* N-D (1-3 spatial) grouped convolution or, with transposed=1, deconvolution
  * (ONNX ConvTranspose weight layout C_in x C_out/group x k...). pads: begins
  * then ends; dilations are ONNX's (1 = dense). y gives the output shape. */

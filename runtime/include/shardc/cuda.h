@@ -29,25 +29,25 @@ void sc_cu_launch(sc_cuda *cu, uint32_t kernel, uint32_t grid_x,
                   uint32_t grid_y, uint32_t grid_z, uint32_t block,
                   uint32_t shared_bytes, void **args);
 
-/* Epilogues a GEMM applies to its result (after the bias). */
-#define SC_EPILOGUE_NONE 0
-#define SC_EPILOGUE_RELU 1
-#define SC_EPILOGUE_GELU_TANH 2 /* cuBLASLt's GELU is the tanh form */
-
 /* Math modes for fp32 GEMMs and convolutions. */
 #define SC_MATH_FP32 0
 #define SC_MATH_TF32 1
 
-/* cuBLASLt: y = epilogue(alpha * op(a) x op(b) + bias) + beta * y, the same
- * shapes as sc_dnnl_matmul_create (a, b, y of one rank >= 2, batch dims
- * broadcast where 1; bias nullable, y's rank, dims 1 or equal). dtypes f32,
- * f16 or bf16 (a, b, y alike); f16 and bf16 accumulate in f32. */
+/* cuBLASLt: y = epilogue(alpha * op(a) x op(b) + bias) + residual + beta * y,
+ * the same shapes as sc_dnnl_matmul_create (a, b, y of one rank >= 2, batch
+ * dims broadcast where 1; bias nullable, y's rank, dims 1 or equal;
+ * residual nullable, y's shape, only with SC_EPILOGUE_NONE and beta 0: it
+ * is cuBLASLt's C with beta 1). Epilogues (SC_EPILOGUE_* in shardc/cpu.h):
+ * none, relu, gelu_tanh (cuBLASLt's GELU); SC_EPILOGUE_GELU (erf) has no
+ * cuBLASLt form and fails create(). dtypes f32, f16 or bf16 (a, b, y alike);
+ * f16 and bf16 accumulate in f32. */
 void *sc_cu_matmul_create(sc_cuda *cu, const sc_desc *a, const sc_desc *b,
-                          const sc_desc *bias, const sc_desc *y,
-                          int32_t trans_a, int32_t trans_b, float alpha,
-                          float beta, int32_t epilogue, int32_t math);
+                          const sc_desc *bias, const sc_desc *residual,
+                          const sc_desc *y, int32_t trans_a, int32_t trans_b,
+                          float alpha, float beta, int32_t epilogue,
+                          int32_t math);
 void sc_cu_matmul_run(sc_cuda *cu, void *h, const void *a, const void *b,
-                      const void *bias, void *y);
+                      const void *bias, const void *residual, void *y);
 
 /* cuDNN (de)convolution, the same arguments as sc_dnnl_conv_create. f32,
  * f16, bf16. */

@@ -92,12 +92,13 @@ void bind(dnnl::memory &m, const void *p) {
 // A primitive and the memory objects of its arguments.
 struct DnnlHandle : shardc::rt::Handle {
   dnnl::primitive prim;
-  dnnl::memory src, weights, bias, dst, binary;
-  bool hasBias = false, biasIsPostOp = false;
-  int binaryArg = 0;
+  dnnl::memory src, weights, bias, dst, binary, residual;
+  bool hasBias = false, biasIsPostOp = false, hasResidual = false;
+  int binaryArg = 0, residualArg = 0;
   const char *what = "";
 
-  void run(const void *s, const void *w, const void *b, void *d) {
+  void run(const void *s, const void *w, const void *b, const void *r,
+           void *d) {
     try {
       bind(src, s);
       bind(weights, w);
@@ -111,6 +112,10 @@ struct DnnlHandle : shardc::rt::Handle {
       } else if (hasBias) {
         bind(bias, b);
         args.emplace(DNNL_ARG_BIAS, bias);
+      }
+      if (hasResidual) {
+        bind(residual, r);
+        args.emplace(residualArg, residual);
       }
       prim.execute(cpuStream(), args);
       cpuStream().wait();
@@ -219,9 +224,11 @@ std::string dimsStr(const sc_desc *d) {
 } // namespace
 
 extern "C" void *sc_dnnl_matmul_create(const sc_desc *a, const sc_desc *b,
-                                       const sc_desc *bias, const sc_desc *y,
-                                       int32_t trans_a, int32_t trans_b,
-                                       float alpha, float beta) {
+                                       const sc_desc *bias,
+                                       const sc_desc *residual,
+                                       const sc_desc *y, int32_t trans_a,
+                                       int32_t trans_b, float alpha, float beta,
+                                       int32_t epilogue) {
   int r = a->rank;
   if (r < 2 || b->rank != r || y->rank != r || (bias && bias->rank != r)) {
     sc_fail("oneDNN matmul: ranks a %d, b %d, y %d%s (need equal, >= 2)", r,
@@ -233,6 +240,44 @@ extern "C" void *sc_dnnl_matmul_create(const sc_desc *a, const sc_desc *b,
       !toDnnlType(y->dtype, ty) || (bias && !toDnnlType(bias->dtype, tbias))) {
     sc_fail("oneDNN matmul: unsupported dtypes %s x %s -> %s",
             dtypeName(a->dtype), dtypeName(b->dtype), dtypeName(y->dtype));
+    return nullptr;
+  }
+  dnnl::algorithm act = dnnl::algorithm::undef;
+  switch (epilogue) {
+  case SC_EPILOGUE_NONE:
+    break;
+  case SC_EPILOGUE_RELU:
+    act = dnnl::algorithm::eltwise_relu;
+    break;
+  case SC_EPILOGUE_GELU_TANH:
+    act = dnnl::algorithm::eltwise_gelu_tanh;
+    break;
+  case SC_EPILOGUE_GELU:
+    act = dnnl::algorithm::eltwise_gelu_erf;
+    break;
+  default:
+    sc_fail("oneDNN matmul: unknown epilogue %d", epilogue);
+    return nullptr;
+  }
+  if (residual) {
+    bool same = residual->dtype == y->dtype && residual->rank == y->rank;
+    for (int i = 0; same && i < r; ++i)
+      same = residual->dims[i] == y->dims[i];
+    if (!same) {
+      sc_fail("oneDNN matmul: residual %s %s is not y's %s %s",
+              dtypeName(residual->dtype), dimsStr(residual).c_str(),
+              dtypeName(y->dtype), dimsStr(y).c_str());
+      return nullptr;
+    }
+    if (epilogue != SC_EPILOGUE_NONE) {
+      sc_fail("oneDNN matmul: a residual comes only without an epilogue");
+      return nullptr;
+    }
+  }
+  if (beta != 0.0f && (epilogue != SC_EPILOGUE_NONE || residual)) {
+    sc_fail("oneDNN matmul: cannot accumulate (beta %g) with an epilogue or "
+            "a residual",
+            beta);
     return nullptr;
   }
   try {
@@ -252,6 +297,7 @@ extern "C" void *sc_dnnl_matmul_create(const sc_desc *a, const sc_desc *b,
     auto h = std::make_unique<DnnlHandle>();
     h->what = "matmul";
     h->hasBias = bias != nullptr;
+    h->hasResidual = residual != nullptr;
     // With alpha != 1 the bias goes in as a binary post-op after the scaled
     // product, so that alpha does not scale it.
     h->biasIsPostOp = h->hasBias && alpha != 1.0f;
@@ -261,12 +307,22 @@ extern "C" void *sc_dnnl_matmul_create(const sc_desc *a, const sc_desc *b,
     dnnl::primitive_attr attr;
     if (alpha != 1.0f)
       attr.set_output_scales(0, {alpha});
+    // Post-ops in the order of the formula: accumulation (only without
+    // epilogue and residual, where the order does not matter), the bias
+    // when alpha must not scale it, the activation, the residual.
     dnnl::post_ops po;
     if (beta != 0.0f)
       po.append_sum(beta);
     if (h->biasIsPostOp) {
       po.append_binary(dnnl::algorithm::binary_add, biasMd);
       h->binaryArg =
+          DNNL_ARG_ATTR_MULTIPLE_POST_OP(po.len() - 1) | DNNL_ARG_SRC_1;
+    }
+    if (act != dnnl::algorithm::undef)
+      po.append_eltwise(1.0f, act, 0.0f, 0.0f);
+    if (residual) {
+      po.append_binary(dnnl::algorithm::binary_add, ymd);
+      h->residualArg =
           DNNL_ARG_ATTR_MULTIPLE_POST_OP(po.len() - 1) | DNNL_ARG_SRC_1;
     }
     attr.set_post_ops(po);
@@ -280,22 +336,25 @@ extern "C" void *sc_dnnl_matmul_create(const sc_desc *a, const sc_desc *b,
     h->dst = unbound(ymd);
     if (bias)
       (h->biasIsPostOp ? h->binary : h->bias) = unbound(biasMd);
+    if (residual)
+      h->residual = unbound(ymd);
     return h.release();
   } catch (const std::exception &e) {
-    sc_fail("oneDNN: matmul %s x %s -> %s (trans %d %d): %s",
+    sc_fail("oneDNN: matmul %s x %s -> %s (trans %d %d, epilogue %d%s): %s",
             dimsStr(a).c_str(), dimsStr(b).c_str(), dimsStr(y).c_str(), trans_a,
-            trans_b, e.what());
+            trans_b, epilogue, residual ? ", residual" : "", e.what());
     return nullptr;
   }
 }
 
 extern "C" void sc_dnnl_matmul_run(void *h, const void *a, const void *b,
-                                   const void *bias, void *y) {
+                                   const void *bias, const void *residual,
+                                   void *y) {
   if (!h) {
     sc_fail("oneDNN matmul: run without a primitive");
     return;
   }
-  static_cast<DnnlHandle *>(h)->run(a, b, bias, y);
+  static_cast<DnnlHandle *>(h)->run(a, b, bias, residual, y);
 }
 
 extern "C" void *sc_dnnl_conv_create(const sc_desc *x, const sc_desc *w,

@@ -89,13 +89,16 @@ struct MatmulHandle : Handle {
     return false;
   }
 
-  void run(const void *x, const void *w, const void *bias, void *y) {
+  void run(const void *x, const void *w, const void *bias,
+           const void *residual, void *y) {
     if (plan.empty)
       return;
+    // C: a bias of y's shape, the residual, or y itself (beta * y).
     const bool fullBias = plan.bias == MatmulPlan::Bias::Full;
-    const void *c = fullBias ? bias : y;
+    const void *c = fullBias ? bias : plan.residual ? residual : y;
     if (!aligned(w, alignA, "b") || !aligned(x, alignB, "a") ||
-        !aligned(c, alignC, fullBias ? "bias" : "y") ||
+        !aligned(c, alignC,
+                 fullBias ? "bias" : plan.residual ? "residual" : "y") ||
         !aligned(y, alignD, "y"))
       return;
     if (plan.bias == MatmulPlan::Bias::Row && bias != boundBias) {
@@ -206,7 +209,7 @@ bool build(MatmulHandle &h, cudaDataType type, size_t elementBytes, bool tf32,
   };
   layout(p.a, h.a);
   layout(p.b, h.b);
-  layout(p.d, h.d); // C uses D's layout: y itself, or a bias of y's shape
+  layout(p.d, h.d); // C uses D's layout: y, a bias of y's shape, a residual
   if (!check("creating the matrix layouts"))
     return false;
 
@@ -261,9 +264,10 @@ using namespace shardc::rt::cuda;
 
 extern "C" void *sc_cu_matmul_create(sc_cuda *cu, const sc_desc *a,
                                      const sc_desc *b, const sc_desc *bias,
-                                     const sc_desc *y, int32_t trans_a,
-                                     int32_t trans_b, float alpha, float beta,
-                                     int32_t epilogue, int32_t math) {
+                                     const sc_desc *residual, const sc_desc *y,
+                                     int32_t trans_a, int32_t trans_b,
+                                     float alpha, float beta, int32_t epilogue,
+                                     int32_t math) {
   auto h = std::make_unique<MatmulHandle>();
   h->cu = cu;
   h->what = "matmul " + describe(a) + (trans_a ? "^T" : "") + " x " +
@@ -271,10 +275,19 @@ extern "C" void *sc_cu_matmul_create(sc_cuda *cu, const sc_desc *a,
   const char *what = h->what.c_str();
   cudaDataType type;
   if (!dataTypeOf(y->dtype, type) || a->dtype != y->dtype ||
-      b->dtype != y->dtype || (bias && bias->dtype != y->dtype)) {
-    sc_fail("cuBLASLt %s: needs a, b, y%s of one type of float32, float16, "
+      b->dtype != y->dtype || (bias && bias->dtype != y->dtype) ||
+      (residual && residual->dtype != y->dtype)) {
+    sc_fail("cuBLASLt %s: needs a, b, y%s%s of one type of float32, float16, "
             "bfloat16",
-            what, bias ? " and bias" : "");
+            what, bias ? ", bias" : "", residual ? ", residual" : "");
+    return nullptr;
+  }
+  if (epilogue == SC_EPILOGUE_GELU) {
+    // cuBLASLt's GELU epilogues compute the tanh approximation; the exact
+    // (erf) form is not one of them, and we do not substitute it silently.
+    sc_fail("cuBLASLt %s: epilogue gelu (erf) has no cuBLASLt form (its "
+            "GELU is the tanh approximation)",
+            what);
     return nullptr;
   }
   if (epilogue != SC_EPILOGUE_NONE && epilogue != SC_EPILOGUE_RELU &&
@@ -282,13 +295,23 @@ extern "C" void *sc_cu_matmul_create(sc_cuda *cu, const sc_desc *a,
     sc_fail("cuBLASLt %s: unknown epilogue %d", what, epilogue);
     return nullptr;
   }
+  // cuBLASLt adds C before its epilogue; our residual comes after ours.
+  if (residual && epilogue != SC_EPILOGUE_NONE) {
+    sc_fail("cuBLASLt %s: a residual comes only without an epilogue", what);
+    return nullptr;
+  }
+  if (residual && beta != 0) {
+    sc_fail("cuBLASLt %s: cannot accumulate (beta %g) with a residual", what,
+            beta);
+    return nullptr;
+  }
   if (math != SC_MATH_FP32 && math != SC_MATH_TF32) {
     sc_fail("cuBLASLt %s: unknown math mode %d", what, math);
     return nullptr;
   }
   std::string error;
-  if (!planMatmul(*a, *b, bias, *y, trans_a != 0, trans_b != 0, h->plan,
-                  error)) {
+  if (!planMatmul(*a, *b, bias, residual, *y, trans_a != 0, trans_b != 0,
+                  h->plan, error)) {
     sc_fail("cuBLASLt matmul: %s", error.c_str());
     return nullptr;
   }
@@ -306,7 +329,8 @@ extern "C" void *sc_cu_matmul_create(sc_cuda *cu, const sc_desc *a,
     return nullptr;
   }
   h->alpha = alpha;
-  h->beta = h->plan.bias == MatmulPlan::Bias::Full ? 1.0f : beta;
+  h->beta =
+      h->plan.bias == MatmulPlan::Bias::Full || h->plan.residual ? 1.0f : beta;
   if (h->plan.empty)
     return static_cast<shardc::rt::Handle *>(h.release());
   if (!ensureCublasLt(*cu))
@@ -319,11 +343,12 @@ extern "C" void *sc_cu_matmul_create(sc_cuda *cu, const sc_desc *a,
 }
 
 extern "C" void sc_cu_matmul_run(sc_cuda *, void *h, const void *a,
-                                 const void *b, const void *bias, void *y) {
+                                 const void *b, const void *bias,
+                                 const void *residual, void *y) {
   if (!h) {
     sc_fail("cuBLASLt matmul: run without a handle");
     return;
   }
   static_cast<MatmulHandle *>(static_cast<shardc::rt::Handle *>(h))
-      ->run(a, b, bias, y);
+      ->run(a, b, bias, residual, y);
 }

@@ -16,8 +16,8 @@ std::string dimsOf(const sc_desc &d) {
 } // namespace
 
 bool planMatmul(const sc_desc &a, const sc_desc &b, const sc_desc *bias,
-                const sc_desc &y, bool transA, bool transB, MatmulPlan &plan,
-                std::string &error) {
+                const sc_desc *residual, const sc_desc &y, bool transA,
+                bool transB, MatmulPlan &plan, std::string &error) {
   plan = MatmulPlan();
   const int r = y.rank;
   if (r < 2 || r > SC_MAX_RANK || a.rank != r || b.rank != r ||
@@ -92,6 +92,21 @@ bool planMatmul(const sc_desc &a, const sc_desc &b, const sc_desc *bias,
               " is neither a row of y nor y's shape";
       return false;
     }
+  }
+  if (residual) {
+    bool same = residual->rank == r;
+    for (int i = 0; same && i < r; ++i)
+      same = residual->dims[i] == y.dims[i];
+    if (!same) {
+      error = shapes + ": residual " + dimsOf(*residual) + " is not y's shape";
+      return false;
+    }
+    if (plan.bias == MatmulPlan::Bias::Full) {
+      error = shapes + ": a residual and a bias of y's shape would both be "
+                       "cuBLASLt's C";
+      return false;
+    }
+    plan.residual = true;
   }
   if (M == 0 || N == 0 || batch == 0) {
     plan.empty = true;

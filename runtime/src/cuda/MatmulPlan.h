@@ -38,17 +38,22 @@ struct MatmulPlan {
   int32_t batch = 1;
   Bias bias = Bias::None;
   int64_t biasBatchStride = 0; // Row: elements between batches
-  bool empty = false;          // y has no elements: nothing to do
+  // A tensor of y's shape added after everything else: cuBLASLt's C with
+  // beta = 1 (C distinct from D, D's layout). Excludes a Full bias.
+  bool residual = false;
+  bool empty = false; // y has no elements: nothing to do
 };
 
 /// Maps a matmul onto one (batched) cuBLASLt call. Batches whose a is dense
 /// and whose b is broadcast become rows of one larger GEMM. False with a
 /// one-line reason for shapes it cannot express: mismatched dims, batch dims
 /// whose broadcasting differs from one dim to the next, a bias that is
-/// neither a row nor y's shape, dims beyond cuBLASLt's int32 range.
+/// neither a row nor y's shape, a residual that is not y's shape or comes
+/// with a bias of y's shape (both would need C), dims beyond cuBLASLt's
+/// int32 range.
 bool planMatmul(const sc_desc &a, const sc_desc &b, const sc_desc *bias,
-                const sc_desc &y, bool transA, bool transB, MatmulPlan &plan,
-                std::string &error);
+                const sc_desc *residual, const sc_desc &y, bool transA,
+                bool transB, MatmulPlan &plan, std::string &error);
 
 } // namespace shardc::rt::cuda
 

@@ -318,3 +318,43 @@ func.func @conv_attrs(%x: memref<1x3x8x8xf32>, %w: memref<4x3x3x3xf32>, %y: memr
   kern.conv %x, %w into %y {strides = array<i64: 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64} : memref<1x3x8x8xf32>, memref<4x3x3x3xf32> into memref<1x4x6x6xf32>
   return
 }
+
+// -----
+
+func.func @matmul_epilogue(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %y: memref<4x16xf32>) {
+  // expected-error @+1 {{'kern.matmul' op epilogue must be none, relu, gelu or gelu_tanh, not 'silu'}}
+  kern.matmul %a, %b into %y {epilogue = "silu"} : memref<4x8xf32>, memref<8x16xf32> into memref<4x16xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_residual_type(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %r: memref<1x16xf32>, %y: memref<4x16xf32>) {
+  // expected-error @+1 {{'kern.matmul' op residual 'memref<1x16xf32>' must have y's type 'memref<4x16xf32>'}}
+  kern.matmul %a, %b residual %r into %y : memref<4x8xf32>, memref<8x16xf32> residual memref<1x16xf32> into memref<4x16xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_residual_activation(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %r: memref<4x16xf32>, %y: memref<4x16xf32>) {
+  // expected-error @+1 {{'kern.matmul' op a residual comes only with epilogue 'none'}}
+  kern.matmul %a, %b residual %r into %y {epilogue = "relu"} : memref<4x8xf32>, memref<8x16xf32> residual memref<4x16xf32> into memref<4x16xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_residual_full_bias(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %c: memref<4x16xf32>, %r: memref<4x16xf32>, %y: memref<4x16xf32>) {
+  // expected-error @+1 {{'kern.matmul' op with a residual the bias must be a row}}
+  kern.matmul %a, %b bias %c residual %r into %y : memref<4x8xf32>, memref<8x16xf32>, memref<4x16xf32> residual memref<4x16xf32> into memref<4x16xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_beta_epilogue(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %y: memref<4x16xf32>) {
+  // expected-error @+1 {{'kern.matmul' op beta comes only without epilogue and residual}}
+  kern.matmul %a, %b into %y {beta = 1.0 : f32, epilogue = "gelu_tanh"} : memref<4x8xf32>, memref<8x16xf32> into memref<4x16xf32>
+  return
+}

@@ -97,13 +97,22 @@ func.func @reduce(%x: memref<4x5xf32>, %y: memref<4xf32>, %m: memref<5xi64>) {
 }
 
 // CHECK-LABEL: func.func @matmul
-func.func @matmul(%a: memref<2x4x8xf32>, %b: memref<1x8x16xf32>, %bias: memref<1x1x16xf32>, %y: memref<2x4x16xf32>, %at: memref<8x4xf32>, %bt: memref<16x8xf32>, %y2: memref<4x16xf32>) {
+func.func @matmul(%a: memref<2x4x8xf32>, %b: memref<1x8x16xf32>, %bias: memref<1x1x16xf32>, %y: memref<2x4x16xf32>, %at: memref<8x4xf32>, %bt: memref<16x8xf32>, %y2: memref<4x16xf32>, %res: memref<2x4x16xf32>) {
   // CHECK: kern.matmul %{{.*}}, %{{.*}} into %{{.*}} : memref<2x4x8xf32>, memref<1x8x16xf32> into memref<2x4x16xf32>
   kern.matmul %a, %b into %y : memref<2x4x8xf32>, memref<1x8x16xf32> into memref<2x4x16xf32>
   // CHECK: kern.matmul %{{.*}}, %{{.*}} bias %{{.*}} into %{{.*}} : memref<2x4x8xf32>, memref<1x8x16xf32>, memref<1x1x16xf32> into memref<2x4x16xf32>
   kern.matmul %a, %b bias %bias into %y : memref<2x4x8xf32>, memref<1x8x16xf32>, memref<1x1x16xf32> into memref<2x4x16xf32>
   // CHECK: kern.matmul %{{.*}}, %{{.*}} into %{{.*}} {alpha = 5.000000e-01 : f32, beta = 1.000000e+00 : f32, trans_a = true, trans_b = true} : memref<8x4xf32>, memref<16x8xf32> into memref<4x16xf32>
   kern.matmul %at, %bt into %y2 {trans_a = true, trans_b = true, alpha = 0.5 : f32, beta = 1.0 : f32} : memref<8x4xf32>, memref<16x8xf32> into memref<4x16xf32>
+  // Epilogues: an activation after the bias, or a residual of y's type.
+  // CHECK: kern.matmul %{{.*}}, %{{.*}} bias %{{.*}} into %{{.*}} {epilogue = "gelu"} : memref<2x4x8xf32>, memref<1x8x16xf32>, memref<1x1x16xf32> into memref<2x4x16xf32>
+  kern.matmul %a, %b bias %bias into %y {epilogue = "gelu"} : memref<2x4x8xf32>, memref<1x8x16xf32>, memref<1x1x16xf32> into memref<2x4x16xf32>
+  // CHECK: kern.matmul %{{.*}}, %{{.*}} into %{{.*}} {epilogue = "relu"} : memref<2x4x8xf32>, memref<1x8x16xf32> into memref<2x4x16xf32>
+  kern.matmul %a, %b into %y {epilogue = "relu"} : memref<2x4x8xf32>, memref<1x8x16xf32> into memref<2x4x16xf32>
+  // CHECK: kern.matmul %{{.*}}, %{{.*}} bias %{{.*}} residual %[[R:.*]] into %{{.*}} : memref<2x4x8xf32>, memref<1x8x16xf32>, memref<1x1x16xf32> residual memref<2x4x16xf32> into memref<2x4x16xf32>
+  kern.matmul %a, %b bias %bias residual %res into %y : memref<2x4x8xf32>, memref<1x8x16xf32>, memref<1x1x16xf32> residual memref<2x4x16xf32> into memref<2x4x16xf32>
+  // CHECK: kern.matmul %{{.*}}, %{{.*}} residual %{{.*}} into %{{.*}} {alpha = 2.000000e+00 : f32} : memref<2x4x8xf32>, memref<1x8x16xf32> residual memref<2x4x16xf32> into memref<2x4x16xf32>
+  kern.matmul %a, %b residual %res into %y {alpha = 2.0 : f32, epilogue = "none"} : memref<2x4x8xf32>, memref<1x8x16xf32> residual memref<2x4x16xf32> into memref<2x4x16xf32>
   return
 }
 

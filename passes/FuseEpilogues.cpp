@@ -1,6 +1,34 @@
-//===- FuseEpilogues.cpp - the graph-fuse-epilogues pass ---===//
+//===- FuseEpilogues.cpp - the graph-fuse-epilogues pass -------------------===//
 //
-// Placeholder: the pattern set lands with the fusion work (issue 5).
+// Folds what follows a GEMM into one graph.linear, which oneDNN (post-ops)
+// and cuBLASLt (epilogues, C with beta 1) run in the GEMM's store:
+//
+//   %p = graph.matmul %a, %b                     (a and b of rank >= 2)
+//      | graph.gemm %a, %b[, %c]                 (alpha 1, no transposes;
+//                                                 C absent, beta 0, or a
+//                                                 row with beta 1: the bias)
+//   %q = graph.add %p, %bias   (either order)    bias: a graph.constant row,
+//                                                 dims 1 but the last (= N),
+//                                                 rank <= the result's; the
+//                                                 add's result is %p's type
+//   %r = graph.relu %q | graph.gelu %q           gelu: "none" (erf, unless
+//                                                 erf-gelu=false) or "tanh"
+//   %s = graph.add %r, %res    (either order)    res: the result's type (no
+//                                                 broadcast), only when there
+//                                                 is no activation
+//
+// Every step is optional, but at least one must fold (a lone GEMM stays
+// what it is). Each step folds only when the value it consumes has exactly
+// one user: a bias add whose result is read elsewhere too keeps the GEMM's
+// chain at the bias. Element types f32, f16 and bf16 (the GEMM libraries').
+//
+// Not folded (left as they are): a bias that is not a constant, or not a
+// row ([M,1] columns, full [M,N] tensors, a row that broadcasts the product
+// to a larger shape); activations other than relu and gelu; a "residual"
+// that broadcasts (not the result's type); a residual after an activation
+// (the libraries add C before their activation); Gemm with alpha != 1 or
+// transposes (graph.linear has none) or a C that is neither a row nor
+// unused; MatMul with a 1-D operand.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,8 +39,148 @@ namespace shardc {
 #include "passes/Passes.h.inc"
 } // namespace shardc
 
+using namespace mlir;
+using namespace shardc;
+
 namespace {
-struct GraphFuseEpiloguesPass : shardc::impl::GraphFuseEpiloguesBase<GraphFuseEpiloguesPass> {
-  void runOnOperation() override {}
+
+bool gemmElementType(Type t) {
+  Type e = cast<ShapedType>(t).getElementType();
+  return e.isF32() || e.isF16() || e.isBF16();
+}
+
+/// The one user of `v`, or null when it has none or several (an op that
+/// uses it twice counts twice).
+Operation *soleUser(Value v) {
+  return v.hasOneUse() ? *v.getUsers().begin() : nullptr;
+}
+
+/// Whether `v` is a row that a bias add broadcasts over the rows of
+/// `out`: rank 1 to out's, dims 1 but the last, which is out's last.
+bool isRow(Value v, RankedTensorType out) {
+  auto t = cast<RankedTensorType>(v.getType());
+  if (t.getElementType() != out.getElementType() || t.getRank() == 0 ||
+      t.getRank() > out.getRank() || out.getRank() == 0 ||
+      t.getShape().back() != out.getShape().back())
+    return false;
+  return llvm::all_of(t.getShape().drop_back(),
+                      [](int64_t d) { return d == 1; });
+}
+
+bool isConstantRow(Value v, RankedTensorType out) {
+  return v.getDefiningOp<graph::ConstantOp>() && isRow(v, out);
+}
+
+/// For `add` reading `v`: the other operand, or null if `v` is both.
+Value otherOperand(graph::AddOp add, Value v) {
+  if (add.getLhs() == v)
+    return add.getRhs() == v ? Value() : add.getRhs();
+  return add.getLhs();
+}
+
+struct Chain {
+  Value a, b, bias, residual;
+  StringRef activation = "none";
+  SmallVector<Operation *, 4> ops; // the GEMM and what folds, in order
+  Operation *last() const { return ops.back(); }
 };
+
+struct GraphFuseEpiloguesPass
+    : shardc::impl::GraphFuseEpiloguesBase<GraphFuseEpiloguesPass> {
+  using Base::Base;
+
+  /// The GEMM part of a chain: its operands and a bias it already has.
+  /// False for GEMMs a graph.linear cannot express.
+  static bool startChain(Operation *op, Chain &c) {
+    if (auto mm = dyn_cast<graph::MatMulOp>(op)) {
+      if (cast<ShapedType>(mm.getLhs().getType()).getRank() < 2 ||
+          cast<ShapedType>(mm.getRhs().getType()).getRank() < 2)
+        return false;
+      c.a = mm.getLhs();
+      c.b = mm.getRhs();
+    } else {
+      auto gemm = cast<graph::GemmOp>(op);
+      if (!gemm.getAlpha().isExactlyValue(1.0) || gemm.getTransA() ||
+          gemm.getTransB())
+        return false;
+      c.a = gemm.getA();
+      c.b = gemm.getB();
+      Value cv = gemm.getC();
+      if (cv && !gemm.getBeta().isZero()) {
+        auto out = cast<RankedTensorType>(gemm.getOutput().getType());
+        if (!gemm.getBeta().isExactlyValue(1.0) || !isRow(cv, out))
+          return false;
+        c.bias = cv;
+      }
+    }
+    c.ops.push_back(op);
+    return gemmElementType(op->getResult(0).getType());
+  }
+
+  void runOnOperation() override {
+    SmallVector<Operation *> gemms;
+    getOperation().walk([&](Operation *op) {
+      if (isa<graph::MatMulOp, graph::GemmOp>(op))
+        gemms.push_back(op);
+    });
+    for (Operation *op : gemms) {
+      Chain c;
+      if (!startChain(op, c))
+        continue;
+      Value cur = op->getResult(0);
+      auto type = cast<RankedTensorType>(cur.getType());
+
+      // The bias add.
+      if (!c.bias)
+        if (auto add = dyn_cast_or_null<graph::AddOp>(soleUser(cur)))
+          if (Value other = otherOperand(add, cur);
+              other && add.getType() == type && isConstantRow(other, type)) {
+            c.bias = other;
+            cur = add.getOutput();
+            c.ops.push_back(add);
+          }
+
+      // The activation.
+      Operation *user = soleUser(cur);
+      if (isa_and_nonnull<graph::ReluOp>(user)) {
+        c.activation = "relu";
+      } else if (auto gelu = dyn_cast_or_null<graph::GeluOp>(user)) {
+        if (gelu.getApproximate() == "tanh")
+          c.activation = "gelu_tanh";
+        else if (gelu.getApproximate() == "none" && erfGelu)
+          c.activation = "gelu";
+      }
+      if (c.activation != "none") {
+        cur = user->getResult(0);
+        c.ops.push_back(user);
+      }
+
+      // The residual add: only after no activation (the op's rule).
+      if (c.activation == "none")
+        if (auto add = dyn_cast_or_null<graph::AddOp>(soleUser(cur)))
+          if (Value other = otherOperand(add, cur);
+              other && other.getType() == type && add.getType() == type) {
+            c.residual = other;
+            cur = add.getOutput();
+            c.ops.push_back(add);
+          }
+
+      if (c.ops.size() < 2)
+        continue;
+      // Every operand dominates the last op of the chain (each was an
+      // operand of a chain op, all of which come before or at it).
+      // The GEMM's location: errors name its node.
+      OpBuilder b(c.last());
+      auto linear = b.create<graph::LinearOp>(
+          op->getLoc(), type, c.a, c.b, c.bias, c.residual,
+          b.getStringAttr(c.activation));
+      Value result = c.last()->getResult(0);
+      result.replaceAllUsesWith(linear.getOutput());
+      // Erase the chain from its end: no op's result has a user left.
+      for (Operation *dead : llvm::reverse(c.ops))
+        dead->erase();
+    }
+  }
+};
+
 } // namespace

@@ -100,11 +100,22 @@ def GraphFuseAttention : Pass<"graph-fuse-attention", "mlir::func::FuncOp"> {
 def GraphFuseEpilogues : Pass<"graph-fuse-epilogues", "mlir::func::FuncOp"> {
   let summary = "Fold bias, activation and residual adds into GEMMs";
   let description = [{
-    A MatMul (or Gemm) followed by a bias Add (a constant row), an activation
-    (relu, gelu) and a residual Add becomes one `graph.linear`, which the
-    GEMM libraries run as one call with an epilogue (see
-    passes/FuseEpilogues.cpp).
+    A MatMul (or a Gemm with alpha 1 and no transposes) followed by a bias
+    Add (a constant row), an activation (`graph.relu`, `graph.gelu`) and a
+    residual Add (a tensor of the result's type) becomes one `graph.linear`,
+    which the GEMM libraries run as one call with an epilogue. An op is
+    folded only when the value it consumes has no other user; a residual
+    only without an activation (see passes/FuseEpilogues.cpp).
+
+    `erf-gelu=false` leaves the exact (erf) GELU out of the GEMMs: cuBLASLt's
+    GELU epilogue is the tanh approximation, so the driver sets it for
+    programs with CUDA code (the tanh form is still folded).
   }];
+  let options = [
+    Option<"erfGelu", "erf-gelu", "bool", /*default=*/"true",
+           "Fold the exact (erf) GELU into GEMMs (false for CUDA programs, "
+           "whose GEMM library has only the tanh form)">,
+  ];
   let dependentDialects = ["shardc::graph::GraphDialect"];
 }
 

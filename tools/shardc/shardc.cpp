@@ -286,8 +286,10 @@ int main(int argc, char **argv) {
                   shardc::createGraphFuseActivations());
               pm.addNestedPass<mlir::func::FuncOp>(
                   shardc::createGraphFuseAttention());
+              // cuBLASLt's GELU epilogue is the tanh form: programs with
+              // CUDA code keep the exact (erf) GELU out of their GEMMs.
               pm.addNestedPass<mlir::func::FuncOp>(
-                  shardc::createGraphFuseEpilogues());
+                  shardc::createGraphFuseEpilogues({/*erfGelu=*/!program.cuda}));
               pm.addPass(mlir::createCanonicalizerPass());
             }
           },

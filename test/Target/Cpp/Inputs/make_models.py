@@ -68,3 +68,31 @@ save("reduce_wide", [
     helper.make_node("ReduceSum", ["x", "axes"], ["s"], keepdims=0),
 ], [vi("x", [4, 1000])], [vi("s", [4])],
     [init("axes", np.array([1], np.int64))])
+
+# GEMM epilogues: MatMul + bias + Relu; MatMul + bias + the first's output
+# as a residual; MatMul + bias + the exact GELU as PyTorch decomposes it
+# (x * erf(x / sqrt 2) + 1) * 0.5).
+save("linear_epilogues", [
+    helper.make_node("MatMul", ["x", "W1"], ["m1"]),
+    helper.make_node("Add", ["m1", "b1"], ["a1"]),
+    helper.make_node("Relu", ["a1"], ["h"]),
+    helper.make_node("MatMul", ["h", "W2"], ["m2"]),
+    helper.make_node("Add", ["b2", "m2"], ["a2"]),
+    helper.make_node("Add", ["h", "a2"], ["r"]),
+    helper.make_node("MatMul", ["r", "W3"], ["m3"]),
+    helper.make_node("Add", ["m3", "b3"], ["a3"]),
+    helper.make_node("Div", ["a3", "sqrt2"], ["g1"]),
+    helper.make_node("Erf", ["g1"], ["g2"]),
+    helper.make_node("Add", ["g2", "one"], ["g3"]),
+    helper.make_node("Mul", ["a3", "g3"], ["g4"]),
+    helper.make_node("Mul", ["g4", "half"], ["y"]),
+], [vi("x", [4, 8])], [vi("y", [4, 8])],
+    [init("W1", rng.standard_normal((8, 8)).astype(np.float32)),
+     init("b1", rng.standard_normal((1, 8)).astype(np.float32)),
+     init("W2", rng.standard_normal((8, 8)).astype(np.float32)),
+     init("b2", rng.standard_normal(8).astype(np.float32)),
+     init("W3", rng.standard_normal((8, 8)).astype(np.float32)),
+     init("b3", rng.standard_normal(8).astype(np.float32)),
+     init("sqrt2", np.array(1.4142135381698608, np.float32)),
+     init("one", np.array(1.0, np.float32)),
+     init("half", np.array(0.5, np.float32))])

@@ -1,0 +1,233 @@
+// RUN: %shardc-opt %s --split-input-file --graph-fuse-epilogues | FileCheck %s
+// RUN: %shardc-opt %s --split-input-file --graph-fuse-epilogues=erf-gelu=false | FileCheck %s --check-prefix=NOERF
+
+// The GPT-2 MLP as exported: MatMul, bias Add, GELU; then MatMul, bias Add
+// (bias first), residual Add (residual first). Each chain is one linear.
+// CHECK-LABEL: func.func @mlp
+// CHECK-SAME:  (%[[X:.*]]: tensor<2x16x64xf32>)
+// CHECK-DAG:   %[[W1:.*]] = graph.constant {{.*}} : tensor<64x256xf32>
+// CHECK-DAG:   %[[B1:.*]] = graph.constant {{.*}} : tensor<256xf32>
+// CHECK-DAG:   %[[W2:.*]] = graph.constant {{.*}} : tensor<256x64xf32>
+// CHECK-DAG:   %[[B2:.*]] = graph.constant {{.*}} : tensor<64xf32>
+// CHECK:       %[[H:.*]] = graph.linear %[[X]], %[[W1]] bias %[[B1]] : tensor<256xf32> {activation = "gelu"} : tensor<2x16x64xf32>, tensor<64x256xf32> -> tensor<2x16x256xf32>
+// CHECK-NEXT:  %[[Y:.*]] = graph.linear %[[H]], %[[W2]] bias %[[B2]] : tensor<64xf32> residual %[[X]] : tensor<2x16x64xf32> : tensor<2x16x256xf32>, tensor<256x64xf32> -> tensor<2x16x64xf32>
+// CHECK-NEXT:  return %[[Y]]
+// Without erf GELUs (CUDA programs) the GELU stays; the bias folds.
+// NOERF-LABEL: func.func @mlp
+// NOERF:       %[[P:.*]] = graph.linear %{{.*}}, %{{.*}} bias %{{.*}} : tensor<256xf32> : tensor<2x16x64xf32>, tensor<64x256xf32> -> tensor<2x16x256xf32>
+// NOERF-NEXT:  %[[G:.*]] = graph.gelu %[[P]] : tensor<2x16x256xf32>
+// NOERF-NEXT:  graph.linear %[[G]], %{{.*}} bias %{{.*}} : tensor<64xf32> residual %{{.*}} : tensor<2x16x64xf32>
+func.func @mlp(%x: tensor<2x16x64xf32>) -> tensor<2x16x64xf32> {
+  %w1 = graph.constant dense<0.5> : tensor<64x256xf32>
+  %b1 = graph.constant dense<0.25> : tensor<256xf32>
+  %w2 = graph.constant dense<0.125> : tensor<256x64xf32>
+  %b2 = graph.constant dense<1.0> : tensor<64xf32>
+  %0 = graph.matmul %x, %w1 : tensor<2x16x64xf32>, tensor<64x256xf32> -> tensor<2x16x256xf32>
+  %1 = graph.add %0, %b1 : tensor<2x16x256xf32>, tensor<256xf32> -> tensor<2x16x256xf32>
+  %2 = graph.gelu %1 : tensor<2x16x256xf32>
+  %3 = graph.matmul %2, %w2 : tensor<2x16x256xf32>, tensor<256x64xf32> -> tensor<2x16x64xf32>
+  %4 = graph.add %b2, %3 : tensor<64xf32>, tensor<2x16x64xf32> -> tensor<2x16x64xf32>
+  %5 = graph.add %x, %4 : tensor<2x16x64xf32>, tensor<2x16x64xf32> -> tensor<2x16x64xf32>
+  return %5 : tensor<2x16x64xf32>
+}
+
+// -----
+
+// Relu and the tanh GELU fold (the tanh form also without erf GELUs); a
+// [1,N] row is a bias; a linear without a bias takes the activation.
+// CHECK-LABEL: func.func @activations
+// CHECK:       %[[R:.*]] = graph.linear %arg0, %{{.*}} bias %{{.*}} : tensor<1x8xf32> {activation = "relu"}
+// CHECK-NEXT:  %[[T:.*]] = graph.linear %[[R]], %{{.*}} bias %{{.*}} : tensor<8xf32> {activation = "gelu_tanh"}
+// CHECK-NEXT:  %[[N:.*]] = graph.linear %[[T]], %{{.*}} {activation = "relu"} : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+// CHECK-NEXT:  return %[[N]]
+// NOERF-LABEL: func.func @activations
+// NOERF:       activation = "relu"
+// NOERF:       activation = "gelu_tanh"
+func.func @activations(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %w = graph.constant dense<0.5> : tensor<8x8xf32>
+  %b = graph.constant dense<0.25> : tensor<1x8xf32>
+  %c = graph.constant dense<0.25> : tensor<8xf32>
+  %0 = graph.matmul %x, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+  %1 = graph.add %0, %b : tensor<4x8xf32>, tensor<1x8xf32> -> tensor<4x8xf32>
+  %2 = graph.relu %1 : tensor<4x8xf32>
+  %3 = graph.matmul %2, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+  %4 = graph.add %3, %c : tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+  %5 = graph.gelu %4 {approximate = "tanh"} : tensor<4x8xf32>
+  %6 = graph.matmul %5, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+  %7 = graph.relu %6 : tensor<4x8xf32>
+  return %7 : tensor<4x8xf32>
+}
+
+// -----
+
+// Gemm: alpha 1 without transposes; a row C with beta 1 is the bias (then
+// the activation folds), no C or beta 0 lets a following bias Add fold.
+// CHECK-LABEL: func.func @gemm
+// CHECK:       %[[A:.*]] = graph.linear %arg0, %{{.*}} bias %{{.*}} : tensor<8xf32> {activation = "relu"} : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+// CHECK-NEXT:  %[[B:.*]] = graph.linear %[[A]], %{{.*}} bias %{{.*}} : tensor<1x8xf32> residual %[[A]] : tensor<4x8xf32> : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+// CHECK-NEXT:  return %[[B]]
+func.func @gemm(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %w = graph.constant dense<0.5> : tensor<8x8xf32>
+  %c = graph.constant dense<0.25> : tensor<8xf32>
+  %r = graph.constant dense<0.25> : tensor<1x8xf32>
+  %0 = graph.gemm %x, %w, %c : tensor<4x8xf32>, tensor<8x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+  %1 = graph.relu %0 : tensor<4x8xf32>
+  %2 = graph.gemm %1, %w, %c {beta = 0.0 : f32} : tensor<4x8xf32>, tensor<8x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+  %3 = graph.add %2, %r : tensor<4x8xf32>, tensor<1x8xf32> -> tensor<4x8xf32>
+  %4 = graph.add %3, %1 : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  return %4 : tensor<4x8xf32>
+}
+
+// -----
+
+// Gemm look-alikes stay: alpha != 1, a transpose, a C of the full shape,
+// beta 2 on a row (and nothing folds into them).
+// CHECK-LABEL: func.func @gemm_negatives
+// CHECK-NOT:   graph.linear
+// CHECK-COUNT-4: graph.relu
+// CHECK-NOT:   graph.linear
+func.func @gemm_negatives(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %w = graph.constant dense<0.5> : tensor<8x8xf32>
+  %c = graph.constant dense<0.25> : tensor<8xf32>
+  %f = graph.constant dense<0.25> : tensor<4x8xf32>
+  %0 = graph.gemm %x, %w, %c {alpha = 2.0 : f32} : tensor<4x8xf32>, tensor<8x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+  %1 = graph.relu %0 : tensor<4x8xf32>
+  %2 = graph.gemm %x, %w, %c {trans_b = true} : tensor<4x8xf32>, tensor<8x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+  %3 = graph.relu %2 : tensor<4x8xf32>
+  %4 = graph.gemm %x, %w, %f : tensor<4x8xf32>, tensor<8x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  %5 = graph.relu %4 : tensor<4x8xf32>
+  %6 = graph.gemm %x, %w, %c {beta = 2.0 : f32} : tensor<4x8xf32>, tensor<8x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+  %7 = graph.relu %6 : tensor<4x8xf32>
+  return %1, %3, %5, %7 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// Bias look-alikes: a [M,1] column, a row that is not a constant, and a
+// row that broadcasts the product to a larger shape are not biases; the
+// add stays, and the activation after it too. (A full [M,N] constant is
+// not a bias either: it is a residual, below.)
+// CHECK-LABEL: func.func @bias_negatives
+// CHECK-NOT:   graph.linear
+// CHECK-COUNT-3: graph.add
+// CHECK-NOT:   graph.linear
+func.func @bias_negatives(%x: tensor<4x8xf32>, %row: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<2x4x8xf32>) {
+  %w = graph.constant dense<0.5> : tensor<8x8xf32>
+  %col = graph.constant dense<0.25> : tensor<4x1xf32>
+  %big = graph.constant dense<0.25> : tensor<2x1x8xf32>
+  %0 = graph.matmul %x, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+  %1 = graph.add %0, %col : tensor<4x8xf32>, tensor<4x1xf32> -> tensor<4x8xf32>
+  %2 = graph.relu %1 : tensor<4x8xf32>
+  %6 = graph.matmul %x, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+  %7 = graph.add %6, %row : tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+  %8 = graph.relu %7 : tensor<4x8xf32>
+  %9 = graph.matmul %x, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+  %10 = graph.add %9, %big : tensor<4x8xf32>, tensor<2x1x8xf32> -> tensor<2x4x8xf32>
+  %11 = graph.relu %10 : tensor<2x4x8xf32>
+  return %2, %8, %11 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<2x4x8xf32>
+}
+
+// -----
+
+// A full [M,N] constant after a bare MatMul is a residual (a tensor of the
+// result's type), not a bias: it folds as one, and a relu after it stays
+// (no activation after a residual).
+// CHECK-LABEL: func.func @constant_residual
+// CHECK:       %[[L:.*]] = graph.linear %arg0, %{{.*}} residual %{{.*}} : tensor<4x8xf32> : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+// CHECK-NEXT:  graph.relu %[[L]]
+func.func @constant_residual(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %w = graph.constant dense<0.5> : tensor<8x8xf32>
+  %full = graph.constant dense<0.25> : tensor<4x8xf32>
+  %0 = graph.matmul %x, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+  %1 = graph.add %0, %full : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  %2 = graph.relu %1 : tensor<4x8xf32>
+  return %2 : tensor<4x8xf32>
+}
+
+// -----
+
+// One user only: a product read twice keeps its bias add apart; a biased
+// value read twice keeps its activation apart (the bias still folds); an
+// activation's result read twice is fine (it is the linear's result).
+// CHECK-LABEL: func.func @other_users
+// CHECK:       %[[P:.*]] = graph.matmul
+// CHECK-NEXT:  %[[Q:.*]] = graph.add %[[P]]
+// CHECK-NEXT:  %[[L:.*]] = graph.linear %arg0, %{{.*}} bias %{{.*}} : tensor<8xf32> : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+// CHECK-NEXT:  %[[R:.*]] = graph.relu %[[L]]
+// CHECK-NEXT:  %[[M:.*]] = graph.linear %arg0, %{{.*}} bias %{{.*}} : tensor<8xf32> {activation = "relu"}
+// CHECK-NEXT:  return %[[P]], %[[Q]], %[[L]], %[[R]], %[[M]], %[[M]]
+func.func @other_users(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %w = graph.constant dense<0.5> : tensor<8x8xf32>
+  %c = graph.constant dense<0.25> : tensor<8xf32>
+  %0 = graph.matmul %x, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+  %1 = graph.add %0, %c : tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+  %2 = graph.matmul %x, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+  %3 = graph.add %2, %c : tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+  %4 = graph.relu %3 : tensor<4x8xf32>
+  %5 = graph.matmul %x, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+  %6 = graph.add %5, %c : tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+  %7 = graph.relu %6 : tensor<4x8xf32>
+  return %0, %1, %3, %4, %7, %7 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// Residual look-alikes: an add of a broadcast tensor (not the result's
+// shape), an add after an activation, the product added to itself.
+// CHECK-LABEL: func.func @residual_negatives
+// CHECK:       %[[A:.*]] = graph.linear %arg0, %{{.*}} bias %{{.*}} : tensor<8xf32> : tensor<4x8xf32>
+// CHECK-NEXT:  graph.add %[[A]], %arg1 : tensor<4x8xf32>, tensor<1x8xf32> -> tensor<4x8xf32>
+// CHECK:       %[[B:.*]] = graph.linear %arg0, %{{.*}} bias %{{.*}} : tensor<8xf32> {activation = "relu"}
+// CHECK-NEXT:  graph.add %[[B]], %arg0
+// CHECK:       %[[C:.*]] = graph.matmul
+// CHECK-NEXT:  graph.add %[[C]], %[[C]]
+// CHECK-NOT:   graph.linear
+func.func @residual_negatives(%x: tensor<4x8xf32>, %r: tensor<1x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %w = graph.constant dense<0.5> : tensor<8x8xf32>
+  %c = graph.constant dense<0.25> : tensor<8xf32>
+  %0 = graph.matmul %x, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+  %1 = graph.add %0, %c : tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+  %2 = graph.add %1, %r : tensor<4x8xf32>, tensor<1x8xf32> -> tensor<4x8xf32>
+  %3 = graph.matmul %x, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+  %4 = graph.add %3, %c : tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+  %5 = graph.relu %4 : tensor<4x8xf32>
+  %6 = graph.add %5, %x : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  %7 = graph.matmul %x, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+  %8 = graph.add %7, %7 : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  return %2, %6, %8 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// Other look-alikes: a MatMul with a 1-D operand, an integer MatMul, and
+// an activation other than relu/gelu stay as they are.
+// CHECK-LABEL: func.func @other_negatives
+// CHECK-NOT:   graph.linear
+// CHECK:       graph.sigmoid
+// CHECK-NOT:   graph.linear
+func.func @other_negatives(%x: tensor<4x8xf32>, %v: tensor<8xf32>, %i: tensor<4x8xi32>, %j: tensor<8x8xi32>) -> (tensor<4xf32>, tensor<4x8xi32>, tensor<4x8xf32>) {
+  %w = graph.constant dense<0.5> : tensor<8x8xf32>
+  %c = graph.constant dense<0.25> : tensor<4xf32>
+  %ci = graph.constant dense<1> : tensor<8xi32>
+  %0 = graph.matmul %x, %v : tensor<4x8xf32>, tensor<8xf32> -> tensor<4xf32>
+  %1 = graph.add %0, %c : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  %2 = graph.matmul %i, %j : tensor<4x8xi32>, tensor<8x8xi32> -> tensor<4x8xi32>
+  %3 = graph.add %2, %ci : tensor<4x8xi32>, tensor<8xi32> -> tensor<4x8xi32>
+  %4 = graph.matmul %x, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+  %5 = graph.sigmoid %4 : tensor<4x8xf32>
+  return %1, %3, %5 : tensor<4xf32>, tensor<4x8xi32>, tensor<4x8xf32>
+}
+
+// -----
+
+// fp16 (after --precision=fp16) folds like fp32.
+// CHECK-LABEL: func.func @half
+// CHECK:       graph.linear %arg0, %{{.*}} bias %{{.*}} : tensor<8xf16> residual %arg1 : tensor<4x8xf16> : tensor<4x8xf16>, tensor<8x8xf16> -> tensor<4x8xf16>
+func.func @half(%x: tensor<4x8xf16>, %r: tensor<4x8xf16>) -> tensor<4x8xf16> {
+  %w = graph.constant dense<0.5> : tensor<8x8xf16>
+  %c = graph.constant dense<0.25> : tensor<8xf16>
+  %0 = graph.matmul %x, %w : tensor<4x8xf16>, tensor<8x8xf16> -> tensor<4x8xf16>
+  %1 = graph.add %0, %c : tensor<4x8xf16>, tensor<8xf16> -> tensor<4x8xf16>
+  %2 = graph.add %1, %r : tensor<4x8xf16>, tensor<4x8xf16> -> tensor<4x8xf16>
+  return %2 : tensor<4x8xf16>
+}

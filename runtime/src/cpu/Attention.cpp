@@ -10,11 +10,15 @@
 //   m' = max(m, max_j s_j),  l' = l e^(m - m') + sum_j e^(s_j - m'),
 //   acc' = acc e^(m - m') + sum_j e^(s_j - m') v_j,  y = acc / l.
 //
-// The key block is stored transposed (D x BK) so that a row's scores are
-// axpy loops over the keys, and the value block row-major (BK x E) so that
-// the accumulation is an axpy over E: both vectorize without reassociating
-// a reduction. With `causal` a query block stops at its last visible key.
-// f16 / bf16 compute in fp32, f64 in double.
+// Both products of a key block (scores = Q K^T with K staged transposed;
+// acc = diag(e^(m - m')) acc + P V) run as register-tiled GEMMs (4 x 16
+// tiles kept in registers over the inner dimension, vectorized along the 16
+// columns without reassociating any sum); the exponentials use a vectorized
+// polynomial (1e-7 relative). These are cloned for AVX-512 and AVX2 + FMA
+// (the runtime is built for the baseline ISA). A thread converts the keys
+// and values of its current batch entry once, as far as its items need
+// them. With `causal` a query block stops at its last visible key.
+// f16 / bf16 compute in fp32, f64 in double (std::exp).
 //
 //===----------------------------------------------------------------------===//
 #include "Common.h"
@@ -44,6 +48,138 @@ Operand operand(const int64_t *layout, int32_t nb) {
 }
 
 constexpr int64_t kKeyBlock = 64;
+// Register tile of the two products: MR rows x NR columns.
+constexpr int64_t MR = 4, NR = 16;
+
+int64_t roundUp(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
+
+// C = diag(scale) C + A B (scale null: C = A B) for C [m x n] (pitch ldc),
+// A [m x K] (pitch lda), B [K x n] (pitch ldb); m and n are multiples of MR
+// and NR. Each MR x NR tile of C stays in registers (one vector of NR per
+// row) over the K loop.
+template <class Acc>
+inline __attribute__((always_inline)) void
+gemmTiles(int64_t m, int64_t n, int64_t K, const Acc *a, int64_t lda,
+          const Acc *b, int64_t ldb, Acc *c, int64_t ldc, const Acc *scale) {
+  typedef Acc Vec __attribute__((vector_size(NR * sizeof(Acc)),
+                                 aligned(sizeof(Acc))));
+  for (int64_t i0 = 0; i0 < m; i0 += MR)
+    for (int64_t j0 = 0; j0 < n; j0 += NR) {
+      Vec t[MR];
+      for (int64_t i = 0; i < MR; ++i)
+        t[i] = scale ? *(const Vec *)(c + (i0 + i) * ldc + j0) * scale[i0 + i]
+                     : Vec{};
+      const Acc *ar = a + i0 * lda;
+      for (int64_t kk = 0; kk < K; ++kk) {
+        const Vec bv = *(const Vec *)(b + kk * ldb + j0);
+        for (int64_t i = 0; i < MR; ++i)
+          t[i] += ar[i * lda + kk] * bv;
+      }
+      for (int64_t i = 0; i < MR; ++i)
+        *(Vec *)(c + (i0 + i) * ldc + j0) = t[i];
+    }
+}
+
+// The fp32 products, cloned for AVX-512 and AVX2 + FMA (picked at load
+// time; the runtime is built for the baseline ISA).
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3",
+                             "default"))) void
+gemmF32(int64_t m, int64_t n, int64_t K, const float *a, int64_t lda,
+        const float *b, int64_t ldb, float *c, int64_t ldc,
+        const float *scale) {
+  gemmTiles(m, n, K, a, lda, b, ldb, c, ldc, scale);
+}
+void gemm(int64_t m, int64_t n, int64_t K, const float *a, int64_t lda,
+          const float *b, int64_t ldb, float *c, int64_t ldc,
+          const float *scale) {
+  gemmF32(m, n, K, a, lda, b, ldb, c, ldc, scale);
+}
+void gemm(int64_t m, int64_t n, int64_t K, const double *a, int64_t lda,
+          const double *b, int64_t ldb, double *c, int64_t ldc,
+          const double *scale) {
+  gemmTiles(m, n, K, a, lda, b, ldb, c, ldc, scale);
+}
+
+// The maximum of p[0, n), ignoring NaN (-inf when there is none): eight
+// partial maxima, so it vectorizes; the order does not matter when NaN is
+// always ignored.
+template <class Acc>
+inline __attribute__((always_inline)) Acc rowMaxImpl(const Acc *p, int64_t n) {
+  Acc m[8];
+  for (int i = 0; i < 8; ++i)
+    m[i] = -std::numeric_limits<Acc>::infinity();
+  int64_t j = 0;
+  for (; j + 8 <= n; j += 8)
+    for (int i = 0; i < 8; ++i)
+      m[i] = p[j + i] > m[i] ? p[j + i] : m[i];
+  for (; j < n; ++j)
+    m[0] = p[j] > m[0] ? p[j] : m[0];
+  for (int i = 1; i < 8; ++i)
+    m[0] = m[i] > m[0] ? m[i] : m[0];
+  return m[0];
+}
+
+// out = e^x for x <= 0 or NaN, within 1e-7 relative (Cephes' polynomial
+// on [-ln2/2, ln2/2] times 2^n), elementwise on a GCC vector of floats;
+// below -88 it flushes to 0, -inf gives 0, NaN stays NaN. Written on vector
+// types because GCC does not if-convert the scalar form's NaN tests.
+typedef float V8f __attribute__((vector_size(32), aligned(4)));
+typedef int32_t V8i __attribute__((vector_size(32), aligned(4)));
+inline __attribute__((always_inline)) void expNonPositive(const V8f &x,
+                                                          V8f &out) {
+  const V8f zero = {}, one = zero + 1.0f;
+  V8f xc = x < -88.0f ? zero - 88.0f : x;
+  xc = xc > 0.0f ? zero : xc;
+  xc = x != x ? zero - 88.0f : xc;
+  // The nearest integer to xc / ln2, in [-127, 0] (conversion truncates).
+  V8i ni = __builtin_convertvector(xc * 1.44269504088896341f - 0.5f, V8i);
+  V8f n = __builtin_convertvector(ni, V8f);
+  V8f r = xc - n * 0.693359375f + n * 2.12194440e-4f;
+  V8f z = r * r;
+  V8f y = ((((1.9875691500e-4f * r + 1.3981999507e-3f) * r +
+             8.3334519073e-3f) * r + 4.1665795894e-2f) * r +
+           1.6666665459e-1f) * r + 5.0000001201e-1f;
+  y = y * z + r + one;
+  V8f scale = (V8f)((ni + 127) << 23); // 2^n
+  out = x != x ? x : y * scale;
+}
+
+// p[j] = e^(p[j] - m) for j < n; returns their sum.
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3",
+                             "default"))) float
+expSumF32(float *p, int64_t n, float m) {
+  V8f acc = {};
+  int64_t j = 0;
+  for (; j + 8 <= n; j += 8) {
+    V8f x = *(const V8f *)(p + j) - m, e;
+    expNonPositive(x, e);
+    *(V8f *)(p + j) = e;
+    acc += e;
+  }
+  float s = ((acc[0] + acc[1]) + (acc[2] + acc[3])) +
+            ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+  for (; j < n; ++j) {
+    V8f x = {p[j] - m}, e;
+    expNonPositive(x, e);
+    p[j] = e[0];
+    s += e[0];
+  }
+  return s;
+}
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3",
+                             "default"))) float
+rowMaxF32(const float *p, int64_t n) {
+  return rowMaxImpl(p, n);
+}
+float expSum(float *p, int64_t n, float m) { return expSumF32(p, n, m); }
+double expSum(double *p, int64_t n, double m) {
+  double s = 0;
+  for (int64_t j = 0; j < n; ++j)
+    s += p[j] = std::exp(p[j] - m);
+  return s;
+}
+float rowMax(const float *p, int64_t n) { return rowMaxF32(p, n); }
+double rowMax(const double *p, int64_t n) { return rowMaxImpl(p, n); }
 
 template <class T>
 void attentionImpl(int32_t nb, const int64_t *dims, const T *q, Operand ql,
@@ -76,10 +212,11 @@ void attentionImpl(int32_t nb, const int64_t *dims, const T *q, Operand ql,
   threads = omp_get_max_threads();
 #endif
   // Query blocks of up to 64 rows, smaller while that leaves threads idle.
-  int64_t BQ = std::min<int64_t>(64, S);
+  int64_t BQ = std::min<int64_t>(64, roundUp(S, MR));
   while (BQ > 8 && batch * ((S + BQ - 1) / BQ) < 2 * threads)
-    BQ = (BQ + 1) / 2;
-  const int64_t BK = std::min<int64_t>(kKeyBlock, T_);
+    BQ = roundUp(BQ / 2, MR);
+  const int64_t BK = std::min(kKeyBlock, roundUp(T_, NR));
+  const int64_t EP = roundUp(E, NR), TP = roundUp(T_, NR);
   const int64_t qBlocks = (S + BQ - 1) / BQ, items = batch * qBlocks;
   const Acc ninf = -std::numeric_limits<Acc>::infinity();
   const Acc sc = (Acc)scale;
@@ -87,18 +224,29 @@ void attentionImpl(int32_t nb, const int64_t *dims, const T *q, Operand ql,
 
 #pragma omp parallel if (work > kParallelGrain && items > 1)
   {
-    std::vector<Acc> buf(BQ * D + D * BK + BK * E + BQ * BK + BQ * E + 2 * BQ);
+    // The keys and values of one batch entry are converted once per thread
+    // (a thread's items, dealt round-robin so that causal blocks of
+    // growing cost balance, mostly share the entry): O(T) per thread,
+    // never S x T.
+    std::vector<Acc> buf(BQ * D + D * TP + TP * EP + BQ * BK + BQ * EP +
+                         3 * BQ);
     Acc *qb = buf.data();     // BQ x D query rows
-    Acc *kt = qb + BQ * D;    // D x BK keys, transposed
-    Acc *vb = kt + D * BK;    // BK x E values
-    Acc *sb = vb + BK * E;    // BQ x BK scores of the block
-    Acc *acc = sb + BQ * BK;  // BQ x E accumulators
-    Acc *mx = acc + BQ * E;   // BQ running maxima
+    Acc *kt = qb + BQ * D;    // D x TP keys, transposed
+    Acc *vb = kt + D * TP;    // TP x EP values
+    Acc *pb = vb + TP * EP;   // BQ x BK scores, then weights
+    Acc *acc = pb + BQ * BK;  // BQ x EP accumulators
+    Acc *mx = acc + BQ * EP;  // BQ running maxima
     Acc *sum = mx + BQ;       // BQ running sums
-#pragma omp for schedule(dynamic)
+    Acc *corr = sum + BQ;     // BQ rescalings of the accumulators
+    int64_t stagedB = -1, staged = 0; // keys [0, staged) of stagedB
+#pragma omp for schedule(static, 1)
     for (int64_t it = 0; it < items; ++it) {
       int64_t b = it / qBlocks, s0 = (it % qBlocks) * BQ;
-      int64_t rows = std::min(BQ, S - s0);
+      if (b != stagedB) {
+        stagedB = b;
+        staged = 0;
+      }
+      int64_t rows = std::min(BQ, S - s0), rowsP = roundUp(rows, MR);
       // Offsets of this batch in every operand.
       int64_t qo = ql.off, ko = kl.off, vo = vl.off, mo = ml.off, yo = yl.off;
       int64_t rem = b;
@@ -112,11 +260,15 @@ void attentionImpl(int32_t nb, const int64_t *dims, const T *q, Operand ql,
           mo += idx * ml.bstr[i];
         yo += idx * yl.bstr[i];
       }
-      for (int64_t r = 0; r < rows; ++r) {
-        const T *qr = q + qo + (s0 + r) * ql.rs;
-        for (int64_t d = 0; d < D; ++d)
-          qb[r * D + d] = load(qr[d * ql.cs]);
-        std::fill(acc + r * E, acc + (r + 1) * E, Acc(0));
+      // Rows past `rows` (up to a multiple of MR) stay zero.
+      std::fill(qb, qb + rowsP * D, Acc(0));
+      std::fill(acc, acc + rowsP * EP, Acc(0));
+      for (int64_t r = 0; r < rowsP; ++r) {
+        if (r < rows) {
+          const T *qr = q + qo + (s0 + r) * ql.rs;
+          for (int64_t d = 0; d < D; ++d)
+            qb[r * D + d] = load(qr[d * ql.cs]);
+        }
         mx[r] = ninf;
         sum[r] = 0;
       }
@@ -125,68 +277,67 @@ void attentionImpl(int32_t nb, const int64_t *dims, const T *q, Operand ql,
       if (causal)
         tEnd = std::clamp<int64_t>(s0 + rows - 1 + T_ - S + 1, 0, T_);
       for (int64_t t0 = 0; t0 < tEnd; t0 += BK) {
-        int64_t n = std::min(BK, tEnd - t0);
-        for (int64_t j = 0; j < n; ++j) {
-          const T *kr = k + ko + (t0 + j) * kl.rs;
-          for (int64_t d = 0; d < D; ++d)
-            kt[d * BK + j] = load(kr[d * kl.cs]);
-          const T *vr = v + vo + (t0 + j) * vl.rs;
-          for (int64_t e = 0; e < E; ++e)
-            vb[j * E + e] = load(vr[e * vl.cs]);
+        int64_t n = std::min(BK, tEnd - t0), nP = roundUp(n, NR);
+        if (t0 + n > staged) {
+          // Stage the block (blocks come in order, so staged == t0);
+          // columns and rows past n are zero.
+          for (int64_t j = 0; j < nP; ++j) {
+            Acc *vr = vb + (t0 + j) * EP;
+            if (j >= n) {
+              for (int64_t d = 0; d < D; ++d)
+                kt[d * TP + t0 + j] = 0;
+              std::fill(vr, vr + EP, Acc(0));
+              continue;
+            }
+            const T *kr = k + ko + (t0 + j) * kl.rs;
+            for (int64_t d = 0; d < D; ++d)
+              kt[d * TP + t0 + j] = load(kr[d * kl.cs]);
+            const T *vs = v + vo + (t0 + j) * vl.rs;
+            if (vl.cs == 1)
+              for (int64_t e = 0; e < E; ++e)
+                vr[e] = load(vs[e]);
+            else
+              for (int64_t e = 0; e < E; ++e)
+                vr[e] = load(vs[e * vl.cs]);
+            std::fill(vr + E, vr + EP, Acc(0));
+          }
+          staged = t0 + n;
         }
-        for (int64_t r = 0; r < rows; ++r) {
+        gemm(rowsP, nP, D, qb, D, kt + t0, TP, pb, BK, (const Acc *)nullptr);
+        for (int64_t r = 0; r < rowsP; ++r) {
+          Acc *pr = pb + r * BK;
           int64_t s = s0 + r;
           // Keys [0, lim) of the block are visible to this row.
-          int64_t lim = n;
-          if (causal)
+          int64_t lim = r < rows ? n : 0;
+          if (causal && r < rows)
             lim = std::clamp<int64_t>(s + T_ - S - t0 + 1, 0, n);
-          if (lim == 0)
-            continue;
-          Acc *sr = sb + r * BK;
-          std::fill(sr, sr + lim, Acc(0));
-          const Acc *qr = qb + r * D;
-          for (int64_t d = 0; d < D; ++d) {
-            const Acc qd = qr[d];
-            const Acc *kd = kt + d * BK;
-            for (int64_t j = 0; j < lim; ++j)
-              sr[j] += qd * kd[j];
-          }
-          Acc m = ninf;
-          if (mask) {
+          if (mask && lim) {
             const T *mr = mask + mo + s * ml.rs + t0 * ml.cs;
             for (int64_t j = 0; j < lim; ++j)
-              sr[j] = sr[j] * sc + load(mr[j * ml.cs]);
+              pr[j] = pr[j] * sc + load(mr[j * ml.cs]);
           } else {
             for (int64_t j = 0; j < lim; ++j)
-              sr[j] *= sc;
+              pr[j] *= sc;
           }
-          for (int64_t j = 0; j < lim; ++j)
-            m = sr[j] > m ? sr[j] : m; // NaN never becomes the maximum
-          Acc mNew = std::max(mx[r], m);
-          if (mNew == ninf)
-            continue; // nothing visible yet: every weight is 0
-          Acc *ar = acc + r * E;
-          if (mx[r] != mNew) {
-            Acc corr = std::exp(mx[r] - mNew);
-            sum[r] *= corr;
-            for (int64_t e = 0; e < E; ++e)
-              ar[e] *= corr;
-            mx[r] = mNew;
+          Acc mNew = std::max(mx[r], rowMax(pr, lim));
+          if (mNew == ninf) {
+            // Nothing visible yet: every weight is 0.
+            std::fill(pr, pr + nP, Acc(0));
+            corr[r] = 1;
+            continue;
           }
-          Acc l = 0;
-          for (int64_t j = 0; j < lim; ++j) {
-            Acc p = std::exp(sr[j] - mNew);
-            l += p;
-            const Acc *vj = vb + j * E;
-            for (int64_t e = 0; e < E; ++e)
-              ar[e] += p * vj[e];
-          }
-          sum[r] += l;
+          corr[r] = std::exp(mx[r] - mNew);
+          mx[r] = mNew;
+          Acc l = expSum(pr, lim, mNew);
+          std::fill(pr + lim, pr + nP, Acc(0));
+          sum[r] = sum[r] * corr[r] + l;
         }
+        gemm(rowsP, EP, n, pb, BK, vb + t0 * EP, EP, acc, EP,
+             (const Acc *)corr);
       }
       for (int64_t r = 0; r < rows; ++r) {
         T *yr = y + yo + (s0 + r) * yl.rs;
-        const Acc *ar = acc + r * E;
+        const Acc *ar = acc + r * EP;
         // No visible key: 0 / 0, NaN as Softmax of a row of -inf.
         const Acc l = sum[r];
         for (int64_t e = 0; e < E; ++e)

@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
 #include <limits>
 #include <random>
@@ -673,6 +674,175 @@ TEST(Kernels, MatmulIntegerAndQLinear) {
                     &s, &ys, &zp, &yzv, &qy, out);
   EXPECT_EQ(std::vector<uint8_t>(out, out + 6),
             std::vector<uint8_t>({168, 115, 255, 1, 66, 151}));
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling: the 2-D fast path against a naive reference and the generic N-D
+// path (reached through rank 5 with a unit depth dim and kernel 1 there).
+//===----------------------------------------------------------------------===//
+
+struct Pool2DCase {
+  int64_t n, c, h, w, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr;
+  bool ceil;
+};
+
+int64_t poolOutDim(int64_t in, int64_t k, int64_t s, int64_t d, int64_t pb,
+                   int64_t pe, bool ceil) {
+  int64_t span = in + pb + pe - ((k - 1) * d + 1);
+  int64_t o = (ceil ? (span + s - 1) / s : span / s) + 1;
+  if (ceil && (o - 1) * s >= in + pb) // last window starts in the end pad
+    --o;
+  return o;
+}
+
+// Naive reference (float values; max picks the first largest, row-major
+// window order; indices row- or column-major over H, W plus the plane).
+void naivePool2D(const Pool2DCase &c, int64_t oh, int64_t ow,
+                 const std::vector<float> &xv, bool isMax, bool cip,
+                 bool colMajor, std::vector<float> &y,
+                 std::vector<int64_t> &ix) {
+  int64_t planes = c.n * c.c;
+  y.assign(planes * oh * ow, 0);
+  ix.assign(planes * oh * ow, 0);
+  for (int64_t p = 0; p < planes; ++p)
+    for (int64_t i = 0; i < oh; ++i)
+      for (int64_t j = 0; j < ow; ++j) {
+        float best = -std::numeric_limits<float>::infinity();
+        int64_t bestIdx = 0, valid = 0, inPadH = 0, inPadW = 0;
+        bool found = false;
+        double sum = 0;
+        for (int64_t a = 0; a < c.kh; ++a) {
+          int64_t ih = i * c.sh - c.pt + a * c.dh;
+          inPadH += ih >= -c.pt && ih < c.h + c.pb;
+        }
+        for (int64_t b = 0; b < c.kw; ++b) {
+          int64_t iw = j * c.sw - c.pl + b * c.dw;
+          inPadW += iw >= -c.pl && iw < c.w + c.pr;
+        }
+        for (int64_t a = 0; a < c.kh; ++a)
+          for (int64_t b = 0; b < c.kw; ++b) {
+            int64_t ih = i * c.sh - c.pt + a * c.dh;
+            int64_t iw = j * c.sw - c.pl + b * c.dw;
+            if (ih < 0 || ih >= c.h || iw < 0 || iw >= c.w)
+              continue;
+            float v = xv[(p * c.h + ih) * c.w + iw];
+            ++valid;
+            sum += v;
+            if (!found || v > best) {
+              found = true;
+              best = v;
+              bestIdx = colMajor ? iw * c.h + ih : ih * c.w + iw;
+            }
+          }
+        int64_t o = (p * oh + i) * ow + j;
+        if (isMax) {
+          y[o] = best;
+          ix[o] = p * c.h * c.w + bestIdx;
+        } else {
+          int64_t cnt = cip ? inPadH * inPadW : valid;
+          y[o] = (float)(sum / (double)cnt);
+        }
+      }
+}
+
+std::vector<Pool2DCase> pool2DCases() {
+  return {
+      // n c  h   w kh kw sh sw dh dw pt pl pb pr ceil
+      {2, 16, 16, 16, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0, false}, // the CNN's pool
+      {1, 3, 7, 9, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, false},
+      {1, 2, 7, 9, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, true},
+      {2, 2, 6, 5, 2, 3, 2, 2, 1, 1, 0, 0, 0, 0, true},     // ceil windows
+      {1, 2, 8, 8, 3, 2, 3, 1, 1, 1, 2, 0, 1, 1, false},    // asymmetric pads
+      {1, 1, 10, 11, 3, 2, 1, 2, 2, 3, 1, 2, 2, 1, false},  // dilations
+      {1, 2, 9, 7, 2, 2, 2, 3, 2, 1, 0, 1, 0, 1, true},     // dilation + ceil
+      {1, 4, 5, 5, 5, 5, 1, 1, 1, 1, 0, 0, 0, 0, false},    // global
+      {1, 1, 1, 6, 1, 4, 1, 1, 1, 1, 0, 3, 0, 3, false},    // rows of one
+      {2, 16, 64, 64, 2, 2, 2, 2, 1, 1, 0, 0, 0, 0, false}, // threaded
+  };
+}
+
+void runPool2DCase(const Pool2DCase &c, bool half) {
+  int64_t oh = poolOutDim(c.h, c.kh, c.sh, c.dh, c.pt, c.pb, c.ceil);
+  int64_t ow = poolOutDim(c.w, c.kw, c.sw, c.dw, c.pl, c.pr, c.ceil);
+  int32_t dt = half ? 10 : 1;
+  sc_desc x = mk(dt, {c.n, c.c, c.h, c.w}), y = mk(dt, {c.n, c.c, oh, ow});
+  sc_desc x5 = mk(dt, {c.n, c.c, 1, c.h, c.w});
+  sc_desc y5 = mk(dt, {c.n, c.c, 1, oh, ow});
+  int64_t nx = count(x), ny = count(y);
+  std::vector<float> xv = randomVec(nx, 7);
+  for (int64_t i = 0; i < nx; i += 5) // ties, to check first-max order
+    xv[i] = 0.5f;
+  std::vector<uint16_t> xh(nx);
+  for (int64_t i = 0; i < nx; ++i) {
+    xh[i] = sc_f2h(xv[i]);
+    if (half)
+      xv[i] = sc_h2f(xh[i]);
+  }
+  const void *xp = half ? (const void *)xh.data() : (const void *)xv.data();
+  size_t es = half ? 2 : 4;
+  int64_t k[2] = {c.kh, c.kw}, s[2] = {c.sh, c.sw}, d[2] = {c.dh, c.dw},
+          p[4] = {c.pt, c.pl, c.pb, c.pr};
+  int64_t k5[3] = {1, c.kh, c.kw}, s5[3] = {1, c.sh, c.sw},
+          d5[3] = {1, c.dh, c.dw}, p5[6] = {0, c.pt, c.pl, 0, c.pb, c.pr};
+  auto toFloat = [&](const std::vector<uint8_t> &b) {
+    std::vector<float> f(ny);
+    for (int64_t i = 0; i < ny; ++i) {
+      if (half) {
+        uint16_t h;
+        std::memcpy(&h, b.data() + 2 * i, 2);
+        f[i] = sc_h2f(h);
+      } else {
+        std::memcpy(&f[i], b.data() + 4 * i, 4);
+      }
+    }
+    return f;
+  };
+  for (int kind = 0; kind < 2; ++kind)
+    for (int cip = 0; cip < 2; ++cip)
+      for (int order = 0; order < 2; ++order) {
+        if ((kind == 0 && cip) || (kind == 1 && order))
+          continue;
+        SCOPED_TRACE("kind " + std::to_string(kind) + " cip " +
+                     std::to_string(cip) + " order " + std::to_string(order));
+        std::vector<uint8_t> got(ny * es), gen(ny * es);
+        std::vector<int64_t> gotIx(ny, -1), genIx(ny, -2);
+        sc_pool(&x, xp, &y, got.data(), kind == 0 ? gotIx.data() : nullptr,
+                kind, k, s, d, p, cip, order);
+        sc_pool(&x5, xp, &y5, gen.data(), kind == 0 ? genIx.data() : nullptr,
+                kind, k5, s5, d5, p5, cip, order);
+        // Bit-exact with the generic path.
+        ASSERT_EQ(got, gen);
+        std::vector<float> want;
+        std::vector<int64_t> wantIx;
+        naivePool2D(c, oh, ow, xv, kind == 0, cip, order == 1, want, wantIx);
+        std::vector<float> gotF = toFloat(got);
+        if (half) // the reference sums in double and rounds once
+          for (float &w : want)
+            w = sc_h2f(sc_f2h(w));
+        expectNear(gotF, want, half ? 1e-3f : 1e-6f);
+        if (kind == 0) {
+          // 3-D indices of the generic path have a unit depth dim in front
+          // (row-major) or behind (column-major: depth stride H*W): same.
+          EXPECT_EQ(gotIx, genIx);
+          EXPECT_EQ(gotIx, wantIx);
+        }
+      }
+}
+
+TEST(Kernels, Pool2DFastPathF32) {
+  for (const Pool2DCase &c : pool2DCases()) {
+    SCOPED_TRACE("case " + std::to_string(c.h) + "x" + std::to_string(c.w) +
+                 " k" + std::to_string(c.kh) + "x" + std::to_string(c.kw));
+    runPool2DCase(c, false);
+  }
+}
+
+TEST(Kernels, Pool2DFastPathF16) {
+  for (const Pool2DCase &c : pool2DCases()) {
+    SCOPED_TRACE("case " + std::to_string(c.h) + "x" + std::to_string(c.w) +
+                 " k" + std::to_string(c.kh) + "x" + std::to_string(c.kw));
+    runPool2DCase(c, true);
+  }
 }
 
 } // namespace

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "Common.h"
 
+#include <algorithm>
 #include <limits>
 #include <vector>
 
@@ -140,6 +141,92 @@ void poolImpl(const sc_desc *x, const T *xp, const sc_desc *y, T *yp,
   }
 }
 
+// 2-D (NCHW) fast path: the window of an output row / column is an
+// arithmetic run of input coordinates (lo, lo + dil, ..., count of them),
+// read from the tables once per row and column, so the element loop has no
+// divisions. It visits each window in the generic path's order (rows outer,
+// columns inner) and accumulates the same way, so the results are identical.
+template <class T>
+void pool2d(const sc_desc *x, const T *xp, const sc_desc *y, T *yp,
+            int64_t *indices, bool isMax, const std::vector<DimTable> &tabs,
+            const int64_t dil[2], bool countIncludePad, bool colMajor) {
+  using Acc = typename Elem<T>::Acc;
+  const int64_t planes = x->dims[0] * x->dims[1];
+  const int64_t H = x->dims[2], W = x->dims[3];
+  const int64_t OH = y->dims[2], OW = y->dims[3];
+  const int64_t inPlane = H * W, outPlane = OH * OW;
+  const int64_t dh = dil[0], dw = dil[1];
+  // Per output row / column: first valid input coordinate, how many.
+  std::vector<int64_t> hLo(OH), hCnt(OH), wLo(OW), wCnt(OW);
+  for (int64_t o = 0; o < OH; ++o) {
+    hCnt[o] = tabs[0].count[o];
+    hLo[o] = hCnt[o] ? tabs[0].idx[tabs[0].first[o]] : 0;
+  }
+  for (int64_t o = 0; o < OW; ++o) {
+    wCnt[o] = tabs[1].count[o];
+    wLo[o] = wCnt[o] ? tabs[1].idx[tabs[1].first[o]] : 0;
+  }
+  const Acc lowest = std::numeric_limits<Acc>::has_infinity
+                         ? -std::numeric_limits<Acc>::infinity()
+                         : std::numeric_limits<Acc>::lowest();
+  // Index of input (ih, iw) in the indices output's layout.
+  const int64_t ihStride = colMajor ? 1 : W, iwStride = colMajor ? H : 1;
+  // Work: input reads over all windows, (sum of row counts) x (sum of
+  // column counts) per plane. Threads only pay off for large pools.
+  int64_t rows = 0, cols = 0;
+  for (int64_t o = 0; o < OH; ++o)
+    rows += hCnt[o];
+  for (int64_t o = 0; o < OW; ++o)
+    cols += wCnt[o];
+  const int64_t work = planes * std::max<int64_t>(outPlane, rows * cols);
+#pragma omp parallel for schedule(static) if (planes > 1 && work >= (1 << 17))
+  for (int64_t p = 0; p < planes; ++p) {
+    const T *plane = xp + p * inPlane;
+    T *out = yp + p * outPlane;
+    int64_t *outIdx = indices ? indices + p * outPlane : nullptr;
+    for (int64_t oh = 0; oh < OH; ++oh) {
+      const int64_t h0 = hLo[oh], hn = hCnt[oh];
+      const int64_t hPad = tabs[0].padded[oh];
+      for (int64_t ow = 0; ow < OW; ++ow) {
+        const int64_t w0 = wLo[ow], wn = wCnt[ow];
+        const int64_t q = oh * OW + ow;
+        if (isMax) {
+          Acc best = lowest;
+          int64_t bestIdx = 0;
+          bool found = false;
+          for (int64_t i = 0; i < hn; ++i) {
+            const int64_t ih = h0 + i * dh;
+            const T *row = plane + ih * W;
+            for (int64_t j = 0; j < wn; ++j) {
+              const int64_t iw = w0 + j * dw;
+              Acc v = load(row[iw]);
+              if (!found || v > best) {
+                best = v;
+                found = true;
+                bestIdx = ih * ihStride + iw * iwStride;
+              }
+            }
+          }
+          out[q] = store<T>(best);
+          if (outIdx)
+            outIdx[q] = p * inPlane + bestIdx;
+        } else {
+          double sum = 0;
+          for (int64_t i = 0; i < hn; ++i) {
+            const T *row = plane + (h0 + i * dh) * W + w0;
+            for (int64_t j = 0; j < wn; ++j)
+              sum += (double)load(row[j * dw]);
+          }
+          int64_t cnt = countIncludePad ? hPad * tabs[1].padded[ow] : hn * wn;
+          double r = cnt ? sum / (double)cnt
+                         : std::numeric_limits<double>::quiet_NaN();
+          out[q] = store<T>((Acc)r);
+        }
+      }
+    }
+  }
+}
+
 } // namespace
 
 extern "C" void sc_pool(const sc_desc *x, const void *xp, const sc_desc *y,
@@ -164,6 +251,14 @@ extern "C" void sc_pool(const sc_desc *x, const void *xp, const sc_desc *y,
   bool isMax = kind == 0;
   auto run = [&](auto t) {
     using T = decltype(t);
+    if (sd == 2) {
+      int64_t dil[2] = {dilations ? dilations[0] : 1,
+                        dilations ? dilations[1] : 1};
+      pool2d(x, static_cast<const T *>(xp), y, static_cast<T *>(yp),
+             isMax ? indices : nullptr, isMax, tabs, dil,
+             count_include_pad != 0, storage_order == 1);
+      return;
+    }
     poolImpl(x, static_cast<const T *>(xp), y, static_cast<T *>(yp),
              isMax ? indices : nullptr, isMax, tabs, count_include_pad != 0,
              storage_order == 1);

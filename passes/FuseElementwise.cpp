@@ -123,11 +123,14 @@ std::optional<DimMap> mapDims(ArrayRef<int64_t> layout,
   for (int64_t d : shape)
     total *= d;
   int64_t offset = layout[0];
-  if (offset < 0 || (total > 0 && offset >= total))
-    return std::nullopt;
+  if (total == 0 || offset < 0 || offset >= total)
+    return std::nullopt; // nothing to fuse in an empty tensor
+  for (int64_t s : strides)
+    if (s <= 0)
+      return std::nullopt;
   DimMap map;
   for (size_t e = 0; e < shape.size(); ++e)
-    map.base.push_back(shape[e] ? (offset / strides[e]) % shape[e] : 0);
+    map.base.push_back((offset / strides[e]) % shape[e]);
   SmallVector<int64_t> lo(map.base), hi(map.base);
   for (size_t d = 0; d < consumerShape.size(); ++d) {
     int64_t s = layout[d + 1], n = consumerShape[d];

@@ -170,3 +170,21 @@ func.func @overwritten_input(%x: memref<4x4xf32> {kern.input = "x"}, %y: memref<
   }
   return
 }
+
+// -----
+
+// An empty intermediate (a zero dim) is left alone.
+// CHECK-LABEL: func.func @empty
+// CHECK-COUNT-2: kern.map
+func.func @empty(%x: memref<2x0xf32> {kern.input = "x"}, %y: memref<2x0xf32> {kern.output = "y"}) {
+  %t = kern.alloc : memref<2x0xf32>
+  kern.map ins(%x : memref<2x0xf32>) outs(%t : memref<2x0xf32>) attributes {layouts = [array<i64: 0, 0, 1>, array<i64: 0, 0, 1>], shape = array<i64: 2, 0>} {
+  ^bb0(%a: f32):
+    kern.yield %a : f32
+  }
+  kern.map ins(%t : memref<2x0xf32>) outs(%y : memref<2x0xf32>) attributes {layouts = [array<i64: 0, 0, 1>, array<i64: 0, 0, 1>], shape = array<i64: 2, 0>} {
+  ^bb0(%a: f32):
+    kern.yield %a : f32
+  }
+  return
+}

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 using namespace shardc::rt::cpu;
@@ -179,6 +180,29 @@ void pool2d(const sc_desc *x, const T *xp, const sc_desc *y, T *yp,
   for (int64_t o = 0; o < OW; ++o)
     cols += wCnt[o];
   const int64_t work = planes * std::max<int64_t>(outPlane, rows * cols);
+  // Max pooling into float or double without indices: the columns whose
+  // windows are full and evenly strided ([interiorA, interiorB)) run with
+  // the output column innermost, a branch-free max the compiler
+  // vectorizes. The (row, column) visiting order and the strict `>` are the
+  // scalar loop's, so the results are identical (NaN included).
+  int64_t interiorA = 0, interiorB = 0, sw = 0;
+  if constexpr (std::is_same_v<T, Acc>) {
+    int64_t full = 0;
+    for (int64_t o = 0; o < OW; ++o)
+      full = std::max(full, wCnt[o]);
+    if (isMax && !indices && full > 0) {
+      while (interiorA < OW && wCnt[interiorA] != full)
+        ++interiorA;
+      interiorB = interiorA + 1;
+      if (interiorB < OW && wCnt[interiorB] == full)
+        sw = wLo[interiorB] - wLo[interiorA];
+      while (interiorB < OW && wCnt[interiorB] == full &&
+             wLo[interiorB] - wLo[interiorB - 1] == sw)
+        ++interiorB;
+      if (interiorA >= OW || sw <= 0)
+        interiorA = interiorB = 0; // one column or irregular: scalar only
+    }
+  }
 #pragma omp parallel for schedule(static) if (planes > 1 && work >= (1 << 17))
   for (int64_t p = 0; p < planes; ++p) {
     const T *plane = xp + p * inPlane;
@@ -187,7 +211,31 @@ void pool2d(const sc_desc *x, const T *xp, const sc_desc *y, T *yp,
     for (int64_t oh = 0; oh < OH; ++oh) {
       const int64_t h0 = hLo[oh], hn = hCnt[oh];
       const int64_t hPad = tabs[0].padded[oh];
+      const bool vector = interiorB > interiorA && hn > 0;
+      if constexpr (std::is_same_v<T, Acc>) {
+        if (vector) {
+          T *o = out + oh * OW;
+          const int64_t wn = wCnt[interiorA], a = interiorA, b = interiorB;
+          for (int64_t i = 0; i < hn; ++i) {
+            const T *row = plane + (h0 + i * dh) * W + wLo[a];
+            for (int64_t j = 0; j < wn; ++j) {
+              const T *src = row + j * dw;
+              if (i == 0 && j == 0) {
+                for (int64_t ow = a; ow < b; ++ow)
+                  o[ow] = src[(ow - a) * sw];
+              } else {
+                for (int64_t ow = a; ow < b; ++ow) {
+                  const T v = src[(ow - a) * sw];
+                  o[ow] = v > o[ow] ? v : o[ow];
+                }
+              }
+            }
+          }
+        }
+      }
       for (int64_t ow = 0; ow < OW; ++ow) {
+        if (vector && ow >= interiorA && ow < interiorB)
+          continue;
         const int64_t w0 = wLo[ow], wn = wCnt[ow];
         const int64_t q = oh * OW + ow;
         if (isMax) {

@@ -22,7 +22,9 @@
 #include "Handle.h"
 
 #include <oneapi/dnnl/dnnl.hpp>
+#include <omp.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
@@ -40,6 +42,37 @@ namespace {
 dnnl::engine &cpuEngine() {
   static dnnl::engine eng(dnnl::engine::kind::cpu, 0);
   return eng;
+}
+
+// Small primitives run on one OpenMP thread: below about half a million
+// multiply-adds, forking and joining a team costs more than the second
+// thread saves (the small CNN of bench/bench_cpu.py: 0.08 ms with two
+// threads per primitive, 0.04 ms with one). The limit applies when the
+// primitive is created (oneDNN's JIT kernels plan for the thread count they
+// see then) and around every run.
+constexpr int64_t kSerialMacs = int64_t(1) << 19;
+
+struct ThreadLimit {
+  int saved = 0;
+  explicit ThreadLimit(bool serial) {
+    if (serial && omp_get_max_threads() > 1) {
+      saved = omp_get_max_threads();
+      omp_set_num_threads(1);
+    }
+  }
+  ~ThreadLimit() {
+    if (saved)
+      omp_set_num_threads(saved);
+  }
+  ThreadLimit(const ThreadLimit &) = delete;
+  ThreadLimit &operator=(const ThreadLimit &) = delete;
+};
+
+int64_t elementsOf(const sc_desc *d) {
+  int64_t n = 1;
+  for (int i = 0; i < d->rank; ++i)
+    n *= d->dims[i];
+  return n;
 }
 
 // One stream per thread: models may run on several threads at once.
@@ -94,11 +127,13 @@ struct DnnlHandle : shardc::rt::Handle {
   dnnl::primitive prim;
   dnnl::memory src, weights, bias, dst, binary, residual;
   bool hasBias = false, biasIsPostOp = false, hasResidual = false;
+  bool serial = false; // small: one OpenMP thread (kSerialMacs)
   int binaryArg = 0, residualArg = 0;
   const char *what = "";
 
   void run(const void *s, const void *w, const void *b, const void *r,
            void *d) {
+    ThreadLimit limit(serial);
     try {
       bind(src, s);
       bind(weights, w);
@@ -162,6 +197,7 @@ struct ConvHandle : shardc::rt::Handle {
   dnnl::reorder srcIn, weightsIn, dstOut;
   bool reorderSrc = false, reorderWeights = false, reorderDst = false;
   bool hasBias = false;
+  bool serial = false; // small: one OpenMP thread (kSerialMacs)
   size_t weightBytes = 0;
   // The user weights pointer whose reorder the handle keeps (read-only
   // memory only), and the last pointer checked for being read-only.
@@ -170,6 +206,7 @@ struct ConvHandle : shardc::rt::Handle {
   const char *what = "";
 
   void run(const void *s, const void *w, const void *b, void *d) {
+    ThreadLimit limit(serial);
     try {
       dnnl::stream &strm = cpuStream();
       if (reorderWeights && w != keptWeights) {
@@ -329,6 +366,9 @@ extern "C" void *sc_dnnl_matmul_create(const sc_desc *a, const sc_desc *b,
     dnnl::matmul::desc d = bias && !h->biasIsPostOp
                                ? dnnl::matmul::desc(amd, bmd, biasMd, ymd)
                                : dnnl::matmul::desc(amd, bmd, ymd);
+    int64_t inner = a->dims[a->rank - (trans_a ? 2 : 1)];
+    h->serial = elementsOf(y) * inner < kSerialMacs;
+    ThreadLimit limit(h->serial);
     dnnl::matmul::primitive_desc pd(d, attr, cpuEngine());
     h->prim = dnnl::matmul(pd);
     h->src = unbound(amd);
@@ -454,6 +494,11 @@ extern "C" void *sc_dnnl_conv_create(const sc_desc *x, const sc_desc *w,
     };
     auto prop = dnnl::prop_kind::forward_inference;
     dnnl::memory::desc psrc, pw, pdst;
+    // Multiply-adds: every output (input, when transposed) times one
+    // filter's worth of weights.
+    int64_t perFilter = elementsOf(w) / std::max<int64_t>(1, w->dims[0]);
+    h->serial = elementsOf(transposed ? x : y) * perFilter < kSerialMacs;
+    ThreadLimit limit(h->serial);
     if (transposed) {
       dnnl::deconvolution_forward::desc d(
           prop, dnnl::algorithm::deconvolution_direct, ioOf(xmd), anyOf(wmd),

@@ -7,7 +7,8 @@ inputs, same thread count, in one run on one machine.
                      [--shardc build/tools/shardc/shardc] [--markdown FILE]
 
 For each model: export (torch models through test/Models/Inputs/torch_reference.py),
-compile with shardc, run `./model --benchmark --threads N`, then time
+compile with shardc twice (with `--no-fusion` and with fusion, the default), run
+each `./model --benchmark --threads N`, then time
 onnxruntime.InferenceSession (CPUExecutionProvider, intra_op_num_threads=N,
 inter_op_num_threads=1, sequential execution) on the same input, and print
 p50 latencies and the ratio shardc / ORT (below 1.0 means shardc is faster).
@@ -81,30 +82,36 @@ def main():
 
         for name in args.models.split(","):
             model, inp, x, flag = prepare(name, work)
-            exe = os.path.join(work, name)
-            subprocess.check_call([args.shardc, model, "--input-shape", flag, "-o", exe])
             xin = os.path.join(work, name + ".in.npy")
             np.save(xin, x)
-            out = subprocess.check_output(
-                [exe, "--input", "%s=%s" % (inp, xin), "--benchmark", "--threads", str(args.threads),
-                 "--iterations", str(args.iterations), "--warmup", str(args.warmup)],
-                text=True, stderr=subprocess.STDOUT)
-            m = re.search(r"p50=([0-9.]+)", out)
-            if not m:
-                sys.exit("no latency line from %s:\n%s" % (exe, out))
-            ours = float(m.group(1))
+
+            def latency(exe, flags):
+                subprocess.check_call([args.shardc, model, "--input-shape", flag, "-o", exe] + flags)
+                out = subprocess.check_output(
+                    [exe, "--input", "%s=%s" % (inp, xin), "--benchmark", "--threads",
+                     str(args.threads), "--iterations", str(args.iterations), "--warmup",
+                     str(args.warmup)], text=True, stderr=subprocess.STDOUT)
+                m = re.search(r"p50=([0-9.]+)", out)
+                if not m:
+                    sys.exit("no latency line from %s:\n%s" % (exe, out))
+                return float(m.group(1))
+
+            unfused = latency(os.path.join(work, name + "_unfused"), ["--no-fusion"])
+            ours = latency(os.path.join(work, name), [])
             theirs, _ = ort_latency(model, {inp: x}, args.threads, args.iterations, args.warmup)
-            rows.append((name, "x".join(map(str, x.shape)), ours, theirs, ours / theirs))
-            print("%-20s %-12s shardc p50 %8.3f ms   onnxruntime p50 %8.3f ms   ratio %.2fx" % rows[-1])
+            rows.append((name, "x".join(map(str, x.shape)), unfused, ours, theirs, ours / theirs))
+            print("%-20s %-12s shardc p50 %8.3f ms (unfused %8.3f)   onnxruntime p50 %8.3f ms   "
+                  "ratio %.2fx" % (rows[-1][0], rows[-1][1], ours, unfused, theirs, ours / theirs))
 
     if args.markdown:
         import onnxruntime
         lines = ["", "Threads: %d, iterations: %d (warm-up %d); onnxruntime %s; tiny GPT-2 "
                  "compile %.2f s end to end without ccache." % (
                      args.threads, args.iterations, args.warmup, onnxruntime.__version__, compile_s), "",
-                 "| model | input | shardc p50 (ms) | ONNX Runtime p50 (ms) | ratio |",
-                 "|---|---|---:|---:|---:|"]
-        lines += ["| %s | %s | %.3f | %.3f | %.2fx |" % r for r in rows]
+                 "| model | input | shardc --no-fusion p50 (ms) | shardc p50 (ms) | "
+                 "ONNX Runtime p50 (ms) | ratio (fused / ORT) |",
+                 "|---|---|---:|---:|---:|---:|"]
+        lines += ["| %s | %s | %.3f | %.3f | %.3f | %.2fx |" % r for r in rows]
         with open(args.markdown, "a") as f:
             f.write("\n".join(lines) + "\n")
 

@@ -39,15 +39,16 @@ private:
   mlir::LogicalResult emitCall(kern::CallOp op);
   mlir::LogicalResult emitMatmul(kern::MatmulOp op);
   mlir::LogicalResult emitConv(kern::ConvOp op);
-  mlir::LogicalResult emitLibraryCall(mlir::Operation *op, mlir::StringRef prefix, mlir::Value a,
-                                mlir::Value b, mlir::Value bias, mlir::Value y,
-                                const std::string &extra);
+  mlir::LogicalResult emitLibraryCall(mlir::Operation *op,
+                                      mlir::StringRef prefix,
+                                      mlir::ArrayRef<mlir::Value> operands,
+                                      const std::string &extra, bool cuda);
+  static std::string epilogueCode(kern::MatmulOp op);
+  std::string matmulExtra(kern::MatmulOp op);
+  std::string convExtra(kern::ConvOp op);
   /// The CUDA form of `op`: a launch of a generated kernel, or a cuBLASLt /
   /// cuDNN call.
   mlir::LogicalResult emitCudaOp(mlir::Operation *op);
-  mlir::LogicalResult emitCudaLibraryCall(mlir::Operation *op, mlir::StringRef prefix, mlir::Value a,
-                                    mlir::Value b, mlir::Value bias, mlir::Value y,
-                                    const std::string &extra);
   void writeCudaProgram(mlir::raw_ostream &out);
 
   std::string ptr(mlir::Value buffer);

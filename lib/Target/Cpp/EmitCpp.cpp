@@ -302,34 +302,47 @@ LogicalResult CppEmitter::emitCall(kern::CallOp op) {
   return success();
 }
 
-/// A oneDNN call: `h = PREFIX_create(&dA, &dB, &dBias|0, &dY, extra)` once in
-/// init(), `PREFIX_run(h, a, b, bias|0, y)` in run().
+/// A library call: `h = PREFIX_create([cu, ]dOperand|0..., extra)` once in
+/// init, `PREFIX_run([cu, ]h, operand|0...)` in run, into the CPU entry
+/// points (oneDNN) or the CUDA ones (cuBLASLt, cuDNN). Null operands (an
+/// absent bias or residual) pass 0 for both descriptor and pointer.
 LogicalResult CppEmitter::emitLibraryCall(Operation *op, StringRef prefix,
-                                          Value a, Value b, Value bias, Value y,
-                                          const std::string &extra) {
-  auto da = desc(op, a), db = desc(op, b), dy = desc(op, y);
-  if (failed(da) || failed(db) || failed(dy))
-    return failure();
-  std::string dbias = "0", pbias = "0";
-  if (bias) {
-    auto d = desc(op, bias);
-    if (failed(d))
+                                          ArrayRef<Value> operands,
+                                          const std::string &extra,
+                                          bool cuda) {
+  // Descriptors are named in the order they are first needed: the two
+  // inputs and the output, then the optional operands in between.
+  size_t n = operands.size();
+  SmallVector<size_t> order{0, 1, n - 1};
+  for (size_t i = 2; i + 1 < n; ++i)
+    order.push_back(i);
+  SmallVector<std::string> d(n, "0");
+  for (size_t i : order) {
+    if (!operands[i])
+      continue;
+    FailureOr<std::string> dv = desc(op, operands[i]);
+    if (failed(dv))
       return failure();
-    dbias = *d;
-    pbias = ptr(bias);
+    d[i] = *dv;
   }
-  std::string h = "h[" + std::to_string(numHandles++) + "]";
-  init += "  " + h + " = " + prefix.str() + "_create(" + *da + ", " + *db +
-          ", " + dbias + ", " + *dy + ", " + extra + ");\n  if (!" + h +
-          ") return 1;\n";
-  run += "  " + prefix.str() + "_run(" + h + ", " + ptr(a) + ", " + ptr(b) +
-         ", " + pbias + ", " + ptr(y) + ");\n";
-  ++artifacts.numLibraryCalls;
+  std::string descs = llvm::join(d, ", "), ptrs;
+  for (Value v : operands)
+    ptrs += ", " + (v ? ptr(v) : std::string("0"));
+  std::string cu = cuda ? "cu, " : "";
+  std::string h =
+      "h[" + std::to_string(cuda ? numCudaHandles++ : numHandles++) + "]";
+  (cuda ? cudaInit : init) += "  " + h + " = " + prefix.str() + "_create(" +
+                              cu + descs + ", " + extra + ");\n  if (!" + h +
+                              ") return 1;\n";
+  (cuda ? cudaRun : run) +=
+      "  " + prefix.str() + "_run(" + cu + h + ptrs + ");\n";
+  // A program with both codes counts each call once.
+  if (!cuda || !options.cpu)
+    ++artifacts.numLibraryCalls;
   return success();
 }
 
-/// The SC_EPILOGUE_* code of a kern.matmul's epilogue.
-static std::string epilogueCode(kern::MatmulOp op) {
+std::string CppEmitter::epilogueCode(kern::MatmulOp op) {
   return llvm::StringSwitch<std::string>(op.getEpilogue())
       .Case("relu", "SC_EPILOGUE_RELU")
       .Case("gelu", "SC_EPILOGUE_GELU")
@@ -337,54 +350,40 @@ static std::string epilogueCode(kern::MatmulOp op) {
       .Default("SC_EPILOGUE_NONE");
 }
 
-/// `h = sc_dnnl_matmul_create(&dA, &dB, &dBias|0, &dResidual|0, &dY, trans_a,
-/// trans_b, alpha, beta, epilogue)` in init(), `sc_dnnl_matmul_run(h, a, b,
-/// bias|0, residual|0, y)` in run().
-LogicalResult CppEmitter::emitMatmul(kern::MatmulOp op) {
+/// The matmul's arguments after its operands: trans_a, trans_b, alpha, beta,
+/// epilogue.
+std::string CppEmitter::matmulExtra(kern::MatmulOp op) {
   Type f32 = Float32Type::get(op.getContext());
-  auto da = desc(op, op.getA()), db = desc(op, op.getB()),
-       dy = desc(op, op.getY());
-  if (failed(da) || failed(db) || failed(dy))
-    return failure();
-  // An optional operand: its descriptor and pointer, or 0 and 0.
-  auto optional = [&](Value v, std::string &d, std::string &p) {
-    d = p = "0";
-    if (!v)
-      return success();
-    auto dv = desc(op, v);
-    if (failed(dv))
-      return failure();
-    d = *dv;
-    p = ptr(v);
-    return success();
-  };
-  std::string dbias, pbias, dres, pres;
-  if (failed(optional(op.getBias(), dbias, pbias)) ||
-      failed(optional(op.getResidual(), dres, pres)))
-    return failure();
-  std::string h = "h[" + std::to_string(numHandles++) + "]";
-  init += "  " + h + " = sc_dnnl_matmul_create(" + *da + ", " + *db + ", " +
-          dbias + ", " + dres + ", " + *dy + ", " +
-          std::to_string(op.getTransA()) + ", " +
-          std::to_string(op.getTransB()) + ", " +
-          floatLiteral(op.getAlpha().convertToDouble(), f32) + ", " +
-          floatLiteral(op.getBeta().convertToDouble(), f32) + ", " +
-          epilogueCode(op) + ");\n  if (!" + h + ") return 1;\n";
-  run += "  sc_dnnl_matmul_run(" + h + ", " + ptr(op.getA()) + ", " +
-         ptr(op.getB()) + ", " + pbias + ", " + pres + ", " + ptr(op.getY()) +
-         ");\n";
-  ++artifacts.numLibraryCalls;
-  return success();
+  return std::to_string(op.getTransA()) + ", " +
+         std::to_string(op.getTransB()) + ", " +
+         floatLiteral(op.getAlpha().convertToDouble(), f32) + ", " +
+         floatLiteral(op.getBeta().convertToDouble(), f32) + ", " +
+         epilogueCode(op);
+}
+
+/// The convolution's arguments after its operands: strides, dilations,
+/// pads, group, transposed.
+std::string CppEmitter::convExtra(kern::ConvOp op) {
+  return i64Array(op.getStrides()) + ", " + i64Array(op.getDilations()) +
+         ", " + i64Array(op.getPads()) + ", " +
+         std::to_string(op.getGroup()) + "LL, " +
+         std::to_string(op.getTransposed());
+}
+
+/// `sc_dnnl_matmul_create(&dA, &dB, &dBias|0, &dResidual|0, &dY, trans_a,
+/// trans_b, alpha, beta, epilogue)`, `sc_dnnl_matmul_run(h, a, b, bias|0,
+/// residual|0, y)`.
+LogicalResult CppEmitter::emitMatmul(kern::MatmulOp op) {
+  return emitLibraryCall(op, "sc_dnnl_matmul",
+                         {op.getA(), op.getB(), op.getBias(),
+                          op.getResidual(), op.getY()},
+                         matmulExtra(op), /*cuda=*/false);
 }
 
 LogicalResult CppEmitter::emitConv(kern::ConvOp op) {
-  std::string extra = i64Array(op.getStrides()) + ", " +
-                      i64Array(op.getDilations()) + ", " +
-                      i64Array(op.getPads()) + ", " +
-                      std::to_string(op.getGroup()) + "LL, " +
-                      std::to_string(op.getTransposed());
-  return emitLibraryCall(op, "sc_dnnl_conv", op.getX(), op.getW(),
-                         op.getBias(), op.getY(), extra);
+  return emitLibraryCall(op, "sc_dnnl_conv",
+                         {op.getX(), op.getW(), op.getBias(), op.getY()},
+                         convExtra(op), /*cuda=*/false);
 }
 
 /// Appends the bytes of a weight to the section at its planned offset.

@@ -24,66 +24,25 @@ using namespace shardc::target;
 LogicalResult CppEmitter::emitCudaOp(Operation *op) {
   if (isa<kern::AllocOp, kern::WeightOp, kern::ViewOp, func::ReturnOp>(op))
     return success();
-  Type f32 = Float32Type::get(op->getContext());
   std::string math = options.tf32 ? "SC_MATH_TF32" : "SC_MATH_FP32";
-  // `h = sc_cu_matmul_create(cu, &dA, &dB, &dBias|0, &dResidual|0, &dY,
-  // trans_a, trans_b, alpha, beta, epilogue, math)` in init,
-  // `sc_cu_matmul_run(cu, h, a, b, bias|0, residual|0, y)` in run. cuBLASLt's
-  // epilogues are ReLU and its GELU, the tanh form: the exact (erf) GELU is
-  // refused here, at compile time, rather than approximated (the driver
-  // keeps it out of the GEMMs of CUDA programs:
-  // graph-fuse-epilogues{erf-gelu=false}).
+  // The CPU calls' arguments plus the math mode. cuBLASLt's epilogues are
+  // ReLU and its GELU, the tanh form: the exact (erf) GELU is refused here,
+  // at compile time, rather than approximated (the driver keeps it out of
+  // the GEMMs of CUDA programs: graph-fuse-epilogues{erf-gelu=false}).
   if (auto mm = dyn_cast<kern::MatmulOp>(op)) {
-    StringRef epilogue = mm.getEpilogue();
-    if (epilogue == "gelu")
+    if (mm.getEpilogue() == "gelu")
       return mm.emitError("the CUDA target has no exact (erf) GELU epilogue: "
                           "cuBLASLt's GELU is the tanh approximation");
-    std::string code = epilogue == "relu"        ? "SC_EPILOGUE_RELU"
-                       : epilogue == "gelu_tanh" ? "SC_EPILOGUE_GELU_TANH"
-                                                 : "SC_EPILOGUE_NONE";
-    auto da = desc(mm, mm.getA()), db = desc(mm, mm.getB()),
-         dy = desc(mm, mm.getY());
-    if (failed(da) || failed(db) || failed(dy))
-      return failure();
-    std::string dbias = "0", pbias = "0", dres = "0", pres = "0";
-    if (Value v = mm.getBias()) {
-      auto d = desc(mm, v);
-      if (failed(d))
-        return failure();
-      dbias = *d;
-      pbias = ptr(v);
-    }
-    if (Value v = mm.getResidual()) {
-      auto d = desc(mm, v);
-      if (failed(d))
-        return failure();
-      dres = *d;
-      pres = ptr(v);
-    }
-    std::string h = "h[" + std::to_string(numCudaHandles++) + "]";
-    if (!options.cpu)
-      ++artifacts.numLibraryCalls;
-    cudaInit += "  " + h + " = sc_cu_matmul_create(cu, " + *da + ", " + *db +
-                ", " + dbias + ", " + dres + ", " + *dy + ", " +
-                std::to_string(mm.getTransA()) + ", " +
-                std::to_string(mm.getTransB()) + ", " +
-                floatLiteral(mm.getAlpha().convertToDouble(), f32) + ", " +
-                floatLiteral(mm.getBeta().convertToDouble(), f32) + ", " + code +
-                ", " + math + ");\n  if (!" + h + ") return 1;\n";
-    cudaRun += "  sc_cu_matmul_run(cu, " + h + ", " + ptr(mm.getA()) + ", " +
-               ptr(mm.getB()) + ", " + pbias + ", " + pres + ", " +
-               ptr(mm.getY()) + ");\n";
-    return success();
+    return emitLibraryCall(mm, "sc_cu_matmul",
+                           {mm.getA(), mm.getB(), mm.getBias(),
+                            mm.getResidual(), mm.getY()},
+                           matmulExtra(mm) + ", " + math, /*cuda=*/true);
   }
-  if (auto conv = dyn_cast<kern::ConvOp>(op)) {
-    std::string extra = i64Array(conv.getStrides()) + ", " +
-                        i64Array(conv.getDilations()) + ", " +
-                        i64Array(conv.getPads()) + ", " +
-                        std::to_string(conv.getGroup()) + "LL, " +
-                        std::to_string(conv.getTransposed()) + ", " + math;
-    return emitCudaLibraryCall(op, "sc_cu_conv", conv.getX(), conv.getW(),
-                               conv.getBias(), conv.getY(), extra);
-  }
+  if (auto conv = dyn_cast<kern::ConvOp>(op))
+    return emitLibraryCall(conv, "sc_cu_conv",
+                           {conv.getX(), conv.getW(), conv.getBias(),
+                            conv.getY()},
+                           convExtra(conv) + ", " + math, /*cuda=*/true);
   if (!isa<kern::MapOp, kern::ReduceOp, kern::CallOp>(op))
     return op->emitError("the CUDA target cannot emit '")
            << op->getName() << "'";
@@ -117,34 +76,6 @@ LogicalResult CppEmitter::emitCudaOp(Operation *op) {
              std::to_string(kernel->grid[2]) + ", " +
              std::to_string(kernel->block) + ", " +
              std::to_string(kernel->sharedBytes) + ", a); }\n";
-  return success();
-}
-
-/// `h = PREFIX_create(cu, &dA, &dB, &dBias|0, &dY, extra)` in init,
-/// `PREFIX_run(cu, h, a, b, bias|0, y)` in run.
-LogicalResult CppEmitter::emitCudaLibraryCall(Operation *op, StringRef prefix,
-                                              Value a, Value b, Value bias,
-                                              Value y,
-                                              const std::string &extra) {
-  auto da = desc(op, a), db = desc(op, b), dy = desc(op, y);
-  if (failed(da) || failed(db) || failed(dy))
-    return failure();
-  std::string dbias = "0", pbias = "0";
-  if (bias) {
-    auto d = desc(op, bias);
-    if (failed(d))
-      return failure();
-    dbias = *d;
-    pbias = ptr(bias);
-  }
-  std::string h = "h[" + std::to_string(numCudaHandles++) + "]";
-  if (!options.cpu)
-    ++artifacts.numLibraryCalls;
-  cudaInit += "  " + h + " = " + prefix.str() + "_create(cu, " + *da + ", " +
-              *db + ", " + dbias + ", " + *dy + ", " + extra + ");\n  if (!" +
-              h + ") return 1;\n";
-  cudaRun += "  " + prefix.str() + "_run(cu, " + h + ", " + ptr(a) + ", " +
-             ptr(b) + ", " + pbias + ", " + ptr(y) + ");\n";
   return success();
 }
 

@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/PatternUtils.h"
 
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/PatternMatch.h"
@@ -36,45 +37,10 @@ using namespace shardc;
 
 namespace {
 
-/// The value of a float constant whose elements are all equal (a scalar or
-/// a splat), read from a dense attribute or a small resource blob.
-std::optional<APFloat> scalarConstant(Value v) {
-  auto c = v.getDefiningOp<graph::ConstantOp>();
-  if (!c)
-    return std::nullopt;
-  ElementsAttr value = c.getValue();
-  auto ft = dyn_cast<FloatType>(value.getElementType());
-  if (!ft || value.getNumElements() < 1 || value.getNumElements() > 1024)
-    return std::nullopt;
-  SmallVector<APFloat> values;
-  if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
-    llvm::append_range(values, dense.getValues<APFloat>());
-  } else if (auto res = dyn_cast<DenseResourceElementsAttr>(value)) {
-    AsmResourceBlob *blob = res.getRawHandle().getBlob();
-    unsigned bytes = ft.getWidth() / 8;
-    if (!blob || bytes > 8 ||
-        static_cast<int64_t>(blob->getData().size()) !=
-            bytes * value.getNumElements())
-      return std::nullopt;
-    ArrayRef<char> raw = blob->getData();
-    for (size_t at = 0; at < raw.size(); at += bytes) {
-      uint64_t bits = 0;
-      memcpy(&bits, raw.data() + at, bytes);
-      values.push_back(
-          APFloat(ft.getFloatSemantics(), APInt(ft.getWidth(), bits)));
-    }
-  }
-  if (values.empty() || llvm::any_of(values, [&](const APFloat &f) {
-        return !f.bitwiseIsEqual(values.front());
-      }))
-    return std::nullopt;
-  return values.front();
-}
-
 /// True if `v` is a scalar or splat float constant within the tolerance of
 /// `want`: 1e-4 relative, or one unit in the last place of fp16 / bf16.
 bool isConstant(Value v, double want) {
-  std::optional<APFloat> f = scalarConstant(v);
+  std::optional<APFloat> f = patterns::splatFloat(v);
   if (!f)
     return false;
   int precision = APFloat::semanticsPrecision(f->getSemantics());

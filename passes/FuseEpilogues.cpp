@@ -33,6 +33,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/PatternUtils.h"
 
 namespace shardc {
 #define GEN_PASS_DEF_GRAPHFUSEEPILOGUES
@@ -71,12 +72,6 @@ bool isConstantRow(Value v, RankedTensorType out) {
   return v.getDefiningOp<graph::ConstantOp>() && isRow(v, out);
 }
 
-/// For `add` reading `v`: the other operand, or null if `v` is both.
-Value otherOperand(graph::AddOp add, Value v) {
-  if (add.getLhs() == v)
-    return add.getRhs() == v ? Value() : add.getRhs();
-  return add.getLhs();
-}
 
 struct Chain {
   Value a, b, bias, residual;
@@ -133,7 +128,7 @@ struct GraphFuseEpiloguesPass
       // The bias add.
       if (!c.bias)
         if (auto add = dyn_cast_or_null<graph::AddOp>(soleUser(cur)))
-          if (Value other = otherOperand(add, cur);
+          if (Value other = patterns::otherOperand(add, cur);
               other && add.getType() == type && isConstantRow(other, type)) {
             c.bias = other;
             cur = add.getOutput();
@@ -158,7 +153,7 @@ struct GraphFuseEpiloguesPass
       // The residual add: only after no activation (the op's rule).
       if (c.activation == "none")
         if (auto add = dyn_cast_or_null<graph::AddOp>(soleUser(cur)))
-          if (Value other = otherOperand(add, cur);
+          if (Value other = patterns::otherOperand(add, cur);
               other && other.getType() == type && add.getType() == type) {
             c.residual = other;
             cur = add.getOutput();

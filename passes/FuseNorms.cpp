@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/PatternUtils.h"
 
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/PatternMatch.h"
@@ -39,45 +40,27 @@ using namespace shardc;
 namespace {
 
 /// The value of a constant whose elements are all equal (a scalar or a
-/// splat), read from a dense attribute or a small resource blob.
+/// splat): a float one as patterns::splatFloat reads it (NaN never counts),
+/// or a dense integer one.
 std::optional<double> scalarConstant(Value v) {
+  if (std::optional<APFloat> f = patterns::splatFloat(v)) {
+    if (f->isNaN())
+      return std::nullopt;
+    bool lost;
+    f->convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
+    return f->convertToDouble();
+  }
   auto c = v.getDefiningOp<graph::ConstantOp>();
-  if (!c)
-    return std::nullopt;
-  ElementsAttr value = c.getValue();
-  Type elem = value.getElementType();
-  if (value.getNumElements() < 1 || value.getNumElements() > 1024)
+  auto dense = c ? dyn_cast<DenseElementsAttr>(c.getValue()) : nullptr;
+  auto it = dense ? dyn_cast<IntegerType>(dense.getElementType()) : nullptr;
+  if (!it || it.getWidth() <= 1 || dense.getNumElements() < 1 ||
+      dense.getNumElements() > 1024)
     return std::nullopt;
   SmallVector<double> values;
-  if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
-    if (isa<FloatType>(elem))
-      for (APFloat f : dense.getValues<APFloat>())
-        values.push_back(f.convertToDouble());
-    else if (auto it = dyn_cast<IntegerType>(elem); it && it.getWidth() > 1)
-      for (APInt i : dense.getValues<APInt>())
-        values.push_back(it.isUnsigned() ? (double)i.getZExtValue()
-                                         : (double)i.getSExtValue());
-  } else if (auto res = dyn_cast<DenseResourceElementsAttr>(value)) {
-    AsmResourceBlob *blob = res.getRawHandle().getBlob();
-    auto ft = dyn_cast<FloatType>(elem);
-    if (!blob || !ft)
-      return std::nullopt;
-    ArrayRef<char> raw = blob->getData();
-    unsigned bytes = ft.getWidth() / 8;
-    if (static_cast<int64_t>(raw.size()) != bytes * value.getNumElements() ||
-        bytes > 8)
-      return std::nullopt;
-    for (size_t at = 0; at < raw.size(); at += bytes) {
-      uint64_t bits = 0;
-      memcpy(&bits, raw.data() + at, bytes);
-      values.push_back(
-          APFloat(ft.getFloatSemantics(), APInt(ft.getWidth(), bits))
-              .convertToDouble());
-    }
-  }
-  if (values.empty() || llvm::any_of(values, [&](double d) {
-        return d != values.front();
-      }))
+  for (APInt i : dense.getValues<APInt>())
+    values.push_back(it.isUnsigned() ? (double)i.getZExtValue()
+                                     : (double)i.getSExtValue());
+  if (llvm::any_of(values, [&](double d) { return d != values.front(); }))
     return std::nullopt;
   return values.front();
 }
@@ -97,14 +80,6 @@ template <typename OpTy> OpTy soleUser(Value v) {
   return dyn_cast<OpTy>(user);
 }
 
-/// The operand of binary `op` other than `v`, or null.
-Value otherOperand(Operation *op, Value v) {
-  if (op->getOperand(0) == v && op->getOperand(1) != v)
-    return op->getOperand(1);
-  if (op->getOperand(1) == v && op->getOperand(0) != v)
-    return op->getOperand(0);
-  return {};
-}
 
 /// The first normalized axis of a keepdims mean over contiguous axes ending
 /// at the last one.
@@ -250,7 +225,7 @@ struct FuseNorm : OpRewritePattern<RootOp> {
       Value cur = root.getResult(), gamma, beta;
       Operation *last = root;
       if (auto mul = soleUser<graph::MulOp>(cur)) {
-        Value p = otherOperand(mul, cur);
+        Value p = patterns::otherOperand(mul, cur);
         if (p && mul.getType() == numType && isNormParam(p, numType, axis)) {
           gamma = p;
           cur = mul.getResult();
@@ -258,7 +233,7 @@ struct FuseNorm : OpRewritePattern<RootOp> {
         }
       }
       if (auto add = soleUser<graph::AddOp>(cur)) {
-        Value p = otherOperand(add, cur);
+        Value p = patterns::otherOperand(add, cur);
         if (p && add.getType() == numType && isNormParam(p, numType, axis)) {
           beta = p;
           last = add;
@@ -295,7 +270,7 @@ struct FuseNorm : OpRewritePattern<RootOp> {
         last = back;
       }
       if (auto mul = soleUser<graph::MulOp>(cur)) {
-        Value p = otherOperand(mul, cur);
+        Value p = patterns::otherOperand(mul, cur);
         if (p && mul.getType() == xType && isNormParam(p, xType, axis)) {
           weight = p;
           last = mul;

@@ -139,14 +139,6 @@ bool dataTypeOf(int32_t dtype, cudaDataType &t) {
   }
 }
 
-std::string describe(const sc_desc *d) {
-  std::string s = fmt::dtypeName(d->dtype);
-  s += " [";
-  for (int i = 0; i < d->rank; ++i)
-    s += (i ? "," : "") + std::to_string(d->dims[i]);
-  return s + "]";
-}
-
 /// Builds the descriptors and picks the algorithm. False after sc_fail.
 bool build(MatmulHandle &h, cudaDataType type, size_t elementBytes, bool tf32,
            int32_t epilogue) {

@@ -115,14 +115,6 @@ bool dataTypeOf(int32_t dtype, cudnnDataType_t &t) {
   }
 }
 
-std::string describe(const sc_desc *d) {
-  std::string s = fmt::dtypeName(d->dtype);
-  s += " [";
-  for (int i = 0; i < d->rank; ++i)
-    s += (i ? "," : "") + std::to_string(d->dims[i]);
-  return s + "]";
-}
-
 /// Packed NCHW strides of `dims`.
 void packedStrides(const int *dims, int n, int *strides) {
   strides[n - 1] = 1;

@@ -12,6 +12,9 @@
 #include <cublasLt.h>
 #include <cudnn.h>
 
+#include "shardc/cpu.h"
+#include "shardc/format.h"
+
 #include <string>
 
 namespace shardc::rt::cuda {
@@ -83,6 +86,15 @@ const CublasLt *loadCublasLt(std::string &error);
 
 /// libcudnn.so.9 (else libcudnn.so of major version 9), as loadCublasLt.
 const Cudnn *loadCudnn(std::string &error);
+
+/// "float32 [2,3]": a tensor as the library wrappers' errors name it.
+inline std::string describe(const sc_desc *d) {
+  std::string s = shardc::format::dtypeName(d->dtype);
+  s += " [";
+  for (int i = 0; i < d->rank; ++i)
+    s += (i ? "," : "") + std::to_string(d->dims[i]);
+  return s + "]";
+}
 
 } // namespace shardc::rt::cuda
 

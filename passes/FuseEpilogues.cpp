@@ -30,6 +30,17 @@
 // transposes (graph.linear has none) or a C that is neither a row nor
 // unused; MatMul with a 1-D operand.
 //
+// Convolutions (unless conv-epilogues=false), into one graph.fused_conv
+// that oneDNN runs with post-ops (sum, then eltwise):
+//
+//   %p = graph.conv %x, %w[, %bias]
+//   %q = graph.add %p, %res    (either order)    res: the result's type
+//   %r = graph.relu %q
+//
+// either step optional, at least one present, each folded only when the
+// value it consumes has one user. The residual comes before the ReLU (a
+// ResNet block); a ReLU followed by an add folds the ReLU only.
+//
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
@@ -112,7 +123,47 @@ struct GraphFuseEpiloguesPass
     return gemmElementType(op->getResult(0).getType());
   }
 
+  /// conv -> [add residual] -> [relu] into a graph.fused_conv.
+  static void fuseConv(graph::ConvOp conv) {
+    Value cur = conv.getOutput();
+    auto type = cast<RankedTensorType>(cur.getType());
+    if (!gemmElementType(type))
+      return;
+    SmallVector<Operation *, 3> ops{conv};
+    Value residual;
+    if (auto add = dyn_cast_or_null<graph::AddOp>(soleUser(cur)))
+      if (Value other = patterns::otherOperand(add, cur);
+          other && other.getType() == type && add.getType() == type) {
+        residual = other;
+        cur = add.getOutput();
+        ops.push_back(add);
+      }
+    StringRef activation = "none";
+    if (auto relu = dyn_cast_or_null<graph::ReluOp>(soleUser(cur))) {
+      activation = "relu";
+      cur = relu.getOutput();
+      ops.push_back(relu);
+    }
+    if (ops.size() < 2)
+      return;
+    OpBuilder b(ops.back());
+    auto fused = b.create<graph::FusedConvOp>(
+        conv.getLoc(), type, conv.getInput(), conv.getWeight(),
+        conv.getBias(), residual, conv.getStridesAttr(),
+        conv.getDilationsAttr(), conv.getPadsAttr(), conv.getGroupAttr(),
+        b.getStringAttr(activation));
+    cur.replaceAllUsesWith(fused.getOutput());
+    for (Operation *dead : llvm::reverse(ops))
+      dead->erase();
+  }
+
   void runOnOperation() override {
+    if (convEpilogues) {
+      SmallVector<graph::ConvOp> convs;
+      getOperation().walk([&](graph::ConvOp op) { convs.push_back(op); });
+      for (graph::ConvOp conv : convs)
+        fuseConv(conv);
+    }
     SmallVector<Operation *> gemms;
     getOperation().walk([&](Operation *op) {
       if (isa<graph::MatMulOp, graph::GemmOp>(op))

@@ -98,7 +98,8 @@ def GraphFuseAttention : Pass<"graph-fuse-attention", "mlir::func::FuncOp"> {
 }
 
 def GraphFuseEpilogues : Pass<"graph-fuse-epilogues", "mlir::func::FuncOp"> {
-  let summary = "Fold bias, activation and residual adds into GEMMs";
+  let summary = "Fold bias, activation and residual adds into GEMMs and "
+                "convolutions";
   let description = [{
     A MatMul (or a Gemm with alpha 1 and no transposes) followed by a bias
     Add (a constant row), an activation (`graph.relu`, `graph.gelu`) and a
@@ -110,11 +111,20 @@ def GraphFuseEpilogues : Pass<"graph-fuse-epilogues", "mlir::func::FuncOp"> {
     `erf-gelu=false` leaves the exact (erf) GELU out of the GEMMs: cuBLASLt's
     GELU epilogue is the tanh approximation, so the driver sets it for
     programs with CUDA code (the tanh form is still folded).
+
+    A `graph.conv` followed by a residual Add (a tensor of the result's
+    type) and a `graph.relu`, either or both, becomes one `graph.fused_conv`
+    (oneDNN post-ops: sum, then eltwise). `conv-epilogues=false` keeps them
+    apart: the driver sets it for programs with CUDA code, whose cuDNN call
+    takes none yet.
   }];
   let options = [
     Option<"erfGelu", "erf-gelu", "bool", /*default=*/"true",
            "Fold the exact (erf) GELU into GEMMs (false for CUDA programs, "
            "whose GEMM library has only the tanh form)">,
+    Option<"convEpilogues", "conv-epilogues", "bool", /*default=*/"true",
+           "Fold residual adds and ReLU into convolutions (false for CUDA "
+           "programs)">,
   ];
   let dependentDialects = ["shardc::graph::GraphDialect"];
 }
@@ -128,6 +138,22 @@ def KernFuseElementwise : Pass<"kern-fuse-elementwise", "mlir::func::FuncOp"> {
     the intermediate, and the intermediate buffer disappears. The rules for
     when not to fuse are in passes/FuseElementwise.cpp.
   }];
+}
+
+def KernChannelsLast : Pass<"kern-channels-last", "mlir::func::FuncOp"> {
+  let summary = "Store the activations around convolutions channels-last";
+  let description = [{
+    An arena buffer that a `kern.conv` reads as x or writes as y, and whose
+    other uses can all take it channels-last (convolutions, `sc_pool`
+    calls, maps and reductions whose accesses split per dim), gets the type
+    `[N, spatial..., C]`; the convolutions and pools that use it are flagged
+    and the maps and reductions read it through permuted strides. oneDNN
+    then runs the convolutions on its nhwc kernels without reordering their
+    activations in and out. For programs without CUDA code (the cuDNN call
+    and the CUDA pooling take NCHW); see passes/ChannelsLast.cpp for the
+    rules.
+  }];
+  let dependentDialects = ["shardc::kern::KernDialect"];
 }
 
 def KernPlanMemory : Pass<"kern-plan-memory", "mlir::func::FuncOp"> {

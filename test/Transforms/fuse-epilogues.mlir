@@ -1,5 +1,6 @@
 // RUN: %shardc-opt %s --split-input-file --graph-fuse-epilogues | FileCheck %s
 // RUN: %shardc-opt %s --split-input-file --graph-fuse-epilogues=erf-gelu=false | FileCheck %s --check-prefix=NOERF
+// RUN: %shardc-opt %s --split-input-file --graph-fuse-epilogues=conv-epilogues=false | FileCheck %s --check-prefix=NOCONV
 
 // The GPT-2 MLP as exported: MatMul, bias Add, GELU; then MatMul, bias Add
 // (bias first), residual Add (residual first). Each chain is one linear.
@@ -230,4 +231,67 @@ func.func @half(%x: tensor<4x8xf16>, %r: tensor<4x8xf16>) -> tensor<4x8xf16> {
   %1 = graph.add %0, %c : tensor<4x8xf16>, tensor<8xf16> -> tensor<4x8xf16>
   %2 = graph.add %1, %r : tensor<4x8xf16>, tensor<4x8xf16> -> tensor<4x8xf16>
   return %2 : tensor<4x8xf16>
+}
+
+// -----
+
+// A ResNet block's end: Conv, residual Add (residual first), Relu -> one
+// fused_conv (the residual before the activation). With
+// conv-epilogues=false (CUDA programs) nothing folds.
+// CHECK-LABEL: func.func @conv_add_relu
+// CHECK-SAME:  (%[[X:.*]]: tensor<1x8x6x6xf32>, %[[W:.*]]: tensor<8x8x3x3xf32>, %[[B:.*]]: tensor<8xf32>)
+// CHECK-NEXT:  %[[Y:.*]] = graph.fused_conv %[[X]], %[[W]] bias %[[B]] : tensor<8xf32> residual %[[X]] : tensor<1x8x6x6xf32> {{[{]}}activation = "relu", dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>{{[}]}} : tensor<1x8x6x6xf32>, tensor<8x8x3x3xf32> -> tensor<1x8x6x6xf32>
+// CHECK-NEXT:  return %[[Y]]
+// NOCONV-LABEL: func.func @conv_add_relu
+// NOCONV-NEXT:  graph.conv
+// NOCONV-NEXT:  graph.add
+// NOCONV-NEXT:  graph.relu
+func.func @conv_add_relu(%x: tensor<1x8x6x6xf32>, %w: tensor<8x8x3x3xf32>, %b: tensor<8xf32>) -> tensor<1x8x6x6xf32> {
+  %0 = graph.conv %x, %w, %b {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>} : tensor<1x8x6x6xf32>, tensor<8x8x3x3xf32>, tensor<8xf32> -> tensor<1x8x6x6xf32>
+  %1 = graph.add %x, %0 : tensor<1x8x6x6xf32>, tensor<1x8x6x6xf32> -> tensor<1x8x6x6xf32>
+  %2 = graph.relu %1 : tensor<1x8x6x6xf32>
+  return %2 : tensor<1x8x6x6xf32>
+}
+
+// -----
+
+// Conv then Relu; and Conv then a residual Add with no activation.
+// CHECK-LABEL: func.func @conv_relu_and_conv_add
+// CHECK-NEXT:  %[[R:.*]] = graph.fused_conv %arg0, %arg1 {{[{]}}activation = "relu", {{.*}} : tensor<1x8x6x6xf32>, tensor<8x8x3x3xf32> -> tensor<1x8x6x6xf32>
+// CHECK-NEXT:  %[[S:.*]] = graph.fused_conv %[[R]], %arg1 residual %arg0 : tensor<1x8x6x6xf32> {{[{]}}dilations{{.*}} : tensor<1x8x6x6xf32>, tensor<8x8x3x3xf32> -> tensor<1x8x6x6xf32>
+// CHECK-NEXT:  return %[[S]]
+func.func @conv_relu_and_conv_add(%x: tensor<1x8x6x6xf32>, %w: tensor<8x8x3x3xf32>) -> tensor<1x8x6x6xf32> {
+  %0 = graph.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>} : tensor<1x8x6x6xf32>, tensor<8x8x3x3xf32> -> tensor<1x8x6x6xf32>
+  %1 = graph.relu %0 : tensor<1x8x6x6xf32>
+  %2 = graph.conv %1, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>} : tensor<1x8x6x6xf32>, tensor<8x8x3x3xf32> -> tensor<1x8x6x6xf32>
+  %3 = graph.add %2, %x : tensor<1x8x6x6xf32>, tensor<1x8x6x6xf32> -> tensor<1x8x6x6xf32>
+  return %3 : tensor<1x8x6x6xf32>
+}
+
+// -----
+
+// Look-alikes: a conv result read twice (the add stays), a residual that
+// broadcasts (its type is not the result's), Relu before the Add (only the
+// Relu folds, the Add stays after it), a Sigmoid (not an epilogue).
+// CHECK-LABEL: func.func @conv_lookalikes
+// CHECK-NEXT:  %[[A:.*]] = graph.conv %arg0, %arg1
+// CHECK-NEXT:  %[[B:.*]] = graph.add %[[A]], %arg0
+// CHECK-NEXT:  %[[C:.*]] = graph.conv %arg0, %arg1
+// CHECK-NEXT:  %[[D:.*]] = graph.add %[[C]], %arg2
+// CHECK-NEXT:  %[[E:.*]] = graph.fused_conv %arg0, %arg1 {{[{]}}activation = "relu"
+// CHECK-NEXT:  %[[F:.*]] = graph.add %[[E]], %arg0
+// CHECK-NEXT:  %[[G:.*]] = graph.conv %arg0, %arg1
+// CHECK-NEXT:  %[[H:.*]] = graph.sigmoid %[[G]]
+// CHECK-NEXT:  return %[[A]], %[[B]], %[[D]], %[[F]], %[[H]]
+func.func @conv_lookalikes(%x: tensor<1x8x6x6xf32>, %w: tensor<8x8x3x3xf32>, %c: tensor<1x8x1x1xf32>) -> (tensor<1x8x6x6xf32>, tensor<1x8x6x6xf32>, tensor<1x8x6x6xf32>, tensor<1x8x6x6xf32>, tensor<1x8x6x6xf32>) {
+  %0 = graph.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>} : tensor<1x8x6x6xf32>, tensor<8x8x3x3xf32> -> tensor<1x8x6x6xf32>
+  %1 = graph.add %0, %x : tensor<1x8x6x6xf32>, tensor<1x8x6x6xf32> -> tensor<1x8x6x6xf32>
+  %2 = graph.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>} : tensor<1x8x6x6xf32>, tensor<8x8x3x3xf32> -> tensor<1x8x6x6xf32>
+  %3 = graph.add %2, %c : tensor<1x8x6x6xf32>, tensor<1x8x1x1xf32> -> tensor<1x8x6x6xf32>
+  %4 = graph.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>} : tensor<1x8x6x6xf32>, tensor<8x8x3x3xf32> -> tensor<1x8x6x6xf32>
+  %5 = graph.relu %4 : tensor<1x8x6x6xf32>
+  %6 = graph.add %5, %x : tensor<1x8x6x6xf32>, tensor<1x8x6x6xf32> -> tensor<1x8x6x6xf32>
+  %7 = graph.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>} : tensor<1x8x6x6xf32>, tensor<8x8x3x3xf32> -> tensor<1x8x6x6xf32>
+  %8 = graph.sigmoid %7 : tensor<1x8x6x6xf32>
+  return %0, %1, %3, %6, %8 : tensor<1x8x6x6xf32>, tensor<1x8x6x6xf32>, tensor<1x8x6x6xf32>, tensor<1x8x6x6xf32>, tensor<1x8x6x6xf32>
 }

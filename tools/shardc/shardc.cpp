@@ -287,9 +287,13 @@ int main(int argc, char **argv) {
               pm.addNestedPass<mlir::func::FuncOp>(
                   shardc::createGraphFuseAttention());
               // cuBLASLt's GELU epilogue is the tanh form: programs with
-              // CUDA code keep the exact (erf) GELU out of their GEMMs.
+              // CUDA code keep the exact (erf) GELU out of their GEMMs, and
+              // (cuDNN's call takes none yet) their convolutions'
+              // residual adds and ReLUs apart.
               pm.addNestedPass<mlir::func::FuncOp>(
-                  shardc::createGraphFuseEpilogues({/*erfGelu=*/!program.cuda}));
+                  shardc::createGraphFuseEpilogues(
+                      {/*erfGelu=*/!program.cuda,
+                       /*convEpilogues=*/!program.cuda}));
               pm.addPass(mlir::createCanonicalizerPass());
             }
           },
@@ -321,6 +325,11 @@ int main(int argc, char **argv) {
             // CUDA-only program keeps them narrow for cuBLASLt.
             pm.addPass(shardc::createConvertGraphToKern(
                 {/*halfGemm=*/program.cuda && !program.cpu}));
+            // Layouts before fusion: the fused maps compose the permuted
+            // accesses.
+            if (!program.cuda)
+              pm.addNestedPass<mlir::func::FuncOp>(
+                  shardc::createKernChannelsLast());
             if (!noFusion)
               pm.addNestedPass<mlir::func::FuncOp>(
                   shardc::createKernFuseElementwise());

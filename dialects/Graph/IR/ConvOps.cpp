@@ -39,35 +39,43 @@ static int64_t windowOutput(int64_t in, int64_t k, int64_t stride,
   return out;
 }
 
-LogicalResult ConvOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor adaptor,
-                                       SmallVectorImpl<Type> &types) {
-  auto x = tensorOf(adaptor.getInput()), w = tensorOf(adaptor.getWeight());
-  int64_t spatial = x.getRank() - 2, group = adaptor.getGroup();
+LogicalResult inferConv(Loc loc, Value input, Value weight, Value bias,
+                        ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                        ArrayRef<int64_t> pads, int64_t group,
+                        SmallVectorImpl<Type> &types) {
+  auto x = tensorOf(input), w = tensorOf(weight);
+  int64_t spatial = x.getRank() - 2;
   if (x.getRank() < 3 || w.getRank() != x.getRank())
     return emitOptionalError(loc, "input ", typeStr(x), " and weight ",
                              typeStr(w), " must have the same rank >= 3");
   if (x.getElementType() != w.getElementType())
     return emitOptionalError(loc, "input and weight element types differ");
-  if (failed(checkWindowAttrs(loc, spatial, adaptor.getStrides(),
-                              adaptor.getDilations(), adaptor.getPads())))
+  if (failed(checkWindowAttrs(loc, spatial, strides, dilations, pads)))
     return failure();
   int64_t m = w.getDimSize(0);
   if (group < 1 || x.getDimSize(1) != w.getDimSize(1) * group || m % group)
     return emitOptionalError(loc, "input channels ", x.getDimSize(1),
                              " do not match weight ", typeStr(w),
                              " with group ", group);
-  if (Value b = adaptor.getBias())
-    if (tensorOf(b).getShape() != ArrayRef<int64_t>{m})
-      return emitOptionalError(loc, "bias ", typeStr(b.getType()),
+  if (bias)
+    if (tensorOf(bias).getShape() != ArrayRef<int64_t>{m})
+      return emitOptionalError(loc, "bias ", typeStr(bias.getType()),
                                " must have shape [", m, "]");
   SmallVector<int64_t> shape{x.getDimSize(0), m};
   for (int64_t i = 0; i < spatial; ++i)
     shape.push_back(windowOutput(x.getDimSize(i + 2), w.getDimSize(i + 2),
-                                 adaptor.getStrides()[i],
-                                 adaptor.getDilations()[i], adaptor.getPads()[i],
-                                 adaptor.getPads()[i + spatial], false));
+                                 strides[i], dilations[i], pads[i],
+                                 pads[i + spatial], false));
   types.push_back(x.clone(shape));
   return success();
+}
+
+LogicalResult ConvOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor adaptor,
+                                       SmallVectorImpl<Type> &types) {
+  return inferConv(loc, adaptor.getInput(), adaptor.getWeight(),
+                   adaptor.getBias(), adaptor.getStrides(),
+                   adaptor.getDilations(), adaptor.getPads(),
+                   adaptor.getGroup(), types);
 }
 
 LogicalResult ConvTransposeOp::inferReturnTypes(MLIRContext *, Loc loc,

@@ -139,4 +139,27 @@ LogicalResult LinearOp::verify() {
   return success();
 }
 
+LogicalResult FusedConvOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  if (failed(inferConv(loc, adaptor.getInput(), adaptor.getWeight(),
+                       adaptor.getBias(), adaptor.getStrides(),
+                       adaptor.getDilations(), adaptor.getPads(),
+                       adaptor.getGroup(), types)))
+    return failure();
+  if (Value res = adaptor.getResidual())
+    if (res.getType() != types.back())
+      return emitOptionalError(loc, "residual ", typeStr(res.getType()),
+                               " must have the result's type ",
+                               typeStr(types.back()));
+  return success();
+}
+
+LogicalResult FusedConvOp::verify() {
+  if (getActivation() != "none" && getActivation() != "relu")
+    return emitOpError("activation must be none or relu, not '")
+           << getActivation() << "'";
+  return success();
+}
+
 } // namespace shardc::graph

@@ -639,4 +639,28 @@ def Graph_LinearOp : Graph_Op<"linear", [AttrSizedOperandSegments]> {
   let hasVerifier = 1;
 }
 
+def Graph_FusedConvOp : Graph_Op<"fused_conv", [AttrSizedOperandSegments]> {
+  let summary = "convolution with a fused epilogue: act(conv(x, w) + bias + residual)";
+  let description = [{
+    `graph.conv` followed by what oneDNN applies in the convolution's store
+    (post-ops): add `residual` (the result's type), then apply `activation`
+    (`none` or `relu`). The residual comes before the activation, as in a
+    ResNet block (conv, add, relu).
+  }];
+  let arguments = (ins Graph_Tensor:$input, Graph_Tensor:$weight,
+                       Optional<Graph_Tensor>:$bias,
+                       Optional<Graph_Tensor>:$residual,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$dilations,
+                       DenseI64ArrayAttr:$pads,
+                       DefaultValuedAttr<I64Attr, "1">:$group,
+                       DefaultValuedAttr<StrAttr, "\"none\"">:$activation);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = [{
+    $input `,` $weight (`bias` $bias^ `:` type($bias))?
+    (`residual` $residual^ `:` type($residual))? attr-dict `:` type($input)
+    `,` type($weight) `->` type($output)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // SHARDC_GRAPH_OPS

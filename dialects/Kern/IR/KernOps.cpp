@@ -177,10 +177,28 @@ LogicalResult IndexOp::verify() {
   return success();
 }
 
+/// [N, spatial..., C] -> [N, C, spatial...] when channels-last.
+static SmallVector<int64_t> logicalDims(MemRefType t, bool channelsLast) {
+  SmallVector<int64_t> d(t.getShape());
+  if (channelsLast && d.size() >= 3) {
+    int64_t c = d.back();
+    d.pop_back();
+    d.insert(d.begin() + 1, c);
+  }
+  return d;
+}
+
+SmallVector<int64_t> ConvOp::logicalX() {
+  return logicalDims(getX().getType(), getXChannelsLast());
+}
+
+SmallVector<int64_t> ConvOp::logicalY() {
+  return logicalDims(getY().getType(), getYChannelsLast());
+}
+
 LogicalResult ConvOp::verify() {
-  ArrayRef<int64_t> x = getX().getType().getShape(),
-                    w = getW().getType().getShape(),
-                    y = getY().getType().getShape();
+  SmallVector<int64_t> x = logicalX(), y = logicalY();
+  ArrayRef<int64_t> w = getW().getType().getShape();
   size_t r = x.size();
   if (r < 3 || w.size() != r || y.size() != r)
     return emitOpError("x, w and y need the same rank >= 3");
@@ -199,6 +217,16 @@ LogicalResult ConvOp::verify() {
   if (Value bias = getBias())
     if (cast<MemRefType>(bias.getType()).getNumElements() != cout)
       return emitOpError("bias needs ") << cout << " elements";
+  if (Value res = getResidual())
+    if (res.getType() != getY().getType())
+      return emitOpError("residual ") << res.getType()
+                                      << " must have y's type " << getY().getType();
+  StringRef e = getEpilogue();
+  if (e != "none" && e != "relu" && e != "gelu" && e != "gelu_tanh")
+    return emitOpError("epilogue must be none, relu, gelu or gelu_tanh, not '")
+           << e << "'";
+  if (getTransposed() && (getXChannelsLast() || getYChannelsLast()))
+    return emitOpError("a transposed convolution has no channels-last operands");
   return success();
 }
 

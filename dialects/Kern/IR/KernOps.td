@@ -153,16 +153,38 @@ def Kern_MatmulOp : Kern_Op<"matmul", [AttrSizedOperandSegments]> {
   let hasVerifier = 1;
 }
 
-def Kern_ConvOp : Kern_Op<"conv"> {
-  let summary = "N-D grouped (transposed) convolution (oneDNN, cuDNN)";
+def Kern_ConvOp : Kern_Op<"conv", [AttrSizedOperandSegments]> {
+  let summary = "y = epilogue(conv(x, w) + bias + residual): N-D grouped "
+                "(transposed) convolution (oneDNN, cuDNN)";
+  let description = [{
+    `x`, `w` and `y` have the same rank (>= 3). `bias` (optional) has one
+    element per output channel. `residual` (optional, `y`'s type) is added
+    before `epilogue` (`none`, `relu`, `gelu`, `gelu_tanh`). Residual,
+    epilogue and channels-last run on the CPU (oneDNN post-ops) only.
+
+    `x_channels_last` / `y_channels_last`: that buffer (for `y`, the
+    residual too) holds the tensor channels-last, and its type gives the
+    physical dims `[N, spatial..., C]` of the logical `[N, C, spatial...]`
+    tensor (set by `kern-channels-last`; transposed convolutions have none).
+  }];
   let arguments = (ins Kern_Buffer:$x, Kern_Buffer:$w,
-                       Optional<Kern_Buffer>:$bias, Kern_Buffer:$y,
+                       Optional<Kern_Buffer>:$bias,
+                       Optional<Kern_Buffer>:$residual, Kern_Buffer:$y,
                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$dilations,
                        DenseI64ArrayAttr:$pads, I64Attr:$group,
-                       UnitAttr:$transposed);
+                       UnitAttr:$transposed,
+                       DefaultValuedAttr<StrAttr, "\"none\"">:$epilogue,
+                       UnitAttr:$x_channels_last, UnitAttr:$y_channels_last);
   let assemblyFormat = [{
-    $x `,` $w (`bias` $bias^)? `into` $y attr-dict `:` type($x) `,` type($w)
-    (`,` type($bias)^)? `into` type($y)
+    $x `,` $w (`bias` $bias^)? (`residual` $residual^)? `into` $y attr-dict
+    `:` type($x) `,` type($w) (`,` type($bias)^)?
+    (`residual` type($residual)^)? `into` type($y)
+  }];
+  let extraClassDeclaration = [{
+    /// The logical [N, C, spatial...] dims of x / y (their types' dims
+    /// with C moved back from the end when channels-last).
+    llvm::SmallVector<int64_t> logicalX();
+    llvm::SmallVector<int64_t> logicalY();
   }];
   let hasVerifier = 1;
 }

@@ -1,7 +1,7 @@
 //===- LowerConv.cpp - convolution, pooling and resize ---------------------===//
 //
-// Conv and ConvTranspose become kern.conv (oneDNN on the CPU, cuDNN on
-// CUDA; fp16/bf16 through fp32 copies unless `half-gemm`). Pooling and Resize call
+// Conv, ConvTranspose and fused_conv become kern.conv (oneDNN on the CPU,
+// cuDNN on CUDA; fp16/bf16 through fp32 copies unless `half-gemm`). Pooling and Resize call
 // the runtime; GlobalAveragePool is a generated mean reduction.
 //
 //===----------------------------------------------------------------------===//
@@ -11,6 +11,14 @@
 using namespace mlir;
 using namespace shardc;
 using namespace shardc::kern;
+
+/// The epilogue of a graph.fused_conv (none for Conv and ConvTranspose).
+static Value residualOf(graph::FusedConvOp op) { return op.getResidual(); }
+static Value residualOf(Operation *) { return Value(); }
+static StringRef activationOf(graph::FusedConvOp op) {
+  return op.getActivation();
+}
+static StringRef activationOf(Operation *) { return "none"; }
 
 template <typename OpTy>
 static LogicalResult lowerConv(OpTy op, KernLowering &l, bool transposed) {
@@ -33,12 +41,17 @@ static LogicalResult lowerConv(OpTy op, KernLowering &l, bool transposed) {
     return widen ? l.converted(loc, l.get(v), f32) : l.get(v);
   };
   Value bias = op.getBias() ? operand(op.getBias()) : Value();
+  Value residual = residualOf(op);
+  if (residual)
+    residual = operand(residual);
   Value out = l.result(op.getOutput());
   Value y = widen ? l.alloc(loc, shapeOf(op.getOutput()), f32) : out;
   l.b.create<ConvOp>(loc, operand(op.getInput()), operand(op.getWeight()),
-                     bias, y, op.getStridesAttr(), op.getDilationsAttr(),
-                     op.getPadsAttr(), op.getGroupAttr(),
-                     transposed ? l.b.getUnitAttr() : UnitAttr());
+                     bias, residual, y, op.getStridesAttr(),
+                     op.getDilationsAttr(), op.getPadsAttr(), op.getGroupAttr(),
+                     transposed ? l.b.getUnitAttr() : UnitAttr(),
+                     l.b.getStringAttr(activationOf(op)), UnitAttr(),
+                     UnitAttr());
   if (widen)
     l.map(loc, shapeOf(op.getOutput()), {KernLowering::dense(y)},
           {KernLowering::dense(out)}, [&](Scalar &s, ValueRange v) {
@@ -61,7 +74,8 @@ static LogicalResult lowerPool(OpTy op, KernLowering &l, int32_t kind,
          {l.desc(0), l.ptr(0), l.desc(1), l.ptr(1), indices ? l.ptr(2) : l.null(),
           l.i32(kind), l.i64s(op.getKernelShape()), l.i64s(op.getStrides()),
           l.i64s(op.getDilations()), l.i64s(op.getPads()),
-          l.i32(countIncludePad), l.i32(storageOrder)});
+          l.i32(countIncludePad), l.i32(storageOrder),
+          /*channels_last=*/l.i32(0)});
   return success();
 }
 
@@ -108,6 +122,9 @@ static LogicalResult lowerResize(graph::ResizeOp op, KernLowering &l) {
 
 void shardc::kern::addConvLowerings(LoweringTable &t) {
   addLowering<graph::ConvOp>(t, [](graph::ConvOp op, KernLowering &l) {
+    return lowerConv(op, l, false);
+  });
+  addLowering<graph::FusedConvOp>(t, [](graph::FusedConvOp op, KernLowering &l) {
     return lowerConv(op, l, false);
   });
   addLowering<graph::ConvTransposeOp>(t, [](graph::ConvTransposeOp op, KernLowering &l) {

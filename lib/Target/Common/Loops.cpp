@@ -5,6 +5,7 @@
 #include "dialects/Kern/IR/KernOps.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 using namespace mlir;
 using namespace shardc;
@@ -29,9 +30,18 @@ LoopNest target::collapseLoops(ArrayRef<int64_t> shape, ArrayAttr layouts,
       continue;
     loops.push_back(loop);
   }
-  std::stable_partition(loops.begin(), loops.end(),
-                        [](const Loop &l) { return !l.reduce; });
+  auto firstReduce = std::stable_partition(
+      loops.begin(), loops.end(), [](const Loop &l) { return !l.reduce; });
   if (!nest.usesIndex) {
+    // Parallel dims in the order the last output (an output in every
+    // kernel) is laid out, outermost first: a kernel whose space is a
+    // permutation of its output's (one over a channels-last buffer) then
+    // writes contiguously and its loops merge. Already in order for most.
+    std::stable_sort(loops.begin(), firstReduce,
+                     [&](const Loop &a, const Loop &b) {
+                       return std::abs(a.strides.back()) >
+                              std::abs(b.strides.back());
+                     });
     SmallVector<Loop> merged;
     for (Loop &l : loops) {
       if (!merged.empty() && merged.back().reduce == l.reduce) {

@@ -2,8 +2,9 @@
 //
 // A kern.map / kern.reduce iterates a shape with one strided access per
 // operand. Both targets first simplify that space the same way: unit dims
-// go, parallel dims come before reduced ones, and neighbouring dims that
-// every operand walks contiguously merge into one loop.
+// go, parallel dims come before reduced ones and follow the output's
+// layout (outermost first), and neighbouring dims that every operand walks
+// contiguously merge into one loop.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_LIB_TARGET_COMMON_LOOPS_H

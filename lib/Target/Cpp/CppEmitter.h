@@ -43,7 +43,7 @@ private:
                                       mlir::StringRef prefix,
                                       mlir::ArrayRef<mlir::Value> operands,
                                       const std::string &extra, bool cuda);
-  static std::string epilogueCode(kern::MatmulOp op);
+  static std::string epilogueCode(llvm::StringRef epilogue);
   std::string matmulExtra(kern::MatmulOp op);
   std::string convExtra(kern::ConvOp op);
   /// The CUDA form of `op`: a launch of a generated kernel, or a cuBLASLt /

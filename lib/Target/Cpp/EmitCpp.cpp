@@ -342,8 +342,8 @@ LogicalResult CppEmitter::emitLibraryCall(Operation *op, StringRef prefix,
   return success();
 }
 
-std::string CppEmitter::epilogueCode(kern::MatmulOp op) {
-  return llvm::StringSwitch<std::string>(op.getEpilogue())
+std::string CppEmitter::epilogueCode(StringRef epilogue) {
+  return llvm::StringSwitch<std::string>(epilogue)
       .Case("relu", "SC_EPILOGUE_RELU")
       .Case("gelu", "SC_EPILOGUE_GELU")
       .Case("gelu_tanh", "SC_EPILOGUE_GELU_TANH")
@@ -358,7 +358,7 @@ std::string CppEmitter::matmulExtra(kern::MatmulOp op) {
          std::to_string(op.getTransB()) + ", " +
          floatLiteral(op.getAlpha().convertToDouble(), f32) + ", " +
          floatLiteral(op.getBeta().convertToDouble(), f32) + ", " +
-         epilogueCode(op);
+         epilogueCode(op.getEpilogue());
 }
 
 /// The convolution's arguments after its operands: strides, dilations,
@@ -380,10 +380,20 @@ LogicalResult CppEmitter::emitMatmul(kern::MatmulOp op) {
                          matmulExtra(op), /*cuda=*/false);
 }
 
+/// `sc_dnnl_conv_create(&dX, &dW, &dBias|0, &dResidual|0, &dY, strides,
+/// dilations, pads, group, transposed, epilogue, channels_last)` (bit 0: x,
+/// bit 1: y and residual; their descriptors then give the physical dims
+/// [N, spatial..., C]), `sc_dnnl_conv_run(h, x, w, bias|0, residual|0, y)`.
 LogicalResult CppEmitter::emitConv(kern::ConvOp op) {
+  int channelsLast = (op.getXChannelsLast() ? 1 : 0) |
+                     (op.getYChannelsLast() ? 2 : 0);
   return emitLibraryCall(op, "sc_dnnl_conv",
-                         {op.getX(), op.getW(), op.getBias(), op.getY()},
-                         convExtra(op), /*cuda=*/false);
+                         {op.getX(), op.getW(), op.getBias(),
+                          op.getResidual(), op.getY()},
+                         convExtra(op) + ", " +
+                             epilogueCode(op.getEpilogue()) + ", " +
+                             std::to_string(channelsLast),
+                         /*cuda=*/false);
 }
 
 /// Appends the bytes of a weight to the section at its planned offset.

@@ -38,11 +38,21 @@ LogicalResult CppEmitter::emitCudaOp(Operation *op) {
                             mm.getResidual(), mm.getY()},
                            matmulExtra(mm) + ", " + math, /*cuda=*/true);
   }
-  if (auto conv = dyn_cast<kern::ConvOp>(op))
+  // Convolution epilogues and channels-last buffers are CPU-only (the
+  // driver runs graph-fuse-epilogues{conv-epilogues=false} and no
+  // kern-channels-last for programs with CUDA code).
+  if (auto conv = dyn_cast<kern::ConvOp>(op)) {
+    if (conv.getResidual() || conv.getEpilogue() != "none")
+      return conv.emitError("the CUDA target has no convolution epilogue "
+                            "(residual or activation)");
+    if (conv.getXChannelsLast() || conv.getYChannelsLast())
+      return conv.emitError("the CUDA target takes NCHW convolutions only, "
+                            "not channels-last buffers");
     return emitLibraryCall(conv, "sc_cu_conv",
                            {conv.getX(), conv.getW(), conv.getBias(),
                             conv.getY()},
                            convExtra(conv) + ", " + math, /*cuda=*/true);
+  }
   if (!isa<kern::MapOp, kern::ReduceOp, kern::CallOp>(op))
     return op->emitError("the CUDA target cannot emit '")
            << op->getName() << "'";

@@ -513,13 +513,15 @@ LogicalResult CallWriter::layerNorm() {
 //===----------------------------------------------------------------------===//
 
 // sc_pool(x desc, x, y desc, y, indices|0, kind, kernel, strides, dilations,
-//         pads, count_include_pad, storage_order)
+//         pads, count_include_pad, storage_order, channels_last (0 here))
 LogicalResult CallWriter::pool() {
-  if (failed(expectArgs("oooooiaaaaii")))
+  if (failed(expectArgs("oooooiaaaaiii")))
     return failure();
   Value x = buffer(1), y = buffer(3), indices = buffer(4);
   if (!x || !y)
     return unsupported("missing operand");
+  if (intArg(12) != 0)
+    return unsupported("channels-last pooling runs on the CPU target only");
   ArrayRef<int64_t> xs = shape(x), ys = shape(y);
   int64_t sd = (int64_t)xs.size() - 2;
   if (sd < 1 || ys.size() != xs.size())

@@ -28,13 +28,14 @@ func.func @main(%x: tensor<1x3x10xf32>) -> tensor<1x2x6xf32> {
 // -----
 
 // Pooling: sc_pool(x, y, indices or null, kind (0 max, 1 average), kernel,
-// strides, dilations, pads, count_include_pad, storage_order). MaxPool's
+// strides, dilations, pads, count_include_pad, storage_order, channels_last
+// (0: kern-channels-last sets it)). MaxPool's
 // indices are a second output only when used.
 // CHECK-LABEL: func.func @main
 // CHECK-SAME: (%[[X:arg[0-9]+]]: memref<1x4x8x8xf32> {{.*}}, %[[Y0:arg[0-9]+]]: memref<1x4x4x4xf32> {{.*}}, %[[I:arg[0-9]+]]: memref<1x4x4x4xi64> {{.*}}, %[[Y1:arg[0-9]+]]: memref<1x4x5x5xf32> {{.*}}, %[[Y2:arg[0-9]+]]: memref<1x4x4x4xf32>
-// CHECK-NEXT: kern.call @sc_pool ins(%[[X]] : memref<1x4x8x8xf32>) outs(%[[Y0]], %[[I]] : memref<1x4x4x4xf32>, memref<1x4x4x4xi64>) {args = ["%d0", "%p0", "%d1", "%p1", "%p2", 0 : i32, array<i64: 2, 2>, array<i64: 2, 2>, array<i64: 1, 1>, array<i64: 0, 0, 0, 0>, 0 : i32, 1 : i32]}
-// CHECK-NEXT: kern.call @sc_pool ins(%[[X]] : memref<1x4x8x8xf32>) outs(%[[Y1]] : memref<1x4x5x5xf32>) {args = ["%d0", "%p0", "%d1", "%p1", "%null", 1 : i32, array<i64: 3, 3>, array<i64: 2, 2>, array<i64: 1, 1>, array<i64: 1, 1, 1, 1>, 1 : i32, 0 : i32]}
-// CHECK-NEXT: kern.call @sc_pool ins(%[[X]] : memref<1x4x8x8xf32>) outs(%[[Y2]] : memref<1x4x4x4xf32>) {args = ["%d0", "%p0", "%d1", "%p1", "%null", 0 : i32, array<i64: 2, 2>, array<i64: 2, 2>, array<i64: 1, 1>, array<i64: 0, 0, 0, 0>, 0 : i32, 0 : i32]}
+// CHECK-NEXT: kern.call @sc_pool ins(%[[X]] : memref<1x4x8x8xf32>) outs(%[[Y0]], %[[I]] : memref<1x4x4x4xf32>, memref<1x4x4x4xi64>) {args = ["%d0", "%p0", "%d1", "%p1", "%p2", 0 : i32, array<i64: 2, 2>, array<i64: 2, 2>, array<i64: 1, 1>, array<i64: 0, 0, 0, 0>, 0 : i32, 1 : i32, 0 : i32]}
+// CHECK-NEXT: kern.call @sc_pool ins(%[[X]] : memref<1x4x8x8xf32>) outs(%[[Y1]] : memref<1x4x5x5xf32>) {args = ["%d0", "%p0", "%d1", "%p1", "%null", 1 : i32, array<i64: 3, 3>, array<i64: 2, 2>, array<i64: 1, 1>, array<i64: 1, 1, 1, 1>, 1 : i32, 0 : i32, 0 : i32]}
+// CHECK-NEXT: kern.call @sc_pool ins(%[[X]] : memref<1x4x8x8xf32>) outs(%[[Y2]] : memref<1x4x4x4xf32>) {args = ["%d0", "%p0", "%d1", "%p1", "%null", 0 : i32, array<i64: 2, 2>, array<i64: 2, 2>, array<i64: 1, 1>, array<i64: 0, 0, 0, 0>, 0 : i32, 0 : i32, 0 : i32]}
 // CHECK-NEXT: return
 func.func @main(%x: tensor<1x4x8x8xf32>) -> (tensor<1x4x4x4xf32>, tensor<1x4x4x4xi64>, tensor<1x4x5x5xf32>, tensor<1x4x4x4xf32>) {
   %0:2 = graph.max_pool %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, storage_order = 1 : i64} : tensor<1x4x8x8xf32> -> tensor<1x4x4x4xf32>, tensor<1x4x4x4xi64>
@@ -76,4 +77,19 @@ func.func @main(%x: tensor<1x4x8x8xf32>) -> (tensor<1x4x16x16xf32>, tensor<1x4x1
 func.func @main(%x: tensor<1x2x4x4xui8>) -> tensor<1x2x2x2xui8> {
   %0:2 = graph.max_pool %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>} : tensor<1x2x4x4xui8> -> tensor<1x2x2x2xui8>, tensor<1x2x2x2xi64>
   return %0#0 : tensor<1x2x2x2xui8>
+}
+
+// -----
+
+// graph.fused_conv: the residual and the activation ride on kern.conv
+// (oneDNN post-ops: sum, then eltwise).
+// CHECK-LABEL: func.func @main
+// CHECK-SAME: (%[[X:arg[0-9]+]]: memref<1x4x8x8xf32> {{.*}}, %[[W:arg[0-9]+]]: memref<4x4x3x3xf32> {{.*}}, %[[B:arg[0-9]+]]: memref<4xf32> {{.*}}, %[[Y0:arg[0-9]+]]: memref<1x4x8x8xf32> {{.*}}, %[[Y1:arg[0-9]+]]: memref<1x4x8x8xf32>
+// CHECK-NEXT: kern.conv %[[X]], %[[W]] bias %[[B]] residual %[[X]] into %[[Y0]] {dilations = array<i64: 1, 1>, epilogue = "relu", group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : memref<1x4x8x8xf32>, memref<4x4x3x3xf32>, memref<4xf32> residual memref<1x4x8x8xf32> into memref<1x4x8x8xf32>
+// CHECK-NEXT: kern.conv %[[X]], %[[W]] into %[[Y1]] {dilations = array<i64: 1, 1>, epilogue = "relu", group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : memref<1x4x8x8xf32>, memref<4x4x3x3xf32> into memref<1x4x8x8xf32>
+// CHECK-NEXT: return
+func.func @main(%x: tensor<1x4x8x8xf32>, %w: tensor<4x4x3x3xf32>, %b: tensor<4xf32>) -> (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) {
+  %0 = graph.fused_conv %x, %w bias %b : tensor<4xf32> residual %x : tensor<1x4x8x8xf32> {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, activation = "relu"} : tensor<1x4x8x8xf32>, tensor<4x4x3x3xf32> -> tensor<1x4x8x8xf32>
+  %1 = graph.fused_conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, activation = "relu"} : tensor<1x4x8x8xf32>, tensor<4x4x3x3xf32> -> tensor<1x4x8x8xf32>
+  return %0, %1 : tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>
 }

@@ -279,3 +279,20 @@ func.func @rms_norm_scale(%x: tensor<2x8xf32>, %s: tensor<4xf32>) {
   %0 = graph.rms_norm %x, %s {axis = 1 : i64} : tensor<2x8xf32>, tensor<4xf32>
   return
 }
+
+// -----
+
+func.func @fused_conv_activation(%x: tensor<1x4x8x8xf32>, %w: tensor<4x4x3x3xf32>) {
+  // expected-error @+1 {{activation must be none or relu, not 'gelu'}}
+  %0 = graph.fused_conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, activation = "gelu"} : tensor<1x4x8x8xf32>, tensor<4x4x3x3xf32> -> tensor<1x4x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @fused_conv_residual(%x: tensor<1x4x8x8xf32>, %w: tensor<4x4x3x3xf32>, %r: tensor<1x4x1x1xf32>) {
+  // expected-error @+2 {{residual tensor<1x4x1x1xf32> must have the result's type tensor<1x4x8x8xf32>}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = graph.fused_conv %x, %w residual %r : tensor<1x4x1x1xf32> {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>} : tensor<1x4x8x8xf32>, tensor<4x4x3x3xf32> -> tensor<1x4x8x8xf32>
+  return
+}

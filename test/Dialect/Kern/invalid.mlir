@@ -358,3 +358,37 @@ func.func @matmul_beta_epilogue(%a: memref<4x8xf32>, %b: memref<8x16xf32>, %y: m
   kern.matmul %a, %b into %y {beta = 1.0 : f32, epilogue = "gelu_tanh"} : memref<4x8xf32>, memref<8x16xf32> into memref<4x16xf32>
   return
 }
+
+// -----
+
+func.func @conv_residual(%x: memref<1x3x8x8xf32>, %w: memref<4x3x3x3xf32>, %r: memref<1x4x8x8xf32>, %y: memref<1x4x6x6xf32>) {
+  // expected-error @+1 {{'kern.conv' op residual 'memref<1x4x8x8xf32>' must have y's type 'memref<1x4x6x6xf32>'}}
+  kern.conv %x, %w residual %r into %y {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64} : memref<1x3x8x8xf32>, memref<4x3x3x3xf32> residual memref<1x4x8x8xf32> into memref<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_epilogue(%x: memref<1x3x8x8xf32>, %w: memref<4x3x3x3xf32>, %y: memref<1x4x6x6xf32>) {
+  // expected-error @+1 {{'kern.conv' op epilogue must be none, relu, gelu or gelu_tanh, not 'tanh'}}
+  kern.conv %x, %w into %y {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64, epilogue = "tanh"} : memref<1x3x8x8xf32>, memref<4x3x3x3xf32> into memref<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+// Channels-last x: its type is [N, H, W, C], so a type that is NCHW-shaped
+// has the wrong channel count.
+func.func @conv_channels_last(%x: memref<1x3x8x8xf32>, %w: memref<4x3x3x3xf32>, %y: memref<1x4x6x6xf32>) {
+  // expected-error @+1 {{'kern.conv' op channels do not match}}
+  kern.conv %x, %w into %y {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64, x_channels_last} : memref<1x3x8x8xf32>, memref<4x3x3x3xf32> into memref<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_transposed_channels_last(%x: memref<1x8x8x4xf32>, %w: memref<4x3x2x2xf32>, %y: memref<1x3x16x16xf32>) {
+  // expected-error @+1 {{'kern.conv' op a transposed convolution has no channels-last operands}}
+  kern.conv %x, %w into %y {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64, transposed, x_channels_last} : memref<1x8x8x4xf32>, memref<4x3x2x2xf32> into memref<1x3x16x16xf32>
+  return
+}

@@ -1,0 +1,254 @@
+//===- ChannelsLast.cpp - the kern-channels-last pass ----------------------===//
+//
+// Stores the activations around convolutions channels-last, so oneDNN runs
+// them on the layout its fast kernels use (nhwc) without reordering the
+// source in and the destination out on every call.
+//
+// A candidate is an arena buffer (kern.alloc) of rank >= 3 whose every use
+// can take it channels-last:
+//   - a non-transposed kern.conv reading it as x, or writing it as y or
+//     reading it as the residual (which share one flag: y_channels_last);
+//   - a kern.call @sc_pool without indices, as input or output (one flag,
+//     channels_last, for both);
+//   - a kern.map or kern.reduce operand whose access decomposes into
+//     per-dim steps without carries (true of elementwise, broadcast,
+//     transpose and slice accesses), rewritten for the new strides.
+// Anything else (a view, a GEMM, other runtime kernels, a function result
+// or argument) keeps the buffer NCHW. Buffers tied by one flag (a conv's y
+// and residual, a pool's input and output) are decided together, and a
+// group converts only when one of its uses is a convolution: maps and
+// reductions alone gain nothing from the layout.
+//
+// A converted buffer's type becomes the physical dims [N, spatial..., C];
+// the convolutions and pools that use it carry the flag that says so, and
+// the maps and reductions read it through permuted strides.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "llvm/ADT/IntEqClasses.h"
+
+namespace shardc {
+#define GEN_PASS_DEF_KERNCHANNELSLAST
+#include "passes/Passes.h.inc"
+} // namespace shardc
+
+using namespace mlir;
+using namespace shardc;
+
+namespace {
+
+/// Row-major strides of `dims`.
+SmallVector<int64_t> rowMajor(ArrayRef<int64_t> dims) {
+  SmallVector<int64_t> s(dims.size(), 1);
+  for (int64_t d = static_cast<int64_t>(dims.size()) - 2; d >= 0; --d)
+    s[d] = s[d + 1] * dims[d + 1];
+  return s;
+}
+
+/// [N, C, spatial...] -> [N, spatial..., C].
+SmallVector<int64_t> channelsLastDims(ArrayRef<int64_t> dims) {
+  SmallVector<int64_t> p{dims[0]};
+  p.append(dims.begin() + 2, dims.end());
+  p.push_back(dims[1]);
+  return p;
+}
+
+/// The strides, per logical dim of `dims` ([N, C, spatial...]), of the
+/// channels-last buffer.
+SmallVector<int64_t> channelsLastStrides(ArrayRef<int64_t> dims) {
+  SmallVector<int64_t> phys = rowMajor(channelsLastDims(dims));
+  SmallVector<int64_t> s{phys[0], phys.back()};
+  s.append(phys.begin() + 1, phys.end() - 1);
+  return s;
+}
+
+/// An access `offset + sum(i[d] * strides[d])` into a row-major buffer of
+/// `dims`, iterated over `shape`, rewritten for the channels-last buffer:
+/// the offset and each stride are split into logical coordinates, checked
+/// to stay in range over the whole iteration space (no carry from one dim
+/// into the next), and recombined with the new strides. None when the
+/// access does not split that way.
+std::optional<SmallVector<int64_t>> remapAccess(ArrayRef<int64_t> dims,
+                                                ArrayRef<int64_t> layout,
+                                                ArrayRef<int64_t> shape) {
+  size_t rank = dims.size();
+  SmallVector<int64_t> old = rowMajor(dims), neu = channelsLastStrides(dims);
+  int64_t offset = layout[0];
+  if (offset < 0)
+    return std::nullopt;
+  // The offset's coordinates (mixed radix).
+  SmallVector<int64_t> base(rank), lo(rank), hi(rank);
+  for (size_t j = 0; j < rank; ++j) {
+    base[j] = offset / old[j];
+    offset %= old[j];
+  }
+  if (base[0] >= dims[0])
+    return std::nullopt;
+  lo = base;
+  hi = base;
+  // Each iteration dim steps along one logical dim: the outermost whose
+  // stride divides the step.
+  SmallVector<int64_t> result{0};
+  for (size_t j = 0; j < rank; ++j)
+    result[0] += base[j] * neu[j];
+  for (size_t d = 0; d < shape.size(); ++d) {
+    int64_t step = layout[d + 1];
+    if (step == 0 || shape[d] <= 1) {
+      result.push_back(0);
+      continue;
+    }
+    int64_t mag = step < 0 ? -step : step;
+    std::optional<size_t> along;
+    for (size_t j = 0; j < rank && !along; ++j)
+      if (old[j] <= mag && mag % old[j] == 0)
+        along = j;
+    if (!along)
+      return std::nullopt;
+    int64_t k = step / old[*along];
+    int64_t reach = (shape[d] - 1) * k;
+    (reach < 0 ? lo : hi)[*along] += reach;
+    result.push_back(k * neu[*along]);
+  }
+  for (size_t j = 0; j < rank; ++j)
+    if (lo[j] < 0 || hi[j] >= dims[j])
+      return std::nullopt;
+  return result;
+}
+
+/// A map or reduce seen through one interface.
+struct Kernel {
+  Operation *op;
+  ArrayRef<int64_t> shape() const {
+    return op->getAttrOfType<DenseI64ArrayAttr>("shape").asArrayRef();
+  }
+  ArrayAttr layouts() const { return op->getAttrOfType<ArrayAttr>("layouts"); }
+};
+
+enum class ConvUse { X, Y, Residual, Other };
+
+/// What operand `n` of `conv` is (x is operand 0, y the last one, the
+/// residual, when there is one, the one before).
+ConvUse roleIn(kern::ConvOp conv, unsigned n) {
+  unsigned last = conv->getNumOperands() - 1;
+  if (n == 0)
+    return ConvUse::X;
+  if (n == last)
+    return ConvUse::Y;
+  if (conv.getResidual() && n == last - 1)
+    return ConvUse::Residual;
+  return ConvUse::Other;
+}
+
+bool isPool(kern::CallOp call) { return call.getCallee() == "sc_pool"; }
+
+struct KernChannelsLastPass
+    : shardc::impl::KernChannelsLastBase<KernChannelsLastPass> {
+  void runOnOperation() override {
+    // Candidates and the groups that share a flag.
+    SmallVector<Value> candidates;
+    getOperation().walk([&](kern::AllocOp alloc) {
+      if (alloc.getType().getRank() >= 3)
+        candidates.push_back(alloc.getBuffer());
+    });
+    llvm::DenseMap<Value, unsigned> indexOf;
+    for (Value buffer : candidates)
+      indexOf.try_emplace(buffer, indexOf.size());
+    auto isCandidate = [&](Value v) { return indexOf.count(v) > 0; };
+    llvm::IntEqClasses groups(candidates.size());
+    auto unite = [&](Value a, Value b) {
+      groups.join(indexOf[a], indexOf[b]);
+    };
+    llvm::DenseSet<Value> rejected, wanted;
+    for (Value buffer : candidates) {
+      auto type = cast<MemRefType>(buffer.getType());
+      for (OpOperand &use : buffer.getUses()) {
+        Operation *user = use.getOwner();
+        unsigned n = use.getOperandNumber();
+        bool ok = false;
+        if (auto conv = dyn_cast<kern::ConvOp>(user)) {
+          ConvUse role = roleIn(conv, n);
+          ok = !conv.getTransposed() && role != ConvUse::Other;
+          // y and residual share the flag.
+          if (ok && role != ConvUse::X && conv.getResidual()) {
+            Value other =
+                role == ConvUse::Y ? conv.getResidual() : conv.getY();
+            if (isCandidate(other))
+              unite(buffer, other);
+            else
+              ok = false;
+          }
+          if (ok)
+            wanted.insert(buffer);
+        } else if (auto call = dyn_cast<kern::CallOp>(user)) {
+          if (isPool(call) && call.getOutputs().size() == 1) {
+            Value in = call.getInputs()[0], out = call.getOutputs()[0];
+            Value other = buffer == in ? out : in;
+            ok = in != out && isCandidate(other);
+            if (ok)
+              unite(buffer, other);
+          }
+        } else if (isa<kern::MapOp, kern::ReduceOp>(user)) {
+          Kernel k{user};
+          auto layout =
+              cast<DenseI64ArrayAttr>(k.layouts()[n]).asArrayRef();
+          ok = remapAccess(type.getShape(), layout, k.shape()).has_value();
+        }
+        if (!ok)
+          rejected.insert(buffer);
+      }
+    }
+    // A group converts when no member is rejected and one feeds or comes
+    // from a convolution.
+    groups.compress();
+    SmallVector<bool> anyWanted(groups.getNumClasses(), false),
+        anyRejected(groups.getNumClasses(), false);
+    for (Value buffer : candidates) {
+      unsigned g = groups[indexOf[buffer]];
+      anyWanted[g] = anyWanted[g] || wanted.count(buffer);
+      anyRejected[g] = anyRejected[g] || rejected.count(buffer);
+    }
+    llvm::DenseSet<Value> convert;
+    for (Value buffer : candidates) {
+      unsigned g = groups[indexOf[buffer]];
+      if (anyWanted[g] && !anyRejected[g])
+        convert.insert(buffer);
+    }
+    for (Value buffer : candidates)
+      if (convert.count(buffer))
+        rewrite(buffer);
+  }
+
+  /// Gives `buffer` its channels-last type and updates its users.
+  void rewrite(Value buffer) {
+    auto type = cast<MemRefType>(buffer.getType());
+    SmallVector<int64_t> dims(type.getShape());
+    for (OpOperand &use : llvm::make_early_inc_range(buffer.getUses())) {
+      Operation *user = use.getOwner();
+      unsigned n = use.getOperandNumber();
+      Builder b(user->getContext());
+      if (auto conv = dyn_cast<kern::ConvOp>(user)) {
+        if (roleIn(conv, n) == ConvUse::X)
+          conv.setXChannelsLast(true);
+        else
+          conv.setYChannelsLast(true);
+      } else if (auto call = dyn_cast<kern::CallOp>(user)) {
+        SmallVector<Attribute> args(call.getArgs().begin(),
+                                    call.getArgs().end());
+        args.back() = b.getI32IntegerAttr(1);
+        call.setArgsAttr(b.getArrayAttr(args));
+      } else {
+        Kernel k{user};
+        SmallVector<Attribute> layouts(k.layouts().begin(), k.layouts().end());
+        auto old = cast<DenseI64ArrayAttr>(layouts[n]).asArrayRef();
+        layouts[n] = b.getDenseI64ArrayAttr(*remapAccess(dims, old, k.shape()));
+        user->setAttr("layouts", b.getArrayAttr(layouts));
+      }
+    }
+    buffer.setType(MemRefType::get(channelsLastDims(dims),
+                                   type.getElementType()));
+  }
+};
+
+} // namespace

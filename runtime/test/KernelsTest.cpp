@@ -242,8 +242,17 @@ struct ConvCase {
   std::vector<int64_t> outPad; // ConvTranspose only
 };
 
-// Naive ONNX Conv / ConvTranspose over flattened N-D spatial indices.
-void runConvCase(const ConvCase &c, bool transposed) {
+// A case's NCHW descriptors, random operands and the naive ONNX Conv /
+// ConvTranspose result without bias (acc), over flattened N-D spatial
+// indices.
+struct ConvSetup {
+  sc_desc x, w, b, y;
+  std::vector<float> xv, wv, bv;
+  std::vector<double> acc;
+  int64_t outSp;
+};
+
+ConvSetup setUpConv(const ConvCase &c, bool transposed) {
   int sd = (int)c.in.size();
   std::vector<int64_t> out(sd);
   for (int i = 0; i < sd; ++i) {
@@ -313,19 +322,41 @@ void runConvCase(const ConvCase &c, bool transposed) {
             }
           }
         }
-  std::vector<float> want(acc.size());
-  for (size_t i = 0; i < acc.size(); ++i)
-    want[i] = (float)acc[i] + (c.bias ? bv[(i / outSp) % c.oc] : 0.0f);
+  return {x, w, b, y, xv, wv, bv, acc, outSp};
+}
 
-  void *h =
-      sc_dnnl_conv_create(&x, &w, c.bias ? &b : nullptr, &y, c.stride.data(),
-                          c.dil.data(), c.pads.data(), c.group, transposed);
+// The case through sc_dnnl_conv against the reference, with an epilogue and
+// a residual (inPlace: passed as y itself).
+void runConvCase(const ConvCase &c, bool transposed,
+                 int32_t epilogue = SC_EPILOGUE_NONE, bool residual = false,
+                 bool inPlace = false) {
+  ConvSetup t = setUpConv(c, transposed);
+  std::vector<float> res = randomVec(residual ? t.acc.size() : 0, 8);
+  std::vector<float> want(t.acc.size());
+  for (size_t i = 0; i < t.acc.size(); ++i)
+    want[i] = (float)applyEpilogue(
+        epilogue, t.acc[i] + (c.bias ? t.bv[(i / t.outSp) % c.oc] : 0.0) +
+                      (residual ? res[i] : 0.0));
+
+  void *h = sc_dnnl_conv_create(&t.x, &t.w, c.bias ? &t.b : nullptr,
+                                residual ? &t.y : nullptr, &t.y,
+                                c.stride.data(), c.dil.data(), c.pads.data(),
+                                c.group, transposed, epilogue, 0);
   ASSERT_NE(h, nullptr);
-  std::vector<float> got(count(y), 123.0f);
-  sc_dnnl_conv_run(h, xv.data(), wv.data(), c.bias ? bv.data() : nullptr,
-                   got.data());
+  std::vector<float> got(count(t.y), 123.0f);
+  if (inPlace)
+    got = res;
+  for (int rep = 0; rep < 2; ++rep) { // the second run reuses the handle
+    std::vector<float> y = got;
+    sc_dnnl_conv_run(h, t.xv.data(), t.wv.data(),
+                     c.bias ? t.bv.data() : nullptr,
+                     !residual ? nullptr
+                     : inPlace ? y.data()
+                               : res.data(),
+                     y.data());
+    expectNear(y, want);
+  }
   sc_handle_free(h);
-  expectNear(got, want);
 }
 
 TEST(DnnlConv, Conv2D) {
@@ -356,6 +387,155 @@ TEST(DnnlConv, Conv1D3D) {
                true,
                {}},
               false);
+}
+
+TEST(DnnlConv, EpiloguesAndResidual) {
+  // 3x3 (dst reordered from oneDNN's layout), pointwise (plain dst),
+  // depthwise, 1-D and a deconvolution.
+  std::vector<std::pair<ConvCase, bool>> cases = {
+      {{{7, 6}, 2, 4, 6, 1, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, {}},
+       false},
+      {{{5, 4}, 2, 8, 6, 1, {1, 1}, {1, 1}, {1, 1}, {0, 0, 0, 0}, true, {}},
+       false},
+      {{{8, 8}, 1, 4, 4, 4, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, false, {}},
+       false},
+      {{{10}, 2, 2, 4, 2, {3}, {2}, {2}, {1, 2}, true, {}}, false},
+      {{{4, 3}, 2, 4, 6, 2, {3, 2}, {2, 3}, {1, 2}, {1, 0, 0, 1}, true, {1, 2}},
+       true},
+  };
+  for (size_t i = 0; i < cases.size(); ++i)
+    for (int32_t e : {SC_EPILOGUE_NONE, SC_EPILOGUE_RELU, SC_EPILOGUE_GELU,
+                      SC_EPILOGUE_GELU_TANH})
+      for (int r = 0; r < 3; ++r) { // no residual, residual, in place
+        SCOPED_TRACE("case " + std::to_string(i) + " epilogue " +
+                     std::to_string(e) + " residual " + std::to_string(r));
+        runConvCase(cases[i].first, cases[i].second, e, r > 0, r == 2);
+      }
+}
+
+// [N, C, S] <-> [N, S, C].
+std::vector<float> toChannelsLast(const std::vector<float> &v, int64_t n,
+                                  int64_t c, int64_t s) {
+  std::vector<float> r(v.size());
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < c; ++j)
+      for (int64_t k = 0; k < s; ++k)
+        r[(i * s + k) * c + j] = v[(i * c + j) * s + k];
+  return r;
+}
+
+std::vector<float> toChannelsFirst(const std::vector<float> &v, int64_t n,
+                                   int64_t c, int64_t s) {
+  std::vector<float> r(v.size());
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < c; ++j)
+      for (int64_t k = 0; k < s; ++k)
+        r[(i * c + j) * s + k] = v[(i * s + k) * c + j];
+  return r;
+}
+
+// The descriptor of [N, C, spatial...] stored channels-last.
+sc_desc channelsLastDesc(const sc_desc &d) {
+  sc_desc r = d;
+  for (int i = 1; i + 1 < d.rank; ++i)
+    r.dims[i] = d.dims[i + 1];
+  r.dims[d.rank - 1] = d.dims[1];
+  return r;
+}
+
+// The case with channels-last x (bit 0) and / or y (bit 1) against the same
+// convolution on NCHW tensors, transposed.
+void runConvChannelsLast(const ConvCase &c, int32_t cl, int32_t epilogue,
+                         bool residual, bool inPlace = false) {
+  ConvSetup t = setUpConv(c, false);
+  int64_t inSp = count(t.x) / (c.n * c.ic);
+  std::vector<float> res = randomVec(residual ? count(t.y) : 0, 9);
+  auto conv = [&](int32_t layout, const std::vector<float> &xv,
+                  const std::vector<float> &rv, std::vector<float> &y,
+                  bool same) {
+    sc_desc x = layout & 1 ? channelsLastDesc(t.x) : t.x;
+    sc_desc yd = layout & 2 ? channelsLastDesc(t.y) : t.y;
+    void *h = sc_dnnl_conv_create(&x, &t.w, c.bias ? &t.b : nullptr,
+                                  residual ? &yd : nullptr, &yd,
+                                  c.stride.data(), c.dil.data(), c.pads.data(),
+                                  c.group, 0, epilogue, layout);
+    ASSERT_NE(h, nullptr);
+    if (same)
+      y = rv;
+    sc_dnnl_conv_run(h, xv.data(), t.wv.data(), c.bias ? t.bv.data() : nullptr,
+                     residual ? (same ? y.data() : rv.data()) : nullptr,
+                     y.data());
+    sc_handle_free(h);
+  };
+  std::vector<float> want(count(t.y), 0.0f), got(count(t.y), 7.0f);
+  conv(0, t.xv, res, want, false);
+  std::vector<float> xv = cl & 1 ? toChannelsLast(t.xv, c.n, c.ic, inSp) : t.xv;
+  std::vector<float> rv =
+      cl & 2 && residual ? toChannelsLast(res, c.n, c.oc, t.outSp) : res;
+  conv(cl, xv, rv, got, inPlace);
+  if (cl & 2)
+    got = toChannelsFirst(got, c.n, c.oc, t.outSp);
+  expectNear(got, want, 1e-5f);
+}
+
+TEST(DnnlConv, ChannelsLast) {
+  std::vector<ConvCase> cases = {
+      // Strided and padded 3x3 (the CNN's shape), pointwise, depthwise.
+      {{8, 8}, 2, 16, 16, 1, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, true, {}},
+      {{8, 8}, 2, 16, 32, 1, {1, 1}, {1, 1}, {1, 1}, {0, 0, 0, 0}, true, {}},
+      {{9, 7}, 2, 8, 8, 8, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, false, {}},
+      // 1-D and 3-D (nwc, ndhwc).
+      {{10}, 2, 4, 6, 2, {3}, {2}, {1}, {1, 1}, true, {}},
+      {{4, 5, 3},
+       1,
+       4,
+       8,
+       1,
+       {2, 3, 2},
+       {1, 2, 1},
+       {1, 1, 1},
+       {0, 1, 1, 1, 0, 0},
+       true,
+       {}},
+  };
+  for (size_t i = 0; i < cases.size(); ++i)
+    for (int32_t cl : {1, 2, 3}) {
+      SCOPED_TRACE("case " + std::to_string(i) + " channels_last " +
+                   std::to_string(cl));
+      runConvChannelsLast(cases[i], cl, SC_EPILOGUE_NONE, false);
+      runConvChannelsLast(cases[i], cl, SC_EPILOGUE_RELU, true);
+      runConvChannelsLast(cases[i], cl, SC_EPILOGUE_GELU, true, true);
+    }
+}
+
+TEST(DnnlConv, Errors) {
+  sc_desc x = mk(1, {1, 3, 4, 5}), w = mk(1, {3, 2, 3, 3}),
+          y = mk(1, {1, 2, 6, 7}), other = mk(1, {1, 2, 6, 6});
+  int64_t ones[2] = {1, 1}, pads[4] = {0, 0, 0, 0};
+  auto fails = [](void *h) {
+    std::string message;
+    EXPECT_EQ(h, nullptr);
+    EXPECT_TRUE(shardc::rt::takeKernelError(message));
+    return message;
+  };
+  shardc::rt::clearKernelError();
+  void *h = sc_dnnl_conv_create(&x, &w, nullptr, nullptr, &y, ones, ones, pads,
+                                1, 1, SC_EPILOGUE_NONE, 0);
+  ASSERT_NE(h, nullptr); // the deconvolution itself is fine
+  sc_handle_free(h);
+  for (int32_t cl : {1, 2, 3})
+    EXPECT_EQ(
+        fails(sc_dnnl_conv_create(&x, &w, nullptr, nullptr, &y, ones, ones,
+                                  pads, 1, 1, SC_EPILOGUE_NONE, cl)),
+        "oneDNN deconvolution: channels_last " + std::to_string(cl) +
+            " (bits 0 and 1; 0 when transposed)");
+  EXPECT_EQ(fails(sc_dnnl_conv_create(&x, &w, nullptr, nullptr, &y, ones, ones,
+                                      pads, 1, 1, 9, 0)),
+            "oneDNN deconvolution: unknown epilogue 9");
+  EXPECT_EQ(fails(sc_dnnl_conv_create(&x, &w, nullptr, &other, &y, ones, ones,
+                                      pads, 1, 1, SC_EPILOGUE_NONE, 0)),
+            "oneDNN deconvolution: residual float32 [1x2x6x6] is not y's "
+            "float32 [1x2x6x7]");
 }
 
 TEST(DnnlConv, Deconv) {
@@ -544,12 +724,12 @@ TEST(Kernels, MaxPoolIndices) {
   int64_t k[2] = {2, 2}, s[2] = {1, 2}, d[2] = {1, 1}, p[4] = {0, 0, 1, 0};
   float yv[6];
   int64_t ix[6];
-  sc_pool(&x, xv, &y, yv, ix, 0, k, s, d, p, 0, 0);
+  sc_pool(&x, xv, &y, yv, ix, 0, k, s, d, p, 0, 0, 0);
   EXPECT_EQ(std::vector<float>(yv, yv + 6),
             std::vector<float>({5, 8, 9, 8, 9, 1}));
   EXPECT_EQ(std::vector<int64_t>(ix, ix + 6),
             std::vector<int64_t>({1, 6, 9, 6, 9, 10}));
-  sc_pool(&x, xv, &y, yv, ix, 0, k, s, d, p, 0, 1); // column-major indices
+  sc_pool(&x, xv, &y, yv, ix, 0, k, s, d, p, 0, 1, 0); // column-major
   EXPECT_EQ(std::vector<int64_t>(ix, ix + 6),
             std::vector<int64_t>({3, 7, 5, 7, 5, 8}));
 }
@@ -558,10 +738,10 @@ TEST(Kernels, AveragePoolPads) {
   sc_desc x = mk(1, {1, 1, 2, 2}), y = mk(1, {1, 1, 2, 2});
   float xv[4] = {1, 2, 3, 4}, yv[4];
   int64_t k[2] = {2, 2}, s[2] = {1, 1}, d[2] = {1, 1}, p[4] = {1, 1, 0, 0};
-  sc_pool(&x, xv, &y, yv, nullptr, 1, k, s, d, p, 0, 0);
+  sc_pool(&x, xv, &y, yv, nullptr, 1, k, s, d, p, 0, 0, 0);
   EXPECT_EQ(std::vector<float>(yv, yv + 4),
             std::vector<float>({1, 1.5, 2, 2.5}));
-  sc_pool(&x, xv, &y, yv, nullptr, 1, k, s, d, p, 1, 0);
+  sc_pool(&x, xv, &y, yv, nullptr, 1, k, s, d, p, 1, 0, 0);
   EXPECT_EQ(std::vector<float>(yv, yv + 4),
             std::vector<float>({0.25, 0.75, 1, 2.5}));
 }
@@ -807,9 +987,9 @@ void runPool2DCase(const Pool2DCase &c, bool half) {
         std::vector<uint8_t> got(ny * es), gen(ny * es);
         std::vector<int64_t> gotIx(ny, -1), genIx(ny, -2);
         sc_pool(&x, xp, &y, got.data(), kind == 0 ? gotIx.data() : nullptr,
-                kind, k, s, d, p, cip, order);
+                kind, k, s, d, p, cip, order, 0);
         sc_pool(&x5, xp, &y5, gen.data(), kind == 0 ? genIx.data() : nullptr,
-                kind, k5, s5, d5, p5, cip, order);
+                kind, k5, s5, d5, p5, cip, order, 0);
         // Bit-exact with the generic path.
         ASSERT_EQ(got, gen);
         std::vector<float> want;
@@ -843,6 +1023,118 @@ TEST(Kernels, Pool2DFastPathF16) {
                  " k" + std::to_string(c.kh) + "x" + std::to_string(c.kw));
     runPool2DCase(c, true);
   }
+}
+
+// Channels-last pooling (the 2-D fast path, and the generic path through
+// rank 5) against the NCHW 2-D path on the transposed input: bit-exact for
+// max, within rounding for average (the same double sums).
+void runPool2DChannelsLast(const Pool2DCase &c, bool half) {
+  int64_t oh = poolOutDim(c.h, c.kh, c.sh, c.dh, c.pt, c.pb, c.ceil);
+  int64_t ow = poolOutDim(c.w, c.kw, c.sw, c.dw, c.pl, c.pr, c.ceil);
+  int32_t dt = half ? 10 : 1;
+  sc_desc x = mk(dt, {c.n, c.c, c.h, c.w}), y = mk(dt, {c.n, c.c, oh, ow});
+  sc_desc xl = mk(dt, {c.n, c.h, c.w, c.c}), yl = mk(dt, {c.n, oh, ow, c.c});
+  sc_desc xl5 = mk(dt, {c.n, 1, c.h, c.w, c.c});
+  sc_desc yl5 = mk(dt, {c.n, 1, oh, ow, c.c});
+  int64_t nx = count(x), ny = count(y);
+  std::vector<float> xv = randomVec(nx, 11);
+  for (int64_t i = 0; i < nx; i += 5) // ties
+    xv[i] = 0.5f;
+  xv[nx / 2] = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> xt = toChannelsLast(xv, c.n, c.c, c.h * c.w);
+  // The buffers as raw elements: f32 as is, f16 converted.
+  auto raw = [&](const std::vector<float> &v) {
+    std::vector<uint8_t> b(v.size() * (half ? 2 : 4));
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (half) {
+        uint16_t h = sc_f2h(v[i]);
+        std::memcpy(b.data() + 2 * i, &h, 2);
+      } else {
+        std::memcpy(b.data() + 4 * i, &v[i], 4);
+      }
+    }
+    return b;
+  };
+  auto floats = [&](const std::vector<uint8_t> &b) {
+    std::vector<float> f(ny);
+    for (int64_t i = 0; i < ny; ++i) {
+      if (half) {
+        uint16_t h;
+        std::memcpy(&h, b.data() + 2 * i, 2);
+        f[i] = sc_h2f(h);
+      } else {
+        std::memcpy(&f[i], b.data() + 4 * i, 4);
+      }
+    }
+    return f;
+  };
+  std::vector<uint8_t> xb = raw(xv), xtb = raw(xt);
+  size_t es = half ? 2 : 4;
+  int64_t k[2] = {c.kh, c.kw}, s[2] = {c.sh, c.sw}, d[2] = {c.dh, c.dw},
+          p[4] = {c.pt, c.pl, c.pb, c.pr};
+  int64_t k5[3] = {1, c.kh, c.kw}, s5[3] = {1, c.sh, c.sw},
+          d5[3] = {1, c.dh, c.dw}, p5[6] = {0, c.pt, c.pl, 0, c.pb, c.pr};
+  for (int kind = 0; kind < 2; ++kind)
+    for (int cip = 0; cip < 2; ++cip) {
+      if (kind == 0 && cip)
+        continue;
+      SCOPED_TRACE("kind " + std::to_string(kind) + " cip " +
+                   std::to_string(cip));
+      std::vector<uint8_t> want(ny * es), got(ny * es, 0xee),
+          gen(ny * es, 0xdd);
+      sc_pool(&x, xb.data(), &y, want.data(), nullptr, kind, k, s, d, p, cip, 0,
+              0);
+      sc_pool(&xl, xtb.data(), &yl, got.data(), nullptr, kind, k, s, d, p, cip,
+              0, 1);
+      sc_pool(&xl5, xtb.data(), &yl5, gen.data(), nullptr, kind, k5, s5, d5, p5,
+              cip, 0, 1);
+      std::vector<float> wantF = floats(want);
+      std::vector<float> gotF = toChannelsFirst(floats(got), c.n, c.c, oh * ow);
+      std::vector<float> genF = toChannelsFirst(floats(gen), c.n, c.c, oh * ow);
+      for (int64_t i = 0; i < ny; ++i) {
+        if (kind == 0) { // bitwise, NaN included
+          uint32_t a, b, g;
+          std::memcpy(&a, &wantF[i], 4);
+          std::memcpy(&b, &gotF[i], 4);
+          std::memcpy(&g, &genF[i], 4);
+          ASSERT_EQ(b, a) << "fast path at " << i;
+          ASSERT_EQ(g, a) << "generic path at " << i;
+        } else if (std::isnan(wantF[i])) {
+          ASSERT_TRUE(std::isnan(gotF[i]) && std::isnan(genF[i])) << i;
+        } else {
+          ASSERT_NEAR(gotF[i], wantF[i], 1e-6f * (1 + std::fabs(wantF[i])))
+              << "fast path at " << i;
+          ASSERT_NEAR(genF[i], wantF[i], 1e-6f * (1 + std::fabs(wantF[i])))
+              << "generic path at " << i;
+        }
+      }
+    }
+}
+
+TEST(Kernels, PoolChannelsLast) {
+  std::vector<Pool2DCase> cases = pool2DCases();
+  // Channels that fill vectors and leave a remainder.
+  cases.push_back({2, 21, 7, 6, 3, 2, 2, 1, 1, 1, 1, 0, 1, 1, false});
+  cases.push_back({1, 37, 5, 9, 2, 3, 1, 2, 2, 1, 0, 1, 0, 1, true});
+  for (bool half : {false, true})
+    for (const Pool2DCase &c : cases) {
+      SCOPED_TRACE(std::string(half ? "f16 " : "f32 ") + "case " +
+                   std::to_string(c.h) + "x" + std::to_string(c.w) + " k" +
+                   std::to_string(c.kh) + "x" + std::to_string(c.kw));
+      runPool2DChannelsLast(c, half);
+    }
+}
+
+TEST(Kernels, PoolChannelsLastIndicesFail) {
+  sc_desc x = mk(1, {1, 4, 4, 2}), y = mk(1, {1, 2, 2, 2});
+  std::vector<float> xv(32, 1.0f), yv(8);
+  int64_t ix[8], k[2] = {2, 2}, s[2] = {2, 2}, d[2] = {1, 1},
+                 p[4] = {0, 0, 0, 0};
+  shardc::rt::clearKernelError();
+  sc_pool(&x, xv.data(), &y, yv.data(), ix, 0, k, s, d, p, 0, 0, 1);
+  std::string message;
+  EXPECT_TRUE(shardc::rt::takeKernelError(message));
+  EXPECT_EQ(message, "MaxPool: no indices output with channels-last tensors");
 }
 
 } // namespace

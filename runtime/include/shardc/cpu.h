@@ -154,12 +154,15 @@ void sc_pad(const sc_desc *x, const void *xp, const sc_desc *y, void *yp,
  * y gives the output shape (ceil_mode already applied). indices (nullable,
  * int64, max only): flat index into x, row-major, or column-major over the
  * spatial dims when storage_order is 1. Average excludes padding unless
- * count_include_pad. f32, f64, f16. */
+ * count_include_pad. channels_last = 1: x and y are stored channels-last,
+ * their descriptors giving the physical dims [N, spatial..., C] (kernel,
+ * strides, dilations and pads stay per spatial dim); no indices then.
+ * f32, f64, f16. */
 void sc_pool(const sc_desc *x, const void *xp, const sc_desc *y, void *yp,
              int64_t *indices, int32_t kind, const int64_t *kernel,
              const int64_t *strides, const int64_t *dilations,
              const int64_t *pads, int32_t count_include_pad,
-             int32_t storage_order);
+             int32_t storage_order, int32_t channels_last);
 /* ONNX Resize to y's shape. scales has rank entries (output/input per dim as
  * given by the model). mode: 0 nearest, 1 linear, 2 cubic.
  * coord: 0 half_pixel, 1 asymmetric, 2 pytorch_half_pixel, 3 align_corners,
@@ -212,8 +215,10 @@ void sc_attention(int32_t dtype, int32_t nb, const int64_t *dims,
  * create() runs at load time and returns NULL after sc_fail() when oneDNN
  * cannot take the configuration; run() executes the cached primitive. */
 
-/* Epilogues a GEMM applies to alpha * op(a) x op(b) + bias, before the
- * residual (shared by sc_dnnl_matmul_create and sc_cu_matmul_create). */
+/* Epilogues (activations) of the GEMM and convolution wrappers. A GEMM
+ * applies it to alpha * op(a) x op(b) + bias, before the residual (shared
+ * by sc_dnnl_matmul_create and sc_cu_matmul_create); a convolution to
+ * conv + bias + residual (sc_dnnl_conv_create). */
 #define SC_EPILOGUE_NONE 0
 #define SC_EPILOGUE_RELU 1
 #define SC_EPILOGUE_GELU_TANH 2 /* 0.5x(1 + tanh(sqrt(2/pi)(x + 0.044715x^3))) */
@@ -233,14 +238,21 @@ void sc_dnnl_matmul_run(void *h, const void *a, const void *b,
                         const void *bias, const void *residual, void *y);
 /* N-D (1-3 spatial) grouped convolution or, with transposed=1, deconvolution
  * (ONNX ConvTranspose weight layout C_in x C_out/group x k...). pads: begins
- * then ends; dilations are ONNX's (1 = dense). y gives the output shape. */
+ * then ends; dilations are ONNX's (1 = dense). y gives the output shape.
+ * y = epilogue(conv(x, w) + bias + residual): epilogue is an SC_EPILOGUE_*
+ * code; residual (nullable) has y's descriptor and layout, and run() may
+ * pass y itself as the residual (accumulate in place). channels_last: bit 0
+ * = x, bit 1 = y (and residual) are stored channels-last, their descriptors
+ * then giving the physical dims [N, spatial..., C]; clear = [N, C,
+ * spatial...]. Deconvolution takes channels_last 0 only. */
 void *sc_dnnl_conv_create(const sc_desc *x, const sc_desc *w,
-                          const sc_desc *bias, const sc_desc *y,
-                          const int64_t *strides, const int64_t *dilations,
-                          const int64_t *pads, int64_t group,
-                          int32_t transposed);
-void sc_dnnl_conv_run(void *h, const void *x, const void *w,
-                      const void *bias, void *y);
+                          const sc_desc *bias, const sc_desc *residual,
+                          const sc_desc *y, const int64_t *strides,
+                          const int64_t *dilations, const int64_t *pads,
+                          int64_t group, int32_t transposed, int32_t epilogue,
+                          int32_t channels_last);
+void sc_dnnl_conv_run(void *h, const void *x, const void *w, const void *bias,
+                      const void *residual, void *y);
 
 #ifdef __cplusplus
 }

@@ -15,7 +15,14 @@
 // too, done once and kept when they lie in memory no one can write (the
 // read-only mapping of the weights file), and done on every run otherwise
 // (weights that are graph inputs or computed). Pointwise convolutions keep
-// the plain src and dst: they are GEMMs on it.
+// the plain src and dst: they are GEMMs on it. A src or dst the caller
+// stores channels-last (nwc / nhwc / ndhwc) is given to oneDNN as it is:
+// its fast kernels take it, and it needs no reorder.
+//
+// The convolution's residual and activation are oneDNN post-ops, a sum
+// (onto the destination, which run() first fills with the residual) and an
+// eltwise. The convolution's arguments are listed once, at create(), as the
+// C API's array of memory objects: run() only rebinds their pointers.
 //
 //===----------------------------------------------------------------------===//
 #include "Common.h"
@@ -27,6 +34,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <fstream>
 #include <memory>
@@ -97,6 +105,27 @@ bool toDnnlType(int32_t dtype, dt &out) {
   }
 }
 
+// The eltwise post-op of an SC_EPILOGUE_* code (undef for none); false for
+// an unknown code.
+bool epilogueAlgorithm(int32_t epilogue, dnnl::algorithm &out) {
+  switch (epilogue) {
+  case SC_EPILOGUE_NONE:
+    out = dnnl::algorithm::undef;
+    return true;
+  case SC_EPILOGUE_RELU:
+    out = dnnl::algorithm::eltwise_relu;
+    return true;
+  case SC_EPILOGUE_GELU_TANH:
+    out = dnnl::algorithm::eltwise_gelu_tanh;
+    return true;
+  case SC_EPILOGUE_GELU:
+    out = dnnl::algorithm::eltwise_gelu_erf;
+    return true;
+  default:
+    return false;
+  }
+}
+
 dnnl::memory::dims dimsOf(const sc_desc *d) {
   return dnnl::memory::dims(d->dims, d->dims + d->rank);
 }
@@ -120,6 +149,21 @@ dnnl::memory unbound(const dnnl::memory::desc &md) {
 
 void bind(dnnl::memory &m, const void *p) {
   m.set_data_handle(const_cast<void *>(p));
+}
+
+// A primitive's arguments as the C API takes them, listed once: the memory
+// objects in it keep their identity and only get new pointers (bind()), so
+// running needs none of the map and vector primitive::execute() builds on
+// every call.
+using ExecArgs = std::vector<dnnl_exec_arg_t>;
+
+dnnl_exec_arg_t arg(int kind, const dnnl::memory &m) { return {kind, m.get()}; }
+
+void execute(const dnnl::primitive &p, dnnl::stream &strm,
+             const ExecArgs &args) {
+  dnnl::error::wrap_c_api(dnnl_primitive_execute(p.get(), strm.get(),
+                                                 (int)args.size(), args.data()),
+                          "could not execute a primitive");
 }
 
 // A primitive and the memory objects of its arguments.
@@ -186,26 +230,33 @@ bool inReadOnlyMemory(const void *p, size_t bytes) {
 }
 
 // A (de)convolution on the layouts oneDNN chose, with the reorders from and
-// to the plain user layouts where those differ.
+// to the user layouts where those differ.
 struct ConvHandle : shardc::rt::Handle {
   dnnl::primitive prim;
   // What the primitive reads and writes: the user's buffers where the
   // layouts agree (rebound each run), else buffers owned by the handle.
   dnnl::memory src, weights, bias, dst;
-  // The user's plain buffers behind a reorder (rebound each run).
-  dnnl::memory userSrc, userWeights, userDst;
-  dnnl::reorder srcIn, weightsIn, dstOut;
+  // The user's buffers behind a reorder (rebound each run).
+  dnnl::memory userSrc, userWeights, userDst, userResidual;
+  dnnl::reorder srcIn, weightsIn, dstOut, residualIn;
+  // The arguments of prim and of the reorders, over the objects above.
+  ExecArgs convArgs, srcInArgs, weightsInArgs, dstOutArgs, residualInArgs;
   bool reorderSrc = false, reorderWeights = false, reorderDst = false;
-  bool hasBias = false;
+  bool hasBias = false, hasResidual = false;
   bool serial = false; // small: one OpenMP thread (kSerialMacs)
-  size_t weightBytes = 0;
+  size_t weightBytes = 0, dstBytes = 0;
   // The user weights pointer whose reorder the handle keeps (read-only
   // memory only), and the last pointer checked for being read-only.
   const void *keptWeights = nullptr, *checkedWeights = nullptr;
   bool checkedReadOnly = false;
   const char *what = "";
 
-  void run(const void *s, const void *w, const void *b, void *d) {
+  void run(const void *s, const void *w, const void *b, const void *r,
+           void *d) {
+    if (hasResidual && !r) {
+      sc_fail("oneDNN %s: run without the residual it was created with", what);
+      return;
+    }
     ThreadLimit limit(serial);
     try {
       dnnl::stream &strm = cpuStream();
@@ -215,31 +266,30 @@ struct ConvHandle : shardc::rt::Handle {
           checkedReadOnly = inReadOnlyMemory(w, weightBytes);
         }
         bind(userWeights, w);
-        weightsIn.execute(strm, userWeights, weights);
+        execute(weightsIn, strm, weightsInArgs);
         keptWeights = checkedReadOnly ? w : nullptr;
       } else if (!reorderWeights) {
         bind(weights, w);
       }
       if (reorderSrc) {
         bind(userSrc, s);
-        srcIn.execute(strm, userSrc, src);
+        execute(srcIn, strm, srcInArgs);
       } else {
         bind(src, s);
       }
-      if (!reorderDst)
-        bind(dst, d);
-      std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, src},
-                                                 {DNNL_ARG_WEIGHTS, weights},
-                                                 {DNNL_ARG_DST, dst}};
-      if (hasBias) {
+      bind(reorderDst ? userDst : dst, d);
+      if (hasBias)
         bind(bias, b);
-        args.emplace(DNNL_ARG_BIAS, bias);
+      // The sum post-op adds the convolution onto what dst holds.
+      if (hasResidual && reorderDst) {
+        bind(userResidual, r);
+        execute(residualIn, strm, residualInArgs);
+      } else if (hasResidual && r != d) {
+        std::memcpy(d, r, dstBytes);
       }
-      prim.execute(strm, args);
-      if (reorderDst) {
-        bind(userDst, d);
-        dstOut.execute(strm, dst, userDst);
-      }
+      execute(prim, strm, convArgs);
+      if (reorderDst)
+        execute(dstOut, strm, dstOutArgs);
       strm.wait();
     } catch (const dnnl::error &e) {
       keptWeights = nullptr;
@@ -250,6 +300,31 @@ struct ConvHandle : shardc::rt::Handle {
     }
   }
 };
+
+// The logical oneDNN dims [N, C, spatial...] of a tensor stored as the
+// descriptor says: channels-last descriptors give [N, spatial..., C].
+dnnl::memory::dims logicalDims(const sc_desc *d, bool channelsLast) {
+  dnnl::memory::dims v = dimsOf(d);
+  if (channelsLast)
+    std::rotate(v.begin() + 1, v.end() - 1, v.end());
+  return v;
+}
+
+// The channels-last layout of `dims` (logical [N, C, spatial...]).
+dnnl::memory::desc channelsLastDesc(const dnnl::memory::dims &dims, dt type) {
+  using tag = dnnl::memory::format_tag;
+  tag t = dims.size() == 3   ? tag::nwc
+          : dims.size() == 4 ? tag::nhwc
+                             : tag::ndhwc;
+  return dnnl::memory::desc(dims, type, t);
+}
+
+bool sameShape(const sc_desc *a, const sc_desc *b) {
+  bool same = a->dtype == b->dtype && a->rank == b->rank;
+  for (int i = 0; same && i < a->rank; ++i)
+    same = a->dims[i] == b->dims[i];
+  return same;
+}
 
 std::string dimsStr(const sc_desc *d) {
   std::string s = "[";
@@ -279,28 +354,13 @@ extern "C" void *sc_dnnl_matmul_create(const sc_desc *a, const sc_desc *b,
             dtypeName(a->dtype), dtypeName(b->dtype), dtypeName(y->dtype));
     return nullptr;
   }
-  dnnl::algorithm act = dnnl::algorithm::undef;
-  switch (epilogue) {
-  case SC_EPILOGUE_NONE:
-    break;
-  case SC_EPILOGUE_RELU:
-    act = dnnl::algorithm::eltwise_relu;
-    break;
-  case SC_EPILOGUE_GELU_TANH:
-    act = dnnl::algorithm::eltwise_gelu_tanh;
-    break;
-  case SC_EPILOGUE_GELU:
-    act = dnnl::algorithm::eltwise_gelu_erf;
-    break;
-  default:
+  dnnl::algorithm act;
+  if (!epilogueAlgorithm(epilogue, act)) {
     sc_fail("oneDNN matmul: unknown epilogue %d", epilogue);
     return nullptr;
   }
   if (residual) {
-    bool same = residual->dtype == y->dtype && residual->rank == y->rank;
-    for (int i = 0; same && i < r; ++i)
-      same = residual->dims[i] == y->dims[i];
-    if (!same) {
+    if (!sameShape(residual, y)) {
       sc_fail("oneDNN matmul: residual %s %s is not y's %s %s",
               dtypeName(residual->dtype), dimsStr(residual).c_str(),
               dtypeName(y->dtype), dimsStr(y).c_str());
@@ -397,17 +457,22 @@ extern "C" void sc_dnnl_matmul_run(void *h, const void *a, const void *b,
   static_cast<DnnlHandle *>(h)->run(a, b, bias, residual, y);
 }
 
-extern "C" void *sc_dnnl_conv_create(const sc_desc *x, const sc_desc *w,
-                                     const sc_desc *bias, const sc_desc *y,
-                                     const int64_t *strides,
-                                     const int64_t *dilations,
-                                     const int64_t *pads, int64_t group,
-                                     int32_t transposed) {
+extern "C" void *
+sc_dnnl_conv_create(const sc_desc *x, const sc_desc *w, const sc_desc *bias,
+                    const sc_desc *residual, const sc_desc *y,
+                    const int64_t *strides, const int64_t *dilations,
+                    const int64_t *pads, int64_t group, int32_t transposed,
+                    int32_t epilogue, int32_t channels_last) {
   const char *what = transposed ? "deconvolution" : "convolution";
   int sd = x->rank - 2;
   if (sd < 1 || sd > 3 || w->rank != x->rank || y->rank != x->rank) {
     sc_fail("oneDNN %s: ranks x %d, w %d, y %d (need 3 to 5, equal)", what,
             x->rank, w->rank, y->rank);
+    return nullptr;
+  }
+  if ((channels_last & ~3) || (transposed && channels_last)) {
+    sc_fail("oneDNN %s: channels_last %d (bits 0 and 1; 0 when transposed)",
+            what, channels_last);
     return nullptr;
   }
   dt tx, tw, ty, tbias = dt::f32;
@@ -417,8 +482,21 @@ extern "C" void *sc_dnnl_conv_create(const sc_desc *x, const sc_desc *w,
             dtypeName(x->dtype), dtypeName(w->dtype), dtypeName(y->dtype));
     return nullptr;
   }
+  dnnl::algorithm act;
+  if (!epilogueAlgorithm(epilogue, act)) {
+    sc_fail("oneDNN %s: unknown epilogue %d", what, epilogue);
+    return nullptr;
+  }
+  if (residual && !sameShape(residual, y)) {
+    sc_fail("oneDNN %s: residual %s %s is not y's %s %s", what,
+            dtypeName(residual->dtype), dimsStr(residual).c_str(),
+            dtypeName(y->dtype), dimsStr(y).c_str());
+    return nullptr;
+  }
+  bool xLast = channels_last & 1, yLast = channels_last & 2;
+  dnnl::memory::dims xd = logicalDims(x, xLast), yd = logicalDims(y, yLast);
   int64_t g = group > 0 ? group : 1;
-  int64_t ic = x->dims[1], oc = y->dims[1];
+  int64_t ic = xd[1], oc = yd[1];
   if (ic % g || oc % g) {
     sc_fail("oneDNN %s: channels %lld -> %lld not divisible by group %lld",
             what, (long long)ic, (long long)oc, (long long)g);
@@ -447,8 +525,8 @@ extern "C" void *sc_dnnl_conv_create(const sc_desc *x, const sc_desc *w,
     wd.insert(wd.end(), kdims.begin(), kdims.end());
     ws.insert(ws.end(), kst.begin(), kst.end());
     dnnl::memory::desc wmd(wd, tw, ws);
-    auto xmd = plainDesc(dimsOf(x), tx);
-    auto ymd = plainDesc(dimsOf(y), ty);
+    auto xmd = xLast ? channelsLastDesc(xd, tx) : plainDesc(xd, tx);
+    auto ymd = yLast ? channelsLastDesc(yd, ty) : plainDesc(yd, ty);
     dnnl::memory::desc bmd;
     if (bias)
       bmd = plainDesc({oc}, tbias);
@@ -459,7 +537,7 @@ extern "C" void *sc_dnnl_conv_create(const sc_desc *x, const sc_desc *w,
       dil[i] = d - 1;
       pl[i] = pads ? pads[i] : 0;
       int64_t span = (kdims[i] - 1) * d + 1;
-      int64_t in = x->dims[2 + i], out = y->dims[2 + i];
+      int64_t in = xd[2 + i], out = yd[2 + i];
       // ConvTranspose: the end padding that gives exactly y's size (it
       // absorbs output_padding, and may be negative).
       if (transposed) {
@@ -476,12 +554,14 @@ extern "C" void *sc_dnnl_conv_create(const sc_desc *x, const sc_desc *w,
     auto h = std::make_unique<ConvHandle>();
     h->what = what;
     h->hasBias = bias != nullptr;
+    h->hasResidual = residual != nullptr;
     // oneDNN picks the weights layout, and the src and dst ones but for a
-    // pointwise convolution (1x1 kernel, stride 1, no padding, one group):
-    // on the plain layout that one is a GEMM, which oneDNN runs as such, for
-    // less than the two reorders of the activations a blocked layout costs.
-    // The bias stays plain.
-    bool pointwise = !transposed && g == 1;
+    // pointwise convolution (1x1 kernel, stride 1, no padding, one group)
+    // on plain operands: on the plain layout that one is a GEMM, which
+    // oneDNN runs as such, for less than the two reorders of the
+    // activations a blocked layout costs. Channels-last operands keep
+    // their layout (oneDNN's fast kernels take it). The bias stays plain.
+    bool pointwise = !transposed && g == 1 && channels_last == 0;
     for (int i = 0; i < sd; ++i)
       pointwise = pointwise && kdims[i] == 1 && st[i] == 1 && pl[i] == 0 &&
                   pr[i] == 0;
@@ -489,9 +569,18 @@ extern "C" void *sc_dnnl_conv_create(const sc_desc *x, const sc_desc *w,
       return dnnl::memory::desc(md.dims(), md.data_type(),
                                 dnnl::memory::format_tag::any);
     };
-    auto ioOf = [&](const dnnl::memory::desc &md) {
-      return pointwise ? md : anyOf(md);
+    auto ioOf = [&](const dnnl::memory::desc &md, bool last) {
+      return pointwise || last ? md : anyOf(md);
     };
+    // y = act(conv + bias + residual): the sum post-op adds the residual
+    // that run() puts into dst first, the eltwise one applies act.
+    dnnl::primitive_attr attr;
+    dnnl::post_ops po;
+    if (residual)
+      po.append_sum(1.0f);
+    if (act != dnnl::algorithm::undef)
+      po.append_eltwise(1.0f, act, 0.0f, 0.0f);
+    attr.set_post_ops(po);
     auto prop = dnnl::prop_kind::forward_inference;
     dnnl::memory::desc psrc, pw, pdst;
     // Multiply-adds: every output (input, when transposed) times one
@@ -501,18 +590,18 @@ extern "C" void *sc_dnnl_conv_create(const sc_desc *x, const sc_desc *w,
     ThreadLimit limit(h->serial);
     if (transposed) {
       dnnl::deconvolution_forward::desc d(
-          prop, dnnl::algorithm::deconvolution_direct, ioOf(xmd), anyOf(wmd),
-          bmd, ioOf(ymd), st, dil, pl, pr);
-      dnnl::deconvolution_forward::primitive_desc pd(d, cpuEngine());
+          prop, dnnl::algorithm::deconvolution_direct, ioOf(xmd, xLast),
+          anyOf(wmd), bmd, ioOf(ymd, yLast), st, dil, pl, pr);
+      dnnl::deconvolution_forward::primitive_desc pd(d, attr, cpuEngine());
       h->prim = dnnl::deconvolution_forward(pd);
       psrc = pd.src_desc();
       pw = pd.weights_desc();
       pdst = pd.dst_desc();
     } else {
       dnnl::convolution_forward::desc d(
-          prop, dnnl::algorithm::convolution_direct, ioOf(xmd), anyOf(wmd),
-          bmd, ioOf(ymd), st, dil, pl, pr);
-      dnnl::convolution_forward::primitive_desc pd(d, cpuEngine());
+          prop, dnnl::algorithm::convolution_direct, ioOf(xmd, xLast),
+          anyOf(wmd), bmd, ioOf(ymd, yLast), st, dil, pl, pr);
+      dnnl::convolution_forward::primitive_desc pd(d, attr, cpuEngine());
       h->prim = dnnl::convolution_forward(pd);
       psrc = pd.src_desc();
       pw = pd.weights_desc();
@@ -522,8 +611,8 @@ extern "C" void *sc_dnnl_conv_create(const sc_desc *x, const sc_desc *w,
     // any other gets a buffer of its own and a reorder.
     auto setUp = [](const dnnl::memory::desc &user,
                     const dnnl::memory::desc &chosen, bool in,
-                    dnnl::memory &mem, dnnl::memory &userMem,
-                    dnnl::reorder &re) {
+                    dnnl::memory &mem, dnnl::memory &userMem, dnnl::reorder &re,
+                    ExecArgs &reArgs) {
       if (chosen == user) {
         mem = unbound(user);
         return false;
@@ -531,29 +620,47 @@ extern "C" void *sc_dnnl_conv_create(const sc_desc *x, const sc_desc *w,
       mem = dnnl::memory(chosen, cpuEngine());
       userMem = unbound(user);
       re = in ? dnnl::reorder(userMem, mem) : dnnl::reorder(mem, userMem);
+      reArgs = {arg(DNNL_ARG_FROM, in ? userMem : mem),
+                arg(DNNL_ARG_TO, in ? mem : userMem)};
       return true;
     };
-    h->reorderSrc = setUp(xmd, psrc, true, h->src, h->userSrc, h->srcIn);
-    h->reorderWeights =
-        setUp(wmd, pw, true, h->weights, h->userWeights, h->weightsIn);
-    h->reorderDst = setUp(ymd, pdst, false, h->dst, h->userDst, h->dstOut);
+    h->reorderSrc =
+        setUp(xmd, psrc, true, h->src, h->userSrc, h->srcIn, h->srcInArgs);
+    h->reorderWeights = setUp(wmd, pw, true, h->weights, h->userWeights,
+                              h->weightsIn, h->weightsInArgs);
+    h->reorderDst =
+        setUp(ymd, pdst, false, h->dst, h->userDst, h->dstOut, h->dstOutArgs);
+    if (residual && h->reorderDst) {
+      h->userResidual = unbound(ymd);
+      h->residualIn = dnnl::reorder(h->userResidual, h->dst);
+      h->residualInArgs = {arg(DNNL_ARG_FROM, h->userResidual),
+                           arg(DNNL_ARG_TO, h->dst)};
+    }
     h->weightBytes = wmd.get_size();
-    if (bias)
+    h->dstBytes = ymd.get_size();
+    h->convArgs = {arg(DNNL_ARG_SRC, h->src), arg(DNNL_ARG_WEIGHTS, h->weights),
+                   arg(DNNL_ARG_DST, h->dst)};
+    if (bias) {
       h->bias = unbound(bmd);
+      h->convArgs.push_back(arg(DNNL_ARG_BIAS, h->bias));
+    }
     return h.release();
   } catch (const std::exception &e) {
-    sc_fail("oneDNN: %s %s * %s -> %s (group %lld): %s", what,
-            dimsStr(x).c_str(), dimsStr(w).c_str(), dimsStr(y).c_str(),
-            (long long)g, e.what());
+    sc_fail("oneDNN: %s %s * %s -> %s (group %lld, epilogue %d%s, "
+            "channels_last %d): %s",
+            what, dimsStr(x).c_str(), dimsStr(w).c_str(), dimsStr(y).c_str(),
+            (long long)g, epilogue, residual ? ", residual" : "", channels_last,
+            e.what());
     return nullptr;
   }
 }
 
 extern "C" void sc_dnnl_conv_run(void *h, const void *x, const void *w,
-                                 const void *bias, void *y) {
+                                 const void *bias, const void *residual,
+                                 void *y) {
   if (!h) {
     sc_fail("oneDNN convolution: run without a primitive");
     return;
   }
-  static_cast<ConvHandle *>(h)->run(x, w, bias, y);
+  static_cast<ConvHandle *>(h)->run(x, w, bias, residual, y);
 }

@@ -6,6 +6,12 @@
 // product of its per-dim lists. Windows that run past the end padding
 // (ceil_mode) only count the positions inside the padded input.
 //
+// Channels-last tensors ([N, spatial..., C] in memory) run on the logical
+// [N, C, spatial...] shape with the addressing changed: 2-D pooling in a
+// loop over C innermost (contiguous, vectorized), other ranks in the
+// generic path. Both visit and accumulate every window as the NCHW paths
+// do, so the results are the same.
+//
 //===----------------------------------------------------------------------===//
 #include "Common.h"
 
@@ -49,12 +55,29 @@ DimTable makeTable(int64_t in, int64_t out, int64_t kernel, int64_t stride,
   return t;
 }
 
+// Per output coordinate of a dim whose windows are arithmetic runs (step:
+// the dilation): the first valid input coordinate and how many there are.
+void runsOf(const DimTable &t, int64_t out, std::vector<int64_t> &lo,
+            std::vector<int64_t> &cnt) {
+  lo.resize(out);
+  cnt.resize(out);
+  for (int64_t o = 0; o < out; ++o) {
+    cnt[o] = t.count[o];
+    lo[o] = cnt[o] ? t.idx[t.first[o]] : 0;
+  }
+}
+
+// x and y are the logical [N, C, spatial...] shapes; channelsLast: stored
+// [N, spatial..., C] (no indices then).
 template <class T>
 void poolImpl(const sc_desc *x, const T *xp, const sc_desc *y, T *yp,
               int64_t *indices, bool isMax, const std::vector<DimTable> &tabs,
-              bool countIncludePad, bool colMajor) {
+              bool countIncludePad, bool colMajor, bool channelsLast) {
   using Acc = typename Elem<T>::Acc;
   int sd = x->rank - 2;
+  const int64_t C = x->dims[1];
+  // Element stride between neighbouring spatial positions.
+  const int64_t sp = channelsLast ? C : 1;
   int64_t planes = x->dims[0] * x->dims[1];
   int64_t inPlane = prodDims(x, 2, x->rank);
   int64_t outPlane = prodDims(y, 2, y->rank);
@@ -96,7 +119,8 @@ void poolImpl(const sc_desc *x, const T *xp, const sc_desc *y, T *yp,
       windowSize *= lens[d];
       paddedSize *= tb.padded[oc[d]];
     }
-    const T *plane = xp + p * inPlane;
+    const T *plane =
+        channelsLast ? xp + (p / C) * inPlane * C + p % C : xp + p * inPlane;
     Acc best = std::numeric_limits<Acc>::has_infinity
                    ? -std::numeric_limits<Acc>::infinity()
                    : std::numeric_limits<Acc>::lowest();
@@ -107,7 +131,7 @@ void poolImpl(const sc_desc *x, const T *xp, const sc_desc *y, T *yp,
       int64_t off = 0;
       for (int d = 0; d < sd; ++d)
         off += lists[d][pos[d]] * rstride[d];
-      Acc v = load(plane[off]);
+      Acc v = load(plane[off * sp]);
       if (isMax) {
         if (!found || v > best) {
           best = v;
@@ -128,7 +152,8 @@ void poolImpl(const sc_desc *x, const T *xp, const sc_desc *y, T *yp,
         pos[d] = 0;
       }
     }
-    int64_t out = p * outPlane + (t % outPlane);
+    int64_t out = channelsLast ? ((p / C) * outPlane + t % outPlane) * C + p % C
+                               : p * outPlane + (t % outPlane);
     if (isMax) {
       yp[out] = store<T>(best);
       if (indices)
@@ -158,15 +183,9 @@ void pool2d(const sc_desc *x, const T *xp, const sc_desc *y, T *yp,
   const int64_t inPlane = H * W, outPlane = OH * OW;
   const int64_t dh = dil[0], dw = dil[1];
   // Per output row / column: first valid input coordinate, how many.
-  std::vector<int64_t> hLo(OH), hCnt(OH), wLo(OW), wCnt(OW);
-  for (int64_t o = 0; o < OH; ++o) {
-    hCnt[o] = tabs[0].count[o];
-    hLo[o] = hCnt[o] ? tabs[0].idx[tabs[0].first[o]] : 0;
-  }
-  for (int64_t o = 0; o < OW; ++o) {
-    wCnt[o] = tabs[1].count[o];
-    wLo[o] = wCnt[o] ? tabs[1].idx[tabs[1].first[o]] : 0;
-  }
+  std::vector<int64_t> hLo, hCnt, wLo, wCnt;
+  runsOf(tabs[0], OH, hLo, hCnt);
+  runsOf(tabs[1], OW, wLo, wCnt);
   const Acc lowest = std::numeric_limits<Acc>::has_infinity
                          ? -std::numeric_limits<Acc>::infinity()
                          : std::numeric_limits<Acc>::lowest();
@@ -275,18 +294,176 @@ void pool2d(const sc_desc *x, const T *xp, const sc_desc *y, T *yp,
   }
 }
 
+// One output pixel of the channels-last path: its C channels over its
+// window (rows h0 + i * dh, i < hn; columns w0 + j * dw, j < wn) of the
+// [H, W, C] image, into o. best, sum: C accumulators each, for max (used
+// unless T is its own accumulator) and average; the loops over the
+// channels are contiguous and vectorize. cnt: the average's divisor.
+template <class T>
+inline void poolPixel(const T *__restrict image, int64_t W, int64_t C,
+                      int64_t h0, int64_t hn, int64_t dh, int64_t w0,
+                      int64_t wn, int64_t dw, bool isMax, int64_t cnt,
+                      T *__restrict o, typename Elem<T>::Acc *__restrict best,
+                      double *__restrict sum) {
+  using Acc = typename Elem<T>::Acc;
+  auto at = [&](int64_t i, int64_t j) {
+    return image + ((h0 + i * dh) * W + w0 + j * dw) * C;
+  };
+  if (isMax) {
+    // Max into o itself where T is its own accumulator.
+    Acc *__restrict b;
+    if constexpr (std::is_same_v<T, Acc>)
+      b = o;
+    else
+      b = best;
+    if (hn == 0 || wn == 0) {
+      const Acc lowest = std::numeric_limits<Acc>::has_infinity
+                             ? -std::numeric_limits<Acc>::infinity()
+                             : std::numeric_limits<Acc>::lowest();
+      for (int64_t c = 0; c < C; ++c)
+        b[c] = lowest;
+    } else if (hn * wn == 1) {
+      const T *__restrict first = at(0, 0);
+      for (int64_t c = 0; c < C; ++c)
+        b[c] = load(first[c]);
+    } else {
+      // The first two window positions at once (the first, then `>`): no
+      // copy that the next pass would have to read back.
+      const T *__restrict first = at(0, 0);
+      const T *__restrict second = wn > 1 ? at(0, 1) : at(1, 0);
+      for (int64_t c = 0; c < C; ++c) {
+        const Acc u = load(first[c]), v = load(second[c]);
+        b[c] = v > u ? v : u;
+      }
+      for (int64_t i = 0; i < hn; ++i)
+        for (int64_t j = i == 0 ? (wn > 1 ? 2 : 1) : (i == 1 && wn == 1);
+             j < wn; ++j) {
+          const T *__restrict src = at(i, j);
+          for (int64_t c = 0; c < C; ++c) {
+            const Acc v = load(src[c]);
+            b[c] = v > b[c] ? v : b[c];
+          }
+        }
+    }
+    if constexpr (!std::is_same_v<T, Acc>)
+      for (int64_t c = 0; c < C; ++c)
+        o[c] = store<T>(b[c]);
+    return;
+  }
+  double *__restrict s = sum;
+  for (int64_t c = 0; c < C; ++c)
+    s[c] = 0;
+  for (int64_t i = 0; i < hn; ++i)
+    for (int64_t j = 0; j < wn; ++j) {
+      const T *__restrict src = at(i, j);
+      for (int64_t c = 0; c < C; ++c)
+        s[c] += (double)load(src[c]);
+    }
+  if (!cnt) {
+    for (int64_t c = 0; c < C; ++c)
+      o[c] = store<T>((Acc)std::numeric_limits<double>::quiet_NaN());
+    return;
+  }
+  for (int64_t c = 0; c < C; ++c)
+    o[c] = store<T>((Acc)(s[c] / (double)cnt));
+}
+
+// 2-D channels-last fast path (no indices). x and y are the logical [N, C,
+// H, W] shapes; memory holds [N, H, W, C]. Each output pixel's channels are
+// computed together, the window visited in the NCHW paths' order (rows
+// outer, columns inner) with the channels innermost: max takes the first
+// value then keeps the strict `>` winner (NaN included, as pool2d), average
+// sums in double and divides once. So every channel gets exactly what the
+// NCHW paths give on the transposed tensor.
+template <class T>
+void pool2dChannelsLast(const sc_desc *x, const T *xp, const sc_desc *y, T *yp,
+                        bool isMax, const std::vector<DimTable> &tabs,
+                        const int64_t dil[2], bool countIncludePad) {
+  using Acc = typename Elem<T>::Acc;
+  const int64_t N = x->dims[0], C = x->dims[1];
+  const int64_t H = x->dims[2], W = x->dims[3];
+  const int64_t OH = y->dims[2], OW = y->dims[3];
+  const int64_t dh = dil[0], dw = dil[1];
+  std::vector<int64_t> hLo, hCnt, wLo, wCnt;
+  runsOf(tabs[0], OH, hLo, hCnt);
+  runsOf(tabs[1], OW, wLo, wCnt);
+  // The work and threshold of pool2d.
+  int64_t rows = 0, cols = 0;
+  for (int64_t o = 0; o < OH; ++o)
+    rows += hCnt[o];
+  for (int64_t o = 0; o < OW; ++o)
+    cols += wCnt[o];
+  const int64_t work = N * C * std::max<int64_t>(OH * OW, rows * cols);
+  const int64_t tasks = N * OH; // one output row of one image each
+  // Output row t, with a thread's accumulators (poolPixel).
+  auto row = [&](int64_t t, Acc *best, double *sum) {
+    const int64_t n = t / OH, oh = t % OH;
+    const int64_t h0 = hLo[oh], hn = hCnt[oh];
+    const T *image = xp + n * H * W * C;
+    T *out = yp + t * OW * C;
+    for (int64_t ow = 0; ow < OW; ++ow) {
+      const int64_t cnt = countIncludePad
+                              ? tabs[0].padded[oh] * tabs[1].padded[ow]
+                              : hn * wCnt[ow];
+      poolPixel(image, W, C, h0, hn, dh, wLo[ow], wCnt[ow], dw, isMax, cnt,
+                out + ow * C, best, sum);
+    }
+  };
+  // Accumulators of one thread.
+  const int64_t nBest = isMax && !std::is_same_v<T, Acc> ? C : 0;
+  const int64_t nSum = isMax ? 0 : C;
+  if (tasks > 1 && work >= (1 << 17)) {
+#pragma omp parallel
+    {
+      std::vector<Acc> best(nBest);
+      std::vector<double> sum(nSum);
+#pragma omp for schedule(static)
+      for (int64_t t = 0; t < tasks; ++t)
+        row(t, best.data(), sum.data());
+    }
+  } else {
+    std::vector<Acc> best(nBest);
+    std::vector<double> sum(nSum);
+    for (int64_t t = 0; t < tasks; ++t)
+      row(t, best.data(), sum.data());
+  }
+}
+
+// The logical [N, C, spatial...] shape of a channels-last descriptor.
+sc_desc logicalOf(const sc_desc *d) {
+  sc_desc l = *d;
+  l.dims[1] = d->dims[d->rank - 1];
+  for (int i = 2; i < d->rank; ++i)
+    l.dims[i] = d->dims[i - 1];
+  return l;
+}
+
 } // namespace
 
 extern "C" void sc_pool(const sc_desc *x, const void *xp, const sc_desc *y,
                         void *yp, int64_t *indices, int32_t kind,
                         const int64_t *kernel, const int64_t *strides,
                         const int64_t *dilations, const int64_t *pads,
-                        int32_t count_include_pad, int32_t storage_order) {
+                        int32_t count_include_pad, int32_t storage_order,
+                        int32_t channels_last) {
   int sd = x->rank - 2;
   if (sd < 1 || y->rank != x->rank) {
     sc_fail("Pool: input rank %d, output rank %d (need N, C and spatial dims)",
             x->rank, y->rank);
     return;
+  }
+  bool isMax = kind == 0;
+  if (channels_last && isMax && indices) {
+    sc_fail("MaxPool: no indices output with channels-last tensors");
+    return;
+  }
+  // From here on x and y are the logical shapes.
+  sc_desc lx, ly;
+  if (channels_last) {
+    lx = logicalOf(x);
+    ly = logicalOf(y);
+    x = &lx;
+    y = &ly;
   }
   std::vector<DimTable> tabs;
   for (int d = 0; d < sd; ++d) {
@@ -296,12 +473,17 @@ extern "C" void sc_pool(const sc_desc *x, const void *xp, const sc_desc *y,
     tabs.push_back(
         makeTable(x->dims[2 + d], y->dims[2 + d], kernel[d], st, dil, pb, pe));
   }
-  bool isMax = kind == 0;
   auto run = [&](auto t) {
     using T = decltype(t);
     if (sd == 2) {
       int64_t dil[2] = {dilations ? dilations[0] : 1,
                         dilations ? dilations[1] : 1};
+      if (channels_last) {
+        pool2dChannelsLast(x, static_cast<const T *>(xp), y,
+                           static_cast<T *>(yp), isMax, tabs, dil,
+                           count_include_pad != 0);
+        return;
+      }
       pool2d(x, static_cast<const T *>(xp), y, static_cast<T *>(yp),
              isMax ? indices : nullptr, isMax, tabs, dil,
              count_include_pad != 0, storage_order == 1);
@@ -309,7 +491,7 @@ extern "C" void sc_pool(const sc_desc *x, const void *xp, const sc_desc *y,
     }
     poolImpl(x, static_cast<const T *>(xp), y, static_cast<T *>(yp),
              isMax ? indices : nullptr, isMax, tabs, count_include_pad != 0,
-             storage_order == 1);
+             storage_order == 1, channels_last != 0);
   };
   if (x->dtype == kBool || !dispatchNumeric(x->dtype, run))
     sc_fail("%s: unsupported dtype %s", isMax ? "MaxPool" : "AveragePool",

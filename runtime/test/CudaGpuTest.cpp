@@ -428,12 +428,14 @@ void checkConv(const ConvCase &c) {
     f32.push_back(asF32(d));
   sc_desc y = asF32(op.output);
   void *h = sc_dnnl_conv_create(&f32[0], &f32[1], c.bias ? &f32[2] : nullptr,
-                                &y, c.strides.data(), c.dilations.data(),
-                                c.pads.data(), c.group, c.transposed);
+                                /*residual=*/nullptr, &y, c.strides.data(),
+                                c.dilations.data(), c.pads.data(), c.group,
+                                c.transposed, SC_EPILOGUE_NONE,
+                                /*channels_last=*/0);
   ASSERT_TRUE(h);
   std::vector<float> want(static_cast<size_t>(numel(y)));
   sc_dnnl_conv_run(h, values[0].data(), values[1].data(),
-                   c.bias ? values[2].data() : nullptr, want.data());
+                   c.bias ? values[2].data() : nullptr, nullptr, want.data());
   sc_handle_free(h);
   expectClose(got, want, tolerance(c.dtype));
 }

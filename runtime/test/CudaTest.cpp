@@ -756,14 +756,16 @@ TEST(CudaConvPlan, EmulatedCudnnMatchesOneDnn) {
     sc_desc dx = desc(c.x), dw = desc(c.w), dy = desc(c.y), db = desc(c.bias);
     std::vector<int64_t> ones(c.x.size() - 2, 1), zeros(2 * ones.size(), 0);
     void *h = sc_dnnl_conv_create(
-        &dx, &dw, c.bias.empty() ? nullptr : &db, &dy,
+        &dx, &dw, c.bias.empty() ? nullptr : &db, /*residual=*/nullptr, &dy,
         c.strides.empty() ? ones.data() : c.strides.data(),
         c.dilations.empty() ? ones.data() : c.dilations.data(),
-        c.pads.empty() ? zeros.data() : c.pads.data(), c.group, c.transposed);
+        c.pads.empty() ? zeros.data() : c.pads.data(), c.group, c.transposed,
+        SC_EPILOGUE_NONE, /*channels_last=*/0);
     ASSERT_TRUE(h);
     std::vector<float> want(static_cast<size_t>(count(c.y)));
     sc_dnnl_conv_run(h, x.data(), w.data(),
-                     c.bias.empty() ? nullptr : bias.data(), want.data());
+                     c.bias.empty() ? nullptr : bias.data(), nullptr,
+                     want.data());
     sc_handle_free(h);
     std::vector<float> got = emulateCudnn(p, x, w, bias);
     ASSERT_EQ(got.size(), want.size());

@@ -49,8 +49,9 @@ void *sc_cu_matmul_create(sc_cuda *cu, const sc_desc *a, const sc_desc *b,
 void sc_cu_matmul_run(sc_cuda *cu, void *h, const void *a, const void *b,
                       const void *bias, const void *residual, void *y);
 
-/* cuDNN (de)convolution, the same arguments as sc_dnnl_conv_create. f32,
- * f16, bf16. */
+/* cuDNN (de)convolution: sc_dnnl_conv_create's arguments without the
+ * residual, the epilogue and channels-last (NCHW only), plus the math
+ * mode. f32, f16, bf16. */
 void *sc_cu_conv_create(sc_cuda *cu, const sc_desc *x, const sc_desc *w,
                         const sc_desc *bias, const sc_desc *y,
                         const int64_t *strides, const int64_t *dilations,

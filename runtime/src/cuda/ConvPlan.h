@@ -1,7 +1,8 @@
 //===- ConvPlan.h - an ONNX (de)convolution as cuDNN descriptors -*- C++
 //-*-===//
 //
-// sc_cu_conv_create takes sc_dnnl_conv_create's arguments: NCHW tensors
+// sc_cu_conv_create takes sc_dnnl_conv_create's arguments but the residual,
+// the epilogue and channels-last (the CPU's only): NCHW tensors
 // with 1 to 3 spatial dims, ONNX weights (Conv: C_out x C_in/group x k...,
 // ConvTranspose: C_in x C_out/group x k...), pads as begins then ends, and
 // y giving the output shape. cuDNN's legacy API wants at least 4-D tensors

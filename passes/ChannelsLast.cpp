@@ -149,7 +149,8 @@ struct KernChannelsLastPass
     // Candidates and the groups that share a flag.
     SmallVector<Value> candidates;
     getOperation().walk([&](kern::AllocOp alloc) {
-      if (alloc.getType().getRank() >= 3)
+      // Empty buffers have nothing to lay out (and zero strides).
+      if (alloc.getType().getRank() >= 3 && alloc.getType().getNumElements() > 0)
         candidates.push_back(alloc.getBuffer());
     });
     llvm::DenseMap<Value, unsigned> indexOf;

@@ -65,3 +65,15 @@ func.func @main(%x: tensor<1x4x6x8xf32>, %w: tensor<4x4x3x3xf32>) -> tensor<1x4x
   %1 = graph.slice %0 {starts = array<i64: 0, 0, 0, 0>, ends = array<i64: 1, 4, 6, 3>, steps = array<i64: 1, 1, 2, 1>} : tensor<1x4x6x8xf32> -> tensor<1x4x3x3xf32>
   return %1 : tensor<1x4x3x3xf32>
 }
+
+// -----
+
+// An empty activation (a zero dim) is left as it is.
+// CHECK-LABEL: func.func @main
+// CHECK-NOT:   channels_last
+// CHECK:       return
+func.func @main(%x: tensor<1x4x0x8xf32>, %w: tensor<4x4x1x1xf32>) -> tensor<1x4x0x8xf32> {
+  %0 = graph.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>} : tensor<1x4x0x8xf32>, tensor<4x4x1x1xf32> -> tensor<1x4x0x8xf32>
+  %1 = graph.sigmoid %0 : tensor<1x4x0x8xf32>
+  return %1 : tensor<1x4x0x8xf32>
+}

@@ -35,11 +35,12 @@
 //
 //   %p = graph.conv %x, %w[, %bias]
 //   %q = graph.add %p, %res    (either order)    res: the result's type
-//   %r = graph.relu %q
+//   %r = graph.relu %q | graph.hard_swish %q
 //
 // either step optional, at least one present, each folded only when the
-// value it consumes has one user. The residual comes before the ReLU (a
-// ResNet block); a ReLU followed by an add folds the ReLU only.
+// value it consumes has one user. The residual comes before the activation
+// (a ResNet block); an activation followed by an add folds the activation
+// only.
 //
 //===----------------------------------------------------------------------===//
 
@@ -139,10 +140,14 @@ struct GraphFuseEpiloguesPass
         ops.push_back(add);
       }
     StringRef activation = "none";
-    if (auto relu = dyn_cast_or_null<graph::ReluOp>(soleUser(cur))) {
+    Operation *act = soleUser(cur);
+    if (isa_and_nonnull<graph::ReluOp>(act))
       activation = "relu";
-      cur = relu.getOutput();
-      ops.push_back(relu);
+    else if (isa_and_nonnull<graph::HardSwishOp>(act))
+      activation = "hard_swish";
+    if (activation != "none") {
+      cur = act->getResult(0);
+      ops.push_back(act);
     }
     if (ops.size() < 2)
       return;

@@ -113,7 +113,8 @@ def GraphFuseEpilogues : Pass<"graph-fuse-epilogues", "mlir::func::FuncOp"> {
     programs with CUDA code (the tanh form is still folded).
 
     A `graph.conv` followed by a residual Add (a tensor of the result's
-    type) and a `graph.relu`, either or both, becomes one `graph.fused_conv`
+    type) and a `graph.relu` or `graph.hard_swish`, either or both, becomes
+    one `graph.fused_conv`
     (oneDNN post-ops: sum, then eltwise). `conv-epilogues=false` keeps them
     apart: the driver sets it for programs with CUDA code, whose cuDNN call
     takes none yet.

@@ -77,6 +77,8 @@ double applyEpilogue(int32_t epilogue, double x) {
   case SC_EPILOGUE_GELU_TANH:
     return 0.5 * x *
            (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+  case SC_EPILOGUE_HARDSWISH: // ONNX HardSwish: x * max(0, min(1, x/6 + 1/2))
+    return x * std::max(0.0, std::min(1.0, x / 6 + 0.5));
   default:
     return x;
   }
@@ -405,7 +407,7 @@ TEST(DnnlConv, EpiloguesAndResidual) {
   };
   for (size_t i = 0; i < cases.size(); ++i)
     for (int32_t e : {SC_EPILOGUE_NONE, SC_EPILOGUE_RELU, SC_EPILOGUE_GELU,
-                      SC_EPILOGUE_GELU_TANH})
+                      SC_EPILOGUE_GELU_TANH, SC_EPILOGUE_HARDSWISH})
       for (int r = 0; r < 3; ++r) { // no residual, residual, in place
         SCOPED_TRACE("case " + std::to_string(i) + " epilogue " +
                      std::to_string(e) + " residual " + std::to_string(r));

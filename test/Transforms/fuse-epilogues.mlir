@@ -255,17 +255,24 @@ func.func @conv_add_relu(%x: tensor<1x8x6x6xf32>, %w: tensor<8x8x3x3xf32>, %b: t
 
 // -----
 
-// Conv then Relu; and Conv then a residual Add with no activation.
+// Conv then Relu; Conv then a residual Add with no activation; Conv then
+// HardSwish (MobileNetV3).
 // CHECK-LABEL: func.func @conv_relu_and_conv_add
 // CHECK-NEXT:  %[[R:.*]] = graph.fused_conv %arg0, %arg1 {{[{]}}activation = "relu", {{.*}} : tensor<1x8x6x6xf32>, tensor<8x8x3x3xf32> -> tensor<1x8x6x6xf32>
 // CHECK-NEXT:  %[[S:.*]] = graph.fused_conv %[[R]], %arg1 residual %arg0 : tensor<1x8x6x6xf32> {{[{]}}dilations{{.*}} : tensor<1x8x6x6xf32>, tensor<8x8x3x3xf32> -> tensor<1x8x6x6xf32>
-// CHECK-NEXT:  return %[[S]]
+// CHECK-NEXT:  %[[H:.*]] = graph.fused_conv %[[S]], %arg1 {{[{]}}activation = "hard_swish", {{.*}} : tensor<1x8x6x6xf32>, tensor<8x8x3x3xf32> -> tensor<1x8x6x6xf32>
+// CHECK-NEXT:  return %[[H]]
+// NOCONV-LABEL: func.func @conv_relu_and_conv_add
+// NOCONV-NOT:   fused_conv
+// NOCONV:       return
 func.func @conv_relu_and_conv_add(%x: tensor<1x8x6x6xf32>, %w: tensor<8x8x3x3xf32>) -> tensor<1x8x6x6xf32> {
   %0 = graph.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>} : tensor<1x8x6x6xf32>, tensor<8x8x3x3xf32> -> tensor<1x8x6x6xf32>
   %1 = graph.relu %0 : tensor<1x8x6x6xf32>
   %2 = graph.conv %1, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>} : tensor<1x8x6x6xf32>, tensor<8x8x3x3xf32> -> tensor<1x8x6x6xf32>
   %3 = graph.add %2, %x : tensor<1x8x6x6xf32>, tensor<1x8x6x6xf32> -> tensor<1x8x6x6xf32>
-  return %3 : tensor<1x8x6x6xf32>
+  %4 = graph.conv %3, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>} : tensor<1x8x6x6xf32>, tensor<8x8x3x3xf32> -> tensor<1x8x6x6xf32>
+  %5 = graph.hard_swish %4 : tensor<1x8x6x6xf32>
+  return %5 : tensor<1x8x6x6xf32>
 }
 
 // -----

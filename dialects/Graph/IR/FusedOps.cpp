@@ -156,8 +156,9 @@ LogicalResult FusedConvOp::inferReturnTypes(MLIRContext *, Loc loc,
 }
 
 LogicalResult FusedConvOp::verify() {
-  if (getActivation() != "none" && getActivation() != "relu")
-    return emitOpError("activation must be none or relu, not '")
+  if (getActivation() != "none" && getActivation() != "relu" &&
+      getActivation() != "hard_swish")
+    return emitOpError("activation must be none, relu or hard_swish, not '")
            << getActivation() << "'";
   return success();
 }

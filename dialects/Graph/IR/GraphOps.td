@@ -644,8 +644,8 @@ def Graph_FusedConvOp : Graph_Op<"fused_conv", [AttrSizedOperandSegments]> {
   let description = [{
     `graph.conv` followed by what oneDNN applies in the convolution's store
     (post-ops): add `residual` (the result's type), then apply `activation`
-    (`none` or `relu`). The residual comes before the activation, as in a
-    ResNet block (conv, add, relu).
+    (`none`, `relu` or `hard_swish`). The residual comes before the
+    activation, as in a ResNet block (conv, add, relu).
   }];
   let arguments = (ins Graph_Tensor:$input, Graph_Tensor:$weight,
                        Optional<Graph_Tensor>:$bias,

@@ -222,8 +222,10 @@ LogicalResult ConvOp::verify() {
       return emitOpError("residual ") << res.getType()
                                       << " must have y's type " << getY().getType();
   StringRef e = getEpilogue();
-  if (e != "none" && e != "relu" && e != "gelu" && e != "gelu_tanh")
-    return emitOpError("epilogue must be none, relu, gelu or gelu_tanh, not '")
+  if (e != "none" && e != "relu" && e != "gelu" && e != "gelu_tanh" &&
+      e != "hard_swish")
+    return emitOpError("epilogue must be none, relu, gelu, gelu_tanh or "
+                       "hard_swish, not '")
            << e << "'";
   if (getTransposed() && (getXChannelsLast() || getYChannelsLast()))
     return emitOpError("a transposed convolution has no channels-last operands");

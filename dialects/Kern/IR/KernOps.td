@@ -159,7 +159,8 @@ def Kern_ConvOp : Kern_Op<"conv", [AttrSizedOperandSegments]> {
   let description = [{
     `x`, `w` and `y` have the same rank (>= 3). `bias` (optional) has one
     element per output channel. `residual` (optional, `y`'s type) is added
-    before `epilogue` (`none`, `relu`, `gelu`, `gelu_tanh`). Residual,
+    before `epilogue` (`none`, `relu`, `gelu`, `gelu_tanh`, `hard_swish`).
+    Residual,
     epilogue and channels-last run on the CPU (oneDNN post-ops) only.
 
     `x_channels_last` / `y_channels_last`: that buffer (for `y`, the

@@ -347,6 +347,7 @@ std::string CppEmitter::epilogueCode(StringRef epilogue) {
       .Case("relu", "SC_EPILOGUE_RELU")
       .Case("gelu", "SC_EPILOGUE_GELU")
       .Case("gelu_tanh", "SC_EPILOGUE_GELU_TANH")
+      .Case("hard_swish", "SC_EPILOGUE_HARDSWISH")
       .Default("SC_EPILOGUE_NONE");
 }
 

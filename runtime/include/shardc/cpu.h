@@ -223,6 +223,7 @@ void sc_attention(int32_t dtype, int32_t nb, const int64_t *dims,
 #define SC_EPILOGUE_RELU 1
 #define SC_EPILOGUE_GELU_TANH 2 /* 0.5x(1 + tanh(sqrt(2/pi)(x + 0.044715x^3))) */
 #define SC_EPILOGUE_GELU 3      /* exact: 0.5x(1 + erf(x / sqrt(2))) */
+#define SC_EPILOGUE_HARDSWISH 4 /* x * min(max(x + 3, 0), 6) / 6; oneDNN only */
 
 /* y = epilogue(alpha * op(a) x op(b) + bias) + residual + beta * y. a, b, y
  * have the same rank (>= 2; batch dims broadcast where 1); op transposes the

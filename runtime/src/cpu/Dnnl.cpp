@@ -121,6 +121,9 @@ bool epilogueAlgorithm(int32_t epilogue, dnnl::algorithm &out) {
   case SC_EPILOGUE_GELU:
     out = dnnl::algorithm::eltwise_gelu_erf;
     return true;
+  case SC_EPILOGUE_HARDSWISH:
+    out = dnnl::algorithm::eltwise_hardswish;
+    return true;
   default:
     return false;
   }

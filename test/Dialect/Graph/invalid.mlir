@@ -283,7 +283,7 @@ func.func @rms_norm_scale(%x: tensor<2x8xf32>, %s: tensor<4xf32>) {
 // -----
 
 func.func @fused_conv_activation(%x: tensor<1x4x8x8xf32>, %w: tensor<4x4x3x3xf32>) {
-  // expected-error @+1 {{activation must be none or relu, not 'gelu'}}
+  // expected-error @+1 {{activation must be none, relu or hard_swish, not 'gelu'}}
   %0 = graph.fused_conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, activation = "gelu"} : tensor<1x4x8x8xf32>, tensor<4x4x3x3xf32> -> tensor<1x4x8x8xf32>
   return
 }

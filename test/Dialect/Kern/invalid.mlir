@@ -370,7 +370,7 @@ func.func @conv_residual(%x: memref<1x3x8x8xf32>, %w: memref<4x3x3x3xf32>, %r: m
 // -----
 
 func.func @conv_epilogue(%x: memref<1x3x8x8xf32>, %w: memref<4x3x3x3xf32>, %y: memref<1x4x6x6xf32>) {
-  // expected-error @+1 {{'kern.conv' op epilogue must be none, relu, gelu or gelu_tanh, not 'tanh'}}
+  // expected-error @+1 {{'kern.conv' op epilogue must be none, relu, gelu, gelu_tanh or hard_swish, not 'tanh'}}
   kern.conv %x, %w into %y {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64, epilogue = "tanh"} : memref<1x3x8x8xf32>, memref<4x3x3x3xf32> into memref<1x4x6x6xf32>
   return
 }

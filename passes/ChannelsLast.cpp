@@ -39,29 +39,13 @@ using namespace shardc;
 
 namespace {
 
-/// Row-major strides of `dims`.
-SmallVector<int64_t> rowMajor(ArrayRef<int64_t> dims) {
-  SmallVector<int64_t> s(dims.size(), 1);
-  for (int64_t d = static_cast<int64_t>(dims.size()) - 2; d >= 0; --d)
-    s[d] = s[d + 1] * dims[d + 1];
-  return s;
-}
-
-/// [N, C, spatial...] -> [N, spatial..., C].
-SmallVector<int64_t> channelsLastDims(ArrayRef<int64_t> dims) {
-  SmallVector<int64_t> p{dims[0]};
-  p.append(dims.begin() + 2, dims.end());
-  p.push_back(dims[1]);
-  return p;
-}
+using kern::channelsLastDims;
+using kern::rowMajorStrides;
 
 /// The strides, per logical dim of `dims` ([N, C, spatial...]), of the
 /// channels-last buffer.
 SmallVector<int64_t> channelsLastStrides(ArrayRef<int64_t> dims) {
-  SmallVector<int64_t> phys = rowMajor(channelsLastDims(dims));
-  SmallVector<int64_t> s{phys[0], phys.back()};
-  s.append(phys.begin() + 1, phys.end() - 1);
-  return s;
+  return kern::channelsFirstDims(rowMajorStrides(channelsLastDims(dims)));
 }
 
 /// An access `offset + sum(i[d] * strides[d])` into a row-major buffer of
@@ -74,7 +58,8 @@ std::optional<SmallVector<int64_t>> remapAccess(ArrayRef<int64_t> dims,
                                                 ArrayRef<int64_t> layout,
                                                 ArrayRef<int64_t> shape) {
   size_t rank = dims.size();
-  SmallVector<int64_t> old = rowMajor(dims), neu = channelsLastStrides(dims);
+  SmallVector<int64_t> old = rowMajorStrides(dims),
+                      neu = channelsLastStrides(dims);
   int64_t offset = layout[0];
   if (offset < 0)
     return std::nullopt;

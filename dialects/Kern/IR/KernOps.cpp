@@ -177,15 +177,24 @@ LogicalResult IndexOp::verify() {
   return success();
 }
 
-/// [N, spatial..., C] -> [N, C, spatial...] when channels-last.
+SmallVector<int64_t> shardc::kern::channelsLastDims(ArrayRef<int64_t> logical) {
+  SmallVector<int64_t> p{logical[0]};
+  p.append(logical.begin() + 2, logical.end());
+  p.push_back(logical[1]);
+  return p;
+}
+
+SmallVector<int64_t> shardc::kern::channelsFirstDims(ArrayRef<int64_t> physical) {
+  SmallVector<int64_t> l{physical[0], physical.back()};
+  l.append(physical.begin() + 1, physical.end() - 1);
+  return l;
+}
+
+/// The logical dims of a conv operand of type `t`.
 static SmallVector<int64_t> logicalDims(MemRefType t, bool channelsLast) {
-  SmallVector<int64_t> d(t.getShape());
-  if (channelsLast && d.size() >= 3) {
-    int64_t c = d.back();
-    d.pop_back();
-    d.insert(d.begin() + 1, c);
-  }
-  return d;
+  if (channelsLast && t.getRank() >= 3)
+    return channelsFirstDims(t.getShape());
+  return SmallVector<int64_t>(t.getShape());
 }
 
 SmallVector<int64_t> ConvOp::logicalX() {

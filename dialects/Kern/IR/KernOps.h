@@ -33,6 +33,11 @@ inline int64_t bufferBytes(mlir::MemRefType t) {
 /// Row-major strides (in elements) of a static shape.
 llvm::SmallVector<int64_t> rowMajorStrides(llvm::ArrayRef<int64_t> shape);
 
+/// Channels-last dims and back: [N, C, spatial...] <-> [N, spatial..., C]
+/// (kern.conv's x_channels_last / y_channels_last, kern-channels-last).
+llvm::SmallVector<int64_t> channelsLastDims(llvm::ArrayRef<int64_t> logical);
+llvm::SmallVector<int64_t> channelsFirstDims(llvm::ArrayRef<int64_t> physical);
+
 } // namespace shardc::kern
 
 #endif // SHARDC_DIALECTS_KERN_IR_KERNOPS_H

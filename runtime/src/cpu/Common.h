@@ -66,6 +66,16 @@ template <class T> struct WrapImpl<T, true> {
 template <class T> using Wrap = typename WrapImpl<T>::type;
 
 // Number of elements of a descriptor (1 for rank 0).
+/// The logical [N, C, spatial...] descriptor of a tensor stored
+/// channels-last, whose descriptor gives [N, spatial..., C].
+inline sc_desc channelsFirst(const sc_desc *d) {
+  sc_desc l = *d;
+  l.dims[1] = d->dims[d->rank - 1];
+  for (int i = 2; i < d->rank; ++i)
+    l.dims[i] = d->dims[i - 1];
+  return l;
+}
+
 inline int64_t numel(const sc_desc *d) {
   int64_t n = 1;
   for (int32_t i = 0; i < d->rank; ++i)

@@ -307,10 +307,10 @@ struct ConvHandle : shardc::rt::Handle {
 // The logical oneDNN dims [N, C, spatial...] of a tensor stored as the
 // descriptor says: channels-last descriptors give [N, spatial..., C].
 dnnl::memory::dims logicalDims(const sc_desc *d, bool channelsLast) {
-  dnnl::memory::dims v = dimsOf(d);
-  if (channelsLast)
-    std::rotate(v.begin() + 1, v.end() - 1, v.end());
-  return v;
+  if (!channelsLast)
+    return dimsOf(d);
+  sc_desc l = channelsFirst(d);
+  return dimsOf(&l);
 }
 
 // The channels-last layout of `dims` (logical [N, C, spatial...]).
@@ -419,7 +419,13 @@ extern "C" void *sc_dnnl_matmul_create(const sc_desc *a, const sc_desc *b,
           DNNL_ARG_ATTR_MULTIPLE_POST_OP(po.len() - 1) | DNNL_ARG_SRC_1;
     }
     if (act != dnnl::algorithm::undef)
-      po.append_eltwise(1.0f, act, 0.0f, 0.0f);
+      // HardSwish as x * min(max(alpha x + beta, 0), 1), alpha 1/6 and beta
+      // 1/2: oneDNN 2.x ignores them, 3.x reads them.
+      po.append_eltwise(1.0f, act,
+                        act == dnnl::algorithm::eltwise_hardswish ? 1.0f / 6
+                                                                  : 0.0f,
+                        act == dnnl::algorithm::eltwise_hardswish ? 0.5f
+                                                                  : 0.0f);
     if (residual) {
       po.append_binary(dnnl::algorithm::binary_add, ymd);
       h->residualArg =

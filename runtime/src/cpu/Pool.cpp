@@ -429,15 +429,6 @@ void pool2dChannelsLast(const sc_desc *x, const T *xp, const sc_desc *y, T *yp,
   }
 }
 
-// The logical [N, C, spatial...] shape of a channels-last descriptor.
-sc_desc logicalOf(const sc_desc *d) {
-  sc_desc l = *d;
-  l.dims[1] = d->dims[d->rank - 1];
-  for (int i = 2; i < d->rank; ++i)
-    l.dims[i] = d->dims[i - 1];
-  return l;
-}
-
 } // namespace
 
 extern "C" void sc_pool(const sc_desc *x, const void *xp, const sc_desc *y,
@@ -460,8 +451,8 @@ extern "C" void sc_pool(const sc_desc *x, const void *xp, const sc_desc *y,
   // From here on x and y are the logical shapes.
   sc_desc lx, ly;
   if (channels_last) {
-    lx = logicalOf(x);
-    ly = logicalOf(y);
+    lx = channelsFirst(x);
+    ly = channelsFirst(y);
     x = &lx;
     y = &ly;
   }

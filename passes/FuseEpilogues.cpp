@@ -124,7 +124,7 @@ struct GraphFuseEpiloguesPass
     return gemmElementType(op->getResult(0).getType());
   }
 
-  /// conv -> [add residual] -> [relu] into a graph.fused_conv.
+  /// conv -> [add residual] -> [relu | hard_swish] into a graph.fused_conv.
   static void fuseConv(graph::ConvOp conv) {
     Value cur = conv.getOutput();
     auto type = cast<RankedTensorType>(cur.getType());

@@ -124,8 +124,8 @@ def GraphFuseEpilogues : Pass<"graph-fuse-epilogues", "mlir::func::FuncOp"> {
            "Fold the exact (erf) GELU into GEMMs (false for CUDA programs, "
            "whose GEMM library has only the tanh form)">,
     Option<"convEpilogues", "conv-epilogues", "bool", /*default=*/"true",
-           "Fold residual adds and ReLU into convolutions (false for CUDA "
-           "programs)">,
+           "Fold residual adds, ReLU and HardSwish into convolutions (false "
+           "for CUDA programs)">,
   ];
   let dependentDialects = ["shardc::graph::GraphDialect"];
 }
@@ -144,7 +144,8 @@ def KernFuseElementwise : Pass<"kern-fuse-elementwise", "mlir::func::FuncOp"> {
 def KernChannelsLast : Pass<"kern-channels-last", "mlir::func::FuncOp"> {
   let summary = "Store the activations around convolutions channels-last";
   let description = [{
-    An arena buffer that a `kern.conv` reads as x or writes as y, and whose
+    An arena buffer that a `kern.conv` reads as x or residual or writes as
+    y, and whose
     other uses can all take it channels-last (convolutions, `sc_pool`
     calls, maps and reductions whose accesses split per dim), gets the type
     `[N, spatial..., C]`; the convolutions and pools that use it are flagged

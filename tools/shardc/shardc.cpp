@@ -289,7 +289,7 @@ int main(int argc, char **argv) {
               // cuBLASLt's GELU epilogue is the tanh form: programs with
               // CUDA code keep the exact (erf) GELU out of their GEMMs, and
               // (cuDNN's call takes none yet) their convolutions'
-              // residual adds and ReLUs apart.
+              // residual adds and activations apart.
               pm.addNestedPass<mlir::func::FuncOp>(
                   shardc::createGraphFuseEpilogues(
                       {/*erfGelu=*/!program.cuda,

@@ -77,3 +77,18 @@ func.func @main(%x: tensor<1x4x0x8xf32>, %w: tensor<4x4x1x1xf32>) -> tensor<1x4x
   %1 = graph.sigmoid %0 : tensor<1x4x0x8xf32>
   return %1 : tensor<1x4x0x8xf32>
 }
+
+// -----
+
+// A convolution whose residual is the model's input (a function argument,
+// which stays NCHW) keeps its y NCHW too: y and residual share one flag.
+// Its x (the first convolution's output) still converts.
+// CHECK-LABEL: func.func @main
+// CHECK:       kern.conv %arg0, %arg1 into %[[A:[0-9]+]] {{.*}}y_channels_last} : memref<1x4x6x8xf32>, memref<4x4x3x3xf32> into memref<1x6x8x4xf32>
+// CHECK:       kern.conv %[[A]], %arg1 residual %arg0 into %{{[0-9]+}} {{.*}}x_channels_last} : memref<1x6x8x4xf32>, memref<4x4x3x3xf32> residual memref<1x4x6x8xf32> into memref<1x4x6x8xf32>
+func.func @main(%x: tensor<1x4x6x8xf32>, %w: tensor<4x4x3x3xf32>) -> tensor<1x4x6x8xf32> {
+  %0 = graph.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>} : tensor<1x4x6x8xf32>, tensor<4x4x3x3xf32> -> tensor<1x4x6x8xf32>
+  %1 = graph.fused_conv %0, %w residual %x : tensor<1x4x6x8xf32> {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>} : tensor<1x4x6x8xf32>, tensor<4x4x3x3xf32> -> tensor<1x4x6x8xf32>
+  %2 = graph.sigmoid %1 : tensor<1x4x6x8xf32>
+  return %2 : tensor<1x4x6x8xf32>
+}

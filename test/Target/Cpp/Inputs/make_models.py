@@ -96,3 +96,18 @@ save("linear_epilogues", [
      init("sqrt2", np.array(1.4142135381698608, np.float32)),
      init("one", np.array(1.0, np.float32)),
      init("half", np.array(0.5, np.float32))])
+
+# A residual conv block: Conv, MaxPool, Conv + residual Add + Relu, then a
+# Sigmoid into the output (channels-last inside, NCHW at the edges).
+save("conv_block", [
+    helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
+    helper.make_node("MaxPool", ["c1"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+    helper.make_node("Conv", ["p", "w2", "b2"], ["c2"], pads=[1, 1, 1, 1]),
+    helper.make_node("Add", ["c2", "p"], ["s"]),
+    helper.make_node("Relu", ["s"], ["r"]),
+    helper.make_node("Sigmoid", ["r"], ["y"]),
+], [vi("x", [1, 3, 6, 8])], [vi("y", [1, 4, 3, 4])],
+    [init("w1", rng.standard_normal((4, 3, 3, 3)).astype(np.float32)),
+     init("b1", rng.standard_normal(4).astype(np.float32)),
+     init("w2", rng.standard_normal((4, 4, 3, 3)).astype(np.float32)),
+     init("b2", rng.standard_normal(4).astype(np.float32))])

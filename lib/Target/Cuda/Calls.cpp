@@ -34,12 +34,11 @@ using namespace mlir;
 using namespace shardc;
 using namespace shardc::target;
 
+using cuda::ceilDiv;
+using cuda::kBlock;
+using cuda::kMaxGrid;
+
 namespace {
-
-constexpr int64_t kBlock = 256;
-constexpr int64_t kMaxGrid = 1 << 16; // grid-stride beyond this
-
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 int64_t product(ArrayRef<int64_t> dims) {
   int64_t n = 1;

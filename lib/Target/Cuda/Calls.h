@@ -14,6 +14,14 @@
 
 namespace shardc::cuda {
 
+/// Launch geometry shared by the generated kernels (Kernels.cpp) and the
+/// runtime-kernel wrappers (Calls.cpp): threads per block, and the most
+/// blocks a grid gets (grid-stride loops beyond it).
+constexpr int64_t kBlock = 256;
+constexpr int64_t kMaxGrid = 1 << 16;
+
+inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
 /// The CUDA kernel of `op`, named `name`; a diagnostic when the callee has
 /// no CUDA form.
 mlir::FailureOr<Kernel> emitCallKernel(kern::CallOp op, llvm::StringRef name);

@@ -27,12 +27,11 @@ using namespace mlir;
 using namespace shardc;
 using namespace shardc::target;
 
+using cuda::ceilDiv;
+using cuda::kBlock;
+using cuda::kMaxGrid;
+
 namespace {
-
-constexpr int64_t kBlock = 256;
-constexpr int64_t kMaxGrid = 1 << 16; // grid-stride beyond this
-
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 class KernelWriter {
 public:
@@ -141,15 +140,20 @@ FailureOr<cuda::Kernel> KernelWriter::write(StringRef name) {
   unsigned numLoops = nest.loops.size();
   unsigned numPar = nest.numParallel;
   int64_t outputs_ = nest.parallelSize;
-
-  if (kind.empty()) {
+  // One thread per output, grid-stride, the first `loops` loops decomposed
+  // from the thread's index.
+  auto threadPerOutput = [&](unsigned loops) {
     k.block = std::min(kBlock, std::max<int64_t>(32, outputs_));
     k.grid[0] = std::clamp<int64_t>(ceilDiv(outputs_, k.block), 1, kMaxGrid);
     signature(name, k.block);
     os << indent << "for (" << idx << " t = blockIdx.x * blockDim.x + "
        << "threadIdx.x; t < " << outputs_ << "; t += gridDim.x * blockDim.x) {\n";
     indent = "    ";
-    decompose(0, numLoops, "t");
+    decompose(0, loops, "t");
+  };
+
+  if (kind.empty()) {
+    threadPerOutput(numLoops);
     if (failed(loadsAndBody()))
       return failure();
     for (auto [i, v] : llvm::enumerate(outputs)) {
@@ -173,13 +177,7 @@ FailureOr<cuda::Kernel> KernelWriter::write(StringRef name) {
   std::string out = "out0[" + access(inputs.size()) + "]";
   bool blockPerOutput = count >= 32;
   if (!blockPerOutput) {
-    k.block = std::min(kBlock, std::max<int64_t>(32, outputs_));
-    k.grid[0] = std::clamp<int64_t>(ceilDiv(outputs_, k.block), 1, kMaxGrid);
-    signature(name, k.block);
-    os << indent << "for (" << idx << " t = blockIdx.x * blockDim.x + "
-       << "threadIdx.x; t < " << outputs_ << "; t += gridDim.x * blockDim.x) {\n";
-    indent = "    ";
-    decompose(0, numPar, "t");
+    threadPerOutput(numPar);
     os << indent << form.accType << " acc = " << form.init << ";\n";
     for (unsigned l = numPar; l < numLoops; ++l) {
       os << indent << "for (" << idx << " i" << l << " = 0; i" << l << " < "

@@ -943,6 +943,22 @@ std::vector<Pool2DCase> pool2DCases() {
   };
 }
 
+// The first n elements of a raw f32 or f16 buffer, as floats.
+std::vector<float> floatsOf(const std::vector<uint8_t> &b, int64_t n,
+                            bool half) {
+  std::vector<float> f(n);
+  for (int64_t i = 0; i < n; ++i) {
+    if (half) {
+      uint16_t h;
+      std::memcpy(&h, b.data() + 2 * i, 2);
+      f[i] = sc_h2f(h);
+    } else {
+      std::memcpy(&f[i], b.data() + 4 * i, 4);
+    }
+  }
+  return f;
+}
+
 void runPool2DCase(const Pool2DCase &c, bool half) {
   int64_t oh = poolOutDim(c.h, c.kh, c.sh, c.dh, c.pt, c.pb, c.ceil);
   int64_t ow = poolOutDim(c.w, c.kw, c.sw, c.dw, c.pl, c.pr, c.ceil);
@@ -967,17 +983,7 @@ void runPool2DCase(const Pool2DCase &c, bool half) {
   int64_t k5[3] = {1, c.kh, c.kw}, s5[3] = {1, c.sh, c.sw},
           d5[3] = {1, c.dh, c.dw}, p5[6] = {0, c.pt, c.pl, 0, c.pb, c.pr};
   auto toFloat = [&](const std::vector<uint8_t> &b) {
-    std::vector<float> f(ny);
-    for (int64_t i = 0; i < ny; ++i) {
-      if (half) {
-        uint16_t h;
-        std::memcpy(&h, b.data() + 2 * i, 2);
-        f[i] = sc_h2f(h);
-      } else {
-        std::memcpy(&f[i], b.data() + 4 * i, 4);
-      }
-    }
-    return f;
+    return floatsOf(b, ny, half);
   };
   for (int kind = 0; kind < 2; ++kind)
     for (int cip = 0; cip < 2; ++cip)
@@ -1058,17 +1064,7 @@ void runPool2DChannelsLast(const Pool2DCase &c, bool half) {
     return b;
   };
   auto floats = [&](const std::vector<uint8_t> &b) {
-    std::vector<float> f(ny);
-    for (int64_t i = 0; i < ny; ++i) {
-      if (half) {
-        uint16_t h;
-        std::memcpy(&h, b.data() + 2 * i, 2);
-        f[i] = sc_h2f(h);
-      } else {
-        std::memcpy(&f[i], b.data() + 4 * i, 4);
-      }
-    }
-    return f;
+    return floatsOf(b, ny, half);
   };
   std::vector<uint8_t> xb = raw(xv), xtb = raw(xt);
   size_t es = half ? 2 : 4;

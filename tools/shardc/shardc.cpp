@@ -209,6 +209,32 @@ int main(int argc, char **argv) {
                        : shardc::cuda::defaultCacheDir();
   if (emit == Emit::Exe && outputFile == "-")
     return fatal("an executable needs -o FILE");
+  if (outputFile != "-") {
+    // Checked before the compile, so that the mistake costs nothing.
+    if (sys::fs::is_directory(outputFile.getValue()))
+      return fatal("-o " + outputFile + ": is a directory (name the file to "
+                   "write, e.g. -o " +
+                   (sys::path::filename(outputFile.getValue()).empty()
+                        ? std::string("model")
+                        : (outputFile + "/model")) +
+                   ")");
+    SmallString<128> outDir(outputFile.getValue());
+    sys::path::remove_filename(outDir);
+    if (outDir.empty())
+      outDir = ".";
+    if (!sys::fs::is_directory(outDir))
+      return fatal("-o " + outputFile + ": directory '" + outDir.str().str() +
+                   "' does not exist");
+    // Probe by creating a file: access(2) says yes to root everywhere.
+    int probeFd;
+    SmallString<128> probe;
+    if (std::error_code ec = sys::fs::createUniqueFile(
+            outDir + "/.shardc-probe-%%%%%%", probeFd, probe))
+      return fatal("-o " + outputFile + ": cannot write in directory '" +
+                   outDir.str().str() + "': " + ec.message());
+    sys::Process::SafelyCloseFileDescriptor(probeFd);
+    sys::fs::remove(probe);
+  }
 
   mlir::DialectRegistry registry;
   registry.insert<shardc::graph::GraphDialect, shardc::kern::KernDialect,
@@ -374,11 +400,6 @@ int main(int argc, char **argv) {
   };
   std::string stem = sys::path::stem(outputFile).str();
   if (emit == Emit::Exe) {
-    SmallString<128> outDir(outputFile.getValue());
-    sys::path::remove_filename(outDir);
-    if (!outDir.empty() && !sys::fs::is_directory(outDir))
-      return fatal("cannot write '" + outputFile + "': directory '" +
-                   outDir.str().str() + "' does not exist");
     if (!saveTemps.empty()) {
       dir = saveTemps;
       if (std::error_code ec = sys::fs::create_directories(dir))

@@ -19,24 +19,60 @@ static LogicalResult checkWindowAttrs(Loc loc, int64_t spatial,
                              " pads for the spatial dims, got ",
                              strides.size(), ", ", dilations.size(), " and ",
                              pads.size());
+  constexpr int64_t kMaxWindowAttr = int64_t(1) << 31;
   for (int64_t i = 0; i < spatial; ++i)
-    if (strides[i] < 1 || dilations[i] < 1)
-      return emitOptionalError(loc, "strides and dilations must be >= 1");
+    if (strides[i] < 1 || dilations[i] < 1 || strides[i] > kMaxWindowAttr ||
+        dilations[i] > kMaxWindowAttr)
+      return emitOptionalError(loc, "strides ", shapeStr(strides),
+                               " and dilations ", shapeStr(dilations),
+                               " must be between 1 and 2^31");
+  for (int64_t p : pads)
+    if (p < 0 || p > kMaxWindowAttr)
+      return emitOptionalError(loc, "pads ", shapeStr(pads),
+                               " must be between 0 and 2^31");
   return success();
 }
 
-// Output size of a sliding window along one dim.
+// Output size of a sliding window along one dim, or -1 if the (dilated)
+// window does not fit in the padded input. Attributes are bounded by
+// checkWindowAttrs and dims by 2^40, so nothing here overflows.
 static int64_t windowOutput(int64_t in, int64_t k, int64_t stride,
                             int64_t dilation, int64_t padBegin, int64_t padEnd,
                             bool ceilMode) {
   int64_t span = in + padBegin + padEnd - dilation * (k - 1) - 1;
   if (span < 0)
-    return 0;
+    return -1;
   int64_t out = (ceilMode ? (span + stride - 1) / stride : span / stride) + 1;
   // The last window must start inside the input or the begin padding.
   if (ceilMode && (out - 1) * stride >= in + padBegin)
     --out;
   return out;
+}
+
+// Appends the window outputs of every spatial dim to `shape`; refuses a
+// window larger than its padded input, as ONNX Runtime and PyTorch do.
+static LogicalResult windowShape(Loc loc, RankedTensorType x,
+                                 ArrayRef<int64_t> kernel,
+                                 ArrayRef<int64_t> strides,
+                                 ArrayRef<int64_t> dilations,
+                                 ArrayRef<int64_t> pads, bool ceilMode,
+                                 SmallVectorImpl<int64_t> &shape) {
+  int64_t spatial = kernel.size();
+  for (int64_t i = 0; i < spatial; ++i) {
+    if (kernel[i] < 1 || kernel[i] > (int64_t(1) << 31))
+      return emitOptionalError(loc, "kernel shape ", shapeStr(kernel),
+                               " must be between 1 and 2^31");
+    int64_t in = x.getDimSize(i + 2);
+    int64_t out = windowOutput(in, kernel[i], strides[i], dilations[i],
+                               pads[i], pads[i + spatial], ceilMode);
+    if (out < 0)
+      return emitOptionalError(
+          loc, "the window along spatial dim ", i, " (kernel ", kernel[i],
+          ", dilation ", dilations[i], ") is larger than the padded input (",
+          in, " + pads ", pads[i], " + ", pads[i + spatial], ")");
+    shape.push_back(out);
+  }
+  return success();
 }
 
 LogicalResult inferConv(Loc loc, Value input, Value weight, Value bias,
@@ -62,10 +98,9 @@ LogicalResult inferConv(Loc loc, Value input, Value weight, Value bias,
       return emitOptionalError(loc, "bias ", typeStr(bias.getType()),
                                " must have shape [", m, "]");
   SmallVector<int64_t> shape{x.getDimSize(0), m};
-  for (int64_t i = 0; i < spatial; ++i)
-    shape.push_back(windowOutput(x.getDimSize(i + 2), w.getDimSize(i + 2),
-                                 strides[i], dilations[i], pads[i],
-                                 pads[i + spatial], false));
+  if (failed(windowShape(loc, x, w.getShape().drop_front(2), strides,
+                         dilations, pads, false, shape)))
+    return failure();
   types.push_back(x.clone(shape));
   return success();
 }
@@ -97,11 +132,17 @@ LogicalResult ConvTransposeOp::inferReturnTypes(MLIRContext *, Loc loc,
   int64_t m = w.getDimSize(1) * group;
   SmallVector<int64_t> shape{x.getDimSize(0), m};
   for (int64_t i = 0; i < spatial; ++i) {
-    int64_t k = w.getDimSize(i + 2);
-    shape.push_back(adaptor.getStrides()[i] * (x.getDimSize(i + 2) - 1) +
-                    adaptor.getOutputPadding()[i] +
-                    (k - 1) * adaptor.getDilations()[i] + 1 -
-                    adaptor.getPads()[i] - adaptor.getPads()[i + spatial]);
+    int64_t k = w.getDimSize(i + 2), outPad = adaptor.getOutputPadding()[i];
+    if (outPad < 0 || outPad > (int64_t(1) << 31))
+      return emitOptionalError(loc, "output_padding ",
+                               shapeStr(adaptor.getOutputPadding()),
+                               " must be between 0 and 2^31");
+    int64_t out = adaptor.getStrides()[i] * (x.getDimSize(i + 2) - 1) +
+                  outPad + (k - 1) * adaptor.getDilations()[i] + 1 -
+                  adaptor.getPads()[i] - adaptor.getPads()[i + spatial];
+    if (out < 0 || out > (int64_t(1) << 40))
+      return emitOptionalError(loc, "output dim ", i + 2, " would be ", out);
+    shape.push_back(out);
   }
   types.push_back(x.clone(shape));
   return success();
@@ -123,10 +164,9 @@ static LogicalResult inferPool(Loc loc, Value input, ArrayRef<int64_t> kernel,
   if (failed(checkWindowAttrs(loc, spatial, strides, dilations, pads)))
     return failure();
   SmallVector<int64_t> shape(x.getShape().take_front(2));
-  for (int64_t i = 0; i < spatial; ++i)
-    shape.push_back(windowOutput(x.getDimSize(i + 2), kernel[i], strides[i],
-                                 dilations[i], pads[i], pads[i + spatial],
-                                 ceilMode));
+  if (failed(windowShape(loc, x, kernel, strides, dilations, pads, ceilMode,
+                         shape)))
+    return failure();
   types.push_back(x.clone(shape));
   return success();
 }

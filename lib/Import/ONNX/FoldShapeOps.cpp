@@ -10,6 +10,9 @@
 
 #include "Importer.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
 #include <cmath>
 
 using onnx::TensorProto;
@@ -44,7 +47,10 @@ std::optional<std::string> resolveReshape(ArrayRef<int64_t> in,
       return "target dim " + std::to_string(d) + " is invalid";
     }
     out.push_back(d);
-    known *= d;
+    if (__builtin_mul_overflow(known, d, &known) || known > kMaxDim)
+      return "target shape [" + llvm::join(llvm::map_range(shape, [](int64_t v) {
+               return std::to_string(v);
+             }), ", ") + "] has more than 2^40 elements";
   }
   if (inferred >= 0) {
     if (known == 0 || total % known)
@@ -175,7 +181,7 @@ static int64_t numel(ArrayRef<int64_t> dims) {
 
 static bool foldElementwise(const std::string &op,
                             ArrayRef<const HostTensor *> in,
-                            std::vector<HostTensor> &outs) {
+                            std::vector<HostTensor> &outs, std::string &error) {
   HostTensor r;
   if (!broadcastDims(in, r.dims) || numel(r.dims) > kFoldLimit)
     return false;
@@ -188,12 +194,19 @@ static bool foldElementwise(const std::string &op,
     auto a = [&](int j) { return in[j]->f(bcastIndex(*in[j], r.dims, k)); };
     auto ai = [&](int j) { return in[j]->i(bcastIndex(*in[j], r.dims, k)); };
     bool fp = in[0]->isFloat();
-    if (op == "Add") fp ? r.set(k, a(0) + a(1)) : r.setInt(k, ai(0) + ai(1));
-    else if (op == "Sub") fp ? r.set(k, a(0) - a(1)) : r.setInt(k, ai(0) - ai(1));
-    else if (op == "Mul") fp ? r.set(k, a(0) * a(1)) : r.setInt(k, ai(0) * ai(1));
+    // Integer arithmetic in unsigned: it wraps instead of being undefined.
+    auto u = [&](int j) { return (uint64_t)ai(j); };
+    if (op == "Add") fp ? r.set(k, a(0) + a(1)) : r.setInt(k, u(0) + u(1));
+    else if (op == "Sub") fp ? r.set(k, a(0) - a(1)) : r.setInt(k, u(0) - u(1));
+    else if (op == "Mul") fp ? r.set(k, a(0) * a(1)) : r.setInt(k, u(0) * u(1));
     else if (op == "Div") {
       if (fp) r.set(k, a(0) / a(1));
-      else if (ai(1) == 0) return false;
+      else if (ai(1) == 0) {
+        error = "integer division by zero (element " + std::to_string(k) +
+                " of the divisor is 0)";
+        return false;
+      }
+      else if (ai(1) == -1) r.setInt(k, 0 - u(0)); // INT64_MIN / -1 wraps
       else r.setInt(k, ai(0) / ai(1));
     }
     else if (op == "Min") fp ? r.set(k, std::min(a(0), a(1))) : r.setInt(k, std::min(ai(0), ai(1)));
@@ -204,8 +217,8 @@ static bool foldElementwise(const std::string &op,
     else if (op == "And") r.setInt(k, ai(0) && ai(1));
     else if (op == "Or") r.setInt(k, ai(0) || ai(1));
     else if (op == "Not") r.setInt(k, !ai(0));
-    else if (op == "Neg") fp ? r.set(k, -a(0)) : r.setInt(k, -ai(0));
-    else if (op == "Abs") fp ? r.set(k, std::fabs(a(0))) : r.setInt(k, std::llabs(ai(0)));
+    else if (op == "Neg") fp ? r.set(k, -a(0)) : r.setInt(k, 0 - u(0));
+    else if (op == "Abs") fp ? r.set(k, std::fabs(a(0))) : r.setInt(k, ai(0) < 0 ? 0 - u(0) : u(0));
     else if (op == "Sqrt") r.set(k, std::sqrt(a(0)));
     else if (op == "Floor") r.set(k, std::floor(a(0)));
     else if (op == "Ceil") r.set(k, std::ceil(a(0)));
@@ -249,7 +262,8 @@ static SmallVector<int64_t> strides(ArrayRef<int64_t> dims) {
 }
 
 bool foldNode(const onnx::NodeProto &node, int64_t opset,
-              ArrayRef<const HostTensor *> in, std::vector<HostTensor> &outs) {
+              ArrayRef<const HostTensor *> in, std::vector<HostTensor> &outs,
+              std::string &error) {
   const std::string &op = node.op_type();
   if (!node.domain().empty() && node.domain() != "ai.onnx")
     return false;
@@ -259,7 +273,7 @@ bool foldNode(const onnx::NodeProto &node, int64_t opset,
   for (const char *e : elementwise)
     if (op == e)
       return (op == "Min" || op == "Max" ? in.size() == 2 : true) &&
-             foldElementwise(op, in, outs);
+             foldElementwise(op, in, outs, error);
 
   if (op == "Identity") {
     outs.push_back(*in[0]);
@@ -441,7 +455,7 @@ bool foldNode(const onnx::NodeProto &node, int64_t opset,
     value.dims = {1};
     value.floats = {0.0};
     for (const auto &a : node.attribute())
-      if (a.name() == "value" && decodeTensor(a.t(), ".", value))
+      if (a.name() == "value" && decodeTensor(a.t(), "", value))
         return false;
     if (value.numel() != 1)
       return false;
@@ -452,9 +466,13 @@ bool foldNode(const onnx::NodeProto &node, int64_t opset,
     if (in[0]->numel() != 1 || in[1]->numel() != 1 || in[2]->numel() != 1)
       return false;
     double start = in[0]->f(0), limit = in[1]->f(0), delta = in[2]->f(0);
-    if (delta == 0)
+    if (delta == 0 || !std::isfinite(start) || !std::isfinite(limit) ||
+        !std::isfinite(delta))
       return false;
-    int64_t n = std::max<int64_t>(0, (int64_t)std::ceil((limit - start) / delta));
+    double count = std::ceil((limit - start) / delta);
+    if (!(count <= (double)kFoldLimit))
+      return false;
+    int64_t n = std::max<int64_t>(0, (int64_t)count);
     if (n > kFoldLimit)
       return false;
     HostTensor r;
@@ -465,7 +483,7 @@ bool foldNode(const onnx::NodeProto &node, int64_t opset,
       if (r.isFloat())
         r.set(k, start + k * delta);
       else
-        r.setInt(k, in[0]->i(0) + k * in[2]->i(0));
+        r.setInt(k, (uint64_t)in[0]->i(0) + (uint64_t)k * in[2]->i(0));
     }
     outs.push_back(std::move(r));
     return true;

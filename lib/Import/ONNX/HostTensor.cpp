@@ -4,6 +4,13 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <cmath>
+#include <cstdio>
 
 #include <cstring>
 #include <fstream>
@@ -33,18 +40,42 @@ void HostTensor::resize(int64_t n) {
     ints.assign(n, 0);
 }
 
+int64_t HostTensor::saturate(double v) {
+  if (std::isnan(v))
+    return 0;
+  if (v >= 9223372036854775807.0)
+    return INT64_MAX;
+  if (v <= -9223372036854775808.0)
+    return INT64_MIN;
+  return (int64_t)v;
+}
+
+/// `v` wrapped to the range of integer type `dtype` (two's complement).
+static int64_t wrapTo(int32_t dtype, int64_t v) {
+  switch (dtype) {
+  case TensorProto::BOOL: return v != 0;
+  case TensorProto::INT8: return (int8_t)(uint8_t)v;
+  case TensorProto::UINT8: return (uint8_t)v;
+  case TensorProto::INT16: return (int16_t)(uint16_t)v;
+  case TensorProto::UINT16: return (uint16_t)v;
+  case TensorProto::INT32: return (int32_t)(uint32_t)v;
+  case TensorProto::UINT32: return (uint32_t)v;
+  default: return v;
+  }
+}
+
 void HostTensor::set(int64_t i, double v) {
   if (isFloat())
     floats[i] = v;
   else
-    ints[i] = dtype == TensorProto::BOOL ? (v != 0) : (int64_t)v;
+    ints[i] = wrapTo(dtype, saturate(v));
 }
 
 void HostTensor::setInt(int64_t i, int64_t v) {
   if (isFloat())
     floats[i] = (double)v;
   else
-    ints[i] = dtype == TensorProto::BOOL ? (v != 0) : v;
+    ints[i] = wrapTo(dtype, v);
 }
 
 std::string dtypeName(int32_t dtype) {
@@ -94,6 +125,119 @@ static void appendPacked(std::string &s, T v) {
   s.append(reinterpret_cast<const char *>(&v), sizeof(T));
 }
 
+/// The number of elements held in any of the typed `*_data` fields.
+static int64_t typedDataSize(const TensorProto &t) {
+  return t.float_data_size() + t.double_data_size() + t.int32_data_size() +
+         t.int64_data_size() + t.uint64_data_size() + t.string_data_size();
+}
+
+/// Parses a non-negative decimal integer, all of `s` and nothing else.
+static bool parseSize(llvm::StringRef s, int64_t &out) {
+  if (s.empty() || !llvm::all_of(s, llvm::isDigit))
+    return false;
+  return !s.getAsInteger(10, out) && out >= 0;
+}
+
+std::string printable(llvm::StringRef s) {
+  std::string out;
+  for (unsigned char c : s) {
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\x%02x", c);
+      out += buf;
+    } else {
+      out += (char)c;
+    }
+  }
+  return out;
+}
+
+/// Reads a tensor's external data. Like ONNX Runtime, the location must name
+/// a regular file inside the model's folder once every symlink is resolved:
+/// absolute paths, `..` escapes, symlinks out of the folder, directories and
+/// devices are refused, and so are offsets and lengths that are not plain
+/// decimal numbers or that reach past the end of the file.
+static std::optional<std::string> readExternal(const TensorProto &t,
+                                               const std::string &baseDir,
+                                               std::string &storage) {
+  namespace fs = llvm::sys::fs;
+  if (baseDir.empty())
+    return std::string("is stored externally, which only initializers and "
+                       "Constant nodes of a model file may be");
+  std::string location;
+  bool hasLocation = false;
+  int64_t offset = 0, length = -1;
+  for (const auto &kv : t.external_data()) {
+    if (kv.key() == "location") {
+      location = kv.value();
+      hasLocation = true;
+    } else if (kv.key() == "offset") {
+      if (!parseSize(kv.value(), offset))
+        return "has external data offset '" + printable(kv.value()) +
+               "', not a non-negative decimal integer";
+    } else if (kv.key() == "length") {
+      if (!parseSize(kv.value(), length))
+        return "has external data length '" + printable(kv.value()) +
+               "', not a non-negative decimal integer";
+    }
+  }
+  std::string shown = "external data '" + printable(location) + "'";
+  if (!hasLocation || location.empty())
+    return "is stored externally but has no location";
+  if (location.find('\0') != std::string::npos)
+    return "has " + shown + " with a NUL byte in its location";
+  if (llvm::sys::path::is_absolute(location) || location[0] == '/' ||
+      location[0] == '~')
+    return "has " + shown +
+           ": absolute paths are refused (locations are relative to the "
+           "model's folder)";
+  llvm::SmallString<256> lexical(location);
+  llvm::sys::path::remove_dots(lexical, /*remove_dot_dot=*/true);
+  if (*llvm::sys::path::begin(lexical) == "..")
+    return "has " + shown + ", a path that leaves the model's folder";
+  llvm::SmallString<256> dirReal, fileReal;
+  if (fs::real_path(baseDir, dirReal))
+    return "has " + shown + ": the model's folder cannot be resolved";
+  llvm::SmallString<256> joined(dirReal);
+  llvm::sys::path::append(joined, location);
+  if (std::error_code ec = fs::real_path(joined, fileReal))
+    return "has " + shown + " that cannot be opened (" + ec.message() + ")";
+  if (fileReal == dirReal)
+    return "has " + shown + " that names the model's folder, not a file";
+  llvm::StringRef inside(fileReal);
+  if (!inside.starts_with(dirReal.str().str() + "/"))
+    return "has " + shown + " that resolves to '" + printable(fileReal) +
+           "', outside the model's folder '" + printable(dirReal) + "'";
+  fs::file_status st;
+  if (fs::status(fileReal, st))
+    return "has " + shown + " that cannot be opened";
+  if (st.type() != fs::file_type::regular_file)
+    return "has " + shown + " that is not a regular file";
+  int64_t fileSize = (int64_t)st.getSize();
+  if (offset > fileSize)
+    return "has external data offset " + std::to_string(offset) +
+           " beyond the end of '" + printable(location) + "' (" +
+           std::to_string(fileSize) + " bytes)";
+  if (length < 0)
+    length = fileSize - offset;
+  if (length > fileSize - offset)
+    return "has external data [" + std::to_string(offset) + ", +" +
+           std::to_string(length) + ") beyond the end of '" +
+           printable(location) + "' (" + std::to_string(fileSize) +
+           " bytes)";
+  std::ifstream in(std::string(fileReal), std::ios::binary);
+  if (!in)
+    return "has " + shown + " that cannot be opened";
+  storage.resize(length);
+  in.seekg(offset);
+  in.read(storage.data(), length);
+  if (in.gcount() != length)
+    return "has " + shown + " that could not be read in full";
+  return std::nullopt;
+}
+
 std::optional<std::string> tensorBytes(const TensorProto &t,
                                        const std::string &baseDir,
                                        std::string &storage,
@@ -110,33 +254,14 @@ std::optional<std::string> tensorBytes(const TensorProto &t,
       return "has more than 2^40 elements";
   }
   if (t.data_location() == TensorProto::EXTERNAL) {
-    std::string location;
-    int64_t offset = 0, length = -1;
-    for (const auto &kv : t.external_data()) {
-      if (kv.key() == "location")
-        location = kv.value();
-      else if (kv.key() == "offset")
-        offset = std::atoll(kv.value().c_str());
-      else if (kv.key() == "length")
-        length = std::atoll(kv.value().c_str());
-    }
-    std::string file = baseDir + "/" + location;
-    std::ifstream in(file, std::ios::binary);
-    if (location.empty() || !in)
-      return "external data file '" + file + "' cannot be opened";
-    in.seekg(0, std::ios::end);
-    int64_t fileSize = in.tellg();
-    if (length < 0)
-      length = fileSize - offset;
-    if (offset < 0 || offset + length > fileSize)
-      return "external data [" + std::to_string(offset) + ", +" +
-             std::to_string(length) + ") is beyond the end of '" + file +
-             "' (" + std::to_string(fileSize) + " bytes)";
-    storage.resize(length);
-    in.seekg(offset);
-    in.read(storage.data(), length);
+    if (t.has_raw_data() || typedDataSize(t))
+      return "is stored externally but also holds data in the model";
+    if (auto err = readExternal(t, baseDir, storage))
+      return *err;
     bytes = llvm::ArrayRef<char>(storage.data(), storage.size());
   } else if (t.has_raw_data()) {
+    if (typedDataSize(t))
+      return "has both raw_data and typed data (ONNX allows one)";
     bytes = llvm::ArrayRef<char>(t.raw_data().data(), t.raw_data().size());
   } else {
     storage.clear();
@@ -292,7 +417,12 @@ static std::optional<std::string> readNpy(const std::string &data,
   for (std::string tok; std::getline(ss, tok, ',');) {
     if (tok.find_first_not_of(" ") == std::string::npos)
       continue;
-    out.dims.push_back(std::atoll(tok.c_str()));
+    int64_t d;
+    if (!parseSize(llvm::StringRef(tok).trim(), d) || d > kMaxDim)
+      return "malformed .npy shape entry '" + printable(tok) + "'";
+    out.dims.push_back(d);
+    if (out.numel() > kMaxDim)
+      return std::string(".npy shape has more than 2^40 elements");
   }
   size_t offset = start + headerLen;
   int64_t expect = out.numel() * dtypeSize(out.dtype);
@@ -316,7 +446,7 @@ std::optional<std::string> readTensorFile(const std::string &path,
   TensorProto t;
   if (!t.ParseFromString(data))
     return std::string("not a valid TensorProto (.pb) file");
-  return decodeTensor(t, ".", out);
+  return decodeTensor(t, "", out);
 }
 
 DenseElementsAttr toAttr(MLIRContext *ctx, const HostTensor &t) {

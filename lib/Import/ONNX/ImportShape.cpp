@@ -187,8 +187,22 @@ void registerShapeOps(HandlerMap &map) {
   map["Split"] = importSplit;
   map["Slice"] = importSlice;
   map["Gather"] = [](NodeContext &c) {
-    c.create("gather", {c.in(0), c.in(1)},
-             {c.i64("axis", c.axis(c.getInt("axis", 0), c.rank(0)))});
+    int64_t axis = c.axis(c.getInt("axis", 0), c.rank(0));
+    if (c.failed())
+      return failure();
+    // Constant indices are checked here; the generated code does not
+    // bounds-check at run time.
+    if (const HostTensor *idx = c.constant(1)) {
+      int64_t dim = c.type(0).getDimSize(axis);
+      for (int64_t k = 0; k < idx->numel(); ++k)
+        if (idx->i(k) < -dim || idx->i(k) >= dim)
+          return c.fail("index " + std::to_string(idx->i(k)) +
+                        " (element " + std::to_string(k) +
+                        " of the indices) is out of range for axis " +
+                        std::to_string(axis) + " of size " +
+                        std::to_string(dim));
+    }
+    c.create("gather", {c.in(0), c.in(1)}, {c.i64("axis", axis)});
     return c.status();
   };
   map["Squeeze"] = [](NodeContext &c) { return importSqueeze(c, true); };

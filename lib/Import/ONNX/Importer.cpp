@@ -9,6 +9,8 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
 
 #include <fstream>
 #include <sstream>
@@ -72,6 +74,11 @@ std::optional<SmallVector<int64_t>> NodeContext::ints(int i, StringRef what) {
     else
       (void)fail("input '" + what + "' ('" + (has(i) ? node.input(i) : "") +
            "') must be a compile-time constant");
+    return std::nullopt;
+  }
+  if (t->isFloat()) {
+    (void)fail("input '" + what + "' ('" + node.input(i) +
+               "') must be an integer tensor, got " + dtypeName(t->dtype));
     return std::nullopt;
   }
   SmallVector<int64_t> v;
@@ -198,6 +205,21 @@ Operation *NodeContext::create(StringRef name, ValueRange operands,
       (void)fail(diag.empty() ? "invalid operands" : diag);
       return nullptr;
     }
+    for (Type t : types) {
+      auto rt = dyn_cast<RankedTensorType>(t);
+      if (!rt)
+        continue;
+      int64_t n = 1;
+      for (int64_t d : rt.getShape())
+        if (d < 0 || __builtin_mul_overflow(n, d, &n) || n > kMaxDim) {
+          std::string shape;
+          llvm::raw_string_ostream os(shape);
+          llvm::interleaveComma(rt.getShape(), os);
+          (void)fail("result shape [" + shape + "] has more than 2^40 "
+                     "elements");
+          return nullptr;
+        }
+    }
     state.addTypes(types);
     Operation *op = b.create(state);
     if (mlir::failed(mlir::verify(op))) {
@@ -249,7 +271,7 @@ LogicalResult NodeContext::fail(const Twine &msg) {
   if (imp.error.empty()) {
     std::string name = node.name().empty()
                            ? (node.output_size() ? "output " + node.output(0)
-                                                 : std::string("?"))
+                                                 : "#" + std::to_string(index))
                            : node.name();
     imp.error = imp.path + ": node '" + name + "' (" + node.op_type() +
                 ", opset " + std::to_string(opset) + "): " + msg.str();
@@ -372,6 +394,8 @@ LogicalResult GraphImporter::declareInputs(const onnx::GraphProto &graph,
   for (const auto &init : graph.initializer()) {
     if (init.name().empty())
       return fail("an initializer has no name");
+    if (values.count(init.name()))
+      return fail("initializer '" + init.name() + "' is defined twice");
     std::string storage;
     ArrayRef<char> bytes;
     if (auto err = tensorBytes(init, baseDir, storage, bytes))
@@ -386,7 +410,21 @@ LogicalResult GraphImporter::declareInputs(const onnx::GraphProto &graph,
       return fail("--input-shape names '" + kv.first +
                   "', which is not a graph input");
   }
+  for (const auto &kv : options.constInputs) {
+    bool found = false;
+    for (const auto &in : graph.input())
+      found |= in.name() == kv.first;
+    if (!found)
+      return fail("--const-input names '" + kv.first +
+                  "', which is not a graph input");
+  }
+  llvm::StringSet<> seenInputs;
   for (const auto &in : graph.input()) {
+    if (in.name().empty())
+      return fail("graph input #" + std::to_string(seenInputs.size()) +
+                  " has an empty name");
+    if (!seenInputs.insert(in.name()).second)
+      return fail("graph input '" + in.name() + "' is declared twice");
     if (values.count(in.name()))
       continue; // an initializer listed as input (IR version < 4)
     auto bound = options.constInputs.find(in.name());
@@ -421,7 +459,12 @@ LogicalResult GraphImporter::declareInputs(const onnx::GraphProto &graph,
                   std::to_string(rank));
     for (int d = 0; d < rank; ++d) {
       const auto &dim = tt.shape().dim(d);
-      if (dim.has_dim_value() && dim.dim_value() >= 0) {
+      if (dim.has_dim_value() && dim.dim_value() < 0)
+        return fail("input '" + in.name() + "' dim " + std::to_string(d) +
+                    " is " + std::to_string(dim.dim_value()) +
+                    ", which is not a size (a dynamic dim has a dim_param or "
+                    "no value)");
+      if (dim.has_dim_value()) {
         if (dim.dim_value() > kMaxDim)
           return fail("input '" + in.name() + "' dim " + std::to_string(d) +
                       " is " + std::to_string(dim.dim_value()) +
@@ -447,7 +490,8 @@ LogicalResult GraphImporter::declareInputs(const onnx::GraphProto &graph,
     }
     int64_t n = 1;
     for (int64_t d : dims)
-      if ((n *= std::max<int64_t>(d, 1)) > kMaxDim)
+      if (__builtin_mul_overflow(n, std::max<int64_t>(d, 1), &n) ||
+          n > kMaxDim)
         return fail("input '" + in.name() + "' has more than 2^40 elements");
     names.push_back(in.name());
     types.push_back(RankedTensorType::get(dims, elt));
@@ -455,15 +499,26 @@ LogicalResult GraphImporter::declareInputs(const onnx::GraphProto &graph,
   return success();
 }
 
+void GraphImporter::recordOutputs(const onnx::NodeProto &node, int index) {
+  std::string who = node.name().empty()
+                        ? "node #" + std::to_string(index)
+                        : "node '" + node.name() + "'";
+  for (const auto &out : node.output())
+    if (!out.empty())
+      producers.try_emplace(out, who);
+}
+
 LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, int index,
                                         int64_t opset) {
   std::string name = node.name().empty()
-                         ? (node.output_size() ? node.output(0) : "")
+                         ? (node.output_size() ? node.output(0)
+                                               : "#" + std::to_string(index))
                          : node.name();
   Location loc =
       NameLoc::get(builder.getStringAttr(name),
                    FileLineColLoc::get(builder.getStringAttr(path), 0, 0));
   NodeContext nc(*this, node, opset, loc);
+  nc.index = index;
   if (!node.domain().empty() && node.domain() != "ai.onnx")
     return nc.fail("unknown op '" + node.op_type() + "' in domain '" +
                    node.domain() + "'");
@@ -471,6 +526,18 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, int index,
     if (a.type() == onnx::AttributeProto::GRAPH ||
         a.type() == onnx::AttributeProto::GRAPHS)
       return nc.fail("nested graphs (If, Loop, Scan) are not supported");
+  if (node.output_size() == 0)
+    return nc.fail("has no outputs");
+  if (auto err = checkArity(node, opset))
+    return nc.fail(*err);
+  for (const auto &out : node.output()) {
+    if (out.empty())
+      continue;
+    auto prior = producers.find(out);
+    if (prior != producers.end())
+      return nc.fail("output '" + out + "' is already produced by " +
+                     prior->second);
+  }
   SmallVector<const HostTensor *> hostInputs;
   bool allKnown = true;
   for (int i = 0; i < node.input_size(); ++i) {
@@ -489,9 +556,14 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, int index,
   }
   if (allKnown) {
     std::vector<HostTensor> outs;
-    if (foldNode(node, opset, hostInputs, outs)) {
+    std::string foldError;
+    bool folded = foldNode(node, opset, hostInputs, outs, foldError);
+    if (!foldError.empty())
+      return nc.fail(foldError);
+    if (folded) {
       for (size_t i = 0; i < outs.size(); ++i)
         nc.bindHost(i, std::move(outs[i]));
+      recordOutputs(node, index);
       return success();
     }
   }
@@ -503,6 +575,53 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, int index,
   for (const auto &out : node.output())
     if (!out.empty() && !lookup(out))
       return nc.fail("output '" + out + "' is not supported");
+  recordOutputs(node, index);
+  return success();
+}
+
+static std::string printType(Type t) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << t;
+  return text;
+}
+
+LogicalResult GraphImporter::checkDeclaredOutput(const onnx::ValueInfoProto &out,
+                                                RankedTensorType type) {
+  if (out.name().empty())
+    return fail("a graph output has an empty name");
+  if (!out.type().has_tensor_type())
+    return success();
+  const auto &tt = out.type().tensor_type();
+  if (tt.elem_type() != 0) {
+    Type declared = toMLIRType(&ctx, tt.elem_type());
+    if (declared != type.getElementType())
+      return fail("graph output '" + out.name() + "' is declared " +
+                  dtypeName(tt.elem_type()) + " but the graph computes " +
+                  printType(type.getElementType()));
+  }
+  if (!tt.has_shape())
+    return success();
+  auto shapeText = [&]() {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << "[";
+    llvm::interleaveComma(type.getShape(), os);
+    os << "]";
+    return text;
+  };
+  if (tt.shape().dim_size() != type.getRank())
+    return fail("graph output '" + out.name() + "' is declared with rank " +
+                std::to_string(tt.shape().dim_size()) +
+                " but the graph computes shape " + shapeText());
+  for (int d = 0; d < tt.shape().dim_size(); ++d) {
+    const auto &dim = tt.shape().dim(d);
+    if (dim.has_dim_value() && dim.dim_value() != type.getDimSize(d))
+      return fail("graph output '" + out.name() + "' dim " +
+                  std::to_string(d) + " is declared " +
+                  std::to_string(dim.dim_value()) +
+                  " but the graph computes shape " + shapeText());
+  }
   return success();
 }
 
@@ -512,12 +631,24 @@ OwningOpRef<ModuleOp> GraphImporter::run(onnx::ModelProto &model,
     (void)fail("not an ONNX model (no ir_version or graph)");
     return nullptr;
   }
+  if (model.ir_version() > kMaxIRVersion) {
+    (void)fail("IR version " + std::to_string(model.ir_version()) +
+               " is newer than the newest supported (" +
+               std::to_string(kMaxIRVersion) + ")");
+    return nullptr;
+  }
   int64_t opset = -1;
   for (const auto &imp : model.opset_import())
     if (imp.domain().empty() || imp.domain() == "ai.onnx")
       opset = imp.version();
-  if (opset < 0 && model.opset_import_size() == 0)
-    opset = 1; // IR version 1-2 models have no opset_import
+  if (opset < 0) {
+    (void)fail(model.opset_import_size() == 0
+                   ? "the model imports no opset (opset_import is empty; "
+                     "IR version " + std::to_string(model.ir_version()) + ")"
+                   : std::string("the model does not import the ai.onnx "
+                                 "opset"));
+    return nullptr;
+  }
   const onnx::GraphProto &graph = model.graph();
   if (opset < 7 || opset > 22) {
     (void)fail("unsupported opset " + std::to_string(opset) +
@@ -561,7 +692,10 @@ OwningOpRef<ModuleOp> GraphImporter::run(onnx::ModelProto &model,
       (void)fail("graph output '" + out.name() + "' is not produced by any node");
       return nullptr;
     }
-    results.push_back(materialize(*e, out.name()));
+    Value v = materialize(*e, out.name());
+    if (failed(checkDeclaredOutput(out, cast<RankedTensorType>(v.getType()))))
+      return nullptr;
+    results.push_back(v);
   }
   builder.create<func::ReturnOp>(module->getLoc(), results);
   func.setType(builder.getFunctionType(inputTypes, ValueRange(results).getTypes()));
@@ -588,9 +722,13 @@ OwningOpRef<ModuleOp> importONNXModel(MLIRContext &context,
                                       const ONNXImportOptions &options,
                                       std::string &error) {
   context.loadDialect<graph::GraphDialect, func::FuncDialect>();
+  if (llvm::sys::fs::is_directory(path)) {
+    error = onnximport::printable(path) + ": is a directory, not an ONNX model file";
+    return nullptr;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    error = path + ": cannot open file";
+    error = onnximport::printable(path) + ": cannot open file";
     return nullptr;
   }
   // Kept alive by the weight blobs, which view its raw_data.
@@ -608,7 +746,10 @@ OwningOpRef<ModuleOp> importONNXModel(MLIRContext &context,
   importer.owner = model;
   auto module = importer.run(*model, options);
   if (!module) {
-    error = importer.error.empty() ? path + ": import failed" : importer.error;
+    // Names come from the model: escape control characters so that the
+    // error stays one line.
+    error = onnximport::printable(importer.error.empty() ? path + ": import failed"
+                                             : importer.error);
     return nullptr;
   }
   return module;

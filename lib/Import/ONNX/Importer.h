@@ -30,6 +30,9 @@ namespace shardc::onnximport {
 constexpr int64_t kFoldLimit = 1 << 20;
 /// Largest accepted dimension.
 constexpr int64_t kMaxDim = int64_t(1) << 40;
+/// The newest ONNX IR version the importer reads (the newest in ONNX's
+/// backend node tests).
+constexpr int64_t kMaxIRVersion = 13;
 
 /// A tensor whose value is known at compile time. Integers and booleans are
 /// held as int64, floating-point values as double.
@@ -42,7 +45,10 @@ struct HostTensor {
   bool isFloat() const;
   int64_t numel() const;
   double f(int64_t i) const { return isFloat() ? floats[i] : (double)ints[i]; }
-  int64_t i(int64_t i) const { return isFloat() ? (int64_t)floats[i] : ints[i]; }
+  /// Element i as an integer; floats outside int64's range (and NaN)
+  /// saturate instead of being undefined.
+  int64_t i(int64_t i) const { return isFloat() ? saturate(floats[i]) : ints[i]; }
+  static int64_t saturate(double v);
   void resize(int64_t n);
   void set(int64_t i, double v);
   void setInt(int64_t i, int64_t v);
@@ -50,6 +56,9 @@ struct HostTensor {
 
 /// Name of an ONNX element type ("FLOAT16").
 std::string dtypeName(int32_t dtype);
+/// `s` with control characters and backslashes escaped (\xNN, \\), so
+/// that a name always prints on one line.
+std::string printable(llvm::StringRef s);
 /// The MLIR element type of an ONNX one, or null if unsupported.
 mlir::Type toMLIRType(mlir::MLIRContext *ctx, int32_t dtype);
 /// Size in bytes of one element of an ONNX type (0 if unsupported).
@@ -146,6 +155,8 @@ public:
   mlir::NamedAttribute array(llvm::StringRef name, llvm::ArrayRef<int64_t> v);
 
   GraphImporter &imp;
+  /// Position of the node in the graph (names nodes without name or outputs).
+  int index = -1;
 };
 
 using OpHandler = std::function<mlir::LogicalResult(NodeContext &)>;
@@ -174,9 +185,17 @@ normalizeSlice(llvm::ArrayRef<int64_t> dims, llvm::ArrayRef<int64_t> starts,
 
 /// Host evaluation of a node whose inputs are all known. Returns true and
 /// fills `outs` when the op is one the importer folds.
+/// Integer arithmetic wraps at the element type's width, as ONNX Runtime's
+/// does; an integer division or modulo by zero sets `error` and returns false.
 bool foldNode(const onnx::NodeProto &node, int64_t opset,
               llvm::ArrayRef<const HostTensor *> inputs,
-              std::vector<HostTensor> &outs);
+              std::vector<HostTensor> &outs, std::string &error);
+
+/// Checks a node's input and output counts, and that no required input is
+/// named "", against libonnx's schema of the op at `opset`. Returns an error
+/// message on failure; ops libonnx does not know pass.
+std::optional<std::string> checkArity(const onnx::NodeProto &node,
+                                      int64_t opset);
 
 class GraphImporter {
 public:
@@ -201,6 +220,13 @@ public:
 private:
   mlir::LogicalResult importNode(const onnx::NodeProto &node, int index,
                                  int64_t opset);
+  /// Remembers which node produced each of `node`'s outputs.
+  void recordOutputs(const onnx::NodeProto &node, int index);
+  /// Refuses a graph output whose declared type contradicts the computed one.
+  mlir::LogicalResult checkDeclaredOutput(const onnx::ValueInfoProto &out,
+                                          mlir::RankedTensorType type);
+  /// Output name -> "node 'NAME'" (or "node #i") of the node producing it.
+  llvm::StringMap<std::string> producers;
   mlir::LogicalResult declareInputs(const onnx::GraphProto &graph,
                                     const ONNXImportOptions &options,
                                     llvm::SmallVectorImpl<std::string> &names,

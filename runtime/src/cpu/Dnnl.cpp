@@ -175,11 +175,14 @@ struct DnnlHandle : shardc::rt::Handle {
   dnnl::memory src, weights, bias, dst, binary, residual;
   bool hasBias = false, biasIsPostOp = false, hasResidual = false;
   bool serial = false; // small: one OpenMP thread (kSerialMacs)
+  bool empty = false;  // y has no elements: no primitive, nothing to run
   int binaryArg = 0, residualArg = 0;
   const char *what = "";
 
   void run(const void *s, const void *w, const void *b, const void *r,
            void *d) {
+    if (empty)
+      return;
     ThreadLimit limit(serial);
     try {
       bind(src, s);
@@ -253,9 +256,12 @@ struct ConvHandle : shardc::rt::Handle {
   const void *keptWeights = nullptr, *checkedWeights = nullptr;
   bool checkedReadOnly = false;
   const char *what = "";
+  bool empty = false; // y has no elements: no primitive, nothing to run
 
   void run(const void *s, const void *w, const void *b, const void *r,
            void *d) {
+    if (empty)
+      return;
     if (hasResidual && !r) {
       sc_fail("oneDNN %s: run without the residual it was created with", what);
       return;
@@ -379,6 +385,14 @@ extern "C" void *sc_dnnl_matmul_create(const sc_desc *a, const sc_desc *b,
             "a residual",
             beta);
     return nullptr;
+  }
+  // Zero-size tensors are legal ONNX; oneDNN 2.x divides by zero setting up
+  // an empty product, so an empty result gets no primitive at all.
+  if (elementsOf(y) == 0) {
+    auto h = std::make_unique<DnnlHandle>();
+    h->what = "matmul";
+    h->empty = true;
+    return h.release();
   }
   try {
     // Logical [.., M, K] and [.., K, N]; a transpose swaps the strides.
@@ -510,6 +524,12 @@ sc_dnnl_conv_create(const sc_desc *x, const sc_desc *w, const sc_desc *bias,
     sc_fail("oneDNN %s: channels %lld -> %lld not divisible by group %lld",
             what, (long long)ic, (long long)oc, (long long)g);
     return nullptr;
+  }
+  if (elementsOf(y) == 0) { // see sc_dnnl_matmul_create
+    auto h = std::make_unique<ConvHandle>();
+    h->what = what;
+    h->empty = true;
+    return h.release();
   }
   try {
     // Logical weights {[g,] OC/g, IC/g, k...} over the ONNX layout:

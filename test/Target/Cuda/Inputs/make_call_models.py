@@ -64,8 +64,8 @@ save("layer_norm", [helper.make_node("LayerNormalization", ["x", "s", "b"], ["y"
       init("b", rng.standard_normal(64).astype(np.float32))])
 save("layer_norm_stats", [helper.make_node("LayerNormalization", ["x", "s"],
                                            ["y", "mean", "inv"], axis=1, epsilon=1e-3)],
-     [vi("x", [3, 5, 2], F64)], [vi("y", [3, 5, 2], F64), vi("mean", [3, 1]),
-                                 vi("inv", [3, 1])],
+     [vi("x", [3, 5, 2], F64)], [vi("y", [3, 5, 2], F64), vi("mean", [3, 1, 1]),
+                                 vi("inv", [3, 1, 1])],
      [init("s", rng.standard_normal((5, 2)))])
 save("layer_norm_wide", [helper.make_node("LayerNormalization", ["x", "s", "b"], ["y"],
                                           axis=-1)],

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Builds (if needed) and runs one libFuzzer target on its corpus.
+#
+#   scripts/fuzz.sh TARGET SECONDS [libFuzzer flags...]
+#   scripts/fuzz.sh all SECONDS             each target SECONDS in turn
+#   scripts/fuzz.sh --build                 only build the fuzzers
+#   scripts/fuzz.sh --make-corpus           regenerate fuzz/corpus/ (below)
+#
+# TARGET: onnx, plan, weights, npy, pb (fuzz/CMakeLists.txt says what each
+# one drives). The fuzzers live in build-asan/fuzz/ (clang-19, ASan+UBSan;
+# fuzz/asan-build.sh). A run reads the committed seeds in fuzz/corpus/TARGET
+# and keeps what it finds in build-asan/fuzz-work/TARGET (not committed).
+# A crash, leak, timeout (10 s) or out-of-memory (2 GiB) stops the run: its
+# input lands in build-asan/fuzz-crashes/TARGET/ and the script prints the
+# sanitizer's summary, the stack top and the command that reproduces it, and
+# exits 1. Each run appends one line to build-asan/fuzz-stats.tsv.
+#
+# --make-corpus runs fuzz/make_seeds.py (test models, node tests, compiled
+# plans and weights, .npy/.pb files) and keeps, per target, the inputs that
+# add coverage (libFuzzer -merge=1) together with the present corpus.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source fuzz/asan-build.sh
+TARGETS=(onnx plan weights npy pb)
+
+usage() {
+  sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2
+  exit 2
+}
+
+build_fuzzers() {
+  asan_build shardc-fuzz-onnx shardc-fuzz-plan shardc-fuzz-weights \
+    shardc-fuzz-npy shardc-fuzz-pb
+}
+
+make_corpus() {
+  build_fuzzers
+  local raw
+  raw=$(mktemp -d)
+  /usr/bin/python3 fuzz/make_seeds.py "$raw" \
+    --shardc "${SHARDC_SEED_COMPILER:-build/tools/shardc/shardc}"
+  for t in "${TARGETS[@]}"; do
+    local old="$raw/old-$t" new="fuzz/corpus/$t"
+    mkdir -p "$new" "$old" "$raw/$t"
+    cp -a "$new/." "$old/" 2>/dev/null || true
+    rm -rf "$new" && mkdir -p "$new"
+    "$ASAN_DIR/fuzz/shardc-fuzz-$t" -merge=1 -rss_limit_mb=2048 -timeout=10 \
+      "$new" "$old" "$raw/$t" >"$raw/merge-$t.log" 2>&1 ||
+      { tail -30 "$raw/merge-$t.log" >&2; echo "fuzz.sh: merge of $t failed" >&2; }
+    echo "fuzz.sh: corpus $t: $(ls "$new" | wc -l) inputs, $(du -sk "$new" | cut -f1) KiB"
+  done
+  rm -rf "$raw"
+}
+
+run_target() {
+  local t=$1 secs=$2
+  shift 2
+  local bin="$ASAN_DIR/fuzz/shardc-fuzz-$t"
+  local work="$ASAN_DIR/fuzz-work/$t" crashes="$ASAN_DIR/fuzz-crashes/$t"
+  local log="$ASAN_DIR/fuzz-logs/$t.log"
+  mkdir -p "$work" "$crashes" "$(dirname "$log")" "fuzz/corpus/$t"
+  local before
+  before=$(ls "$crashes")
+  echo "fuzz.sh: $t for ${secs} s (log $log)"
+  local rc=0
+  "$bin" -max_total_time="$secs" -print_final_stats=1 -timeout=10 \
+    -rss_limit_mb=2048 -artifact_prefix="$crashes/" "$@" \
+    "$work" "fuzz/corpus/$t" >"$log" 2>&1 || rc=$?
+  local runs rate
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "$secs" \
+    "${runs:-0}" "${rate:-0}" "$rc" >>"$ASAN_DIR/fuzz-stats.tsv"
+  local found
+  found=$(comm -13 <(echo "$before") <(ls "$crashes"))
+  if [ "$rc" -ne 0 ] || [ -n "$found" ]; then
+    echo "fuzz.sh: CRASH in $t (exit $rc) after ${runs:-?} runs" >&2
+    grep -E '^(==[0-9]+==ERROR|SUMMARY|FUZZ_CHECK|.*runtime error:|==[0-9]+== ERROR: libFuzzer)' \
+      "$log" | head -5 | sed 's/^/  /' >&2
+    grep -E '^ *#[0-9]+ ' "$log" | head -8 | sed 's/^/  /' >&2
+    for f in $found; do
+      echo "  input:     $crashes/$f ($(stat -c %s "$crashes/$f") bytes)" >&2
+      echo "  reproduce: $bin $crashes/$f" >&2
+      echo "  minimize:  $bin -minimize_crash=1 -runs=10000 $crashes/$f" >&2
+    done
+    echo "  full log:  $log" >&2
+    return 1
+  fi
+  local corp
+  corp=$(grep -o 'corp: [0-9]*/[0-9a-zA-Z]*' "$log" | tail -1 | cut -d' ' -f2)
+  echo "fuzz.sh: $t: ${runs:-0} runs, ${rate:-0} exec/s, corpus ${corp:-?}, no crash"
+}
+
+[ $# -ge 1 ] || usage
+case $1 in
+--build) build_fuzzers; exit 0 ;;
+--make-corpus) make_corpus; exit 0 ;;
+-h | --help) usage ;;
+esac
+[ $# -ge 2 ] || usage
+target=$1 secs=$2
+shift 2
+[[ $secs =~ ^[0-9]+$ ]] || usage
+if [ "$target" = all ]; then
+  list=("${TARGETS[@]}")
+else
+  [[ " ${TARGETS[*]} " == *" $target "* ]] || { echo "fuzz.sh: unknown target '$target' (${TARGETS[*]})" >&2; exit 2; }
+  list=("$target")
+fi
+buildlog=$(mktemp)
+build_fuzzers >"$buildlog" 2>&1 || { cat "$buildlog" >&2; rm -f "$buildlog"; exit 2; }
+rm -f "$buildlog"
+status=0
+for t in "${list[@]}"; do
+  run_target "$t" "$secs" "$@" || status=1
+done
+exit $status

@@ -23,9 +23,16 @@ OUTDIR/manifest.json is a list of cases:
                               cleanly or match the reference
   names     substrings of which the error line must contain one (the file,
             or the flag at fault)
+  why       optional substrings of which a refusal must contain one: the
+            defect the case plants (a refusal for another reason, or one
+            that misstates the defect, is a bad error)
   model     the model ONNX Runtime runs for the reference
   exe       the executable shardc writes (the -o argument)
-  run       {args, inputs {NAME: FILE}, names, prepare [...]} to run it
+  run       {args, inputs {NAME: FILE}, names, prepare [...], must_not_exist
+            [PATH...]} to run it; a run that creates a must_not_exist path
+            wrote outside its output folder
+  ref_inputs  {NAME: FILE}: inputs ONNX Runtime needs beyond the run's (those
+            bound with --const-input)
   expected  {OUTPUT: FILE.npy}: the reference where ONNX Runtime cannot be
             trusted with the model (integer UB); else ONNX Runtime computes it
   precompile  extra shardc argument lists run before the case (no checks)
@@ -191,7 +198,7 @@ def ext_case(name, entries, expect="refuse", setup=None, dims=(4, 4), raw=None, 
     sibling folder the model must not reach; model/w.bin is a legit file."""
     m = model([node("Add", ["x", "W"], ["y"])], [vi("x", [4, 4])], [vi("y", [4, 4])],
               [ext_tensor("W", list(dims), entries, raw)] + list(extra_inits))
-    d = case(name, "ext-data", expect, m, model_path="model/model.onnx",
+    d = case(name, "ext-data", expect, m, model_path="model/model.onnx", why=["external", "'W'"],
              inputs={"x": f32(4, 4)} if expect != "refuse" else None,
              files={"other/secret.bin": SECRET.tobytes(), "model/w.bin": WDATA.tobytes()},
              args=["model/model.onnx", "-o", "model/model"], exe="model/model")
@@ -269,6 +276,11 @@ def gen_ext():
     ext_case("ext_legit_symlink_inside", [("location", "w_link.bin")], expect="refuse-or-match",
              setup=symlink("w.bin", "model/w_link.bin"))
     ext_case("ext_dotdot_back_inside", [("location", "../model/w.bin")], expect="refuse-or-match")
+    d = ext_case("ext_model_folder_via_symlink", [("location", "w.bin")], expect="match",
+                 setup=symlink("model", "link"))
+    if d:
+        CASES[-1]["args"] = ["link/model.onnx", "-o", "model/model"]
+        CASES[-1]["model"] = "link/model.onnx"
 
 
 # --- 2. integer folding -------------------------------------------------------
@@ -448,7 +460,7 @@ def gen_zero_size():
     z("concat_with_empty", [node("Concat", ["x", "x2"], ["y"], axis=0)], [vi("x", [2, 3]), vi("x2", [0, 3])],
       [vi("y", [2, 3])])
     z("transpose_empty", [node("Transpose", ["x"], ["y"], perm=[1, 0])], [vi("x", [0, 4])], [vi("y", [4, 0])])
-    z("reshape_empty", [node("Reshape", ["x", "s"], ["y"])], [vi("x", [0, 4])], [vi("y", [2, 0, 2])],
+    z("reshape_empty", [node("Reshape", ["x", "s"], ["y"], allowzero=1)], [vi("x", [0, 4])], [vi("y", [2, 0, 2])],
       [init("s", np.array([2, 0, 2], np.int64))])
     z("gather_empty_indices", [node("Gather", ["x", "i"], ["y"], axis=0)], [vi("x", [4, 3])], [vi("y", [0, 3])],
       [init("i", np.zeros((0,), np.int64))])
@@ -487,12 +499,13 @@ def gen_scale(big):
          inputs={"x": f32(4, 16)}, rtol=1e-3, atol=1e-4)
     # chain of Adds each with its own initializer
     nodes, inits, cur = [], [], "x"
-    for i in range(n_chain):
-        nxt = "y" if i == n_chain - 1 else "t%d" % i
+    n_own = n_chain if big else 500
+    for i in range(n_own):
+        nxt = "y" if i == n_own - 1 else "t%d" % i
         inits.append(init("k%d" % i, np.full([16], 1e-3 * ((i % 7) - 3), np.float32)))
         nodes.append(node("Add", [cur, "k%d" % i], [nxt], name="a%d" % i))
         cur = nxt
-    case("chain_%d_add_own_initializers%s" % (n_chain, sfx), cls, "match",
+    case("chain_%d_add_own_initializers%s" % (n_own, sfx), cls, "match",
          model(nodes, [vi("x", [4, 16])], [vi("y", [4, 16])], inits), inputs={"x": f32(4, 16)},
          rtol=1e-3, atol=1e-3)
     # chain of transposes
@@ -718,10 +731,13 @@ def gen_invalid():
     c2 = node("Constant", [], ["k"], value=init("kv", f32(2, 3)))
     c2.attribute.append(helper.make_attribute("value_float", 1.0))
     case("constant_two_values", cls, "refuse", model([c2, node("Add", ["x", "k"], ["y"])], X, Y))
+    # "input 'b' is not produced by any node" misstates a cycle: 'b' is produced, by a later node
+    cyc = ["cycle", "later", "order", "sort", "itself"]
     case("cycle_two_nodes", cls, "refuse",
          model([node("Add", ["x", "b"], ["a"], name="n1"), node("Relu", ["a"], ["b"], name="n2"),
-                node("Abs", ["a"], ["y"])], X, Y))
-    case("self_loop", cls, "refuse", model([node("Add", ["x", "a"], ["a"], name="n1"), node("Abs", ["a"], ["y"])], X, Y))
+                node("Abs", ["a"], ["y"])], X, Y), why=cyc)
+    case("self_loop", cls, "refuse", model([node("Add", ["x", "a"], ["a"], name="n1"), node("Abs", ["a"], ["y"])], X, Y),
+         why=cyc)
     case("nodes_out_of_order", cls, "refuse-or-match",
          model([node("Abs", ["t"], ["y"], name="second"), node("Neg", ["x"], ["t"], name="first")], X, Y),
          inputs={"x": f32(2, 3)})
@@ -831,7 +847,7 @@ def gen_messages():
     case("o_trailing_slash", cls, "refuse", good, args=["model.onnx", "-o", "newdir/"], names=["newdir"])
     case("o_parent_missing", cls, "refuse", good, args=["model.onnx", "-o", "no/such/dir/model"], names=["no/such/dir"])
     case("o_parent_is_file", cls, "refuse", good, args=["model.onnx", "-o", "model.onnx/model"],
-         names=["model.onnx/model"])
+         names=["model.onnx/model"], why=["not a directory"])
     case("o_unwritable_proc", cls, "refuse", good, args=["model.onnx", "-o", "/proc/shardc-hostile/model"],
          names=["/proc/shardc-hostile"])
     case("o_unwritable_proc_file", cls, "refuse", good, args=["model.onnx", "-o", "/proc/version"],
@@ -963,7 +979,9 @@ def gen_attributes():
     at("maxpool_strides_zero", "MaxPool", {"kernel_shape": [2, 2], "strides": [0, 0]}, xin=X4)
     at("maxpool_no_kernel_shape", "MaxPool", {}, xin=X4)
     at("maxpool_kernel_zero", "MaxPool", {"kernel_shape": [0, 0]}, xin=X4)
-    at("topk_k_gt_dim", "TopK", {"axis": 1}, ins=("x", "k"), inits=[init("k", np.array([10], np.int64))])
+    case("topk_k_gt_dim", cls, "refuse",
+         model([node("TopK", ["x", "k"], ["y", "yi"], axis=1)], X, [vi("y", None), vi("yi", None, I64)],
+               [init("k", np.array([10], np.int64))]), why=["10"])
     case("split_sizes_mismatch", cls, "refuse",
          model([node("Split", ["x", "sp"], ["y", "y2"], axis=1)], X, [vi("y", None), vi("y2", None)],
                [init("sp", np.array([1, 1], np.int64))]))
@@ -972,7 +990,9 @@ def gen_attributes():
                opset=11))
     at("resize_mode_bogus", "Resize", {"mode": "teleport"}, ins=("x4", "", "sc"), xin=[vi("x4", [1, 1, 2, 2])],
        inits=[init("sc", np.array([1, 1, 2, 2], np.float32))])
-    at("einsum_bad_equation", "Einsum", {"equation": "ij,jk->ik->q"}, ins=("x", "x"))
+    case("einsum_bad_equation", cls, "refuse",
+         model([node("Einsum", ["x", "W"], ["y"], equation="ij,jk->ik->q")], X, [vi("y", None)],
+               [init("W", f32(3, 4))]), why=["equation", "->", "label"])
     case("trilu_upper_5", cls, "refuse-or-match", model([node("Trilu", ["x"], ["y"], upper=5)], X, [vi("y", None)]),
          inputs={"x": f32(2, 3)})
 
@@ -996,15 +1016,16 @@ def gen_types():
     g = helper.make_graph([node("Add", ["x", "kv"], ["y"])], "g", [vi("x", [2, 2])], [vi("y", [2, 2])],
                           sparse_initializer=[sp])
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
-    case("sparse_initializer", cls, "refuse-or-match", m, inputs={"x": f32(2, 2)})
+    case("sparse_initializer", cls, "refuse-or-match", m, inputs={"x": f32(2, 2)}, why=["sparse"])
     sp = helper.make_sparse_tensor(helper.make_tensor("kv", F, [2], [1.0, 2.0]),
                                    helper.make_tensor("ki", I64, [2], [0, 400]), [2, 2])
     g = helper.make_graph([node("Add", ["x", "kv"], ["y"])], "g", [vi("x", [2, 2])], [vi("y", [2, 2])],
                           sparse_initializer=[sp])
     case("sparse_initializer_index_out_of_range", cls, "refuse",
-         helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]))
+         helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), why=["sparse"])
     case("add_bool", cls, "refuse",
-         model([node("Add", ["x", "x"], ["y"])], [vi("x", [2], TensorProto.BOOL)], [vi("y", None)]))
+         model([node("Add", ["x", "x"], ["y"])], [vi("x", [2], TensorProto.BOOL)], [vi("y", None, TensorProto.BOOL)]),
+         why=["bool", "BOOL", "i1"])
     case("add_mixed_dtypes", cls, "refuse",
          model([node("Add", ["x", "k"], ["y"])], [vi("x", [2])], [vi("y", None)], [init("k", np.array([1, 2], np.int64))]))
     case("matmul_rank_mismatch", cls, "refuse",
@@ -1105,7 +1126,8 @@ def gen_exe_inputs():
         if payload is not None and args is None:
             run_args = ["--input", "x=" + fn]
         d = case("exe_" + name, cls, expect, m, inputs=ins,
-                 run={"args": run_args, "names": names or [fn, "'x'", "x="]})
+                 run={"args": run_args, "names": names or [fn, "'x'", "x="]},
+                 ref_inputs={"x": good} if payload is not None and expect != "run-refuse" else None)
         if d and payload is not None:
             p = os.path.join(d, fn)
             if isinstance(payload, bytes):
@@ -1139,12 +1161,17 @@ def gen_exe_inputs():
     ex("descr_bogus", _npy_raw("<q9", "(2, 8)", good.tobytes()))
     ex("big_endian", good.astype(">f4"), expect="run-refuse-or-match")
     ex("fortran_order", np.asfortranarray(good), expect="run-refuse-or-match")
-    ex("npy_version_2", _npy_raw("<f4", "(2, 8)", good.tobytes(), version=2)[:8] + b"\x40\x00\x00\x00" +
-       _npy_raw("<f4", "(2, 8)", good.tobytes())[10:], expect="run-refuse-or-match")
+    ex("npy_version_2", lambda p: np.lib.format.write_array(open(p, "wb"), good, version=(2, 0)),
+       expect="run-refuse-or-match")
     ex("trailing_bytes", gb + b"\0" * 16)
     ex("pb_wrong_dtype", init("x", np.zeros((2, 8), np.int32)).SerializeToString(), fn="x_bad.pb")
     ex("pb_truncated", init("x", good).SerializeToString()[:-9], fn="x_bad.pb")
     ex("pb_garbage", b"\xff\xfe\xfd" * 5, fn="x_bad.pb")
+    for nm, oname in [("dotdot", "../../pwned"), ("absolute", os.path.join(OUT, "exe_output_name_absolute", "abs_pwned")),
+                      ("slash", "sub/dir/pwned")]:
+        mm = model([node("Relu", ["x"], [oname])], [vi("x", [2, 8])], [vi(oname, [2, 8])])
+        case("exe_output_name_" + nm, cls, "refuse-or-match", mm, inputs={"x": good},
+             run={"must_not_exist": [oname + ".npy", "pwned.npy", "../pwned.npy", "_out/sub", "abs_pwned.npy"]})
     ex("unknown_input_name", None, args=["--input", "zz=in_x.npy"], inputs={"x": good}, names=["zz"])
     ex("missing_input", None, args=[], inputs={}, names=["'x'", "x"])
     ex("input_twice", None, args=["--input", "x=in_x.npy"], inputs={"x": good}, names=["'x'"])

@@ -16,7 +16,8 @@ Outcomes of one case:
              that is not one clear line), accepted-should-refuse (a case that
              must be refused compiled or ran; for external data that escapes
              its folder this is a security failure), refused-should-compile,
-             late-error (compiled but the executable failed), wrong-answer
+             late-error (compiled but the executable failed), wrong-answer,
+             wrote-outside (the run wrote a file outside its output folder)
 
 It prints each failure, the counts per class and "N passed, M failed". With
 --ratchet FILE ({"class": passing cases}) it exits non-zero only if a class
@@ -237,6 +238,10 @@ def run_case(case, corpus, shardc, timeout):
         if bad:
             return bad
         if expect in ("refuse", "refuse-or-match", "refuse-or-run"):
+            why = case.get("why")
+            if why and not any(w in c.err for w in why):
+                return ("bad-error", "refused, but the line names none of %s: %s" % (
+                    ", ".join(repr(w) for w in why[:3]), head(c.err)))
             return ("error-ok", head(c.err))
         return ("refused-should-compile", head(c.err))
     if c.err.strip() and any(m in c.err for m in BAD_MARKERS):
@@ -262,6 +267,9 @@ def run_case(case, corpus, shardc, timeout):
     if "--output" not in cmd:
         cmd += ["--output", "_out"]
     r = run(cmd, d, RUN_TIMEOUT, env)
+    for p in runspec.get("must_not_exist", []):
+        if os.path.lexists(os.path.join(d, "_out", p)) or os.path.lexists(os.path.join(d, p)):
+            return ("wrote-outside", "the run created '%s' outside its output folder" % p)
     exe_name = os.path.basename(case["exe"])
     prefixes = [exe_name + ": error: ", case["exe"] + ": error: ", exe + ": error: "]
     if r.rc != 0 or r.timed_out:
@@ -349,7 +357,7 @@ def main():
         else:
             failed += 1
             failures.append((outcome, c, detail))
-    kinds = ["crash", "hang", "accepted-should-refuse", "wrong-answer", "late-error", "bad-error",
+    kinds = ["crash", "hang", "wrote-outside", "accepted-should-refuse", "wrong-answer", "late-error", "bad-error",
              "refused-should-compile", "runner-error"]
     failures.sort(key=lambda x: (kinds.index(x[0]) if x[0] in kinds else 99, x[1]["class"], x[1]["name"]))
     lines = []

@@ -10,7 +10,8 @@ namespace shardc::graph {
 static LogicalResult checkWindowAttrs(Loc loc, int64_t spatial,
                                       ArrayRef<int64_t> strides,
                                       ArrayRef<int64_t> dilations,
-                                      ArrayRef<int64_t> pads) {
+                                      ArrayRef<int64_t> pads,
+                                      bool negativePads = false) {
   if ((int64_t)strides.size() != spatial ||
       (int64_t)dilations.size() != spatial ||
       (int64_t)pads.size() != 2 * spatial)
@@ -26,8 +27,11 @@ static LogicalResult checkWindowAttrs(Loc loc, int64_t spatial,
       return emitOptionalError(loc, "strides ", shapeStr(strides),
                                " and dilations ", shapeStr(dilations),
                                " must be between 1 and 2^31");
+  // ConvTranspose's importer turns output_shape into pads, which may be
+  // negative (extra output); the output size is checked there instead.
   for (int64_t p : pads)
-    if (p < 0 || p > kMaxWindowAttr)
+    if ((p < 0 && !negativePads) || p > kMaxWindowAttr ||
+        p < -kMaxWindowAttr)
       return emitOptionalError(loc, "pads ", shapeStr(pads),
                                " must be between 0 and 2^31");
   return success();
@@ -122,7 +126,8 @@ LogicalResult ConvTransposeOp::inferReturnTypes(MLIRContext *, Loc loc,
     return emitOptionalError(loc, "input ", typeStr(x), " and weight ",
                              typeStr(w), " must have the same rank >= 3");
   if (failed(checkWindowAttrs(loc, spatial, adaptor.getStrides(),
-                              adaptor.getDilations(), adaptor.getPads())))
+                              adaptor.getDilations(), adaptor.getPads(),
+                              /*negativePads=*/true)))
     return failure();
   if ((int64_t)adaptor.getOutputPadding().size() != spatial)
     return emitOptionalError(loc, "expected ", spatial, " output_padding");

@@ -7,6 +7,8 @@
 
 #include "Importer.h"
 
+#include "llvm/ADT/StringExtras.h"
+
 #include <cmath>
 
 using namespace mlir;
@@ -34,6 +36,17 @@ static Window readWindow(NodeContext &c, ArrayRef<int64_t> x,
            std::to_string(spatial) + " spatial dims");
     return w;
   }
+  for (int64_t p : w.pads)
+    if (p < 0) {
+      (void)c.fail("pads [" +
+                   llvm::join(llvm::map_range(w.pads,
+                                              [](int64_t v) {
+                                                return std::to_string(v);
+                                              }),
+                              ", ") +
+                   "] must be between 0 and 2^31");
+      return w;
+    }
   std::string autoPad = c.getString("auto_pad", "NOTSET");
   if (autoPad == "VALID") {
     w.pads.assign(2 * spatial, 0);

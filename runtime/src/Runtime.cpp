@@ -176,7 +176,9 @@ shardc_status decodeProgram(const shardc_program *program, fmt::Plan &plan) {
 }
 
 shardc_status mapWeights(const char *path, Mapping &map) {
-  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused
+  // below as not a regular file).
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0)
     return fail(SHARDC_ERROR_IO, std::string("cannot open weights file '") +
                                      path + "': " + std::strerror(errno));

@@ -719,7 +719,9 @@ bool encodePb(const Tensor &t, std::vector<uint8_t> &out, std::string &error) {
 
 bool readFile(const std::string &path, std::vector<uint8_t> &out,
               std::string &error) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused
+  // below as not a regular file).
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     error = "cannot open '" + path + "': " + std::strerror(errno);
     return false;

@@ -904,7 +904,7 @@ def gen_messages():
     case("bad_precision", cls, "refuse", good, args=["model.onnx", "--precision=fp8", "-o", "model"], names=["fp8"])
     case("bad_cpu", cls, "refuse", good, args=["model.onnx", "--cpu=notacpu", "-o", "model"], names=["notacpu"])
     case("two_models", cls, "refuse", good, args=["model.onnx", "model.onnx", "-o", "model"],
-         names=["model.onnx"])
+         names=["model.onnx", "positional"])
     case("exe_to_stdout", cls, "refuse", good, args=["model.onnx"], names=["-o", "stdout"])
 
 

@@ -3,6 +3,10 @@
 
     run_corpus.py CORPUS_DIR --shardc PATH [--ratchet FILE] [--update]
                   [--jobs 2] [--filter REGEX] [--timeout 60] [--report FILE]
+                  [--results FILE] [--keep] [-v]
+
+Each case runs in a scratch copy of its folder (under $TMPDIR), so a run never
+changes the corpus and can be repeated.
 
 Outcomes of one case:
   error-ok   a non-zero exit whose stderr is exactly one non-empty line that
@@ -32,6 +36,7 @@ import re
 import resource
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -40,7 +45,7 @@ import time
 import numpy as np
 
 COMPILE_TIMEOUT = 60
-RUN_TIMEOUT = 30
+RUN_TIMEOUT = 20
 ORT_TIMEOUT = 120
 MEM_LIMIT = 6 << 30     # address space of every child (shardc, the host compiler, the executable)
 FILE_LIMIT = 1 << 30    # largest file a child may write
@@ -225,9 +230,27 @@ def prepare(steps, d):
             raise ValueError("unknown prepare step %r" % (st,))
 
 
-def run_case(case, corpus, shardc, timeout):
+def copy_case(src, dst):
+    """Copies a case folder keeping symlinks as symlinks and FIFOs as FIFOs (a
+    copy would block on them), so that every run starts from the generated
+    state and the corpus itself is never modified."""
+    os.makedirs(dst)
+    for name in os.listdir(src):
+        s, t = os.path.join(src, name), os.path.join(dst, name)
+        if os.path.islink(s):
+            os.symlink(os.readlink(s), t)
+        elif stat.S_ISFIFO(os.lstat(s).st_mode):
+            os.mkfifo(t)
+        elif os.path.isdir(s):
+            copy_case(s, t)
+        else:
+            shutil.copy2(s, t)
+
+
+def run_case(case, corpus, shardc, timeout, work):
     """(outcome, detail): outcome is error-ok, match-ok, or a failure kind."""
-    d = os.path.join(corpus, case["name"])
+    d = os.path.join(work, case["name"])
+    copy_case(os.path.join(corpus, case["name"]), d)
     env = dict(os.environ, OMP_NUM_THREADS="1", ASAN_OPTIONS="detect_leaks=0")
     expect = case["expect"]
     for pre in case.get("precompile", []):
@@ -314,6 +337,7 @@ def main():
     ap.add_argument("--report", help="also write the failures to this file")
     ap.add_argument("--results", help="write every case's outcome, detail and seconds (JSON) to this file")
     ap.add_argument("-v", "--verbose", action="store_true", help="print every case")
+    ap.add_argument("--keep", action="store_true", help="keep the scratch copies the cases ran in")
     args = ap.parse_args()
     corpus = os.path.abspath(args.corpus)
     shardc = os.path.abspath(args.shardc)
@@ -322,11 +346,12 @@ def main():
     classes = list(manifest["classes"])
     t0 = time.time()
     results = {}
+    work = tempfile.mkdtemp(prefix="shardc-hostile-")
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         def timed(c):
             t = time.time()
             try:
-                r = run_case(c, corpus, shardc, args.timeout)
+                r = run_case(c, corpus, shardc, args.timeout, work)
             except Exception as e:  # noqa: BLE001 - a runner bug must not hide the other cases
                 r = ("runner-error", "%s: %s" % (type(e).__name__, e))
             return r, time.time() - t
@@ -335,6 +360,10 @@ def main():
         for f in concurrent.futures.as_completed(futs):
             c = futs[f]
             results[c["name"]], secs[c["name"]] = f.result()
+    if args.keep:
+        print("scratch copies kept in %s" % work)
+    else:
+        shutil.rmtree(work, ignore_errors=True)
     if args.results:
         with open(args.results, "w") as f:
             json.dump([{"name": c["name"], "class": c["class"], "expect": c["expect"],

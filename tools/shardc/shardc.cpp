@@ -39,6 +39,10 @@
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdio>
+#include <optional>
+#include <unistd.h>
+
 using namespace llvm;
 
 static cl::OptionCategory shardcCat("shardc options");
@@ -143,6 +147,46 @@ static bool splitBinding(const std::string &arg, std::string &name,
   return true;
 }
 
+/// Parses the command line. LLVM's option parsers print some mistakes
+/// straight to stderr, in several lines; they are captured (fd 2 points at a
+/// temporary file meanwhile) and returned as one line, so that every error
+/// reads 'shardc: error: ...'.
+static std::optional<std::string> parseCommandLine(int argc, char **argv,
+                                                   const char *overview) {
+  std::string direct;
+  raw_string_ostream directOs(direct);
+  errs().flush();
+  std::fflush(stderr);
+  int saved = ::dup(2);
+  std::FILE *capture = std::tmpfile();
+  if (saved >= 0 && capture)
+    ::dup2(::fileno(capture), 2);
+  bool ok = cl::ParseCommandLineOptions(argc, argv, overview, &directOs);
+  errs().flush();
+  std::string printed;
+  if (saved >= 0 && capture) {
+    ::dup2(saved, 2);
+    ::close(saved);
+    std::rewind(capture);
+    char buf[4096];
+    for (size_t n; (n = std::fread(buf, 1, sizeof(buf), capture)) > 0;)
+      printed.append(buf, n);
+    std::fclose(capture);
+  }
+  if (ok) {
+    errs() << printed; // warnings, if any
+    return std::nullopt;
+  }
+  StringRef first =
+      StringRef(direct.empty() ? printed : direct).split('\n').first;
+  first = first.split("  Try:").first.trim();
+  // LLVM prefixes the program path.
+  first.consume_front(argv[0]);
+  first.consume_front(sys::path::filename(argv[0]));
+  first.consume_front(":");
+  return first.trim().str() + " (shardc --help lists the options)";
+}
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   mlir::registerAsmPrinterCLOptions();
@@ -152,10 +196,12 @@ int main(int argc, char **argv) {
     os << "shardc " << SHARDC_VERSION << " (MLIR " << LLVM_VERSION_STRING
        << ")\n";
   });
-  cl::ParseCommandLineOptions(
-      argc, argv,
-      "shardc: compile an ONNX model for one or many devices\n\n"
-      "  shardc model.onnx --emit=graph -o model.mlir --input-shape ids=1x128\n");
+  if (std::optional<std::string> err = parseCommandLine(
+          argc, argv,
+          "shardc: compile an ONNX model for one or many devices\n\n"
+          "  shardc model.onnx --emit=graph -o model.mlir --input-shape "
+          "ids=1x128\n"))
+    return fatal(*err);
 
   shardc::ONNXImportOptions options;
   for (const std::string &arg : inputShapes) {
@@ -163,12 +209,19 @@ int main(int argc, char **argv) {
     std::vector<int64_t> dims;
     if (!splitBinding(arg, name, spec) || !shardc::parseShapeSpec(spec, dims))
       return fatal("--input-shape '" + arg + "': expected NAME=DIMS, e.g. ids=1x128");
+    auto prior = options.inputShapes.find(name);
+    if (prior != options.inputShapes.end() && prior->second != dims)
+      return fatal("--input-shape gives '" + name + "' two different shapes");
     options.inputShapes[name] = dims;
   }
   for (const std::string &arg : constInputs) {
     std::string name, file;
     if (!splitBinding(arg, name, file))
       return fatal("--const-input '" + arg + "': expected NAME=FILE");
+    auto prior = options.constInputs.find(name);
+    if (prior != options.constInputs.end() && prior->second != file)
+      return fatal("--const-input binds '" + name + "' twice, to '" +
+                   prior->second + "' and '" + file + "'");
     options.constInputs[name] = file;
   }
 
@@ -222,6 +275,9 @@ int main(int argc, char **argv) {
     sys::path::remove_filename(outDir);
     if (outDir.empty())
       outDir = ".";
+    if (sys::fs::exists(outDir) && !sys::fs::is_directory(outDir))
+      return fatal("-o " + outputFile + ": '" + outDir.str().str() +
+                   "' is not a directory");
     if (!sys::fs::is_directory(outDir))
       return fatal("-o " + outputFile + ": directory '" + outDir.str().str() +
                    "' does not exist");

@@ -67,8 +67,12 @@ static LogicalResult windowShape(Loc loc, RankedTensorType x,
       return emitOptionalError(loc, "kernel shape ", shapeStr(kernel),
                                " must be between 1 and 2^31");
     int64_t in = x.getDimSize(i + 2);
-    int64_t out = windowOutput(in, kernel[i], strides[i], dilations[i],
-                               pads[i], pads[i + spatial], ceilMode);
+    // An empty unpadded input gives an empty output (zero-size tensors are
+    // legal ONNX); only a non-empty one must hold the window.
+    int64_t out = in == 0 && pads[i] == 0 && pads[i + spatial] == 0
+                      ? 0
+                      : windowOutput(in, kernel[i], strides[i], dilations[i],
+                                     pads[i], pads[i + spatial], ceilMode);
     if (out < 0)
       return emitOptionalError(
           loc, "the window along spatial dim ", i, " (kernel ", kernel[i],
@@ -93,6 +97,10 @@ LogicalResult inferConv(Loc loc, Value input, Value weight, Value bias,
   if (failed(checkWindowAttrs(loc, spatial, strides, dilations, pads)))
     return failure();
   int64_t m = w.getDimSize(0);
+  if (x.getDimSize(1) == 0 && m != 0)
+    return emitOptionalError(loc, "input ", typeStr(x),
+                             " has no channels: an empty convolution sum is "
+                             "not supported");
   if (group < 1 || x.getDimSize(1) != w.getDimSize(1) * group || m % group)
     return emitOptionalError(loc, "input channels ", x.getDimSize(1),
                              " do not match weight ", typeStr(w),

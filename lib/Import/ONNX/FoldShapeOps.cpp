@@ -107,7 +107,9 @@ normalizeSlice(ArrayRef<int64_t> dims, ArrayRef<int64_t> starts,
     }
     s[a] = b;
     e[a] = en;
-    st[a] = step;
+    // A step longer than the dim takes one element either way; clamping it
+    // keeps the length arithmetic (-step, en - b + step) from overflowing.
+    st[a] = std::clamp<int64_t>(step, -(dim + 1), dim + 1);
   }
   return std::nullopt;
 }

@@ -104,6 +104,24 @@ Type toMLIRType(MLIRContext *ctx, int32_t dtype) {
   }
 }
 
+int32_t onnxDtypeOf(Type t) {
+  if (t.isF32()) return TensorProto::FLOAT;
+  if (t.isF64()) return TensorProto::DOUBLE;
+  if (t.isF16()) return TensorProto::FLOAT16;
+  if (t.isBF16()) return TensorProto::BFLOAT16;
+  if (t.isInteger(1)) return TensorProto::BOOL;
+  if (auto i = dyn_cast<IntegerType>(t)) {
+    bool u = i.isUnsigned();
+    switch (i.getWidth()) {
+    case 8: return u ? TensorProto::UINT8 : TensorProto::INT8;
+    case 16: return u ? TensorProto::UINT16 : TensorProto::INT16;
+    case 32: return u ? TensorProto::UINT32 : TensorProto::INT32;
+    case 64: return u ? TensorProto::UINT64 : TensorProto::INT64;
+    }
+  }
+  return 0;
+}
+
 int64_t dtypeSize(int32_t dtype) {
   switch (dtype) {
   case TensorProto::BOOL: case TensorProto::INT8: case TensorProto::UINT8:
@@ -435,6 +453,14 @@ static std::optional<std::string> readNpy(const std::string &data,
 
 std::optional<std::string> readTensorFile(const std::string &path,
                                           HostTensor &out) {
+  llvm::sys::fs::file_status st;
+  if (std::error_code ec = llvm::sys::fs::status(path, st))
+    return "cannot open file (" + ec.message() + ")";
+  if (st.type() != llvm::sys::fs::file_type::regular_file)
+    return std::string("is not a regular file");
+  if (st.getSize() > (uint64_t(1) << 32))
+    return "is " + std::to_string(st.getSize()) +
+           " bytes, more than the 4 GiB a compile-time constant may have";
   std::ifstream in(path, std::ios::binary);
   if (!in)
     return std::string("cannot open file");

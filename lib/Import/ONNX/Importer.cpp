@@ -387,6 +387,40 @@ Value GraphImporter::materialize(Entry &e, StringRef name) {
   return e.value;
 }
 
+LogicalResult GraphImporter::checkBoundInput(const onnx::ValueInfoProto &in,
+                                            const HostTensor &t,
+                                            const std::string &file) {
+  auto shapeText = [](ArrayRef<int64_t> dims) {
+    return "[" +
+           llvm::join(llvm::map_range(
+                          dims, [](int64_t d) { return std::to_string(d); }),
+                      ", ") +
+           "]";
+  };
+  std::string what = "--const-input " + in.name() + "=" + file;
+  if (!in.type().has_tensor_type())
+    return success();
+  const auto &tt = in.type().tensor_type();
+  if (tt.elem_type() != 0 && tt.elem_type() != t.dtype)
+    return fail(what + ": the file holds " + dtypeName(t.dtype) +
+                " but the input is declared " + dtypeName(tt.elem_type()));
+  if (!tt.has_shape())
+    return success();
+  bool mismatch = tt.shape().dim_size() != (int)t.dims.size();
+  SmallVector<int64_t> declared;
+  for (int d = 0; d < tt.shape().dim_size(); ++d) {
+    const auto &dim = tt.shape().dim(d);
+    declared.push_back(dim.has_dim_value() ? dim.dim_value() : -1);
+    if (!mismatch && dim.has_dim_value() && dim.dim_value() != t.dims[d])
+      mismatch = true;
+  }
+  if (mismatch)
+    return fail(what + ": the file holds shape " + shapeText(t.dims) +
+                " but the input is declared " + shapeText(declared) +
+                " (-1: any)");
+  return success();
+}
+
 LogicalResult GraphImporter::declareInputs(const onnx::GraphProto &graph,
                                            const ONNXImportOptions &options,
                                            SmallVectorImpl<std::string> &names,
@@ -433,6 +467,8 @@ LogicalResult GraphImporter::declareInputs(const onnx::GraphProto &graph,
       if (auto err = readTensorFile(bound->second, *t))
         return fail("--const-input " + in.name() + "=" + bound->second + ": " +
                     *err);
+      if (failed(checkBoundInput(in, *t, bound->second)))
+        return failure();
       values[in.name()].host = t;
       continue;
     }
@@ -522,10 +558,18 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, int index,
   if (!node.domain().empty() && node.domain() != "ai.onnx")
     return nc.fail("unknown op '" + node.op_type() + "' in domain '" +
                    node.domain() + "'");
-  for (const auto &a : node.attribute())
+  llvm::StringSet<> attrNames;
+  for (const auto &a : node.attribute()) {
+    if (!attrNames.insert(a.name()).second)
+      return nc.fail("attribute '" + a.name() + "' is given twice");
     if (a.type() == onnx::AttributeProto::GRAPH ||
         a.type() == onnx::AttributeProto::GRAPHS)
       return nc.fail("nested graphs (If, Loop, Scan) are not supported");
+  }
+  if (node.op_type() == "Constant" && node.domain().empty() &&
+      node.attribute_size() != 1)
+    return nc.fail("a Constant needs exactly one value attribute, got " +
+                   std::to_string(node.attribute_size()));
   if (node.output_size() == 0)
     return nc.fail("has no outputs");
   if (auto err = checkArity(node, opset))
@@ -546,14 +590,35 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, int index,
       continue;
     }
     Entry *e = lookup(node.input(i));
-    if (!e)
+    if (!e) {
+      auto later = laterProducers.find(node.input(i));
+      if (later != laterProducers.end())
+        return nc.fail("input '" + node.input(i) + "' is produced by " +
+                       later->second +
+                       ", which comes later (nodes must be in topological "
+                       "order; the graph may have a cycle)");
       return nc.fail("input '" + node.input(i) +
                      "' is not produced by any node, initializer or graph "
                      "input");
+    }
     const HostTensor *h = hostOf(*e);
     allKnown &= h != nullptr;
     hostInputs.push_back(h);
   }
+  SmallVector<int32_t> dtypes;
+  for (int i = 0; i < node.input_size(); ++i) {
+    Entry *e = node.input(i).empty() ? nullptr : lookup(node.input(i));
+    int32_t dt = 0;
+    if (e && e->host)
+      dt = e->host->dtype;
+    else if (e && e->initializer)
+      dt = e->initializer->data_type();
+    else if (e && e->value)
+      dt = onnxDtypeOf(cast<ShapedType>(e->value.getType()).getElementType());
+    dtypes.push_back(dt);
+  }
+  if (auto err = checkInputTypes(node, opset, dtypes))
+    return nc.fail(*err);
   if (allKnown) {
     std::vector<HostTensor> outs;
     std::string foldError;
@@ -638,9 +703,17 @@ OwningOpRef<ModuleOp> GraphImporter::run(onnx::ModelProto &model,
     return nullptr;
   }
   int64_t opset = -1;
-  for (const auto &imp : model.opset_import())
-    if (imp.domain().empty() || imp.domain() == "ai.onnx")
-      opset = imp.version();
+  for (const auto &imp : model.opset_import()) {
+    if (!imp.domain().empty() && imp.domain() != "ai.onnx")
+      continue;
+    if (opset >= 0 && opset != imp.version()) {
+      (void)fail("the model imports the ai.onnx opset twice, as " +
+                 std::to_string(opset) + " and " +
+                 std::to_string(imp.version()));
+      return nullptr;
+    }
+    opset = imp.version();
+  }
   if (opset < 0) {
     (void)fail(model.opset_import_size() == 0
                    ? "the model imports no opset (opset_import is empty; "
@@ -659,10 +732,29 @@ OwningOpRef<ModuleOp> GraphImporter::run(onnx::ModelProto &model,
     (void)fail("graph '" + graph.name() + "' is empty (it has no outputs)");
     return nullptr;
   }
+  if (graph.sparse_initializer_size()) {
+    (void)fail("sparse initializer '" + graph.sparse_initializer(0).values().name() +
+               "': sparse tensors are not supported");
+    return nullptr;
+  }
   SmallVector<std::string> inputNames;
   SmallVector<Type> inputTypes;
   if (failed(declareInputs(graph, options, inputNames, inputTypes)))
     return nullptr;
+  // Who defines each name, for the one-writer rule and for messages about
+  // nodes out of order.
+  for (const auto &init : graph.initializer())
+    producers.try_emplace(init.name(), "initializer '" + init.name() + "'");
+  for (const auto &in : graph.input())
+    producers.try_emplace(in.name(), "graph input '" + in.name() + "'");
+  for (int i = graph.node_size() - 1; i >= 0; --i) {
+    const auto &n = graph.node(i);
+    for (const auto &out : n.output())
+      if (!out.empty())
+        laterProducers[out] = n.name().empty()
+                                  ? "node #" + std::to_string(i)
+                                  : "node '" + n.name() + "'";
+  }
 
   OwningOpRef<ModuleOp> module = ModuleOp::create(
       FileLineColLoc::get(builder.getStringAttr(path), 0, 0));
@@ -722,8 +814,19 @@ OwningOpRef<ModuleOp> importONNXModel(MLIRContext &context,
                                       const ONNXImportOptions &options,
                                       std::string &error) {
   context.loadDialect<graph::GraphDialect, func::FuncDialect>();
+  if (path.empty()) {
+    error = "the model path is empty";
+    return nullptr;
+  }
   if (llvm::sys::fs::is_directory(path)) {
     error = onnximport::printable(path) + ": is a directory, not an ONNX model file";
+    return nullptr;
+  }
+  llvm::sys::fs::file_status st;
+  if (!llvm::sys::fs::status(path, st) &&
+      st.type() != llvm::sys::fs::file_type::regular_file) {
+    error = onnximport::printable(path) +
+            ": is not a regular file (a device, FIFO or socket)";
     return nullptr;
   }
   std::ifstream in(path, std::ios::binary);

@@ -197,6 +197,14 @@ bool foldNode(const onnx::NodeProto &node, int64_t opset,
 std::optional<std::string> checkArity(const onnx::NodeProto &node,
                                       int64_t opset);
 
+/// Checks each input's element type (ONNX dtype, 0 = absent) against the
+/// type constraints of the op's schema; only at opsets libonnx knows.
+std::optional<std::string> checkInputTypes(const onnx::NodeProto &node,
+                                           int64_t opset,
+                                           llvm::ArrayRef<int32_t> dtypes);
+/// The ONNX element type of an MLIR one (0 if none).
+int32_t onnxDtypeOf(mlir::Type t);
+
 class GraphImporter {
 public:
   GraphImporter(mlir::MLIRContext &ctx, std::string path, std::string baseDir);
@@ -225,8 +233,17 @@ private:
   /// Refuses a graph output whose declared type contradicts the computed one.
   mlir::LogicalResult checkDeclaredOutput(const onnx::ValueInfoProto &out,
                                           mlir::RankedTensorType type);
-  /// Output name -> "node 'NAME'" (or "node #i") of the node producing it.
+  /// Refuses a --const-input tensor whose dtype or shape contradicts the
+  /// input's declaration.
+  mlir::LogicalResult checkBoundInput(const onnx::ValueInfoProto &in,
+                                      const HostTensor &t,
+                                      const std::string &file);
+  /// Name -> what defines it so far: "node 'NAME'" (or "node #i"),
+  /// "initializer 'w'" or "graph input 'x'".
   llvm::StringMap<std::string> producers;
+  /// Name -> the first node in the graph that writes it (for messages about
+  /// nodes out of topological order).
+  llvm::StringMap<std::string> laterProducers;
   mlir::LogicalResult declareInputs(const onnx::GraphProto &graph,
                                     const ONNXImportOptions &options,
                                     llvm::SmallVectorImpl<std::string> &names,

@@ -13,6 +13,7 @@
 #include "Importer.h"
 
 #include "onnx/defs/schema.h"
+#include "llvm/ADT/StringExtras.h"
 
 namespace shardc::onnximport {
 
@@ -59,6 +60,42 @@ std::optional<std::string> checkArity(const onnx::NodeProto &node,
   if (exact && nOut > schema->max_output())
     return "has " + plural(nOut, "output") + ", but " + op +
            " produces at most " + std::to_string(schema->max_output());
+  return std::nullopt;
+}
+
+std::optional<std::string> checkInputTypes(const onnx::NodeProto &node,
+                                           int64_t opset,
+                                           llvm::ArrayRef<int32_t> dtypes) {
+  using onnx::OpSchema;
+  const auto &ranges = onnx::OpSchemaRegistry::DomainToVersionRange::Instance()
+                           .Map();
+  auto range = ranges.find(onnx::ONNX_DOMAIN);
+  int known = range == ranges.end() ? 0 : range->second.second;
+  // Types grow across opsets (bfloat16, int4, ...): only an exact schema may
+  // refuse one.
+  if (opset > known)
+    return std::nullopt;
+  const OpSchema *schema =
+      onnx::OpSchemaRegistry::Schema(node.op_type(), (int)opset,
+                                     onnx::ONNX_DOMAIN);
+  if (!schema || schema->inputs().empty())
+    return std::nullopt;
+  const auto &formals = schema->inputs();
+  for (size_t i = 0; i < dtypes.size(); ++i) {
+    if (dtypes[i] == 0)
+      continue; // absent or unknown
+    const auto &f = formals[std::min(i, formals.size() - 1)];
+    std::string name = onnx::TensorProto::DataType_Name(
+        (onnx::TensorProto::DataType)dtypes[i]);
+    std::string type = "tensor(" + llvm::StringRef(name).lower() + ")";
+    bool allowed = false;
+    for (const std::string *t : f.GetTypes())
+      allowed |= *t == type;
+    if (!allowed)
+      return "input " + std::to_string(i) + " ('" + node.input(i) + "') is " +
+             name + ", which " + node.op_type() + " does not take (" +
+             f.GetName() + ": " + f.GetTypeStr() + ")";
+  }
   return std::nullopt;
 }
 

@@ -161,3 +161,46 @@ save(model("gather_out_of_range", [const("idx", np.array([1, 7], np.int64)),
                                    helper.make_node("Gather", ["x", "idx"], ["y"], name="gather")],
            [vi("x", [4, 2])], [vi("y", None)]))
 np.save(os.path.join(out, "x.npy"), np.zeros((2,), np.float32))
+m = model("float_shape_opset18", [const("shape", np.array([4.0], np.float32)),
+                                   helper.make_node("Reshape", ["x", "shape"], ["y"], name="reshape")],
+          [vi("x", [2, 2])], [vi("y", [4])], opset=18)
+save(m)
+save(model("add_bool", [helper.make_node("Add", ["x", "x"], ["y"], name="add")],
+           [vi("x", [2], TensorProto.BOOL)], [vi("y", [2], TensorProto.BOOL)]))
+n = helper.make_node("Softmax", ["x"], ["y"], name="sm", axis=1)
+n.attribute.extend([helper.make_attribute("axis", 0)])
+save(model("attr_twice", [n], [vi("x", [2, 2])], [vi("y", [2, 2])]))
+n = helper.make_node("Constant", [], ["c"], name="c", value_float=1.0, value_int=2)
+save(model("constant_two_values", [n, helper.make_node("Add", ["x", "c"], ["y"], name="add")],
+           [vi("x", [2])], [vi("y", [2])]))
+save(model("overwrite_input", [helper.make_node("Relu", ["x"], ["x"], name="relu")],
+           [vi("x", [2])], [vi("x", [2])]))
+save(model("overwrite_initializer", [helper.make_node("Relu", ["x"], ["w"], name="relu"),
+                                     helper.make_node("Add", ["x", "w"], ["y"], name="add")],
+           [vi("x", [2])], [vi("y", [2])], [w]))
+m = model("opset_twice", [helper.make_node("Relu", ["x"], ["y"], name="relu")],
+          [vi("x", [2])], [vi("y", [2])])
+m.opset_import.extend([helper.make_opsetid("", 13)])
+m.opset_import[0].version, m.opset_import[1].version = 13, 17
+save(m)
+save(model("cycle", [helper.make_node("Add", ["x", "b"], ["a"], name="n1"),
+                     helper.make_node("Relu", ["a"], ["b"], name="n2"),
+                     helper.make_node("Relu", ["a"], ["y"], name="n3")],
+           [vi("x", [2])], [vi("y", [2])]))
+m = model("sparse", [helper.make_node("Add", ["x", "kv"], ["y"], name="add")],
+          [vi("x", [4])], [vi("y", [4])])
+sp = helper.make_sparse_tensor(numpy_helper.from_array(np.array([1.0], np.float32), "kv"),
+                               numpy_helper.from_array(np.array([2], np.int64), "kv_idx"), [4])
+m.graph.sparse_initializer.extend([sp])
+save(m)
+save(model("reshape_input", [helper.make_node("Reshape", ["x", "s"], ["y"], name="reshape")],
+           [vi("x", [2, 2]), vi("s", [2], TensorProto.INT64)], [vi("y", None)]))
+np.save(os.path.join(out, "s_float.npy"), np.array([4.0, 1.0], np.float32))
+np.save(os.path.join(out, "s_long.npy"), np.array([4, 1, 1], np.int64))
+save(model("slice_min_step", [const("st", np.array([-1], np.int64)), const("en", np.array([-2**63], np.int64)),
+                              const("ax", np.array([0], np.int64)), const("sp", np.array([-2**63], np.int64)),
+                              helper.make_node("Slice", ["x", "st", "en", "ax", "sp"], ["y"], name="slice")],
+           [vi("x", [4, 3])], [vi("y", None)]))
+wz = numpy_helper.from_array(np.ones((4, 0, 3, 3), np.float32), "w")
+save(model("conv_no_channels", [helper.make_node("Conv", ["x", "w"], ["y"], name="conv")],
+           [vi("x", [1, 0, 8, 8])], [vi("y", None)], [wz]))

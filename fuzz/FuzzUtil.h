@@ -32,12 +32,18 @@ namespace shardc::fuzz {
     }                                                                          \
   } while (0)
 
-/// A folder of this process's own under $TMPDIR (or /tmp), created on first
-/// use and removed with its content at exit.
+/// A folder of this process's own, created on first use and removed with
+/// its content at exit: under $SHARDC_FUZZ_TMPDIR, else /dev/shm (a file
+/// write per input there costs microseconds; on this machine's /tmp it cost
+/// 2 ms and cut the .npy target from 44,000 to 460 exec/s), else $TMPDIR or
+/// /tmp.
 inline const std::string &privateDir() {
   static std::string dir = [] {
-    const char *tmp = std::getenv("TMPDIR");
-    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") +
+    const char *base = std::getenv("SHARDC_FUZZ_TMPDIR");
+    if (!base || !*base)
+      base = ::access("/dev/shm", W_OK | X_OK) == 0 ? "/dev/shm"
+                                                      : std::getenv("TMPDIR");
+    std::string pattern = std::string(base && *base ? base : "/tmp") +
                           "/shardc-fuzz-XXXXXX";
     if (!::mkdtemp(pattern.data())) {
       std::perror("shardc-fuzz: mkdtemp");

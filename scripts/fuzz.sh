@@ -3,6 +3,9 @@
 #
 #   scripts/fuzz.sh TARGET SECONDS [libFuzzer flags...]
 #   scripts/fuzz.sh all SECONDS             each target SECONDS in turn
+#   scripts/fuzz.sh --keep-going TARGET SECONDS
+#                                           libFuzzer -fork=1: a crash is
+#                                           saved and fuzzing goes on
 #   scripts/fuzz.sh --build                 only build the fuzzers
 #   scripts/fuzz.sh --make-corpus           regenerate fuzz/corpus/ (below)
 #
@@ -64,24 +67,32 @@ run_target() {
   echo "fuzz.sh: $t for ${secs} s (log $log)"
   local rc=0
   "$bin" -max_total_time="$secs" -print_final_stats=1 -timeout=10 \
-    -rss_limit_mb=2048 -artifact_prefix="$crashes/" "$@" \
+    -rss_limit_mb=2048 -artifact_prefix="$crashes/" $keep_going "$@" \
     "$work" "fuzz/corpus/$t" >"$log" 2>&1 || rc=$?
   local runs rate
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+  if [ -n "$keep_going" ]; then # -fork: "#RUNS: cov: ... exec/s: N ..."
+    runs=$(sed -n 's/^#\([0-9]*\): cov:.*/\1/p' "$log" | tail -1)
+    rate=$(( ${runs:-0} / (secs > 0 ? secs : 1) ))
+  fi
   printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "$secs" \
     "${runs:-0}" "${rate:-0}" "$rc" >>"$ASAN_DIR/fuzz-stats.tsv"
   local found
   found=$(comm -13 <(echo "$before") <(ls "$crashes"))
   if [ "$rc" -ne 0 ] || [ -n "$found" ]; then
-    echo "fuzz.sh: CRASH in $t (exit $rc) after ${runs:-?} runs" >&2
-    grep -E '^(==[0-9]+==ERROR|SUMMARY|FUZZ_CHECK|.*runtime error:|==[0-9]+== ERROR: libFuzzer)' \
-      "$log" | head -5 | sed 's/^/  /' >&2
-    grep -E '^ *#[0-9]+ ' "$log" | head -8 | sed 's/^/  /' >&2
+    echo "fuzz.sh: CRASH in $t (exit $rc) after ${runs:-?} runs;" \
+      "$(echo "$found" | grep -c .) new input(s) in $crashes/" >&2
+    [ -n "$found" ] || tail -20 "$log" | sed 's/^/  /' >&2
     for f in $found; do
       echo "  input:     $crashes/$f ($(stat -c %s "$crashes/$f") bytes)" >&2
+      # Its report, reproduced: what went wrong and the first frames.
+      "$bin" -rss_limit_mb=2048 -timeout=10 "$crashes/$f" 2>&1 |
+        grep -E '^(==[0-9]+==ERROR|SUMMARY|FUZZ_CHECK|.*runtime error:|==[0-9]+== ERROR: libFuzzer)| +#[0-5] ' |
+        head -9 | cut -c1-200 | sed 's/^/    /' >&2 || true
       echo "  reproduce: $bin $crashes/$f" >&2
-      echo "  minimize:  $bin -minimize_crash=1 -runs=10000 $crashes/$f" >&2
+      echo "  minimize:  $bin -minimize_crash=1 -max_total_time=60" \
+        "-exact_artifact_path=min.input $crashes/$f" >&2
     done
     echo "  full log:  $log" >&2
     return 1
@@ -91,6 +102,11 @@ run_target() {
   echo "fuzz.sh: $t: ${runs:-0} runs, ${rate:-0} exec/s, corpus ${corp:-?}, no crash"
 }
 
+keep_going=
+if [ "${1:-}" = --keep-going ]; then
+  keep_going="-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1"
+  shift
+fi
 [ $# -ge 1 ] || usage
 case $1 in
 --build) build_fuzzers; exit 0 ;;

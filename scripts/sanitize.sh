@@ -4,7 +4,7 @@
 # the sanitizers:
 #   - the runtime gtests (build-asan/runtime/shardc-runtime-tests),
 #   - the lit tests of the importer (test/Import/ONNX: errors, hostile,
-#     import), the runtime CLI (test/Runtime), the CPU driver tests
+#     import), the runtime CLI (test/Runtime/cli.test), the CPU driver tests
 #     (test/Driver but cuda.test) and the model tests (test/Models).
 # Executables that the sanitized shardc builds during the tests are
 # sanitized too: they link build-asan's sanitized runtime, so the host
@@ -19,10 +19,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source fuzz/asan-build.sh
 
-filter=${1:-'Import/ONNX/|Runtime/|Driver/(executable|fusion-report|precision)|Models/'}
+filter=${1:-'Import/ONNX/|Runtime/cli|Driver/(executable|fusion-report|precision)|Models/'}
 start=$SECONDS
 
-asan_build shardc shardc-opt shardc_rt shardc_main shardc-runtime-tests \
+asan_build shardc shardc-opt shardc-nvrtc shardc_rt shardc_main shardc-runtime-tests \
   shardc-fake-model shardc-fake-weights
 built=$SECONDS
 echo "sanitize.sh: build-asan up to date after $((built - start)) s"

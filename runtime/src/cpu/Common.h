@@ -98,6 +98,30 @@ inline int64_t normAxis(int64_t axis, int64_t rank) {
 // Parallelize a loop only when it has enough work to pay for the threads.
 constexpr int64_t kParallelGrain = 1 << 14;
 
+// NaN semantics (docs/design.md, "NaN and infinities"): maxima propagate
+// NaN as ONNX's Max and IEEE 754-2019 maximum do (numpy's np.max,
+// PyTorch's amax / max_pool2d). The accumulator stays NaN once it is; a
+// NaN v wins. For integers `v != v` is false and folds away. Both forms
+// compile to compares and a blend, so the loops using them still vectorize.
+template <class A> inline A maxNaN(A acc, A v) {
+  return (v > acc || v != v) ? v : acc;
+}
+template <class A> inline A minNaN(A acc, A v) {
+  return (v < acc || v != v) ? v : acc;
+}
+// ReLU in place over n elements of a float dtype, NaN kept (max(v, 0) with
+// maxNaN). oneDNN's eltwise_relu post-op is not IEEE: its JIT form
+// (vmaxps(v, 0)) turns NaN into 0, its reference form (v > 0 ? v : v * 0)
+// turns -Inf into NaN, so convolution and GEMM epilogues apply ReLU with
+// this after the primitive, on the output it has just written.
+void reluInPlace(void *y, int32_t dtype, int64_t n);
+
+// Whether v replaces best as the maximum when the position matters (ArgMax,
+// MaxPool's indices): greater, or the first NaN (numpy's argmax).
+template <class A> inline bool beatsMaxNaN(A best, A v) {
+  return v > best || (v != v && best == best);
+}
+
 // Dispatch helpers: call f(T{}) with the element type of `dtype`; return
 // false when the dtype is not in the family.
 template <class F> bool dispatchFloat(int32_t dtype, F &&f) {

@@ -178,6 +178,11 @@ struct DnnlHandle : shardc::rt::Handle {
   bool empty = false;  // y has no elements: no primitive, nothing to run
   int binaryArg = 0, residualArg = 0;
   const char *what = "";
+  // ReLU epilogue: applied after the primitive (reluInPlace), not as a
+  // post-op, whose NaN and -Inf handling is not IEEE.
+  bool reluAfter = false;
+  int32_t dstType = 0;
+  int64_t dstElems = 0;
 
   void run(const void *s, const void *w, const void *b, const void *r,
            void *d) {
@@ -204,6 +209,8 @@ struct DnnlHandle : shardc::rt::Handle {
       }
       prim.execute(cpuStream(), args);
       cpuStream().wait();
+      if (reluAfter)
+        reluInPlace(d, dstType, dstElems);
     } catch (const dnnl::error &e) {
       sc_fail("oneDNN %s: %s", what, e.what());
     } catch (const std::exception &e) {
@@ -257,6 +264,9 @@ struct ConvHandle : shardc::rt::Handle {
   bool checkedReadOnly = false;
   const char *what = "";
   bool empty = false; // y has no elements: no primitive, nothing to run
+  bool reluAfter = false; // as DnnlHandle's
+  int32_t dstType = 0;
+  int64_t dstElems = 0;
 
   void run(const void *s, const void *w, const void *b, const void *r,
            void *d) {
@@ -300,6 +310,8 @@ struct ConvHandle : shardc::rt::Handle {
       if (reorderDst)
         execute(dstOut, strm, dstOutArgs);
       strm.wait();
+      if (reluAfter)
+        reluInPlace(d, dstType, dstElems);
     } catch (const dnnl::error &e) {
       keptWeights = nullptr;
       sc_fail("oneDNN %s: %s", what, e.what());
@@ -411,6 +423,12 @@ extern "C" void *sc_dnnl_matmul_create(const sc_desc *a, const sc_desc *b,
     auto h = std::make_unique<DnnlHandle>();
     h->what = "matmul";
     h->hasBias = bias != nullptr;
+    if (epilogue == SC_EPILOGUE_RELU) { // see reluAfter
+      act = dnnl::algorithm::undef;
+      h->reluAfter = true;
+      h->dstType = y->dtype;
+      h->dstElems = elementsOf(y);
+    }
     h->hasResidual = residual != nullptr;
     // With alpha != 1 the bias goes in as a binary post-op after the scaled
     // product, so that alpha does not scale it.
@@ -584,6 +602,12 @@ sc_dnnl_conv_create(const sc_desc *x, const sc_desc *w, const sc_desc *bias,
     h->what = what;
     h->hasBias = bias != nullptr;
     h->hasResidual = residual != nullptr;
+    if (epilogue == SC_EPILOGUE_RELU) { // see DnnlHandle::reluAfter
+      act = dnnl::algorithm::undef;
+      h->reluAfter = true;
+      h->dstType = y->dtype;
+      h->dstElems = elementsOf(y);
+    }
     // oneDNN picks the weights layout, and the src and dst ones but for a
     // pointwise convolution (1x1 kernel, stride 1, no padding, one group)
     // on plain operands: on the plain layout that one is a GEMM, which

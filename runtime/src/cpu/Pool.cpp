@@ -133,7 +133,7 @@ void poolImpl(const sc_desc *x, const T *xp, const sc_desc *y, T *yp,
         off += lists[d][pos[d]] * rstride[d];
       Acc v = load(plane[off * sp]);
       if (isMax) {
-        if (!found || v > best) {
+        if (!found || beatsMaxNaN(best, v)) {
           best = v;
           found = true;
           if (indices) {
@@ -202,8 +202,8 @@ void pool2d(const sc_desc *x, const T *xp, const sc_desc *y, T *yp,
   // Max pooling into float or double without indices: the columns whose
   // windows are full and evenly strided ([interiorA, interiorB)) run with
   // the output column innermost, a branch-free max the compiler
-  // vectorizes. The (row, column) visiting order and the strict `>` are the
-  // scalar loop's, so the results are identical (NaN included).
+  // vectorizes. The (row, column) visiting order and the NaN-propagating
+  // maximum are the scalar loop's, so the results are identical.
   int64_t interiorA = 0, interiorB = 0, sw = 0;
   if constexpr (std::is_same_v<T, Acc>) {
     int64_t full = 0;
@@ -244,8 +244,7 @@ void pool2d(const sc_desc *x, const T *xp, const sc_desc *y, T *yp,
                   o[ow] = src[(ow - a) * sw];
               } else {
                 for (int64_t ow = a; ow < b; ++ow) {
-                  const T v = src[(ow - a) * sw];
-                  o[ow] = v > o[ow] ? v : o[ow];
+                  o[ow] = maxNaN(o[ow], src[(ow - a) * sw]);
                 }
               }
             }
@@ -267,7 +266,7 @@ void pool2d(const sc_desc *x, const T *xp, const sc_desc *y, T *yp,
             for (int64_t j = 0; j < wn; ++j) {
               const int64_t iw = w0 + j * dw;
               Acc v = load(row[iw]);
-              if (!found || v > best) {
+              if (!found || beatsMaxNaN(best, v)) {
                 best = v;
                 found = true;
                 bestIdx = ih * ihStride + iw * iwStride;
@@ -333,15 +332,14 @@ inline void poolPixel(const T *__restrict image, int64_t W, int64_t C,
       const T *__restrict second = wn > 1 ? at(0, 1) : at(1, 0);
       for (int64_t c = 0; c < C; ++c) {
         const Acc u = load(first[c]), v = load(second[c]);
-        b[c] = v > u ? v : u;
+        b[c] = maxNaN(u, v);
       }
       for (int64_t i = 0; i < hn; ++i)
         for (int64_t j = i == 0 ? (wn > 1 ? 2 : 1) : (i == 1 && wn == 1);
              j < wn; ++j) {
           const T *__restrict src = at(i, j);
           for (int64_t c = 0; c < C; ++c) {
-            const Acc v = load(src[c]);
-            b[c] = v > b[c] ? v : b[c];
+            b[c] = maxNaN(b[c], load(src[c]));
           }
         }
     }
@@ -371,8 +369,8 @@ inline void poolPixel(const T *__restrict image, int64_t W, int64_t C,
 // 2-D channels-last fast path (no indices). x and y are the logical [N, C,
 // H, W] shapes; memory holds [N, H, W, C]. Each output pixel's channels are
 // computed together, the window visited in the NCHW paths' order (rows
-// outer, columns inner) with the channels innermost: max takes the first
-// value then keeps the strict `>` winner (NaN included, as pool2d), average
+// outer, columns inner) with the channels innermost: max propagates NaN
+// (maxNaN, as pool2d), average
 // sums in double and divides once. So every channel gets exactly what the
 // NCHW paths give on the transposed tensor.
 template <class T>

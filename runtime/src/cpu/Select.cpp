@@ -24,12 +24,13 @@ void topkImpl(const T *x, T *values, int64_t *indices, int64_t outer, int64_t n,
     Acc v;
     int64_t i;
   };
-  // Strict weak order: NaN after every number (as numpy's argsort puts it
-  // last), then by value, ties by the lower index.
+  // Strict weak order: NaN above every number, as ArgMax and ReduceMax see
+  // it (first with `largest`, last without: PyTorch's topk), then by value,
+  // ties by the lower index. ONNX Runtime 1.31 orders NaN inconsistently.
   auto before = [largest](const Item &a, const Item &b) {
     bool an = isNaN(a.v), bn = isNaN(b.v);
     if (an || bn)
-      return an && bn ? a.i < b.i : bn;
+      return an && bn ? a.i < b.i : (largest ? an : bn);
     if (a.v != b.v)
       return largest ? a.v > b.v : a.v < b.v;
     return a.i < b.i;

@@ -3,8 +3,8 @@
 // One thread per output element. The window is walked in the CPU kernel's
 // order (row-major over the kernel positions, last dim fastest), skipping
 // the positions outside the input, so max pooling keeps the same element on
-// ties (the first) and on NaN (a NaN first in the window wins, later ones
-// are ignored); the average sums in double in the same order. A position
+// ties (the first) and on NaN (NaN propagates: the first NaN of the
+// window wins, as numpy's argmax); the average sums in double in the same order. A position
 // counts for count_include_pad when it lies inside the padded input (so
 // ceil_mode windows that run past the end padding do not count the excess).
 #pragma once
@@ -78,7 +78,8 @@ sc_pool(const typename sc_elem<E>::S *__restrict__ x,
         continue;
       const A v = sc_elem<E>::load(plane[off]);
       if (MAX) {
-        if (!found || v > best) {
+        // NaN propagates (the first NaN's index), as the CPU kernel.
+        if (!found || v > best || (sc_isnan(v) && !sc_isnan(best))) {
           best = v;
           found = true;
           bestIdx = io;

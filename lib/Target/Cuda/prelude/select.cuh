@@ -100,14 +100,14 @@ sc_arg_max_block(const typename sc_elem<E>::S *__restrict__ x,
 
 // ---- top k -----------------------------------------------------------------
 
-// The CPU kernel's order: NaN after every number (for largest too, as
-// numpy's argsort puts it last), then by value, ties by the lower index.
+// The CPU kernel's order: NaN above every number (first with LARGEST,
+// last without, as ArgMax sees it), then by value, ties by the lower index.
 template <bool LARGEST, class A>
 static __device__ __forceinline__ bool sc_topk_before(A av, int64_t ai, A bv,
                                                       int64_t bi) {
   const bool an = sc_isnan(av), bn = sc_isnan(bv);
   if (an || bn)
-    return an && bn ? ai < bi : bn;
+    return an && bn ? ai < bi : (LARGEST ? an : bn);
   if (av != bv)
     return LARGEST ? av > bv : av < bv;
   return ai < bi;

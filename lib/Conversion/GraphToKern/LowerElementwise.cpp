@@ -127,10 +127,26 @@ void shardc::kern::addElementwiseLowerings(LoweringTable &t) {
     return s.b.create<arith::XOrIOp>(s.loc, x, s.constant(e, 1));
   });
   unary<graph::ClipOp>(t, [](graph::ClipOp op, Scalar &s, Type e, Value x) {
-    if (auto lo = op.getMin())
-      x = s.max(e, x, s.constant(e, lo->convertToDouble()));
-    if (auto hi = op.getMax())
-      x = s.min(e, x, s.constant(e, hi->convertToDouble()));
+    // A missing bound is the type's lowest / largest finite value (ONNX's
+    // default, and ONNX Runtime's: Clip(+Inf, min=0) is FLT_MAX). The
+    // bounds are NaN-propagating maxima (a NaN x stays NaN).
+    std::optional<double> lo, hi;
+    if (auto v = op.getMin())
+      lo = v->convertToDouble();
+    if (auto v = op.getMax())
+      hi = v->convertToDouble();
+    if (auto ft = dyn_cast<FloatType>(e)) {
+      double largest =
+          llvm::APFloat::getLargest(ft.getFloatSemantics()).convertToDouble();
+      if (!lo)
+        lo = -largest;
+      if (!hi)
+        hi = largest;
+    }
+    if (lo)
+      x = s.max(e, x, s.constant(e, *lo));
+    if (hi)
+      x = s.min(e, x, s.constant(e, *hi));
     return x;
   });
   addLowering<graph::IdentityOp>(t, [](graph::IdentityOp op, KernLowering &l) {

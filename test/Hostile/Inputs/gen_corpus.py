@@ -1221,9 +1221,208 @@ def gen_exe_weights():
     w("weights_flag_missing_file", [], args=["--weights", "nope.weights"], names=["nope.weights"])
 
 
+
+# --- more cases, filed under the classes above -----------------------------------
+def gen_more():
+    # ext-data: loops, odd spellings, many tensors in one file (fd leaks), sharing
+    ext_case("ext_symlink_loop", [("location", "a.bin")],
+             setup=lambda d: (os.symlink("b.bin", os.path.join(d, "model/a.bin")),
+                              os.symlink("a.bin", os.path.join(d, "model/b.bin"))))
+    ext_case("ext_location_trailing_slash", [("location", "w.bin/")])
+    ext_case("ext_location_newline", [("location", "w\n.bin")])
+    ext_case("ext_location_dot_slash_legit", [("location", "./w.bin")], expect="match")
+    n = 1100
+    big = f32(n, 4)
+    tensors = []
+    for i in range(n):
+        tensors.append(ext_tensor("e%d" % i, [4], [("location", "many.bin"), ("offset", str(16 * i)), ("length", "16")]))
+    m = model([node("Concat", ["e%d" % i for i in range(n)], ["c"], axis=0), node("Add", ["x", "c"], ["y"])],
+              [vi("x", [n * 4])], [vi("y", [n * 4])], tensors)
+    case("ext_1100_tensors_one_file", "ext-data", "match", m, model_path="model/model.onnx",
+         inputs={"x": f32(n * 4)}, files={"model/many.bin": big.tobytes()},
+         args=["model/model.onnx", "-o", "model/model"], exe="model/model")
+    m = model([node("Add", ["x", "W"], ["t"]), node("Mul", ["t", "W2"], ["y"])], [vi("x", [4, 4])], [vi("y", [4, 4])],
+              [ext_tensor("W", [4, 4], [("location", "w.bin")]), ext_tensor("W2", [4, 4], [("location", "w.bin")])])
+    case("ext_two_tensors_share_a_file", "ext-data", "match", m, model_path="model/model.onnx",
+         inputs={"x": f32(4, 4)}, files={"model/w.bin": WDATA.tobytes()},
+         args=["model/model.onnx", "-o", "model/model"], exe="model/model")
+
+    # nan-inf through fused patterns (GELU, LayerNorm, attention, epilogues)
+    cls = "nan-inf"
+    X = SPECIAL.reshape(2, 8)
+    X4 = SPECIAL.reshape(1, 1, 4, 4)
+    sq2 = init("sq2", np.array(np.sqrt(2.0), np.float32))
+    case("naninf_gelu_pattern", cls, "match",
+         model([node("Div", ["x", "sq2"], ["d"]), node("Erf", ["d"], ["e"]), node("Add", ["e", "one"], ["a"]),
+                node("Mul", ["x", "a"], ["m"]), node("Mul", ["m", "half"], ["y"])], [vi("x", [2, 8])], [vi("y", [2, 8])],
+               [sq2, init("one", np.array(1, np.float32)), init("half", np.array(0.5, np.float32))]), inputs={"x": X})
+    case("naninf_layernorm_pattern", cls, "match",
+         model([node("ReduceMean", ["x"], ["mu"], axes=[-1]), node("Sub", ["x", "mu"], ["dx"]),
+                node("Pow", ["dx", "two"], ["sq"]), node("ReduceMean", ["sq"], ["var"], axes=[-1]),
+                node("Add", ["var", "eps"], ["ve"]), node("Sqrt", ["ve"], ["sd"]), node("Div", ["dx", "sd"], ["n"]),
+                node("Mul", ["n", "g"], ["ng"]), node("Add", ["ng", "bb"], ["y"])], [vi("x", [2, 8])], [vi("y", [2, 8])],
+               [init("two", np.array(2, np.float32)), init("eps", np.array(1e-5, np.float32)), init("g", f32(8)),
+                init("bb", f32(8))]), inputs={"x": X})
+    mask = np.triu(np.full((4, 4), -INF, np.float32), 1)
+    mask[0, :] = -INF  # a fully masked row: softmax of all -inf is NaN
+    case("naninf_attention_fully_masked_row", cls, "match",
+         model([node("Transpose", ["x"], ["kt"], perm=[0, 2, 1]), node("MatMul", ["x", "kt"], ["s"]),
+                node("Mul", ["s", "sc"], ["ss"]), node("Add", ["ss", "mask"], ["sm"]),
+                node("Softmax", ["sm"], ["p"], axis=-1), node("MatMul", ["p", "x"], ["y"])],
+               [vi("x", [1, 4, 8])], [vi("y", [1, 4, 8])],
+               [init("sc", np.array(0.35, np.float32)), init("mask", mask)]), inputs={"x": f32(1, 4, 8)})
+    case("naninf_conv_relu_fused", cls, "match",
+         model([node("Conv", ["x", "W", "b"], ["c"]), node("Relu", ["c"], ["y"])], [vi("x", [1, 1, 4, 4])],
+               [vi("y", [1, 2, 3, 3])], [init("W", f32(2, 1, 2, 2)), init("b", f32(2))]), inputs={"x": X4})
+    Wm = RNG.uniform(-1, 1, (8, 3)).astype(np.float32)
+    case("naninf_matmul_bias_relu_fused", cls, "match",
+         model([node("MatMul", ["x", "W"], ["m"]), node("Add", ["m", "b"], ["a"]), node("Relu", ["a"], ["y"])],
+               [vi("x", [2, 8])], [vi("y", [2, 3])], [init("W", Wm), init("b", f32(3))]), inputs={"x": X})
+    case("naninf_batchnorm", cls, "match",
+         model([node("BatchNormalization", ["x", "g", "b", "mu", "var"], ["y"])], [vi("x", [1, 2, 2, 4])],
+               [vi("y", [1, 2, 2, 4])], [init("g", f32(2)), init("b", f32(2)), init("mu", f32(2)),
+                                         init("var", np.array([0.5, 2.0], np.float32))]),
+         inputs={"x": SPECIAL.reshape(1, 2, 2, 4)})
+    L = np.array([[1e30, 1e30, -1e30, 0], [88, 89, 90, 100], [-1e30, -1e30, -1e30, -1e30], [3.4e38, 3.4e38, 0, 0]],
+                 np.float32)
+    for op in ("Softmax", "LogSoftmax"):
+        case("naninf_%s_large_finite" % op.lower(), cls, "match",
+             model([node(op, ["x"], ["y"], axis=-1)], [vi("x", [4, 4])], [vi("y", [4, 4])]), inputs={"x": L})
+    case("naninf_clip_min_gt_max", cls, "match",
+         model([node("Clip", ["x", "lo", "hi"], ["y"])], [vi("x", [2, 8])], [vi("y", [2, 8])],
+               [init("lo", np.array(1, np.float32)), init("hi", np.array(-1, np.float32))]), inputs={"x": X})
+    case("naninf_transpose_concat_gather", cls, "match",
+         model([node("Transpose", ["x"], ["t"], perm=[1, 0]), node("Concat", ["t", "t"], ["c"], axis=1),
+                node("Gather", ["c", "i"], ["y"], axis=0)], [vi("x", [2, 8])], [vi("y", [3, 4])],
+               [init("i", np.array([0, 7, -1], np.int64))]), inputs={"x": X})
+    case("naninf_quantize_saturates_inf", "nan-inf", "refuse-or-match",
+         model([node("QuantizeLinear", ["x", "s", "z"], ["y"])], [vi("x", [2, 8])], [vi("y", [2, 8], TensorProto.UINT8)],
+               [init("s", np.array(0.1, np.float32)), init("z", np.array(128, np.uint8))]),
+         inputs={"x": np.where(np.isnan(X), 0, X).astype(np.float32)})
+    case("naninf_quantize_nan", "nan-inf", "refuse-or-run",
+         model([node("QuantizeLinear", ["x", "s", "z"], ["y"])], [vi("x", [2, 8])], [vi("y", [2, 8], TensorProto.UINT8)],
+               [init("s", np.array(0.1, np.float32)), init("z", np.array(128, np.uint8))]), inputs={"x": X})
+
+    # int-fold: float Range with NaN / Inf / zero step, quantize scale 0, Trilu k extremes
+    for nm, (a, b, c) in {"range_float_nan_limit": (0.0, NAN, 1.0), "range_float_inf_limit": (0.0, INF, 1.0),
+                          "range_float_zero_step": (0.0, 5.0, 0.0), "range_float_tiny_step": (0.0, 1e10, 1e-10)}.items():
+        case(nm, "int-fold", "refuse",
+             model([node("Range", ["s", "l", "d"], ["r"], name="range"), node("ReduceSum", ["r"], ["rs"], keepdims=1),
+                    node("Add", ["x", "rs"], ["y"])], [vi("x", [1])], [vi("y", [1])],
+                   [init("s", np.array(a, np.float32)), init("l", np.array(b, np.float32)),
+                    init("d", np.array(c, np.float32))]))
+    case("quantize_scale_zero_folded", "int-fold", "refuse-or-match",
+         model([node("QuantizeLinear", ["c", "s", "z"], ["q"]), node("Cast", ["q"], ["qf"], to=F),
+                node("Add", ["x", "qf"], ["y"])], [vi("x", [3])], [vi("y", [3])],
+               [init("c", np.array([1.0, -1.0, 0.0], np.float32)), init("s", np.array(0.0, np.float32)),
+                init("z", np.array(0, np.uint8))]),
+         inputs={"x": np.zeros(3, np.float32)}, expected={"y": np.array([255, 0, 0], np.float32)})
+    for nm, k, up in [("trilu_k_int64_min_upper", INT64_MIN, 1), ("trilu_k_int64_max_upper", INT64_MAX, 1),
+                      ("trilu_k_int64_min_lower", INT64_MIN, 0), ("trilu_k_int64_max_lower", INT64_MAX, 0)]:
+        case(nm, "int-fold", "refuse-or-match",
+             model([node("Trilu", ["x", "k"], ["y"], upper=up)], [vi("x", [3, 4])], [vi("y", [3, 4])],
+                   [init("k", np.array(k, np.int64))]), inputs={"x": f32(3, 4)})
+
+    # dim-overflow: broadcast products, Resize scales, Pad, axes
+    cls = "dim-overflow"
+    case("broadcast_chain_2p60", cls, "refuse",
+         model([node("Add", ["a", "b"], ["ab"]), node("Add", ["ab", "c"], ["y"])],
+               [vi("a", [2 ** 20, 1, 1]), vi("b", [1, 2 ** 20, 1]), vi("c", [1, 1, 2 ** 20])], [vi("y", None)]))
+    R = [vi("x", [1, 1, 3, 3])]
+    for nm, sc, exp in [("resize_scales_nan", [1, 1, NAN, 2], "refuse"), ("resize_scales_inf", [1, 1, INF, 2], "refuse"),
+                        ("resize_scales_negative", [1, 1, -2, 2], "refuse"), ("resize_scales_1e10", [1, 1, 1e10, 1e10], "refuse"),
+                        ("resize_scales_zero", [1, 1, 0, 2], "refuse")]:
+        case(nm, cls, exp, model([node("Resize", ["x", "", "sc"], ["y"], mode="nearest")], R, [vi("y", None)],
+                                 [init("sc", np.array(sc, np.float32))]),
+             inputs={"x": f32(1, 1, 3, 3)} if exp != "refuse" else None)
+    for nm, attrs, sc in [("resize_nearest_ceil_asymmetric_up", {"nearest_mode": "ceil",
+                                                                 "coordinate_transformation_mode": "asymmetric"}, 2.5),
+                          ("resize_nearest_ceil_half_pixel_down", {"nearest_mode": "ceil"}, 0.6),
+                          ("resize_linear_align_corners_up", {"mode": "linear",
+                                                              "coordinate_transformation_mode": "align_corners"}, 1.7),
+                          ("resize_cubic_half_pixel_up", {"mode": "cubic"}, 2.3)]:
+        attrs.setdefault("mode", "nearest")
+        case(nm, cls, "refuse-or-match",
+             model([node("Resize", ["x", "", "sc"], ["y"], **attrs)], R, [vi("y", None)],
+                   [init("sc", np.array([1, 1, sc, sc], np.float32))]), inputs={"x": f32(1, 1, 3, 3)})
+    case("resize_align_corners_to_1x1", cls, "refuse-or-match",
+         model([node("Resize", ["x", "", "", "sz"], ["y"], mode="linear", coordinate_transformation_mode="align_corners")],
+               R, [vi("y", None)], [init("sz", np.array([1, 1, 1, 1], np.int64))]), inputs={"x": f32(1, 1, 3, 3)})
+    P = [vi("x", [2, 3])]
+    case("pad_negative_beyond_dim", cls, "refuse",
+         model([node("Pad", ["x", "p"], ["y"])], P, [vi("y", None)], [init("p", np.array([0, -5, 0, 0], np.int64))]))
+    case("pad_reflect_wider_than_input", cls, "refuse",
+         model([node("Pad", ["x", "p"], ["y"], mode="reflect")], P, [vi("y", None)],
+               [init("p", np.array([0, 5, 0, 5], np.int64))]))
+    case("pad_reflect_exact_ok", cls, "match",
+         model([node("Pad", ["x", "p"], ["y"], mode="reflect")], P, [vi("y", None)],
+               [init("p", np.array([1, 2, 1, 2], np.int64))]), inputs={"x": f32(2, 3)})
+    # ONNX Runtime refuses it too; the shapes are static, so the refusal belongs to compile time
+    case("pad_edge_of_empty", cls, "refuse",
+         model([node("Pad", ["x", "p"], ["y"], mode="edge")], [vi("x", [0, 3])], [vi("y", None)],
+               [init("p", np.array([1, 0, 1, 0], np.int64))]), inputs={"x": np.zeros((0, 3), np.float32)})
+    ax = lambda v: init("ax", np.array(v, np.int64))  # noqa: E731
+    for nm, op, ins, inits, at in [
+            ("unsqueeze_duplicate_axes", "Unsqueeze", ["x", "ax"], [ax([0, 0])], {}),
+            ("unsqueeze_axis_out_of_range", "Unsqueeze", ["x", "ax"], [ax([7])], {}),
+            ("squeeze_non_unit_dim", "Squeeze", ["x", "ax"], [ax([1])], {}),
+            ("reducesum_axis_out_of_range", "ReduceSum", ["x", "ax"], [ax([9])], {}),
+            ("cumsum_axis_out_of_range", "CumSum", ["x", "axs"], [init("axs", np.array(5, np.int64))], {}),
+            ("gather_axis_minus_100", "Gather", ["x", "i"], [init("i", np.array([0], np.int64))], {"axis": -100}),
+            ("topk_k_negative", "TopK", ["x", "k"], [init("k", np.array([-1], np.int64))], {}),
+            ("argmax_axis_out_of_range", "ArgMax", ["x"], [], {"axis": 4})]:
+        outs = ["y", "yi"] if op == "TopK" else ["y"]
+        case(nm, cls, "refuse", model([node(op, ins, outs, **at)], P, [vi(o, None) for o in outs], inits))
+    case("reducesum_duplicate_axes", cls, "refuse-or-match",
+         model([node("ReduceSum", ["x", "ax"], ["y"])], P, [vi("y", None)], [ax([1, 1])]), inputs={"x": f32(2, 3)})
+    case("convtranspose_output_padding_ge_stride", cls, "refuse",
+         model([node("ConvTranspose", ["x", "W"], ["y"], strides=[2, 2], output_padding=[2, 2])],
+               [vi("x", [1, 1, 3, 3])], [vi("y", None)], [init("W", f32(1, 1, 3, 3))]))
+    case("convtranspose_strides_2p31", cls, "refuse",
+         model([node("ConvTranspose", ["x", "W"], ["y"], strides=[2 ** 31, 2 ** 31])],
+               [vi("x", [1, 1, 3, 3])], [vi("y", None)], [init("W", f32(1, 1, 3, 3))]))
+    for r in (64, 1000):
+        case("input_rank_%d" % r, cls, "refuse-or-match",
+             model([node("Relu", ["x"], ["t"]), node("Neg", ["t"], ["y"])], [vi("x", [1] * (r - 2) + [2, 3])],
+                   [vi("y", [1] * (r - 2) + [2, 3])]),
+             inputs={"x": f32(*([1] * (r - 2) + [2, 3]))} if r <= 32 else None)
+        if r > 32:  # numpy cannot hold rank > 64 arrays: the executable's run is skipped, a compile is enough
+            CASES[-1]["expect"] = "refuse-or-run"
+
+    # messages: control characters and absurd lengths in file names, strings, op types
+    cls = "messages"
+    badmm = model([node("MatMul", ["x", "W"], ["y"], name="mm")], [vi("x", [2, 3])], [vi("y", None)], [init("W", f32(4, 2))])
+    case("model_path_with_newline", cls, "refuse", badmm, model_path="evil\nname.onnx", names=["evil"])
+    case("model_path_too_long", cls, "refuse", None, args=["a" * 5000 + ".onnx", "-o", "model"], names=["aaaa"])
+    case("o_path_too_long", cls, "refuse", relu_model(), args=["model.onnx", "-o", "b" * 5000], names=["bbbb"])
+    case("o_path_newline_missing_dir", cls, "refuse", relu_model(), args=["model.onnx", "-o", "no\ndir/model"],
+         names=["no"])
+    m = model([node("Reshape", ["x", "s"], ["y"])], [vi("x", [2, 3]), vi("s", [2], I64)], [vi("y", None)])
+    case("const_input_path_newline_missing", cls, "refuse", m,
+         args=["model.onnx", "-o", "model", "--const-input", "s=bad\nfile.npy"], names=["bad"])
+    case("attribute_string_newline", cls, "refuse",
+         model([node("Resize", ["x", "", "sc"], ["y"], mode="near\nest")], [vi("x", [1, 1, 2, 2])], [vi("y", None)],
+               [init("sc", np.array([1, 1, 2, 2], np.float32))]))
+    m = relu_model()
+    m.graph.node[0].op_type = "Frob\nnicate"
+    case("op_type_newline", cls, "refuse", m)
+    m = relu_model()
+    m.graph.node[0].domain = "com.evil\nx"
+    case("domain_newline", cls, "refuse", m)
+    case("node_name_1mb", cls, "refuse",
+         model([node("MatMul", ["x", "W"], ["y"], name="n" * (1 << 20))], [vi("x", [2, 3])], [vi("y", None)],
+               [init("W", f32(4, 2))]))
+    # exe-inputs: an input whose name has a newline, fed the wrong dtype
+    m = model([node("Relu", ["a\nb"], ["y"])], [vi("a\nb", [2, 3])], [vi("y", [2, 3])])
+    d = case("exe_input_name_newline_wrong_dtype", "exe-inputs", "run-refuse", m,
+             run={"args": ["--input", "a\nb=bad.npy"], "names": ["bad.npy", "a"]})
+    if d:
+        np.save(os.path.join(d, "bad.npy"), np.zeros((2, 3), np.float64))
+
+
 GENERATORS = [gen_ext, gen_int_fold, gen_arity, gen_zero_size, lambda: gen_scale(False), gen_nan_inf,
               gen_conv_kernel, gen_invalid, gen_dim_overflow, gen_messages, gen_protobuf, gen_attributes,
-              gen_types, gen_cli, gen_exe_inputs, gen_exe_weights]
+              gen_types, gen_cli, gen_exe_inputs, gen_exe_weights, gen_more]
 for g in GENERATORS:
     g()
 if ARGS.big:

@@ -163,6 +163,7 @@ spec = json.loads(sys.argv[1])
 so = ort.SessionOptions()
 so.log_severity_level = 3
 so.intra_op_num_threads = 1
+so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL  # the ops as ONNX defines them, unfused
 s = ort.InferenceSession(spec["model"], so, providers=["CPUExecutionProvider"])
 feeds = {k: np.load(v) for k, v in spec["inputs"].items()}
 outs = s.run(None, feeds)
@@ -341,6 +342,9 @@ def main():
     args = ap.parse_args()
     corpus = os.path.abspath(args.corpus)
     shardc = os.path.abspath(args.shardc)
+    if not (os.path.isfile(shardc) and os.access(shardc, os.X_OK)):
+        print("error: %s is not an executable (is it being rebuilt?)" % shardc)
+        return 2
     manifest = json.load(open(os.path.join(corpus, "manifest.json")))
     cases = [c for c in manifest["cases"] if not args.filter or re.search(args.filter, c["name"])]
     classes = list(manifest["classes"])
@@ -418,7 +422,11 @@ def main():
                 status = 1
             else:
                 print("ratchet: %s passes %d (recorded minimum %d)" % (k, p, want))
-        if args.update:
+        runner_errors = sum(1 for o, _, _ in failures if o == "runner-error")
+        if args.update and runner_errors:
+            print("ratchet: NOT updated: %d cases could not be run (runner-error)" % runner_errors)
+            status = 1
+        elif args.update:
             with open(args.ratchet, "w") as f:
                 json.dump({k: pn[0] for k, pn in per_class.items() if pn[1]}, f, indent=2, sort_keys=True)
                 f.write("\n")

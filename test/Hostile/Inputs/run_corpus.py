@@ -409,6 +409,7 @@ def main():
         if n:
             print("class %-14s %3d/%-3d passed" % (k, p, n))
     status = 0
+    regressions = []
     if args.ratchet:
         recorded = {}
         if os.path.exists(args.ratchet):
@@ -418,7 +419,8 @@ def main():
                 continue
             want = recorded.get(k, 0)
             if p < want:
-                print("RATCHET: %s passes %d cases, fewer than the recorded %d" % (k, p, want))
+                regressions.append("RATCHET: %s passes %d cases, fewer than the recorded %d" % (k, p, want))
+                print(regressions[-1])
                 status = 1
             else:
                 print("ratchet: %s passes %d (recorded minimum %d)" % (k, p, want))
@@ -436,6 +438,8 @@ def main():
         status = 1
     print("time: %.0fs with %d workers" % (time.time() - t0, args.jobs))
     print("%d passed, %d failed" % (passed, failed))
+    if status:  # stdout usually goes to FileCheck; lit shows a failing command's stderr
+        sys.stderr.write("\n".join(lines + regressions + ["%d passed, %d failed" % (passed, failed)]) + "\n")
     return status
 
 

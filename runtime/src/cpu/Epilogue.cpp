@@ -11,22 +11,52 @@
 //===----------------------------------------------------------------------===//
 #include "Common.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace shardc::rt::cpu {
 
 namespace {
 
-template <class T> void reluFloat(T *y, int64_t n) {
-#pragma omp parallel for simd if (n >= (1 << 18))
+// One contiguous run; cloned for AVX-512 and AVX2 (the runtime is built
+// for the baseline ISA), where the compare-and-blend is a few instructions
+// per vector.
+template <class T> inline __attribute__((always_inline)) void
+reluRun(T *__restrict y, int64_t n) {
+#pragma omp simd
   for (int64_t i = 0; i < n; ++i)
     y[i] = maxNaN(y[i], T(0));
+}
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3",
+                             "default"))) void
+reluRunF32(float *y, int64_t n) {
+  reluRun(y, n);
+}
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3",
+                             "default"))) void
+reluRunF64(double *y, int64_t n) {
+  reluRun(y, n);
+}
+void reluChunk(float *y, int64_t n) { reluRunF32(y, n); }
+void reluChunk(double *y, int64_t n) { reluRunF64(y, n); }
+
+// Large outputs are split over the threads (no OpenMP region for small
+// ones: a region costs more than the pass).
+template <class T> void reluFloat(T *y, int64_t n) {
+  const int64_t chunk = 1 << 16;
+  if (n <= 4 * chunk) {
+    reluChunk(y, n);
+    return;
+  }
+#pragma omp parallel for schedule(static)
+  for (int64_t c = 0; c < (n + chunk - 1) / chunk; ++c)
+    reluChunk(y + c * chunk, std::min(chunk, n - c * chunk));
 }
 
 // f16 / bf16 on their bits: a negative number (sign set, not NaN) becomes
 // +0. `nanAbove`: the largest |bits| that is not NaN (the infinity).
 void reluBits(uint16_t *y, int64_t n, uint16_t nanAbove) {
-#pragma omp parallel for simd if (n >= (1 << 18))
+#pragma omp simd
   for (int64_t i = 0; i < n; ++i) {
     uint16_t b = y[i];
     bool negative = (b & 0x8000) && (b & 0x7fff) <= nanAbove;

@@ -31,6 +31,7 @@
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Timer.h"
@@ -133,7 +134,15 @@ static cl::opt<bool> noCanonicalize("no-canonicalize",
                                     cl::init(false), cl::cat(shardcCat));
 
 static int fatal(const std::string &msg) {
-  errs() << "shardc: error: " << msg << "\n";
+  // One line, whatever the paths and names in it hold.
+  std::string line;
+  for (unsigned char c : msg) {
+    if (c < 0x20 || c == 0x7f)
+      line += formatv("\\x{0:x-2}", (unsigned)c).str();
+    else
+      line += (char)c;
+  }
+  errs() << "shardc: error: " << line << "\n";
   return 1;
 }
 
@@ -464,6 +473,8 @@ int main(int argc, char **argv) {
     } else if (std::error_code ec =
                    sys::fs::createUniqueDirectory("shardc", dir)) {
       return fatal("cannot create a temporary directory: " + ec.message());
+    } else {
+      shardc::removeDirectoryOnSignal(dir.str().str()); // Toolchain.h
     }
     if (program.cuda) {
       if (StringRef(dir).find_first_of("\"\\\n") != StringRef::npos)

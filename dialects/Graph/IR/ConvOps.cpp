@@ -146,10 +146,13 @@ LogicalResult ConvTransposeOp::inferReturnTypes(MLIRContext *, Loc loc,
   SmallVector<int64_t> shape{x.getDimSize(0), m};
   for (int64_t i = 0; i < spatial; ++i) {
     int64_t k = w.getDimSize(i + 2), outPad = adaptor.getOutputPadding()[i];
-    if (outPad < 0 || outPad > (int64_t(1) << 31))
+    if (outPad < 0 ||
+        (outPad >= adaptor.getStrides()[i] &&
+         outPad >= adaptor.getDilations()[i]))
       return emitOptionalError(loc, "output_padding ",
                                shapeStr(adaptor.getOutputPadding()),
-                               " must be between 0 and 2^31");
+                               " must be non-negative and smaller than the "
+                               "stride or the dilation");
     int64_t out = adaptor.getStrides()[i] * (x.getDimSize(i + 2) - 1) +
                   outPad + (k - 1) * adaptor.getDilations()[i] + 1 -
                   adaptor.getPads()[i] - adaptor.getPads()[i + spatial];
@@ -250,9 +253,23 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor adaptor,
                                " must be one element of the input type");
   SmallVector<int64_t> shape;
   for (int64_t d = 0; d < rank; ++d) {
-    int64_t n = x.getDimSize(d) + pads[d] + pads[d + rank];
+    int64_t in = x.getDimSize(d), lo = pads[d], hi = pads[d + rank];
+    if (std::abs(lo) > (int64_t(1) << 40) || std::abs(hi) > (int64_t(1) << 40))
+      return emitOptionalError(loc, "pads ", shapeStr(pads),
+                               " must be within 2^40");
+    int64_t n = in + lo + hi;
     if (n < 0)
       return emitOptionalError(loc, "pads crop dim ", d, " below zero");
+    // What ONNX Runtime refuses: padding an empty dim from its own values,
+    // and reflecting further than the dim reaches.
+    if ((mode == "edge" || mode == "reflect" || mode == "wrap") && in == 0 &&
+        (lo > 0 || hi > 0))
+      return emitOptionalError(loc, mode, " padding of dim ", d,
+                               ", which is empty");
+    if (mode == "reflect" && (lo >= in || hi >= in) && (lo > 0 || hi > 0))
+      return emitOptionalError(loc, "reflect pads ", lo, " and ", hi,
+                               " of dim ", d, " must be smaller than its size ",
+                               in);
     shape.push_back(n);
   }
   types.push_back(x.clone(shape));

@@ -185,6 +185,10 @@ static LogicalResult importResize(NodeContext &c) {
     if ((size_t)sc->numel() != axes.size())
       return c.fail("scales must have one entry per resized axis");
     for (size_t i = 0; i < axes.size(); ++i) {
+      if (!(sc->f(i) > 0) || !std::isfinite(sc->f(i)))
+        return c.fail("scale " + std::to_string(sc->f(i)) + " (element " +
+                      std::to_string(i) +
+                      " of the scales) must be positive and finite");
       scales[axes[i]] = (float)sc->f(i);
       sizes[axes[i]] =
           (int64_t)std::floor(x.getDimSize(axes[i]) * (double)scales[axes[i]]);

@@ -173,7 +173,14 @@ static LogicalResult importTrilu(NodeContext &c) {
     auto v = c.scalar(1, "k");
     if (!v)
       return failure();
-    k = (int64_t)*v;
+    // Any diagonal past the matrix keeps all or nothing; clamping keeps the
+    // kernel's index arithmetic (i + k) from overflowing.
+    auto x = c.type(0);
+    int64_t bound = 1;
+    if (x.getRank() >= 2)
+      bound += x.getDimSize(x.getRank() - 1) + x.getDimSize(x.getRank() - 2);
+    k = HostTensor::saturate(*v);
+    k = std::clamp<int64_t>(k, -bound, bound);
   }
   c.create("trilu", {c.in(0)},
            {c.boolean("upper", c.getInt("upper", 1)), c.i64("k", k)});

@@ -207,6 +207,32 @@ TEST(DnnlMatmul, Residual) {
                  SC_EPILOGUE_NONE, true});
 }
 
+// The ReLU epilogue is IEEE: NaN stays NaN, -Inf becomes 0 (oneDNN's own
+// post-op gives 0 and NaN), for a GEMM and a convolution.
+TEST(DnnlMatmul, ReluNaNInf) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  for (int64_t n : {8, 64}) {
+    sc_desc a = mk(1, {4, n}), b = mk(1, {n, n}), y = mk(1, {4, n});
+    std::vector<float> av(4 * n, 1.0f), bv(n * n, 0.5f), yv(4 * n);
+    av[0] = nan;       // row 0: NaN
+    av[n] = -inf;      // row 1: -Inf
+    av[2 * n] = inf;   // row 2: +Inf
+    av[3 * n] = -1e3f; // row 3: negative
+    void *h = sc_dnnl_matmul_create(&a, &b, nullptr, nullptr, &y, 0, 0, 1, 0,
+                                    SC_EPILOGUE_RELU);
+    ASSERT_NE(h, nullptr);
+    sc_dnnl_matmul_run(h, av.data(), bv.data(), nullptr, nullptr, yv.data());
+    sc_handle_free(h);
+    for (int64_t j = 0; j < n; ++j) {
+      EXPECT_TRUE(std::isnan(yv[j])) << n << " " << j;
+      EXPECT_EQ(yv[n + j], 0.0f) << n << " " << j;
+      EXPECT_EQ(yv[2 * n + j], inf) << n << " " << j;
+      EXPECT_EQ(yv[3 * n + j], 0.0f) << n << " " << j;
+    }
+  }
+}
+
 TEST(DnnlMatmul, EpilogueErrors) {
   sc_desc a = mk(1, {2, 3}), b = mk(1, {3, 4}), y = mk(1, {2, 4});
   sc_desc other = mk(1, {1, 4});
@@ -734,6 +760,63 @@ TEST(Kernels, MaxPoolIndices) {
   sc_pool(&x, xv, &y, yv, ix, 0, k, s, d, p, 0, 1, 0); // column-major
   EXPECT_EQ(std::vector<int64_t>(ix, ix + 6),
             std::vector<int64_t>({3, 7, 5, 7, 5, 8}));
+}
+
+// NaN propagates through MaxPool wherever it sits in the window, on the
+// generic, NCHW fast (vectorized interior) and channels-last paths; the
+// index is the first NaN's (numpy's argmax).
+TEST(Kernels, MaxPoolNaN) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  // 1x1x2x8, kernel 1x2 stride 2: windows (nan, 1) (1, nan) (-inf, -inf)
+  // (inf, nan).
+  sc_desc x = mk(1, {1, 1, 2, 8}), y = mk(1, {1, 1, 2, 4});
+  float xv[16] = {nan, 1, 1, nan, -inf, -inf, inf, nan,
+                  2,   3, 5, 4,   nan,  nan,  -1,  -2};
+  int64_t k[2] = {1, 2}, s[2] = {1, 2}, d[2] = {1, 1}, p[4] = {0, 0, 0, 0};
+  float yv[8];
+  int64_t ix[8];
+  auto check = [&](const float *got) {
+    EXPECT_TRUE(std::isnan(got[0]));
+    EXPECT_TRUE(std::isnan(got[1]));
+    EXPECT_EQ(got[2], -inf);
+    EXPECT_TRUE(std::isnan(got[3]));
+    EXPECT_EQ(got[4], 3);
+    EXPECT_EQ(got[5], 5);
+    EXPECT_TRUE(std::isnan(got[6]));
+    EXPECT_EQ(got[7], -1);
+  };
+  sc_pool(&x, xv, &y, yv, nullptr, 0, k, s, d, p, 0, 0, 0);
+  check(yv);
+  sc_pool(&x, xv, &y, yv, ix, 0, k, s, d, p, 0, 0, 0);
+  check(yv);
+  EXPECT_EQ(std::vector<int64_t>(ix, ix + 8),
+            std::vector<int64_t>({0, 3, 4, 7, 9, 10, 12, 14}));
+  // Channels-last with one channel: the same bytes.
+  sc_desc xl = mk(1, {1, 2, 8, 1}), yl = mk(1, {1, 2, 4, 1});
+  sc_pool(&xl, xv, &yl, yv, nullptr, 0, k, s, d, p, 0, 0, 1);
+  check(yv);
+  // Rank 3 (the generic path).
+  sc_desc x1 = mk(1, {2, 1, 8}), y1 = mk(1, {2, 1, 4});
+  int64_t k1[1] = {2}, s1[1] = {2}, d1[1] = {1}, p1[2] = {0, 0};
+  sc_pool(&x1, xv, &y1, yv, nullptr, 0, k1, s1, d1, p1, 0, 0, 0);
+  check(yv);
+}
+
+TEST(Kernels, TopKNaN) {
+  // NaN above every number: first with largest, last without.
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  sc_desc x = mk(1, {1, 5});
+  float xv[5] = {1, nan, 3, nan, -1};
+  float v[5];
+  int64_t ix[5];
+  sc_topk(&x, xv, v, ix, 1, 3, 1, 1);
+  EXPECT_EQ(std::vector<int64_t>(ix, ix + 3), std::vector<int64_t>({1, 3, 2}));
+  EXPECT_TRUE(std::isnan(v[0]) && std::isnan(v[1]));
+  EXPECT_EQ(v[2], 3);
+  sc_topk(&x, xv, v, ix, 1, 5, 0, 1);
+  EXPECT_EQ(std::vector<int64_t>(ix, ix + 5),
+            std::vector<int64_t>({4, 0, 2, 1, 3}));
 }
 
 TEST(Kernels, AveragePoolPads) {

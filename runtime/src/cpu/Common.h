@@ -98,7 +98,7 @@ inline int64_t normAxis(int64_t axis, int64_t rank) {
 // Parallelize a loop only when it has enough work to pay for the threads.
 constexpr int64_t kParallelGrain = 1 << 14;
 
-// NaN semantics (docs/design.md, "NaN and infinities"): maxima propagate
+// NaN semantics (test/Driver/nan-inf.test checks them): maxima propagate
 // NaN as ONNX's Max and IEEE 754-2019 maximum do (numpy's np.max,
 // PyTorch's amax / max_pool2d). The accumulator stays NaN once it is; a
 // NaN v wins. For integers `v != v` is false and folds away. Both forms

@@ -16,14 +16,36 @@ infinities exactly (sign included), finite values within 1e-4 relative
 and, for each output where ONNX Runtime is not IEEE-consistent and shardc
 follows ONNX/IEEE instead (see REFERENCE), a line saying where ORT differs.
 
+What ONNX Runtime 1.31 (CPU) does, found by running it, and what shardc
+does (the same unless said):
+
+- Relu, LeakyRelu, HardSigmoid, Sigmoid, Tanh, Erf, Abs, Neg, Sqrt, Exp,
+  Log, Reciprocal: IEEE (NaN in, NaN out; Relu(-Inf) = 0, Sigmoid(-Inf) =
+  0, Sqrt(-1) = NaN, Log(0) = -Inf); HardSwish(-Inf) = -Inf * 0 = NaN.
+  Sign, Floor, Ceil, Round keep +-Inf and NaN (shardc does not import them).
+- Max / Min (variadic): NaN in either operand gives NaN (shardc: the
+  NaN-propagating maximum / minimum behind Relu, Clip and the reductions;
+  the ops themselves are not imported).
+- Clip: NaN stays NaN; a missing bound is the type's lowest / largest
+  finite value, so Clip(+Inf, min=0) = 3.4028235e+38 (ONNX's default).
+- Equal, Less, Greater (and Not of them): IEEE, false against NaN.
+- Softmax / LogSoftmax: a row with NaN or +Inf is all NaN, a row of -Inf
+  only is NaN; -Inf entries give 0 (-Inf). LayerNormalization: a row with
+  any NaN or Inf is all NaN.
+- ReduceSum / ReduceMean / AveragePool / GlobalAveragePool: IEEE sums.
+- Fused epilogues: oneDNN's eltwise_relu post-op maps NaN to 0 (JIT) or
+  -Inf to NaN (reference); shardc applies ReLU after the primitive.
+
 Where ORT 1.31 is inconsistent (its answer depends on where the NaN sits)
-the reference is numpy's (NaN propagates; the first NaN is the maximum):
+the reference is numpy's / PyTorch's (NaN propagates; the first NaN is the
+maximum), which is what shardc does:
 
 - ReduceMax: NaN propagates only when it is the first element of the
   reduced run ([nan, 1] -> nan but [1, nan] -> 1);
 - ArgMax: likewise, NaN wins only in the first position;
 - MaxPool: NaN wins only in the last position of the window;
-- TopK: NaN is neither ordered first nor last.
+- TopK: NaN is neither ordered first nor last (shardc: NaN above every
+  number, first with largest=1, last with largest=0, as torch.topk).
 """
 import os
 import subprocess

@@ -8,6 +8,9 @@
 #                                           saved and fuzzing goes on
 #   scripts/fuzz.sh --build                 only build the fuzzers
 #   scripts/fuzz.sh --make-corpus           regenerate fuzz/corpus/ (below)
+#   scripts/fuzz.sh --update-corpus         add to fuzz/corpus/ what the runs
+#                                           found (build-asan/fuzz-work/) and
+#                                           adds coverage
 #
 # TARGET: onnx, plan, weights, npy, pb (fuzz/CMakeLists.txt says what each
 # one drives). The fuzzers live in build-asan/fuzz/ (clang-19, ASan+UBSan;
@@ -36,6 +39,21 @@ build_fuzzers() {
     shardc-fuzz-npy shardc-fuzz-pb
 }
 
+# merge_corpus TARGET DIR...: fuzz/corpus/TARGET becomes the inputs of itself
+# and DIRs that add coverage (libFuzzer -merge=1).
+merge_corpus() {
+  local t=$1 tmp
+  shift
+  tmp=$(mktemp -d)
+  local new="fuzz/corpus/$t"
+  mkdir -p "$new" && cp -a "$new/." "$tmp/" && rm -rf "$new" && mkdir -p "$new"
+  "$ASAN_DIR/fuzz/shardc-fuzz-$t" -merge=1 -rss_limit_mb=2048 -timeout=10 \
+    "$new" "$tmp" "$@" >"$tmp.log" 2>&1 ||
+    { tail -30 "$tmp.log" >&2; echo "fuzz.sh: merge of $t failed" >&2; }
+  rm -rf "$tmp" "$tmp.log"
+  echo "fuzz.sh: corpus $t: $(ls "$new" | wc -l) inputs, $(du -sb "$new" | cut -f1) bytes"
+}
+
 make_corpus() {
   build_fuzzers
   local raw
@@ -43,16 +61,18 @@ make_corpus() {
   /usr/bin/python3 fuzz/make_seeds.py "$raw" \
     --shardc "${SHARDC_SEED_COMPILER:-build/tools/shardc/shardc}"
   for t in "${TARGETS[@]}"; do
-    local old="$raw/old-$t" new="fuzz/corpus/$t"
-    mkdir -p "$new" "$old" "$raw/$t"
-    cp -a "$new/." "$old/" 2>/dev/null || true
-    rm -rf "$new" && mkdir -p "$new"
-    "$ASAN_DIR/fuzz/shardc-fuzz-$t" -merge=1 -rss_limit_mb=2048 -timeout=10 \
-      "$new" "$old" "$raw/$t" >"$raw/merge-$t.log" 2>&1 ||
-      { tail -30 "$raw/merge-$t.log" >&2; echo "fuzz.sh: merge of $t failed" >&2; }
-    echo "fuzz.sh: corpus $t: $(ls "$new" | wc -l) inputs, $(du -sk "$new" | cut -f1) KiB"
+    mkdir -p "$raw/$t"
+    merge_corpus "$t" "$raw/$t"
   done
   rm -rf "$raw"
+}
+
+update_corpus() {
+  build_fuzzers
+  for t in "${TARGETS[@]}"; do
+    mkdir -p "$ASAN_DIR/fuzz-work/$t"
+    merge_corpus "$t" "$ASAN_DIR/fuzz-work/$t"
+  done
 }
 
 run_target() {
@@ -98,7 +118,7 @@ run_target() {
     return 1
   fi
   local corp
-  corp=$(grep -o 'corp: [0-9]*/[0-9a-zA-Z]*' "$log" | tail -1 | cut -d' ' -f2)
+  corp=$(grep -oE 'corp: [0-9]+(/[0-9a-zA-Z]+)?' "$log" | tail -1 | cut -d' ' -f2)
   echo "fuzz.sh: $t: ${runs:-0} runs, ${rate:-0} exec/s, corpus ${corp:-?}, no crash"
 }
 
@@ -111,6 +131,7 @@ fi
 case $1 in
 --build) build_fuzzers; exit 0 ;;
 --make-corpus) make_corpus; exit 0 ;;
+--update-corpus) update_corpus; exit 0 ;;
 -h | --help) usage ;;
 esac
 [ $# -ge 2 ] || usage

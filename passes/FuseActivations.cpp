@@ -144,8 +144,10 @@ struct FuseGelu : OpRewritePattern<graph::MulOp> {
       // Try each factor as x, each other one as 0.5.
       for (int xi = 0; xi < 3; ++xi)
         for (int hi = 0; hi < 3; ++hi) {
+          if (hi == xi)
+            continue; // before indexing: f[3 - xi - hi] needs xi != hi
           Value x = f[xi], half = f[hi], phi = f[3 - xi - hi];
-          if (hi == xi || x.getType() != t || !isConstant(half, 0.5))
+          if (x.getType() != t || !isConstant(half, 0.5))
             continue;
           if (std::optional<StringRef> approx = phiOf(phi, x)) {
             rewriter.replaceOpWithNewOp<graph::GeluOp>(root, x, *approx);

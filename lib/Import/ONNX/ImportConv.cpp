@@ -36,6 +36,11 @@ static Window readWindow(NodeContext &c, ArrayRef<int64_t> x,
            std::to_string(spatial) + " spatial dims");
     return w;
   }
+  for (size_t i = 0; i < w.strides.size(); ++i)
+    if (w.strides[i] < 1 || w.dilations[i] < 1) {
+      (void)c.fail("strides and dilations must be >= 1");
+      return w;
+    }
   for (int64_t p : w.pads)
     if (p < 0) {
       (void)c.fail("pads [" +

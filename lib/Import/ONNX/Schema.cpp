@@ -30,8 +30,25 @@ std::optional<std::string> checkArity(const onnx::NodeProto &node,
   int known = range == ranges.end() ? 0 : range->second.second;
   const OpSchema *schema = onnx::OpSchemaRegistry::Schema(
       node.op_type(), (int)std::min<int64_t>(opset, known), onnx::ONNX_DOMAIN);
-  if (!schema)
+  if (!schema) {
+    // An op that exists in a later opset than the model's is not an op of
+    // the model's opset (handlers assume the schema's inputs).
+    if (const OpSchema *later = onnx::OpSchemaRegistry::Schema(
+            node.op_type(), known, onnx::ONNX_DOMAIN)) {
+      int since = later->since_version();
+      for (int v = since - 1; v >= 1; --v) {
+        const OpSchema *s = onnx::OpSchemaRegistry::Schema(node.op_type(), v,
+                                                           onnx::ONNX_DOMAIN);
+        if (!s)
+          break;
+        since = s->since_version();
+        v = since;
+      }
+      return node.op_type() + " is not in opset " + std::to_string(opset) +
+             " (it first appears in opset " + std::to_string(since) + ")";
+    }
     return std::nullopt; // an op the importer judges by itself
+  }
   const std::string &op = node.op_type();
   int nIn = node.input_size(), nOut = node.output_size();
   // Trailing empty names are absent optional inputs.

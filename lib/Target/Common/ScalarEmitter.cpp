@@ -177,6 +177,26 @@ private:
     return "((" + utype(a) + ")" + v(a) + " " + sym.str() + " (" + utype(a) +
            ")" + v(op->getOperand(1)) + ")";
   }
+  /// Integer division and remainder that cannot trap: a zero divisor gives
+  /// 0 and INT_MIN / -1 wraps to INT_MIN (remainder 0), where C++ (and the
+  /// CPU) would raise SIGFPE. ONNX leaves both undefined; ONNX Runtime dies
+  /// of the signal. With a constant divisor (index arithmetic) the checks
+  /// fold away.
+  std::string safeDivision(Operation *op, StringRef sym, bool isSigned) {
+    Value r = op->getResult(0);
+    std::string a = v(op->getOperand(0)), b = v(op->getOperand(1));
+    std::string t = ctype(r);
+    std::string quotient =
+        isSigned ? "(" + t + ")(" + a + " " + sym.str() + " " + b + ")"
+                 : "(" + t + ")" + unsignedBinary(op, sym);
+    std::string minusOne =
+        !isSigned ? ""
+        : sym == "/"
+            ? b + " == (" + t + ")-1 ? (" + t + ")(0 - (" + utype(r) + ")" +
+                  a + ") : "
+            : b + " == (" + t + ")-1 ? (" + t + ")0 : ";
+    return "(" + b + " == 0 ? (" + t + ")0 : " + minusOne + quotient + ")";
+  }
   /// Rounds a float expression to the precision of `t` (fp16, bf16).
   static std::string roundTo(Type t, const std::string &e) {
     if (t.isF16())
@@ -215,9 +235,9 @@ FailureOr<std::string> Printer::expr(Operation *op) {
       .Case([&](arith::AddIOp o) { return wrapping(o, "+"); })
       .Case([&](arith::SubIOp o) { return wrapping(o, "-"); })
       .Case([&](arith::MulIOp o) { return wrapping(o, "*"); })
-      .Case([&](arith::DivSIOp o) { return "(" + ctype(o) + ")" + binary(o, "/"); })
-      .Case([&](arith::RemSIOp o) { return "(" + ctype(o) + ")" + binary(o, "%"); })
-      .Case([&](arith::DivUIOp o) { return "(" + ctype(o) + ")" + unsignedBinary(o, "/"); })
+      .Case([&](arith::DivSIOp o) { return safeDivision(o, "/", true); })
+      .Case([&](arith::RemSIOp o) { return safeDivision(o, "%", true); })
+      .Case([&](arith::DivUIOp o) { return safeDivision(o, "/", false); })
       .Case([&](arith::AndIOp o) { return "(" + ctype(o) + ")" + binary(o, "&"); })
       .Case([&](arith::OrIOp o) { return "(" + ctype(o) + ")" + binary(o, "|"); })
       .Case([&](arith::XOrIOp o) { return "(" + ctype(o) + ")" + binary(o, "^"); })

@@ -204,3 +204,11 @@ save(model("slice_min_step", [const("st", np.array([-1], np.int64)), const("en",
 wz = numpy_helper.from_array(np.ones((4, 0, 3, 3), np.float32), "w")
 save(model("conv_no_channels", [helper.make_node("Conv", ["x", "w"], ["y"], name="conv")],
            [vi("x", [1, 0, 8, 8])], [vi("y", None)], [wz]))
+# Found by the importer fuzzer (fuzz/crashes/onnx): an op below the opset
+# that introduced it, and a zero stride with auto_pad.
+save(model("trilu_opset8", [helper.make_node("Trilu", [], ["y"], name="trilu")],
+           [vi("x", [2, 2])], [vi("y", [2, 2])], opset=8))
+wc3 = numpy_helper.from_array(np.ones((1, 1, 3, 3), np.float32), "w")
+save(model("conv_stride0_same", [helper.make_node("Conv", ["x", "w"], ["y"], name="conv",
+                                                  strides=[0, 2], auto_pad="SAME_UPPER")],
+           [vi("x", [1, 1, 8, 8])], [vi("y", None)], [wc3]))

@@ -45,7 +45,7 @@ import onnx
 from onnx import numpy_helper
 
 SUPPORTED_OPS = set("""
-Add Sub Mul Div Pow Sqrt Reciprocal Exp Log Erf Tanh Sigmoid Relu LeakyRelu Clip
+Add Sub Mul Div Pow Max Min Sqrt Reciprocal Exp Log Erf Tanh Sigmoid Relu LeakyRelu Clip
 HardSigmoid HardSwish Neg Abs
 Where Equal Less Greater Not And Or Cast
 MatMul Gemm Softmax LogSoftmax LayerNormalization BatchNormalization

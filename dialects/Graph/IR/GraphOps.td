@@ -126,6 +126,10 @@ def Graph_SubOp : Graph_BinaryOp<"sub", "Sub">;
 def Graph_MulOp : Graph_BinaryOp<"mul", "Mul", "Arith", [Commutative]>;
 def Graph_DivOp : Graph_BinaryOp<"div", "Div">;
 def Graph_PowOp : Graph_BinaryOp<"pow", "Pow", "Pow">;
+// ONNX's variadic Max/Min import as a chain of these. A NaN operand gives
+// NaN (IEEE maximum/minimum, as ONNX Runtime and PyTorch).
+def Graph_MaxOp : Graph_BinaryOp<"max", "Max", "Arith", [Commutative]>;
+def Graph_MinOp : Graph_BinaryOp<"min", "Min", "Arith", [Commutative]>;
 
 def Graph_SqrtOp : Graph_UnaryOp<"sqrt", "Sqrt", "Float">;
 def Graph_ReciprocalOp : Graph_UnaryOp<"reciprocal", "Reciprocal", "Float">;

@@ -67,6 +67,8 @@ void shardc::kern::addElementwiseLowerings(LoweringTable &t) {
   binary<graph::SubOp>(t, [](Scalar &s, Type e, Value x, Value y) { return s.sub(e, x, y); });
   binary<graph::MulOp>(t, [](Scalar &s, Type e, Value x, Value y) { return s.mul(e, x, y); });
   binary<graph::DivOp>(t, [](Scalar &s, Type e, Value x, Value y) { return s.div(e, x, y); });
+  binary<graph::MaxOp>(t, [](Scalar &s, Type e, Value x, Value y) { return s.max(e, x, y); });
+  binary<graph::MinOp>(t, [](Scalar &s, Type e, Value x, Value y) { return s.min(e, x, y); });
   binary<graph::EqualOp>(t, [](Scalar &s, Type e, Value x, Value y) { return s.cmp(e, Scalar::Cmp::EQ, x, y); });
   binary<graph::LessOp>(t, [](Scalar &s, Type e, Value x, Value y) { return s.cmp(e, Scalar::Cmp::LT, x, y); });
   binary<graph::GreaterOp>(t, [](Scalar &s, Type e, Value x, Value y) { return s.cmp(e, Scalar::Cmp::GT, x, y); });

@@ -173,6 +173,23 @@ void registerElementwiseOps(HandlerMap &map) {
       return c.status();
     };
   }
+  // Variadic Max/Min: a left-to-right chain of binary ops (one input is the
+  // identity).
+  for (auto [onnx, graph] : {std::pair<const char *, const char *>{"Max", "max"},
+                             {"Min", "min"}}) {
+    std::string name = graph;
+    map[onnx] = [name](NodeContext &c) {
+      Value acc = c.in(0);
+      for (int i = 1; i < c.numInputs(); ++i) {
+        Operation *op = c.create(name, {acc, c.in(i)});
+        if (!op)
+          return failure();
+        acc = op->getResult(0);
+      }
+      c.bind(0, acc);
+      return c.status();
+    };
+  }
   map["LeakyRelu"] = [](NodeContext &c) {
     c.create("leaky_relu", {c.in(0)},
              {c.f32("alpha", c.getFloat("alpha", 0.01f))});

@@ -186,3 +186,22 @@ func.func @main(%x: tensor<4xf32>, %n: tensor<4xi32>) -> tensor<4xf32> {
   %0 = graph.pow %x, %n : tensor<4xf32>, tensor<4xi32> -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// Max/Min (ONNX's variadic ones import as chains of these): IEEE maximum and
+// minimum on floats (a NaN operand gives NaN), signed or unsigned ones on
+// integers.
+// CHECK-LABEL: func.func @main
+// CHECK:      kern.map
+// CHECK:        arith.maximumf %{{.*}}, %{{.*}} : f32
+// CHECK:      kern.map
+// CHECK:        arith.minsi %{{.*}}, %{{.*}} : i32
+// CHECK:      kern.map
+// CHECK:        arith.maxui %{{.*}}, %{{.*}} : i32
+func.func @main(%f: tensor<4xf32>, %g: tensor<4xf32>, %i: tensor<4xi32>, %u: tensor<4xui32>) -> (tensor<4xf32>, tensor<4xi32>, tensor<4xui32>) {
+  %0 = graph.max %f, %g : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  %1 = graph.min %i, %i : tensor<4xi32>, tensor<4xi32> -> tensor<4xi32>
+  %2 = graph.max %u, %u : tensor<4xui32>, tensor<4xui32> -> tensor<4xui32>
+  return %0, %1, %2 : tensor<4xf32>, tensor<4xi32>, tensor<4xui32>
+}

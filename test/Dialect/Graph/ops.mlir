@@ -13,6 +13,10 @@ func.func @elementwise(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %i: tensor<2x3xi3
   %3 = graph.div %2, %a : tensor<2x3xf32>, tensor<2x3xf32> -> tensor<2x3xf32>
   // CHECK: graph.pow %{{.*}}, %{{.*}} : tensor<2x3xf32>, tensor<2x3xi32> -> tensor<2x3xf32>
   %4 = graph.pow %3, %i : tensor<2x3xf32>, tensor<2x3xi32> -> tensor<2x3xf32>
+  // CHECK: graph.max %{{.*}}, %{{.*}} : tensor<2x3xf32>, tensor<3xf32> -> tensor<2x3xf32>
+  %mx = graph.max %a, %b : tensor<2x3xf32>, tensor<3xf32> -> tensor<2x3xf32>
+  // CHECK: graph.min %{{.*}}, %{{.*}} : tensor<2x3xi32>, tensor<2x3xi32> -> tensor<2x3xi32>
+  %mn = graph.min %i, %i : tensor<2x3xi32>, tensor<2x3xi32> -> tensor<2x3xi32>
   %5 = graph.sqrt %4 : tensor<2x3xf32>
   %6 = graph.reciprocal %5 : tensor<2x3xf32>
   %7 = graph.exp %6 : tensor<2x3xf32>

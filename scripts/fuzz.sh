@@ -39,6 +39,11 @@ build_fuzzers() {
     shardc-fuzz-npy shardc-fuzz-pb
 }
 
+# Where the harnesses write their files (fuzz/FuzzUtil.h): /dev/shm if usable.
+fuzz_tmp_base() {
+  if [ -w /dev/shm ]; then echo /dev/shm; else echo "${TMPDIR:-/tmp}"; fi
+}
+
 # merge_corpus TARGET DIR...: fuzz/corpus/TARGET becomes the inputs of itself
 # and DIRs that add coverage (libFuzzer -merge=1).
 merge_corpus() {
@@ -47,10 +52,12 @@ merge_corpus() {
   tmp=$(mktemp -d)
   local new="fuzz/corpus/$t"
   mkdir -p "$new" && cp -a "$new/." "$tmp/" && rm -rf "$new" && mkdir -p "$new"
-  "$ASAN_DIR/fuzz/shardc-fuzz-$t" -merge=1 -rss_limit_mb=2048 -timeout=10 \
-    "$new" "$tmp" "$@" >"$tmp.log" 2>&1 ||
+  local shm
+  shm=$(mktemp -d "$(fuzz_tmp_base)/shardc-fuzz-run-XXXXXX")
+  SHARDC_FUZZ_TMPDIR=$shm "$ASAN_DIR/fuzz/shardc-fuzz-$t" -merge=1 \
+    -rss_limit_mb=2048 -timeout=10 "$new" "$tmp" "$@" >"$tmp.log" 2>&1 ||
     { tail -30 "$tmp.log" >&2; echo "fuzz.sh: merge of $t failed" >&2; }
-  rm -rf "$tmp" "$tmp.log"
+  rm -rf "$tmp" "$tmp.log" "$shm"
   echo "fuzz.sh: corpus $t: $(ls "$new" | wc -l) inputs, $(du -sb "$new" | cut -f1) bytes"
 }
 
@@ -85,10 +92,14 @@ run_target() {
   local before
   before=$(ls "$crashes")
   echo "fuzz.sh: $t for ${secs} s (log $log)"
-  local rc=0
-  "$bin" -max_total_time="$secs" -print_final_stats=1 -timeout=10 \
-    -rss_limit_mb=2048 -artifact_prefix="$crashes/" $keep_going "$@" \
-    "$work" "fuzz/corpus/$t" >"$log" 2>&1 || rc=$?
+  local rc=0 shm
+  # The harnesses' private folders go in a folder of this run, removed
+  # after it: libFuzzer often leaves by _Exit or abort, skipping atexit.
+  shm=$(mktemp -d "$(fuzz_tmp_base)/shardc-fuzz-run-XXXXXX")
+  SHARDC_FUZZ_TMPDIR=$shm "$bin" -max_total_time="$secs" -print_final_stats=1 \
+    -timeout=10 -rss_limit_mb=2048 -artifact_prefix="$crashes/" $keep_going \
+    "$@" "$work" "fuzz/corpus/$t" >"$log" 2>&1 || rc=$?
+  rm -rf "$shm"
   local runs rate
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)

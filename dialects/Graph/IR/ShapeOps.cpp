@@ -89,6 +89,13 @@ LogicalResult SplitOp::inferReturnTypes(MLIRContext *, Loc loc,
   for (int64_t s : adaptor.getSizes()) {
     if (s < 0)
       return emitOptionalError(loc, "negative split size ", s);
+    // Each size is at most the dim (<= 2^40) unless the sum is already
+    // wrong, so stop before the sum can overflow.
+    if (s > t.getDimSize(axis) || total > t.getDimSize(axis))
+      return emitOptionalError(loc, "split sizes ",
+                               shapeStr(adaptor.getSizes()),
+                               " exceed dim ", axis, " of size ",
+                               t.getDimSize(axis));
     total += s;
     SmallVector<int64_t> shape(t.getShape());
     shape[axis] = s;

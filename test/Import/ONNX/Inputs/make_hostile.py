@@ -212,3 +212,6 @@ wc3 = numpy_helper.from_array(np.ones((1, 1, 3, 3), np.float32), "w")
 save(model("conv_stride0_same", [helper.make_node("Conv", ["x", "w"], ["y"], name="conv",
                                                   strides=[0, 2], auto_pad="SAME_UPPER")],
            [vi("x", [1, 1, 8, 8])], [vi("y", None)], [wc3]))
+save(model("split_overflow", [const("sp", np.array([2**62, 2**62, 2**62, 4], np.int64)),
+                              helper.make_node("Split", ["x", "sp"], ["a", "b", "c", "d"], name="split")],
+           [vi("x", [4])], [vi("a", None), vi("b", None), vi("c", None), vi("d", None)]))

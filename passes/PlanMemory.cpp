@@ -8,6 +8,8 @@
 
 #include "shardc/format.h"
 
+#include <map>
+
 namespace shardc {
 #define GEN_PASS_DEF_KERNPLANMEMORY
 #include "passes/Passes.h.inc"
@@ -67,13 +69,20 @@ struct KernPlanMemoryPass
       order.push_back(&iv);
     std::stable_sort(order.begin(), order.end(),
                      [](Interval *a, Interval *b) { return a->bytes > b->bytes; });
-    std::vector<Interval *> placed;
+    // Placed buffers by first use: those live with `iv` start within the
+    // longest placed lifetime before it (a scan of all placed buffers per
+    // buffer was quadratic in the program).
+    std::multimap<int64_t, Interval *> placed;
+    int64_t longest = 0;
     uint64_t peak = 0;
     for (Interval *iv : order) {
       std::vector<Interval *> live;
-      for (Interval *p : placed)
-        if (p->first <= iv->last && iv->first <= p->last)
-          live.push_back(p);
+      for (auto it = placed.lower_bound(iv->first - longest),
+                end = placed.upper_bound(iv->last);
+           it != end; ++it)
+        if (iv->first <= it->second->last)
+          live.push_back(it->second);
+      // Ties in offset do not change the result.
       std::sort(live.begin(), live.end(),
                 [](Interval *a, Interval *b) { return a->offset < b->offset; });
       uint64_t offset = 0;
@@ -84,7 +93,8 @@ struct KernPlanMemoryPass
       }
       iv->offset = offset;
       peak = std::max(peak, offset + iv->bytes);
-      placed.push_back(iv);
+      placed.insert({iv->first, iv});
+      longest = std::max(longest, iv->last - iv->first);
     }
     Builder b(&getContext());
     for (Interval &iv : intervals)

@@ -9,13 +9,27 @@ namespace shardc {
 struct ToolchainOptions {
   std::string cpu = "native"; ///< -march value
   bool verbose = false;       ///< print the commands
+  /// Host compilers run at once for a split program (0: SHARDC_JOBS, else
+  /// the number of hardware threads).
+  unsigned jobs = 0;
 };
 
 /// Compiles `source` (C++) and links it with the runtime into the
 /// executable `output`. Uses $CXX (default c++) and ccache when present.
+/// A source split into translation units (lines starting with the C++
+/// target's unit marker) is compiled unit by unit, in parallel, next to
+/// `object`; those files and the compilers' logs are removed afterwards.
+/// The compilers run in their own process groups with TMPDIR set to the
+/// object's directory, and are killed if shardc is interrupted.
 bool buildExecutable(const std::string &source, const std::string &object,
-                        const std::string &output,
-                        const ToolchainOptions &options, std::string &error);
+                     const std::string &output,
+                     const ToolchainOptions &options, std::string &error);
+
+/// On SIGINT, SIGTERM or SIGHUP: kills the host compiler processes, then
+/// removes the files in `dir` (a flat directory of intermediate files) and
+/// `dir` itself, then lets the signal take its course. For the driver's
+/// temporary directory (not for --save-temps).
+void removeDirectoryOnSignal(const std::string &dir);
 
 } // namespace shardc
 

@@ -474,6 +474,7 @@ int main(int argc, char **argv) {
                    sys::fs::createUniqueDirectory("shardc", dir)) {
       return fatal("cannot create a temporary directory: " + ec.message());
     } else {
+      shardc::removeDirectoryOnSignal(dir.str().str()); // Toolchain.h
     }
     if (program.cuda) {
       if (StringRef(dir).find_first_of("\"\\\n") != StringRef::npos)

@@ -40,6 +40,11 @@ struct CppArtifacts {
   unsigned numCudaKernels = 0;
 };
 
+/// A line starting with this begins a translation unit of a split program
+/// (lib/Target/Cpp/CppEmitter.h): the driver compiles each unit, with the
+/// text before the first marker, on its own.
+inline constexpr const char kCppUnitMarker[] = "// shardc: translation unit";
+
 /// Builds the weights section and writes the C++ source for a planned kern
 /// module (world size 1): CPU code, the host side of CUDA code, or both.
 /// Fails with a diagnostic on the module.

@@ -26,11 +26,18 @@ struct Kernel {
   int64_t block = 256;          ///< 1-D thread blocks
   int64_t sharedBytes = 0;      ///< dynamic shared memory
   llvm::SmallVector<mlir::Value> params; ///< buffers, in parameter order
+  /// With hoistOffsets: per parameter, the element offset the caller adds
+  /// to the pointer (the kernel indexes from 0).
+  llvm::SmallVector<int64_t> paramOffsets;
 };
 
 /// The kernel of a kern.map, kern.reduce or kern.call named `name`. Fails
 /// with a diagnostic on `op` when the CUDA target cannot take it.
-mlir::FailureOr<Kernel> emitKernel(mlir::Operation *op, llvm::StringRef name);
+/// `hoistOffsets` (maps and reductions): the operands' base offsets go to
+/// the caller (Kernel::paramOffsets), so that kernels differing only there
+/// have the same text.
+mlir::FailureOr<Kernel> emitKernel(mlir::Operation *op, llvm::StringRef name,
+                                   bool hoistOffsets = false);
 
 /// The text every generated CUDA program starts with.
 std::string programPrologue();

@@ -277,12 +277,16 @@ void ConvertGraphToKernPass::runOnOperation() {
   auto kernFunc = b.create<func::FuncOp>(
       func.getLoc(), "main", FunctionType::get(&getContext(), argTypes, {}));
   unsigned numInputs = type.getNumInputs();
+  // All at once: setArgAttr per argument would rebuild (and unique) the
+  // array of every argument's attributes each time, quadratic in the I/O.
+  SmallVector<DictionaryAttr> argAttrs;
   for (unsigned i = 0; i < numInputs; ++i)
-    kernFunc.setArgAttr(i, "kern.input",
-                        nameOf(func.getArgAttrDict(i), i, "input", b));
+    argAttrs.push_back(b.getDictionaryAttr(b.getNamedAttr(
+        "kern.input", nameOf(func.getArgAttrDict(i), i, "input", b))));
   for (unsigned i = 0; i < type.getNumResults(); ++i)
-    kernFunc.setArgAttr(numInputs + i, "kern.output",
-                        nameOf(func.getResultAttrDict(i), i, "output", b));
+    argAttrs.push_back(b.getDictionaryAttr(b.getNamedAttr(
+        "kern.output", nameOf(func.getResultAttrDict(i), i, "output", b))));
+  kernFunc.setAllArgAttrs(argAttrs);
 
   Block *entry = kernFunc.addEntryBlock();
   b.setInsertionPointToEnd(entry);

@@ -32,14 +32,16 @@ std::string CppEmitter::ptr(Value buffer) {
   auto type = cast<MemRefType>(buffer.getType());
   std::string t = storageCType(type.getElementType());
   if (auto arg = dyn_cast<BlockArgument>(buffer)) {
-    unsigned numInputs = 0;
-    for (unsigned i = 0; i < func.getNumArguments(); ++i)
-      if (func.getArgAttr(i, "kern.input"))
-        ++numInputs;
+    if (!numInputs) {
+      numInputs = 0;
+      for (unsigned i = 0; i < func.getNumArguments(); ++i)
+        if (func.getArgAttr(i, "kern.input"))
+          ++*numInputs;
+    }
     unsigned i = arg.getArgNumber();
-    if (i < numInputs)
+    if (i < *numInputs)
       return "((const " + t + " *)in[" + std::to_string(i) + "])";
-    return "((" + t + " *)out[" + std::to_string(i - numInputs) + "])";
+    return "((" + t + " *)out[" + std::to_string(i - *numInputs) + "])";
   }
   Operation *def = buffer.getDefiningOp();
   if (auto alloc = dyn_cast<kern::AllocOp>(def))
@@ -68,7 +70,7 @@ FailureOr<std::string> CppEmitter::desc(Operation *op, Value buffer) {
   auto it = descNames.find(body);
   if (it != descNames.end())
     return "&" + it->second;
-  std::string name = "d" + std::to_string(descNames.size());
+  std::string name = "d" + std::to_string(numDescs++);
   descNames[body] = name;
   decls += "static const sc_desc " + name + " = " + body + ";\n";
   return "&" + name;
@@ -92,18 +94,28 @@ LogicalResult CppEmitter::emitKernel(Operation *op, ValueRange inputs,
                                      StringRef kind, Block &body) {
   LoopNest nest = collapseLoops(shape, layouts, reduceDims, body);
   SmallVector<Loop> &loops = nest.loops;
-  ArrayRef<int64_t> offsets = nest.offsets;
+  // A split program passes each operand's base offset in its pointer, so
+  // that kernels differing only there share one function.
+  SmallVector<int64_t> offsets(nest.offsets);
+  if (split)
+    std::fill(offsets.begin(), offsets.end(), 0);
   bool empty = nest.empty;
   unsigned numParallel = nest.numParallel;
   int64_t total = nest.parallelSize * nest.reduceSize;
 
   std::string name = "k" + std::to_string(artifacts.numKernels++);
-  std::string src;
+  std::string comment, src;
+  {
+    llvm::raw_string_ostream cs(comment);
+    cs << "// " << op->getName() << " "
+       << (kind.empty() ? "" : kind.str() + " ") << "over [";
+    llvm::interleaveComma(shape, cs);
+    cs << "]\n";
+  }
   llvm::raw_string_ostream os(src);
-  os << "// " << op->getName() << " " << (kind.empty() ? "" : kind.str() + " ")
-     << "over [";
-  llvm::interleaveComma(shape, os);
-  os << "]\nstatic void " << name << "(";
+  // The name is a placeholder until the text is known (split programs
+  // reuse an identical kernel's function).
+  os << "(";
   SmallVector<std::string> args;
   for (auto [i, v] : llvm::enumerate(inputs)) {
     Type t = cast<MemRefType>(v.getType()).getElementType();
@@ -212,15 +224,36 @@ LogicalResult CppEmitter::emitKernel(Operation *op, ValueRange inputs,
     os << "}\n";
   }
   os.flush();
-  decls += src;
-
   SmallVector<std::string> callArgs;
   for (Value v : inputs)
     callArgs.push_back(ptr(v));
   for (Value v : outputs)
     callArgs.push_back(ptr(v));
-  run += "  " + name + "(" + llvm::join(callArgs, ", ") + ");\n";
+  if (!split) {
+    decls += comment + "static void " + name + src;
+    run += "  " + name + "(" + llvm::join(callArgs, ", ") + ");\n";
+    return success();
+  }
+  for (auto [i, arg] : llvm::enumerate(callArgs))
+    if (nest.offsets[i] != 0)
+      arg = "(" + arg + " + " + std::to_string(nest.offsets[i]) + ")";
+  run += "  " + splitKernel(comment, src) + "(" + llvm::join(callArgs, ", ") +
+         ");\n";
   return success();
+}
+
+std::string CppEmitter::splitKernel(const std::string &comment,
+                                    const std::string &src) {
+  // Out of line: a call is much cheaper to compile than an inlined loop.
+  auto [it, inserted] = splitKernels.try_emplace(
+      src, "shardc_gen_k" + std::to_string(splitKernels.size()));
+  const std::string &name = it->second;
+  if (inserted)
+    decls += comment + "__attribute__((noinline)) void " + name + src;
+  else if (declaredKernels.insert(name).second)
+    decls += "void " + name + src.substr(0, src.find(") {\n") + 1) + ";\n";
+  declaredKernels.insert(name);
+  return name;
 }
 
 static std::string cString(StringRef s) {
@@ -452,7 +485,18 @@ LogicalResult CppEmitter::emit(raw_ostream &out) {
 
   if (options.cuda)
     artifacts.cudaSource = cuda::programPrologue();
+  // Large programs are split into parts (see CppEmitter.h).
+  unsigned cost = 0;
+  for (Operation &op : func.getBody().front())
+    cost += statementCost(&op);
+  split = cost > kSplitCost;
+  unsigned partCost = 0;
   for (Operation &op : func.getBody().front()) {
+    if (split && partCost >= kPartCost) {
+      flushPart();
+      partCost = 0;
+    }
+    partCost += statementCost(&op);
     if (options.cuda && failed(emitCudaOp(&op)))
       return failure();
     if (!options.cpu)
@@ -475,6 +519,32 @@ LogicalResult CppEmitter::emit(raw_ostream &out) {
       r = op.emitError("the C++ target cannot emit '") << op.getName() << "'";
     if (failed(r))
       return failure();
+  }
+
+  if (split) {
+    flushPart();
+    // The entry points call the parts in order.
+    for (unsigned p = 0; p < numParts; ++p) {
+      std::string n = std::to_string(p);
+      if (options.cpu) {
+        decls += "int shardc_gen_init" + n + "(void **h);\n"
+                 "void shardc_gen_run" + n + "(void **h, char *arena, "
+                 "const char *weights, void *const *in, void *const *out);\n";
+        init += "  if (shardc_gen_init" + n + "(h)) return 1;\n";
+        run += "  shardc_gen_run" + n + "(h, arena, weights, in, out);\n";
+      }
+      if (options.cuda) {
+        decls += "int shardc_gen_cuda_init" + n + "(sc_cuda *cu, void **h);\n"
+                 "void shardc_gen_cuda_run" + n + "(sc_cuda *cu, void **h, "
+                 "char *arena, const char *weights, void *const *in, "
+                 "void *const *out);\n";
+        cudaInit += "  if (shardc_gen_cuda_init" + n + "(cu, h)) return 1;\n";
+        cudaRun += "  shardc_gen_cuda_run" + n +
+                   "(cu, h, arena, weights, in, out);\n";
+      }
+    }
+    decls = parts + std::string(kUnitMarker) + "\n" + decls;
+    parts.clear();
   }
 
   // The plan: signature, sizes, the weights checksum, the model hash.
@@ -547,6 +617,42 @@ LogicalResult CppEmitter::emit(raw_ostream &out) {
                        : std::string("0, 0, 0, 0, 0"))
       << "};\n";
   return success();
+}
+
+unsigned CppEmitter::statementCost(Operation *op) {
+  if (isa<kern::MapOp, kern::ReduceOp>(op))
+    return 1 + op->getRegion(0).front().getOperations().size();
+  if (isa<kern::CallOp, kern::MatmulOp, kern::ConvOp>(op))
+    return 1;
+  return 0;
+}
+
+void CppEmitter::flushPart() {
+  std::string n = std::to_string(numParts++);
+  parts += std::string(kUnitMarker) + "\n" + decls;
+  if (options.cpu)
+    parts += "int shardc_gen_init" + n + "(void **h) {\n" + init +
+             "  (void)h;\n  return 0;\n}\n"
+             "void shardc_gen_run" + n + "(void **h, char *arena, "
+             "const char *weights, void *const *in, void *const *out) {\n"
+             "  (void)h; (void)arena; (void)weights; (void)in; (void)out;\n" +
+             run + "}\n";
+  if (options.cuda)
+    parts += "int shardc_gen_cuda_init" + n + "(sc_cuda *cu, void **h) {\n" +
+             cudaInit + "  (void)cu; (void)h;\n  return 0;\n}\n"
+             "void shardc_gen_cuda_run" + n + "(sc_cuda *cu, void **h, "
+             "char *arena, const char *weights, void *const *in, "
+             "void *const *out) {\n"
+             "  (void)h; (void)arena; (void)weights; (void)in; (void)out;\n" +
+             cudaRun + "}\n";
+  decls.clear();
+  init.clear();
+  run.clear();
+  cudaInit.clear();
+  cudaRun.clear();
+  // Each part declares what it uses.
+  descNames.clear();
+  declaredKernels.clear();
 }
 
 LogicalResult shardc::emitCpp(ModuleOp module, raw_ostream &os,

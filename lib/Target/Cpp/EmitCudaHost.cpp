@@ -58,21 +58,44 @@ LogicalResult CppEmitter::emitCudaOp(Operation *op) {
            << op->getName() << "'";
 
   std::string name = "shardc_k" + std::to_string(cudaKernels.size());
-  FailureOr<cuda::Kernel> kernel = cuda::emitKernel(op, name);
+  // A split program shares one kernel among those with the same text once
+  // the operands' offsets are in the pointers (as its CPU code does): NVRTC
+  // time grows with the kernels it compiles.
+  bool share = split && isa<kern::MapOp, kern::ReduceOp>(op);
+  static constexpr llvm::StringLiteral kPlaceholder = "shardc_k_NAME_";
+  FailureOr<cuda::Kernel> kernel =
+      cuda::emitKernel(op, share ? StringRef(kPlaceholder) : StringRef(name), share);
   if (failed(kernel))
     return failure();
-  artifacts.cudaSource += "\n" + kernel->source;
+  unsigned index = cudaKernels.size();
+  if (share) {
+    auto [it, inserted] = cudaKernelsByText.try_emplace(kernel->source, index);
+    index = it->second;
+    if (inserted) {
+      std::string &src = kernel->source;
+      for (size_t at = src.find(kPlaceholder); at != std::string::npos;
+           at = src.find(kPlaceholder, at + name.size()))
+        src.replace(at, kPlaceholder.size(), name);
+    }
+    if (!inserted)
+      name.clear();
+  }
+  if (!name.empty()) {
+    artifacts.cudaSource += "\n" + kernel->source;
+    cudaKernels.push_back(name);
+  }
   // A kernel over an empty space is never launched.
   bool empty = kernel->grid[0] == 0 || kernel->grid[1] == 0 ||
                kernel->grid[2] == 0;
-  unsigned index = cudaKernels.size();
-  cudaKernels.push_back(name);
   ++artifacts.numCudaKernels;
   if (empty)
     return success();
   std::string ptrs, args;
   for (auto [i, v] : llvm::enumerate(kernel->params)) {
-    ptrs += (i ? ", " : "") + std::string("(void *)") + ptr(v);
+    int64_t offset = kernel->paramOffsets.empty() ? 0 : kernel->paramOffsets[i];
+    ptrs += (i ? ", " : "") + std::string("(void *)") +
+            (offset ? "(" + ptr(v) + " + " + std::to_string(offset) + ")"
+                    : ptr(v));
     args += (i ? ", " : "") + std::string("&p[") + std::to_string(i) + "]";
   }
   if (kernel->params.empty()) {

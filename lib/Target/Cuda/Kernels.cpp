@@ -51,6 +51,7 @@ public:
   }
 
   FailureOr<cuda::Kernel> write(StringRef name);
+  bool hoistOffsets = false;
 
 private:
   void signature(StringRef name, int64_t launchBound);
@@ -61,7 +62,8 @@ private:
     return names.lookup(body.getTerminator()->getOperand(i));
   }
   std::string access(unsigned operand) {
-    return indexExpr(nest.offsets[operand], nest.loops, operand);
+    return indexExpr(hoistOffsets ? 0 : nest.offsets[operand], nest.loops,
+                     operand);
   }
 
   Operation *op;
@@ -137,6 +139,8 @@ FailureOr<cuda::Kernel> KernelWriter::write(StringRef name) {
   cuda::Kernel k;
   k.params.append(inputs.begin(), inputs.end());
   k.params.append(outputs.begin(), outputs.end());
+  if (hoistOffsets)
+    k.paramOffsets.assign(nest.offsets.begin(), nest.offsets.end());
   unsigned numLoops = nest.loops.size();
   unsigned numPar = nest.numParallel;
   int64_t outputs_ = nest.parallelSize;
@@ -254,18 +258,21 @@ FailureOr<cuda::Kernel> KernelWriter::write(StringRef name) {
   return k;
 }
 
-FailureOr<cuda::Kernel> cuda::emitKernel(Operation *op, StringRef name) {
+FailureOr<cuda::Kernel> cuda::emitKernel(Operation *op, StringRef name,
+                                         bool hoistOffsets) {
   return llvm::TypeSwitch<Operation *, FailureOr<cuda::Kernel>>(op)
       .Case([&](kern::MapOp m) {
-        return KernelWriter(m, m.getInputs(), m.getOutputs(), m.getShape(),
-                            m.getLayouts(), {}, "", m.getBody().front())
-            .write(name);
+        KernelWriter w(m, m.getInputs(), m.getOutputs(), m.getShape(),
+                       m.getLayouts(), {}, "", m.getBody().front());
+        w.hoistOffsets = hoistOffsets;
+        return w.write(name);
       })
       .Case([&](kern::ReduceOp r) {
-        return KernelWriter(r, r.getInputs(), r.getOutputs(), r.getShape(),
-                            r.getLayouts(), r.getReduceDims(), r.getKind(),
-                            r.getBody().front())
-            .write(name);
+        KernelWriter w(r, r.getInputs(), r.getOutputs(), r.getShape(),
+                       r.getLayouts(), r.getReduceDims(), r.getKind(),
+                       r.getBody().front());
+        w.hoistOffsets = hoistOffsets;
+        return w.write(name);
       })
       .Case([&](kern::CallOp c) { return emitCallKernel(c, name); })
       .Default([&](Operation *o) -> FailureOr<cuda::Kernel> {

@@ -762,11 +762,20 @@ OwningOpRef<ModuleOp> GraphImporter::run(onnx::ModelProto &model,
   auto func = builder.create<func::FuncOp>(
       module->getLoc(), "main", builder.getFunctionType(inputTypes, {}));
   Block *body = func.addEntryBlock();
+  // The name attributes are set all at once: setArgAttr/setResultAttr in a
+  // loop rebuild the whole attribute array each time (quadratic in the
+  // number of inputs and outputs).
+  auto nameDict = [&](StringRef name) {
+    return DictionaryAttr::get(
+        &ctx, {builder.getNamedAttr("graph.name", builder.getStringAttr(name))});
+  };
+  SmallVector<DictionaryAttr> argAttrs;
   for (auto [i, name] : llvm::enumerate(inputNames)) {
     values[name].value = body->getArgument(i);
     values[name].isGraphInput = true;
-    func.setArgAttr(i, "graph.name", builder.getStringAttr(name));
+    argAttrs.push_back(nameDict(name));
   }
+  func.setAllArgAttrs(argAttrs);
   // Graph inputs bound by --const-input are still graph inputs for messages.
   for (const auto &kv : options.constInputs)
     if (Entry *e = lookup(kv.first))
@@ -791,8 +800,10 @@ OwningOpRef<ModuleOp> GraphImporter::run(onnx::ModelProto &model,
   }
   builder.create<func::ReturnOp>(module->getLoc(), results);
   func.setType(builder.getFunctionType(inputTypes, ValueRange(results).getTypes()));
-  for (auto [i, out] : llvm::enumerate(graph.output()))
-    func.setResultAttr(i, "graph.name", builder.getStringAttr(out.name()));
+  SmallVector<DictionaryAttr> resultAttrs;
+  for (const auto &out : graph.output())
+    resultAttrs.push_back(nameDict(out.name()));
+  func.setAllResultAttrs(resultAttrs);
 
   std::string diag;
   ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {

@@ -436,22 +436,17 @@ LogicalResult GraphImporter::declareInputs(const onnx::GraphProto &graph,
       return fail("initializer '" + init.name() + "' " + *err);
     values[init.name()].initializer = &init;
   }
-  for (const auto &kv : options.inputShapes) {
-    bool found = false;
-    for (const auto &in : graph.input())
-      found |= in.name() == kv.first;
-    if (!found)
+  llvm::StringSet<> graphInputs;
+  for (const auto &in : graph.input())
+    graphInputs.insert(in.name());
+  for (const auto &kv : options.inputShapes)
+    if (!graphInputs.contains(kv.first))
       return fail("--input-shape names '" + kv.first +
                   "', which is not a graph input");
-  }
-  for (const auto &kv : options.constInputs) {
-    bool found = false;
-    for (const auto &in : graph.input())
-      found |= in.name() == kv.first;
-    if (!found)
+  for (const auto &kv : options.constInputs)
+    if (!graphInputs.contains(kv.first))
       return fail("--const-input names '" + kv.first +
                   "', which is not a graph input");
-  }
   llvm::StringSet<> seenInputs;
   for (const auto &in : graph.input()) {
     if (in.name().empty())

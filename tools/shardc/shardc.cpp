@@ -1,10 +1,11 @@
 //===- shardc.cpp - the shardc compiler driver ------------------------------===//
 //
 //   shardc model.onnx -o model [--target=cpu|cuda|cuda,cpu] [--precision=P]
-//   shardc model.onnx --emit=graph|kern|cuda|cpp [-o out]
+//   shardc model.onnx --emit=import|graph|kern|cuda|cpp [-o out]
 //
-// Imports the model, runs the pipeline (graph canonicalization, lowering to
-// kern, memory and weights planning, code generation) and writes the
+// Imports the model, runs the named pipelines (lib/Pipelines: graph
+// optimization, lowering to kern with its memory and weights plans), generates
+// code (lib/Target) and writes the
 // requested stage; `exe` (the default) compiles the CUDA kernels with NVRTC
 // (for a CUDA target), compiles and links the executable and writes its
 // `.weights` file next to it.
@@ -16,9 +17,10 @@
 #include "Version.h"
 #include "dialects/Graph/IR/GraphOps.h"
 #include "dialects/Kern/IR/KernOps.h"
-#include "passes/Passes.h"
 #include "shardc/Conversion/Passes.h"
 #include "shardc/Import/ONNX.h"
+#include "shardc/InitAll.h"
+#include "shardc/Pipelines/Pipelines.h"
 #include "shardc/Target/Cpp.h"
 #include "shardc/Target/Cuda.h"
 #include "shardc/format.h"
@@ -54,14 +56,18 @@ static cl::opt<std::string> outputFile("o", cl::desc("Output file ('-' for stdou
                                        cl::value_desc("file"), cl::init("-"),
                                        cl::cat(shardcCat));
 
-enum class Emit { Graph, Kern, Cuda, Cpp, Exe };
+enum class Emit { Import, Graph, Kern, Cuda, Cpp, Exe };
 static cl::opt<Emit> emit(
     "emit", cl::desc("Stage to write"), cl::init(Emit::Exe),
     cl::values(
+        clEnumValN(Emit::Import, "import",
+                   "the graph dialect as imported (input of "
+                   "shardc-opt --shardc-graph-pipeline)"),
         clEnumValN(Emit::Graph, "graph",
-                   "the imported graph dialect (after canonicalization)"),
+                   "the optimized graph dialect (after the graph pipeline)"),
         clEnumValN(Emit::Kern, "kern",
-                   "the bufferized kern program with its memory plan"),
+                   "the bufferized kern program with its memory plan (after "
+                   "the kern pipeline)"),
         clEnumValN(Emit::Cuda, "cuda",
                    "the generated CUDA C++ kernels (a CUDA target)"),
         clEnumValN(Emit::Cpp, "cpp",
@@ -236,25 +242,16 @@ int main(int argc, char **argv) {
 
   shardc::ProgramOptions program;
   {
-    SmallVector<StringRef> parts;
-    StringRef(target).split(parts, ',');
-    program.cpu = program.cuda = false;
-    for (StringRef p : parts) {
-      if (p == "cpu")
-        program.cpu = true;
-      else if (p == "cuda")
-        program.cuda = true;
-      else
-        return fatal("--target=" + target + ": unknown target '" + p.str() +
-                     "' (expected cpu, cuda or cuda,cpu)");
-    }
+    shardc::TargetSet targets;
+    std::string error;
+    if (!shardc::parseTargets(target, targets, error))
+      return fatal("--target=" + target + ": " + error);
+    program.cpu = targets.cpu;
+    program.cuda = targets.cuda;
   }
-  std::string storage; // graph-convert-precision's `to`, if any
   if (precision == "tf32")
     program.tf32 = true;
-  else if (precision == "fp16" || precision == "bf16")
-    storage = precision == "fp16" ? "f16" : "bf16";
-  else if (precision != "fp32")
+  else if (precision != "fp16" && precision != "bf16" && precision != "fp32")
     return fatal("--precision=" + precision +
                  ": expected fp32, tf32, fp16 or bf16");
   if (emit == Emit::Cuda && !program.cuda)
@@ -302,9 +299,7 @@ int main(int argc, char **argv) {
   }
 
   mlir::DialectRegistry registry;
-  registry.insert<shardc::graph::GraphDialect, shardc::kern::KernDialect,
-                  mlir::func::FuncDialect, mlir::arith::ArithDialect,
-                  mlir::math::MathDialect>();
+  shardc::registerAllDialects(registry);
   mlir::MLIRContext context(registry);
   context.printOpOnDiagnostic(false);
   bool progress = verbose || sys::Process::StandardErrHasColors();
@@ -351,47 +346,6 @@ int main(int argc, char **argv) {
     return runPipelineOn(*module, populate, what);
   };
 
-  if (!runPipeline(
-          [&](mlir::PassManager &pm) {
-            if (!noCanonicalize) {
-              pm.addPass(mlir::createCanonicalizerPass());
-              pm.addPass(mlir::createCSEPass());
-            }
-            if (!storage.empty())
-              pm.addNestedPass<mlir::func::FuncOp>(
-                  shardc::createGraphConvertPrecision({storage}));
-          },
-          "graph pipeline"))
-    return 1;
-  // --fusion-report compares with the same program compiled without fusion.
-  mlir::OwningOpRef<mlir::ModuleOp> unfused;
-  if (fusionReport)
-    unfused = module->clone();
-  if (!runPipeline(
-          [&](mlir::PassManager &pm) {
-            if (!noFusion) {
-              // Activations first: the epilogue fusion folds recognized
-              // GELUs into GEMMs.
-              pm.addNestedPass<mlir::func::FuncOp>(shardc::createGraphFuseNorms());
-              pm.addNestedPass<mlir::func::FuncOp>(
-                  shardc::createGraphFuseActivations());
-              pm.addNestedPass<mlir::func::FuncOp>(
-                  shardc::createGraphFuseAttention());
-              // cuBLASLt's GELU epilogue is the tanh form: programs with
-              // CUDA code keep the exact (erf) GELU out of their GEMMs, and
-              // (cuDNN's call takes none yet) their convolutions'
-              // residual adds and activations apart.
-              pm.addNestedPass<mlir::func::FuncOp>(
-                  shardc::createGraphFuseEpilogues(
-                      {/*erfGelu=*/!program.cuda,
-                       /*convEpilogues=*/!program.cuda}));
-              pm.addPass(mlir::createCanonicalizerPass());
-            }
-          },
-          "graph pipeline"))
-    return 1;
-  stage("graph optimized");
-
   mlir::OpPrintingFlags flags;
   if (!printWeights)
     flags.elideLargeResourceString(64);
@@ -404,6 +358,40 @@ int main(int argc, char **argv) {
     output->keep();
     return 0;
   };
+  if (emit == Emit::Import)
+    return writeText([&](raw_ostream &os) { module->print(os, flags); });
+
+  shardc::GraphPipelineOptions graphOptions;
+  graphOptions.canonicalize = !noCanonicalize;
+  graphOptions.precision = precision.getValue();
+  graphOptions.fusion = !noFusion;
+  graphOptions.target = target.getValue();
+  shardc::KernPipelineOptions kernOptions;
+  kernOptions.fusion = !noFusion;
+  kernOptions.target = target.getValue();
+  // --fusion-report compares with the same program compiled without fusion.
+  mlir::OwningOpRef<mlir::ModuleOp> unfused;
+  if (fusionReport) {
+    unfused = module->clone();
+    shardc::GraphPipelineOptions plain;
+    plain.canonicalize = !noCanonicalize;
+    plain.precision = precision.getValue();
+    plain.fusion = false;
+    plain.target = target.getValue();
+    if (!runPipelineOn(
+            *unfused,
+            [&](mlir::PassManager &pm) { shardc::buildGraphPipeline(pm, plain); },
+            "graph pipeline (without fusion)"))
+      return 1;
+  }
+  if (!runPipeline(
+          [&](mlir::PassManager &pm) {
+            shardc::buildGraphPipeline(pm, graphOptions);
+          },
+          "graph pipeline"))
+    return 1;
+  stage("graph optimized");
+
   std::map<std::string, unsigned> fusedGraphOps;
   if (fusionReport)
     fusedGraphOps = shardc::countGraphOps(*module);
@@ -412,20 +400,7 @@ int main(int argc, char **argv) {
 
   if (!runPipeline(
           [&](mlir::PassManager &pm) {
-            // The CPU code multiplies fp16/bf16 through fp32 copies; a
-            // CUDA-only program keeps them narrow for cuBLASLt.
-            pm.addPass(shardc::createConvertGraphToKern(
-                {/*halfGemm=*/program.cuda && !program.cpu}));
-            // Layouts before fusion: the fused maps compose the permuted
-            // accesses.
-            if (!program.cuda)
-              pm.addNestedPass<mlir::func::FuncOp>(
-                  shardc::createKernChannelsLast());
-            if (!noFusion)
-              pm.addNestedPass<mlir::func::FuncOp>(
-                  shardc::createKernFuseElementwise());
-            pm.addNestedPass<mlir::func::FuncOp>(shardc::createKernPlanWeights());
-            pm.addNestedPass<mlir::func::FuncOp>(shardc::createKernPlanMemory());
+            shardc::buildKernPipeline(pm, kernOptions);
           },
           "kern lowering"))
     return 1;

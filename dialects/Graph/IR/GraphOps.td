@@ -561,7 +561,7 @@ def Graph_QLinearMatMulOp : Graph_Op<"qlinear_matmul"> {
 }
 
 //===----------------------------------------------------------------------===//
-// Fused ops: created by the recognition and fusion passes (passes/Fuse*.cpp),
+// Fused ops: created by the recognition and fusion passes (passes/Fusion/Fuse*.cpp),
 // never by the importer. Each stands for a pattern exporters emit.
 //===----------------------------------------------------------------------===//
 

@@ -30,6 +30,14 @@ inline int64_t bufferBytes(mlir::MemRefType t) {
   return t.getNumElements() * elementBytes(t.getElementType());
 }
 
+/// Alignment in bytes of arena buffers and of weights within a section. The
+/// runtime's file format (runtime/include/shardc/format.h, kAlign) must
+/// agree; the C++ emitter checks it at compile time.
+constexpr int64_t kBufferAlignment = 64;
+inline int64_t alignUp(int64_t v, int64_t a = kBufferAlignment) {
+  return (v + a - 1) / a * a;
+}
+
 /// Row-major strides (in elements) of a static shape.
 llvm::SmallVector<int64_t> rowMajorStrides(llvm::ArrayRef<int64_t> shape);
 

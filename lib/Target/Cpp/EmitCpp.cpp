@@ -24,6 +24,9 @@
 
 #include <map>
 
+static_assert(shardc::kern::kBufferAlignment == shardc::format::kAlign,
+              "the kern dialect's buffer alignment is the file format's");
+
 using namespace mlir;
 using namespace shardc;
 using namespace shardc::target;

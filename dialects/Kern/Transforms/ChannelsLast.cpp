@@ -25,13 +25,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Passes.h"
+#include "dialects/Kern/Transforms/Passes.h"
 
 #include "llvm/ADT/IntEqClasses.h"
 
 namespace shardc {
 #define GEN_PASS_DEF_KERNCHANNELSLAST
-#include "passes/Passes.h.inc"
+#include "dialects/Kern/Transforms/Passes.h.inc"
 } // namespace shardc
 
 using namespace mlir;

@@ -4,15 +4,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Passes.h"
+#include "dialects/Kern/Transforms/Passes.h"
 
-#include "shardc/format.h"
 
 #include <map>
 
 namespace shardc {
 #define GEN_PASS_DEF_KERNPLANMEMORY
-#include "passes/Passes.h.inc"
+#include "dialects/Kern/Transforms/Passes.h.inc"
 } // namespace shardc
 
 using namespace mlir;
@@ -54,7 +53,7 @@ struct KernPlanMemoryPass
       index[&op] = i;
       if (auto alloc = dyn_cast<kern::AllocOp>(op))
         intervals.push_back({alloc, i, 0,
-                             format::alignUp(std::max<int64_t>(
+                             kern::alignUp(std::max<int64_t>(
                                  1, kern::bufferBytes(alloc.getType())))});
       ++i;
     }

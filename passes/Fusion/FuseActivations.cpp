@@ -18,8 +18,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Passes.h"
-#include "passes/PatternUtils.h"
+#include "passes/Fusion/Passes.h"
+#include "passes/Fusion/PatternUtils.h"
 
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/PatternMatch.h"
@@ -29,7 +29,7 @@
 
 namespace shardc {
 #define GEN_PASS_DEF_GRAPHFUSEACTIVATIONS
-#include "passes/Passes.h.inc"
+#include "passes/Fusion/Passes.h.inc"
 } // namespace shardc
 
 using namespace mlir;

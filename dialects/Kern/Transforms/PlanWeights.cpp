@@ -1,12 +1,11 @@
 //===- PlanWeights.cpp - the kern-plan-weights pass ------------------------===//
 
-#include "passes/Passes.h"
+#include "dialects/Kern/Transforms/Passes.h"
 
-#include "shardc/format.h"
 
 namespace shardc {
 #define GEN_PASS_DEF_KERNPLANWEIGHTS
-#include "passes/Passes.h.inc"
+#include "dialects/Kern/Transforms/Passes.h.inc"
 } // namespace shardc
 
 using namespace mlir;
@@ -20,12 +19,12 @@ struct KernPlanWeightsPass
     Builder b(&getContext());
     uint64_t cursor = 0;
     func.walk([&](kern::WeightOp op) {
-      cursor = format::alignUp(cursor);
+      cursor = kern::alignUp(cursor);
       op.setOffsetAttr(b.getI64IntegerAttr(cursor));
       cursor += kern::bufferBytes(op.getBuffer().getType());
     });
     func->setAttr("kern.weights_bytes",
-                  b.getI64IntegerAttr(format::alignUp(cursor)));
+                  b.getI64IntegerAttr(kern::alignUp(cursor)));
   }
 };
 } // namespace

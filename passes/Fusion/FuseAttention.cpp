@@ -37,7 +37,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Passes.h"
+#include "passes/Fusion/Passes.h"
 
 #include "dialects/Graph/IR/GraphOps.h"
 
@@ -54,7 +54,7 @@
 
 namespace shardc {
 #define GEN_PASS_DEF_GRAPHFUSEATTENTION
-#include "passes/Passes.h.inc"
+#include "passes/Fusion/Passes.h.inc"
 } // namespace shardc
 
 using namespace mlir;

@@ -44,12 +44,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Passes.h"
-#include "passes/PatternUtils.h"
+#include "passes/Fusion/Passes.h"
+#include "passes/Fusion/PatternUtils.h"
 
 namespace shardc {
 #define GEN_PASS_DEF_GRAPHFUSEEPILOGUES
-#include "passes/Passes.h.inc"
+#include "passes/Fusion/Passes.h.inc"
 } // namespace shardc
 
 using namespace mlir;

@@ -1,28 +1,9 @@
-//===- Passes.td - shardc transformation passes -----------------*- tablegen -*-===//
+//===- Passes.td - Fusion: recognize decomposed patterns as fused graph ops -*- tablegen -*-===//
 
-#ifndef SHARDC_PASSES
-#define SHARDC_PASSES
+#ifndef SHARDC_PASSES_FUSION
+#define SHARDC_PASSES_FUSION
 
 include "mlir/Pass/PassBase.td"
-
-def GraphConvertPrecision : Pass<"graph-convert-precision", "mlir::func::FuncOp"> {
-  let summary = "Store fp32 activations and weights in fp16 or bf16";
-  let description = [{
-    Mixed precision for inference (`--precision=fp16|bf16`): every fp32
-    tensor inside the function becomes `to` (constants are converted, with
-    round-to-nearest-even; casts to fp32 now cast to `to`), while the
-    function's signature stays fp32, with a `graph.cast` after each fp32
-    input and before each fp32 result. Arithmetic is unchanged: generated
-    kernels compute in fp32 and accumulate reductions in fp32, GEMMs
-    accumulate in fp32, and softmax and normalization statistics are fp32
-    (the kernels load the narrow type and compute in float).
-  }];
-  let options = [
-    Option<"to", "to", "std::string", /*default=*/"\"f16\"",
-           "The storage type: f16 or bf16">,
-  ];
-  let dependentDialects = ["shardc::graph::GraphDialect"];
-}
 
 def GraphFuseNorms : Pass<"graph-fuse-norms", "mlir::func::FuncOp"> {
   let summary = "Recognize decomposed LayerNorm and RMSNorm";
@@ -52,7 +33,7 @@ def GraphFuseNorms : Pass<"graph-fuse-norms", "mlir::func::FuncOp"> {
     intermediate must have no other user; gamma, beta and the weight must
     vary along the normalized axes only. Look-alikes (another epsilon
     position, a mean over other axes, a different exponent) are left alone.
-    The accepted forms are listed in passes/FuseNorms.cpp.
+    The accepted forms are listed in passes/Fusion/FuseNorms.cpp.
   }];
   let dependentDialects = ["shardc::graph::GraphDialect"];
 }
@@ -77,7 +58,7 @@ def GraphFuseActivations : Pass<"graph-fuse-activations", "mlir::func::FuncOp"> 
     `graph.swiglu`. Constants match within 1e-4 relative (one ulp of fp16 /
     bf16 graphs); look-alikes with other constants, another tensor or an
     intermediate used elsewhere are left alone (see
-    passes/FuseActivations.cpp).
+    passes/Fusion/FuseActivations.cpp).
   }];
   let dependentDialects = ["shardc::graph::GraphDialect"];
 }
@@ -91,7 +72,7 @@ def GraphFuseAttention : Pass<"graph-fuse-attention", "mlir::func::FuncOp"> {
     MatMul with v become one `graph.attention`. A constant mask that is
     exactly causal (constant triangles, Trilu of ones) sets `causal`; other
     boolean masks become additive ones. k^T's transpose is folded into k's
-    (GPT-2's perm 0,2,3,1 becomes 0,2,1,3). See passes/FuseAttention.cpp
+    (GPT-2's perm 0,2,3,1 becomes 0,2,1,3). See passes/Fusion/FuseAttention.cpp
     for the forms and the look-alikes that are not fused.
   }];
   let dependentDialects = ["shardc::graph::GraphDialect"];
@@ -106,7 +87,7 @@ def GraphFuseEpilogues : Pass<"graph-fuse-epilogues", "mlir::func::FuncOp"> {
     residual Add (a tensor of the result's type) becomes one `graph.linear`,
     which the GEMM libraries run as one call with an epilogue. An op is
     folded only when the value it consumes has no other user; a residual
-    only without an activation (see passes/FuseEpilogues.cpp).
+    only without an activation (see passes/Fusion/FuseEpilogues.cpp).
 
     `erf-gelu=false` leaves the exact (erf) GELU out of the GEMMs: cuBLASLt's
     GELU epilogue is the tanh approximation, so the driver sets it for
@@ -130,53 +111,4 @@ def GraphFuseEpilogues : Pass<"graph-fuse-epilogues", "mlir::func::FuncOp"> {
   let dependentDialects = ["shardc::graph::GraphDialect"];
 }
 
-def KernFuseElementwise : Pass<"kern-fuse-elementwise", "mlir::func::FuncOp"> {
-  let summary = "Fuse producer maps into the maps and reductions they feed";
-  let description = [{
-    A `kern.map` whose output buffer is read only by one later `kern.map` or
-    `kern.reduce` is inlined into it: the producer's body is cloned into the
-    consumer's, its input accesses composed with the consumer's access to
-    the intermediate, and the intermediate buffer disappears. The rules for
-    when not to fuse are in passes/FuseElementwise.cpp.
-  }];
-}
-
-def KernChannelsLast : Pass<"kern-channels-last", "mlir::func::FuncOp"> {
-  let summary = "Store the activations around convolutions channels-last";
-  let description = [{
-    An arena buffer that a `kern.conv` reads as x or residual or writes as
-    y, and whose
-    other uses can all take it channels-last (convolutions, `sc_pool`
-    calls, maps and reductions whose accesses split per dim), gets the type
-    `[N, spatial..., C]`; the convolutions and pools that use it are flagged
-    and the maps and reductions read it through permuted strides. oneDNN
-    then runs the convolutions on its nhwc kernels without reordering their
-    activations in and out. For programs without CUDA code (the cuDNN call
-    and the CUDA pooling take NCHW); see passes/ChannelsLast.cpp for the
-    rules.
-  }];
-  let dependentDialects = ["shardc::kern::KernDialect"];
-}
-
-def KernPlanMemory : Pass<"kern-plan-memory", "mlir::func::FuncOp"> {
-  let summary = "Place every kern.alloc in the arena by liveness";
-  let description = [{
-    Static memory planning. Each `kern.alloc` is live from the op that
-    defines it to the last op that reads it (directly or through
-    `kern.view`s). Buffers are placed largest first at the lowest 64-byte
-    aligned offset that overlaps no placed buffer whose live range
-    intersects (greedy by size, as in TFLite's arena planner). Sets `offset`
-    on every alloc, and `kern.arena_bytes` (the peak) and
-    `kern.unplanned_bytes` (the sum of all buffers) on the function.
-  }];
-}
-
-def KernPlanWeights : Pass<"kern-plan-weights", "mlir::func::FuncOp"> {
-  let summary = "Lay out the kern.weight tensors of the rank's weights section";
-  let description = [{
-    Gives every `kern.weight` a 64-byte aligned `offset` in program order
-    and sets `kern.weights_bytes` on the function.
-  }];
-}
-
-#endif // SHARDC_PASSES
+#endif // SHARDC_PASSES_FUSION

@@ -1,6 +1,6 @@
 //===- ConvertPrecision.cpp - the graph-convert-precision pass -------------===//
 
-#include "passes/Passes.h"
+#include "passes/Precision/Passes.h"
 
 #include "dialects/Graph/IR/GraphOps.h"
 
@@ -12,7 +12,7 @@
 
 namespace shardc {
 #define GEN_PASS_DEF_GRAPHCONVERTPRECISION
-#include "passes/Passes.h.inc"
+#include "passes/Precision/Passes.h.inc"
 } // namespace shardc
 
 using namespace mlir;

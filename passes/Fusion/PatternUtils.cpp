@@ -1,6 +1,6 @@
 //===- PatternUtils.cpp - small matchers the fusion passes share -----------===//
 
-#include "passes/PatternUtils.h"
+#include "passes/Fusion/PatternUtils.h"
 
 #include "dialects/Graph/IR/GraphOps.h"
 

@@ -40,7 +40,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Passes.h"
+#include "dialects/Kern/Transforms/Passes.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/IRMapping.h"
@@ -51,7 +51,7 @@
 
 namespace shardc {
 #define GEN_PASS_DEF_KERNFUSEELEMENTWISE
-#include "passes/Passes.h.inc"
+#include "dialects/Kern/Transforms/Passes.h.inc"
 } // namespace shardc
 
 using namespace mlir;

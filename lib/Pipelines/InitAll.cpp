@@ -1,0 +1,31 @@
+//===- InitAll.cpp - every dialect and pass shardc uses -------------------===//
+
+#include "shardc/InitAll.h"
+
+#include "dialects/Graph/IR/GraphOps.h"
+#include "dialects/Kern/IR/KernOps.h"
+#include "dialects/Kern/Transforms/Passes.h"
+#include "passes/Fusion/Passes.h"
+#include "passes/Precision/Passes.h"
+#include "shardc/Conversion/Passes.h"
+#include "shardc/Pipelines/Pipelines.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Transforms/Passes.h"
+
+void shardc::registerAllDialects(mlir::DialectRegistry &registry) {
+  registry.insert<graph::GraphDialect, kern::KernDialect,
+                  mlir::func::FuncDialect, mlir::arith::ArithDialect,
+                  mlir::math::MathDialect>();
+}
+
+void shardc::registerAllPasses() {
+  mlir::registerTransformsPasses();
+  registerConversionPasses();
+  registerFusionPasses();
+  registerPrecisionPasses();
+  registerKernPasses();
+  registerPipelines();
+}

@@ -1,0 +1,105 @@
+//===- Pipelines.cpp - shardc's named pass pipelines ----------------------===//
+
+#include "shardc/Pipelines/Pipelines.h"
+
+#include "dialects/Kern/Transforms/Passes.h"
+#include "passes/Fusion/Passes.h"
+#include "passes/Precision/Passes.h"
+#include "shardc/Conversion/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+bool shardc::parseTargets(StringRef spec, TargetSet &targets,
+                          std::string &error) {
+  targets = {};
+  SmallVector<StringRef> parts;
+  spec.split(parts, ',');
+  for (StringRef p : parts) {
+    if (p == "cpu") {
+      targets.cpu = true;
+    } else if (p == "cuda") {
+      targets.cuda = true;
+    } else {
+      error = "unknown target '" + p.str() + "' (expected cpu, cuda or "
+              "cuda,cpu)";
+      return false;
+    }
+  }
+  return true;
+}
+
+/// The targets of a pipeline option; the driver checks the flag before it
+/// builds a pipeline, so an error here comes from a hand-written pipeline
+/// string and fails the pass manager's run.
+static shardc::TargetSet targetsOf(StringRef spec) {
+  shardc::TargetSet targets;
+  std::string error;
+  if (!shardc::parseTargets(spec, targets, error))
+    llvm::report_fatal_error(llvm::Twine("target=") + spec + ": " + error,
+                             /*gen_crash_diag=*/false);
+  return targets;
+}
+
+void shardc::buildGraphPipeline(OpPassManager &pm,
+                                const GraphPipelineOptions &options) {
+  TargetSet targets = targetsOf(options.target);
+  if (options.canonicalize) {
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
+  StringRef precision = options.precision;
+  if (precision == "fp16" || precision == "bf16")
+    pm.addNestedPass<func::FuncOp>(createGraphConvertPrecision(
+        {precision == "fp16" ? std::string("f16") : std::string("bf16")}));
+  else if (precision != "fp32" && precision != "tf32")
+    llvm::report_fatal_error("precision=" + precision +
+                                 ": expected fp32, tf32, fp16 or bf16",
+                             /*gen_crash_diag=*/false);
+  if (!options.fusion)
+    return;
+  // Activations first: the epilogue fusion folds recognized GELUs into
+  // GEMMs.
+  pm.addNestedPass<func::FuncOp>(createGraphFuseNorms());
+  pm.addNestedPass<func::FuncOp>(createGraphFuseActivations());
+  pm.addNestedPass<func::FuncOp>(createGraphFuseAttention());
+  // cuBLASLt's GELU epilogue is the tanh form: programs with CUDA code keep
+  // the exact (erf) GELU out of their GEMMs, and (cuDNN's call takes none
+  // yet) their convolutions' residual adds and activations apart.
+  pm.addNestedPass<func::FuncOp>(createGraphFuseEpilogues(
+      {/*erfGelu=*/!targets.cuda, /*convEpilogues=*/!targets.cuda}));
+  pm.addPass(createCanonicalizerPass());
+}
+
+void shardc::buildKernPipeline(OpPassManager &pm,
+                               const KernPipelineOptions &options) {
+  TargetSet targets = targetsOf(options.target);
+  // The CPU code multiplies fp16/bf16 through fp32 copies; a CUDA-only
+  // program keeps them narrow for cuBLASLt.
+  pm.addPass(createConvertGraphToKern(
+      {/*halfGemm=*/targets.cuda && !targets.cpu}));
+  // Layouts before fusion: the fused maps compose the permuted accesses.
+  if (!targets.cuda)
+    pm.addNestedPass<func::FuncOp>(createKernChannelsLast());
+  if (options.fusion)
+    pm.addNestedPass<func::FuncOp>(createKernFuseElementwise());
+  pm.addNestedPass<func::FuncOp>(createKernPlanWeights());
+  pm.addNestedPass<func::FuncOp>(createKernPlanMemory());
+}
+
+void shardc::registerPipelines() {
+  PassPipelineRegistration<GraphPipelineOptions>(
+      "shardc-graph-pipeline",
+      "Graph to graph after import: canonicalize, storage precision, fusion "
+      "(what `shardc --emit=graph` runs)",
+      buildGraphPipeline);
+  PassPipelineRegistration<KernPipelineOptions>(
+      "shardc-kern-pipeline",
+      "Graph to planned kern: lowering, layouts, kernel fusion, weights and "
+      "memory plans (what `shardc --emit=kern` runs after the graph "
+      "pipeline)",
+      buildKernPipeline);
+}

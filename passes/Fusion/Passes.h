@@ -1,0 +1,19 @@
+//===- Passes.h - fusion passes on the graph dialect -*- C++ -*-===//
+#ifndef SHARDC_PASSES_FUSION_PASSES_H
+#define SHARDC_PASSES_FUSION_PASSES_H
+
+#include "dialects/Graph/IR/GraphOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace shardc {
+
+#define GEN_PASS_DECL
+#include "passes/Fusion/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "passes/Fusion/Passes.h.inc"
+
+} // namespace shardc
+
+#endif // SHARDC_PASSES_FUSION_PASSES_H

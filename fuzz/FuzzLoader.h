@@ -19,8 +19,9 @@
 
 namespace shardc::fuzz {
 
-inline int noopInit(void **) { return 0; }
-inline void noopRun(void **, char *, const char *, void *const *,
+inline int noopInit(const sc_rank_ctx *, void **) { return 0; }
+inline void noopRun(const sc_rank_ctx *, void **, char *, const char *,
+                    void *const *,
                     void *const *) {}
 
 /// Owns what a shardc_program points at.

@@ -11,6 +11,7 @@ config.test_exec_root = os.path.join(config.shardc_obj_root, "test")
 
 tools = os.path.join(config.shardc_obj_root, "tools")
 config.substitutions.append(("%shardc-opt", os.path.join(tools, "shardc-opt", "shardc-opt")))
+config.substitutions.append(("%shardc-translate", os.path.join(tools, "shardc-translate", "shardc-translate")))
 config.substitutions.append(("%shardc-nvrtc", os.path.join(tools, "shardc-nvrtc", "shardc-nvrtc")))
 config.substitutions.append(("%shardc", os.path.join(tools, "shardc", "shardc")))
 # Runtime: the gtest binary and a hand-written model linked like a compiled one.

@@ -59,7 +59,7 @@ public:
     if (failedIn(
             [&] {
               code.program->ranks[code.rank].run(
-                  handles.data(), static_cast<char *>(arena.ptr), code.weights,
+                  code.ctx, handles.data(), static_cast<char *>(arena.ptr), code.weights,
                   inputPtrs.data(), outputPtrs.data());
             },
             message))
@@ -111,7 +111,7 @@ Status CpuDevice::open() {
   int rc = 0;
   std::string message;
   bool failed = failedIn(
-      [&] { rc = code.program->ranks[code.rank].init(handles.data()); },
+      [&] { rc = code.program->ranks[code.rank].init(code.ctx, handles.data()); },
       message);
   if (rc != 0 || failed) {
     if (message.empty())

@@ -13,27 +13,21 @@
 #include "shardc/format.h"
 #include "shardc/runtime.h"
 
+#include "Status.h"
+
 #include <memory>
 #include <string>
 
 namespace shardc::rt {
-
-/// A status with its one-line message.
-struct Status {
-  shardc_status code = SHARDC_OK;
-  std::string message;
-
-  Status() = default;
-  Status(shardc_status code, std::string message)
-      : code(code), message(std::move(message)) {}
-  bool failed() const { return code != SHARDC_OK; }
-};
 
 /// What a device loads: the rank's entry points in `program`, its plan and
 /// its weights section (host memory, `plan->weightsBytes` bytes).
 struct RankCode {
   const shardc_program *program = nullptr;
   int rank = 0;
+  /// Where the rank runs (its communicators); a device that has a stream
+  /// passes a copy with `stream` set.
+  const sc_rank_ctx *ctx = nullptr;
   const format::RankPlan *plan = nullptr;
   const char *weights = nullptr;
 };

@@ -10,6 +10,7 @@
 #include "shardc/runtime.h"
 
 #include "Device.h"
+#include "comm/Comm.h"
 #include "cuda/Image.h"
 #include "shardc/cpu.h"
 #include "shardc/format.h"
@@ -86,6 +87,11 @@ struct Mapping {
 struct shardc_model {
   fmt::Plan plan;
   const fmt::RankPlan *rp = nullptr;
+  // The rank's place in the world (ABI v3): a one-rank world for now (the
+  // MPI and NCCL communicators come with partitioning).
+  std::unique_ptr<shardc::rt::Communicator> worldComm;
+  sc_comm world;
+  sc_rank_ctx ctx{};
   Mapping weights;
   // Declared after the mapping: the CPU code reads the weights in place.
   std::unique_ptr<Device> device;
@@ -272,9 +278,23 @@ shardc_status load(const shardc_program *program, const char *weightsPath,
   if (!fmt::validateWeights(model->weights.base, model->weights.size, plan,
                             error, rank))
     return fail(SHARDC_ERROR_FORMAT, std::string(weightsPath) + ": " + error);
+  // A one-rank world has the self communicator; a rank of a larger one
+  // loads (the plan and its section are checked) without communicators
+  // until the MPI and NCCL ones land (the executable refuses to run it).
+  if (plan.worldSize == 1) {
+    model->worldComm = shardc::rt::createSelfComm();
+    model->world.impl = model->worldComm.get();
+  }
+  model->ctx.rank = rank;
+  model->ctx.world_size = static_cast<int32_t>(plan.worldSize);
+  model->ctx.num_axes = 0;
+  model->ctx.comms = nullptr;
+  model->ctx.world = model->worldComm ? &model->world : nullptr;
+  model->ctx.stream = nullptr;
   RankCode code;
   code.program = program;
   code.rank = rank;
+  code.ctx = &model->ctx;
   code.plan = model->rp;
   code.weights = static_cast<const char *>(model->weights.base) +
                  fmt::weightsSectionOffset(model->weights.base, rank);

@@ -192,11 +192,12 @@ struct OneOp {
   std::function<void(sc_cuda *, void *, void *const *, void *)> run;
 
   static inline OneOp *current = nullptr;
-  static int init(sc_cuda *cu, void **h) {
+  static int init(const sc_rank_ctx *, sc_cuda *cu, void **h) {
     h[0] = current->create(cu);
     return h[0] ? 0 : 1;
   }
-  static void runEntry(sc_cuda *cu, void **h, char *, const char *,
+  static void runEntry(const sc_rank_ctx *, sc_cuda *cu, void **h, char *,
+                       const char *,
                        void *const *in, void *const *out) {
     current->run(cu, h[0], in, out[0]);
   }

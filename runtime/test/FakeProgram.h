@@ -91,18 +91,26 @@ inline std::vector<uint8_t> fakeWeightsFile() {
   return buildWeightsFile(kFakeModelHash, {fakeSection()});
 }
 
-inline int fakeInit(void **handles) {
+inline int fakeInit(const sc_rank_ctx *ctx, void **handles) {
+  // ABI v3: the rank context names the rank; a one-rank world has its
+  // self communicator.
+  if (!ctx || ctx->rank < 0 || ctx->rank >= ctx->world_size ||
+      (ctx->world_size == 1) != (sc_comm_size(ctx->world) == 1)) {
+    sc_fail("bad rank context");
+    return 1;
+  }
   handles[0] = static_cast<rt::Handle *>(new CountedHandle);
   return 0;
 }
 
-inline int fakeFailingInit(void **handles) {
+inline int fakeFailingInit(const sc_rank_ctx *ctx, void **handles) {
   handles[0] = static_cast<rt::Handle *>(new CountedHandle);
   sc_fail("oneDNN cannot run convolution with %d groups", 3);
   return 1;
 }
 
-inline void fakeRun(void **handles, char *arena, const char *weights,
+inline void fakeRun(const sc_rank_ctx *ctx, void **handles, char *arena,
+                    const char *weights,
                     void *const *inputs, void *const *outputs) {
   const float *x = static_cast<const float *>(inputs[0]);
   const float *w = reinterpret_cast<const float *>(weights);
@@ -185,13 +193,14 @@ DONE:
 
 inline const char *const kFakeKernels[] = {"fake_add", "fake_twice"};
 
-inline int fakeCudaInit(sc_cuda *, void **handles) {
+inline int fakeCudaInit(const sc_rank_ctx *, sc_cuda *, void **handles) {
   handles[0] = static_cast<rt::Handle *>(new CountedHandle);
   return 0;
 }
 
 // y = x + w by way of the arena (kernel, then a copy), z = ids * 2.
-inline void fakeCudaRun(sc_cuda *cu, void **, char *arena, const char *weights,
+inline void fakeCudaRun(const sc_rank_ctx *, sc_cuda *cu, void **, char *arena,
+                        const char *weights,
                         void *const *inputs, void *const *outputs) {
   const void *x = inputs[0], *ids = inputs[1];
   const void *w = weights;

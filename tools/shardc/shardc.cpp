@@ -359,7 +359,10 @@ int main(int argc, char **argv) {
     return 0;
   };
   if (emit == Emit::Import)
-    return writeText([&](raw_ostream &os) { module->print(os, flags); });
+    return writeText([&](raw_ostream &os) {
+      module->print(os, flags);
+      os << "\n";
+    });
 
   shardc::GraphPipelineOptions graphOptions;
   graphOptions.canonicalize = !noCanonicalize;
@@ -396,7 +399,10 @@ int main(int argc, char **argv) {
   if (fusionReport)
     fusedGraphOps = shardc::countGraphOps(*module);
   if (emit == Emit::Graph)
-    return writeText([&](raw_ostream &os) { module->print(os, flags); });
+    return writeText([&](raw_ostream &os) {
+      module->print(os, flags);
+      os << "\n";
+    });
 
   if (!runPipeline(
           [&](mlir::PassManager &pm) {
@@ -422,7 +428,10 @@ int main(int argc, char **argv) {
                               shardc::kernelStats(*module));
   }
   if (emit == Emit::Kern)
-    return writeText([&](raw_ostream &os) { module->print(os, flags); });
+    return writeText([&](raw_ostream &os) {
+      module->print(os, flags);
+      os << "\n";
+    });
 
   std::string source;
   llvm::raw_string_ostream sourceStream(source);
@@ -524,14 +533,20 @@ int main(int argc, char **argv) {
     return fatal(error);
   stage("compiled and linked");
   std::string weightsPath = outputFile + ".weights";
-  if (!shardc::writeWeightsFile(weightsPath, artifacts.modelHash,
-                                {&artifacts.weights}, error))
+  std::vector<const std::vector<char> *> sections;
+  uint64_t weightsBytes = 0;
+  for (const std::vector<char> &section : artifacts.sections) {
+    sections.push_back(&section);
+    weightsBytes += section.size();
+  }
+  if (!shardc::writeWeightsFile(weightsPath, artifacts.modelHash, sections,
+                                error))
     return fatal(error);
   if (progress)
     errs() << "shardc: wrote " << outputFile << " ("
            << (program.cpu ? artifacts.numKernels : artifacts.numCudaKernels)
            << " generated kernels, " << artifacts.numLibraryCalls
            << " library calls, arena " << artifacts.arenaBytes << " B) and "
-           << weightsPath << " (" << artifacts.weights.size() << " B)\n";
+           << weightsPath << " (" << weightsBytes << " B)\n";
   return 0;
 }

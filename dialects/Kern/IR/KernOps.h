@@ -30,6 +30,11 @@ inline int64_t bufferBytes(mlir::MemRefType t) {
   return t.getNumElements() * elementBytes(t.getElementType());
 }
 
+/// The ranks a program serves: a `func.func` attribute (DenseI64ArrayAttr).
+/// A module whose functions carry it holds one program per distinct code;
+/// together they serve ranks 0..N-1, each once.
+inline constexpr llvm::StringLiteral kRanksAttr = "kern.ranks";
+
 /// Alignment in bytes of arena buffers and of weights within a section. The
 /// runtime's file format (runtime/include/shardc/format.h, kAlign) must
 /// agree; the C++ emitter checks it at compile time.

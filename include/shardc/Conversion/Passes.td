@@ -8,7 +8,9 @@ include "mlir/Pass/PassBase.td"
 def ConvertGraphToKern : Pass<"convert-graph-to-kern", "mlir::ModuleOp"> {
   let summary = "Lower the graph dialect to bufferized kern kernels";
   let description = [{
-    Rewrites `func.func @main` from value-semantic graph tensors to a kern
+    Rewrites every `func.func` of the module (a program: the global `@main`
+    the importer makes, or a rank program; its name and attributes such as
+    `kern.ranks` carry over) from value-semantic graph tensors to a kern
     program on memrefs, in destination-passing style: graph inputs become
     `kern.input` arguments, graph results `kern.output` arguments the
     producing kernels write into directly, intermediates `kern.alloc`

@@ -31,11 +31,14 @@ struct ProgramOptions {
 
 /// What the C++ target produced besides the source.
 struct CppArtifacts {
-  std::vector<char> weights; ///< the rank's weights section
+  /// The weights section of each rank (ranks of one program hold equal
+  /// sections for now).
+  std::vector<std::vector<char>> sections;
+  unsigned numPrograms = 0;
   uint64_t modelHash = 0;
   unsigned numKernels = 0;   ///< generated kernels
   unsigned numLibraryCalls = 0;
-  uint64_t arenaBytes = 0;
+  uint64_t arenaBytes = 0; ///< the largest rank's
   std::string cudaSource; ///< the CUDA program (with ProgramOptions::cuda)
   unsigned numCudaKernels = 0;
 };
@@ -45,9 +48,10 @@ struct CppArtifacts {
 /// text before the first marker, on its own.
 inline constexpr const char kCppUnitMarker[] = "// shardc: translation unit";
 
-/// Builds the weights section and writes the C++ source for a planned kern
-/// module (world size 1): CPU code, the host side of CUDA code, or both.
-/// Fails with a diagnostic on the module.
+/// Builds the weights sections and writes the C++ source for a planned kern
+/// module: every program (a func.func with `kern.ranks`, or `@main` for
+/// world size 1), the rank table and the plan; CPU code, the host side of
+/// CUDA code, or both. Fails with a diagnostic on the module.
 mlir::LogicalResult emitCpp(mlir::ModuleOp module, llvm::raw_ostream &os,
                             CppArtifacts &artifacts,
                             const ProgramOptions &options = {});

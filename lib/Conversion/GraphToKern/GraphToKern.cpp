@@ -242,13 +242,10 @@ static StringAttr nameOf(DictionaryAttr attrs, unsigned i, StringRef prefix,
   return b.getStringAttr(prefix + std::to_string(i));
 }
 
-void ConvertGraphToKernPass::runOnOperation() {
-  ModuleOp module = getOperation();
-  auto func = module.lookupSymbol<func::FuncOp>("main");
-  if (!func) {
-    module.emitError("no func.func @main to lower");
-    return signalPassFailure();
-  }
+/// Lowers one graph program (a func.func on tensors) into a kern program of
+/// the same name and attributes (`kern.ranks` and the like carry over).
+static LogicalResult lowerProgram(func::FuncOp func, bool halfGemm) {
+  MLIRContext *context = func.getContext();
   static const LoweringTable table = [] {
     LoweringTable t;
     addElementwiseLowerings(t);
@@ -275,7 +272,9 @@ void ConvertGraphToKernPass::runOnOperation() {
 
   OpBuilder b(func);
   auto kernFunc = b.create<func::FuncOp>(
-      func.getLoc(), "main", FunctionType::get(&getContext(), argTypes, {}));
+      func.getLoc(), func.getName(), FunctionType::get(context, argTypes, {}));
+  for (NamedAttribute attr : func->getDiscardableAttrs())
+    kernFunc->setAttr(attr.getName(), attr.getValue());
   unsigned numInputs = type.getNumInputs();
   // All at once: setArgAttr per argument would rebuild (and unique) the
   // array of every argument's attributes each time, quadratic in the I/O.
@@ -344,7 +343,7 @@ void ConvertGraphToKernPass::runOnOperation() {
   }
   if (failed) {
     kernFunc.erase();
-    return signalPassFailure();
+    return failure();
   }
   // Outputs nobody wrote directly: views, inputs, constants, duplicates.
   for (auto [i, v] : llvm::enumerate(ret->getOperands())) {
@@ -354,4 +353,19 @@ void ConvertGraphToKernPass::runOnOperation() {
   }
   b.create<func::ReturnOp>(ret->getLoc());
   func.erase();
+  return success();
+}
+
+void ConvertGraphToKernPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  // Every function is a program: the global one (@main, from the importer)
+  // or one per distinct rank program.
+  SmallVector<func::FuncOp> programs(module.getOps<func::FuncOp>());
+  if (programs.empty()) {
+    module.emitError("no func.func to lower");
+    return signalPassFailure();
+  }
+  for (func::FuncOp func : programs)
+    if (failed(lowerProgram(func, halfGemm)))
+      return signalPassFailure();
 }

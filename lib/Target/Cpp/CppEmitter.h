@@ -9,6 +9,7 @@
 #define SHARDC_LIB_TARGET_CPP_CPPEMITTER_H
 
 #include "shardc/Target/Cpp.h"
+#include "shardc/format.h"
 
 #include "dialects/Kern/IR/KernOps.h"
 
@@ -42,15 +43,34 @@ static constexpr unsigned kSplitCost = 2048;
 static constexpr unsigned kPartCost = 1024;
 static constexpr const char *kUnitMarker = kCppUnitMarker;
 
+/// One program of a module: its function and the ranks it serves.
+struct RankProgram {
+  mlir::func::FuncOp func;
+  llvm::SmallVector<int64_t> ranks;
+};
+
+/// The module's programs: the functions with `kern.ranks`, which must serve
+/// every rank of 0..N-1 once, or else `@main` serving rank 0. Fails with a
+/// diagnostic.
+mlir::FailureOr<llvm::SmallVector<RankProgram>>
+collectPrograms(mlir::ModuleOp module);
+
 class CppEmitter {
 public:
-  CppEmitter(mlir::func::FuncOp func, CppArtifacts &artifacts,
-             const ProgramOptions &options)
-      : func(func), artifacts(artifacts), options(options) {}
+  CppEmitter(CppArtifacts &artifacts, const ProgramOptions &options)
+      : artifacts(artifacts), options(options) {}
 
-  mlir::LogicalResult emit(mlir::raw_ostream &os);
+  /// Writes the module's programs, the rank table and the plan
+  /// (EmitProgram.cpp).
+  mlir::LogicalResult emit(mlir::ModuleOp module, mlir::raw_ostream &os);
 
 private:
+  /// Emits program `index` (its parts, entry points, weights section and
+  /// rank records); `forceSplit` puts its code in parts of its own.
+  mlir::LogicalResult emitProgram(const RankProgram &program, unsigned index,
+                                  bool forceSplit);
+  /// The CPU form of one op of a program (EmitCpp.cpp).
+  mlir::LogicalResult emitCpuOp(mlir::Operation &op);
   mlir::LogicalResult emitKernel(mlir::Operation *op, mlir::ValueRange inputs,
                            mlir::ValueRange outputs, mlir::ArrayRef<int64_t> shape,
                            mlir::ArrayAttr layouts, mlir::ArrayRef<int64_t> reduceDims,
@@ -68,7 +88,8 @@ private:
   /// The CUDA form of `op`: a launch of a generated kernel, or a cuBLASLt /
   /// cuDNN call.
   mlir::LogicalResult emitCudaOp(mlir::Operation *op);
-  void writeCudaProgram(mlir::raw_ostream &out);
+  /// The CUDA images and kernel names of the whole module.
+  void writeCudaTables(mlir::raw_ostream &out);
 
   /// The name of the split program's function with this text (after the
   /// name), defined or declared in the current part.
@@ -81,7 +102,7 @@ private:
   mlir::FailureOr<std::string> desc(mlir::Operation *op, mlir::Value buffer);
   std::string i64Array(mlir::ArrayRef<int64_t> values);
 
-  mlir::func::FuncOp func;
+  mlir::func::FuncOp func; ///< the program being emitted
   CppArtifacts &artifacts;
   const ProgramOptions &options;
   std::string decls, init, run;
@@ -99,6 +120,12 @@ private:
   std::map<std::string, std::string> splitKernels;
   std::set<std::string> declaredKernels;
   std::map<std::string, unsigned> cudaKernelsByText; ///< shared CUDA kernels
+  // The whole module: declarations of the parts' entry points, every
+  // program's entry points, the rank records and their programs, and what
+  // the model hash covers.
+  std::string partDecls, entries, identity;
+  std::vector<format::RankPlan> rankRecords;
+  std::vector<unsigned> rankPrograms;
 };
 
 } // namespace shardc::target

@@ -433,193 +433,23 @@ LogicalResult CppEmitter::emitConv(kern::ConvOp op) {
                          /*cuda=*/false);
 }
 
-/// Appends the bytes of a weight to the section at its planned offset.
-static LogicalResult appendWeight(kern::WeightOp op, std::vector<char> &section) {
-  auto type = op.getBuffer().getType();
-  int64_t bytes = kern::bufferBytes(type);
-  uint64_t offset = op.getOffset().value_or(0);
-  if (section.size() < offset + bytes)
-    section.resize(offset + bytes, 0);
-  char *dst = section.data() + offset;
-  Attribute value = op.getValue();
-  if (auto res = dyn_cast<DenseResourceElementsAttr>(value)) {
-    AsmResourceBlob *blob = res.getRawHandle().getBlob();
-    if (!blob || static_cast<int64_t>(blob->getData().size()) != bytes)
-      return op.emitError("weight blob '")
-             << res.getRawHandle().getKey() << "' is missing or has the wrong size";
-    memcpy(dst, blob->getData().data(), bytes);
+LogicalResult CppEmitter::emitCpuOp(Operation &op) {
+  if (auto map = dyn_cast<kern::MapOp>(op))
+    return emitKernel(map, map.getInputs(), map.getOutputs(), map.getShape(),
+                      map.getLayouts(), {}, "", map.getBody().front());
+  if (auto red = dyn_cast<kern::ReduceOp>(op))
+    return emitKernel(red, red.getInputs(), red.getOutputs(), red.getShape(),
+                      red.getLayouts(), red.getReduceDims(), red.getKind(),
+                      red.getBody().front());
+  if (auto call = dyn_cast<kern::CallOp>(op))
+    return emitCall(call);
+  if (auto mm = dyn_cast<kern::MatmulOp>(op))
+    return emitMatmul(mm);
+  if (auto conv = dyn_cast<kern::ConvOp>(op))
+    return emitConv(conv);
+  if (isa<kern::AllocOp, kern::WeightOp, kern::ViewOp, func::ReturnOp>(op))
     return success();
-  }
-  auto dense = dyn_cast<DenseElementsAttr>(value);
-  if (!dense)
-    return op.emitError("cannot serialize ") << value;
-  if (type.getElementType().isInteger(1)) {
-    int64_t i = 0;
-    for (bool b : dense.getValues<bool>())
-      dst[i++] = b ? 1 : 0;
-    return success();
-  }
-  ArrayRef<char> raw = dense.getRawData();
-  int64_t elemBytes = kern::elementBytes(type.getElementType());
-  if (dense.isSplat()) {
-    for (int64_t i = 0; i < type.getNumElements(); ++i)
-      memcpy(dst + i * elemBytes, raw.data(), elemBytes);
-    return success();
-  }
-  if (static_cast<int64_t>(raw.size()) != bytes)
-    return op.emitError("weight data has ") << raw.size() << " bytes, expected " << bytes;
-  memcpy(dst, raw.data(), bytes);
-  return success();
-}
-
-LogicalResult CppEmitter::emit(raw_ostream &out) {
-  // The weights section first: the plan records its size and checksum.
-  std::vector<char> &section = artifacts.weights;
-  section.clear();
-  if (auto bytes = func->getAttrOfType<IntegerAttr>("kern.weights_bytes"))
-    section.resize(bytes.getInt(), 0);
-  WalkResult walk = func.walk([&](kern::WeightOp op) {
-    return failed(appendWeight(op, section)) ? WalkResult::interrupt()
-                                             : WalkResult::advance();
-  });
-  if (walk.wasInterrupted())
-    return failure();
-  section.resize(format::alignUp(section.size()), 0);
-
-  if (options.cuda)
-    artifacts.cudaSource = cuda::programPrologue();
-  // Large programs are split into parts (see CppEmitter.h).
-  unsigned cost = 0;
-  for (Operation &op : func.getBody().front())
-    cost += statementCost(&op);
-  split = cost > kSplitCost;
-  unsigned partCost = 0;
-  for (Operation &op : func.getBody().front()) {
-    if (split && partCost >= kPartCost) {
-      flushPart();
-      partCost = 0;
-    }
-    partCost += statementCost(&op);
-    if (options.cuda && failed(emitCudaOp(&op)))
-      return failure();
-    if (!options.cpu)
-      continue;
-    LogicalResult r = success();
-    if (auto map = dyn_cast<kern::MapOp>(op))
-      r = emitKernel(map, map.getInputs(), map.getOutputs(), map.getShape(),
-                     map.getLayouts(), {}, "", map.getBody().front());
-    else if (auto red = dyn_cast<kern::ReduceOp>(op))
-      r = emitKernel(red, red.getInputs(), red.getOutputs(), red.getShape(),
-                     red.getLayouts(), red.getReduceDims(), red.getKind(),
-                     red.getBody().front());
-    else if (auto call = dyn_cast<kern::CallOp>(op))
-      r = emitCall(call);
-    else if (auto mm = dyn_cast<kern::MatmulOp>(op))
-      r = emitMatmul(mm);
-    else if (auto conv = dyn_cast<kern::ConvOp>(op))
-      r = emitConv(conv);
-    else if (!isa<kern::AllocOp, kern::WeightOp, kern::ViewOp, func::ReturnOp>(op))
-      r = op.emitError("the C++ target cannot emit '") << op.getName() << "'";
-    if (failed(r))
-      return failure();
-  }
-
-  if (split) {
-    flushPart();
-    // The entry points call the parts in order.
-    for (unsigned p = 0; p < numParts; ++p) {
-      std::string n = std::to_string(p);
-      if (options.cpu) {
-        decls += "int shardc_gen_init" + n + "(void **h);\n"
-                 "void shardc_gen_run" + n + "(void **h, char *arena, "
-                 "const char *weights, void *const *in, void *const *out);\n";
-        init += "  if (shardc_gen_init" + n + "(h)) return 1;\n";
-        run += "  shardc_gen_run" + n + "(h, arena, weights, in, out);\n";
-      }
-      if (options.cuda) {
-        decls += "int shardc_gen_cuda_init" + n + "(sc_cuda *cu, void **h);\n"
-                 "void shardc_gen_cuda_run" + n + "(sc_cuda *cu, void **h, "
-                 "char *arena, const char *weights, void *const *in, "
-                 "void *const *out);\n";
-        cudaInit += "  if (shardc_gen_cuda_init" + n + "(cu, h)) return 1;\n";
-        cudaRun += "  shardc_gen_cuda_run" + n +
-                   "(cu, h, arena, weights, in, out);\n";
-      }
-    }
-    decls = parts + std::string(kUnitMarker) + "\n" + decls;
-    parts.clear();
-  }
-
-  // The plan: signature, sizes, the weights checksum, the model hash.
-  format::Plan plan;
-  format::RankPlan rank;
-  auto arena = func->getAttrOfType<IntegerAttr>("kern.arena_bytes");
-  rank.arenaBytes = arena ? arena.getInt() : 0;
-  artifacts.arenaBytes = rank.arenaBytes;
-  rank.weightsBytes = section.size();
-  rank.weightsChecksum = format::checksum64(section.data(), section.size());
-  rank.numHandles = std::max(numHandles, numCudaHandles);
-  rank.numKernels = options.cpu
-                        ? artifacts.numKernels + artifacts.numLibraryCalls
-                        : artifacts.numCudaKernels + numCudaHandles;
-  std::string signature;
-  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
-    auto type = cast<MemRefType>(func.getArgument(i).getType());
-    format::TensorSig sig;
-    bool isInput = static_cast<bool>(func.getArgAttr(i, "kern.input"));
-    auto name = func.getArgAttrOfType<StringAttr>(
-        i, isInput ? "kern.input" : "kern.output");
-    sig.name = name ? name.str() : "arg" + std::to_string(i);
-    sig.dtype = onnxDType(type.getElementType());
-    sig.dims.assign(type.getShape().begin(), type.getShape().end());
-    signature += sig.name + ":" + std::to_string(sig.dtype) + ";";
-    (isInput ? rank.inputs : rank.outputs).push_back(std::move(sig));
-  }
-  std::string identity = signature + std::to_string(rank.weightsChecksum) +
-                         ":" + std::to_string(rank.weightsBytes);
-  func.walk([&](kern::WeightOp op) {
-    identity += ";" + std::to_string(op.getOffset().value_or(0));
-  });
-  artifacts.modelHash = format::checksum64(identity.data(), identity.size());
-  plan.modelHash = artifacts.modelHash;
-  plan.target = (options.cpu ? format::kTargetCpu : 0) |
-                (options.cuda ? format::kTargetCuda : 0);
-  plan.ranks.push_back(rank);
-  std::vector<uint8_t> planBytes = format::encodePlan(plan);
-
-  out << "// Generated by shardc. Target: "
-      << (options.cuda && options.cpu ? "cuda with a cpu fallback"
-          : options.cuda              ? "cuda"
-                                      : "cpu")
-      << ", rank 0 of 1.\n"
-      << (options.cuda ? "#include \"shardc/cuda.h\"\n\n"
-                       : "#include \"shardc/cpu.h\"\n\n")
-      << decls << "\n";
-  if (options.cpu)
-    out << "static int rank0_init(void **h) {\n"
-        << init << "  (void)h;\n  return 0;\n}\n\n"
-        << "static void rank0_run(void **h, char *arena, const char *weights, "
-           "void *const *in, void *const *out) {\n"
-        << "  (void)h; (void)arena; (void)weights; (void)in; (void)out;\n"
-        << run << "}\n\n"
-        << "static const sc_rank_entry ranks[] = {{rank0_init, rank0_run}};\n";
-  if (options.cuda)
-    writeCudaProgram(out);
-  out << "static const unsigned char plan_data[] = {";
-  for (size_t i = 0; i < planBytes.size(); ++i)
-    out << (i % 24 ? "" : "\n  ") << static_cast<unsigned>(planBytes[i]) << ",";
-  out << "\n};\n"
-      << "extern \"C\" const shardc_program shardc_model_program;\n"
-      << "const shardc_program shardc_model_program = {SC_ABI_VERSION, 1, "
-         "plan_data, sizeof(plan_data), "
-      << (options.cpu ? "ranks" : "0") << ", "
-      << (options.cuda ? "cuda_ranks, " + std::to_string(options.cudaImages.size()) +
-                             ", cuda_images, " +
-                             std::to_string(cudaKernels.size()) +
-                             ", cuda_kernels"
-                       : std::string("0, 0, 0, 0, 0"))
-      << "};\n";
-  return success();
+  return op.emitError("the C++ target cannot emit '") << op.getName() << "'";
 }
 
 unsigned CppEmitter::statementCost(Operation *op) {
@@ -630,40 +460,3 @@ unsigned CppEmitter::statementCost(Operation *op) {
   return 0;
 }
 
-void CppEmitter::flushPart() {
-  std::string n = std::to_string(numParts++);
-  parts += std::string(kUnitMarker) + "\n" + decls;
-  if (options.cpu)
-    parts += "int shardc_gen_init" + n + "(void **h) {\n" + init +
-             "  (void)h;\n  return 0;\n}\n"
-             "void shardc_gen_run" + n + "(void **h, char *arena, "
-             "const char *weights, void *const *in, void *const *out) {\n"
-             "  (void)h; (void)arena; (void)weights; (void)in; (void)out;\n" +
-             run + "}\n";
-  if (options.cuda)
-    parts += "int shardc_gen_cuda_init" + n + "(sc_cuda *cu, void **h) {\n" +
-             cudaInit + "  (void)cu; (void)h;\n  return 0;\n}\n"
-             "void shardc_gen_cuda_run" + n + "(sc_cuda *cu, void **h, "
-             "char *arena, const char *weights, void *const *in, "
-             "void *const *out) {\n"
-             "  (void)h; (void)arena; (void)weights; (void)in; (void)out;\n" +
-             cudaRun + "}\n";
-  decls.clear();
-  init.clear();
-  run.clear();
-  cudaInit.clear();
-  cudaRun.clear();
-  // Each part declares what it uses.
-  descNames.clear();
-  declaredKernels.clear();
-}
-
-LogicalResult shardc::emitCpp(ModuleOp module, raw_ostream &os,
-                              CppArtifacts &artifacts,
-                              const ProgramOptions &options) {
-  auto func = module.lookupSymbol<func::FuncOp>("main");
-  if (!func)
-    return module.emitError("no func.func @main to emit");
-  CppEmitter emitter(func, artifacts, options);
-  return emitter.emit(os);
-}

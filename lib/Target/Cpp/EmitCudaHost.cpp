@@ -2,8 +2,8 @@
 //
 // For --target=cuda the program writer emits, next to (or instead of) the
 // CPU entry points:
-//   - cuda_rank0_init(): creates the cuBLASLt / cuDNN descriptors;
-//   - cuda_rank0_run(): in program order, one sc_cu_launch per generated
+//   - cuda_progN_init(): creates the cuBLASLt / cuDNN descriptors;
+//   - cuda_progN_run(): in program order, one sc_cu_launch per generated
 //     kernel (its source goes to CppArtifacts::cudaSource) and one library
 //     call per kern.matmul / kern.conv, all on device pointers;
 //   - the NVRTC images, embedded with the assembler's .incbin, and the
@@ -112,19 +112,7 @@ LogicalResult CppEmitter::emitCudaOp(Operation *op) {
   return success();
 }
 
-void CppEmitter::writeCudaProgram(raw_ostream &out) {
-  out << "static int cuda_rank0_init(sc_cuda *cu, void **h) {\n"
-      << cudaInit << "  (void)cu; (void)h;\n  return 0;\n}\n\n"
-      << "static void cuda_rank0_run(sc_cuda *cu, void **h, char *arena, "
-         "const char *weights, void *const *in, void *const *out) {\n"
-      << "  (void)h; (void)arena; (void)weights; (void)in; (void)out;\n"
-      << cudaRun << "}\n\n"
-      << "static const sc_cuda_entry cuda_ranks[] = "
-         "{{cuda_rank0_init, cuda_rank0_run}};\n";
-  // The images: .incbin reads the NVRTC output when this file is assembled
-  // (the driver keeps quotes and backslashes out of the paths). NVRTC's PTX
-  // already ends with its NUL, which the size counts (the runtime checks
-  // it); the extra byte after each image is padding.
+void CppEmitter::writeCudaTables(raw_ostream &out) {
   for (auto [i, image] : llvm::enumerate(options.cudaImages)) {
     std::string sym = "shardc_cuda_image" + std::to_string(i);
     out << "__asm__(\".section .rodata\\n.balign 64\\n.globl " << sym

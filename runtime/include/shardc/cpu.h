@@ -22,7 +22,7 @@
 extern "C" {
 #endif
 
-#define SC_ABI_VERSION 2
+#define SC_ABI_VERSION 3
 #define SC_MAX_RANK 8
 
 typedef struct sc_desc {
@@ -31,13 +31,32 @@ typedef struct sc_desc {
   int64_t dims[SC_MAX_RANK];
 } sc_desc;
 
+/* A communicator: a group of ranks that run collectives together
+ * (runtime/src/comm/Comm.h). Opaque to generated code. */
+typedef struct sc_comm sc_comm;
+
+/* What a rank's code knows about where it runs (program ABI v3). `comms`
+ * has one communicator per mesh axis (axis i: the ranks that differ from
+ * this one only along axis i); `world` spans every rank. `stream` is the
+ * rank's CUDA stream (a CUstream) on a GPU and NULL on the CPU. */
+typedef struct sc_rank_ctx {
+  int32_t rank;
+  int32_t world_size;
+  int32_t num_axes;
+  sc_comm *const *comms;
+  sc_comm *world;
+  void *stream;
+} sc_rank_ctx;
+
 /* Generated entry points of one rank. `handles` has plan.num_handles slots
  * for library state created by init (oneDNN primitives) and freed by the
  * runtime with sc_handle_free. `arena` is plan.arena_bytes, 64-byte aligned;
- * `weights` is the rank's mapped weights section. */
-typedef int (*sc_init_fn)(void **handles);
-typedef void (*sc_run_fn)(void **handles, char *arena, const char *weights,
-                          void *const *inputs, void *const *outputs);
+ * `weights` is the rank's mapped weights section. Ranks that run the same
+ * program share its entry points and tell themselves apart by `ctx`. */
+typedef int (*sc_init_fn)(const sc_rank_ctx *ctx, void **handles);
+typedef void (*sc_run_fn)(const sc_rank_ctx *ctx, void **handles, char *arena,
+                          const char *weights, void *const *inputs,
+                          void *const *outputs);
 typedef struct sc_rank_entry {
   sc_init_fn init;
   sc_run_fn run;
@@ -49,8 +68,10 @@ typedef struct sc_rank_entry {
  * buffers for the inputs and outputs. run() only enqueues work on the
  * model's stream (the runtime captures it into a CUDA graph). */
 typedef struct sc_cuda sc_cuda;
-typedef int (*sc_cuda_init_fn)(sc_cuda *cu, void **handles);
-typedef void (*sc_cuda_run_fn)(sc_cuda *cu, void **handles, char *arena,
+typedef int (*sc_cuda_init_fn)(const sc_rank_ctx *ctx, sc_cuda *cu,
+                               void **handles);
+typedef void (*sc_cuda_run_fn)(const sc_rank_ctx *ctx, sc_cuda *cu,
+                               void **handles, char *arena,
                                const char *weights, void *const *inputs,
                                void *const *outputs);
 typedef struct sc_cuda_entry {
@@ -70,7 +91,7 @@ typedef struct sc_cuda_image {
  * target mask says which); both use the same plan and weights. */
 struct shardc_program {
   uint32_t abi_version; /* SC_ABI_VERSION */
-  uint32_t num_ranks;
+  uint32_t num_ranks;   /* entries per table: one per rank of the plan */
   const unsigned char *plan;
   uint64_t plan_size;
   const sc_rank_entry *ranks;       /* CPU entries, NULL without CPU code */
@@ -80,6 +101,10 @@ struct shardc_program {
   uint32_t num_cuda_kernels;        /* kernel names in the images, indexed */
   const char *const *cuda_kernels;  /* by sc_cu_launch */
 };
+
+/* The rank and size of a communicator (-1 for NULL). */
+int32_t sc_comm_rank(const sc_comm *comm);
+int32_t sc_comm_size(const sc_comm *comm);
 
 /* Errors from kernels and library wrappers (printf-style, first one wins). */
 void sc_fail(const char *fmt, ...);

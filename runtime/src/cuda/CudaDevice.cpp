@@ -64,6 +64,8 @@ private:
   sc_cuda cu;
   RankCode code;
   const sc_cuda_entry &entry;
+  /// The rank context with this device's stream.
+  sc_rank_ctx ctx{};
   std::string name;
   bool retained = false;
   CUdeviceptr arena = 0, weights = 0;
@@ -187,6 +189,9 @@ Status CudaDevice::open() {
     return gpuError("cannot make the context current", r);
   if ((r = d.cuStreamCreate(&cu.stream, CU_STREAM_NON_BLOCKING)))
     return gpuError("cannot create a stream", r);
+  if (code.ctx)
+    ctx = *code.ctx;
+  ctx.stream = cu.stream;
   Status s = loadModule(*image);
   if (s.failed())
     return s;
@@ -232,7 +237,7 @@ Status CudaDevice::open() {
   int rc = 0;
   std::string message;
   bool failed =
-      failedIn([&] { rc = entry.init(&cu, handles.data()); }, message);
+      failedIn([&] { rc = entry.init(&ctx, &cu, handles.data()); }, message);
   if (rc != 0 || failed) {
     if (message.empty())
       message = "initialization failed (code " + std::to_string(rc) + ")";
@@ -249,7 +254,7 @@ Status CudaDevice::open() {
 bool CudaDevice::enqueueRun(std::string &message) {
   return failedIn(
       [&] {
-        entry.run(&cu, handles.data(),
+        entry.run(&ctx, &cu, handles.data(),
                   static_cast<char *>(devicePointer(arena)),
                   static_cast<const char *>(devicePointer(weights)),
                   inputArgs.data(), outputArgs.data());

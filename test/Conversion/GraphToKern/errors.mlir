@@ -59,9 +59,6 @@ func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// expected-error @below {{no func.func @main to lower}}
+// expected-error @below {{no func.func to lower}}
 module {
-  func.func @other(%x: tensor<4xf32>) -> tensor<4xf32> {
-    return %x : tensor<4xf32>
-  }
 }

@@ -80,10 +80,12 @@ int main(int argc, char **argv) {
     out.push_back(aligned(std::vector<char>(n, (char)0x5a)));
   }
   std::vector<void *> handles(rank.numHandles + 1);
-  if (program.cuda_ranks[0].init(nullptr, handles.data()))
+  sc_rank_ctx ctx{}; // rank 0 of 1, no communicators, no stream
+  ctx.world_size = 1;
+  if (program.cuda_ranks[0].init(&ctx, nullptr, handles.data()))
     return 2;
-  program.cuda_ranks[0].run(nullptr, handles.data(), base, weights, in.data(),
-                            out.data());
+  program.cuda_ranks[0].run(&ctx, nullptr, handles.data(), base, weights,
+                            in.data(), out.data());
   for (size_t i = 0; i < rank.outputs.size(); ++i) {
     std::ofstream f(dir + "/out_" + rank.outputs[i].name + ".bin",
                     std::ios::binary);

@@ -1,0 +1,393 @@
+//===- EmitProgram.cpp - the programs, the rank table and the plan --------===//
+//
+// A planned kern module holds one program per distinct code: a func.func
+// with `kern.ranks` (the ranks it serves), or only the global `@main`
+// serving rank 0 of 1. Each program becomes its entry points (program ABI
+// v3: a rank context, then the handles, the arena, the weights section and
+// the I/O pointers); the rank table maps every rank to its program's
+// entries, and the embedded plan holds one record per rank (its program's
+// arena, handles and signature, its weights section's size and checksum).
+// Ranks of one program share its code and, for now, its weights (sliced
+// weights per rank come with partitioning).
+//
+//===----------------------------------------------------------------------===//
+
+#include "lib/Target/Common/ScalarEmitter.h"
+#include "lib/Target/Cpp/CppEmitter.h"
+#include "shardc/Target/Cuda.h"
+#include "shardc/format.h"
+
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "llvm/Support/Format.h"
+
+using namespace mlir;
+using namespace shardc;
+using namespace shardc::target;
+
+/// Appends the bytes of a weight to the section at its planned offset.
+static LogicalResult appendWeight(kern::WeightOp op,
+                                  std::vector<char> &section) {
+  auto type = op.getBuffer().getType();
+  int64_t bytes = kern::bufferBytes(type);
+  uint64_t offset = op.getOffset().value_or(0);
+  if (section.size() < offset + bytes)
+    section.resize(offset + bytes, 0);
+  char *dst = section.data() + offset;
+  Attribute value = op.getValue();
+  if (auto res = dyn_cast<DenseResourceElementsAttr>(value)) {
+    AsmResourceBlob *blob = res.getRawHandle().getBlob();
+    if (!blob || static_cast<int64_t>(blob->getData().size()) != bytes)
+      return op.emitError("weight blob '")
+             << res.getRawHandle().getKey()
+             << "' is missing or has the wrong size";
+    memcpy(dst, blob->getData().data(), bytes);
+    return success();
+  }
+  auto dense = dyn_cast<DenseElementsAttr>(value);
+  if (!dense)
+    return op.emitError("cannot serialize ") << value;
+  if (type.getElementType().isInteger(1)) {
+    int64_t i = 0;
+    for (bool b : dense.getValues<bool>())
+      dst[i++] = b ? 1 : 0;
+    return success();
+  }
+  ArrayRef<char> raw = dense.getRawData();
+  int64_t elemBytes = kern::elementBytes(type.getElementType());
+  if (dense.isSplat()) {
+    for (int64_t i = 0; i < type.getNumElements(); ++i)
+      memcpy(dst + i * elemBytes, raw.data(), elemBytes);
+    return success();
+  }
+  if (static_cast<int64_t>(raw.size()) != bytes)
+    return op.emitError("weight data has ")
+           << raw.size() << " bytes, expected " << bytes;
+  memcpy(dst, raw.data(), bytes);
+  return success();
+}
+
+/// More ranks than any plan we write sensibly holds (the plan stores one
+/// record per rank).
+static constexpr int64_t kMaxRanks = 1 << 16;
+
+FailureOr<SmallVector<RankProgram>>
+shardc::target::collectPrograms(ModuleOp module) {
+  SmallVector<RankProgram> programs;
+  SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
+  bool ranked = llvm::any_of(
+      funcs, [](func::FuncOp f) { return f->hasAttr(kern::kRanksAttr); });
+  if (!ranked) {
+    auto main = module.lookupSymbol<func::FuncOp>("main");
+    if (!main) {
+      module.emitError("no program to emit: a func.func @main, or functions "
+                       "with '")
+          << kern::kRanksAttr << "'";
+      return failure();
+    }
+    programs.push_back({main, {0}});
+    return programs;
+  }
+  // rank -> the program serving it
+  std::map<int64_t, func::FuncOp> owners;
+  for (func::FuncOp f : funcs) {
+    auto ranks = f->getAttrOfType<DenseI64ArrayAttr>(kern::kRanksAttr);
+    if (!ranks) {
+      f.emitError("function @")
+          << f.getName() << " has no '" << kern::kRanksAttr
+          << "' in a module of rank programs";
+      return failure();
+    }
+    if (ranks.empty()) {
+      f.emitError("program @") << f.getName() << " serves no rank";
+      return failure();
+    }
+    for (int64_t r : ranks.asArrayRef()) {
+      if (r < 0 || r >= kMaxRanks) {
+        f.emitError("rank ") << r << " of program @" << f.getName()
+                             << " is outside [0, " << kMaxRanks << ")";
+        return failure();
+      }
+      auto [it, inserted] = owners.try_emplace(r, f);
+      if (!inserted) {
+        f.emitError("rank ") << r << " is served by both @"
+                             << it->second.getName() << " and @"
+                             << f.getName();
+        return failure();
+      }
+    }
+    programs.push_back({f, SmallVector<int64_t>(ranks.asArrayRef())});
+  }
+  int64_t world = owners.empty() ? 0 : owners.rbegin()->first + 1;
+  for (int64_t r = 0; r < world; ++r)
+    if (!owners.count(r)) {
+      module.emitError("rank ") << r << " of " << world
+                                << " has no program";
+      return failure();
+    }
+  return programs;
+}
+
+LogicalResult CppEmitter::emitProgram(const RankProgram &program,
+                                      unsigned index, bool forceSplit) {
+  func = program.func;
+  init.clear();
+  run.clear();
+  cudaInit.clear();
+  cudaRun.clear();
+  numHandles = numCudaHandles = 0;
+  numInputs.reset();
+  std::string n = std::to_string(index);
+
+  // The weights section first: the plan records its size and checksum.
+  std::vector<char> section;
+  if (auto bytes = func->getAttrOfType<IntegerAttr>("kern.weights_bytes"))
+    section.resize(bytes.getInt(), 0);
+  WalkResult walk = func.walk([&](kern::WeightOp op) {
+    return failed(appendWeight(op, section)) ? WalkResult::interrupt()
+                                             : WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  section.resize(format::alignUp(section.size()), 0);
+
+  // Large programs (and every program of a module with several) are split
+  // into parts (see CppEmitter.h).
+  unsigned cost = 0;
+  for (Operation &op : func.getBody().front())
+    cost += statementCost(&op);
+  split = forceSplit || cost > kSplitCost;
+  unsigned kernels0 = artifacts.numKernels,
+           calls0 = artifacts.numLibraryCalls,
+           cudaKernels0 = artifacts.numCudaKernels;
+  unsigned firstPart = numParts;
+  unsigned partCost = 0;
+  for (Operation &op : func.getBody().front()) {
+    if (split && partCost >= kPartCost) {
+      flushPart();
+      partCost = 0;
+    }
+    partCost += statementCost(&op);
+    if (options.cuda && failed(emitCudaOp(&op)))
+      return failure();
+    if (options.cpu && failed(emitCpuOp(op)))
+      return failure();
+  }
+  if (split) {
+    flushPart();
+    // The entry points call the parts in order.
+    for (unsigned p = firstPart; p < numParts; ++p) {
+      std::string pn = std::to_string(p);
+      if (options.cpu) {
+        partDecls += "int shardc_gen_init" + pn +
+                     "(const sc_rank_ctx *ctx, void **h);\n"
+                     "void shardc_gen_run" + pn +
+                     "(const sc_rank_ctx *ctx, void **h, char *arena, "
+                     "const char *weights, void *const *in, "
+                     "void *const *out);\n";
+        init += "  if (shardc_gen_init" + pn + "(ctx, h)) return 1;\n";
+        run += "  shardc_gen_run" + pn + "(ctx, h, arena, weights, in, out);\n";
+      }
+      if (options.cuda) {
+        partDecls += "int shardc_gen_cuda_init" + pn +
+                     "(const sc_rank_ctx *ctx, sc_cuda *cu, void **h);\n"
+                     "void shardc_gen_cuda_run" + pn +
+                     "(const sc_rank_ctx *ctx, sc_cuda *cu, void **h, "
+                     "char *arena, const char *weights, void *const *in, "
+                     "void *const *out);\n";
+        cudaInit += "  if (shardc_gen_cuda_init" + pn +
+                    "(ctx, cu, h)) return 1;\n";
+        cudaRun += "  shardc_gen_cuda_run" + pn +
+                   "(ctx, cu, h, arena, weights, in, out);\n";
+      }
+    }
+  }
+
+  // The entry points of the program.
+  std::string ranksText;
+  for (auto [i, r] : llvm::enumerate(program.ranks))
+    ranksText += (i ? ", " : "") + std::to_string(r);
+  entries += "// Program " + n + " (@" + func.getName().str() + "), ranks " +
+             ranksText + ".\n";
+  if (options.cpu)
+    entries += "static int prog" + n +
+               "_init(const sc_rank_ctx *ctx, void **h) {\n" + init +
+               "  (void)ctx; (void)h;\n  return 0;\n}\n\n"
+               "static void prog" + n +
+               "_run(const sc_rank_ctx *ctx, void **h, char *arena, "
+               "const char *weights, void *const *in, void *const *out) {\n"
+               "  (void)ctx; (void)h; (void)arena; (void)weights; (void)in; "
+               "(void)out;\n" +
+               run + "}\n\n";
+  if (options.cuda)
+    entries += "static int cuda_prog" + n +
+               "_init(const sc_rank_ctx *ctx, sc_cuda *cu, void **h) {\n" +
+               cudaInit + "  (void)ctx; (void)cu; (void)h;\n  return 0;\n}\n\n"
+               "static void cuda_prog" + n +
+               "_run(const sc_rank_ctx *ctx, sc_cuda *cu, void **h, "
+               "char *arena, const char *weights, void *const *in, "
+               "void *const *out) {\n"
+               "  (void)ctx; (void)h; (void)arena; (void)weights; (void)in; "
+               "(void)out;\n" +
+               cudaRun + "}\n\n";
+
+  // The program's rank record (the same for every rank it serves, but for
+  // the weights section).
+  format::RankPlan rank;
+  auto arena = func->getAttrOfType<IntegerAttr>("kern.arena_bytes");
+  rank.arenaBytes = arena ? arena.getInt() : 0;
+  artifacts.arenaBytes = std::max(artifacts.arenaBytes, rank.arenaBytes);
+  rank.weightsBytes = section.size();
+  rank.weightsChecksum = format::checksum64(section.data(), section.size());
+  rank.numHandles = std::max(numHandles, numCudaHandles);
+  rank.numKernels =
+      options.cpu
+          ? artifacts.numKernels - kernels0 + artifacts.numLibraryCalls - calls0
+          : artifacts.numCudaKernels - cudaKernels0 + numCudaHandles;
+  std::string signature;
+  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+    auto type = cast<MemRefType>(func.getArgument(i).getType());
+    format::TensorSig sig;
+    bool isInput = static_cast<bool>(func.getArgAttr(i, "kern.input"));
+    auto name = func.getArgAttrOfType<StringAttr>(
+        i, isInput ? "kern.input" : "kern.output");
+    sig.name = name ? name.str() : "arg" + std::to_string(i);
+    sig.dtype = onnxDType(type.getElementType());
+    sig.dims.assign(type.getShape().begin(), type.getShape().end());
+    signature += sig.name + ":" + std::to_string(sig.dtype) + ";";
+    (isInput ? rank.inputs : rank.outputs).push_back(std::move(sig));
+  }
+  identity += signature + std::to_string(rank.weightsChecksum) + ":" +
+              std::to_string(rank.weightsBytes);
+  func.walk([&](kern::WeightOp op) {
+    identity += ";" + std::to_string(op.getOffset().value_or(0));
+  });
+  for (int64_t r : program.ranks) {
+    if (rankRecords.size() <= static_cast<size_t>(r)) {
+      rankRecords.resize(r + 1);
+      rankPrograms.resize(r + 1);
+      artifacts.sections.resize(r + 1);
+    }
+    rankRecords[r] = rank;
+    rankPrograms[r] = index;
+    artifacts.sections[r] = section;
+  }
+  return success();
+}
+
+LogicalResult CppEmitter::emit(ModuleOp module, raw_ostream &out) {
+  FailureOr<SmallVector<RankProgram>> programs = collectPrograms(module);
+  if (failed(programs))
+    return failure();
+  if (options.cuda)
+    artifacts.cudaSource = cuda::programPrologue();
+  bool several = programs->size() > 1;
+  for (auto [i, program] : llvm::enumerate(*programs))
+    if (failed(emitProgram(program, i, /*forceSplit=*/several)))
+      return failure();
+  artifacts.numPrograms = programs->size();
+
+  format::Plan plan;
+  plan.ranks = rankRecords;
+  artifacts.modelHash = format::checksum64(identity.data(), identity.size());
+  plan.modelHash = artifacts.modelHash;
+  plan.target = (options.cpu ? format::kTargetCpu : 0) |
+                (options.cuda ? format::kTargetCuda : 0);
+  std::vector<uint8_t> planBytes = format::encodePlan(plan);
+  size_t world = rankRecords.size();
+
+  out << "// Generated by shardc. Target: "
+      << (options.cuda && options.cpu ? "cuda with a cpu fallback"
+          : options.cuda              ? "cuda"
+                                      : "cpu")
+      << "; " << programs->size()
+      << (programs->size() == 1 ? " program" : " programs") << " for "
+      << world << (world == 1 ? " rank" : " ranks") << ".\n"
+      << (options.cuda ? "#include \"shardc/cuda.h\"\n"
+                       : "#include \"shardc/cpu.h\"\n");
+  // The plan in words (the bytes are plan_data, at the end).
+  for (size_t r = 0; r < world; ++r)
+    out << "// rank " << r << ": program " << rankPrograms[r] << ", arena "
+        << rankRecords[r].arenaBytes << " B, weights "
+        << rankRecords[r].weightsBytes << " B (checksum "
+        << llvm::format_hex(rankRecords[r].weightsChecksum, 18) << ")\n";
+  out << "\n";
+  if (!parts.empty())
+    out << parts << kUnitMarker << "\n";
+  out << partDecls << decls << "\n" << entries;
+  auto table = [&](StringRef prefix) {
+    std::string t;
+    for (size_t r = 0; r < world; ++r)
+      t += (r ? ", " : "") + ("{" + prefix + "prog" +
+                              std::to_string(rankPrograms[r]) + "_init, " +
+                              prefix + "prog" +
+                              std::to_string(rankPrograms[r]) + "_run}")
+                                 .str();
+    return t;
+  };
+  if (options.cpu)
+    out << "static const sc_rank_entry ranks[] = {" << table("") << "};\n";
+  if (options.cuda) {
+    out << "static const sc_cuda_entry cuda_ranks[] = {" << table("cuda_")
+        << "};\n";
+    writeCudaTables(out);
+  }
+  out << "static const unsigned char plan_data[] = {";
+  for (size_t i = 0; i < planBytes.size(); ++i)
+    out << (i % 24 ? "" : "\n  ") << static_cast<unsigned>(planBytes[i])
+        << ",";
+  out << "\n};\n"
+      << "extern \"C\" const shardc_program shardc_model_program;\n"
+      << "const shardc_program shardc_model_program = {SC_ABI_VERSION, "
+      << world << ", plan_data, sizeof(plan_data), "
+      << (options.cpu ? "ranks" : "0") << ", "
+      << (options.cuda ? "cuda_ranks, " +
+                             std::to_string(options.cudaImages.size()) +
+                             ", cuda_images, " +
+                             std::to_string(cudaKernels.size()) +
+                             ", cuda_kernels"
+                       : std::string("0, 0, 0, 0, 0"))
+      << "};\n";
+  return success();
+}
+
+void CppEmitter::flushPart() {
+  std::string n = std::to_string(numParts++);
+  parts += std::string(kUnitMarker) + "\n" + decls;
+  if (options.cpu)
+    parts += "int shardc_gen_init" + n +
+             "(const sc_rank_ctx *ctx, void **h) {\n" + init +
+             "  (void)ctx; (void)h;\n  return 0;\n}\n"
+             "void shardc_gen_run" + n +
+             "(const sc_rank_ctx *ctx, void **h, char *arena, "
+             "const char *weights, void *const *in, void *const *out) {\n"
+             "  (void)ctx; (void)h; (void)arena; (void)weights; (void)in; "
+             "(void)out;\n" +
+             run + "}\n";
+  if (options.cuda)
+    parts += "int shardc_gen_cuda_init" + n +
+             "(const sc_rank_ctx *ctx, sc_cuda *cu, void **h) {\n" +
+             cudaInit + "  (void)ctx; (void)cu; (void)h;\n  return 0;\n}\n"
+             "void shardc_gen_cuda_run" + n +
+             "(const sc_rank_ctx *ctx, sc_cuda *cu, void **h, "
+             "char *arena, const char *weights, void *const *in, "
+             "void *const *out) {\n"
+             "  (void)ctx; (void)h; (void)arena; (void)weights; (void)in; "
+             "(void)out;\n" +
+             cudaRun + "}\n";
+  decls.clear();
+  init.clear();
+  run.clear();
+  cudaInit.clear();
+  cudaRun.clear();
+  // Each part declares what it uses.
+  descNames.clear();
+  declaredKernels.clear();
+}
+
+LogicalResult shardc::emitCpp(ModuleOp module, raw_ostream &os,
+                              CppArtifacts &artifacts,
+                              const ProgramOptions &options) {
+  artifacts = CppArtifacts();
+  CppEmitter emitter(artifacts, options);
+  return emitter.emit(module, os);
+}

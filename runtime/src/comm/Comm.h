@@ -1,0 +1,82 @@
+//===- Comm.h - the communicator seam ---------------------------*- C++ -*-===//
+//
+// A communicator is a group of ranks that run collectives together: the
+// world, or the ranks along one mesh axis. Generated code reaches it
+// through the rank context (sc_rank_ctx in shardc/cpu.h: one `sc_comm` per
+// mesh axis plus the world), never through a transport directly, so the
+// same program runs over MPI on CPU ranks and NCCL on GPUs. This follows
+// IREE's HAL channel (runtime/src/iree/hal/channel.h: rank and count, a
+// group made by splitting a parent, collectives recorded against it) and its
+// NCCL channel (hal/drivers/cuda/nccl_channel.h).
+//
+// Implementations:
+//   - SelfComm (this folder): the one-rank world of an unpartitioned run;
+//     every collective is a copy.
+//   - MPI (CPU ranks) and NCCL (GPUs, opened with dlopen, the unique id sent
+//     over MPI) come with partitioning.
+//
+// Buffers are host pointers on the CPU; on a GPU they are device pointers
+// and `stream` is the rank's CUstream, on which the operation is enqueued
+// (inside the captured CUDA graph). Counts are elements of `dtype` (ONNX
+// codes). Failures are a Status whose message names the operation and, for
+// a lost peer, the peer's rank.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_RUNTIME_COMM_COMM_H
+#define SHARDC_RUNTIME_COMM_COMM_H
+
+#include "runtime/src/Status.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+namespace shardc::rt {
+
+enum class ReduceOp { Sum, Max, Min };
+
+class Communicator {
+public:
+  virtual ~Communicator() = default;
+  /// "self", "mpi", "nccl".
+  virtual const char *backend() const = 0;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+
+  /// recv = op over the group of every rank's send (count elements each);
+  /// send == recv is allowed.
+  virtual Status allReduce(const void *send, void *recv, size_t count,
+                           int32_t dtype, ReduceOp op, void *stream) = 0;
+  /// recv (size() * count elements) = every rank's send, in rank order.
+  virtual Status allGather(const void *send, void *recv, size_t count,
+                           int32_t dtype, void *stream) = 0;
+  /// recv (count elements) = block rank() of the op over every rank's send
+  /// (size() * count elements).
+  virtual Status reduceScatter(const void *send, void *recv, size_t count,
+                               int32_t dtype, ReduceOp op, void *stream) = 0;
+  /// Block j of send (count elements per peer) goes to rank j; block i of
+  /// recv comes from rank i.
+  virtual Status allToAll(const void *send, void *recv, size_t count,
+                          int32_t dtype, void *stream) = 0;
+  /// Point to point, for pipeline stages.
+  virtual Status send(const void *buf, size_t count, int32_t dtype, int peer,
+                      void *stream) = 0;
+  virtual Status recv(void *buf, size_t count, int32_t dtype, int peer,
+                      void *stream) = 0;
+  /// Gives up on every pending operation after a failure elsewhere, so that
+  /// no rank waits forever (ncclCommAbort; MPI_Abort ends the job).
+  virtual void abort() = 0;
+};
+
+/// The world of a single-rank run: rank 0 of 1, collectives copy send to
+/// recv (host memory only), and there is no peer to send to.
+std::unique_ptr<Communicator> createSelfComm();
+
+} // namespace shardc::rt
+
+/// What generated code holds (sc_comm in shardc/cpu.h).
+struct sc_comm {
+  shardc::rt::Communicator *impl = nullptr;
+};
+
+#endif // SHARDC_RUNTIME_COMM_COMM_H

@@ -1,0 +1,81 @@
+//===- SelfComm.cpp - the one-rank world ----------------------------------===//
+
+#include "runtime/src/comm/Comm.h"
+
+#include "shardc/format.h"
+
+#include <cstring>
+#include <string>
+
+using namespace shardc::rt;
+
+namespace {
+
+class SelfComm final : public Communicator {
+public:
+  const char *backend() const override { return "self"; }
+  int rank() const override { return 0; }
+  int size() const override { return 1; }
+
+  Status allReduce(const void *send, void *recv, size_t count, int32_t dtype,
+                   ReduceOp, void *stream) override {
+    return copy("all_reduce", send, recv, count, dtype, stream);
+  }
+  Status allGather(const void *send, void *recv, size_t count, int32_t dtype,
+                   void *stream) override {
+    return copy("all_gather", send, recv, count, dtype, stream);
+  }
+  Status reduceScatter(const void *send, void *recv, size_t count,
+                       int32_t dtype, ReduceOp, void *stream) override {
+    return copy("reduce_scatter", send, recv, count, dtype, stream);
+  }
+  Status allToAll(const void *send, void *recv, size_t count, int32_t dtype,
+                  void *stream) override {
+    return copy("all_to_all", send, recv, count, dtype, stream);
+  }
+  Status send(const void *, size_t, int32_t, int peer, void *) override {
+    return noPeer("send to", peer);
+  }
+  Status recv(void *, size_t, int32_t, int peer, void *) override {
+    return noPeer("receive from", peer);
+  }
+  void abort() override {}
+
+private:
+  static Status copy(const char *what, const void *send, void *recv,
+                     size_t count, int32_t dtype, void *stream) {
+    size_t size = shardc::format::dtypeSize(dtype);
+    if (size == 0)
+      return {SHARDC_ERROR_INVALID_ARGUMENT,
+              std::string(what) + ": unknown dtype " + std::to_string(dtype)};
+    if (stream)
+      return {SHARDC_ERROR_UNSUPPORTED,
+              std::string(what) + " on a GPU stream needs a device "
+                                  "communicator (NCCL)"};
+    if (count && (!send || !recv))
+      return {SHARDC_ERROR_INVALID_ARGUMENT,
+              std::string(what) + ": null buffer"};
+    if (count && send != recv)
+      std::memmove(recv, send, count * size);
+    return {};
+  }
+  static Status noPeer(const char *what, int peer) {
+    return {SHARDC_ERROR_INVALID_ARGUMENT,
+            std::string("cannot ") + what + " rank " + std::to_string(peer) +
+                ": a single-rank run has no peer"};
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Communicator> shardc::rt::createSelfComm() {
+  return std::make_unique<SelfComm>();
+}
+
+extern "C" int32_t sc_comm_rank(const sc_comm *comm) {
+  return comm && comm->impl ? comm->impl->rank() : -1;
+}
+
+extern "C" int32_t sc_comm_size(const sc_comm *comm) {
+  return comm && comm->impl ? comm->impl->size() : -1;
+}

@@ -18,6 +18,10 @@ config.substitutions.append(("%shardc", os.path.join(tools, "shardc", "shardc"))
 runtime = os.path.join(config.shardc_obj_root, "runtime")
 config.substitutions.append(("%runtime-tests", os.path.join(runtime, "shardc-runtime-tests")))
 config.substitutions.append(("%fake-model", os.path.join(runtime, "test", "shardc-fake-model")))
+config.substitutions.append(("%mpi-tests", os.path.join(runtime, "shardc-mpi-tests")))
+# Open MPI refuses to run as root without these (containers, CI).
+config.environment["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
+config.environment["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
 config.substitutions.append(("%fake-weights", os.path.join(runtime, "test", "shardc-fake-weights")))
 # Debian's python3 has onnx, numpy and torch; the python3 on PATH may not.
 config.substitutions.append(("%python", "/usr/bin/python3"))

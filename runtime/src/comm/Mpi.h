@@ -1,0 +1,40 @@
+//===- Mpi.h - communicators over MPI (CPU ranks) ---------------*- C++ -*-===//
+//
+// The MPI side of the communicator seam (Comm.h), in its own library
+// (libshardc_rt_mpi.a, linked only into multi-rank executables, so a
+// single-rank executable needs no MPI at run time). Ranks come from
+// `mpirun` (Open MPI; multi-host runs are mpirun over hosts). Collectives
+// map to MPI's: MPI_Allreduce, MPI_Allgather, MPI_Reduce_scatter_block,
+// MPI_Alltoall, MPI_Send / MPI_Recv; fp16 and bf16 reduce through
+// user-defined ops that compute in float. Errors return (MPI_ERRORS_RETURN)
+// as a Status with MPI's message; a rank that dies ends the job through
+// Open MPI's error manager, so no rank waits forever.
+//
+// This header does not include mpi.h.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_RUNTIME_COMM_MPI_H
+#define SHARDC_RUNTIME_COMM_MPI_H
+
+#include "runtime/src/comm/Comm.h"
+
+#include <memory>
+#include <vector>
+
+namespace shardc::rt {
+
+/// Initializes MPI once per process (MPI_Init_thread, funneled; finalized
+/// at exit) and returns a communicator over every rank of the job.
+Status createMpiWorld(std::unique_ptr<Communicator> &out);
+
+/// The communicators along each axis of a mesh of `shape` over `world`
+/// (whose size must be the product of `shape`; ranks are numbered row-major
+/// over the mesh): axis i groups the ranks that differ from this one only
+/// in coordinate i, ordered by that coordinate. `world` must come from
+/// createMpiWorld.
+Status splitMpiMesh(Communicator &world, const std::vector<int> &shape,
+                    std::vector<std::unique_ptr<Communicator>> &axes);
+
+} // namespace shardc::rt
+
+#endif // SHARDC_RUNTIME_COMM_MPI_H

@@ -1,0 +1,217 @@
+//===- MpiCommTest.cpp - communicators over MPI, under mpirun -------------===//
+//
+//   mpirun -np 2 shardc-mpi-tests      (and -np 4: the 2x2 mesh cases)
+//
+// Every rank runs every test; expected values are computed from the ranks'
+// known contributions, not by the code under test.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/src/comm/Mpi.h"
+#include "shardc/cpu.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+using namespace shardc::rt;
+
+namespace {
+
+Communicator &world() {
+  static std::unique_ptr<Communicator> w = [] {
+    std::unique_ptr<Communicator> c;
+    Status s = createMpiWorld(c);
+    if (s.failed()) {
+      fprintf(stderr, "%s\n", s.message.c_str());
+      std::exit(1);
+    }
+    return c;
+  }();
+  return *w;
+}
+
+// Rank r contributes v_r[i] = (r + 1) * (i + 1) (and -(...) at odd i).
+double contribution(int r, int i) {
+  double v = (r + 1) * (i + 1);
+  return i % 2 ? -v : v;
+}
+
+template <typename T>
+void checkAllReduce(int32_t dtype, ReduceOp op) {
+  Communicator &w = world();
+  int n = w.size();
+  std::vector<T> send(6), recv(6);
+  for (int i = 0; i < 6; ++i)
+    send[i] = static_cast<T>(contribution(w.rank(), i));
+  ASSERT_FALSE(w.allReduce(send.data(), recv.data(), 6, dtype, op, nullptr)
+                   .failed());
+  for (int i = 0; i < 6; ++i) {
+    double expect = contribution(0, i);
+    for (int r = 1; r < n; ++r) {
+      double v = contribution(r, i);
+      expect = op == ReduceOp::Sum   ? expect + v
+               : op == ReduceOp::Max ? std::max(expect, v)
+                                     : std::min(expect, v);
+    }
+    EXPECT_EQ(static_cast<double>(recv[i]), static_cast<double>(static_cast<T>(expect)))
+        << "element " << i;
+  }
+}
+
+} // namespace
+
+TEST(MpiComm, World) {
+  Communicator &w = world();
+  EXPECT_STREQ(w.backend(), "mpi");
+  EXPECT_GE(w.size(), 2);
+  EXPECT_LT(w.rank(), w.size());
+  sc_comm handle{&w};
+  EXPECT_EQ(sc_comm_size(&handle), w.size());
+}
+
+TEST(MpiComm, AllReduceEveryTypeAndOp) {
+  for (ReduceOp op : {ReduceOp::Sum, ReduceOp::Max, ReduceOp::Min}) {
+    checkAllReduce<float>(1, op);
+    checkAllReduce<double>(11, op);
+    checkAllReduce<int32_t>(6, op);
+    checkAllReduce<int64_t>(7, op);
+    checkAllReduce<int8_t>(3, op);
+  }
+}
+
+TEST(MpiComm, AllReduceHalfTypesInFloat) {
+  Communicator &w = world();
+  int n = w.size();
+  // fp16 and bf16 hold these small integers exactly, as do their sums.
+  for (int32_t dtype : {10, 16}) {
+    bool bf = dtype == 16;
+    std::vector<uint16_t> send(4), recv(4);
+    for (int i = 0; i < 4; ++i) {
+      float v = static_cast<float>(contribution(w.rank(), i));
+      send[i] = bf ? sc_f2bf(v) : sc_f2h(v);
+    }
+    ASSERT_FALSE(w.allReduce(send.data(), recv.data(), 4, dtype,
+                             ReduceOp::Sum, nullptr)
+                     .failed());
+    for (int i = 0; i < 4; ++i) {
+      double expect = 0;
+      for (int r = 0; r < n; ++r)
+        expect += contribution(r, i);
+      EXPECT_EQ(bf ? sc_bf2f(recv[i]) : sc_h2f(recv[i]), expect);
+    }
+  }
+  // NaN wins max.
+  std::vector<uint16_t> v = {sc_f2h(w.rank() == 0 ? NAN : 1.0f)};
+  ASSERT_FALSE(
+      w.allReduce(v.data(), v.data(), 1, 10, ReduceOp::Max, nullptr).failed());
+  EXPECT_TRUE(std::isnan(sc_h2f(v[0])));
+}
+
+TEST(MpiComm, InPlaceAllReduce) {
+  Communicator &w = world();
+  std::vector<float> x(3, static_cast<float>(w.rank() + 1));
+  ASSERT_FALSE(
+      w.allReduce(x.data(), x.data(), 3, 1, ReduceOp::Sum, nullptr).failed());
+  float n = static_cast<float>(w.size());
+  EXPECT_EQ(x[2], n * (n + 1) / 2);
+}
+
+TEST(MpiComm, AllGatherReduceScatterAllToAll) {
+  Communicator &w = world();
+  int n = w.size(), r = w.rank();
+  // all_gather: rank r sends [r, 10r]; everyone gets them in rank order.
+  std::vector<int64_t> mine = {r, 10 * r}, all(2 * n);
+  ASSERT_FALSE(w.allGather(mine.data(), all.data(), 2, 7, nullptr).failed());
+  for (int j = 0; j < n; ++j) {
+    EXPECT_EQ(all[2 * j], j);
+    EXPECT_EQ(all[2 * j + 1], 10 * j);
+  }
+  // reduce_scatter: send[k] = r + k; block r of the sum is
+  // sum_j (j + r*2 + i) over ranks j, for i in the block of 2.
+  std::vector<float> send(2 * n), block(2);
+  for (int k = 0; k < 2 * n; ++k)
+    send[k] = static_cast<float>(r + k);
+  ASSERT_FALSE(w.reduceScatter(send.data(), block.data(), 2, 1, ReduceOp::Sum,
+                               nullptr)
+                   .failed());
+  for (int i = 0; i < 2; ++i) {
+    float expect = 0;
+    for (int j = 0; j < n; ++j)
+      expect += static_cast<float>(j + 2 * r + i);
+    EXPECT_EQ(block[i], expect);
+  }
+  // all_to_all: block k of rank r's send is 100r + k; block j received is
+  // 100j + r.
+  std::vector<int32_t> out(n), in(n);
+  for (int k = 0; k < n; ++k)
+    out[k] = 100 * r + k;
+  ASSERT_FALSE(w.allToAll(out.data(), in.data(), 1, 6, nullptr).failed());
+  for (int j = 0; j < n; ++j)
+    EXPECT_EQ(in[j], 100 * j + r);
+}
+
+TEST(MpiComm, SendRecvRing) {
+  Communicator &w = world();
+  int n = w.size(), r = w.rank();
+  // Even ranks send first, odd ranks receive first: no deadlock with
+  // blocking calls for any n >= 2.
+  double out = r * 1.5, in = -1;
+  int next = (r + 1) % n, prev = (r + n - 1) % n;
+  if (r % 2 == 0) {
+    ASSERT_FALSE(w.send(&out, 1, 11, next, nullptr).failed());
+    ASSERT_FALSE(w.recv(&in, 1, 11, prev, nullptr).failed());
+  } else {
+    ASSERT_FALSE(w.recv(&in, 1, 11, prev, nullptr).failed());
+    ASSERT_FALSE(w.send(&out, 1, 11, next, nullptr).failed());
+  }
+  EXPECT_EQ(in, prev * 1.5);
+}
+
+TEST(MpiComm, RefusesBadCalls) {
+  Communicator &w = world();
+  float x = 1;
+  Status s = w.send(&x, 1, 1, w.rank(), nullptr);
+  EXPECT_EQ(s.code, SHARDC_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(s.message, "cannot send to rank " + std::to_string(w.rank()) +
+                           " (rank " + std::to_string(w.rank()) + " of " +
+                           std::to_string(w.size()) + ")");
+  s = w.allReduce(&x, &x, 1, 8, ReduceOp::Sum, nullptr);
+  EXPECT_EQ(s.message, "all_reduce: unsupported dtype 8 (unknown)");
+  int stream = 0;
+  s = w.allGather(&x, &x, 1, 1, &stream);
+  EXPECT_EQ(s.code, SHARDC_ERROR_UNSUPPORTED);
+  uint8_t b = 1;
+  s = w.allReduce(&b, &b, 1, 9, ReduceOp::Sum, nullptr);
+  EXPECT_EQ(s.message, "all_reduce: no sum of booleans");
+  std::vector<std::unique_ptr<Communicator>> axes;
+  s = splitMpiMesh(w, {w.size() + 1}, axes);
+  EXPECT_EQ(s.message, "the mesh has " + std::to_string(w.size() + 1) +
+                           " devices but the job has " +
+                           std::to_string(w.size()) + " ranks (mpirun -np " +
+                           std::to_string(w.size() + 1) + ")");
+}
+
+TEST(MpiComm, MeshAxes) {
+  Communicator &w = world();
+  if (w.size() != 4)
+    GTEST_SKIP() << "the 2x2 mesh needs mpirun -np 4";
+  std::vector<std::unique_ptr<Communicator>> axes;
+  ASSERT_FALSE(splitMpiMesh(w, {2, 2}, axes).failed());
+  ASSERT_EQ(axes.size(), 2u);
+  int r = w.rank(), row = r / 2, col = r % 2;
+  EXPECT_EQ(axes[0]->size(), 2);
+  EXPECT_EQ(axes[0]->rank(), row);
+  EXPECT_EQ(axes[1]->rank(), col);
+  // Along axis 0 (same column): ranks col and 2 + col.
+  int64_t v = r, sum = 0;
+  ASSERT_FALSE(
+      axes[0]->allReduce(&v, &sum, 1, 7, ReduceOp::Sum, nullptr).failed());
+  EXPECT_EQ(sum, col + (2 + col));
+  // Along axis 1 (same row): ranks 2*row and 2*row + 1.
+  ASSERT_FALSE(
+      axes[1]->allReduce(&v, &sum, 1, 7, ReduceOp::Sum, nullptr).failed());
+  EXPECT_EQ(sum, 2 * row + (2 * row + 1));
+}

@@ -13,7 +13,7 @@
 
 namespace shardc {
 
-/// graph, kern, and the upstream dialects the pipeline produces: func,
+/// graph, dist, kern, and the upstream dialects the pipeline produces: func,
 /// arith, math.
 void registerAllDialects(mlir::DialectRegistry &registry);
 

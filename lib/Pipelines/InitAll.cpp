@@ -2,6 +2,7 @@
 
 #include "shardc/InitAll.h"
 
+#include "dialects/Dist/IR/DistOps.h"
 #include "dialects/Graph/IR/GraphOps.h"
 #include "dialects/Kern/IR/KernOps.h"
 #include "dialects/Kern/Transforms/Passes.h"
@@ -16,7 +17,7 @@
 #include "mlir/Transforms/Passes.h"
 
 void shardc::registerAllDialects(mlir::DialectRegistry &registry) {
-  registry.insert<graph::GraphDialect, kern::KernDialect,
+  registry.insert<graph::GraphDialect, dist::DistDialect, kern::KernDialect,
                   mlir::func::FuncDialect, mlir::arith::ArithDialect,
                   mlir::math::MathDialect>();
 }

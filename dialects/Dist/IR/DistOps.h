@@ -1,0 +1,40 @@
+//===- DistOps.h - dist dialect ---------------------------------*- C++ -*-===//
+#ifndef SHARDC_DIALECTS_DIST_IR_DISTOPS_H
+#define SHARDC_DIALECTS_DIST_IR_DISTOPS_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "dialects/Dist/IR/DistDialect.h.inc"
+
+namespace shardc::dist {
+class MeshOp;
+} // namespace shardc::dist
+
+#define GET_ATTRDEF_CLASSES
+#include "dialects/Dist/IR/DistAttrs.h.inc"
+
+#define GET_OP_CLASSES
+#include "dialects/Dist/IR/DistOps.h.inc"
+
+namespace shardc::dist {
+
+/// The `dist.mesh` that `symbol` names from `from`, or null.
+MeshOp lookupMesh(mlir::Operation *from, mlir::FlatSymbolRefAttr symbol);
+
+/// Checks `axes` against `mesh`: each an axis of it, none twice. `what`
+/// names the list in the error ("axes", "partial").
+mlir::LogicalResult
+verifyAxes(mlir::ArrayRef<llvm::StringRef> axes, MeshOp mesh,
+           llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
+
+} // namespace shardc::dist
+
+#endif // SHARDC_DIALECTS_DIST_IR_DISTOPS_H

@@ -1,0 +1,157 @@
+//===- DistOps.td - dist dialect operations --------------------*- tablegen -*-===//
+
+#ifndef SHARDC_DIST_OPS
+#define SHARDC_DIST_OPS
+
+include "dialects/Dist/IR/DistAttrs.td"
+include "mlir/IR/OpBase.td"
+include "mlir/IR/OpBase.td"
+include "mlir/IR/BuiltinTypes.td"
+include "mlir/IR/CommonTypeConstraints.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Meshes and shardings
+//===----------------------------------------------------------------------===//
+
+def Dist_MeshOp : Dist_Op<"mesh", [Symbol]> {
+  let summary = "the devices of a job as a grid with named axes";
+  let description = [{
+    `dist.mesh @mesh axes = ["pp", "tp"] shape = [2, 4]` is 8 devices; rank
+    r has coordinates (r / 4, r % 4). Axis names are unique and non-empty,
+    sizes at least 1.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, StrArrayAttr:$axes,
+                       DenseI64ArrayAttr:$shape);
+  let assemblyFormat = "$sym_name `axes` `=` $axes `shape` `=` $shape attr-dict";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The size of axis `name`, or std::nullopt if the mesh has none.
+    std::optional<int64_t> axisSize(llvm::StringRef name);
+    /// The number of devices.
+    int64_t numDevices();
+  }];
+}
+
+def Dist_ShardOp : Dist_Op<"shard", [Pure, SameOperandsAndResultType]> {
+  let summary = "a value of the global program with its sharding";
+  let description = [{
+    Returns its operand, annotated with how it is (or must be) laid out over
+    the mesh: a seed for `dist-propagate`, or its result. The verifier checks
+    the sharding against the tensor and its mesh.
+  }];
+  let arguments = (ins AnyRankedTensor:$input, Dist_ShardingAttr:$sharding);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input `:` type($result) `to` qualified($sharding) attr-dict";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives (on the local tensors of per-rank programs)
+//===----------------------------------------------------------------------===//
+
+class Dist_CollectiveOp<string mnemonic, list<Trait> traits = []>
+    : Dist_Op<mnemonic, traits> {
+  code commonDeclaration = [{
+    /// The mesh this collective runs on (a verified op).
+    MeshOp getMeshOp();
+    /// The number of ranks in each group: the product of the axes' sizes.
+    int64_t groupSize();
+  }];
+}
+
+def Dist_AllReduceOp : Dist_CollectiveOp<"all_reduce",
+                                         [SameOperandsAndResultType]> {
+  let summary = "every rank of a group gets the reduction of the group's tensors";
+  let description = [{
+    `kind` is `sum`, `max` or `min`. Ring all-reduce moves 2(n-1)/n of the
+    tensor's bytes per rank.
+  }];
+  let arguments = (ins AnyRankedTensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$axes, StrAttr:$kind);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `on` $mesh `axes` `=` $axes `kind` `=` $kind attr-dict `:`
+    type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = commonDeclaration;
+}
+
+def Dist_AllGatherOp : Dist_CollectiveOp<"all_gather"> {
+  let summary = "concatenates the group's tensors along `dim`, in rank order";
+  let arguments = (ins AnyRankedTensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$axes, I64Attr:$dim);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `on` $mesh `axes` `=` $axes `dim` `=` $dim attr-dict `:`
+    type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = commonDeclaration;
+}
+
+def Dist_ReduceScatterOp : Dist_CollectiveOp<"reduce_scatter"> {
+  let summary = "reduces the group's tensors and gives rank i block i along `dim`";
+  let arguments = (ins AnyRankedTensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$axes, I64Attr:$dim, StrAttr:$kind);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `on` $mesh `axes` `=` $axes `dim` `=` $dim `kind` `=` $kind
+    attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = commonDeclaration;
+}
+
+def Dist_AllToAllOp : Dist_CollectiveOp<"all_to_all"> {
+  let summary = "splits along `split_dim`, exchanges, concatenates along `concat_dim`";
+  let description = [{
+    Block j of rank i's tensor (split along `split_dim`) goes to rank j,
+    which concatenates what it receives along `concat_dim` in rank order.
+  }];
+  let arguments = (ins AnyRankedTensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$axes, I64Attr:$split_dim,
+                       I64Attr:$concat_dim);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `on` $mesh `axes` `=` $axes `split` `=` $split_dim `concat` `=`
+    $concat_dim attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = commonDeclaration;
+}
+
+def Dist_SendOp : Dist_CollectiveOp<"send"> {
+  let summary = "sends a tensor to the rank `offset` steps along one axis";
+  let description = [{
+    For pipeline stages: the peer is this rank with its coordinate on `axis`
+    moved by `offset` (non-zero; it must stay on the mesh, or the op does
+    nothing on that rank, as for the last stage).
+  }];
+  let arguments = (ins AnyRankedTensor:$input, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$axes, I64Attr:$offset);
+  let assemblyFormat = [{
+    $input `on` $mesh `axes` `=` $axes `offset` `=` $offset attr-dict `:`
+    type($input)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = commonDeclaration;
+}
+
+def Dist_RecvOp : Dist_CollectiveOp<"recv"> {
+  let summary = "receives a tensor from the rank `offset` steps along one axis";
+  let arguments = (ins FlatSymbolRefAttr:$mesh, StrArrayAttr:$axes,
+                       I64Attr:$offset);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    `on` $mesh `axes` `=` $axes `offset` `=` $offset attr-dict `:`
+    type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = commonDeclaration;
+}
+
+#endif // SHARDC_DIST_OPS

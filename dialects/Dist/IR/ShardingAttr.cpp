@@ -1,0 +1,99 @@
+//===- ShardingAttr.cpp - #dist.sharding ----------------------------------===//
+
+#include "dialects/Dist/IR/DistOps.h"
+
+#include "llvm/ADT/StringSet.h"
+
+using namespace mlir;
+using namespace shardc::dist;
+
+static SmallVector<StringRef> strings(ArrayAttr array) {
+  SmallVector<StringRef> out;
+  if (array)
+    for (Attribute a : array)
+      out.push_back(cast<StringAttr>(a).getValue());
+  return out;
+}
+
+LogicalResult
+ShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                     FlatSymbolRefAttr mesh, ArrayAttr dims,
+                     ArrayAttr partial) {
+  if (!mesh)
+    return emitError() << "a sharding needs a mesh";
+  llvm::StringSet<> seen;
+  auto checkAxes = [&](ArrayAttr axes, const Twine &where) -> LogicalResult {
+    for (Attribute a : axes) {
+      auto name = llvm::dyn_cast<StringAttr>(a);
+      if (!name || name.getValue().empty())
+        return emitError() << where << ": expected non-empty axis names";
+      if (!seen.insert(name.getValue()).second)
+        return emitError() << "mesh axis '" << name.getValue()
+                           << "' is used twice";
+    }
+    return success();
+  };
+  for (auto [i, d] : llvm::enumerate(dims)) {
+    auto axes = llvm::dyn_cast<ArrayAttr>(d);
+    if (!axes)
+      return emitError() << "dim " << i
+                         << ": expected an array of mesh axis names";
+    if (failed(checkAxes(axes, "dim " + Twine(i))))
+      return failure();
+  }
+  if (partial && failed(checkAxes(partial, "partial")))
+    return failure();
+  return success();
+}
+
+SmallVector<StringRef> ShardingAttr::axesOf(unsigned dim) const {
+  return strings(llvm::cast<ArrayAttr>(getDims()[dim]));
+}
+
+SmallVector<StringRef> ShardingAttr::partialAxes() const {
+  return strings(getPartial());
+}
+
+bool ShardingAttr::isReplicated() const {
+  if (getPartial() && !getPartial().empty())
+    return false;
+  return llvm::all_of(getDims(), [](Attribute d) {
+    return llvm::cast<ArrayAttr>(d).empty();
+  });
+}
+
+LogicalResult
+ShardingAttr::verifyFor(ShapedType type, MeshOp mesh,
+                        function_ref<InFlightDiagnostic()> emitError) const {
+  if (static_cast<int64_t>(getDims().size()) != type.getRank())
+    return emitError() << "sharding has " << getDims().size()
+                       << " dims for a tensor of rank " << type.getRank();
+  for (unsigned d = 0; d < getDims().size(); ++d) {
+    SmallVector<StringRef> axes = axesOf(d);
+    if (failed(verifyAxes(axes, mesh, emitError)))
+      return failure();
+    int64_t parts = 1;
+    for (StringRef a : axes)
+      parts *= *mesh.axisSize(a);
+    int64_t size = type.getDimSize(d);
+    if (!ShapedType::isDynamic(size) && size % parts != 0) {
+      std::string names;
+      for (StringRef a : axes)
+        names += (names.empty() ? "" : " x ") + a.str();
+      return emitError() << "dim " << d << " of size " << size
+                         << " does not divide by " << parts << " (mesh axes "
+                         << names << ")";
+    }
+  }
+  return verifyAxes(partialAxes(), mesh, emitError);
+}
+
+SmallVector<int64_t> ShardingAttr::localShape(ShapedType type,
+                                              MeshOp mesh) const {
+  SmallVector<int64_t> shape(type.getShape());
+  for (unsigned d = 0; d < shape.size(); ++d)
+    for (StringRef a : axesOf(d))
+      if (!ShapedType::isDynamic(shape[d]))
+        shape[d] /= *mesh.axisSize(a);
+  return shape;
+}

@@ -4,6 +4,8 @@
 
 #include "dialects/Dist/IR/DistOps.h"
 #include "dialects/Graph/IR/GraphOps.h"
+#include "dialects/Graph/IR/ShardingRule.h"
+#include "dialects/Graph/Transforms/Passes.h"
 #include "dialects/Kern/IR/KernOps.h"
 #include "dialects/Kern/Transforms/Passes.h"
 #include "passes/Fusion/Passes.h"
@@ -20,11 +22,13 @@ void shardc::registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<graph::GraphDialect, dist::DistDialect, kern::KernDialect,
                   mlir::func::FuncDialect, mlir::arith::ArithDialect,
                   mlir::math::MathDialect>();
+  graph::registerShardingRules(registry);
 }
 
 void shardc::registerAllPasses() {
   mlir::registerTransformsPasses();
   registerConversionPasses();
+  registerGraphPasses();
   registerFusionPasses();
   registerPrecisionPasses();
   registerKernPasses();

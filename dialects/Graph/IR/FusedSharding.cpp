@@ -1,0 +1,142 @@
+//===- FusedSharding.cpp - rules of the ops fusion creates ----------------===//
+//
+//   linear  act(a x b + bias) + residual: a contraction; k is a sum
+//           reduction only without bias, activation and residual (they
+//           apply after the sum; the partitioner splits them off to make
+//           the row-parallel form)
+//   attention  q [.., S, D], k [.., T, D], v [.., T, E] -> [.., S, E]: the
+//           leading (batch, head) dims and E are parallel (heads split
+//           Megatron-style); S, T and D need replication (the softmax runs
+//           over T; causal offsets depend on global positions); the mask
+//           broadcasts against [.., S, T]
+//   rms_norm: as layer_norm; gelu, swiglu: elementwise
+//   fused_conv: conv's rule with a residual; the channel sum is a
+//           reduction only without bias, residual and activation
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/Graph/IR/GraphOps.h"
+#include "dialects/Graph/IR/ShardingRule.h"
+
+using namespace mlir;
+using namespace shardc::graph;
+
+using Dims = ShardingRule::ValueFactors;
+
+static ShapedType typeOf(Value v) { return cast<ShapedType>(v.getType()); }
+
+static std::optional<ShardingRule> linear(Operation *o) {
+  auto op = cast<LinearOp>(o);
+  ShapedType ta = typeOf(op.getA()), tb = typeOf(op.getB()),
+             ty = typeOf(op.getOutput());
+  if (ta.getRank() < 2 || tb.getRank() < 2)
+    return std::nullopt;
+  bool plain = !op.getBias() && !op.getResidual() &&
+               op.getActivation() == "none";
+  ShardingRule rule;
+  int64_t r = ty.getRank();
+  Dims yDims;
+  for (int64_t d = 0; d < r - 2; ++d)
+    yDims.push_back({rule.addFactor(ty.getDimSize(d), FactorKind::Parallel)});
+  int64_t m = rule.addFactor(ty.getDimSize(r - 2), FactorKind::Parallel);
+  int64_t n = rule.addFactor(ty.getDimSize(r - 1), FactorKind::Parallel);
+  int64_t k = rule.addFactor(ta.getDimSize(ta.getRank() - 1),
+                             plain ? FactorKind::Reduction
+                                   : FactorKind::NeedReplication,
+                             "sum");
+  auto broadcast = [&](ShapedType t, ArrayRef<SmallVector<int64_t, 2>> full,
+                       ArrayRef<int64_t> shape) {
+    Dims dims;
+    int64_t offset = shape.size() - t.getRank();
+    for (int64_t d = 0; d < t.getRank(); ++d)
+      dims.push_back(t.getDimSize(d) == shape[d + offset]
+                         ? full[d + offset]
+                         : SmallVector<int64_t, 2>{});
+    return dims;
+  };
+  Dims yFull = yDims;
+  yFull.push_back({m});
+  yFull.push_back({n});
+  ArrayRef<int64_t> yShape = ty.getShape();
+  Dims aDims = broadcast(RankedTensorType::get(ta.getShape().drop_back(2),
+                                               ta.getElementType()),
+                         yDims, yShape.drop_back(2));
+  aDims.push_back({m});
+  aDims.push_back({k});
+  Dims bDims = broadcast(RankedTensorType::get(tb.getShape().drop_back(2),
+                                               tb.getElementType()),
+                         yDims, yShape.drop_back(2));
+  bDims.push_back({k});
+  bDims.push_back({n});
+  rule.operands = {aDims, bDims};
+  if (Value bias = op.getBias())
+    rule.operands.push_back(broadcast(typeOf(bias), yFull, yShape));
+  if (Value residual = op.getResidual())
+    rule.operands.push_back(broadcast(typeOf(residual), yFull, yShape));
+  rule.results = {yFull};
+  return rule;
+}
+
+static std::optional<ShardingRule> attention(Operation *o) {
+  auto op = cast<AttentionOp>(o);
+  ShapedType q = typeOf(op.getQuery()), k = typeOf(op.getKey()),
+             v = typeOf(op.getValue()), y = typeOf(op.getOutput());
+  int64_t r = q.getRank();
+  if (r < 2 || k.getRank() != r || v.getRank() != r)
+    return std::nullopt;
+  ShardingRule rule;
+  Dims lead;
+  for (int64_t d = 0; d < r - 2; ++d)
+    lead.push_back({rule.addFactor(q.getDimSize(d), FactorKind::Parallel)});
+  int64_t s = rule.addFactor(q.getDimSize(r - 2), FactorKind::NeedReplication);
+  int64_t dq = rule.addFactor(q.getDimSize(r - 1), FactorKind::NeedReplication);
+  int64_t t = rule.addFactor(k.getDimSize(r - 2), FactorKind::NeedReplication);
+  int64_t e = rule.addFactor(v.getDimSize(r - 1), FactorKind::Parallel);
+  auto with = [&](int64_t a, int64_t b) {
+    Dims dims = lead;
+    dims.push_back({a});
+    dims.push_back({b});
+    return dims;
+  };
+  rule.operands = {with(s, dq), with(t, dq), with(t, e)};
+  if (Value mask = op.getMask()) {
+    ShapedType tm = typeOf(mask);
+    Dims full = with(s, t);
+    SmallVector<int64_t> shape(q.getShape().drop_back(2));
+    shape.push_back(q.getDimSize(r - 2));
+    shape.push_back(k.getDimSize(r - 2));
+    Dims dims;
+    int64_t offset = r - tm.getRank();
+    for (int64_t d = 0; d < tm.getRank(); ++d)
+      dims.push_back(tm.getDimSize(d) == shape[d + offset]
+                         ? full[d + offset]
+                         : SmallVector<int64_t, 2>{});
+    rule.operands.push_back(dims);
+  }
+  (void)y;
+  rule.results = {with(s, e)};
+  return rule;
+}
+
+static std::optional<ShardingRule> rmsNorm(Operation *o) {
+  auto op = cast<RmsNormOp>(o);
+  return normRule(o, op.getInput(), op.getAxis());
+}
+
+static std::optional<ShardingRule> fusedConv(Operation *o) {
+  auto op = cast<FusedConvOp>(o);
+  if (typeOf(op.getInput()).getRank() < 3)
+    return std::nullopt;
+  bool plain = !op.getBias() && !op.getResidual() &&
+               op.getActivation() == "none";
+  return convRule(o, op.getInput(), op.getWeight(), op.getBias(),
+                  op.getResidual(), op.getOutput(), op.getGroup(), false,
+                  plain);
+}
+
+void shardc::graph::attachFusedShardingRules(MLIRContext *ctx) {
+  attachRule<linear, LinearOp>(ctx);
+  attachRule<attention, AttentionOp>(ctx);
+  attachRule<rmsNorm, RmsNormOp>(ctx);
+  attachRule<fusedConv, FusedConvOp>(ctx);
+}

@@ -1,0 +1,273 @@
+//===- LinalgSharding.cpp - rules of contractions, reductions, norms ------===//
+//
+//   matmul  [b.., m, k] x [b.., k, n] -> [b.., m, n]: k a sum reduction,
+//           the rest parallel (batch dims broadcast like elementwise)
+//   gemm    the same with transposes; the bias C broadcasts onto [m, n]
+//   einsum  a factor per letter: letters missing from the output are sum
+//           reductions
+//   reduce_sum / reduce_max: reduced dims are sum / max reductions;
+//   reduce_mean's need replication (a mean of partial means is not the
+//   mean unless every rank holds the same count: kept simple and exact)
+//   softmax, log_softmax: the axis needs replication
+//   layer_norm, rms_norm (FusedSharding.cpp), batch_norm: the normalized
+//   dims need replication; batch_norm normalizes per channel with
+//   running statistics, so every dim is parallel (channels with their
+//   scale, bias, mean and variance)
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/Graph/IR/GraphOps.h"
+#include "dialects/Graph/IR/ShardingRule.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace shardc::graph;
+
+using Dims = ShardingRule::ValueFactors;
+
+static ShapedType typeOf(Value v) { return cast<ShapedType>(v.getType()); }
+
+/// The factors of a broadcast batch prefix: for `rank` leading result dims,
+/// the operand's leading dims (right-aligned) take the factor when equal.
+static Dims batchDims(ArrayRef<SmallVector<int64_t, 2>> resultBatch,
+                      ArrayRef<int64_t> resultShape,
+                      ArrayRef<int64_t> operandBatch) {
+  Dims dims;
+  int64_t offset = resultBatch.size() - operandBatch.size();
+  for (size_t d = 0; d < operandBatch.size(); ++d)
+    dims.push_back(operandBatch[d] == resultShape[d + offset]
+                       ? resultBatch[d + offset]
+                       : SmallVector<int64_t, 2>{});
+  return dims;
+}
+
+/// y[b.., m, n] = sum_k a[b.., m, k] b[b.., k, n] (with optional transposes
+/// of the last two dims of a and b).
+static ShardingRule contraction(Value a, Value b, Value y, bool transA,
+                                bool transB, FactorKind kKind) {
+  ShardingRule rule;
+  ShapedType ta = typeOf(a), tb = typeOf(b), ty = typeOf(y);
+  int64_t r = ty.getRank();
+  // matmul of vectors promotes rank-1 operands; only the rank >= 2 form
+  // gets a rule (the caller checks).
+  Dims yDims;
+  for (int64_t d = 0; d < r - 2; ++d)
+    yDims.push_back({rule.addFactor(ty.getDimSize(d), FactorKind::Parallel)});
+  int64_t m = rule.addFactor(ty.getDimSize(r - 2), FactorKind::Parallel);
+  int64_t n = rule.addFactor(ty.getDimSize(r - 1), FactorKind::Parallel);
+  int64_t kSize = ta.getDimSize(transA ? ta.getRank() - 2 : ta.getRank() - 1);
+  int64_t k = rule.addFactor(kSize, kKind, "sum");
+  ArrayRef<int64_t> yBatch = ty.getShape().drop_back(2);
+  Dims aDims = batchDims(yDims, yBatch, ta.getShape().drop_back(2));
+  Dims bDims = batchDims(yDims, yBatch, tb.getShape().drop_back(2));
+  aDims.push_back({transA ? k : m});
+  aDims.push_back({transA ? m : k});
+  bDims.push_back({transB ? n : k});
+  bDims.push_back({transB ? k : n});
+  yDims.push_back({m});
+  yDims.push_back({n});
+  rule.operands = {aDims, bDims};
+  rule.results = {yDims};
+  return rule;
+}
+
+static std::optional<ShardingRule> matmul(Operation *o) {
+  auto op = cast<MatMulOp>(o);
+  if (typeOf(op.getLhs()).getRank() < 2 || typeOf(op.getRhs()).getRank() < 2)
+    return std::nullopt;
+  return contraction(op.getLhs(), op.getRhs(), op.getOutput(), false, false,
+                     FactorKind::Reduction);
+}
+
+static std::optional<ShardingRule> gemm(Operation *o) {
+  auto op = cast<GemmOp>(o);
+  ShardingRule rule =
+      contraction(op.getA(), op.getB(), op.getOutput(), op.getTransA(),
+                  op.getTransB(), FactorKind::Reduction);
+  if (Value c = op.getC()) {
+    // C broadcasts onto [m, n]; splitting k would add it once per rank.
+    rule.factors[2].kind = FactorKind::NeedReplication;
+    ShapedType tc = typeOf(c), ty = typeOf(op.getOutput());
+    Dims cDims;
+    int64_t offset = ty.getRank() - tc.getRank();
+    for (int64_t d = 0; d < tc.getRank(); ++d)
+      cDims.push_back(tc.getDimSize(d) == ty.getDimSize(d + offset)
+                          ? rule.results[0][d + offset]
+                          : SmallVector<int64_t, 2>{});
+    rule.operands.push_back(cDims);
+  }
+  return rule;
+}
+
+static std::optional<ShardingRule> einsum(Operation *o) {
+  auto op = cast<EinsumOp>(o);
+  std::string eq;
+  for (char c : op.getEquation())
+    if (c != ' ')
+      eq += c;
+  size_t arrow = eq.find("->");
+  if (arrow == std::string::npos || eq.find("...") != std::string::npos)
+    return std::nullopt; // implicit outputs and ellipses: replicated
+  SmallVector<StringRef> terms;
+  StringRef(eq).take_front(arrow).split(terms, ',');
+  StringRef output = StringRef(eq).drop_front(arrow + 2);
+  if (terms.size() != op.getInputs().size())
+    return std::nullopt;
+  ShardingRule rule;
+  std::map<char, int64_t> factorOf;
+  auto factor = [&](char c, int64_t size, bool reduced) {
+    auto it = factorOf.find(c);
+    if (it != factorOf.end())
+      return it->second;
+    int64_t f = rule.addFactor(size, reduced ? FactorKind::Reduction
+                                             : FactorKind::Parallel,
+                               "sum");
+    return factorOf[c] = f;
+  };
+  ShapedType ty = typeOf(op.getOutput());
+  if (static_cast<int64_t>(output.size()) != ty.getRank())
+    return std::nullopt;
+  Dims yDims;
+  for (auto [d, c] : llvm::enumerate(output))
+    yDims.push_back({factor(c, ty.getDimSize(d), false)});
+  for (auto [term, input] : llvm::zip(terms, op.getInputs())) {
+    ShapedType t = typeOf(input);
+    if (static_cast<int64_t>(term.size()) != t.getRank())
+      return std::nullopt;
+    Dims dims;
+    for (auto [d, c] : llvm::enumerate(term)) {
+      int64_t f = factor(c, t.getDimSize(d), !output.contains(c));
+      if (rule.factors[f].size != t.getDimSize(d))
+        dims.push_back({}); // a broadcast size-1 dim
+      else
+        dims.push_back({f});
+    }
+    rule.operands.push_back(dims);
+  }
+  rule.results = {yDims};
+  return rule;
+}
+
+/// Reductions: the reduced dims are reductions combined with `combiner`
+/// (or need replication when it is empty), kept as factor-less size-1 dims
+/// with keepdims.
+template <typename Op>
+static std::optional<ShardingRule> reduction(Operation *o,
+                                             StringRef combiner) {
+  auto op = cast<Op>(o);
+  ShapedType t = typeOf(op.getInput());
+  ArrayRef<int64_t> axes = op.getAxes();
+  ShardingRule rule;
+  Dims in, out;
+  for (int64_t d = 0; d < t.getRank(); ++d) {
+    bool reduced = axes.empty() || llvm::is_contained(axes, d);
+    FactorKind kind = !reduced          ? FactorKind::Parallel
+                      : combiner.empty() ? FactorKind::NeedReplication
+                                         : FactorKind::Reduction;
+    int64_t f = rule.addFactor(t.getDimSize(d), kind, combiner);
+    in.push_back({f});
+    if (!reduced)
+      out.push_back({f});
+    else if (op.getKeepdims())
+      out.push_back({});
+  }
+  rule.operands = {in};
+  rule.results = {out};
+  return rule;
+}
+
+static std::optional<ShardingRule> reduceSum(Operation *o) {
+  return reduction<ReduceSumOp>(o, "sum");
+}
+static std::optional<ShardingRule> reduceMax(Operation *o) {
+  return reduction<ReduceMaxOp>(o, "max");
+}
+static std::optional<ShardingRule> reduceMean(Operation *o) {
+  return reduction<ReduceMeanOp>(o, "");
+}
+
+static int64_t normAxis(int64_t axis, int64_t rank) {
+  return axis < 0 ? axis + rank : axis;
+}
+
+template <typename Op>
+static std::optional<ShardingRule> softmax(Operation *o) {
+  auto op = cast<Op>(o);
+  int64_t rank = typeOf(op.getInput()).getRank();
+  return sameShapeRule(o, {normAxis(op.getAxis(), rank)});
+}
+
+/// x [lead.., norm..] with scale (and bias) over the normalized dims;
+/// extra results (mean, inv_std) have the leading dims and size-1 rest.
+ShardingRule shardc::graph::normRule(Operation *o, Value input,
+                                     int64_t axis) {
+  ShardingRule rule;
+  ShapedType t = typeOf(input);
+  axis = normAxis(axis, t.getRank());
+  Dims x;
+  for (int64_t d = 0; d < t.getRank(); ++d)
+    x.push_back({rule.addFactor(t.getDimSize(d),
+                                d < axis ? FactorKind::Parallel
+                                         : FactorKind::NeedReplication)});
+  for (Value operand : o->getOperands()) {
+    if (operand == input) {
+      rule.operands.push_back(x);
+      continue;
+    }
+    // scale / bias: broadcast against the normalized (trailing) dims.
+    ShapedType s = typeOf(operand);
+    Dims dims;
+    int64_t offset = t.getRank() - s.getRank();
+    for (int64_t d = 0; d < s.getRank(); ++d)
+      dims.push_back(s.getDimSize(d) == t.getDimSize(d + offset)
+                         ? x[d + offset]
+                         : SmallVector<int64_t, 2>{});
+    rule.operands.push_back(dims);
+  }
+  for (Value result : o->getResults()) {
+    ShapedType r = typeOf(result);
+    Dims dims;
+    for (int64_t d = 0; d < r.getRank(); ++d)
+      dims.push_back(d < t.getRank() && r.getDimSize(d) == t.getDimSize(d)
+                         ? x[d]
+                         : SmallVector<int64_t, 2>{});
+    rule.results.push_back(dims);
+  }
+  return rule;
+}
+
+static std::optional<ShardingRule> layerNorm(Operation *o) {
+  auto op = cast<LayerNormOp>(o);
+  return normRule(o, op.getInput(), op.getAxis());
+}
+
+static std::optional<ShardingRule> batchNorm(Operation *o) {
+  // [N, C, spatial..]; the per-channel operands are [C].
+  auto op = cast<BatchNormOp>(o);
+  ShapedType t = typeOf(op.getInput());
+  if (t.getRank() < 2)
+    return std::nullopt;
+  ShardingRule rule;
+  Dims x;
+  for (int64_t d = 0; d < t.getRank(); ++d)
+    x.push_back({rule.addFactor(t.getDimSize(d), FactorKind::Parallel)});
+  rule.operands.push_back(x);
+  for (unsigned i = 1; i < o->getNumOperands(); ++i)
+    rule.operands.push_back({x[1]});
+  rule.results = {x};
+  return rule;
+}
+
+void shardc::graph::attachLinalgShardingRules(MLIRContext *ctx) {
+  attachRule<matmul, MatMulOp>(ctx);
+  attachRule<gemm, GemmOp>(ctx);
+  attachRule<einsum, EinsumOp>(ctx);
+  attachRule<reduceSum, ReduceSumOp>(ctx);
+  attachRule<reduceMax, ReduceMaxOp>(ctx);
+  attachRule<reduceMean, ReduceMeanOp>(ctx);
+  attachRule<softmax<SoftmaxOp>, SoftmaxOp>(ctx);
+  attachRule<softmax<LogSoftmaxOp>, LogSoftmaxOp>(ctx);
+  attachRule<layerNorm, LayerNormOp>(ctx);
+  attachRule<batchNorm, BatchNormOp>(ctx);
+}

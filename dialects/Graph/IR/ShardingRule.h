@@ -1,0 +1,139 @@
+//===- ShardingRule.h - factor-based sharding rules -------------*- C++ -*-===//
+//
+// The sharding rule of a graph op (ShardingInterface.td): factors with a
+// size and a kind, and for every operand and result dim the factors it is
+// made of. Propagation (dist-propagate) projects a tensor's sharding onto
+// the factors, and back onto the other operands and results; partitioning
+// reads the kinds to know which collectives restore the result; the planner
+// asks for costs.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_DIALECTS_GRAPH_IR_SHARDINGRULE_H
+#define SHARDC_DIALECTS_GRAPH_IR_SHARDINGRULE_H
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/OpDefinition.h"
+
+#include <optional>
+#include <string>
+
+namespace shardc::graph {
+
+enum class FactorKind {
+  /// Split it, and each rank computes its slice of the result.
+  Parallel,
+  /// Split it, and each rank holds a partial result: `combiner` ("sum",
+  /// "max", "min") over the group restores it.
+  Reduction,
+  /// Must be whole on every rank (a softmax axis, a window, a gathered dim).
+  NeedReplication,
+};
+
+struct ShardingFactor {
+  int64_t size = 1;
+  FactorKind kind = FactorKind::Parallel;
+  llvm::StringRef combiner; ///< Reduction only
+};
+
+class ShardingRule {
+public:
+  /// For one value: per dim, the factors it is made of, major to minor. A
+  /// dim without factors has size 1 (a broadcast or kept reduced dim).
+  using ValueFactors = llvm::SmallVector<llvm::SmallVector<int64_t, 2>>;
+
+  llvm::SmallVector<ShardingFactor> factors;
+  llvm::SmallVector<ValueFactors> operands, results;
+
+  /// Adds a factor and returns its index.
+  int64_t addFactor(int64_t size, FactorKind kind,
+                    llvm::StringRef combiner = "");
+
+  /// The rule in Shardy's notation, factors named i, j, k, ... in order:
+  ///   ([i, k], [k, j]) -> ([i, j]) {i=4, j=8, k=16} reduction={k:sum}
+  ///   need_replication={}
+  /// (dims of several factors print as (i, j); factor-less dims as 1).
+  std::string str() const;
+
+  /// Checks the rule against `op`: one entry per operand and result and per
+  /// dim, and every dim's size equal to its factors' product.
+  mlir::LogicalResult verify(mlir::Operation *op) const;
+};
+
+//===----------------------------------------------------------------------===//
+// Building blocks of the per-family rules (ShardingRule.cpp)
+//===----------------------------------------------------------------------===//
+
+/// A factor per result dim (of `kind`, parallel by default), operands
+/// broadcast numpy-style against the result (right-aligned; a dim of size 1
+/// facing a larger result dim gets no factor). Covers unary, binary,
+/// ternary elementwise ops and expand.
+ShardingRule elementwiseRule(mlir::Operation *op);
+
+/// Factors that carry `in`'s dims onto `out`'s (a reshape's compound
+/// factors), appended to `rule`; std::nullopt when they do not line up
+/// (e.g. [6, 4] -> [4, 6]).
+std::optional<std::pair<ShardingRule::ValueFactors, ShardingRule::ValueFactors>>
+reshapeFactors(ShardingRule &rule, llvm::ArrayRef<int64_t> in,
+               llvm::ArrayRef<int64_t> out);
+
+/// A rule for one operand and one result of equal rank where dim d of both
+/// is one factor: parallel, except the dims in `replicated`.
+ShardingRule sameShapeRule(mlir::Operation *op,
+                           llvm::ArrayRef<int64_t> replicated);
+
+/// One operand (plus scalar or replicated extras) and one result of equal
+/// rank: dims of equal size share a parallel factor, dims the op changes
+/// (a slice, a pad, a resize) need replication.
+ShardingRule equalDimsRule(mlir::Operation *op);
+
+/// A normalization over dims [axis, rank) of `input` (layer_norm,
+/// rms_norm): those dims need replication, the leading ones are parallel;
+/// the other operands (scale, bias) broadcast against the trailing dims.
+ShardingRule normRule(mlir::Operation *op, mlir::Value input, int64_t axis);
+
+/// A (transposed) convolution's rule (ConvSharding.cpp): N and the output
+/// channels parallel, input channels a sum reduction when `sumChannels`
+/// (nothing is applied after the sum), channel groups compound factors,
+/// windows replicated.
+ShardingRule convRule(mlir::Operation *op, mlir::Value x, mlir::Value w,
+                      mlir::Value bias, mlir::Value residual, mlir::Value y,
+                      int64_t groups, bool transposed, bool sumChannels);
+
+/// Attaches every graph op's rule (the *Sharding.cpp files).
+void registerShardingRules(mlir::DialectRegistry &registry);
+
+// Per family (called by registerShardingRules).
+void attachElementwiseShardingRules(mlir::MLIRContext *ctx);
+void attachLinalgShardingRules(mlir::MLIRContext *ctx);
+void attachShapeShardingRules(mlir::MLIRContext *ctx);
+void attachConvShardingRules(mlir::MLIRContext *ctx);
+void attachSelectionShardingRules(mlir::MLIRContext *ctx);
+void attachQuantShardingRules(mlir::MLIRContext *ctx);
+void attachFusedShardingRules(mlir::MLIRContext *ctx);
+
+} // namespace shardc::graph
+
+#include "dialects/Graph/IR/ShardingInterface.h.inc"
+
+namespace shardc::graph {
+
+/// An external model whose rule is `Fn(op)`.
+template <typename Op, std::optional<ShardingRule> (*Fn)(mlir::Operation *)>
+struct RuleModel
+    : ShardingRuleOpInterface::ExternalModel<RuleModel<Op, Fn>, Op> {
+  std::optional<ShardingRule> getShardingRule(mlir::Operation *op) const {
+    return Fn(op);
+  }
+};
+
+/// Attaches `Fn` as the rule of every op in `Ops`.
+template <std::optional<ShardingRule> (*Fn)(mlir::Operation *),
+          typename... Ops>
+void attachRule(mlir::MLIRContext *ctx) {
+  (Ops::template attachInterface<RuleModel<Ops, Fn>>(*ctx), ...);
+}
+
+} // namespace shardc::graph
+
+#endif // SHARDC_DIALECTS_GRAPH_IR_SHARDINGRULE_H

@@ -19,6 +19,10 @@ runtime = os.path.join(config.shardc_obj_root, "runtime")
 config.substitutions.append(("%runtime-tests", os.path.join(runtime, "shardc-runtime-tests")))
 config.substitutions.append(("%fake-model", os.path.join(runtime, "test", "shardc-fake-model")))
 config.substitutions.append(("%mpi-tests", os.path.join(runtime, "shardc-mpi-tests")))
+# Multi-rank runs (test/Integration): mpirun from Open MPI.
+import shutil
+if shutil.which("mpirun"):
+    config.available_features.add("mpi")
 # Open MPI refuses to run as root without these (containers, CI).
 config.environment["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
 config.environment["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"

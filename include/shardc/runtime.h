@@ -73,8 +73,15 @@ size_t shardc_dtype_size(int32_t dtype);
 /* "float32", "int64", ... or "unknown". */
 const char *shardc_dtype_name(int32_t dtype);
 
+/* `rank` for shardc_load_on: the rank the launcher gave this process
+ * (mpirun, for a multi-rank program; 0 for one rank). */
+#define SHARDC_RANK_FROM_LAUNCHER (-1)
+
 /* Validates the embedded plan, maps and checks `weights_path`, and prepares
- * rank `rank` (0 for world size 1) on `device`. A device the program has no
+ * rank `rank` (0 for world size 1, or SHARDC_RANK_FROM_LAUNCHER) on
+ * `device`. From the launcher, a multi-rank program starts MPI and checks
+ * that the job has the plan's world size; a rank named explicitly gets no
+ * communicators. A device the program has no
  * code for, or an unusable GPU ("no usable GPU: cannot load libcuda.so.1
  * (...)"), is SHARDC_ERROR_UNSUPPORTED; with AUTO an unusable GPU is only an
  * error when the program has no CPU code. */
@@ -95,8 +102,11 @@ const char *shardc_device_description(const shardc_model *model);
  * loading it on the GPU failed with), or "" if it did not. */
 const char *shardc_fallback_reason(const shardc_model *model);
 
-/* The embedded plan's world size (1 for now), or -1 if the program is
- * invalid (see shardc_last_error()). */
+/* The rank the model runs as. */
+int shardc_rank(const shardc_model *model);
+
+/* The embedded plan's world size, or -1 if the program is invalid (see
+ * shardc_last_error()). */
 int shardc_world_size(const shardc_program *program);
 
 int shardc_num_inputs(const shardc_model *model);

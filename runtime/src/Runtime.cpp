@@ -10,6 +10,7 @@
 #include "shardc/runtime.h"
 
 #include "Device.h"
+#include "KernelError.h"
 #include "comm/Comm.h"
 #include "cuda/Image.h"
 #include "shardc/cpu.h"
@@ -91,6 +92,9 @@ struct shardc_model {
   // MPI and NCCL communicators come with partitioning).
   std::unique_ptr<shardc::rt::Communicator> worldComm;
   sc_comm world;
+  std::vector<std::unique_ptr<shardc::rt::Communicator>> axisComms;
+  std::vector<sc_comm> axisHandles;
+  std::vector<sc_comm *> axisPtrs;
   sc_rank_ctx ctx{};
   Mapping weights;
   // Declared after the mapping: the CPU code reads the weights in place.
@@ -265,6 +269,36 @@ shardc_status load(const shardc_program *program, const char *weightsPath,
   if (shardc_status s = decodeProgram(program, model->plan))
     return s;
   const fmt::Plan &plan = model->plan;
+  // The world: from the launcher (mpirun) for a multi-rank program, the
+  // self communicator for one rank.
+  if (rank == SHARDC_RANK_FROM_LAUNCHER) {
+    if (plan.worldSize == 1) {
+      model->worldComm = shardc::rt::createSelfComm();
+    } else {
+      if (!program->world)
+        return fail(SHARDC_ERROR_FORMAT,
+                    "the program has " + std::to_string(plan.worldSize) +
+                        " ranks but no way to reach them (no world "
+                        "communicator)");
+      std::string message;
+      sc_comm *world = nullptr;
+      if (shardc::rt::failedIn([&] { world = program->world(); }, message) ||
+          !world)
+        return fail(SHARDC_ERROR_RUNTIME,
+                    message.empty() ? "cannot start MPI" : message);
+      model->worldComm.reset(world->impl);
+      delete world;
+    }
+    if (static_cast<uint32_t>(model->worldComm->size()) != plan.worldSize)
+      return fail(SHARDC_ERROR_INVALID_ARGUMENT,
+                  "this executable is partitioned for " +
+                      std::to_string(plan.worldSize) +
+                      " ranks but was started with " +
+                      std::to_string(model->worldComm->size()) +
+                      " (run it as mpirun -np " +
+                      std::to_string(plan.worldSize) + " ...)");
+    rank = model->worldComm->rank();
+  }
   if (rank < 0 || static_cast<uint32_t>(rank) >= plan.worldSize)
     return fail(SHARDC_ERROR_INVALID_ARGUMENT,
                 "rank " + std::to_string(rank) +
@@ -278,17 +312,35 @@ shardc_status load(const shardc_program *program, const char *weightsPath,
   if (!fmt::validateWeights(model->weights.base, model->weights.size, plan,
                             error, rank))
     return fail(SHARDC_ERROR_FORMAT, std::string(weightsPath) + ": " + error);
-  // A one-rank world has the self communicator; a rank of a larger one
-  // loads (the plan and its section are checked) without communicators
-  // until the MPI and NCCL ones land (the executable refuses to run it).
-  if (plan.worldSize == 1) {
+  // A one-rank world has the self communicator. A rank of a larger one
+  // named explicitly loads (the plan and its section are checked) without
+  // communicators: only a launcher gives it peers.
+  if (!model->worldComm && plan.worldSize == 1)
     model->worldComm = shardc::rt::createSelfComm();
+  if (program->num_mesh_axes > 16 ||
+      (program->num_mesh_axes && !program->mesh_shape))
+    return fail(SHARDC_ERROR_FORMAT,
+                "the program's mesh has " +
+                    std::to_string(program->num_mesh_axes) +
+                    " axes and no valid shape");
+  if (model->worldComm)
     model->world.impl = model->worldComm.get();
+  if (model->worldComm && program->num_mesh_axes) {
+    std::vector<int64_t> shape(program->mesh_shape,
+                               program->mesh_shape + program->num_mesh_axes);
+    if (shardc::rt::Status st =
+            model->worldComm->splitMesh(shape, model->axisComms);
+        st.failed())
+      return fail(SHARDC_ERROR_FORMAT, "the program's mesh: " + st.message);
+    for (auto &c : model->axisComms)
+      model->axisHandles.push_back(sc_comm{c.get()});
+    for (sc_comm &h : model->axisHandles)
+      model->axisPtrs.push_back(&h);
   }
   model->ctx.rank = rank;
   model->ctx.world_size = static_cast<int32_t>(plan.worldSize);
-  model->ctx.num_axes = 0;
-  model->ctx.comms = nullptr;
+  model->ctx.num_axes = static_cast<int32_t>(model->axisPtrs.size());
+  model->ctx.comms = model->axisPtrs.empty() ? nullptr : model->axisPtrs.data();
   model->ctx.world = model->worldComm ? &model->world : nullptr;
   model->ctx.stream = nullptr;
   RankCode code;
@@ -347,6 +399,10 @@ extern "C" const char *shardc_device_description(const shardc_model *model) {
 
 extern "C" const char *shardc_fallback_reason(const shardc_model *model) {
   return model ? model->fallbackReason.c_str() : "";
+}
+
+extern "C" int shardc_rank(const shardc_model *model) {
+  return model ? model->ctx.rank : -1;
 }
 
 extern "C" int shardc_world_size(const shardc_program *program) {

@@ -220,7 +220,7 @@ struct FakeProgram {
   sc_rank_entry entry;
   sc_cuda_entry cudaEntry;
   sc_cuda_image image;
-  shardc_program program;
+  shardc_program program{};
 
   explicit FakeProgram(bool failingInit = false,
                        const format::Plan &plan = fakePlan()) {

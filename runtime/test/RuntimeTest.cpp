@@ -235,3 +235,38 @@ TEST(RuntimeDtypes, NamesAndSizes) {
 }
 
 } // namespace
+
+TEST_F(RuntimeTest, RankFromTheLauncher) {
+  // One rank: rank 0 with the self communicator (fakeInit checks it).
+  FakeProgram p;
+  shardc_model *m = nullptr;
+  ASSERT_EQ(shardc_load(&p.program, weightsPath.c_str(),
+                        SHARDC_RANK_FROM_LAUNCHER, &m),
+            SHARDC_OK)
+      << shardc_last_error();
+  EXPECT_EQ(shardc_rank(m), 0);
+  shardc_free(m);
+
+  // Two ranks and no world communicator in the program: one clear line.
+  shardc::format::Plan plan = fakePlan();
+  plan.ranks.push_back(plan.ranks[0]);
+  FakeProgram two(false, plan);
+  std::vector<uint8_t> section = fakeSection();
+  write(weightsPath, buildWeightsFile(kFakeModelHash, {section, section}));
+  expectError(shardc_load(&two.program, weightsPath.c_str(),
+                          SHARDC_RANK_FROM_LAUNCHER, &m),
+              SHARDC_ERROR_FORMAT,
+              "the program has 2 ranks but no way to reach them");
+  EXPECT_EQ(m, nullptr);
+
+  // A mesh that does not match the plan's world.
+  int64_t mesh[] = {3};
+  p.program.num_mesh_axes = 1;
+  p.program.mesh_shape = mesh;
+  write(weightsPath, fakeWeightsFile());
+  expectError(shardc_load(&p.program, weightsPath.c_str(),
+                          SHARDC_RANK_FROM_LAUNCHER, &m),
+              SHARDC_ERROR_FORMAT,
+              "the program's mesh: the mesh has 3 devices but the job has 1 "
+              "ranks");
+}

@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -71,9 +72,16 @@ namespace fmt = shardc::format;
 using shardc::io::Tensor;
 
 std::string progName = "model";
+/// Set once a multi-rank program knows its rank: messages name the rank,
+/// and an error ends the process without MPI_Finalize so that mpirun ends
+/// the whole job at once (no rank waits for a peer that is gone).
+bool multiRank = false;
 
 [[noreturn]] void die(const std::string &msg) {
   std::fprintf(stderr, "%s: error: %s\n", progName.c_str(), msg.c_str());
+  std::fflush(stderr);
+  if (multiRank)
+    std::_Exit(1);
   std::exit(1);
 }
 
@@ -240,12 +248,13 @@ std::string targetsOf(uint32_t mask) {
   return s;
 }
 
-/// Loads rank 0 on the requested device; a GPU that AUTO could not use is
-/// one note line.
+/// Loads the rank the launcher gave this process (rank 0 of a one-rank
+/// program) on the requested device; a GPU that AUTO could not use is one
+/// note line.
 shardc_status load(const Options &o, const std::string &weights,
                    shardc_model **m) {
-  shardc_status s =
-      shardc_load_on(&shardc_model_program, weights.c_str(), 0, o.device, m);
+  shardc_status s = shardc_load_on(&shardc_model_program, weights.c_str(),
+                                   SHARDC_RANK_FROM_LAUNCHER, o.device, m);
   if (s == SHARDC_OK && *shardc_fallback_reason(*m))
     note(std::string(shardc_fallback_reason(*m)) + "; running the CPU code");
   return s;
@@ -418,8 +427,52 @@ void check(shardc_status s) {
     die(shardc_last_error());
 }
 
-void bindInputs(shardc_model *m, const Options &o) {
+/// Which names are inputs of any rank, and which rank writes each output
+/// (the lowest that has it): every rank reads the inputs it has, and each
+/// output is written once.
+struct WorldIO {
+  std::set<std::string> inputs;
+  std::map<std::string, uint32_t> outputOwner;
+};
+
+WorldIO worldIO() {
+  fmt::Plan plan;
+  std::string error;
+  WorldIO io;
+  if (!fmt::decodePlan(shardc_model_program.plan,
+                       shardc_model_program.plan_size, plan, error))
+    die(error);
+  for (uint32_t r = 0; r < plan.ranks.size(); ++r) {
+    for (const auto &s : plan.ranks[r].inputs)
+      io.inputs.insert(s.name);
+    for (const auto &s : plan.ranks[r].outputs)
+      io.outputOwner.emplace(s.name, r);
+  }
+  return io;
+}
+
+bool hasInput(shardc_model *m, const std::string &name) {
+  for (int i = 0; i < shardc_num_inputs(m); ++i) {
+    shardc_tensor_info info;
+    check(shardc_input_info(m, i, &info));
+    if (name == info.name)
+      return true;
+  }
+  return false;
+}
+
+void bindInputs(shardc_model *m, const Options &o, const WorldIO &io) {
   for (const auto &[name, file] : o.inputs) {
+    if (multiRank && !io.inputs.count(name)) {
+      std::string names;
+      for (const std::string &n : io.inputs)
+        names += (names.empty() ? "'" : ", '") + n + "'";
+      die("no input named '" + name + "' on any rank; the inputs are " +
+          names);
+    }
+    // Another rank's input: it reads it.
+    if (multiRank && !hasInput(m, name))
+      continue;
     Tensor t;
     std::string error;
     if (!shardc::io::readTensor(file, t, error))
@@ -479,6 +532,8 @@ void benchmark(shardc_model *m, const Options &o) {
   for (double v : ms)
     mean += v;
   mean /= static_cast<double>(ms.size());
+  if (shardc_rank(m) != 0)
+    return; // every rank ran the same runs; rank 0 reports
   std::fprintf(stderr, "%s: benchmark: %ld warm-up runs, %ld timed runs\n",
                progName.c_str(), o.warmup, o.iterations);
   std::printf("latency_ms p50=%.3f p90=%.3f p99=%.3f mean=%.3f "
@@ -487,10 +542,21 @@ void benchmark(shardc_model *m, const Options &o) {
               total > 0 ? static_cast<double>(o.iterations) / total : 0.0);
 }
 
-void writeOutputs(shardc_model *m, const Options &o) {
+/// Whether this rank writes output `i` (the lowest rank that has it).
+bool writes(shardc_model *m, const WorldIO &io, int i) {
+  shardc_tensor_info info;
+  check(shardc_output_info(m, i, &info));
+  auto it = io.outputOwner.find(info.name);
+  return it == io.outputOwner.end() ||
+         it->second == static_cast<uint32_t>(shardc_rank(m));
+}
+
+void writeOutputs(shardc_model *m, const Options &o, const WorldIO &io) {
   makeDirs(o.outputDir);
   std::set<std::string> used;
   for (int i = 0; i < shardc_num_outputs(m); ++i) {
+    if (!writes(m, io, i))
+      continue;
     shardc_tensor_info info;
     const void *data;
     size_t bytes;
@@ -554,20 +620,23 @@ int main(int argc, char **argv) {
   int worldSize = shardc_world_size(&shardc_model_program);
   if (worldSize < 0)
     die(shardc_last_error());
-  if (worldSize > 1)
-    die("this model is partitioned for " + std::to_string(worldSize) +
-        " ranks; this runtime runs only world size 1");
+  multiRank = worldSize > 1;
+  WorldIO io = worldIO();
   shardc_model *m = nullptr;
   check(load(o, weights, &m));
-  bindInputs(m, o);
+  if (multiRank)
+    progName += " (rank " + std::to_string(shardc_rank(m)) + ")";
+  bindInputs(m, o, io);
   if (o.benchmark)
     benchmark(m, o);
   else
     check(shardc_run(m));
   if (!o.outputDir.empty()) {
-    writeOutputs(m, o);
+    writeOutputs(m, o, io);
   } else if (!o.benchmark) {
     for (int i = 0; i < shardc_num_outputs(m); ++i) {
+      if (!writes(m, io, i))
+        continue;
       shardc_tensor_info info;
       const void *data;
       size_t bytes;

@@ -488,10 +488,16 @@ bool shardc::buildExecutable(const std::string &source,
   link.args.push_back(cxx);
   for (auto &unit : units)
     link.args.push_back(unit.second);
-  link.args.insert(link.args.end(),
-                   {"-o", output, libDir + "/libshardc_main.a",
-                    libDir + "/libshardc_rt.a", "-ldnnl", "-fopenmp",
-                    "-lpthread", "-lm"});
+  link.args.insert(link.args.end(), {"-o", output, libDir + "/libshardc_main.a"});
+  if (options.mpi) {
+    link.args.push_back(libDir + "/libshardc_rt_mpi.a");
+    SmallVector<StringRef> libs;
+    StringRef(SHARDC_MPI_LIBRARIES).split(libs, ' ', -1, false);
+    for (StringRef lib : libs)
+      link.args.push_back(lib.str());
+  }
+  link.args.insert(link.args.end(), {libDir + "/libshardc_rt.a", "-ldnnl",
+                                     "-fopenmp", "-lpthread", "-lm"});
   link.log = (stem + ".link.log").str();
   std::vector<Job> links{std::move(link)};
   // An interrupted link leaves no half-written executable.

@@ -12,6 +12,8 @@ struct ToolchainOptions {
   /// Host compilers run at once for a split program (0: SHARDC_JOBS, else
   /// the number of hardware threads).
   unsigned jobs = 0;
+  /// A multi-rank program: link the MPI communicator and MPI.
+  bool mpi = false;
 };
 
 /// Compiles `source` (C++) and links it with the runtime into the

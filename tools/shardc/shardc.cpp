@@ -28,6 +28,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Transforms/Passes.h"
@@ -313,10 +314,45 @@ int main(int argc, char **argv) {
   };
 
   std::string error;
-  auto module = shardc::importONNXModel(context, inputFile, options, error);
-  if (!module)
-    return fatal(error);
-  stage("imported");
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  // A .mlir input is an earlier stage's output: the graph as imported (or
+  // hand-written), or planned kern IR (e.g. a module of rank programs),
+  // which goes straight to code generation.
+  bool kernInput = false;
+  if (StringRef(inputFile).ends_with(".mlir")) {
+    std::string parseError;
+    {
+      mlir::ScopedDiagnosticHandler h(&context, [&](mlir::Diagnostic &d) {
+        if (d.getSeverity() == mlir::DiagnosticSeverity::Error &&
+            parseError.empty()) {
+          parseError = d.str();
+          if (auto loc = dyn_cast<mlir::FileLineColLoc>(d.getLocation()))
+            parseError = std::to_string(loc.getLine()) + ":" +
+                         std::to_string(loc.getColumn()) + ": " + parseError;
+        }
+        return mlir::success();
+      });
+      mlir::ParserConfig config(&context);
+      module = mlir::parseSourceFile<mlir::ModuleOp>(inputFile, config);
+    }
+    if (!module)
+      return fatal(inputFile + ":" +
+                   (parseError.empty() ? std::string(" cannot parse")
+                                       : parseError));
+    module->walk([&](mlir::Operation *op) {
+      kernInput |= isa<shardc::kern::KernDialect>(op->getDialect());
+    });
+    if (kernInput && (emit == Emit::Import || emit == Emit::Graph))
+      return fatal(inputFile + ": the input is kern IR; --emit=import and "
+                               "--emit=graph need a graph input");
+    if (kernInput && fusionReport)
+      return fatal(inputFile + ": --fusion-report needs a graph input");
+  } else {
+    module = shardc::importONNXModel(context, inputFile, options, error);
+    if (!module)
+      return fatal(error);
+  }
+  stage(kernInput ? "parsed kern" : "imported");
 
   // Pass diagnostics: one line, "FILE: node 'NAME': message".
   std::string diagnostic;
@@ -374,6 +410,8 @@ int main(int argc, char **argv) {
   kernOptions.target = target.getValue();
   // --fusion-report compares with the same program compiled without fusion.
   mlir::OwningOpRef<mlir::ModuleOp> unfused;
+  std::map<std::string, unsigned> fusedGraphOps;
+  if (!kernInput) {
   if (fusionReport) {
     unfused = module->clone();
     shardc::GraphPipelineOptions plain;
@@ -395,7 +433,6 @@ int main(int argc, char **argv) {
     return 1;
   stage("graph optimized");
 
-  std::map<std::string, unsigned> fusedGraphOps;
   if (fusionReport)
     fusedGraphOps = shardc::countGraphOps(*module);
   if (emit == Emit::Graph)
@@ -427,6 +464,7 @@ int main(int argc, char **argv) {
                               shardc::kernelStats(*unfused),
                               shardc::kernelStats(*module));
   }
+  } // !kernInput
   if (emit == Emit::Kern)
     return writeText([&](raw_ostream &os) {
       module->print(os, flags);
@@ -525,6 +563,7 @@ int main(int argc, char **argv) {
   shardc::ToolchainOptions tc;
   tc.cpu = cpu;
   tc.verbose = verbose;
+  tc.mpi = artifacts.sections.size() > 1;
   bool built = shardc::buildExecutable(cppPath, objPath, outputFile, tc, error);
   temps.push_back(cppPath);
   temps.push_back(objPath);

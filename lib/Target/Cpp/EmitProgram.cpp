@@ -17,6 +17,8 @@
 #include "shardc/Target/Cuda.h"
 #include "shardc/format.h"
 
+#include "dialects/Dist/IR/DistOps.h"
+
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/Support/Format.h"
 
@@ -331,6 +333,28 @@ LogicalResult CppEmitter::emit(ModuleOp module, raw_ostream &out) {
         << "};\n";
     writeCudaTables(out);
   }
+  // The mesh (the module's dist.mesh; none for one rank or no mesh) and,
+  // for several ranks, the MPI world.
+  SmallVector<int64_t> meshShape;
+  if (world > 1) {
+    SmallVector<dist::MeshOp> meshes(module.getOps<dist::MeshOp>());
+    if (meshes.size() > 1)
+      return module.emitError("the program has ") << meshes.size()
+             << " dist.mesh ops; the runtime takes one";
+    if (!meshes.empty()) {
+      if (meshes.front().numDevices() != static_cast<int64_t>(world))
+        return meshes.front().emitError("the mesh has ")
+               << meshes.front().numDevices() << " devices but the module has "
+               << world << " ranks";
+      llvm::append_range(meshShape, meshes.front().getShape());
+    }
+  }
+  if (!meshShape.empty()) {
+    out << "static const int64_t mesh_shape[] = {";
+    for (auto [i, d] : llvm::enumerate(meshShape))
+      out << (i ? ", " : "") << d;
+    out << "};\n";
+  }
   out << "static const unsigned char plan_data[] = {";
   for (size_t i = 0; i < planBytes.size(); ++i)
     out << (i % 24 ? "" : "\n  ") << static_cast<unsigned>(planBytes[i])
@@ -345,8 +369,11 @@ LogicalResult CppEmitter::emit(ModuleOp module, raw_ostream &out) {
                              ", cuda_images, " +
                              std::to_string(cudaKernels.size()) +
                              ", cuda_kernels"
-                       : std::string("0, 0, 0, 0, 0"))
-      << "};\n";
+                       : std::string("0, 0, 0, 0, 0"));
+  if (world > 1)
+    out << ", " << meshShape.size() << ", "
+        << (meshShape.empty() ? "0" : "mesh_shape") << ", sc_mpi_world";
+  out << "};\n";
   return success();
 }
 

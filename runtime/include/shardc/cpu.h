@@ -89,6 +89,11 @@ typedef struct sc_cuda_image {
 
 /* The program ABI. A program carries CPU code, CUDA code or both (the plan's
  * target mask says which); both use the same plan and weights. */
+/* Multi-rank programs reach the other ranks through MPI: `world` is
+ * sc_mpi_world (libshardc_rt_mpi.a, linked only into them); single-rank
+ * programs have none and need no MPI. */
+typedef sc_comm *(*sc_world_fn)(void);
+
 struct shardc_program {
   uint32_t abi_version; /* SC_ABI_VERSION */
   uint32_t num_ranks;   /* entries per table: one per rank of the plan */
@@ -100,11 +105,20 @@ struct shardc_program {
   const sc_cuda_image *cuda_images;
   uint32_t num_cuda_kernels;        /* kernel names in the images, indexed */
   const char *const *cuda_kernels;  /* by sc_cu_launch */
+  /* The device mesh (row-major rank numbering; its product is num_ranks):
+   * sc_rank_ctx.comms has one communicator per axis. 0 axes: no mesh. */
+  uint32_t num_mesh_axes;
+  const int64_t *mesh_shape;
+  sc_world_fn world;                /* NULL for a single rank */
 };
 
 /* The rank and size of a communicator (-1 for NULL). */
 int32_t sc_comm_rank(const sc_comm *comm);
 int32_t sc_comm_size(const sc_comm *comm);
+/* The MPI world of a multi-rank program (NULL after sc_fail), and its
+ * release. */
+sc_comm *sc_mpi_world(void);
+void sc_comm_free(sc_comm *comm);
 
 /* Errors from kernels and library wrappers (printf-style, first one wins). */
 void sc_fail(const char *fmt, ...);

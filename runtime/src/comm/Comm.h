@@ -30,6 +30,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 namespace shardc::rt {
 
@@ -66,7 +67,20 @@ public:
   /// Gives up on every pending operation after a failure elsewhere, so that
   /// no rank waits forever (ncclCommAbort; MPI_Abort ends the job).
   virtual void abort() = 0;
+
+  /// The communicators along each axis of a mesh of `shape` over this
+  /// group (whose size must be the product of `shape`; ranks are numbered
+  /// row-major over the mesh): axis i groups the ranks that differ from
+  /// this one only in coordinate i, ordered by that coordinate. The error
+  /// names the mismatch ("the mesh has 4 devices but the job has 2 ranks").
+  virtual Status splitMesh(const std::vector<int64_t> &shape,
+                           std::vector<std::unique_ptr<Communicator>> &axes) = 0;
 };
+
+/// The size check and row-major coordinates shared by the implementations
+/// of splitMesh: fails unless `shape` has `size` devices.
+Status meshCoordinates(const std::vector<int64_t> &shape, int rank, int size,
+                       std::vector<int64_t> &coord);
 
 /// The world of a single-rank run: rank 0 of 1, collectives copy send to
 /// recv (host memory only), and there is no peer to send to.

@@ -27,14 +27,6 @@ namespace shardc::rt {
 /// at exit) and returns a communicator over every rank of the job.
 Status createMpiWorld(std::unique_ptr<Communicator> &out);
 
-/// The communicators along each axis of a mesh of `shape` over `world`
-/// (whose size must be the product of `shape`; ranks are numbered row-major
-/// over the mesh): axis i groups the ranks that differ from this one only
-/// in coordinate i, ordered by that coordinate. `world` must come from
-/// createMpiWorld.
-Status splitMpiMesh(Communicator &world, const std::vector<int> &shape,
-                    std::vector<std::unique_ptr<Communicator>> &axes);
-
 } // namespace shardc::rt
 
 #endif // SHARDC_RUNTIME_COMM_MPI_H

@@ -171,6 +171,8 @@ public:
                                   kTag, comm, &status));
   }
   void abort() override { MPI_Abort(comm, 1); }
+  Status splitMesh(const std::vector<int64_t> &shape,
+                   std::vector<std::unique_ptr<Communicator>> &axes) override;
 
 private:
   static constexpr int kTag = 7;
@@ -268,40 +270,21 @@ Status shardc::rt::createMpiWorld(std::unique_ptr<Communicator> &out) {
   return {};
 }
 
-Status shardc::rt::splitMpiMesh(
-    Communicator &world, const std::vector<int> &shape,
+Status MpiComm::splitMesh(
+    const std::vector<int64_t> &shape,
     std::vector<std::unique_ptr<Communicator>> &axes) {
-  auto *mpi = dynamic_cast<MpiComm *>(&world);
-  if (!mpi)
-    return {SHARDC_ERROR_INVALID_ARGUMENT,
-            "splitting a mesh needs the MPI world communicator"};
-  long long product = 1;
-  for (int d : shape) {
-    if (d < 1)
-      return {SHARDC_ERROR_INVALID_ARGUMENT,
-              "mesh axis of size " + std::to_string(d)};
-    product *= d;
-  }
-  if (product != world.size())
-    return {SHARDC_ERROR_INVALID_ARGUMENT,
-            "the mesh has " + std::to_string(product) +
-                " devices but the job has " + std::to_string(world.size()) +
-                " ranks (mpirun -np " + std::to_string(product) + ")"};
-  // Row-major coordinates of this rank.
-  std::vector<int> coord(shape.size());
-  int rest = world.rank();
-  for (size_t i = shape.size(); i-- > 0;) {
-    coord[i] = rest % shape[i];
-    rest /= shape[i];
-  }
+  std::vector<int64_t> coord;
+  if (Status s = meshCoordinates(shape, r, n, coord); s.failed())
+    return s;
   axes.clear();
   for (size_t axis = 0; axis < shape.size(); ++axis) {
     // Color: the linear index with this axis' coordinate zeroed.
-    int color = 0;
+    int64_t color = 0;
     for (size_t i = 0; i < shape.size(); ++i)
       color = color * shape[i] + (i == axis ? 0 : coord[i]);
     MPI_Comm sub;
-    int code = MPI_Comm_split(mpi->handle(), color, coord[axis], &sub);
+    int code = MPI_Comm_split(comm, static_cast<int>(color),
+                              static_cast<int>(coord[axis]), &sub);
     if (code != MPI_SUCCESS)
       return {SHARDC_ERROR_RUNTIME, "cannot split mesh axis " +
                                         std::to_string(axis) + ": " +
@@ -310,4 +293,16 @@ Status shardc::rt::splitMpiMesh(
     axes.push_back(std::make_unique<MpiComm>(sub));
   }
   return {};
+}
+
+/// For generated multi-rank programs (shardc_program.world): the MPI world,
+/// owned by the caller (sc_comm_free).
+extern "C" sc_comm *sc_mpi_world(void) {
+  std::unique_ptr<Communicator> world;
+  Status s = createMpiWorld(world);
+  if (s.failed()) {
+    sc_fail("%s", s.message.c_str());
+    return nullptr;
+  }
+  return new sc_comm{world.release()};
 }

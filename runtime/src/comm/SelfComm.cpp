@@ -40,6 +40,16 @@ public:
     return noPeer("receive from", peer);
   }
   void abort() override {}
+  Status splitMesh(const std::vector<int64_t> &shape,
+                   std::vector<std::unique_ptr<Communicator>> &axes) override {
+    std::vector<int64_t> coord;
+    if (Status s = meshCoordinates(shape, 0, 1, coord); s.failed())
+      return s;
+    axes.clear();
+    for (size_t i = 0; i < shape.size(); ++i)
+      axes.push_back(createSelfComm());
+    return {};
+  }
 
 private:
   static Status copy(const char *what, const void *send, void *recv,
@@ -68,6 +78,30 @@ private:
 
 } // namespace
 
+Status shardc::rt::meshCoordinates(const std::vector<int64_t> &shape,
+                                   int rank, int size,
+                                   std::vector<int64_t> &coord) {
+  long long product = 1;
+  for (int64_t d : shape) {
+    if (d < 1)
+      return {SHARDC_ERROR_INVALID_ARGUMENT,
+              "mesh axis of size " + std::to_string(d)};
+    product *= d;
+  }
+  if (product != size)
+    return {SHARDC_ERROR_INVALID_ARGUMENT,
+            "the mesh has " + std::to_string(product) +
+                " devices but the job has " + std::to_string(size) +
+                " ranks (mpirun -np " + std::to_string(product) + ")"};
+  coord.assign(shape.size(), 0);
+  int64_t rest = rank;
+  for (size_t i = shape.size(); i-- > 0;) {
+    coord[i] = rest % shape[i];
+    rest /= shape[i];
+  }
+  return {};
+}
+
 std::unique_ptr<Communicator> shardc::rt::createSelfComm() {
   return std::make_unique<SelfComm>();
 }
@@ -78,4 +112,11 @@ extern "C" int32_t sc_comm_rank(const sc_comm *comm) {
 
 extern "C" int32_t sc_comm_size(const sc_comm *comm) {
   return comm && comm->impl ? comm->impl->size() : -1;
+}
+
+extern "C" void sc_comm_free(sc_comm *comm) {
+  if (!comm)
+    return;
+  delete comm->impl;
+  delete comm;
 }

@@ -187,7 +187,7 @@ TEST(MpiComm, RefusesBadCalls) {
   s = w.allReduce(&b, &b, 1, 9, ReduceOp::Sum, nullptr);
   EXPECT_EQ(s.message, "all_reduce: no sum of booleans");
   std::vector<std::unique_ptr<Communicator>> axes;
-  s = splitMpiMesh(w, {w.size() + 1}, axes);
+  s = w.splitMesh({w.size() + 1}, axes);
   EXPECT_EQ(s.message, "the mesh has " + std::to_string(w.size() + 1) +
                            " devices but the job has " +
                            std::to_string(w.size()) + " ranks (mpirun -np " +
@@ -199,7 +199,7 @@ TEST(MpiComm, MeshAxes) {
   if (w.size() != 4)
     GTEST_SKIP() << "the 2x2 mesh needs mpirun -np 4";
   std::vector<std::unique_ptr<Communicator>> axes;
-  ASSERT_FALSE(splitMpiMesh(w, {2, 2}, axes).failed());
+  ASSERT_FALSE(w.splitMesh({2, 2}, axes).failed());
   ASSERT_EQ(axes.size(), 2u);
   int r = w.rank(), row = r / 2, col = r % 2;
   EXPECT_EQ(axes[0]->size(), 2);

@@ -209,4 +209,6 @@ def Kern_CallOp : Kern_Op<"call", [AttrSizedOperandSegments]> {
   }];
 }
 
+include "dialects/Kern/IR/KernCollectiveOps.td"
+
 #endif // SHARDC_KERN_OPS

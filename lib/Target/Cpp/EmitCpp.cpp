@@ -447,6 +447,9 @@ LogicalResult CppEmitter::emitCpuOp(Operation &op) {
     return emitMatmul(mm);
   if (auto conv = dyn_cast<kern::ConvOp>(op))
     return emitConv(conv);
+  if (isa<kern::AllReduceOp, kern::AllGatherOp, kern::ReduceScatterOp,
+          kern::AllToAllOp>(op))
+    return emitCollective(&op);
   if (isa<kern::AllocOp, kern::WeightOp, kern::ViewOp, func::ReturnOp>(op))
     return success();
   return op.emitError("the C++ target cannot emit '") << op.getName() << "'";
@@ -455,7 +458,8 @@ LogicalResult CppEmitter::emitCpuOp(Operation &op) {
 unsigned CppEmitter::statementCost(Operation *op) {
   if (isa<kern::MapOp, kern::ReduceOp>(op))
     return 1 + op->getRegion(0).front().getOperations().size();
-  if (isa<kern::CallOp, kern::MatmulOp, kern::ConvOp>(op))
+  if (isa<kern::CallOp, kern::MatmulOp, kern::ConvOp, kern::AllReduceOp,
+          kern::AllGatherOp, kern::ReduceScatterOp, kern::AllToAllOp>(op))
     return 1;
   return 0;
 }

@@ -53,6 +53,11 @@ LogicalResult CppEmitter::emitCudaOp(Operation *op) {
                             conv.getY()},
                            convExtra(conv) + ", " + math, /*cuda=*/true);
   }
+  if (isa<kern::AllReduceOp, kern::AllGatherOp, kern::ReduceScatterOp,
+          kern::AllToAllOp>(op))
+    return op->emitError("the CUDA target has no collectives yet (NCCL "
+                         "comes with GPU ranks); compile multi-rank "
+                         "programs for --target=cpu");
   if (!isa<kern::MapOp, kern::ReduceOp, kern::CallOp>(op))
     return op->emitError("the CUDA target cannot emit '")
            << op->getName() << "'";

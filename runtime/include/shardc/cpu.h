@@ -120,6 +120,30 @@ int32_t sc_comm_size(const sc_comm *comm);
 sc_comm *sc_mpi_world(void);
 void sc_comm_free(sc_comm *comm);
 
+/* ---- collectives (kern.all_reduce, ...; runtime/src/comm) ----
+ * On the communicator of mesh axis `axis` (sc_ctx_comm); host buffers on
+ * the CPU. Counts are elements of `dtype` (ONNX codes). Failures go through
+ * sc_fail. */
+#define SC_REDUCE_SUM 0
+#define SC_REDUCE_MAX 1
+#define SC_REDUCE_MIN 2
+/* ctx->comms[axis], or NULL after sc_fail when the rank has no such axis. */
+sc_comm *sc_ctx_comm(const sc_rank_ctx *ctx, int32_t axis);
+/* out = in combined over the group (in == out allowed). */
+void sc_all_reduce(sc_comm *comm, const void *in, void *out, uint64_t count,
+                   int32_t dtype, int32_t kind);
+/* out = every rank's `count` elements of in, in rank order. */
+void sc_all_gather(sc_comm *comm, const void *in, void *out, uint64_t count,
+                   int32_t dtype);
+/* out (`count` elements) = block `rank` of in (group size blocks of count)
+ * combined over the group. */
+void sc_reduce_scatter(sc_comm *comm, const void *in, void *out,
+                       uint64_t count, int32_t dtype, int32_t kind);
+/* Block j (`count` elements) of in goes to rank j; block i of out came from
+ * rank i. */
+void sc_all_to_all(sc_comm *comm, const void *in, void *out, uint64_t count,
+                   int32_t dtype);
+
 /* Errors from kernels and library wrappers (printf-style, first one wins). */
 void sc_fail(const char *fmt, ...);
 void sc_handle_free(void *handle);

@@ -1,0 +1,65 @@
+//===- CollectiveOps.cpp - verifiers of kern collectives ------------------===//
+
+#include "dialects/Kern/IR/KernOps.h"
+
+using namespace mlir;
+using namespace shardc::kern;
+
+/// Axis and group size in range, one element type, and the output holding
+/// `outPerIn` times the input's elements (or the input `inPerOut` times the
+/// output's).
+template <typename Op>
+static LogicalResult verifyCollective(Op op, int64_t outPerIn,
+                                      int64_t inPerOut) {
+  // I64Attr accessors are unsigned.
+  int64_t axis = static_cast<int64_t>(op.getAxis());
+  int64_t group = static_cast<int64_t>(op.getGroupSize());
+  if (axis < 0)
+    return op.emitOpError("mesh axis ") << axis << " is negative";
+  if (group < 1)
+    return op.emitOpError("group size ") << group << " is below 1";
+  auto in = op.getInput().getType(), out = op.getOutput().getType();
+  if (in.getElementType() != out.getElementType())
+    return op.emitOpError("input and output element types differ (")
+           << in.getElementType() << " vs " << out.getElementType() << ")";
+  if (in.getNumElements() * outPerIn != out.getNumElements() * inPerOut)
+    return op.emitOpError("output has ")
+           << out.getNumElements() << " elements; expected "
+           << in.getNumElements() * outPerIn / inPerOut;
+  return success();
+}
+
+static LogicalResult verifyKind(Operation *op, StringRef kind) {
+  if (kind != "sum" && kind != "max" && kind != "min")
+    return op->emitOpError("kind '") << kind << "': expected sum, max or min";
+  return success();
+}
+
+LogicalResult AllReduceOp::verify() {
+  if (failed(verifyKind(*this, getKind())))
+    return failure();
+  return verifyCollective(*this, 1, 1);
+}
+
+LogicalResult AllGatherOp::verify() {
+  return verifyCollective(*this, getGroupSize(), 1);
+}
+
+LogicalResult ReduceScatterOp::verify() {
+  if (failed(verifyKind(*this, getKind())))
+    return failure();
+  return verifyCollective(*this, 1, getGroupSize());
+}
+
+LogicalResult AllToAllOp::verify() {
+  if (static_cast<int64_t>(getGroupSize()) < 1)
+    return emitOpError("group size ")
+           << static_cast<int64_t>(getGroupSize()) << " is below 1";
+  if (getInput().getType().getNumElements() %
+          static_cast<int64_t>(getGroupSize()) !=
+      0)
+    return emitOpError("input of ")
+           << getInput().getType().getNumElements()
+           << " elements does not split into " << getGroupSize() << " blocks";
+  return verifyCollective(*this, 1, 1);
+}

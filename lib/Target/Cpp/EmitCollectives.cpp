@@ -1,0 +1,53 @@
+//===- EmitCollectives.cpp - kern collectives as runtime calls ------------===//
+//
+// Each kern collective is one call on the communicator of its mesh axis:
+//   sc_all_reduce(sc_ctx_comm(ctx, 0), in, out, 4096, 1, SC_REDUCE_SUM);
+// (shardc/cpu.h; MPI on CPU ranks).
+//
+//===----------------------------------------------------------------------===//
+
+#include "lib/Target/Common/ScalarEmitter.h"
+#include "lib/Target/Cpp/CppEmitter.h"
+
+using namespace mlir;
+using namespace shardc;
+using namespace shardc::target;
+
+static std::string reduceKind(StringRef kind) {
+  return kind == "max"   ? "SC_REDUCE_MAX"
+         : kind == "min" ? "SC_REDUCE_MIN"
+                         : "SC_REDUCE_SUM";
+}
+
+LogicalResult CppEmitter::emitCollective(Operation *op) {
+  auto call = [&](StringRef fn, Value in, Value out, int64_t axis,
+                  int64_t count, StringRef kind) -> LogicalResult {
+    auto type = cast<MemRefType>(in.getType());
+    int dtype = onnxDType(type.getElementType());
+    if (dtype < 0)
+      return op->emitError("no runtime dtype for ") << type;
+    run += "  " + fn.str() + "(sc_ctx_comm(ctx, " + std::to_string(axis) +
+           "), " + ptr(in) + ", " + ptr(out) + ", " + std::to_string(count) +
+           "ULL, " + std::to_string(dtype) +
+           (kind.empty() ? "" : ", " + reduceKind(kind)) + ");\n";
+    ++artifacts.numLibraryCalls;
+    return success();
+  };
+  if (auto ar = dyn_cast<kern::AllReduceOp>(op))
+    return call("sc_all_reduce", ar.getInput(), ar.getOutput(), ar.getAxis(),
+                ar.getInput().getType().getNumElements(), ar.getKind());
+  if (auto ag = dyn_cast<kern::AllGatherOp>(op))
+    return call("sc_all_gather", ag.getInput(), ag.getOutput(), ag.getAxis(),
+                ag.getInput().getType().getNumElements(), "");
+  if (auto rs = dyn_cast<kern::ReduceScatterOp>(op))
+    return call("sc_reduce_scatter", rs.getInput(), rs.getOutput(),
+                rs.getAxis(), rs.getOutput().getType().getNumElements(),
+                rs.getKind());
+  if (auto a2a = dyn_cast<kern::AllToAllOp>(op))
+    return call("sc_all_to_all", a2a.getInput(), a2a.getOutput(),
+                a2a.getAxis(),
+                a2a.getInput().getType().getNumElements() /
+                    a2a.getGroupSize(),
+                "");
+  return op->emitError("not a collective");
+}

@@ -1,0 +1,74 @@
+//===- Collectives.cpp - the collectives generated code calls -------------===//
+//
+// The C entry points of shardc/cpu.h over the Communicator of an sc_comm:
+// errors become sc_fail messages (the first one fails the run).
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/src/comm/Comm.h"
+
+#include "shardc/cpu.h"
+
+using namespace shardc::rt;
+
+namespace {
+
+bool usable(const sc_comm *comm, const char *what) {
+  if (comm && comm->impl)
+    return true;
+  sc_fail("%s: no communicator", what);
+  return false;
+}
+
+bool reduceOp(int32_t kind, ReduceOp &op, const char *what) {
+  switch (kind) {
+  case SC_REDUCE_SUM: op = ReduceOp::Sum; return true;
+  case SC_REDUCE_MAX: op = ReduceOp::Max; return true;
+  case SC_REDUCE_MIN: op = ReduceOp::Min; return true;
+  default: sc_fail("%s: unknown reduction %d", what, kind); return false;
+  }
+}
+
+void report(const Status &s) {
+  if (s.failed())
+    sc_fail("%s", s.message.c_str());
+}
+
+} // namespace
+
+extern "C" sc_comm *sc_ctx_comm(const sc_rank_ctx *ctx, int32_t axis) {
+  if (!ctx || axis < 0 || axis >= ctx->num_axes || !ctx->comms) {
+    sc_fail("the program needs mesh axis %d but the rank has %d (was it "
+            "started with mpirun?)",
+            axis, ctx ? ctx->num_axes : 0);
+    return nullptr;
+  }
+  return ctx->comms[axis];
+}
+
+extern "C" void sc_all_reduce(sc_comm *comm, const void *in, void *out,
+                              uint64_t count, int32_t dtype, int32_t kind) {
+  ReduceOp op;
+  if (usable(comm, "all_reduce") && reduceOp(kind, op, "all_reduce"))
+    report(comm->impl->allReduce(in, out, count, dtype, op, nullptr));
+}
+
+extern "C" void sc_all_gather(sc_comm *comm, const void *in, void *out,
+                              uint64_t count, int32_t dtype) {
+  if (usable(comm, "all_gather"))
+    report(comm->impl->allGather(in, out, count, dtype, nullptr));
+}
+
+extern "C" void sc_reduce_scatter(sc_comm *comm, const void *in, void *out,
+                                  uint64_t count, int32_t dtype,
+                                  int32_t kind) {
+  ReduceOp op;
+  if (usable(comm, "reduce_scatter") && reduceOp(kind, op, "reduce_scatter"))
+    report(comm->impl->reduceScatter(in, out, count, dtype, op, nullptr));
+}
+
+extern "C" void sc_all_to_all(sc_comm *comm, const void *in, void *out,
+                              uint64_t count, int32_t dtype) {
+  if (usable(comm, "all_to_all"))
+    report(comm->impl->allToAll(in, out, count, dtype, nullptr));
+}

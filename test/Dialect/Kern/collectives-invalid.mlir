@@ -1,0 +1,55 @@
+// RUN: %shardc-opt %s --split-input-file --verify-diagnostics
+
+func.func @gather_size(%a: memref<8xf32>, %b: memref<24xf32>) {
+  // expected-error @+1 {{'kern.all_gather' op output has 24 elements; expected 32}}
+  kern.all_gather %a, %b {axis = 0 : i64, group_size = 4 : i64} : memref<8xf32>, memref<24xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_size(%a: memref<8xf32>, %b: memref<4xf32>) {
+  // expected-error @+1 {{'kern.reduce_scatter' op output has 4 elements; expected 2}}
+  kern.reduce_scatter %a, %b {axis = 0 : i64, group_size = 4 : i64, kind = "sum"} : memref<8xf32>, memref<4xf32>
+  return
+}
+
+// -----
+
+func.func @kind(%a: memref<8xf32>) {
+  // expected-error @+1 {{'kern.all_reduce' op kind 'mean': expected sum, max or min}}
+  kern.all_reduce %a, %a {axis = 0 : i64, group_size = 2 : i64, kind = "mean"} : memref<8xf32>, memref<8xf32>
+  return
+}
+
+// -----
+
+func.func @types(%a: memref<8xf32>, %b: memref<8xf16>) {
+  // expected-error @+1 {{'kern.all_reduce' op input and output element types differ ('f32' vs 'f16')}}
+  kern.all_reduce %a, %b {axis = 0 : i64, group_size = 2 : i64, kind = "sum"} : memref<8xf32>, memref<8xf16>
+  return
+}
+
+// -----
+
+func.func @axis(%a: memref<8xf32>) {
+  // expected-error @+1 {{'kern.all_reduce' op mesh axis -1 is negative}}
+  kern.all_reduce %a, %a {axis = -1 : i64, group_size = 2 : i64, kind = "sum"} : memref<8xf32>, memref<8xf32>
+  return
+}
+
+// -----
+
+func.func @blocks(%a: memref<6xf32>, %b: memref<6xf32>) {
+  // expected-error @+1 {{'kern.all_to_all' op input of 6 elements does not split into 4 blocks}}
+  kern.all_to_all %a, %b {axis = 0 : i64, group_size = 4 : i64} : memref<6xf32>, memref<6xf32>
+  return
+}
+
+// -----
+
+func.func @group(%a: memref<8xf32>) {
+  // expected-error @+1 {{'kern.all_reduce' op group size 0 is below 1}}
+  kern.all_reduce %a, %a {axis = 0 : i64, group_size = 0 : i64, kind = "sum"} : memref<8xf32>, memref<8xf32>
+  return
+}

@@ -43,4 +43,62 @@ def DistPropagate : Pass<"dist-propagate", "mlir::ModuleOp"> {
   let dependentDialects = ["shardc::dist::DistDialect"];
 }
 
+def DistSeedMegatron : Pass<"dist-seed-megatron", "mlir::ModuleOp"> {
+  let summary = "Seed tensor parallelism the way Megatron-LM splits a "
+                "transformer";
+  let description = [{
+    `--tp=N`: adds `dist.mesh @mesh axes = ["tp"] shape = [N]` and seeds,
+    found from the graph's structure (the fused ops), never from names:
+
+    - every `graph.attention` is split by heads: its q, k and v get
+      `dist.shard` with the heads dim (the one before the last two) over
+      "tp";
+    - every `graph.linear` with an activation (the MLP's first projection)
+      is column-parallel: its weight's columns over "tp".
+
+    Propagation does the rest: the projections that make q, k and v become
+    column-parallel, the out-projection and the MLP's second projection
+    row-parallel with one all-reduce each. A fused QKV projection whose
+    output is split into q, k and v is first rewritten into one projection
+    per part (its weight and bias columns sliced at compile time), so that
+    each can be split by heads. Heads or hidden sizes that `tp` does not
+    divide are left unsplit (that op is replicated).
+  }];
+  let options = [
+    Option<"tp", "tp", "int64_t", /*default=*/"1",
+           "The tensor-parallel degree (the size of mesh axis tp)">,
+  ];
+  let dependentDialects = ["shardc::dist::DistDialect",
+                           "shardc::graph::GraphDialect"];
+}
+
+def DistPartition : Pass<"dist-partition", "mlir::ModuleOp"> {
+  let summary = "Turn the propagated global program into per-rank programs";
+  let description = [{
+    After `dist-propagate`: one `func.func @<name>_rank<r>` per device of
+    the mesh (`kern.ranks = array<i64: r>`; MPMD: ranks of a group run the
+    same code on their own slices), with local shapes, constants sliced for
+    the rank at compile time, and the collectives that give each op the
+    layout its rule needs:
+
+      %h = graph.linear %x, %w1 ...          (w1 column-parallel)
+      %y = graph.linear %h, %w2 bias %b residual %r
+    becomes on rank r
+      %w1r = graph.constant <rank r's columns of w1>
+      %h = graph.linear %x, %w1r ...         (local [.., 256 / tp])
+      %w2r = graph.constant <rank r's rows of w2>
+      %p = graph.linear %h, %w2r             (partial sums)
+      %s = dist.all_reduce %p on @mesh axes = ["tp"] kind = "sum"
+      %y = graph.add (graph.add %s, %b), %r
+
+    An operand laid out differently from what its op needs is all-gathered
+    along its split dims and sliced to the needed layout; results holding
+    partial sums are all-reduced at once. Arguments arrive whole on every
+    rank and results leave whole (all-gathered). Ops without a rule run
+    replicated.
+  }];
+  let dependentDialects = ["shardc::dist::DistDialect",
+                           "shardc::graph::GraphDialect"];
+}
+
 #endif // SHARDC_PASSES_SHARDING

@@ -17,6 +17,7 @@
 #include "Version.h"
 #include "dialects/Graph/IR/GraphOps.h"
 #include "dialects/Kern/IR/KernOps.h"
+#include "passes/Sharding/Passes.h"
 #include "shardc/Conversion/Passes.h"
 #include "shardc/Import/ONNX.h"
 #include "shardc/InitAll.h"
@@ -57,7 +58,7 @@ static cl::opt<std::string> outputFile("o", cl::desc("Output file ('-' for stdou
                                        cl::value_desc("file"), cl::init("-"),
                                        cl::cat(shardcCat));
 
-enum class Emit { Import, Graph, Kern, Cuda, Cpp, Exe };
+enum class Emit { Import, Graph, Dist, Kern, Cuda, Cpp, Exe };
 static cl::opt<Emit> emit(
     "emit", cl::desc("Stage to write"), cl::init(Emit::Exe),
     cl::values(
@@ -66,6 +67,9 @@ static cl::opt<Emit> emit(
                    "shardc-opt --shardc-graph-pipeline)"),
         clEnumValN(Emit::Graph, "graph",
                    "the optimized graph dialect (after the graph pipeline)"),
+        clEnumValN(Emit::Dist, "dist",
+                   "the graph annotated with shardings (after "
+                   "dist-propagate; needs --tp)"),
         clEnumValN(Emit::Kern, "kern",
                    "the bufferized kern program with its memory plan (after "
                    "the kern pipeline)"),
@@ -127,6 +131,14 @@ static cl::opt<bool> printWeights(
     "print-weights",
     cl::desc("Print weight blobs in full (default: elide those over 64 bytes)"),
     cl::init(false), cl::cat(shardcCat));
+static cl::opt<int64_t> tensorParallel(
+    "tp",
+    cl::desc("Tensor-parallel degree: split attention by heads and the MLP "
+             "Megatron-style over N ranks (run with mpirun -np N)"),
+    cl::value_desc("N"), cl::init(1), cl::cat(shardcCat));
+static cl::alias tensorParallelAlias("tensor-parallel-size",
+                                     cl::desc("Alias for --tp"),
+                                     cl::aliasopt(tensorParallel));
 static cl::opt<bool> noFusion(
     "no-fusion",
     cl::desc("Skip pattern recognition and fusion (one kernel per graph op)"),
@@ -255,6 +267,15 @@ int main(int argc, char **argv) {
   else if (precision != "fp16" && precision != "bf16" && precision != "fp32")
     return fatal("--precision=" + precision +
                  ": expected fp32, tf32, fp16 or bf16");
+  if (tensorParallel < 1 || tensorParallel > 4096)
+    return fatal("--tp=" + std::to_string(tensorParallel) +
+                 ": expected a degree from 1 to 4096");
+  if (tensorParallel > 1 && program.cuda)
+    return fatal("--tp=" + std::to_string(tensorParallel) +
+                 ": partitioned programs run on CPU ranks for now "
+                 "(--target=cpu); GPU ranks need NCCL");
+  if (emit == Emit::Dist && tensorParallel == 1)
+    return fatal("--emit=dist needs a partitioned program (--tp=N)");
   if (emit == Emit::Cuda && !program.cuda)
     return fatal("--emit=cuda needs a CUDA target (--target=cuda)");
   shardc::cuda::CompileOptions nvrtc;
@@ -435,6 +456,30 @@ int main(int argc, char **argv) {
 
   if (fusionReport)
     fusedGraphOps = shardc::countGraphOps(*module);
+  if (tensorParallel > 1) {
+    // Seeds, propagation, then one program per rank.
+    if (!runPipeline(
+            [&](mlir::PassManager &pm) {
+              pm.addPass(shardc::createDistSeedMegatron(
+                  {/*tp=*/tensorParallel.getValue()}));
+              pm.addPass(shardc::createDistPropagate());
+            },
+            "sharding propagation"))
+      return 1;
+    stage("shardings propagated");
+    if (emit == Emit::Dist)
+      return writeText([&](raw_ostream &os) {
+        module->print(os, flags);
+        os << "\n";
+      });
+    if (!runPipeline(
+            [&](mlir::PassManager &pm) {
+              pm.addPass(shardc::createDistPartition());
+            },
+            "partitioning"))
+      return 1;
+    stage("partitioned");
+  }
   if (emit == Emit::Graph)
     return writeText([&](raw_ostream &os) {
       module->print(os, flags);

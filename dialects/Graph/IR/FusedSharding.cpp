@@ -1,9 +1,9 @@
 //===- FusedSharding.cpp - rules of the ops fusion creates ----------------===//
 //
 //   linear  act(a x b + bias) + residual: a contraction; k is a sum
-//           reduction only without bias, activation and residual (they
-//           apply after the sum; the partitioner splits them off to make
-//           the row-parallel form)
+//           reduction without an activation (a bias and a residual are
+//           added after the all-reduce: dist-partition splits them off,
+//           Megatron's row-parallel linear)
 //   attention  q [.., S, D], k [.., T, D], v [.., T, E] -> [.., S, E]: the
 //           leading (batch, head) dims and E are parallel (heads split
 //           Megatron-style); S, T and D need replication (the softmax runs
@@ -31,8 +31,9 @@ static std::optional<ShardingRule> linear(Operation *o) {
              ty = typeOf(op.getOutput());
   if (ta.getRank() < 2 || tb.getRank() < 2)
     return std::nullopt;
-  bool plain = !op.getBias() && !op.getResidual() &&
-               op.getActivation() == "none";
+  // k is a sum when nothing nonlinear follows it; a bias and a residual
+  // are added after the all-reduce (dist-partition splits them off).
+  bool plain = op.getActivation() == "none";
   ShardingRule rule;
   int64_t r = ty.getRank();
   Dims yDims;

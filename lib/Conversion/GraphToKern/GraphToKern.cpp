@@ -256,6 +256,7 @@ static LogicalResult lowerProgram(func::FuncOp func, bool halfGemm) {
     addQuantLowerings(t);
     addFusedLowerings(t);
     addAttentionLowerings(t);
+    addDistLowerings(t);
     return t;
   }();
 

@@ -152,6 +152,7 @@ void addSelectionLowerings(LoweringTable &table);
 void addQuantLowerings(LoweringTable &table);
 void addFusedLowerings(LoweringTable &table);
 void addAttentionLowerings(LoweringTable &table);
+void addDistLowerings(LoweringTable &table);
 void addAttentionAbsorbers(AbsorbTable &table);
 
 /// A generated reduction of graph value `input` over `axes` (empty: all)

@@ -1,0 +1,398 @@
+//===- Partition.cpp - dist-partition -------------------------------------===//
+//
+// After dist-propagate: one program per rank (MPMD; ranks of a group run the
+// same code on their own slices), with local shapes, weights sliced at
+// compile time and the collectives that restore what the next op needs.
+//
+// For each op, the shardings its operands must have follow from its rule and
+// the shardings of its results (dist.shardings); an operand whose current
+// sharding differs is resharded (all-gathered along its split dims, then
+// sliced to what the op needs). A result holding partial sums is
+// all-reduced right away; a linear whose contraction is split and that has
+// a bias or residual runs without them, and they are added after the
+// all-reduce (Megatron's row-parallel linear). Function arguments arrive
+// whole on every rank (every rank reads the inputs) and results leave whole.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Sharding/Passes.h"
+
+#include "dialects/Graph/IR/ShardingRule.h"
+#include "passes/Sharding/Slicing.h"
+
+#include "mlir/IR/IRMapping.h"
+
+namespace shardc {
+#define GEN_PASS_DEF_DISTPARTITION
+#include "passes/Sharding/Passes.h.inc"
+} // namespace shardc
+
+using namespace mlir;
+using namespace shardc;
+using graph::ShardingRule;
+
+namespace {
+
+/// Mesh axes per dim (partial sums resolved).
+using DimAxes = SmallVector<SmallVector<StringRef, 2>>;
+
+DimAxes replicated(Type type) {
+  return DimAxes(cast<ShapedType>(type).getRank());
+}
+
+DimAxes dimsOf(dist::ShardingAttr s, Type type) {
+  if (!s)
+    return replicated(type);
+  DimAxes dims;
+  for (unsigned d = 0; d < s.getDims().size(); ++d) {
+    dims.emplace_back();
+    for (StringRef a : s.axesOf(d))
+      dims.back().push_back(a);
+  }
+  return dims;
+}
+
+class RankPartitioner {
+public:
+  RankPartitioner(dist::MeshOp mesh, int64_t rank) : mesh(mesh), rank(rank) {
+    int64_t rest = rank;
+    ArrayRef<int64_t> shape = mesh.getShape();
+    coord.assign(shape.size(), 0);
+    for (size_t i = shape.size(); i-- > 0;) {
+      coord[i] = rest % shape[i];
+      rest /= shape[i];
+    }
+  }
+
+  LogicalResult run(func::FuncOp global, func::FuncOp local);
+
+private:
+  int64_t axisSize(StringRef a) { return *mesh.axisSize(a); }
+  int64_t axisIndex(StringRef a) {
+    for (auto [i, n] : llvm::enumerate(mesh.getAxes()))
+      if (cast<StringAttr>(n).getValue() == a)
+        return i;
+    return -1;
+  }
+  /// How many parts dim axes make, and this rank's part.
+  std::pair<int64_t, int64_t> part(ArrayRef<StringRef> axes) {
+    int64_t parts = 1, index = 0;
+    for (StringRef a : axes) {
+      parts *= axisSize(a);
+      index = index * axisSize(a) + coord[axisIndex(a)];
+    }
+    return {parts, index};
+  }
+  SmallVector<int64_t> localShape(ShapedType type, const DimAxes &dims) {
+    SmallVector<int64_t> shape(type.getShape());
+    for (auto [d, axes] : llvm::enumerate(dims))
+      shape[d] /= part(axes).first;
+    return shape;
+  }
+  FlatSymbolRefAttr meshRef() {
+    return FlatSymbolRefAttr::get(mesh.getSymNameAttr());
+  }
+  ArrayAttr axesAttr(ArrayRef<StringRef> axes) {
+    SmallVector<Attribute> a;
+    for (StringRef s : axes)
+      a.push_back(StringAttr::get(mesh.getContext(), s));
+    return ArrayAttr::get(mesh.getContext(), a);
+  }
+
+  /// `v` (laid out as `from`) laid out as `to`.
+  FailureOr<Value> reshard(OpBuilder &b, Location loc, Value v,
+                           const DimAxes &from, const DimAxes &to);
+  /// The constant `op` sliced for this rank by `dims`.
+  FailureOr<Value> sliceConstant(OpBuilder &b, graph::ConstantOp op,
+                                 const DimAxes &dims);
+  LogicalResult partitionOp(OpBuilder &b, Operation *op);
+
+  dist::MeshOp mesh;
+  int64_t rank;
+  SmallVector<int64_t> coord;
+  IRMapping map;
+  DenseMap<Value, DimAxes> current; ///< layout of each mapped global value
+};
+
+FailureOr<Value> RankPartitioner::reshard(OpBuilder &b, Location loc, Value v,
+                                          const DimAxes &from,
+                                          const DimAxes &to) {
+  if (from == to)
+    return v;
+  // Gather every dim that is split differently from what is needed.
+  for (auto [d, axes] : llvm::enumerate(from)) {
+    if (axes.empty() || axes == to[d])
+      continue;
+    if (axes.size() != 1)
+      return emitError(loc, "resharding a dim split over several mesh axes "
+                            "is not supported");
+    auto type = cast<RankedTensorType>(v.getType());
+    SmallVector<int64_t> shape(type.getShape());
+    shape[d] *= axisSize(axes[0]);
+    v = b.create<dist::AllGatherOp>(
+        loc, RankedTensorType::get(shape, type.getElementType()), v,
+        meshRef(), axesAttr(axes), b.getI64IntegerAttr(d));
+  }
+  // Slice the dims the target splits (and the source did not).
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> starts(type.getRank(), 0), ends(type.getShape()),
+      steps(type.getRank(), 1);
+  bool slice = false;
+  for (auto [d, axes] : llvm::enumerate(to)) {
+    if (axes.empty() || axes == from[d])
+      continue;
+    auto [parts, index] = part(axes);
+    int64_t size = type.getDimSize(d) / parts;
+    starts[d] = index * size;
+    ends[d] = starts[d] + size;
+    slice = true;
+  }
+  if (slice)
+    v = b.create<graph::SliceOp>(loc, v, b.getDenseI64ArrayAttr(starts),
+                                 b.getDenseI64ArrayAttr(ends),
+                                 b.getDenseI64ArrayAttr(steps));
+  return v;
+}
+
+FailureOr<Value> RankPartitioner::sliceConstant(OpBuilder &b,
+                                                graph::ConstantOp op,
+                                                const DimAxes &dims) {
+  auto type = cast<RankedTensorType>(op.getType());
+  SmallVector<int64_t> local = localShape(type, dims);
+  auto whole = [&] {
+    Operation *c = b.clone(*op);
+    c->removeAttr("dist.shardings");
+    return c->getResult(0);
+  };
+  if (ArrayRef<int64_t>(local) == type.getShape())
+    return whole();
+  SmallVector<int64_t> offset(type.getRank(), 0);
+  for (auto [d, axes] : llvm::enumerate(dims))
+    offset[d] = part(axes).second * local[d];
+  if (Value v = sliceConstantData(b, op, offset, local))
+    return v;
+  // Data the slicer cannot read (bit-packed booleans): slice at run time.
+  return reshard(b, op.getLoc(), whole(), replicated(type), dims);
+}
+
+LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
+  Location loc = op->getLoc();
+  auto resultShardings = op->getAttrOfType<ArrayAttr>("dist.shardings");
+  auto resultDims = [&](unsigned i) {
+    return dimsOf(resultShardings
+                      ? dyn_cast<dist::ShardingAttr>(resultShardings[i])
+                      : dist::ShardingAttr(),
+                  op->getResult(i).getType());
+  };
+  auto partialOf = [&](unsigned i) -> SmallVector<StringRef> {
+    if (!resultShardings)
+      return {};
+    return cast<dist::ShardingAttr>(resultShardings[i]).partialAxes();
+  };
+
+  if (auto shard = dyn_cast<dist::ShardOp>(op)) {
+    Value in = shard.getInput();
+    DimAxes want = dimsOf(shard.getSharding(), in.getType());
+    auto v = reshard(b, loc, map.lookup(in), current[in], want);
+    if (failed(v))
+      return failure();
+    map.map(shard.getResult(), *v);
+    current[shard.getResult()] = want;
+    return success();
+  }
+  if (auto constant = dyn_cast<graph::ConstantOp>(op)) {
+    DimAxes dims = resultDims(0);
+    auto v = sliceConstant(b, constant, dims);
+    if (failed(v))
+      return failure();
+    map.map(constant.getResult(), *v);
+    current[constant.getResult()] = dims;
+    return success();
+  }
+
+  // What the operands must be: the projection of the op's factors, taken
+  // from its results (and, for reductions, from the operands that split
+  // them). Without a rule, everything is replicated.
+  std::optional<ShardingRule> rule;
+  if (!op->hasAttr("dist.no_rule"))
+    if (auto iface = dyn_cast<graph::ShardingRuleOpInterface>(op))
+      rule = iface.getShardingRule();
+  SmallVector<DimAxes> need;
+  if (!rule) {
+    for (Value v : op->getOperands())
+      need.push_back(replicated(v.getType()));
+  } else {
+    SmallVector<SmallVector<StringRef, 2>> factorAxes(rule->factors.size());
+    SmallVector<bool> known(rule->factors.size(), false);
+    auto take = [&](const ShardingRule::ValueFactors &dims,
+                    const DimAxes &axes) {
+      for (auto [fs, a] : llvm::zip(dims, axes)) {
+        // Axes of a dim go to its factors major to minor, as propagation
+        // assigned them; a dim of one factor is the common case.
+        size_t next = 0;
+        for (int64_t f : fs) {
+          int64_t size = rule->factors[f].size, product = 1;
+          SmallVector<StringRef, 2> taken;
+          while (next < a.size() && size % (product * axisSize(a[next])) == 0) {
+            product *= axisSize(a[next]);
+            taken.push_back(a[next++]);
+          }
+          if (!known[f]) {
+            factorAxes[f] = taken;
+            known[f] = true;
+          }
+          if (product != size)
+            break;
+        }
+      }
+    };
+    for (auto [i, dims] : llvm::enumerate(rule->results))
+      take(dims, resultDims(i));
+    // Reduction factors: from the operands (their current layouts).
+    SmallVector<StringRef> partial;
+    for (unsigned i = 0; i < op->getNumResults(); ++i)
+      llvm::append_range(partial, partialOf(i));
+    for (auto [v, dims] : llvm::zip(op->getOperands(), rule->operands)) {
+      const DimAxes &cur = current[v];
+      for (auto [fs, a] : llvm::zip(dims, cur))
+        if (fs.size() == 1 && !known[fs[0]] &&
+            rule->factors[fs[0]].kind == graph::FactorKind::Reduction &&
+            !a.empty() && llvm::all_of(a, [&](StringRef x) {
+              return llvm::is_contained(partial, x);
+            })) {
+          factorAxes[fs[0]] = a;
+          known[fs[0]] = true;
+        }
+    }
+    for (const auto &dims : rule->operands) {
+      DimAxes d;
+      for (const auto &fs : dims) {
+        d.emplace_back();
+        for (int64_t f : fs)
+          d.back().append(factorAxes[f].begin(), factorAxes[f].end());
+      }
+      need.push_back(d);
+    }
+  }
+
+  SmallVector<Value> operands;
+  for (auto [v, want] : llvm::zip(op->getOperands(), need)) {
+    auto local = reshard(b, loc, map.lookup(v), current[v], want);
+    if (failed(local))
+      return failure();
+    operands.push_back(*local);
+  }
+
+  // A row-parallel linear with a bias or residual: those are added once,
+  // after the all-reduce.
+  auto linear = dyn_cast<graph::LinearOp>(op);
+  bool splitOff = linear && !partialOf(0).empty() &&
+                  (linear.getBias() || linear.getResidual());
+  Operation *clone;
+  if (splitOff) {
+    clone = b.create<graph::LinearOp>(
+        loc, operands[0], operands[1], Value(), Value(),
+        linear.getActivationAttr());
+  } else {
+    clone = b.clone(*op);
+    clone->setOperands(operands);
+  }
+  clone->removeAttr("dist.shardings");
+  clone->removeAttr("dist.no_rule");
+  for (unsigned i = 0; i < op->getNumResults(); ++i) {
+    auto type = cast<RankedTensorType>(op->getResult(i).getType());
+    DimAxes dims = rule ? resultDims(i) : replicated(type);
+    auto localType =
+        RankedTensorType::get(localShape(type, dims), type.getElementType());
+    clone->getResult(i).setType(localType);
+    Value result = clone->getResult(i);
+    SmallVector<StringRef> partial = partialOf(i);
+    if (rule && !partial.empty())
+      result = b.create<dist::AllReduceOp>(loc, localType, result, meshRef(),
+                                           axesAttr(partial),
+                                           b.getStringAttr("sum"));
+    if (splitOff) {
+      if (linear.getBias())
+        result = b.create<graph::AddOp>(loc, result, operands[2]);
+      if (linear.getResidual())
+        result = b.create<graph::AddOp>(loc, result, operands.back());
+    }
+    map.map(op->getResult(i), result);
+    current[op->getResult(i)] = dims;
+  }
+  // Ops whose attributes carry their result shape.
+  if (auto reshape = dyn_cast<graph::ReshapeOp>(clone))
+    reshape.setShape(cast<ShapedType>(reshape.getType()).getShape());
+  if (auto expand = dyn_cast<graph::ExpandOp>(clone))
+    expand.setShape(cast<ShapedType>(expand.getType()).getShape());
+  return success();
+}
+
+LogicalResult RankPartitioner::run(func::FuncOp global, func::FuncOp local) {
+  Block *entry = local.addEntryBlock();
+  OpBuilder b = OpBuilder::atBlockEnd(entry);
+  for (auto [g, l] : llvm::zip(global.getArguments(), entry->getArguments())) {
+    map.map(g, l);
+    current[g] = replicated(g.getType()); // every rank reads the inputs
+  }
+  for (Operation &op : global.getBody().front()) {
+    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      SmallVector<Value> results;
+      for (Value v : ret.getOperands()) {
+        auto whole =
+            reshard(b, op.getLoc(), map.lookup(v), current[v],
+                    replicated(v.getType()));
+        if (failed(whole))
+          return failure();
+        results.push_back(*whole);
+      }
+      b.create<func::ReturnOp>(op.getLoc(), results);
+      continue;
+    }
+    if (failed(partitionOp(b, &op)))
+      return failure();
+  }
+  return success();
+}
+
+struct DistPartitionPass
+    : shardc::impl::DistPartitionBase<DistPartitionPass> {
+  void runOnOperation() override;
+};
+
+} // namespace
+
+void DistPartitionPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  SmallVector<dist::MeshOp> meshes(module.getOps<dist::MeshOp>());
+  if (meshes.size() != 1) {
+    module.emitError("dist-partition needs one dist.mesh in the module, "
+                     "found ")
+        << meshes.size();
+    return signalPassFailure();
+  }
+  dist::MeshOp mesh = meshes.front();
+  int64_t world = mesh.numDevices();
+  SmallVector<func::FuncOp> globals(module.getOps<func::FuncOp>());
+  if (globals.size() != 1) {
+    module.emitError("dist-partition takes one global program, found ")
+        << globals.size();
+    return signalPassFailure();
+  }
+  func::FuncOp global = globals.front();
+  OpBuilder b(global);
+  for (int64_t r = 0; r < world; ++r) {
+    auto local = b.create<func::FuncOp>(
+        global.getLoc(), (global.getName() + "_rank" + Twine(r)).str(),
+        global.getFunctionType());
+    local.setAllArgAttrs(global.getAllArgAttrs());
+    local.setAllResultAttrs(global.getAllResultAttrs());
+    for (unsigned i = 0; i < local.getNumArguments(); ++i)
+      local.removeArgAttr(i, "dist.sharding");
+    local->setAttr("kern.ranks", b.getDenseI64ArrayAttr({r}));
+    RankPartitioner partitioner(mesh, r);
+    if (failed(partitioner.run(global, local)))
+      return signalPassFailure();
+  }
+  global.erase();
+}

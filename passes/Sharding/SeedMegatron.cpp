@@ -1,0 +1,121 @@
+//===- SeedMegatron.cpp - dist-seed-megatron ------------------------------===//
+
+#include "passes/Sharding/Passes.h"
+
+#include "passes/Sharding/Slicing.h"
+
+namespace shardc {
+#define GEN_PASS_DEF_DISTSEEDMEGATRON
+#include "passes/Sharding/Passes.h.inc"
+} // namespace shardc
+
+using namespace mlir;
+using namespace shardc;
+
+namespace {
+
+struct DistSeedMegatronPass
+    : shardc::impl::DistSeedMegatronBase<DistSeedMegatronPass> {
+  using Base::Base;
+  void runOnOperation() override;
+};
+
+/// linear(x, W) bias b -> split along the last axis, with W and b constants
+/// and nothing after the sum: one linear per part, W's and b's columns
+/// sliced. Returns whether it rewrote.
+bool unfuseProjection(graph::SplitOp split) {
+  auto linear = split.getInput().getDefiningOp<graph::LinearOp>();
+  auto type = cast<RankedTensorType>(split.getInput().getType());
+  if (!linear || !linear->hasOneUse() || linear.getResidual() ||
+      linear.getActivation() != "none" ||
+      split.getAxis() != type.getRank() - 1)
+    return false;
+  auto weight = linear.getB().getDefiningOp<graph::ConstantOp>();
+  auto wType = cast<RankedTensorType>(linear.getB().getType());
+  if (!weight || wType.getRank() != 2)
+    return false;
+  graph::ConstantOp bias;
+  if (linear.getBias()) {
+    bias = linear.getBias().getDefiningOp<graph::ConstantOp>();
+    if (!bias || cast<RankedTensorType>(bias.getType()).getRank() != 1)
+      return false;
+  }
+  OpBuilder b(split);
+  int64_t start = 0;
+  SmallVector<Value> parts;
+  for (int64_t size : split.getSizes()) {
+    Value w = sliceConstantData(b, weight, {0, start}, {wType.getDimSize(0), size});
+    Value bs = bias ? sliceConstantData(b, bias, {start}, {size}) : Value();
+    if (!w || (bias && !bs))
+      return false;
+    parts.push_back(b.create<graph::LinearOp>(linear.getLoc(), linear.getA(),
+                                              w, bs, Value(),
+                                              linear.getActivationAttr()));
+    start += size;
+  }
+  split.replaceAllUsesWith(parts);
+  split.erase();
+  linear.erase();
+  return true;
+}
+
+/// Puts `sharding` on operand `index` of `op` with a dist.shard.
+void seed(Operation *op, unsigned index, dist::ShardingAttr sharding) {
+  OpBuilder b(op);
+  Value v = op->getOperand(index);
+  auto shard = b.create<dist::ShardOp>(op->getLoc(), v, sharding);
+  op->setOperand(index, shard);
+}
+
+} // namespace
+
+void DistSeedMegatronPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  if (tp < 1) {
+    module.emitError("--tp=") << tp << ": expected at least 1";
+    return signalPassFailure();
+  }
+  MLIRContext *ctx = &getContext();
+  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+  auto mesh = b.create<dist::MeshOp>(module.getLoc(), "mesh",
+                                     b.getStrArrayAttr({"tp"}),
+                                     b.getDenseI64ArrayAttr({tp}));
+  auto meshRef = FlatSymbolRefAttr::get(mesh.getSymNameAttr());
+  auto sharding = [&](int64_t rank, int64_t dim) {
+    SmallVector<Attribute> dims;
+    for (int64_t d = 0; d < rank; ++d)
+      dims.push_back(d == dim ? b.getStrArrayAttr({"tp"}) : b.getArrayAttr({}));
+    return dist::ShardingAttr::get(ctx, meshRef, b.getArrayAttr(dims),
+                                   ArrayAttr());
+  };
+
+  // Fused QKV projections first, so that q, k and v each have their own.
+  SmallVector<graph::SplitOp> splits;
+  module.walk([&](graph::SplitOp s) { splits.push_back(s); });
+  for (graph::SplitOp s : splits)
+    unfuseProjection(s);
+
+  module.walk([&](Operation *op) {
+    if (auto attn = dyn_cast<graph::AttentionOp>(op)) {
+      auto q = cast<RankedTensorType>(attn.getQuery().getType());
+      if (q.getRank() < 3)
+        return;
+      int64_t heads = q.getRank() - 3;
+      for (unsigned i = 0; i < 3; ++i) {
+        auto t = cast<RankedTensorType>(op->getOperand(i).getType());
+        if (t.getDimSize(heads) % tp != 0)
+          return; // indivisible heads: replicated
+      }
+      for (unsigned i = 0; i < 3; ++i)
+        seed(op, i, sharding(q.getRank(), heads));
+      return;
+    }
+    if (auto linear = dyn_cast<graph::LinearOp>(op)) {
+      auto w = cast<RankedTensorType>(linear.getB().getType());
+      if (linear.getActivation() == "none" || w.getRank() != 2 ||
+          w.getDimSize(1) % tp != 0)
+        return;
+      seed(op, 1, sharding(2, 1));
+    }
+  });
+}

@@ -1,0 +1,58 @@
+//===- Slicing.cpp - blocks of constants at compile time ------------------===//
+
+#include "passes/Sharding/Slicing.h"
+
+#include "mlir/IR/BuiltinDialect.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+
+#include <cstring>
+
+using namespace mlir;
+
+Value shardc::sliceConstantData(OpBuilder &b, graph::ConstantOp op,
+                                ArrayRef<int64_t> offset,
+                                ArrayRef<int64_t> sizes) {
+  auto type = cast<RankedTensorType>(op.getType());
+  auto localType = RankedTensorType::get(sizes, type.getElementType());
+  Attribute value = op.getValue();
+  ArrayRef<char> raw;
+  if (auto res = dyn_cast<DenseResourceElementsAttr>(value)) {
+    if (AsmResourceBlob *blob = res.getRawHandle().getBlob())
+      raw = blob->getData();
+  } else if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
+    if (dense.isSplat())
+      return b.create<graph::ConstantOp>(op.getLoc(),
+                                         dense.resizeSplat(localType));
+    raw = dense.getRawData();
+  }
+  int64_t elemBits = type.getElementType().getIntOrFloatBitWidth();
+  int64_t elemBytes = elemBits / 8;
+  if (elemBits % 8 != 0 ||
+      static_cast<int64_t>(raw.size()) != type.getNumElements() * elemBytes)
+    return Value();
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> strides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * type.getDimSize(d + 1);
+  int64_t count = localType.getNumElements();
+  std::vector<char> out(count * elemBytes);
+  // Row by row of the innermost dim.
+  int64_t inner = rank ? sizes.back() : 1;
+  SmallVector<int64_t> idx(rank, 0);
+  for (int64_t row = 0; inner && row * inner < count; ++row) {
+    int64_t rest = row;
+    for (int64_t d = rank - 2; d >= 0; --d) {
+      idx[d] = rest % sizes[d];
+      rest /= sizes[d];
+    }
+    int64_t src = 0;
+    for (int64_t d = 0; d + 1 < rank; ++d)
+      src += (offset[d] + idx[d]) * strides[d];
+    if (rank)
+      src += offset.back();
+    std::memcpy(out.data() + row * inner * elemBytes,
+                raw.data() + src * elemBytes, inner * elemBytes);
+  }
+  return b.create<graph::ConstantOp>(
+      op.getLoc(), DenseElementsAttr::getFromRawBuffer(localType, out));
+}

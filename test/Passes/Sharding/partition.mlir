@@ -1,0 +1,49 @@
+// RUN: %shardc-opt %s --split-input-file --dist-propagate --dist-partition | FileCheck %s
+// dist-partition: one program per rank with local shapes, weights sliced at
+// compile time and the collectives the layouts need.
+
+// The Megatron MLP over 2 ranks: rank r holds columns [128r, 128r + 128) of
+// w1 and the same rows of w2; the second linear's partial sums are
+// all-reduced, then its bias and residual are added once.
+// CHECK-LABEL: func.func @mlp_rank0
+// CHECK-SAME:    attributes {kern.ranks = array<i64: 0>}
+// CHECK:         %[[W1:.+]] = graph.constant dense<1.000000e+00> : tensor<4x2xf32>
+// CHECK:         %[[W2:.+]] = graph.constant dense<{{\[\[}}1.000000e+00, 2.000000e+00], [3.000000e+00, 4.000000e+00]]> : tensor<2x2xf32>
+// CHECK-NOT:     dist.shardings
+// CHECK:         %[[H:.+]] = graph.linear %{{.*}}, %[[W1]] {activation = "gelu"} : tensor<2x4xf32>, tensor<4x2xf32> -> tensor<2x2xf32>
+// CHECK:         %[[P:.+]] = graph.linear %[[H]], %[[W2]] : tensor<2x2xf32>, tensor<2x2xf32> -> tensor<2x2xf32>
+// CHECK:         %[[S:.+]] = dist.all_reduce %[[P]] on @mesh axes = ["tp"] kind = "sum" : tensor<2x2xf32>
+// CHECK:         %[[B:.+]] = graph.add %[[S]], %{{.*}}
+// CHECK:         graph.add %[[B]], %{{.*}}
+// CHECK-LABEL: func.func @mlp_rank1
+// CHECK-SAME:    attributes {kern.ranks = array<i64: 1>}
+// CHECK:         graph.constant dense<{{\[\[}}5.000000e+00, 6.000000e+00], [7.000000e+00, 8.000000e+00]]> : tensor<2x2xf32>
+// CHECK:         dist.all_reduce
+// CHECK-NOT:   func.func @mlp(
+dist.mesh @mesh axes = ["tp"] shape = [2]
+func.func @mlp(%x: tensor<2x4xf32>) -> tensor<2x2xf32> {
+  %w1 = graph.constant dense<1.0> : tensor<4x4xf32>
+  %w2 = graph.constant dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]]> : tensor<4x2xf32>
+  %b = graph.constant dense<[0.5, -0.5]> : tensor<2xf32>
+  %r = graph.constant dense<1.0> : tensor<2x2xf32>
+  %ws = dist.shard %w1 : tensor<4x4xf32> to #dist.sharding<@mesh, [[], ["tp"]]>
+  %h = graph.linear %x, %ws {activation = "gelu"} : tensor<2x4xf32>, tensor<4x4xf32> -> tensor<2x4xf32>
+  %y = graph.linear %h, %w2 bias %b : tensor<2xf32> residual %r : tensor<2x2xf32> : tensor<2x4xf32>, tensor<4x2xf32> -> tensor<2x2xf32>
+  return %y : tensor<2x2xf32>
+}
+
+// -----
+
+// A result that leaves sharded is all-gathered; an argument that an op
+// needs split is sliced by rank.
+// CHECK-LABEL: func.func @gather_result_rank1
+// CHECK:         %[[X:.+]] = graph.slice %arg0 {ends = array<i64: 4, 8>, starts = array<i64: 2, 0>, steps = array<i64: 1, 1>} : tensor<4x8xf32> -> tensor<2x8xf32>
+// CHECK:         %[[E:.+]] = graph.exp %[[X]] : tensor<2x8xf32>
+// CHECK:         %[[G:.+]] = dist.all_gather %[[E]] on @mesh axes = ["dp"] dim = 0 : tensor<2x8xf32> -> tensor<4x8xf32>
+// CHECK:         return %[[G]]
+dist.mesh @mesh axes = ["dp"] shape = [2]
+func.func @gather_result(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %s = dist.shard %x : tensor<4x8xf32> to #dist.sharding<@mesh, [["dp"], []]>
+  %e = graph.exp %s : tensor<4x8xf32>
+  return %e : tensor<4x8xf32>
+}

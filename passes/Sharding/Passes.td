@@ -54,7 +54,9 @@ def DistSeedMegatron : Pass<"dist-seed-megatron", "mlir::ModuleOp"> {
       `dist.shard` with the heads dim (the one before the last two) over
       "tp";
     - every `graph.linear` with an activation (the MLP's first projection)
-      is column-parallel: its weight's columns over "tp".
+      is column-parallel: its weight's columns over "tp";
+    - the LM head (a projection by a constant whose result the program
+      returns) is column-parallel, and the logits are all-gathered.
 
     Propagation does the rest: the projections that make q, k and v become
     column-parallel, the out-projection and the MLP's second projection

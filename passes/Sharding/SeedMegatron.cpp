@@ -4,6 +4,9 @@
 
 #include "passes/Sharding/Slicing.h"
 
+#include "mlir/IR/BuiltinDialect.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+
 namespace shardc {
 #define GEN_PASS_DEF_DISTSEEDMEGATRON
 #include "passes/Sharding/Passes.h.inc"
@@ -19,6 +22,16 @@ struct DistSeedMegatronPass
   using Base::Base;
   void runOnOperation() override;
 };
+
+/// A constant's name: its resource key (the ONNX initializer), else its
+/// location's.
+std::string constantName(graph::ConstantOp op) {
+  if (auto res = dyn_cast<DenseResourceElementsAttr>(op.getValue()))
+    return res.getRawHandle().getKey().str();
+  if (auto name = dyn_cast<NameLoc>(op.getLoc()))
+    return name.getName().str();
+  return "constant";
+}
 
 /// linear(x, W) bias b -> split along the last axis, with W and b constants
 /// and nothing after the sum: one linear per part, W's and b's columns
@@ -48,6 +61,14 @@ bool unfuseProjection(graph::SplitOp split) {
     Value bs = bias ? sliceConstantData(b, bias, {start}, {size}) : Value();
     if (!w || (bias && !bs))
       return false;
+    // Named after the fused weight and the columns they hold.
+    std::string cols =
+        "[" + std::to_string(start) + ":" + std::to_string(start + size) + "]";
+    w.getDefiningOp()->setLoc(
+        NameLoc::get(b.getStringAttr(constantName(weight) + cols)));
+    if (bs)
+      bs.getDefiningOp()->setLoc(
+          NameLoc::get(b.getStringAttr(constantName(bias) + cols)));
     parts.push_back(b.create<graph::LinearOp>(linear.getLoc(), linear.getA(),
                                               w, bs, Value(),
                                               linear.getActivationAttr()));
@@ -56,6 +77,10 @@ bool unfuseProjection(graph::SplitOp split) {
   split.replaceAllUsesWith(parts);
   split.erase();
   linear.erase();
+  if (weight->use_empty())
+    weight.erase();
+  if (bias && bias->use_empty())
+    bias.erase();
   return true;
 }
 
@@ -116,6 +141,17 @@ void DistSeedMegatronPass::runOnOperation() {
           w.getDimSize(1) % tp != 0)
         return;
       seed(op, 1, sharding(2, 1));
+      return;
+    }
+    // The LM head: a projection by a constant whose result the program
+    // returns is column-parallel; partitioning all-gathers the logits.
+    if (isa<graph::MatMulOp, graph::LinearOp>(op) && op->hasOneUse() &&
+        isa<func::ReturnOp>(*op->getUsers().begin())) {
+      Value w = op->getOperand(1);
+      auto t = cast<RankedTensorType>(w.getType());
+      if (w.getDefiningOp<graph::ConstantOp>() && t.getRank() == 2 &&
+          t.getDimSize(1) % tp == 0)
+        seed(op, 1, sharding(2, 1));
     }
   });
 }

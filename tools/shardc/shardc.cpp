@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FusionReport.h"
+#include "PlanReport.h"
 #include "Toolchain.h"
 #include "Version.h"
 #include "dialects/Graph/IR/GraphOps.h"
@@ -58,7 +59,7 @@ static cl::opt<std::string> outputFile("o", cl::desc("Output file ('-' for stdou
                                        cl::value_desc("file"), cl::init("-"),
                                        cl::cat(shardcCat));
 
-enum class Emit { Import, Graph, Dist, Kern, Cuda, Cpp, Exe };
+enum class Emit { Import, Graph, Dist, Kern, Plan, Cuda, Cpp, Exe };
 static cl::opt<Emit> emit(
     "emit", cl::desc("Stage to write"), cl::init(Emit::Exe),
     cl::values(
@@ -70,6 +71,9 @@ static cl::opt<Emit> emit(
         clEnumValN(Emit::Dist, "dist",
                    "the graph annotated with shardings (after "
                    "dist-propagate; needs --tp)"),
+        clEnumValN(Emit::Plan, "plan",
+                   "a readable report: the mesh, each weight's sharding, "
+                   "every collective with its bytes, memory per rank"),
         clEnumValN(Emit::Kern, "kern",
                    "the bufferized kern program with its memory plan (after "
                    "the kern pipeline)"),
@@ -432,6 +436,7 @@ int main(int argc, char **argv) {
   // --fusion-report compares with the same program compiled without fusion.
   mlir::OwningOpRef<mlir::ModuleOp> unfused;
   std::map<std::string, unsigned> fusedGraphOps;
+  mlir::OwningOpRef<mlir::ModuleOp> propagated; // for --emit=plan
   if (!kernInput) {
   if (fusionReport) {
     unfused = module->clone();
@@ -467,6 +472,8 @@ int main(int argc, char **argv) {
             "sharding propagation"))
       return 1;
     stage("shardings propagated");
+    if (emit == Emit::Plan)
+      propagated = module->clone();
     if (emit == Emit::Dist)
       return writeText([&](raw_ostream &os) {
         module->print(os, flags);
@@ -486,6 +493,8 @@ int main(int argc, char **argv) {
       os << "\n";
     });
 
+  if (emit == Emit::Plan && !propagated)
+    propagated = module->clone(); // one rank: the graph as it is
   if (!runPipeline(
           [&](mlir::PassManager &pm) {
             shardc::buildKernPipeline(pm, kernOptions);
@@ -510,6 +519,13 @@ int main(int argc, char **argv) {
                               shardc::kernelStats(*module));
   }
   } // !kernInput
+  if (emit == Emit::Plan) {
+    if (kernInput)
+      return fatal(inputFile + ": --emit=plan needs a graph input");
+    return writeText([&](raw_ostream &os) {
+      shardc::printPlanReport(os, inputFile, *propagated, *module);
+    });
+  }
   if (emit == Emit::Kern)
     return writeText([&](raw_ostream &os) {
       module->print(os, flags);

@@ -21,6 +21,7 @@
 #include "passes/Sharding/Slicing.h"
 
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace shardc {
 #define GEN_PASS_DEF_DISTPARTITION
@@ -184,11 +185,6 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
                       : dist::ShardingAttr(),
                   op->getResult(i).getType());
   };
-  auto partialOf = [&](unsigned i) -> SmallVector<StringRef> {
-    if (!resultShardings)
-      return {};
-    return cast<dist::ShardingAttr>(resultShardings[i]).partialAxes();
-  };
 
   if (auto shard = dyn_cast<dist::ShardOp>(op)) {
     Value in = shard.getInput();
@@ -210,69 +206,105 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
     return success();
   }
 
-  // What the operands must be: the projection of the op's factors, taken
-  // from its results (and, for reductions, from the operands that split
-  // them). Without a rule, everything is replicated.
+  // The op computes what its rule allows: factor axes from its results'
+  // recorded layouts (never on factors that need replication), reduction
+  // factors from the operands that arrive split along them. Operands are
+  // resharded to the projection; each result, produced in the projection's
+  // layout, is resharded to its recorded layout afterwards. Without a rule
+  // everything is replicated.
   std::optional<ShardingRule> rule;
   if (!op->hasAttr("dist.no_rule"))
     if (auto iface = dyn_cast<graph::ShardingRuleOpInterface>(op))
       rule = iface.getShardingRule();
-  SmallVector<DimAxes> need;
+  SmallVector<DimAxes> need, produced;
+  SmallVector<StringRef> partial;
   if (!rule) {
     for (Value v : op->getOperands())
       need.push_back(replicated(v.getType()));
+    for (Value v : op->getResults())
+      produced.push_back(replicated(v.getType()));
   } else {
-    SmallVector<SmallVector<StringRef, 2>> factorAxes(rule->factors.size());
-    SmallVector<bool> known(rule->factors.size(), false);
+    size_t numFactors = rule->factors.size();
+    SmallVector<SmallVector<StringRef, 2>> factorAxes(numFactors);
+    SmallVector<bool> known(numFactors, false);
+    llvm::StringSet<> used;
+    auto assign = [&](int64_t f, ArrayRef<StringRef> axes) {
+      if (known[f] || axes.empty() ||
+          rule->factors[f].kind == graph::FactorKind::NeedReplication)
+        return;
+      int64_t product = 1;
+      for (StringRef a : axes) {
+        if (used.contains(a))
+          return;
+        product *= axisSize(a);
+      }
+      if (rule->factors[f].size % product != 0)
+        return;
+      for (StringRef a : axes)
+        used.insert(a);
+      factorAxes[f].assign(axes.begin(), axes.end());
+      known[f] = true;
+    };
+    // Axes of a dim go to its factors major to minor; a minor factor takes
+    // axes only once the major ones are whole.
     auto take = [&](const ShardingRule::ValueFactors &dims,
-                    const DimAxes &axes) {
+                    const DimAxes &axes, bool reductionsOnly) {
       for (auto [fs, a] : llvm::zip(dims, axes)) {
-        // Axes of a dim go to its factors major to minor, as propagation
-        // assigned them; a dim of one factor is the common case.
         size_t next = 0;
         for (int64_t f : fs) {
           int64_t size = rule->factors[f].size, product = 1;
           SmallVector<StringRef, 2> taken;
-          while (next < a.size() && size % (product * axisSize(a[next])) == 0) {
+          while (next < a.size() &&
+                 size % (product * axisSize(a[next])) == 0) {
             product *= axisSize(a[next]);
             taken.push_back(a[next++]);
           }
-          if (!known[f]) {
-            factorAxes[f] = taken;
-            known[f] = true;
-          }
+          if (!reductionsOnly ||
+              rule->factors[f].kind == graph::FactorKind::Reduction)
+            assign(f, taken);
           if (product != size)
             break;
         }
       }
     };
     for (auto [i, dims] : llvm::enumerate(rule->results))
-      take(dims, resultDims(i));
-    // Reduction factors: from the operands (their current layouts).
-    SmallVector<StringRef> partial;
-    for (unsigned i = 0; i < op->getNumResults(); ++i)
-      llvm::append_range(partial, partialOf(i));
-    for (auto [v, dims] : llvm::zip(op->getOperands(), rule->operands)) {
-      const DimAxes &cur = current[v];
-      for (auto [fs, a] : llvm::zip(dims, cur))
-        if (fs.size() == 1 && !known[fs[0]] &&
-            rule->factors[fs[0]].kind == graph::FactorKind::Reduction &&
-            !a.empty() && llvm::all_of(a, [&](StringRef x) {
-              return llvm::is_contained(partial, x);
-            })) {
-          factorAxes[fs[0]] = a;
-          known[fs[0]] = true;
-        }
-    }
-    for (const auto &dims : rule->operands) {
-      DimAxes d;
+      take(dims, resultDims(i), false);
+    for (auto [v, dims] : llvm::zip(op->getOperands(), rule->operands))
+      take(dims, current[v], true);
+    // Projections; a split that a compound dim cannot hold (a minor factor
+    // split under an unsplit major one) is dropped for that value.
+    auto project = [&](const ShardingRule::ValueFactors &dims) {
+      DimAxes out;
       for (const auto &fs : dims) {
-        d.emplace_back();
-        for (int64_t f : fs)
-          d.back().append(factorAxes[f].begin(), factorAxes[f].end());
+        out.emplace_back();
+        bool whole = true;
+        for (int64_t f : fs) {
+          if (!whole && !factorAxes[f].empty()) {
+            out.back().clear();
+            break;
+          }
+          int64_t product = 1;
+          for (StringRef a : factorAxes[f]) {
+            out.back().push_back(a);
+            product *= axisSize(a);
+          }
+          whole = product == rule->factors[f].size;
+        }
       }
-      need.push_back(d);
-    }
+      return out;
+    };
+    for (const auto &dims : rule->operands)
+      need.push_back(project(dims));
+    for (const auto &dims : rule->results)
+      produced.push_back(project(dims));
+    llvm::DenseSet<int64_t> inResults;
+    for (const auto &dims : rule->results)
+      for (const auto &fs : dims)
+        inResults.insert(fs.begin(), fs.end());
+    for (size_t f = 0; f < numFactors; ++f)
+      if (rule->factors[f].kind == graph::FactorKind::Reduction &&
+          !inResults.contains(f))
+        partial.append(factorAxes[f].begin(), factorAxes[f].end());
   }
 
   SmallVector<Value> operands;
@@ -286,7 +318,7 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
   // A row-parallel linear with a bias or residual: those are added once,
   // after the all-reduce.
   auto linear = dyn_cast<graph::LinearOp>(op);
-  bool splitOff = linear && !partialOf(0).empty() &&
+  bool splitOff = linear && !partial.empty() &&
                   (linear.getBias() || linear.getResidual());
   Operation *clone;
   if (splitOff) {
@@ -301,15 +333,53 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
   clone->removeAttr("dist.no_rule");
   for (unsigned i = 0; i < op->getNumResults(); ++i) {
     auto type = cast<RankedTensorType>(op->getResult(i).getType());
-    DimAxes dims = rule ? resultDims(i) : replicated(type);
-    auto localType =
-        RankedTensorType::get(localShape(type, dims), type.getElementType());
-    clone->getResult(i).setType(localType);
+    clone->getResult(i).setType(RankedTensorType::get(
+        localShape(type, produced[i]), type.getElementType()));
+  }
+  // Ops whose attributes carry their result shape.
+  if (auto reshape = dyn_cast<graph::ReshapeOp>(clone))
+    reshape.setShape(cast<ShapedType>(reshape.getType()).getShape());
+  if (auto expand = dyn_cast<graph::ExpandOp>(clone))
+    expand.setShape(cast<ShapedType>(expand.getType()).getShape());
+  if (auto cos = dyn_cast<graph::ConstantOfShapeOp>(clone))
+    cos.setShape(cast<ShapedType>(cos.getType()).getShape());
+  if (auto slice = dyn_cast<graph::SliceOp>(clone)) {
+    // A split dim of a slice is one it keeps whole (its rule): the local
+    // slice keeps the local dim whole.
+    auto global = cast<ShapedType>(op->getResult(0).getType());
+    auto localT = cast<ShapedType>(slice.getType());
+    SmallVector<int64_t> starts(slice.getStarts()), ends(slice.getEnds()),
+        steps(slice.getSteps());
+    for (int64_t d = 0; d < localT.getRank(); ++d)
+      if (localT.getDimSize(d) != global.getDimSize(d)) {
+        starts[d] = 0;
+        ends[d] = localT.getDimSize(d);
+        steps[d] = 1;
+      }
+    slice.setStarts(starts);
+    slice.setEnds(ends);
+    slice.setSteps(steps);
+  }
+  if (auto resize = dyn_cast<graph::ResizeOp>(clone))
+    if (!resize.getSizes().empty())
+      resize.setSizes(cast<ShapedType>(resize.getType()).getShape());
+  // Anything else must still infer its local type, or the op is not one
+  // this partitioner knows how to localize: say so rather than miscompile.
+  if (auto infer = dyn_cast<InferTypeOpInterface>(clone)) {
+    SmallVector<Type> inferred;
+    if (failed(infer.inferReturnTypes(
+            clone->getContext(), clone->getLoc(), clone->getOperands(),
+            clone->getAttrDictionary(), clone->getPropertiesStorage(),
+            clone->getRegions(), inferred)) ||
+        TypeRange(inferred) != clone->getResultTypes())
+      return op->emitError("cannot partition '")
+             << op->getName() << "' with its operands split this way";
+  }
+  for (unsigned i = 0; i < op->getNumResults(); ++i) {
     Value result = clone->getResult(i);
-    SmallVector<StringRef> partial = partialOf(i);
-    if (rule && !partial.empty())
-      result = b.create<dist::AllReduceOp>(loc, localType, result, meshRef(),
-                                           axesAttr(partial),
+    if (!partial.empty())
+      result = b.create<dist::AllReduceOp>(loc, result.getType(), result,
+                                           meshRef(), axesAttr(partial),
                                            b.getStringAttr("sum"));
     if (splitOff) {
       if (linear.getBias())
@@ -317,14 +387,14 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
       if (linear.getResidual())
         result = b.create<graph::AddOp>(loc, result, operands.back());
     }
-    map.map(op->getResult(i), result);
-    current[op->getResult(i)] = dims;
+    // The layout the rest of the program expects.
+    DimAxes recorded = resultDims(i);
+    auto v = reshard(b, loc, result, produced[i], recorded);
+    if (failed(v))
+      return failure();
+    map.map(op->getResult(i), *v);
+    current[op->getResult(i)] = recorded;
   }
-  // Ops whose attributes carry their result shape.
-  if (auto reshape = dyn_cast<graph::ReshapeOp>(clone))
-    reshape.setShape(cast<ShapedType>(reshape.getType()).getShape());
-  if (auto expand = dyn_cast<graph::ExpandOp>(clone))
-    expand.setShape(cast<ShapedType>(expand.getType()).getShape());
   return success();
 }
 

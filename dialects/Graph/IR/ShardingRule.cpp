@@ -197,10 +197,16 @@ using Dims = ShardingRule::ValueFactors;
 ShardingRule shardc::graph::equalDimsRule(Operation *op) {
   auto in = cast<ShapedType>(op->getOperand(0).getType());
   auto out = cast<ShapedType>(op->getResult(0).getType());
+  // A slice that walks a dim backwards or with a stride keeps its size
+  // but not its order: that dim needs replication too.
+  SmallVector<int64_t> steps;
+  if (auto slice = dyn_cast<SliceOp>(op))
+    steps.assign(slice.getSteps().begin(), slice.getSteps().end());
   ShardingRule rule;
   Dims inDims, outDims;
   for (int64_t d = 0; d < in.getRank(); ++d) {
-    if (in.getDimSize(d) == out.getDimSize(d)) {
+    bool walksForward = steps.empty() || steps[d] == 1;
+    if (in.getDimSize(d) == out.getDimSize(d) && walksForward) {
       int64_t f = rule.addFactor(in.getDimSize(d), FactorKind::Parallel);
       inDims.push_back({f});
       outDims.push_back({f});

@@ -54,7 +54,8 @@ def DistSeedMegatron : Pass<"dist-seed-megatron", "mlir::ModuleOp"> {
       `dist.shard` with the heads dim (the one before the last two) over
       "tp";
     - every `graph.linear` with an activation (the MLP's first projection)
-      is column-parallel: its weight's columns over "tp";
+      is column-parallel: its weight's columns over "tp"; so are both
+      inputs of a `graph.swiglu` (a gated MLP's gate and up projections);
     - the LM head (a projection by a constant whose result the program
       returns) is column-parallel, and the logits are all-gathered.
 

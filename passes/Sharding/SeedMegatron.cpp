@@ -41,7 +41,7 @@ bool unfuseProjection(graph::SplitOp split) {
   auto type = cast<RankedTensorType>(split.getInput().getType());
   if (!linear || !linear->hasOneUse() || linear.getResidual() ||
       linear.getActivation() != "none" ||
-      split.getAxis() != type.getRank() - 1)
+      static_cast<int64_t>(split.getAxis()) != type.getRank() - 1)
     return false;
   auto weight = linear.getB().getDefiningOp<graph::ConstantOp>();
   auto wType = cast<RankedTensorType>(linear.getB().getType());
@@ -133,6 +133,16 @@ void DistSeedMegatronPass::runOnOperation() {
       }
       for (unsigned i = 0; i < 3; ++i)
         seed(op, i, sharding(q.getRank(), heads));
+      return;
+    }
+    // A gated MLP (SwiGLU): gate and up are column-parallel, so both
+    // operands are split along their last dim.
+    if (auto swiglu = dyn_cast<graph::SwigluOp>(op)) {
+      auto t = cast<RankedTensorType>(swiglu.getGate().getType());
+      if (t.getRank() < 1 || t.getDimSize(t.getRank() - 1) % tp != 0)
+        return;
+      seed(op, 0, sharding(t.getRank(), t.getRank() - 1));
+      seed(op, 1, sharding(t.getRank(), t.getRank() - 1));
       return;
     }
     if (auto linear = dyn_cast<graph::LinearOp>(op)) {

@@ -107,6 +107,7 @@ private:
   FailureOr<Value> sliceConstant(OpBuilder &b, graph::ConstantOp op,
                                  const DimAxes &dims);
   LogicalResult partitionOp(OpBuilder &b, Operation *op);
+  LogicalResult vocabParallelGather(OpBuilder &b, graph::GatherOp op);
 
   dist::MeshOp mesh;
   int64_t rank;
@@ -176,6 +177,77 @@ FailureOr<Value> RankPartitioner::sliceConstant(OpBuilder &b,
   return reshard(b, op.getLoc(), whole(), replicated(type), dims);
 }
 
+/// A gather from a table split along the gathered axis (Megatron's
+/// vocab-parallel embedding): each rank looks up the indices that fall in
+/// its rows, zeroes the others, and an all-reduce sums the parts. Fails
+/// (without changing anything) when the table is not split that way.
+LogicalResult RankPartitioner::vocabParallelGather(OpBuilder &b,
+                                                   graph::GatherOp op) {
+  Value data = op.getData();
+  auto type = cast<RankedTensorType>(data.getType());
+  int64_t axis = static_cast<int64_t>(op.getAxis());
+  if (axis < 0)
+    axis += type.getRank();
+  const DimAxes &layout = current[data];
+  if (layout.empty() || layout[axis].empty())
+    return failure();
+  for (auto [d, axes] : llvm::enumerate(layout))
+    if (static_cast<int64_t>(d) != axis && !axes.empty())
+      return failure(); // only the gathered axis split
+  Location loc = op.getLoc();
+  SmallVector<StringRef> axes(layout[axis].begin(), layout[axis].end());
+  auto [parts, index] = part(axes);
+  int64_t rows = type.getDimSize(axis), localRows = rows / parts;
+  Value idx = map.lookup(op.getIndices());
+  auto idxType = cast<RankedTensorType>(idx.getType());
+  Type idxElem = idxType.getElementType();
+  auto scalar = [&](int64_t v) {
+    return b.create<graph::ConstantOp>(
+        loc, DenseElementsAttr::get(RankedTensorType::get({}, idxElem),
+                                    b.getIntegerAttr(idxElem, v)));
+  };
+  // ONNX wraps negative indices; then shift to this rank's rows.
+  Value zero = scalar(0);
+  Value negative = b.create<graph::LessOp>(loc, idx, zero);
+  Value wrapped = b.create<graph::WhereOp>(
+      loc, negative, b.create<graph::AddOp>(loc, idx, scalar(rows)), idx);
+  Value local = b.create<graph::SubOp>(loc, wrapped, scalar(index * localRows));
+  Value below = b.create<graph::LessOp>(loc, local, zero);
+  Value inside = b.create<graph::AndOp>(
+      loc, b.create<graph::NotOp>(loc, below),
+      b.create<graph::LessOp>(loc, local, scalar(localRows)));
+  Value safe = b.create<graph::WhereOp>(loc, inside, local, zero);
+  Value looked = b.create<graph::GatherOp>(loc, map.lookup(data), safe,
+                                           op.getAxisAttr());
+  // Broadcast the mask over the gathered rows' trailing dims.
+  auto lookedType = cast<RankedTensorType>(looked.getType());
+  SmallVector<int64_t> trailing;
+  for (int64_t d = axis + idxType.getRank(); d < lookedType.getRank(); ++d)
+    trailing.push_back(d);
+  Value mask = inside;
+  if (!trailing.empty())
+    mask = b.create<graph::UnsqueezeOp>(loc, inside,
+                                        b.getDenseI64ArrayAttr(trailing));
+  Value zeros = b.create<graph::ConstantOp>(
+      loc, DenseElementsAttr::get(
+               RankedTensorType::get({}, lookedType.getElementType()),
+               b.getZeroAttr(lookedType.getElementType())));
+  Value masked = b.create<graph::WhereOp>(loc, mask, looked, zeros);
+  Value sum = b.create<dist::AllReduceOp>(loc, masked.getType(), masked,
+                                          meshRef(), axesAttr(axes),
+                                          b.getStringAttr("sum"));
+  auto recorded = op->getAttrOfType<ArrayAttr>("dist.shardings");
+  DimAxes want = dimsOf(
+      recorded ? dyn_cast<dist::ShardingAttr>(recorded[0]) : nullptr,
+      op.getType());
+  auto v = reshard(b, loc, sum, replicated(op.getType()), want);
+  if (failed(v))
+    return failure();
+  map.map(op.getResult(), *v);
+  current[op.getResult()] = want;
+  return success();
+}
+
 LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
   Location loc = op->getLoc();
   auto resultShardings = op->getAttrOfType<ArrayAttr>("dist.shardings");
@@ -196,6 +268,9 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
     current[shard.getResult()] = want;
     return success();
   }
+  if (auto gather = dyn_cast<graph::GatherOp>(op))
+    if (succeeded(vocabParallelGather(b, gather)))
+      return success();
   if (auto constant = dyn_cast<graph::ConstantOp>(op)) {
     DimAxes dims = resultDims(0);
     auto v = sliceConstant(b, constant, dims);

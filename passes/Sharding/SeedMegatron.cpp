@@ -153,6 +153,17 @@ void DistSeedMegatronPass::runOnOperation() {
       seed(op, 1, sharding(2, 1));
       return;
     }
+    // The embedding: a gather of rows of a constant table by the
+    // program's token ids is vocab-parallel (rows over "tp").
+    if (auto gather = dyn_cast<graph::GatherOp>(op)) {
+      auto t = cast<RankedTensorType>(gather.getData().getType());
+      if (gather.getData().getDefiningOp<graph::ConstantOp>() &&
+          t.getRank() == 2 && gather.getAxis() == 0 &&
+          isa<BlockArgument>(gather.getIndices()) &&
+          t.getDimSize(0) % tp == 0)
+        seed(op, 0, sharding(2, 0));
+      return;
+    }
     // The LM head: a projection by a constant whose result the program
     // returns is column-parallel; partitioning all-gathers the logits.
     if (isa<graph::MatMulOp, graph::LinearOp>(op) && op->hasOneUse() &&

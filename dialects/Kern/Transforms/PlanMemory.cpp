@@ -53,8 +53,9 @@ struct KernPlanMemoryPass
       index[&op] = i;
       if (auto alloc = dyn_cast<kern::AllocOp>(op))
         intervals.push_back({alloc, i, 0,
-                             kern::alignUp(std::max<int64_t>(
-                                 1, kern::bufferBytes(alloc.getType())))});
+                             static_cast<uint64_t>(kern::alignUp(
+                                 std::max<int64_t>(
+                                     1, kern::bufferBytes(alloc.getType()))))});
       ++i;
     }
     uint64_t unplanned = 0;

@@ -39,16 +39,15 @@
 
 #include "passes/Fusion/Passes.h"
 
+#include "dialects/Graph/IR/ConstantEval.h"
 #include "dialects/Graph/IR/GraphOps.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/SetVector.h"
 
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <optional>
 
@@ -64,20 +63,13 @@ namespace {
 
 /// A fill at or below this counts as "masked" (finfo.min, -1e9, -1e4).
 constexpr double kVeryNegative = -1e4;
-/// Constant masks larger than this are not evaluated.
+/// Constant masks larger than this are not evaluated (an analysis bound:
+/// nothing evaluated is kept, unlike a fold's result).
 constexpr int64_t kMaxEval = 1 << 22;
-
-double toDouble(APFloat a) {
-  bool lost;
-  a.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
-  return a.convertToDouble();
-}
 
 RankedTensorType tensorType(Value v) {
   return dyn_cast<RankedTensorType>(v.getType());
 }
-
-bool readElements(ElementsAttr attr, std::vector<double> &out);
 
 /// The value of a floating-point constant whose elements are all equal (a
 /// splat, or an initializer blob such as a scalar), of any shape.
@@ -86,298 +78,39 @@ std::optional<double> splatFloat(Value v) {
   if (!c || !isa<FloatType>(c.getValue().getElementType()))
     return std::nullopt;
   if (auto dense = dyn_cast<DenseElementsAttr>(c.getValue()))
-    if (dense.isSplat())
-      return toDouble(dense.getSplatValue<APFloat>());
-  std::vector<double> values;
-  if (c.getValue().getNumElements() > (1 << 16) ||
-      !readElements(c.getValue(), values) || values.empty())
+    if (dense.isSplat()) {
+      APFloat f = dense.getSplatValue<APFloat>();
+      bool lost;
+      f.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
+      return f.convertToDouble();
+    }
+  std::optional<graph::HostTensor> t =
+      graph::readElements(c.getValue(), graph::kFoldCap);
+  if (!t || t->floats.empty())
     return std::nullopt;
-  for (double x : values)
-    if (!(x == values[0]) && !(std::isnan(x) && std::isnan(values[0])))
+  for (double x : t->floats)
+    if (!(x == t->floats[0]) && !(std::isnan(x) && std::isnan(t->floats[0])))
       return std::nullopt;
-  return values[0];
+  return t->floats[0];
 }
 
-//===----------------------------------------------------------------------===//
-// Host evaluation of constant masks
-//===----------------------------------------------------------------------===//
-
-struct Host {
-  SmallVector<int64_t> shape;
-  std::vector<double> data;
-};
-
-int64_t numElements(ArrayRef<int64_t> shape) {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
-}
-
-bool readElements(ElementsAttr attr, std::vector<double> &out) {
-  Type elem = attr.getElementType();
-  int64_t n = numElements(attr.getShapedType().getShape());
-  out.clear();
-  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
-    if (elem.isInteger(1)) {
-      for (bool b : dense.getValues<bool>())
-        out.push_back(b);
-    } else if (isa<FloatType>(elem)) {
-      for (APFloat f : dense.getValues<APFloat>())
-        out.push_back(toDouble(f));
-    } else if (auto it = dyn_cast<IntegerType>(elem)) {
-      for (APInt i : dense.getValues<APInt>())
-        out.push_back(it.isUnsigned() ? (double)i.getZExtValue()
-                                      : (double)i.getSExtValue());
-    } else {
-      return false;
-    }
-    return (int64_t)out.size() == n;
-  }
-  auto res = dyn_cast<DenseResourceElementsAttr>(attr);
-  if (!res)
-    return false;
-  AsmResourceBlob *blob = res.getRawHandle().getBlob();
-  if (!blob)
-    return false;
-  ArrayRef<char> raw = blob->getData();
-  int64_t bits = elem.isInteger(1) ? 8 : elem.getIntOrFloatBitWidth();
-  int64_t bytes = bits / 8;
-  if (bits % 8 || (int64_t)raw.size() != n * bytes)
-    return false;
-  for (int64_t i = 0; i < n; ++i) {
-    uint64_t word = 0;
-    std::memcpy(&word, raw.data() + i * bytes, bytes); // little endian
-    if (auto ft = dyn_cast<FloatType>(elem)) {
-      out.push_back(
-          toDouble(APFloat(ft.getFloatSemantics(), APInt(bits, word))));
-    } else if (auto it = dyn_cast<IntegerType>(elem)) {
-      APInt v(bits, word);
-      out.push_back(it.isInteger(1)     ? (double)(word != 0)
-                    : it.isUnsigned()   ? (double)v.getZExtValue()
-                                        : (double)v.getSExtValue());
-    } else {
-      return false;
-    }
-  }
-  return true;
-}
-
-/// `h` broadcast (numpy rules) to `shape`.
-std::optional<Host> broadcastTo(const Host &h, ArrayRef<int64_t> shape) {
-  if (h.shape.size() > shape.size())
-    return std::nullopt;
-  size_t lead = shape.size() - h.shape.size();
-  SmallVector<int64_t> strides(shape.size(), 0);
-  int64_t s = 1;
-  for (int64_t i = h.shape.size() - 1; i >= 0; --i) {
-    int64_t d = h.shape[i], o = shape[lead + i];
-    if (d != o && d != 1)
-      return std::nullopt;
-    strides[lead + i] = d == 1 ? 0 : s;
-    s *= d;
-  }
-  Host out{SmallVector<int64_t>(shape), {}};
-  int64_t n = numElements(shape);
-  out.data.resize(n);
-  SmallVector<int64_t> idx(shape.size(), 0);
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t src = 0;
-    for (size_t d = 0; d < shape.size(); ++d)
-      src += idx[d] * strides[d];
-    out.data[i] = h.data[src];
-    for (int64_t d = shape.size() - 1; d >= 0; --d) {
-      if (++idx[d] < shape[d])
-        break;
-      idx[d] = 0;
-    }
-  }
-  return out;
-}
-
-/// Rounds `x` to element type `t` (a cast, or a result's type).
-double roundTo(double x, Type t) {
-  if (t.isInteger(1))
-    return x != 0;
-  if (isa<IntegerType>(t))
-    return std::trunc(x);
-  if (auto ft = dyn_cast<FloatType>(t)) {
-    if (ft.isF64())
-      return x;
-    bool lost;
-    APFloat a(x);
-    a.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
-    return toDouble(a);
-  }
-  return x;
-}
-
-std::optional<Host> evaluate(Value v, int depth = 0);
-
-std::optional<Host> evalBroadcast(Value v, ArrayRef<int64_t> shape,
-                                  int depth) {
-  std::optional<Host> h = evaluate(v, depth + 1);
-  if (!h)
-    return std::nullopt;
-  return broadcastTo(*h, shape);
-}
-
-/// The value of `v` when it is computed from constants only.
-std::optional<Host> evaluate(Value v, int depth) {
-  auto type = tensorType(v);
-  if (depth > 24 || !type || !type.hasStaticShape() ||
-      type.getNumElements() > kMaxEval)
-    return std::nullopt;
-  Operation *op = v.getDefiningOp();
-  if (!op)
-    return std::nullopt;
-  ArrayRef<int64_t> shape = type.getShape();
-  Type elem = type.getElementType();
-  Host out{SmallVector<int64_t>(shape), {}};
-  if (auto c = dyn_cast<graph::ConstantOp>(op)) {
-    if (!readElements(c.getValue(), out.data))
-      return std::nullopt;
-    return out;
-  }
-  if (auto c = dyn_cast<graph::ConstantOfShapeOp>(op)) {
-    Host one;
-    if (!readElements(c.getValue(), one.data) || one.data.size() != 1)
-      return std::nullopt;
-    out.data.assign(type.getNumElements(), one.data[0]);
-    return out;
-  }
-  if (isa<graph::ReshapeOp>(op)) {
-    std::optional<Host> in = evaluate(op->getOperand(0), depth + 1);
-    if (!in)
-      return std::nullopt;
-    in->shape.assign(shape.begin(), shape.end());
-    return in;
-  }
-  if (isa<graph::ExpandOp>(op))
-    return evalBroadcast(op->getOperand(0), shape, depth);
-  if (auto t = dyn_cast<graph::TriluOp>(op)) {
-    std::optional<Host> in = evaluate(t.getInput(), depth + 1);
-    if (!in || shape.size() < 2)
-      return std::nullopt;
-    int64_t rows = shape[shape.size() - 2], cols = shape.back(), k = t.getK();
-    for (int64_t i = 0; i < (int64_t)in->data.size(); ++i) {
-      int64_t r = (i / cols) % rows, c = i % cols;
-      bool keep = t.getUpper() ? c - r >= k : c - r <= k;
-      if (!keep)
-        in->data[i] = 0;
-    }
-    return in;
-  }
-  if (auto t = dyn_cast<graph::TransposeOp>(op)) {
-    std::optional<Host> in = evaluate(t.getInput(), depth + 1);
-    if (!in)
-      return std::nullopt;
-    ArrayRef<int64_t> perm = t.getPerm();
-    SmallVector<int64_t> inStrides(in->shape.size(), 1);
-    for (int64_t d = (int64_t)in->shape.size() - 2; d >= 0; --d)
-      inStrides[d] = inStrides[d + 1] * in->shape[d + 1];
-    SmallVector<int64_t> idx(shape.size(), 0);
-    out.data.resize(type.getNumElements());
-    for (int64_t i = 0; i < type.getNumElements(); ++i) {
-      int64_t src = 0;
-      for (size_t d = 0; d < shape.size(); ++d)
-        src += idx[d] * inStrides[perm[d]];
-      out.data[i] = in->data[src];
-      for (int64_t d = shape.size() - 1; d >= 0; --d) {
-        if (++idx[d] < shape[d])
-          break;
-        idx[d] = 0;
-      }
-    }
-    return out;
-  }
-  if (auto s = dyn_cast<graph::SliceOp>(op)) {
-    std::optional<Host> in = evaluate(s.getInput(), depth + 1);
-    if (!in)
-      return std::nullopt;
-    SmallVector<int64_t> inStrides(in->shape.size(), 1);
-    for (int64_t d = (int64_t)in->shape.size() - 2; d >= 0; --d)
-      inStrides[d] = inStrides[d + 1] * in->shape[d + 1];
-    ArrayRef<int64_t> starts = s.getStarts(), steps = s.getSteps();
-    SmallVector<int64_t> idx(shape.size(), 0);
-    out.data.resize(type.getNumElements());
-    for (int64_t i = 0; i < type.getNumElements(); ++i) {
-      int64_t src = 0;
-      for (size_t d = 0; d < shape.size(); ++d)
-        src += (starts[d] + idx[d] * steps[d]) * inStrides[d];
-      out.data[i] = in->data[src];
-      for (int64_t d = shape.size() - 1; d >= 0; --d) {
-        if (++idx[d] < shape[d])
-          break;
-        idx[d] = 0;
-      }
-    }
-    return out;
-  }
-  if (isa<graph::NotOp, graph::CastOp>(op)) {
-    std::optional<Host> in = evaluate(op->getOperand(0), depth + 1);
-    if (!in)
-      return std::nullopt;
-    bool isNot = isa<graph::NotOp>(op);
-    for (double &x : in->data)
-      x = isNot ? (double)(x == 0) : roundTo(x, elem);
-    return in;
-  }
-  if (isa<graph::WhereOp>(op)) {
-    std::optional<Host> c = evalBroadcast(op->getOperand(0), shape, depth),
-                        x = evalBroadcast(op->getOperand(1), shape, depth),
-                        y = evalBroadcast(op->getOperand(2), shape, depth);
-    if (!c || !x || !y)
-      return std::nullopt;
-    for (size_t i = 0; i < c->data.size(); ++i)
-      c->data[i] = c->data[i] != 0 ? x->data[i] : y->data[i];
-    return c;
-  }
-  if (isa<graph::AddOp, graph::SubOp, graph::MulOp, graph::DivOp,
-          graph::EqualOp, graph::LessOp, graph::GreaterOp, graph::AndOp,
-          graph::OrOp>(op)) {
-    if (isa<graph::DivOp>(op) && !isa<FloatType>(elem))
-      return std::nullopt; // integer division: not worth the care
-    std::optional<Host> a = evalBroadcast(op->getOperand(0), shape, depth),
-                        b = evalBroadcast(op->getOperand(1), shape, depth);
-    if (!a || !b)
-      return std::nullopt;
-    for (size_t i = 0; i < a->data.size(); ++i) {
-      double x = a->data[i], y = b->data[i], r;
-      if (isa<graph::AddOp>(op))
-        r = x + y;
-      else if (isa<graph::SubOp>(op))
-        r = x - y;
-      else if (isa<graph::MulOp>(op))
-        r = x * y;
-      else if (isa<graph::DivOp>(op))
-        r = x / y;
-      else if (isa<graph::EqualOp>(op))
-        r = x == y;
-      else if (isa<graph::LessOp>(op))
-        r = x < y;
-      else if (isa<graph::GreaterOp>(op))
-        r = x > y;
-      else if (isa<graph::AndOp>(op))
-        r = x != 0 && y != 0;
-      else
-        r = x != 0 || y != 0;
-      a->data[i] = roundTo(r, elem);
-    }
-    return a;
-  }
-  return std::nullopt;
+/// The value of a mask computed from constants only (through trilu, not,
+/// comparisons, logic, where, cast, reshape, transpose, slice, expand and
+/// arithmetic): the graph dialect's constant evaluator.
+std::optional<graph::HostTensor> evaluateMask(Value v) {
+  graph::EvalContext ctx;
+  ctx.maxElements = kMaxEval;
+  return graph::evaluateValue(v, ctx);
 }
 
 /// Calls `f(s, t, x)` for every element of a mask whose last two dims are
 /// [S, T]; false when the shape is not that.
 template <class F>
-bool forEachScore(const Host &m, int64_t S, int64_t T, F f) {
-  if (m.shape.size() < 2 || m.shape[m.shape.size() - 2] != S ||
-      m.shape.back() != T)
+bool forEachScore(const graph::HostTensor &m, int64_t S, int64_t T, F f) {
+  if (m.dims.size() < 2 || m.dims[m.dims.size() - 2] != S || m.dims.back() != T)
     return false;
-  for (size_t i = 0; i < m.data.size(); ++i)
-    f((int64_t)(i / T) % S, (int64_t)i % T, m.data[i]);
+  for (int64_t i = 0, n = m.numel(); i < n; ++i)
+    f((int64_t)(i / T) % S, (int64_t)i % T, m.f(i));
   return true;
 }
 
@@ -548,14 +281,18 @@ bool GraphFuseAttentionPass::fuse(graph::SoftmaxOp softmax) {
   // Masks: constant ones are evaluated (causal, or a constant additive
   // mask); run-time ones are built below.
   bool causal = false;
+  struct Additive {
+    SmallVector<int64_t> shape;
+    std::vector<double> data;
+  };
   struct Built {
-    Value value;                    ///< an existing additive mask
-    std::optional<Host> constant;   ///< a constant additive mask
-    const MaskPart *where = nullptr; ///< a run-time Where mask
+    Value value;                      ///< an existing additive mask
+    std::optional<Additive> constant; ///< a constant additive mask
+    const MaskPart *where = nullptr;  ///< a run-time Where mask
   };
   SmallVector<Built> parts;
   for (const MaskPart &part : m.masks) {
-    std::optional<Host> h = evaluate(part.value);
+    std::optional<graph::HostTensor> h = evaluateMask(part.value);
     if (!part.isWhere) {
       if (h) {
         bool exact = true, finite = false;
@@ -592,13 +329,14 @@ bool GraphFuseAttentionPass::fuse(graph::SoftmaxOp softmax) {
     }
     // A constant additive mask; with a finite fill, no row may be masked
     // entirely (Where would give it uniform weights).
-    Host add{h->shape, std::vector<double>(h->data.size())};
-    int64_t cols = h->shape.empty() ? 1 : h->shape.back();
+    int64_t n = h->numel();
+    Additive add{h->dims, std::vector<double>(n)};
+    int64_t cols = h->dims.empty() ? 1 : h->dims.back();
     bool fullRow = false;
-    for (size_t i = 0; i < h->data.size(); i += cols) {
+    for (int64_t i = 0; i < n; i += cols) {
       bool all = true;
       for (int64_t j = 0; j < cols; ++j) {
-        bool mk = masked(h->data[i + j]);
+        bool mk = masked(h->f(i + j));
         add.data[i + j] = mk ? part.fill : 0.0;
         all &= mk;
       }

@@ -1,12 +1,16 @@
 //===- Canonicalize.cpp - folders and canonicalization patterns -------------===//
 //
+// Folders: an op whose operands are all constants folds to a constant
+// through the evaluator of ConstantEval.h, when the result has at most
+// kFoldCap elements and the evaluation is exact (see there); no-op identity,
+// cast, reshape, transpose, expand and single-input concat fold away;
+// constant_of_shape becomes a splat constant.
 // Canonical forms: Squeeze, Unsqueeze and Flatten become Reshape; chains of
-// reshapes and transposes collapse; no-op identity, cast, reshape, transpose,
-// expand and single-input concat fold away; constant_of_shape becomes a splat
-// constant.
+// reshapes and transposes collapse.
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialects/Graph/IR/ConstantEval.h"
 #include "dialects/Graph/IR/GraphOps.h"
 
 #include "mlir/IR/PatternMatch.h"
@@ -27,38 +31,66 @@ OpFoldResult ConstantOfShapeOp::fold(FoldAdaptor) {
 
 OpFoldResult IdentityOp::fold(FoldAdaptor) { return getInput(); }
 
-OpFoldResult CastOp::fold(FoldAdaptor) {
+OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType())
     return getInput();
-  return {};
+  return foldConstant(*this, adaptor.getOperands());
 }
 
 OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType())
     return getInput();
+  // A splat stays one element whatever its shape.
   if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
-    return dense.reshape(getType());
-  return {};
+    if (dense.isSplat())
+      return dense.reshape(getType());
+  return foldConstant(*this, adaptor.getOperands());
 }
 
-OpFoldResult TransposeOp::fold(FoldAdaptor) {
+OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
   for (auto [i, p] : llvm::enumerate(getPerm()))
     if ((int64_t)i != p)
-      return {};
+      return foldConstant(*this, adaptor.getOperands());
   return getInput();
 }
 
-OpFoldResult ConcatOp::fold(FoldAdaptor) {
+OpFoldResult ConcatOp::fold(FoldAdaptor adaptor) {
   if (getInputs().size() == 1)
     return getInputs()[0];
-  return {};
+  return foldConstant(*this, adaptor.getOperands());
 }
 
-OpFoldResult ExpandOp::fold(FoldAdaptor) {
+OpFoldResult ExpandOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType())
     return getInput();
-  return {};
+  return foldConstant(*this, adaptor.getOperands());
 }
+
+// Constant folding only.
+#define SHARDC_CONSTANT_FOLDER(Op)                                             \
+  OpFoldResult Op::fold(FoldAdaptor adaptor) {                                 \
+    return foldConstant(*this, adaptor.getOperands());                         \
+  }
+SHARDC_CONSTANT_FOLDER(AddOp)
+SHARDC_CONSTANT_FOLDER(SubOp)
+SHARDC_CONSTANT_FOLDER(MulOp)
+SHARDC_CONSTANT_FOLDER(DivOp)
+SHARDC_CONSTANT_FOLDER(MaxOp)
+SHARDC_CONSTANT_FOLDER(MinOp)
+SHARDC_CONSTANT_FOLDER(SqrtOp)
+SHARDC_CONSTANT_FOLDER(NegOp)
+SHARDC_CONSTANT_FOLDER(AbsOp)
+SHARDC_CONSTANT_FOLDER(EqualOp)
+SHARDC_CONSTANT_FOLDER(LessOp)
+SHARDC_CONSTANT_FOLDER(GreaterOp)
+SHARDC_CONSTANT_FOLDER(AndOp)
+SHARDC_CONSTANT_FOLDER(OrOp)
+SHARDC_CONSTANT_FOLDER(NotOp)
+SHARDC_CONSTANT_FOLDER(WhereOp)
+SHARDC_CONSTANT_FOLDER(SliceOp)
+SHARDC_CONSTANT_FOLDER(GatherOp)
+SHARDC_CONSTANT_FOLDER(TriluOp)
+#undef SHARDC_CONSTANT_FOLDER
 
 namespace {
 

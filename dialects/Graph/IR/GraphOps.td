@@ -121,17 +121,21 @@ def Graph_RangeOp : Graph_Op<"range"> {
 // Elementwise and activations
 //===----------------------------------------------------------------------===//
 
-def Graph_AddOp : Graph_BinaryOp<"add", "Add", "Arith", [Commutative]>;
-def Graph_SubOp : Graph_BinaryOp<"sub", "Sub">;
-def Graph_MulOp : Graph_BinaryOp<"mul", "Mul", "Arith", [Commutative]>;
-def Graph_DivOp : Graph_BinaryOp<"div", "Div">;
+// An op with `hasFolder` folds on constant operands through the evaluator of
+// ConstantEval.h (Canonicalize.cpp): exactly what the generated code computes,
+// and only results of at most kFoldCap (2^16) elements.
+
+def Graph_AddOp : Graph_BinaryOp<"add", "Add", "Arith", [Commutative]> { let hasFolder = 1; }
+def Graph_SubOp : Graph_BinaryOp<"sub", "Sub"> { let hasFolder = 1; }
+def Graph_MulOp : Graph_BinaryOp<"mul", "Mul", "Arith", [Commutative]> { let hasFolder = 1; }
+def Graph_DivOp : Graph_BinaryOp<"div", "Div"> { let hasFolder = 1; }
 def Graph_PowOp : Graph_BinaryOp<"pow", "Pow", "Pow">;
 // ONNX's variadic Max/Min import as a chain of these. A NaN operand gives
 // NaN (IEEE maximum/minimum, as ONNX Runtime and PyTorch).
-def Graph_MaxOp : Graph_BinaryOp<"max", "Max", "Arith", [Commutative]>;
-def Graph_MinOp : Graph_BinaryOp<"min", "Min", "Arith", [Commutative]>;
+def Graph_MaxOp : Graph_BinaryOp<"max", "Max", "Arith", [Commutative]> { let hasFolder = 1; }
+def Graph_MinOp : Graph_BinaryOp<"min", "Min", "Arith", [Commutative]> { let hasFolder = 1; }
 
-def Graph_SqrtOp : Graph_UnaryOp<"sqrt", "Sqrt", "Float">;
+def Graph_SqrtOp : Graph_UnaryOp<"sqrt", "Sqrt", "Float"> { let hasFolder = 1; }
 def Graph_ReciprocalOp : Graph_UnaryOp<"reciprocal", "Reciprocal", "Float">;
 def Graph_ExpOp : Graph_UnaryOp<"exp", "Exp", "Float">;
 def Graph_LogOp : Graph_UnaryOp<"log", "Log", "Float">;
@@ -140,8 +144,8 @@ def Graph_TanhOp : Graph_UnaryOp<"tanh", "Tanh", "Float">;
 def Graph_SigmoidOp : Graph_UnaryOp<"sigmoid", "Sigmoid", "Float">;
 def Graph_ReluOp : Graph_UnaryOp<"relu", "Relu">;
 def Graph_HardSwishOp : Graph_UnaryOp<"hard_swish", "HardSwish", "Float">;
-def Graph_NegOp : Graph_UnaryOp<"neg", "Neg">;
-def Graph_AbsOp : Graph_UnaryOp<"abs", "Abs">;
+def Graph_NegOp : Graph_UnaryOp<"neg", "Neg"> { let hasFolder = 1; }
+def Graph_AbsOp : Graph_UnaryOp<"abs", "Abs"> { let hasFolder = 1; }
 
 def Graph_IdentityOp : Graph_UnaryOp<"identity", "Identity", "Any"> {
   let hasFolder = 1;
@@ -171,12 +175,12 @@ def Graph_ClipOp : Graph_UnaryOp<"clip", "Clip"> {
 // Comparison and logic
 //===----------------------------------------------------------------------===//
 
-def Graph_EqualOp : Graph_BinaryOp<"equal", "Equal", "Compare", [Commutative]>;
-def Graph_LessOp : Graph_BinaryOp<"less", "Less", "Compare">;
-def Graph_GreaterOp : Graph_BinaryOp<"greater", "Greater", "Compare">;
-def Graph_AndOp : Graph_BinaryOp<"and", "And", "Logic", [Commutative]>;
-def Graph_OrOp : Graph_BinaryOp<"or", "Or", "Logic", [Commutative]>;
-def Graph_NotOp : Graph_UnaryOp<"not", "Not", "Bool">;
+def Graph_EqualOp : Graph_BinaryOp<"equal", "Equal", "Compare", [Commutative]> { let hasFolder = 1; }
+def Graph_LessOp : Graph_BinaryOp<"less", "Less", "Compare"> { let hasFolder = 1; }
+def Graph_GreaterOp : Graph_BinaryOp<"greater", "Greater", "Compare"> { let hasFolder = 1; }
+def Graph_AndOp : Graph_BinaryOp<"and", "And", "Logic", [Commutative]> { let hasFolder = 1; }
+def Graph_OrOp : Graph_BinaryOp<"or", "Or", "Logic", [Commutative]> { let hasFolder = 1; }
+def Graph_NotOp : Graph_UnaryOp<"not", "Not", "Bool"> { let hasFolder = 1; }
 
 def Graph_WhereOp : Graph_Op<"where"> {
   let summary = "select by a boolean condition, with broadcasting";
@@ -187,6 +191,7 @@ def Graph_WhereOp : Graph_Op<"where"> {
     $condition `,` $x `,` $y attr-dict `:` type($condition) `,` type($x) `,`
     type($y) `->` type($output)
   }];
+  let hasFolder = 1;
 }
 
 def Graph_CastOp : Graph_Op<"cast"> {
@@ -328,6 +333,7 @@ def Graph_SliceOp : Graph_Op<"slice"> {
                        DenseI64ArrayAttr:$ends, DenseI64ArrayAttr:$steps);
   let results = (outs Graph_Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasFolder = 1;
 }
 
 def Graph_GatherOp : Graph_Op<"gather"> {
@@ -336,6 +342,7 @@ def Graph_GatherOp : Graph_Op<"gather"> {
                        I64Attr:$axis);
   let results = (outs Graph_Tensor:$output);
   let assemblyFormat = "$data `,` $indices attr-dict `:` type($data) `,` type($indices) `->` type($output)";
+  let hasFolder = 1;
 }
 
 def Graph_ExpandOp : Graph_Op<"expand"> {
@@ -377,6 +384,7 @@ def Graph_TriluOp : Graph_Op<"trilu"> {
                        DefaultValuedAttr<I64Attr, "0">:$k);
   let results = (outs Graph_Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasFolder = 1;
 }
 
 //===----------------------------------------------------------------------===//

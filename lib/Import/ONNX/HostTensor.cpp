@@ -21,63 +21,6 @@ using onnx::TensorProto;
 
 namespace shardc::onnximport {
 
-bool HostTensor::isFloat() const {
-  return dtype == TensorProto::FLOAT || dtype == TensorProto::DOUBLE ||
-         dtype == TensorProto::FLOAT16 || dtype == TensorProto::BFLOAT16;
-}
-
-int64_t HostTensor::numel() const {
-  int64_t n = 1;
-  for (int64_t d : dims)
-    n *= d;
-  return n;
-}
-
-void HostTensor::resize(int64_t n) {
-  if (isFloat())
-    floats.assign(n, 0.0);
-  else
-    ints.assign(n, 0);
-}
-
-int64_t HostTensor::saturate(double v) {
-  if (std::isnan(v))
-    return 0;
-  if (v >= 9223372036854775807.0)
-    return INT64_MAX;
-  if (v <= -9223372036854775808.0)
-    return INT64_MIN;
-  return (int64_t)v;
-}
-
-/// `v` wrapped to the range of integer type `dtype` (two's complement).
-static int64_t wrapTo(int32_t dtype, int64_t v) {
-  switch (dtype) {
-  case TensorProto::BOOL: return v != 0;
-  case TensorProto::INT8: return (int8_t)(uint8_t)v;
-  case TensorProto::UINT8: return (uint8_t)v;
-  case TensorProto::INT16: return (int16_t)(uint16_t)v;
-  case TensorProto::UINT16: return (uint16_t)v;
-  case TensorProto::INT32: return (int32_t)(uint32_t)v;
-  case TensorProto::UINT32: return (uint32_t)v;
-  default: return v;
-  }
-}
-
-void HostTensor::set(int64_t i, double v) {
-  if (isFloat())
-    floats[i] = v;
-  else
-    ints[i] = wrapTo(dtype, saturate(v));
-}
-
-void HostTensor::setInt(int64_t i, int64_t v) {
-  if (isFloat())
-    floats[i] = (double)v;
-  else
-    ints[i] = wrapTo(dtype, v);
-}
-
 std::string dtypeName(int32_t dtype) {
   if (TensorProto::DataType_IsValid(dtype))
     return TensorProto::DataType_Name((TensorProto::DataType)dtype);
@@ -85,41 +28,13 @@ std::string dtypeName(int32_t dtype) {
 }
 
 Type toMLIRType(MLIRContext *ctx, int32_t dtype) {
-  Builder b(ctx);
-  switch (dtype) {
-  case TensorProto::FLOAT: return b.getF32Type();
-  case TensorProto::DOUBLE: return b.getF64Type();
-  case TensorProto::FLOAT16: return b.getF16Type();
-  case TensorProto::BFLOAT16: return b.getBF16Type();
-  case TensorProto::BOOL: return b.getI1Type();
-  case TensorProto::INT8: return b.getIntegerType(8);
-  case TensorProto::INT16: return b.getIntegerType(16);
-  case TensorProto::INT32: return b.getIntegerType(32);
-  case TensorProto::INT64: return b.getIntegerType(64);
-  case TensorProto::UINT8: return b.getIntegerType(8, false);
-  case TensorProto::UINT16: return b.getIntegerType(16, false);
-  case TensorProto::UINT32: return b.getIntegerType(32, false);
-  case TensorProto::UINT64: return b.getIntegerType(64, false);
-  default: return {};
-  }
+  std::optional<ScalarType> st = graph::scalarTypeFromOnnx(dtype);
+  return st ? graph::toMLIRType(ctx, *st) : Type();
 }
 
 int32_t onnxDtypeOf(Type t) {
-  if (t.isF32()) return TensorProto::FLOAT;
-  if (t.isF64()) return TensorProto::DOUBLE;
-  if (t.isF16()) return TensorProto::FLOAT16;
-  if (t.isBF16()) return TensorProto::BFLOAT16;
-  if (t.isInteger(1)) return TensorProto::BOOL;
-  if (auto i = dyn_cast<IntegerType>(t)) {
-    bool u = i.isUnsigned();
-    switch (i.getWidth()) {
-    case 8: return u ? TensorProto::UINT8 : TensorProto::INT8;
-    case 16: return u ? TensorProto::UINT16 : TensorProto::INT16;
-    case 32: return u ? TensorProto::UINT32 : TensorProto::INT32;
-    case 64: return u ? TensorProto::UINT64 : TensorProto::INT64;
-    }
-  }
-  return 0;
+  std::optional<ScalarType> st = graph::scalarTypeOf(t);
+  return st ? static_cast<int32_t>(*st) : 0;
 }
 
 int64_t dtypeSize(int32_t dtype) {
@@ -335,7 +250,7 @@ static void unpack(llvm::ArrayRef<char> bytes, HostTensor &out) {
   out.resize(n);
   const char *p = bytes.data();
   for (int64_t i = 0; i < n; ++i) {
-    switch (out.dtype) {
+    switch (static_cast<int32_t>(out.dtype)) {
 #define CASE(DT, T, SETTER)                                                    \
   case TensorProto::DT: {                                                      \
     T v;                                                                       \
@@ -370,7 +285,8 @@ std::optional<std::string> decodeTensor(const TensorProto &t,
   llvm::ArrayRef<char> bytes;
   if (auto err = tensorBytes(t, baseDir, storage, bytes))
     return err;
-  out.dtype = t.data_type();
+  // tensorBytes refused the types without a ScalarType (dtypeSize 0).
+  out.dtype = *graph::scalarTypeFromOnnx(t.data_type());
   out.dims.assign(t.dims().begin(), t.dims().end());
   unpack(bytes, out);
   return std::nullopt;
@@ -420,12 +336,13 @@ static std::optional<std::string> readNpy(const std::string &data,
       {"i8", TensorProto::INT64},  {"u8", TensorProto::UINT64}};
   if (descr.size() != 3 || descr[0] == '>')
     return "unsupported .npy dtype '" + descr + "'";
-  out.dtype = -1;
+  std::optional<ScalarType> dtype;
   for (auto &[name, dt] : kinds)
     if (descr.substr(1) == name)
-      out.dtype = dt;
-  if (out.dtype < 0)
+      dtype = graph::scalarTypeFromOnnx(dt);
+  if (!dtype)
     return "unsupported .npy dtype '" + descr + "'";
+  out.dtype = *dtype;
   std::string shape = field("shape");
   size_t open = shape.find('('), close = shape.find(')');
   if (open == std::string::npos || close == std::string::npos)
@@ -443,7 +360,7 @@ static std::optional<std::string> readNpy(const std::string &data,
       return std::string(".npy shape has more than 2^40 elements");
   }
   size_t offset = start + headerLen;
-  int64_t expect = out.numel() * dtypeSize(out.dtype);
+  int64_t expect = out.numel() * dtypeSize(static_cast<int32_t>(out.dtype));
   if ((int64_t)(data.size() - offset) != expect)
     return "has " + std::to_string(data.size() - offset) +
            " bytes of data, expected " + std::to_string(expect);
@@ -473,35 +390,6 @@ std::optional<std::string> readTensorFile(const std::string &path,
   if (!t.ParseFromString(data))
     return std::string("not a valid TensorProto (.pb) file");
   return decodeTensor(t, "", out);
-}
-
-DenseElementsAttr toAttr(MLIRContext *ctx, const HostTensor &t) {
-  auto type = RankedTensorType::get(t.dims, toMLIRType(ctx, t.dtype));
-  Type elt = type.getElementType();
-  int64_t n = t.numel();
-  if (elt.isInteger(1)) {
-    SmallVector<bool> v(n);
-    for (int64_t i = 0; i < n; ++i)
-      v[i] = t.ints[i] != 0;
-    return DenseElementsAttr::get(type, v);
-  }
-  if (auto ft = dyn_cast<FloatType>(elt)) {
-    SmallVector<APFloat> v;
-    v.reserve(n);
-    for (int64_t i = 0; i < n; ++i) {
-      APFloat f(t.floats[i]);
-      bool lost;
-      f.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
-      v.push_back(f);
-    }
-    return DenseElementsAttr::get(type, v);
-  }
-  SmallVector<APInt> v;
-  v.reserve(n);
-  for (int64_t i = 0; i < n; ++i)
-    v.push_back(APInt(elt.getIntOrFloatBitWidth(), (uint64_t)t.ints[i],
-                      /*isSigned=*/true));
-  return DenseElementsAttr::get(type, v);
 }
 
 } // namespace shardc::onnximport

@@ -226,7 +226,7 @@ static LogicalResult importPad(NodeContext &c) {
     float value = c.getFloat("value", 0.0f);
     if (value != 0.0f) {
       HostTensor t;
-      t.dtype = onnx::TensorProto::FLOAT;
+      t.dtype = ScalarType::F32;
       t.floats = {value};
       operands.push_back(c.constantOf(t));
     }

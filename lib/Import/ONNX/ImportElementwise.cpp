@@ -33,18 +33,18 @@ static LogicalResult importConstant(NodeContext &c) {
     if (auto err = decodeTensor(*tp, c.imp.baseDir, t))
       return c.fail("value " + *err);
   } else if (c.attr("value_float")) {
-    t.dtype = onnx::TensorProto::FLOAT;
+    t.dtype = ScalarType::F32;
     t.floats = {c.getFloat("value_float", 0)};
   } else if (c.attr("value_floats")) {
-    t.dtype = onnx::TensorProto::FLOAT;
+    t.dtype = ScalarType::F32;
     for (float f : c.getFloats("value_floats"))
       t.floats.push_back(f);
     t.dims = {(int64_t)t.floats.size()};
   } else if (c.attr("value_int")) {
-    t.dtype = onnx::TensorProto::INT64;
+    t.dtype = ScalarType::I64;
     t.ints = {c.getInt("value_int", 0)};
   } else if (c.attr("value_ints")) {
-    t.dtype = onnx::TensorProto::INT64;
+    t.dtype = ScalarType::I64;
     for (int64_t v : c.getInts("value_ints"))
       t.ints.push_back(v);
     t.dims = {(int64_t)t.ints.size()};
@@ -74,7 +74,7 @@ static LogicalResult importShape(NodeContext &c) {
   start = std::clamp<int64_t>(start, 0, rank);
   end = std::clamp<int64_t>(end, start, rank);
   HostTensor t;
-  t.dtype = onnx::TensorProto::INT64;
+  t.dtype = ScalarType::I64;
   t.ints.assign(dims.begin() + start, dims.begin() + end);
   t.dims = {end - start};
   c.bindHost(0, std::move(t));
@@ -83,7 +83,7 @@ static LogicalResult importShape(NodeContext &c) {
 
 static LogicalResult importSize(NodeContext &c) {
   HostTensor t;
-  t.dtype = onnx::TensorProto::INT64;
+  t.dtype = ScalarType::I64;
   int64_t n = 1;
   for (int64_t d : dimsOf(c, 0))
     n *= d;

@@ -118,6 +118,8 @@ static LogicalResult importQuantize(NodeContext &c, bool quantize) {
         dtype = TensorProto::UINT16;
     }
     zp = c.zero(dtype);
+    if (!zp)
+      return failure();
   }
   // The axis matters only for per-axis (1-D, several elements) scales.
   int64_t axis = c.getInt("axis", 1);

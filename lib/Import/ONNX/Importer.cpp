@@ -243,12 +243,18 @@ void NodeContext::bind(int output, Value v) {
 }
 
 Value NodeContext::constantOf(const HostTensor &t) {
-  return b.create<graph::ConstantOp>(loc, toAttr(&imp.ctx, t));
+  return b.create<graph::ConstantOp>(loc, graph::toElementsAttr(&imp.ctx, t));
 }
 
 Value NodeContext::zero(int32_t dtype) {
+  std::optional<ScalarType> st = graph::scalarTypeFromOnnx(dtype);
+  if (!st) {
+    (void)fail("a zero of element type (" + dtypeName(dtype) +
+               ") is not supported");
+    return Value();
+  }
   HostTensor t;
-  t.dtype = dtype;
+  t.dtype = *st;
   t.resize(1);
   return constantOf(t);
 }
@@ -381,7 +387,7 @@ Value GraphImporter::materialize(Entry &e, StringRef name) {
     attr = DenseResourceElementsAttr::get(type, key, std::move(blob));
   } else {
     HostTensor *h = hostOf(e);
-    attr = toAttr(&ctx, *h);
+    attr = graph::toElementsAttr(&ctx, *h);
   }
   e.value = builder.create<graph::ConstantOp>(loc, attr);
   return e.value;
@@ -401,7 +407,7 @@ LogicalResult GraphImporter::checkBoundInput(const onnx::ValueInfoProto &in,
   if (!in.type().has_tensor_type())
     return success();
   const auto &tt = in.type().tensor_type();
-  if (tt.elem_type() != 0 && tt.elem_type() != t.dtype)
+  if (tt.elem_type() != 0 && tt.elem_type() != static_cast<int32_t>(t.dtype))
     return fail(what + ": the file holds " + dtypeName(t.dtype) +
                 " but the input is declared " + dtypeName(tt.elem_type()));
   if (!tt.has_shape())
@@ -605,7 +611,7 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, int index,
     Entry *e = node.input(i).empty() ? nullptr : lookup(node.input(i));
     int32_t dt = 0;
     if (e && e->host)
-      dt = e->host->dtype;
+      dt = static_cast<int32_t>(e->host->dtype);
     else if (e && e->initializer)
       dt = e->initializer->data_type();
     else if (e && e->value)

@@ -3,7 +3,8 @@
 // The importer walks the ONNX graph in order. Every value is an Entry: an SSA
 // value of the graph dialect, a tensor known at compile time (HostTensor), or
 // an initializer not yet materialized. Nodes whose inputs are all known are
-// evaluated on the host (FoldShapeOps.cpp), which is how PyTorch's
+// evaluated on the host (FoldShapeOps.cpp, through the graph dialect's
+// constant evaluator), which is how PyTorch's
 // Shape/Gather/Concat/Unsqueeze chains vanish. Every other node goes to the
 // handler of its op family (Import*.cpp), which maps the opset-specific ONNX
 // form onto the canonical graph op.
@@ -13,6 +14,8 @@
 #define SHARDC_LIB_IMPORT_ONNX_IMPORTER_H
 
 #include "shardc/Import/ONNX.h"
+
+#include "dialects/Graph/IR/ConstantEval.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -34,28 +37,17 @@ constexpr int64_t kMaxDim = int64_t(1) << 40;
 /// backend node tests).
 constexpr int64_t kMaxIRVersion = 13;
 
-/// A tensor whose value is known at compile time. Integers and booleans are
-/// held as int64, floating-point values as double.
-struct HostTensor {
-  int32_t dtype = onnx::TensorProto::FLOAT;
-  llvm::SmallVector<int64_t> dims;
-  std::vector<int64_t> ints;
-  std::vector<double> floats;
-
-  bool isFloat() const;
-  int64_t numel() const;
-  double f(int64_t i) const { return isFloat() ? floats[i] : (double)ints[i]; }
-  /// Element i as an integer; floats outside int64's range (and NaN)
-  /// saturate instead of being undefined.
-  int64_t i(int64_t i) const { return isFloat() ? saturate(floats[i]) : ints[i]; }
-  static int64_t saturate(double v);
-  void resize(int64_t n);
-  void set(int64_t i, double v);
-  void setInt(int64_t i, int64_t v);
-};
+/// A tensor whose value is known at compile time: the graph dialect's
+/// constant evaluator holds it (ConstantEval.h), its dtype an ONNX element
+/// type code.
+using graph::HostTensor;
+using graph::ScalarType;
 
 /// Name of an ONNX element type ("FLOAT16").
 std::string dtypeName(int32_t dtype);
+inline std::string dtypeName(ScalarType dtype) {
+  return dtypeName(static_cast<int32_t>(dtype));
+}
 /// `s` with control characters and backslashes escaped (\xNN, \\), so
 /// that a name always prints on one line.
 std::string printable(llvm::StringRef s);
@@ -77,8 +69,6 @@ std::optional<std::string> decodeTensor(const onnx::TensorProto &t,
 /// Reads a tensor from a .npy or TensorProto .pb file.
 std::optional<std::string> readTensorFile(const std::string &path,
                                           HostTensor &out);
-/// Builds a dense attribute for a host tensor.
-mlir::DenseElementsAttr toAttr(mlir::MLIRContext *ctx, const HostTensor &t);
 
 struct Entry {
   mlir::Value value;
@@ -136,7 +126,8 @@ public:
   void bind(int output, mlir::Value v);
   /// A graph.constant holding `t`.
   mlir::Value constantOf(const HostTensor &t);
-  /// A scalar zero of ONNX type `dtype`.
+  /// A scalar zero of ONNX type `dtype`; null after recording an error
+  /// when the type is not supported.
   mlir::Value zero(int32_t dtype);
   /// Fails if output `i` is requested (named) by the model.
   mlir::LogicalResult rejectOutput(int i, llvm::StringRef what);
@@ -183,10 +174,11 @@ normalizeSlice(llvm::ArrayRef<int64_t> dims, llvm::ArrayRef<int64_t> starts,
                llvm::SmallVectorImpl<int64_t> &e,
                llvm::SmallVectorImpl<int64_t> &st);
 
-/// Host evaluation of a node whose inputs are all known. Returns true and
-/// fills `outs` when the op is one the importer folds.
-/// Integer arithmetic wraps at the element type's width, as ONNX Runtime's
-/// does; an integer division or modulo by zero sets `error` and returns false.
+/// Host evaluation of a node whose inputs are all known, through the graph
+/// dialect's constant evaluator. Returns true and fills `outs` when the op is
+/// one the importer folds. Integer arithmetic wraps at the element type's
+/// width, as ONNX Runtime's does; an integer division by zero sets `error`
+/// and returns false.
 bool foldNode(const onnx::NodeProto &node, int64_t opset,
               llvm::ArrayRef<const HostTensor *> inputs,
               std::vector<HostTensor> &outs, std::string &error);

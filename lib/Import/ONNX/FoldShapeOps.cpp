@@ -15,12 +15,10 @@
 #include "dialects/Graph/IR/ShapeInference.h"
 
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 
-#include <cmath>
+#include <algorithm>
 
-using onnx::TensorProto;
 using llvm::ArrayRef;
 using llvm::SmallVector;
 
@@ -53,9 +51,8 @@ std::optional<std::string> resolveReshape(ArrayRef<int64_t> in,
     }
     out.push_back(d);
     if (__builtin_mul_overflow(known, d, &known) || known > kMaxDim)
-      return "target shape [" + llvm::join(llvm::map_range(shape, [](int64_t v) {
-               return std::to_string(v);
-             }), ", ") + "] has more than 2^40 elements";
+      return "target shape " + graph::shapeStr(shape) +
+             " has more than 2^40 elements";
   }
   if (inferred >= 0) {
     if (known == 0 || total % known)

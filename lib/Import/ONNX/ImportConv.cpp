@@ -7,7 +7,7 @@
 
 #include "Importer.h"
 
-#include "llvm/ADT/StringExtras.h"
+#include "dialects/Graph/IR/ShapeInference.h"
 
 #include <cmath>
 
@@ -43,13 +43,8 @@ static Window readWindow(NodeContext &c, ArrayRef<int64_t> x,
     }
   for (int64_t p : w.pads)
     if (p < 0) {
-      (void)c.fail("pads [" +
-                   llvm::join(llvm::map_range(w.pads,
-                                              [](int64_t v) {
-                                                return std::to_string(v);
-                                              }),
-                              ", ") +
-                   "] must be between 0 and 2^31");
+      (void)c.fail("pads " + graph::shapeStr(w.pads) +
+                   " must be between 0 and 2^31");
       return w;
     }
   std::string autoPad = c.getString("auto_pad", "NOTSET");

@@ -212,11 +212,8 @@ Operation *NodeContext::create(StringRef name, ValueRange operands,
       int64_t n = 1;
       for (int64_t d : rt.getShape())
         if (d < 0 || __builtin_mul_overflow(n, d, &n) || n > kMaxDim) {
-          std::string shape;
-          llvm::raw_string_ostream os(shape);
-          llvm::interleaveComma(rt.getShape(), os);
-          (void)fail("result shape [" + shape + "] has more than 2^40 "
-                     "elements");
+          (void)fail("result shape " + graph::shapeStr(rt.getShape()) +
+                     " has more than 2^40 elements");
           return nullptr;
         }
     }
@@ -396,13 +393,6 @@ Value GraphImporter::materialize(Entry &e, StringRef name) {
 LogicalResult GraphImporter::checkBoundInput(const onnx::ValueInfoProto &in,
                                             const HostTensor &t,
                                             const std::string &file) {
-  auto shapeText = [](ArrayRef<int64_t> dims) {
-    return "[" +
-           llvm::join(llvm::map_range(
-                          dims, [](int64_t d) { return std::to_string(d); }),
-                      ", ") +
-           "]";
-  };
   std::string what = "--const-input " + in.name() + "=" + file;
   if (!in.type().has_tensor_type())
     return success();
@@ -421,8 +411,8 @@ LogicalResult GraphImporter::checkBoundInput(const onnx::ValueInfoProto &in,
       mismatch = true;
   }
   if (mismatch)
-    return fail(what + ": the file holds shape " + shapeText(t.dims) +
-                " but the input is declared " + shapeText(declared) +
+    return fail(what + ": the file holds shape " + graph::shapeStr(t.dims) +
+                " but the input is declared " + graph::shapeStr(declared) +
                 " (-1: any)");
   return success();
 }
@@ -668,25 +658,18 @@ LogicalResult GraphImporter::checkDeclaredOutput(const onnx::ValueInfoProto &out
   }
   if (!tt.has_shape())
     return success();
-  auto shapeText = [&]() {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    os << "[";
-    llvm::interleaveComma(type.getShape(), os);
-    os << "]";
-    return text;
-  };
+  std::string shape = graph::shapeStr(type.getShape());
   if (tt.shape().dim_size() != type.getRank())
     return fail("graph output '" + out.name() + "' is declared with rank " +
                 std::to_string(tt.shape().dim_size()) +
-                " but the graph computes shape " + shapeText());
+                " but the graph computes shape " + shape);
   for (int d = 0; d < tt.shape().dim_size(); ++d) {
     const auto &dim = tt.shape().dim(d);
     if (dim.has_dim_value() && dim.dim_value() != type.getDimSize(d))
       return fail("graph output '" + out.name() + "' dim " +
                   std::to_string(d) + " is declared " +
                   std::to_string(dim.dim_value()) +
-                  " but the graph computes shape " + shapeText());
+                  " but the graph computes shape " + shape);
   }
   return success();
 }

@@ -2,9 +2,8 @@
 
 #include "passes/Fusion/PatternUtils.h"
 
+#include "dialects/Graph/IR/ConstantEval.h"
 #include "dialects/Graph/IR/GraphOps.h"
-
-#include "mlir/IR/DialectResourceBlobManager.h"
 
 #include <cstring>
 
@@ -14,33 +13,24 @@ std::optional<APFloat> shardc::patterns::splatFloat(Value v) {
   auto c = v.getDefiningOp<graph::ConstantOp>();
   if (!c)
     return std::nullopt;
-  ElementsAttr value = c.getValue();
-  auto ft = dyn_cast<FloatType>(value.getElementType());
-  if (!ft || value.getNumElements() < 1 || value.getNumElements() > 1024)
+  auto ft = dyn_cast<FloatType>(c.getValue().getElementType());
+  std::optional<graph::HostTensor> t =
+      ft ? graph::readElements(c.getValue(), 1024) : std::nullopt;
+  if (!t || t->floats.empty())
     return std::nullopt;
-  SmallVector<APFloat> values;
-  if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
-    llvm::append_range(values, dense.getValues<APFloat>());
-  } else if (auto res = dyn_cast<DenseResourceElementsAttr>(value)) {
-    AsmResourceBlob *blob = res.getRawHandle().getBlob();
-    unsigned bytes = ft.getWidth() / 8;
-    if (!blob || bytes > 8 ||
-        static_cast<int64_t>(blob->getData().size()) !=
-            bytes * value.getNumElements())
-      return std::nullopt;
-    ArrayRef<char> raw = blob->getData();
-    for (size_t at = 0; at < raw.size(); at += bytes) {
-      uint64_t bits = 0;
-      memcpy(&bits, raw.data() + at, bytes);
-      values.push_back(
-          APFloat(ft.getFloatSemantics(), APInt(ft.getWidth(), bits)));
-    }
-  }
-  if (values.empty() || llvm::any_of(values, [&](const APFloat &f) {
-        return !f.bitwiseIsEqual(values.front());
-      }))
+  // Bitwise equal: +0 and -0 differ, and so do NaNs of other payloads.
+  auto bits = [](double d) {
+    uint64_t b;
+    std::memcpy(&b, &d, sizeof(b));
+    return b;
+  };
+  if (llvm::any_of(t->floats,
+                   [&](double d) { return bits(d) != bits(t->floats[0]); }))
     return std::nullopt;
-  return values.front();
+  APFloat f(t->floats[0]);
+  bool lost;
+  f.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+  return f;
 }
 
 Value shardc::patterns::otherOperand(Operation *op, Value v) {

@@ -270,7 +270,9 @@ Attribute foldConstant(Operation *op, ArrayRef<Attribute> operands) {
   std::optional<HostTensor> r = evaluateOp(op, ptrs, ctx);
   if (!r)
     return {};
-  return toElementsAttr(op->getContext(), *r);
+  // (An explicitly signed integer type would print back as signless.)
+  DenseElementsAttr attr = toElementsAttr(op->getContext(), *r);
+  return attr.getType() == type ? attr : Attribute();
 }
 
 } // namespace shardc::graph

@@ -54,8 +54,8 @@ static std::string layerOf(Location loc) {
 }
 
 static std::string shortName(Operation *op) {
-  if (auto call = dyn_cast<kern::CallOp>(op))
-    return call.getCallee().str();
+  if (auto call = dyn_cast<kern::RuntimeCallOpInterface>(op))
+    return call.getRuntimeCallee().str();
   if (isa<kern::MatmulOp>(op))
     return "matmul";
   return op->getName().stripDialect().str();
@@ -65,7 +65,7 @@ KernelStats shardc::kernelStats(ModuleOp module) {
   KernelStats stats;
   module.walk([&](Operation *op) {
     if (!isa<kern::MapOp, kern::ReduceOp, kern::MatmulOp, kern::ConvOp,
-             kern::CallOp>(op))
+             kern::RuntimeCallOpInterface>(op))
       return;
     (isa<kern::MapOp, kern::ReduceOp>(op) ? stats.generated : stats.library)++;
     llvm::SmallPtrSet<void *, 8> seen;

@@ -16,7 +16,7 @@ std::map<std::string, unsigned> countGraphOps(mlir::ModuleOp module);
 /// The kernels of a kern program.
 struct KernelStats {
   unsigned generated = 0; ///< kern.map and kern.reduce
-  unsigned library = 0;   ///< kern.matmul, kern.conv, kern.call
+  unsigned library = 0;   ///< kern.matmul, kern.conv, runtime kernels
   uint64_t bytes = 0;     ///< every operand buffer read or written, summed
   /// Kernels per layer, the layer named after the op's location (the first
   /// path component that ends in a number, e.g. "/blocks.3" or

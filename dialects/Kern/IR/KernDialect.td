@@ -24,8 +24,10 @@ def Kern_Dialect : Dialect {
     Kernels are either generated (`kern.map`, `kern.reduce`: an iteration
     space, one strided access per operand and a scalar body written with the
     upstream `arith` and `math` dialects, which both code generators print)
-    or library calls (`kern.matmul`, `kern.conv`: oneDNN on the CPU;
-    `kern.call`: a runtime kernel).
+    or library calls (`kern.matmul`, `kern.conv`: oneDNN on the CPU) or
+    runtime kernels (`kern.gather`, `kern.softmax`, `kern.pool`, ...: one op
+    per kernel of runtime/src/cpu, each with typed operands and attributes,
+    a verifier, and its C argument list through `RuntimeCallOpInterface`).
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect"];

@@ -12,7 +12,10 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include "dialects/Kern/IR/RuntimeCall.h"
+
 #include "dialects/Kern/IR/KernDialect.h.inc"
+#include "dialects/Kern/IR/KernInterfaces.h.inc"
 
 #define GET_OP_CLASSES
 #include "dialects/Kern/IR/KernOps.h.inc"
@@ -50,6 +53,35 @@ llvm::SmallVector<int64_t> rowMajorStrides(llvm::ArrayRef<int64_t> shape);
 /// (kern.conv's x_channels_last / y_channels_last, kern-channels-last).
 llvm::SmallVector<int64_t> channelsLastDims(llvm::ArrayRef<int64_t> logical);
 llvm::SmallVector<int64_t> channelsFirstDims(llvm::ArrayRef<int64_t> physical);
+
+/// An axis in [-rank, rank) (or [-rank, rank] with `inclusive`) made
+/// non-negative; none when out of range.
+std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank,
+                                     bool inclusive = false);
+
+/// The product of some dims.
+int64_t product(llvm::ArrayRef<int64_t> dims);
+
+/// numpy matmul shapes of a x b into y (kern.matmul_ref, matmul_integer,
+/// qlinear_matmul; runtime/src/cpu/MatMulRef.cpp: mmShape): batch of
+/// M x K times K x N, the broadcast batch dims and each operand's matrix
+/// stride per batch dim (0 where it broadcasts).
+struct MatmulShape {
+  int64_t M = 1, K = 1, N = 1, batch = 1, aBatches = 1, bBatches = 1;
+  llvm::SmallVector<int64_t> batchDims, aStrides, bStrides;
+};
+/// The shapes of a x b into y, or why they do not multiply.
+llvm::FailureOr<MatmulShape> matmulShape(llvm::ArrayRef<int64_t> a,
+                                         llvm::ArrayRef<int64_t> b,
+                                         llvm::ArrayRef<int64_t> y,
+                                         std::string &why);
+
+/// How a zero point or scale of `numElements` elements indexes a matmul
+/// operand (prelude matmul.cuh: sc_per_index): 1 one value, 2 one per row
+/// (column), 3 one per row (column) of every one of `matrices`; none
+/// otherwise.
+std::optional<int> perIndexMode(int64_t numElements, int64_t per,
+                                int64_t matrices);
 
 } // namespace shardc::kern
 

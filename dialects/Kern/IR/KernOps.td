@@ -5,7 +5,7 @@
 
 include "dialects/Kern/IR/KernDialect.td"
 include "mlir/IR/OpBase.td"
-include "mlir/IR/SymbolInterfaces.td"
+include "dialects/Kern/IR/KernInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 class Kern_Op<string mnemonic, list<Trait> traits = []>
@@ -190,25 +190,36 @@ def Kern_ConvOp : Kern_Op<"conv", [AttrSizedOperandSegments]> {
   let hasVerifier = 1;
 }
 
-def Kern_CallOp : Kern_Op<"call", [AttrSizedOperandSegments]> {
-  let summary = "a call of a runtime kernel";
-  let description = [{
-    Calls the runtime kernel `callee` (declared in `shardc/cpu.h`). `args`
-    lists its C arguments in order: the strings `"%dN"` and `"%pN"` are the
-    descriptor and data pointer of operand N (inputs, then outputs),
-    `"%null"` a null pointer, `"%descs"` / `"%ptrs"` arrays of every input's
-    descriptor / pointer; other strings are C string literals, integers and
-    floats are literals and dense arrays are static constant arrays.
-  }];
-  let arguments = (ins FlatSymbolRefAttr:$callee,
-                       Variadic<Kern_Buffer>:$inputs,
-                       Variadic<Kern_Buffer>:$outputs, ArrayAttr:$args);
-  let assemblyFormat = [{
-    $callee (`ins` `(` $inputs^ `:` type($inputs) `)`)? `outs` `(` $outputs
-    `:` type($outputs) `)` attr-dict
-  }];
+include "dialects/Kern/IR/KernCollectiveOps.td"
+
+//===----------------------------------------------------------------------===//
+// Runtime kernels: one op per kernel of runtime/src/cpu, each a call whose C
+// arguments it lists itself (Kern_RuntimeCallOpInterface).
+//===----------------------------------------------------------------------===//
+
+/// Buffers a runtime kernel reads and writes.
+def Kern_In : Arg<Kern_Buffer, "read", [MemRead]>;
+def Kern_OptIn : Arg<Optional<Kern_Buffer>, "read", [MemRead]>;
+def Kern_Out : Arg<Kern_Buffer, "written", [MemWrite]>;
+def Kern_OptOut : Arg<Optional<Kern_Buffer>, "written", [MemWrite]>;
+
+/// An i64 attribute read back as a signed value (axes and offsets may be
+/// negative; I64Attr's accessor is unsigned).
+def Kern_I64Attr : TypedSignlessIntegerAttrBase<I64, "int64_t",
+                                                "64-bit integer attribute"> {
+  let convertFromStorage = "$_self.getValue().getSExtValue()";
 }
 
-include "dialects/Kern/IR/KernCollectiveOps.td"
+class Kern_RuntimeOp<string mnemonic, list<Trait> traits = []>
+    : Kern_Op<mnemonic, traits # [
+        DeclareOpInterfaceMethods<Kern_RuntimeCallOpInterface>]> {
+  let hasVerifier = 1;
+}
+
+include "dialects/Kern/IR/KernNormOps.td"
+include "dialects/Kern/IR/KernSelectionOps.td"
+include "dialects/Kern/IR/KernSpatialOps.td"
+include "dialects/Kern/IR/KernContractionOps.td"
+include "dialects/Kern/IR/KernAttentionOps.td"
 
 #endif // SHARDC_KERN_OPS

@@ -8,7 +8,7 @@
 // can take it channels-last:
 //   - a non-transposed kern.conv reading it as x, or writing it as y or
 //     reading it as the residual (which share one flag: y_channels_last);
-//   - a kern.call @sc_pool without indices, as input or output (one flag,
+//   - a kern.pool without indices, as input or output (one flag,
 //     channels_last, for both);
 //   - a kern.map or kern.reduce operand whose access decomposes into
 //     per-dim steps without carries (true of elementwise, broadcast,
@@ -126,8 +126,6 @@ ConvUse roleIn(kern::ConvOp conv, unsigned n) {
   return ConvUse::Other;
 }
 
-bool isPool(kern::CallOp call) { return call.getCallee() == "sc_pool"; }
-
 struct KernChannelsLastPass
     : shardc::impl::KernChannelsLastBase<KernChannelsLastPass> {
   void runOnOperation() override {
@@ -167,9 +165,9 @@ struct KernChannelsLastPass
           }
           if (ok)
             wanted.insert(buffer);
-        } else if (auto call = dyn_cast<kern::CallOp>(user)) {
-          if (isPool(call) && call.getOutputs().size() == 1) {
-            Value in = call.getInputs()[0], out = call.getOutputs()[0];
+        } else if (auto pool = dyn_cast<kern::PoolOp>(user)) {
+          if (!pool.getIndices()) {
+            Value in = pool.getX(), out = pool.getY();
             Value other = buffer == in ? out : in;
             ok = in != out && isCandidate(other);
             if (ok)
@@ -219,11 +217,8 @@ struct KernChannelsLastPass
           conv.setXChannelsLast(true);
         else
           conv.setYChannelsLast(true);
-      } else if (auto call = dyn_cast<kern::CallOp>(user)) {
-        SmallVector<Attribute> args(call.getArgs().begin(),
-                                    call.getArgs().end());
-        args.back() = b.getI32IntegerAttr(1);
-        call.setArgsAttr(b.getArrayAttr(args));
+      } else if (auto pool = dyn_cast<kern::PoolOp>(user)) {
+        pool.setChannelsLast(true);
       } else {
         Kernel k{user};
         SmallVector<Attribute> layouts(k.layouts().begin(), k.layouts().end());

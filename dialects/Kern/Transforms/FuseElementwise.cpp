@@ -11,7 +11,8 @@
 //   1. The intermediate has another reader, is written by anything else, is
 //      seen through a kern.view, or is not a kern.alloc (a function output
 //      must be stored): fusing would recompute or lose a value someone needs.
-//   2. The consumer is a library call (kern.matmul, kern.conv, kern.call):
+//   2. The consumer is a library call (kern.matmul, kern.conv, a runtime
+//      kernel such as kern.softmax):
 //      libraries read memory.
 //   3. The producer has several outputs, reads kern.index, or does not write
 //      its output densely in its own iteration order (its shape is the
@@ -73,8 +74,8 @@ SmallVector<Value> writtenBy(Operation *op) {
     out.append(m.getOutputs().begin(), m.getOutputs().end());
   else if (auto r = dyn_cast<kern::ReduceOp>(op))
     out.append(r.getOutputs().begin(), r.getOutputs().end());
-  else if (auto c = dyn_cast<kern::CallOp>(op))
-    out.append(c.getOutputs().begin(), c.getOutputs().end());
+  else if (auto c = dyn_cast<kern::RuntimeCallOpInterface>(op))
+    out = c.getWrittenBuffers();
   else if (auto mm = dyn_cast<kern::MatmulOp>(op))
     out.push_back(mm.getY());
   else if (auto conv = dyn_cast<kern::ConvOp>(op))

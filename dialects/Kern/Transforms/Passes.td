@@ -21,8 +21,8 @@ def KernChannelsLast : Pass<"kern-channels-last", "mlir::func::FuncOp"> {
   let description = [{
     An arena buffer that a `kern.conv` reads as x or residual or writes as
     y, and whose
-    other uses can all take it channels-last (convolutions, `sc_pool`
-    calls, maps and reductions whose accesses split per dim), gets the type
+    other uses can all take it channels-last (convolutions, `kern.pool`
+    ops, maps and reductions whose accesses split per dim), gets the type
     `[N, spatial..., C]`; the convolutions and pools that use it are flagged
     and the maps and reductions read it through permuted strides. oneDNN
     then runs the convolutions on its nhwc kernels without reordering their

@@ -18,8 +18,8 @@ def ConvertGraphToKern : Pass<"convert-graph-to-kern", "mlir::ModuleOp"> {
     reads them: a splat read by an elementwise kernel becomes a constant of
     its body) and reshapes `kern.view`s. Every graph op becomes a generated
     kernel (`kern.map`, `kern.reduce`) or a library call (`kern.matmul`,
-    `kern.conv`, `kern.call`). An op or configuration with no lowering is an
-    error that names the op.
+    `kern.conv`, or a runtime kernel op such as `kern.softmax`). An op or
+    configuration with no lowering is an error that names the op.
   }];
   let options = [
     Option<"halfGemm", "half-gemm", "bool", /*default=*/"false",

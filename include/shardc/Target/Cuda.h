@@ -1,7 +1,7 @@
 //===- Cuda.h - the CUDA target ---------------------------------*- C++ -*-===//
 //
 // Generated kernels as CUDA C++ (one extern "C" __global__ function per
-// kern.map / kern.reduce / kern.call), compiled in-process by NVRTC into one
+// kern.map / kern.reduce / runtime kernel op), compiled in-process by NVRTC into one
 // program per architecture. The host side of a CUDA program (launches,
 // cuBLASLt and cuDNN calls) is C++ written by the program writer
 // (include/shardc/Target/Cpp.h) against runtime/include/shardc/cuda.h.
@@ -31,7 +31,8 @@ struct Kernel {
   llvm::SmallVector<int64_t> paramOffsets;
 };
 
-/// The kernel of a kern.map, kern.reduce or kern.call named `name`. Fails
+/// The kernel of a kern.map, kern.reduce or runtime kernel op (kern.softmax,
+/// ...) named `name`. Fails
 /// with a diagnostic on `op` when the CUDA target cannot take it.
 /// `hoistOffsets` (maps and reductions): the operands' base offsets go to
 /// the caller (Kernel::paramOffsets), so that kernels differing only there

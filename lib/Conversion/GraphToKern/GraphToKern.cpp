@@ -175,12 +175,6 @@ Operation *KernLowering::reduce(Location loc, StringRef kind,
   return op;
 }
 
-Operation *KernLowering::call(Location loc, StringRef callee, ValueRange ins,
-                              ValueRange outs, ArrayRef<Attribute> args) {
-  return b.create<CallOp>(loc, FlatSymbolRefAttr::get(b.getContext(), callee),
-                          ins, outs, b.getArrayAttr(args));
-}
-
 void KernLowering::copy(Location loc, Value src, Value dst) {
   ArrayRef<int64_t> shape = cast<MemRefType>(dst.getType()).getShape();
   map(loc, shape, {dense(src)}, {dense(dst)},

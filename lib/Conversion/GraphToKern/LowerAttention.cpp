@@ -199,8 +199,7 @@ OutputChain outputChain(KernLowering &l, Value v) {
 LogicalResult lowerAttention(graph::AttentionOp op, KernLowering &l) {
   Location loc = op.getLoc();
   Type elem = elemOf(op.getQuery());
-  int32_t dtype = onnxFloatDType(elem);
-  if (dtype < 0)
+  if (onnxFloatDType(elem) < 0)
     return l.fail(op, "needs f32, f16, bf16 or f64 operands");
   ArrayRef<int64_t> qs = shapeOf(op.getQuery()), ks = shapeOf(op.getKey()),
                     vs = shapeOf(op.getValue());
@@ -244,39 +243,25 @@ LogicalResult lowerAttention(graph::AttentionOp op, KernLowering &l) {
     for (auto [o, s] : llvm::zip(ops, bstr))
       s.push_back(o.strides[d]);
   }
-  int64_t nb = dims.size();
   dims.append({S, T, D, E});
 
-  // One kernel input per distinct buffer.
-  SmallVector<Value> ins;
-  auto indexOf = [&](Value buffer) {
-    auto it = llvm::find(ins, buffer);
-    if (it != ins.end())
-      return (unsigned)(it - ins.begin());
-    ins.push_back(buffer);
-    return (unsigned)ins.size() - 1;
-  };
-  SmallVector<unsigned> index;
-  for (size_t i = 0; i + 1 < ops.size(); ++i)
-    index.push_back(indexOf(ops[i].buffer));
+  // Each operand: its base buffer and [offset, batch strides, row stride,
+  // column stride].
   auto layout = [&](size_t i) {
     SmallVector<int64_t> a{ops[i].offset};
     a.append(bstr[i]);
     a.append(ArrayRef(ops[i].strides).take_back(2).begin(),
              ArrayRef(ops[i].strides).take_back(2).end());
-    return l.i64s(a);
+    return l.b.getDenseI64ArrayAttr(a);
   };
   size_t yi = ops.size() - 1;
-  SmallVector<Attribute> args{l.i32(dtype), l.i32(nb), l.i64s(dims)};
-  for (size_t i = 0; i < 3; ++i)
-    args.append({l.ptr(index[i]), layout(i)});
-  if (hasMask)
-    args.append({l.ptr(index[3]), layout(3)});
-  else
-    args.append({l.null(), l.null()});
-  args.append({l.ptr(ins.size()), layout(yi), l.f32(op.getScale().convertToFloat()),
-               l.i32(op.getCausal())});
-  l.call(loc, "sc_attention", ins, {y}, args);
+  l.b.create<AttentionOp>(
+      loc, ops[0].buffer, ops[1].buffer, ops[2].buffer,
+      hasMask ? ops[3].buffer : Value(), y, l.b.getDenseI64ArrayAttr(dims),
+      layout(0), layout(1), layout(2),
+      hasMask ? layout(3) : DenseI64ArrayAttr(), layout(yi),
+      l.b.getF32FloatAttr(op.getScale().convertToFloat()),
+      op.getCausal() ? l.b.getUnitAttr() : UnitAttr());
   for (Operation *o : chain.ops)
     l.lowered.insert(o);
   return success();

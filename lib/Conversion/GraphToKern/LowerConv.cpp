@@ -61,47 +61,41 @@ static LogicalResult lowerConv(OpTy op, KernLowering &l, bool transposed) {
 }
 
 template <typename OpTy>
-static LogicalResult lowerPool(OpTy op, KernLowering &l, int32_t kind,
+static LogicalResult lowerPool(OpTy op, KernLowering &l, StringRef kind,
                                Value indices, bool countIncludePad,
                                int64_t storageOrder) {
   Type elem = elemOf(op.getInput());
   if (!Scalar::isFloat(elem) && !elem.isInteger(8))
     return l.fail(op, "pooling takes floating-point or 8-bit integer inputs");
-  SmallVector<Value> outs{l.result(op.getOutput())};
-  if (indices)
-    outs.push_back(indices);
-  l.call(op.getLoc(), "sc_pool", {l.get(op.getInput())}, outs,
-         {l.desc(0), l.ptr(0), l.desc(1), l.ptr(1), indices ? l.ptr(2) : l.null(),
-          l.i32(kind), l.i64s(op.getKernelShape()), l.i64s(op.getStrides()),
-          l.i64s(op.getDilations()), l.i64s(op.getPads()),
-          l.i32(countIncludePad), l.i32(storageOrder),
-          /*channels_last=*/l.i32(0)});
+  Value out = l.result(op.getOutput());
+  Value x = l.get(op.getInput());
+  l.b.create<PoolOp>(op.getLoc(), x, out, indices, kind,
+                     op.getKernelShape(), op.getStrides(), op.getDilations(),
+                     op.getPads(), countIncludePad, storageOrder);
   return success();
 }
 
 static LogicalResult lowerResize(graph::ResizeOp op, KernLowering &l) {
-  int32_t mode = llvm::StringSwitch<int32_t>(op.getMode())
-                     .Case("nearest", 0).Case("linear", 1).Case("cubic", 2)
-                     .Default(-1);
-  int32_t coord =
-      llvm::StringSwitch<int32_t>(op.getCoordinateTransformationMode())
-          .Case("half_pixel", 0).Case("asymmetric", 1)
-          .Case("pytorch_half_pixel", 2).Case("align_corners", 3)
-          .Case("tf_half_pixel_for_nearest", 4)
-          .Case("tf_half_pixel_for_nn", 4) // its name in opset 10
-          .Case("half_pixel_symmetric", 5).Default(-1);
-  int32_t nearest = llvm::StringSwitch<int32_t>(op.getNearestMode())
-                        .Case("round_prefer_floor", 0)
-                        .Case("round_prefer_ceil", 1).Case("floor", 2)
-                        .Case("ceil", 3).Default(-1);
-  if (mode < 0)
-    return l.fail(op, "unknown mode '" + op.getMode() + "'");
-  if (coord < 0)
-    return l.fail(op, "coordinate_transformation_mode '" +
-                          op.getCoordinateTransformationMode() +
+  StringRef mode = op.getMode(), nearest = op.getNearestMode();
+  StringRef coord = op.getCoordinateTransformationMode();
+  if (coord == "tf_half_pixel_for_nn") // its name in opset 10
+    coord = "tf_half_pixel_for_nearest";
+  if (!llvm::StringSwitch<bool>(mode)
+           .Cases("nearest", "linear", "cubic", true)
+           .Default(false))
+    return l.fail(op, "unknown mode '" + mode + "'");
+  if (!llvm::StringSwitch<bool>(coord)
+           .Cases("half_pixel", "asymmetric", "pytorch_half_pixel",
+                  "align_corners", "tf_half_pixel_for_nearest",
+                  "half_pixel_symmetric", true)
+           .Default(false))
+    return l.fail(op, "coordinate_transformation_mode '" + coord +
                           "' is not supported");
-  if (nearest < 0)
-    return l.fail(op, "unknown nearest_mode '" + op.getNearestMode() + "'");
+  if (!llvm::StringSwitch<bool>(nearest)
+           .Cases("round_prefer_floor", "round_prefer_ceil", "floor", "ceil",
+                  true)
+           .Default(false))
+    return l.fail(op, "unknown nearest_mode '" + nearest + "'");
   ArrayRef<int64_t> in = shapeOf(op.getInput()), out = shapeOf(op.getOutput());
   SmallVector<float> scales(op.getScales());
   if (scales.size() != in.size()) {
@@ -110,13 +104,11 @@ static LogicalResult lowerResize(graph::ResizeOp op, KernLowering &l) {
       scales.push_back(in[d] ? static_cast<float>(out[d]) / in[d] : 1.0f);
   }
   Value y = l.result(op.getOutput());
-  l.call(op.getLoc(), "sc_resize", {l.get(op.getInput())}, {y},
-         {l.desc(0), l.ptr(0), l.desc(1), l.ptr(1),
-          l.b.getDenseF32ArrayAttr(scales), l.i32(mode), l.i32(coord),
-          l.i32(nearest), l.f32(op.getCubicCoeffA().convertToDouble()),
-          l.i32(op.getExcludeOutside()),
-          l.f32(op.getExtrapolationValue().convertToDouble()),
-          l.i32(op.getAntialias())});
+  Value x = l.get(op.getInput());
+  l.b.create<ResizeOp>(op.getLoc(), x, y, scales, mode,
+                       coord, nearest, op.getCubicCoeffA(),
+                       op.getExcludeOutside(), op.getExtrapolationValue(),
+                       op.getAntialias());
   return success();
 }
 
@@ -132,10 +124,10 @@ void shardc::kern::addConvLowerings(LoweringTable &t) {
   });
   addLowering<graph::MaxPoolOp>(t, [](graph::MaxPoolOp op, KernLowering &l) {
     Value indices = l.result(op.getIndices(), /*optional=*/true);
-    return lowerPool(op, l, 0, indices, false, op.getStorageOrder());
+    return lowerPool(op, l, "max", indices, false, op.getStorageOrder());
   });
   addLowering<graph::AveragePoolOp>(t, [](graph::AveragePoolOp op, KernLowering &l) {
-    return lowerPool(op, l, 1, Value(), op.getCountIncludePad(), 0);
+    return lowerPool(op, l, "average", Value(), op.getCountIncludePad(), 0);
   });
   addLowering<graph::GlobalAveragePoolOp>(t, [](graph::GlobalAveragePoolOp op, KernLowering &l) {
     SmallVector<int64_t> axes;

@@ -97,8 +97,8 @@ static LogicalResult lowerMatMul(graph::MatMulOp op, KernLowering &l) {
   Type elem = elemOf(op.getOutput());
   Value out = l.result(op.getOutput());
   if (!elem.isF32() && !isHalf(elem)) {
-    l.call(loc, "sc_matmul_ref", {l.get(op.getLhs()), l.get(op.getRhs())},
-           {out}, {l.desc(0), l.ptr(0), l.desc(1), l.ptr(1), l.desc(2), l.ptr(2)});
+    Value a = l.get(op.getLhs()), b = l.get(op.getRhs());
+    l.b.create<MatmulRefOp>(loc, a, b, out);
     return success();
   }
   lowerProduct(l, loc, op.getLhs(), op.getRhs(), Value(), Value(), "none",
@@ -187,28 +187,15 @@ static LogicalResult lowerLayerNorm(graph::LayerNormOp op, KernLowering &l) {
   Location loc = op.getLoc();
   int64_t axis = op.getAxis();
   ArrayRef<int64_t> normShape = shapeOf(op.getInput()).drop_front(axis);
-  SmallVector<Value> ins{l.get(op.getInput()),
-                         expanded(l, loc, op.getScale(), normShape)};
-  if (op.getBias())
-    ins.push_back(expanded(l, loc, op.getBias(), normShape));
-  SmallVector<Value> outs{l.result(op.getOutput())};
+  Value x = l.get(op.getInput());
+  Value scale = expanded(l, loc, op.getScale(), normShape);
+  Value bias =
+      op.getBias() ? expanded(l, loc, op.getBias(), normShape) : Value();
+  Value out = l.result(op.getOutput());
   Value mean = l.result(op.getMean(), /*optional=*/true);
   Value inv = l.result(op.getInvStdDev(), /*optional=*/true);
-  unsigned next = ins.size();
-  SmallVector<Attribute> args{l.desc(0), l.ptr(0), l.ptr(1),
-                              op.getBias() ? l.ptr(2) : l.null(),
-                              l.ptr(next++)};
-  for (Value stat : {mean, inv}) {
-    if (!stat) {
-      args.push_back(l.null());
-      continue;
-    }
-    outs.push_back(stat);
-    args.push_back(l.ptr(next++));
-  }
-  args.push_back(l.i64(axis));
-  args.push_back(l.f32(op.getEpsilon().convertToDouble()));
-  l.call(loc, "sc_layer_norm", ins, outs, args);
+  l.b.create<LayerNormOp>(loc, x, scale, bias, out, mean, inv, axis,
+                          op.getEpsilon());
   return success();
 }
 
@@ -273,8 +260,8 @@ static void softmax(LoweringTable &t, bool isLog) {
     if (!Scalar::isFloat(elemOf(op.getInput())))
       return l.fail(op, "needs a floating-point input");
     Value out = l.result(op.getOutput());
-    l.call(op.getLoc(), "sc_softmax", {l.get(op.getInput())}, {out},
-           {l.desc(0), l.ptr(0), l.ptr(1), l.i64(op.getAxis()), l.i32(isLog)});
+    l.b.create<SoftmaxOp>(op.getLoc(), l.get(op.getInput()), out,
+                          op.getAxis(), isLog);
     return success();
   });
 }
@@ -300,11 +287,8 @@ void shardc::kern::addLinalgLowerings(LoweringTable &t) {
     SmallVector<Value> ins;
     for (Value v : op.getInputs())
       ins.push_back(l.get(v));
-    unsigned y = ins.size();
     Value out = l.result(op.getOutput());
-    l.call(op.getLoc(), "sc_einsum", ins, {out},
-           {op.getEquationAttr(), l.i32(y), l.b.getStringAttr("%descs"),
-            l.b.getStringAttr("%ptrs"), l.desc(y), l.ptr(y)});
+    l.b.create<EinsumOp>(op.getLoc(), ins, out, op.getEquation());
     return success();
   });
 }

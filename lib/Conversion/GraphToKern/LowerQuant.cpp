@@ -86,26 +86,20 @@ void shardc::kern::addQuantLowerings(LoweringTable &t) {
   addLowering<graph::DequantizeLinearOp>(t, lowerDequantize);
   addLowering<graph::MatMulIntegerOp>(t, [](graph::MatMulIntegerOp op, KernLowering &l) {
     Value out = l.result(op.getOutput());
-    l.call(op.getLoc(), "sc_matmul_integer",
-           {l.get(op.getLhs()), l.get(op.getRhs()), l.get(op.getLhsZeroPoint()),
-            l.get(op.getRhsZeroPoint())},
-           {out},
-           {l.desc(0), l.ptr(0), l.desc(1), l.ptr(1), l.desc(2), l.ptr(2),
-            l.desc(3), l.ptr(3), l.desc(4), l.ptr(4)});
+    Value a = l.get(op.getLhs()), b = l.get(op.getRhs());
+    Value az = l.get(op.getLhsZeroPoint()), bz = l.get(op.getRhsZeroPoint());
+    l.b.create<MatmulIntegerOp>(op.getLoc(), a, b, az, bz, out);
     return success();
   });
   addLowering<graph::QLinearMatMulOp>(t, [](graph::QLinearMatMulOp op, KernLowering &l) {
+    // a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale,
+    // y_zero_point: the op's operands in order.
     SmallVector<Value> ins;
-    SmallVector<Attribute> args;
-    for (auto [i, v] : llvm::enumerate(op->getOperands())) {
+    for (Value v : op->getOperands())
       ins.push_back(l.get(v));
-      args.push_back(l.desc(i));
-      args.push_back(l.ptr(i));
-    }
     Value out = l.result(op.getOutput());
-    args.push_back(l.desc(ins.size()));
-    args.push_back(l.ptr(ins.size()));
-    l.call(op.getLoc(), "sc_qlinear_matmul", ins, {out}, args);
+    l.b.create<QLinearMatmulOp>(op.getLoc(), ins[0], ins[1], ins[2], ins[3],
+                                ins[4], ins[5], ins[6], ins[7], out);
     return success();
   });
 }

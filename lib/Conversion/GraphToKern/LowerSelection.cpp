@@ -13,38 +13,35 @@ using namespace shardc::kern;
 void shardc::kern::addSelectionLowerings(LoweringTable &t) {
   addLowering<graph::GatherOp>(t, [](graph::GatherOp op, KernLowering &l) {
     Value out = l.result(op.getOutput());
-    l.call(op.getLoc(), "sc_gather", {l.get(op.getData()), l.get(op.getIndices())},
-           {out}, {l.desc(0), l.ptr(0), l.desc(1), l.ptr(1), l.ptr(2),
-                   l.i64(op.getAxis())});
+    Value data = l.get(op.getData());
+    Value indices = l.get(op.getIndices());
+    l.b.create<GatherOp>(op.getLoc(), data, indices, out, op.getAxis());
     return success();
   });
   addLowering<graph::TopKOp>(t, [](graph::TopKOp op, KernLowering &l) {
     Value values = l.result(op.getValues());
     Value indices = l.result(op.getIndices());
-    l.call(op.getLoc(), "sc_topk", {l.get(op.getInput())}, {values, indices},
-           {l.desc(0), l.ptr(0), l.ptr(1), l.ptr(2), l.i64(op.getAxis()),
-            l.i64(op.getK()), l.i32(op.getLargest()), l.i32(op.getSorted())});
+    l.b.create<TopKOp>(op.getLoc(), l.get(op.getInput()), values, indices,
+                       op.getAxis(), op.getK(), op.getLargest(),
+                       op.getSorted());
     return success();
   });
   addLowering<graph::ArgMaxOp>(t, [](graph::ArgMaxOp op, KernLowering &l) {
     Value out = l.result(op.getOutput());
-    l.call(op.getLoc(), "sc_arg_max", {l.get(op.getInput())}, {out},
-           {l.desc(0), l.ptr(0), l.ptr(1), l.i64(op.getAxis()),
-            l.i32(op.getSelectLastIndex())});
+    l.b.create<ArgMaxOp>(op.getLoc(), l.get(op.getInput()), out, op.getAxis(),
+                         op.getSelectLastIndex());
     return success();
   });
   addLowering<graph::CumSumOp>(t, [](graph::CumSumOp op, KernLowering &l) {
     Value out = l.result(op.getOutput());
-    l.call(op.getLoc(), "sc_cumsum", {l.get(op.getInput())}, {out},
-           {l.desc(0), l.ptr(0), l.ptr(1), l.i64(op.getAxis()),
-            l.i32(op.getExclusive()), l.i32(op.getReverse())});
+    l.b.create<CumSumOp>(op.getLoc(), l.get(op.getInput()), out, op.getAxis(),
+                         op.getExclusive(), op.getReverse());
     return success();
   });
   addLowering<graph::TriluOp>(t, [](graph::TriluOp op, KernLowering &l) {
     Value out = l.result(op.getOutput());
-    l.call(op.getLoc(), "sc_trilu", {l.get(op.getInput())}, {out},
-           {l.desc(0), l.ptr(0), l.ptr(1), l.i32(op.getUpper()),
-            l.i64(op.getK())});
+    l.b.create<TriluOp>(op.getLoc(), l.get(op.getInput()), out, op.getUpper(),
+                        op.getK());
     return success();
   });
 }

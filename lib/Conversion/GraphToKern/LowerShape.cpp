@@ -26,15 +26,6 @@ static void viewLowering(LoweringTable &t) {
   });
 }
 
-static int32_t padMode(StringRef mode) {
-  return llvm::StringSwitch<int32_t>(mode)
-      .Case("constant", 0)
-      .Case("reflect", 1)
-      .Case("edge", 2)
-      .Case("wrap", 3)
-      .Default(-1);
-}
-
 void shardc::kern::addShapeLowerings(LoweringTable &t) {
   viewLowering<graph::ReshapeOp>(t);
   viewLowering<graph::SqueezeOp>(t);
@@ -114,17 +105,15 @@ void shardc::kern::addShapeLowerings(LoweringTable &t) {
   });
 
   addLowering<graph::PadOp>(t, [](graph::PadOp op, KernLowering &l) {
-    int32_t mode = padMode(op.getMode());
-    if (mode < 0)
-      return l.fail(op, "unknown pad mode '" + op.getMode() + "'");
-    SmallVector<Value> ins{l.get(op.getInput())};
-    if (op.getValue())
-      ins.push_back(l.get(op.getValue()));
+    StringRef mode = op.getMode();
+    if (!llvm::StringSwitch<bool>(mode)
+             .Cases("constant", "reflect", "edge", "wrap", true)
+             .Default(false))
+      return l.fail(op, "unknown pad mode '" + mode + "'");
+    Value x = l.get(op.getInput());
+    Value value = op.getValue() ? l.get(op.getValue()) : Value();
     Value out = l.result(op.getOutput());
-    unsigned y = ins.size();
-    l.call(op.getLoc(), "sc_pad", ins, {out},
-           {l.desc(0), l.ptr(0), l.desc(y), l.ptr(y), l.i64s(op.getPads()),
-            l.i32(mode), op.getValue() ? l.ptr(1) : l.null()});
+    l.b.create<PadOp>(op.getLoc(), x, value, out, op.getPads(), mode);
     return success();
   });
 }

@@ -2,8 +2,7 @@
 //
 // The state of one graph-to-kern rewrite (which buffer holds which graph
 // value) and the builders every op family uses: strided accesses, generated
-// maps and reductions, runtime calls, and type-aware scalar arithmetic for
-// kernel bodies.
+// maps and reductions, and type-aware scalar arithmetic for kernel bodies.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_LIB_CONVERSION_GRAPHTOKERN_LOWERING_H
@@ -103,9 +102,6 @@ public:
                           llvm::ArrayRef<int64_t> reduceDims,
                           llvm::ArrayRef<Access> ins, Access out,
                           const BodyFn &body);
-  mlir::Operation *call(mlir::Location loc, llvm::StringRef callee,
-                        mlir::ValueRange ins, mlir::ValueRange outs,
-                        llvm::ArrayRef<mlir::Attribute> args);
   /// A copy of `src` into `dst` (same shape).
   void copy(mlir::Location loc, mlir::Value src, mlir::Value dst);
 
@@ -114,15 +110,6 @@ public:
   mlir::LogicalResult elementwise(mlir::Operation *op,
                                   mlir::ValueRange operands,
                                   const BodyFn &body);
-
-  // Argument helpers for kern.call.
-  mlir::Attribute desc(unsigned i) { return b.getStringAttr("%d" + std::to_string(i)); }
-  mlir::Attribute ptr(unsigned i) { return b.getStringAttr("%p" + std::to_string(i)); }
-  mlir::Attribute null() { return b.getStringAttr("%null"); }
-  mlir::Attribute i32(int64_t v) { return b.getI32IntegerAttr(static_cast<int32_t>(v)); }
-  mlir::Attribute i64(int64_t v) { return b.getI64IntegerAttr(v); }
-  mlir::Attribute f32(double v) { return b.getF32FloatAttr(static_cast<float>(v)); }
-  mlir::Attribute i64s(llvm::ArrayRef<int64_t> v) { return b.getDenseI64ArrayAttr(v); }
 
   /// Fails the lowering of `op` with a message naming it.
   mlir::LogicalResult fail(mlir::Operation *op, const llvm::Twine &msg);

@@ -1,8 +1,9 @@
 //===- CppEmitter.h - the program writer ------------------------*- C++ -*-===//
 //
 // Writes one C++ translation unit per model: the CPU kernels and entry
-// points (EmitCpp.cpp), the host side of the CUDA entry points
-// (EmitCudaHost.cpp), the embedded plan and the program table.
+// points (EmitCpp.cpp), the runtime kernel calls (EmitCalls.cpp), the host
+// side of the CUDA entry points (EmitCudaHost.cpp), the embedded plan and
+// the program table.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_LIB_TARGET_CPP_CPPEMITTER_H
@@ -77,7 +78,8 @@ private:
                            mlir::ValueRange outputs, mlir::ArrayRef<int64_t> shape,
                            mlir::ArrayAttr layouts, mlir::ArrayRef<int64_t> reduceDims,
                            mlir::StringRef kind, mlir::Block &body);
-  mlir::LogicalResult emitCall(kern::CallOp op);
+  /// A runtime kernel call (EmitCalls.cpp).
+  mlir::LogicalResult emitRuntimeCall(kern::RuntimeCallOpInterface op);
   mlir::LogicalResult emitMatmul(kern::MatmulOp op);
   mlir::LogicalResult emitConv(kern::ConvOp op);
   mlir::LogicalResult emitLibraryCall(mlir::Operation *op,

@@ -259,85 +259,6 @@ std::string CppEmitter::splitKernel(const std::string &comment,
   return name;
 }
 
-static std::string cString(StringRef s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\')
-      out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
-
-LogicalResult CppEmitter::emitCall(kern::CallOp op) {
-  SmallVector<Value> operands(op.getInputs());
-  operands.append(op.getOutputs().begin(), op.getOutputs().end());
-  std::string pre;
-  SmallVector<std::string> args;
-  for (Attribute a : op.getArgs()) {
-    if (auto s = dyn_cast<StringAttr>(a)) {
-      StringRef v = s.getValue();
-      if (v == "%null") {
-        args.push_back("0");
-      } else if (v == "%descs" || v == "%ptrs") {
-        bool descs = v == "%descs";
-        std::string list;
-        for (auto [i, in] : llvm::enumerate(op.getInputs())) {
-          if (descs) {
-            FailureOr<std::string> d = desc(op, in);
-            if (failed(d))
-              return failure();
-            list += (i ? ", " : "") + *d;
-          } else {
-            list += (i ? ", " : "") + std::string("(const void *)") + ptr(in);
-          }
-        }
-        std::string name = descs ? "dl" : "pl";
-        pre += std::string("    ") + (descs ? "const sc_desc *const " : "const void *const ") +
-               name + "[] = {" + list + "};\n";
-        args.push_back(name);
-      } else if (v.starts_with("%d") || v.starts_with("%p")) {
-        unsigned i = 0;
-        if (v.drop_front(2).getAsInteger(10, i) || i >= operands.size())
-          return op.emitError("bad argument '") << v << "'";
-        if (v[1] == 'd') {
-          FailureOr<std::string> d = desc(op, operands[i]);
-          if (failed(d))
-            return failure();
-          args.push_back(*d);
-        } else {
-          args.push_back(ptr(operands[i]));
-        }
-      } else {
-        args.push_back(cString(v));
-      }
-    } else if (auto i = dyn_cast<IntegerAttr>(a)) {
-      args.push_back(std::to_string(i.getInt()) +
-                     (i.getType().isInteger(64) ? "LL" : ""));
-    } else if (auto f = dyn_cast<FloatAttr>(a)) {
-      args.push_back(floatLiteral(f.getValueAsDouble(), f.getType()));
-    } else if (auto arr = dyn_cast<DenseI64ArrayAttr>(a)) {
-      args.push_back(i64Array(arr.asArrayRef()));
-    } else if (auto arr = dyn_cast<DenseF32ArrayAttr>(a)) {
-      std::string name = "a" + std::to_string(numArrays++);
-      decls += "static const float " + name + "[] = {";
-      for (auto [k, x] : llvm::enumerate(arr.asArrayRef()))
-        decls += (k ? ", " : "") + floatLiteral(x, Float32Type::get(op.getContext()));
-      decls += std::string(arr.empty() ? "0" : "") + "};\n";
-      args.push_back(name);
-    } else {
-      return op.emitError("cannot pass argument ") << a;
-    }
-  }
-  ++artifacts.numLibraryCalls;
-  std::string call = op.getCallee().str() + "(" + llvm::join(args, ", ") + ");\n";
-  if (pre.empty())
-    run += "  " + call;
-  else
-    run += "  {\n" + pre + "    " + call + "  }\n";
-  return success();
-}
-
 /// A library call: `h = PREFIX_create([cu, ]dOperand|0..., extra)` once in
 /// init, `PREFIX_run([cu, ]h, operand|0...)` in run, into the CPU entry
 /// points (oneDNN) or the CUDA ones (cuBLASLt, cuDNN). Null operands (an
@@ -441,8 +362,8 @@ LogicalResult CppEmitter::emitCpuOp(Operation &op) {
     return emitKernel(red, red.getInputs(), red.getOutputs(), red.getShape(),
                       red.getLayouts(), red.getReduceDims(), red.getKind(),
                       red.getBody().front());
-  if (auto call = dyn_cast<kern::CallOp>(op))
-    return emitCall(call);
+  if (auto call = dyn_cast<kern::RuntimeCallOpInterface>(op))
+    return emitRuntimeCall(call);
   if (auto mm = dyn_cast<kern::MatmulOp>(op))
     return emitMatmul(mm);
   if (auto conv = dyn_cast<kern::ConvOp>(op))
@@ -458,8 +379,9 @@ LogicalResult CppEmitter::emitCpuOp(Operation &op) {
 unsigned CppEmitter::statementCost(Operation *op) {
   if (isa<kern::MapOp, kern::ReduceOp>(op))
     return 1 + op->getRegion(0).front().getOperations().size();
-  if (isa<kern::CallOp, kern::MatmulOp, kern::ConvOp, kern::AllReduceOp,
-          kern::AllGatherOp, kern::ReduceScatterOp, kern::AllToAllOp>(op))
+  if (isa<kern::RuntimeCallOpInterface, kern::MatmulOp, kern::ConvOp,
+          kern::AllReduceOp, kern::AllGatherOp, kern::ReduceScatterOp,
+          kern::AllToAllOp>(op))
     return 1;
   return 0;
 }

@@ -58,7 +58,7 @@ LogicalResult CppEmitter::emitCudaOp(Operation *op) {
     return op->emitError("the CUDA target has no collectives yet (NCCL "
                          "comes with GPU ranks); compile multi-rank "
                          "programs for --target=cpu");
-  if (!isa<kern::MapOp, kern::ReduceOp, kern::CallOp>(op))
+  if (!isa<kern::MapOp, kern::ReduceOp, kern::RuntimeCallOpInterface>(op))
     return op->emitError("the CUDA target cannot emit '")
            << op->getName() << "'";
 

@@ -274,7 +274,9 @@ FailureOr<cuda::Kernel> cuda::emitKernel(Operation *op, StringRef name,
         w.hoistOffsets = hoistOffsets;
         return w.write(name);
       })
-      .Case([&](kern::CallOp c) { return emitCallKernel(c, name); })
+      .Case([&](kern::RuntimeCallOpInterface c) {
+        return emitCallKernel(c, name);
+      })
       .Default([&](Operation *o) -> FailureOr<cuda::Kernel> {
         return o->emitError("the CUDA target has no kernel for '")
                << o->getName() << "'";

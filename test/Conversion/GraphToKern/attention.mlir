@@ -1,5 +1,5 @@
 // RUN: %shardc-opt %s --split-input-file --convert-graph-to-kern | FileCheck %s
-// graph.attention is one sc_attention call. Its operands go as base buffers
+// graph.attention is one kern.attention. Its operands go as base buffers
 // with [offset, batch strides, row stride, column stride] layouts, so the
 // layout ops around attention are absorbed: the split / reshape /
 // transpose producing q, k and v (deferred by the driver when every use
@@ -12,7 +12,7 @@
 // the output is written straight into y as [2, 8, 4, 16]. No copy kernel.
 // CHECK-LABEL: func.func @main
 // CHECK-SAME:  (%[[X:.*]]: memref<2x8x192xf32> {kern.input = "x"}, %[[Y:.*]]: memref<2x8x64xf32> {kern.output = "y"})
-// CHECK-NEXT:  kern.call @sc_attention ins(%[[X]] : memref<2x8x192xf32>) outs(%[[Y]] : memref<2x8x64xf32>) {args = [1 : i32, 2 : i32, array<i64: 2, 4, 8, 8, 16, 16>, "%p0", array<i64: 0, 1536, 16, 192, 1>, "%p0", array<i64: 64, 1536, 16, 192, 1>, "%p0", array<i64: 128, 1536, 16, 192, 1>, "%null", "%null", "%p1", array<i64: 0, 512, 16, 64, 1>, 2.500000e-01 : f32, 1 : i32]}
+// CHECK-NEXT:  kern.attention %[[X]], %[[X]], %[[X]] into %[[Y]] {causal, dims = array<i64: 2, 4, 8, 8, 16, 16>, k_layout = array<i64: 64, 1536, 16, 192, 1>, q_layout = array<i64: 0, 1536, 16, 192, 1>, scale = 2.500000e-01 : f32, v_layout = array<i64: 128, 1536, 16, 192, 1>, y_layout = array<i64: 0, 512, 16, 64, 1>} : memref<2x8x192xf32>, memref<2x8x192xf32>, memref<2x8x192xf32> into memref<2x8x64xf32>
 // CHECK-NEXT:  return
 func.func @main(%x: tensor<2x8x192xf32> {graph.name = "x"}) -> (tensor<2x8x64xf32> {graph.name = "y"}) {
   %s:3 = graph.split %x {axis = 2 : i64, sizes = array<i64: 64, 64, 64>} : tensor<2x8x192xf32> -> tensor<2x8x64xf32>, tensor<2x8x64xf32>, tensor<2x8x64xf32>
@@ -36,7 +36,7 @@ func.func @main(%x: tensor<2x8x192xf32> {graph.name = "x"}) -> (tensor<2x8x64xf3
 // CHECK-LABEL: func.func @main
 // CHECK-COUNT-3: kern.map ins(%arg0 : memref<2x8x192xf32>)
 // CHECK:       %[[V:.*]] = kern.view
-// CHECK-NEXT:  kern.call @sc_attention ins(%{{.*}}, %{{.*}}, %[[V]] : memref<2x8x64xf32>, memref<2x8x64xf32>, memref<2x8x4x16xf32>) outs(%arg1 : memref<2x8x64xf32>) {args = [1 : i32, 2 : i32, array<i64: 2, 4, 8, 8, 16, 16>, "%p0", array<i64: 0, 512, 16, 64, 1>, "%p1", array<i64: 0, 512, 16, 64, 1>, "%p2", array<i64: 0, 512, 16, 64, 1>, "%null", "%null", "%p3", array<i64: 0, 512, 16, 64, 1>, 2.500000e-01 : f32, 0 : i32]}
+// CHECK-NEXT:  kern.attention %{{.*}}, %{{.*}}, %[[V]] into %arg1 {dims = array<i64: 2, 4, 8, 8, 16, 16>, k_layout = array<i64: 0, 512, 16, 64, 1>, q_layout = array<i64: 0, 512, 16, 64, 1>, scale = 2.500000e-01 : f32, v_layout = array<i64: 0, 512, 16, 64, 1>, y_layout = array<i64: 0, 512, 16, 64, 1>} : memref<2x8x64xf32>, memref<2x8x64xf32>, memref<2x8x4x16xf32> into memref<2x8x64xf32>
 // CHECK-NEXT:  kern.map ins(%[[V]] : memref<2x8x4x16xf32>) outs(%arg2
 // CHECK-NEXT:  ^bb0
 func.func @main(%x: tensor<2x8x192xf32> {graph.name = "x"}) -> (tensor<2x8x64xf32> {graph.name = "y"}, tensor<2x8x4x16xf32> {graph.name = "v"}) {
@@ -55,10 +55,10 @@ func.func @main(%x: tensor<2x8x192xf32> {graph.name = "x"}) -> (tensor<2x8x64xf3
 
 // -----
 
-// fp16 (ONNX dtype 10) with a [2, 1, 1, 6] mask broadcast through zero
+// fp16 with a [2, 1, 1, 6] mask broadcast through zero
 // strides; the transpose after attention becomes y's strides.
 // CHECK-LABEL: func.func @main
-// CHECK-NEXT:  kern.call @sc_attention ins(%arg0, %arg1, %arg2, %arg3 : {{.*}}) outs(%arg4 : memref<2x4x3x5xf16>) {args = [10 : i32, 2 : i32, array<i64: 2, 3, 4, 6, 8, 5>, "%p0", array<i64: 0, 96, 32, 8, 1>, "%p1", array<i64: 0, 144, 48, 8, 1>, "%p2", array<i64: 0, 90, 30, 5, 1>, "%p3", array<i64: 0, 6, 0, 0, 1>, "%p4", array<i64: 0, 60, 5, 15, 1>, 5.000000e-01 : f32, 0 : i32]}
+// CHECK-NEXT:  kern.attention %arg0, %arg1, %arg2 mask %arg3 into %arg4 {dims = array<i64: 2, 3, 4, 6, 8, 5>, k_layout = array<i64: 0, 144, 48, 8, 1>, mask_layout = array<i64: 0, 6, 0, 0, 1>, q_layout = array<i64: 0, 96, 32, 8, 1>, scale = 5.000000e-01 : f32, v_layout = array<i64: 0, 90, 30, 5, 1>, y_layout = array<i64: 0, 60, 5, 15, 1>} : memref<2x3x4x8xf16>, memref<2x3x6x8xf16>, memref<2x3x6x5xf16> mask memref<2x1x1x6xf16> into memref<2x4x3x5xf16>
 // CHECK-NEXT:  return
 func.func @main(%q: tensor<2x3x4x8xf16> {graph.name = "q"}, %k: tensor<2x3x6x8xf16> {graph.name = "k"}, %v: tensor<2x3x6x5xf16> {graph.name = "v"}, %m: tensor<2x1x1x6xf16> {graph.name = "m"}) -> (tensor<2x4x3x5xf16> {graph.name = "y"}) {
   %a = graph.attention %q, %k, %v mask %m {scale = 0.5 : f32} : tensor<2x3x4x8xf16>, tensor<2x3x6x8xf16>, tensor<2x3x6x5xf16>, tensor<2x1x1x6xf16> -> tensor<2x3x4x5xf16>
@@ -76,7 +76,7 @@ func.func @main(%q: tensor<2x3x4x8xf16> {graph.name = "q"}, %k: tensor<2x3x6x8xf
 // CHECK-NEXT:  kern.map ins(%arg0 : memref<4x2x8xf32>) outs(%[[T]] : memref<2x4x8xf32>) attributes {layouts = [array<i64: 0, 8, 16, 1>, array<i64: 0, 32, 8, 1>]
 // CHECK:       %[[Q:.*]] = kern.view %[[T]] : memref<2x4x8xf32> to memref<8x8xf32>
 // CHECK-NEXT:  %[[A:.*]] = kern.alloc : memref<8x8xf32>
-// CHECK-NEXT:  kern.call @sc_attention ins(%[[Q]], %arg1 : memref<8x8xf32>, memref<8x8xf32>) outs(%[[A]] : memref<8x8xf32>) {args = [1 : i32, 0 : i32, array<i64: 8, 8, 8, 8>, "%p0", array<i64: 0, 8, 1>, "%p1", array<i64: 0, 8, 1>, "%p1", array<i64: 0, 8, 1>, "%null", "%null", "%p2", array<i64: 0, 8, 1>, 1.000000e+00 : f32, 0 : i32]}
+// CHECK-NEXT:  kern.attention %[[Q]], %arg1, %arg1 into %[[A]] {dims = array<i64: 8, 8, 8, 8>, k_layout = array<i64: 0, 8, 1>, q_layout = array<i64: 0, 8, 1>, scale = 1.000000e+00 : f32, v_layout = array<i64: 0, 8, 1>, y_layout = array<i64: 0, 8, 1>} : memref<8x8xf32>, memref<8x8xf32>, memref<8x8xf32> into memref<8x8xf32>
 func.func @main(%x: tensor<4x2x8xf32> {graph.name = "x"}, %k: tensor<8x8xf32> {graph.name = "k"}) -> (tensor<8x8xf32> {graph.name = "y"}) {
   %t = graph.transpose %x {perm = array<i64: 1, 0, 2>} : tensor<4x2x8xf32> -> tensor<2x4x8xf32>
   %q = graph.reshape %t {shape = array<i64: 8, 8>} : tensor<2x4x8xf32> -> tensor<8x8xf32>

@@ -27,15 +27,14 @@ func.func @main(%x: tensor<1x3x10xf32>) -> tensor<1x2x6xf32> {
 
 // -----
 
-// Pooling: sc_pool(x, y, indices or null, kind (0 max, 1 average), kernel,
-// strides, dilations, pads, count_include_pad, storage_order, channels_last
-// (0: kern-channels-last sets it)). MaxPool's
-// indices are a second output only when used.
+// Pooling: kern.pool with the window attributes as given; MaxPool's
+// indices are a second output only when used (channels_last is for
+// kern-channels-last to set).
 // CHECK-LABEL: func.func @main
 // CHECK-SAME: (%[[X:arg[0-9]+]]: memref<1x4x8x8xf32> {{.*}}, %[[Y0:arg[0-9]+]]: memref<1x4x4x4xf32> {{.*}}, %[[I:arg[0-9]+]]: memref<1x4x4x4xi64> {{.*}}, %[[Y1:arg[0-9]+]]: memref<1x4x5x5xf32> {{.*}}, %[[Y2:arg[0-9]+]]: memref<1x4x4x4xf32>
-// CHECK-NEXT: kern.call @sc_pool ins(%[[X]] : memref<1x4x8x8xf32>) outs(%[[Y0]], %[[I]] : memref<1x4x4x4xf32>, memref<1x4x4x4xi64>) {args = ["%d0", "%p0", "%d1", "%p1", "%p2", 0 : i32, array<i64: 2, 2>, array<i64: 2, 2>, array<i64: 1, 1>, array<i64: 0, 0, 0, 0>, 0 : i32, 1 : i32, 0 : i32]}
-// CHECK-NEXT: kern.call @sc_pool ins(%[[X]] : memref<1x4x8x8xf32>) outs(%[[Y1]] : memref<1x4x5x5xf32>) {args = ["%d0", "%p0", "%d1", "%p1", "%null", 1 : i32, array<i64: 3, 3>, array<i64: 2, 2>, array<i64: 1, 1>, array<i64: 1, 1, 1, 1>, 1 : i32, 0 : i32, 0 : i32]}
-// CHECK-NEXT: kern.call @sc_pool ins(%[[X]] : memref<1x4x8x8xf32>) outs(%[[Y2]] : memref<1x4x4x4xf32>) {args = ["%d0", "%p0", "%d1", "%p1", "%null", 0 : i32, array<i64: 2, 2>, array<i64: 2, 2>, array<i64: 1, 1>, array<i64: 0, 0, 0, 0>, 0 : i32, 0 : i32, 0 : i32]}
+// CHECK-NEXT: kern.pool %[[X]] into %[[Y0]] indices %[[I]] {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, kind = "max", pads = array<i64: 0, 0, 0, 0>, storage_order = 1 : i64, strides = array<i64: 2, 2>} : memref<1x4x8x8xf32> into memref<1x4x4x4xf32> indices memref<1x4x4x4xi64>
+// CHECK-NEXT: kern.pool %[[X]] into %[[Y1]] {count_include_pad, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, kind = "average", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : memref<1x4x8x8xf32> into memref<1x4x5x5xf32>
+// CHECK-NEXT: kern.pool %[[X]] into %[[Y2]] {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, kind = "max", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : memref<1x4x8x8xf32> into memref<1x4x4x4xf32>
 // CHECK-NEXT: return
 func.func @main(%x: tensor<1x4x8x8xf32>) -> (tensor<1x4x4x4xf32>, tensor<1x4x4x4xi64>, tensor<1x4x5x5xf32>, tensor<1x4x4x4xf32>) {
   %0:2 = graph.max_pool %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, storage_order = 1 : i64} : tensor<1x4x8x8xf32> -> tensor<1x4x4x4xf32>, tensor<1x4x4x4xi64>
@@ -56,13 +55,11 @@ func.func @main(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x1x1xf32> {
 
 // -----
 
-// Resize: sc_resize(x, y, scales, mode, coordinate mode, nearest mode,
-// cubic_coeff_a, exclude_outside, extrapolation_value, antialias) with the
-// modes as numbers (linear 1, half_pixel 0, round_prefer_floor 0; cubic 2,
-// align_corners 3, ceil 3).
+// Resize: kern.resize with ONNX's attributes, the graph's defaults made
+// explicit.
 // CHECK-LABEL: func.func @main
-// CHECK:      kern.call @sc_resize ins(%{{.*}} : memref<1x4x8x8xf32>) outs(%{{.*}} : memref<1x4x16x16xf32>) {args = ["%d0", "%p0", "%d1", "%p1", array<f32: 1.000000e+00, 1.000000e+00, 2.000000e+00, 2.000000e+00>, 1 : i32, 0 : i32, 0 : i32, -7.500000e-01 : f32, 0 : i32, 0.000000e+00 : f32, 0 : i32]}
-// CHECK:      kern.call @sc_resize ins(%{{.*}} : memref<1x4x8x8xf32>) outs(%{{.*}} : memref<1x4x16x16xf32>) {args = ["%d0", "%p0", "%d1", "%p1", array<f32: 1.000000e+00, 1.000000e+00, 2.000000e+00, 2.000000e+00>, 2 : i32, 3 : i32, 3 : i32, -5.000000e-01 : f32, 1 : i32, 0.000000e+00 : f32, 0 : i32]}
+// CHECK:      kern.resize %{{.*}} into %{{.*}} {coordinate_transformation_mode = "half_pixel", cubic_coeff_a = -7.500000e-01 : f32, extrapolation_value = 0.000000e+00 : f32, mode = "linear", nearest_mode = "round_prefer_floor", scales = array<f32: 1.000000e+00, 1.000000e+00, 2.000000e+00, 2.000000e+00>} : memref<1x4x8x8xf32> into memref<1x4x16x16xf32>
+// CHECK:      kern.resize %{{.*}} into %{{.*}} {coordinate_transformation_mode = "align_corners", cubic_coeff_a = -5.000000e-01 : f32, exclude_outside, extrapolation_value = 0.000000e+00 : f32, mode = "cubic", nearest_mode = "ceil", scales = array<f32: 1.000000e+00, 1.000000e+00, 2.000000e+00, 2.000000e+00>} : memref<1x4x8x8xf32> into memref<1x4x16x16xf32>
 func.func @main(%x: tensor<1x4x8x8xf32>) -> (tensor<1x4x16x16xf32>, tensor<1x4x16x16xf32>) {
   %0 = graph.resize %x {sizes = array<i64: 1, 4, 16, 16>, scales = array<f32: 1.0, 1.0, 2.0, 2.0>, mode = "linear"} : tensor<1x4x8x8xf32> -> tensor<1x4x16x16xf32>
   %1 = graph.resize %x {sizes = array<i64: 1, 4, 16, 16>, scales = array<f32: 1.0, 1.0, 2.0, 2.0>, mode = "cubic", coordinate_transformation_mode = "align_corners", nearest_mode = "ceil", cubic_coeff_a = -0.5 : f32, exclude_outside = true} : tensor<1x4x8x8xf32> -> tensor<1x4x16x16xf32>
@@ -73,7 +70,7 @@ func.func @main(%x: tensor<1x4x8x8xf32>) -> (tensor<1x4x16x16xf32>, tensor<1x4x1
 
 // 8-bit integer pooling also calls the runtime.
 // CHECK-LABEL: func.func @main
-// CHECK-NEXT: kern.call @sc_pool ins(%{{.*}} : memref<1x2x4x4xui8>) outs(%{{.*}} : memref<1x2x2x2xui8>) {args = ["%d0", "%p0", "%d1", "%p1", "%null", 0 : i32,
+// CHECK-NEXT: kern.pool %{{.*}} into %{{.*}} {{{.*}}kind = "max"{{.*}}} : memref<1x2x4x4xui8> into memref<1x2x2x2xui8>
 func.func @main(%x: tensor<1x2x4x4xui8>) -> tensor<1x2x2x2xui8> {
   %0:2 = graph.max_pool %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>} : tensor<1x2x4x4xui8> -> tensor<1x2x2x2xui8>, tensor<1x2x2x2xi64>
   return %0#0 : tensor<1x2x2x2xui8>

@@ -41,7 +41,7 @@ func.func @main(%x: tensor<2x4x8xf32>, %w: tensor<8x16xf32>, %v: tensor<8xf32>) 
 // CHECK-NEXT: kern.map ins(%[[Y32]] : memref<4x16xf32>) outs(%[[Y0]] : memref<4x16xf16>)
 // CHECK-NEXT: ^bb0(%[[E:.*]]: f32):
 // CHECK-NEXT:   %[[T:.*]] = arith.truncf %[[E]] : f32 to f16
-// CHECK:      kern.call @sc_matmul_ref ins(%[[I]], %[[J]] : memref<4x8xi32>, memref<8x16xi32>) outs(%[[Y1]] : memref<4x16xi32>) {args = ["%d0", "%p0", "%d1", "%p1", "%d2", "%p2"]}
+// CHECK:      kern.matmul_ref %[[I]], %[[J]] into %[[Y1]] : memref<4x8xi32>, memref<8x16xi32> into memref<4x16xi32>
 func.func @main(%a: tensor<4x8xf16>, %b: tensor<8x16xf16>, %i: tensor<4x8xi32>, %j: tensor<8x16xi32>) -> (tensor<4x16xf16>, tensor<4x16xi32>) {
   %0 = graph.matmul %a, %b : tensor<4x8xf16>, tensor<8x16xf16> -> tensor<4x16xf16>
   %1 = graph.matmul %i, %j : tensor<4x8xi32>, tensor<8x16xi32> -> tensor<4x16xi32>
@@ -78,18 +78,18 @@ func.func @main(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>, %c: tensor<16xf32>, %
 
 // -----
 
-// LayerNorm and Softmax call the runtime. Arguments: x's descriptor and
-// pointer, scale, bias (or null), y, mean and inv_std (null when unused),
-// axis, epsilon. A scale that only broadcasts to the normalized shape is
-// expanded first. Softmax: axis, then 1 for log-softmax.
+// LayerNorm and Softmax call the runtime: kern.layer_norm (bias, mean and
+// inv_std only when there or used) and kern.softmax (`log` for
+// LogSoftmax). A scale that only broadcasts to the normalized shape is
+// expanded first.
 // CHECK-LABEL: func.func @main
 // CHECK-SAME: (%[[X:arg[0-9]+]]: memref<2x4x8xf32> {{.*}}, %[[G:arg[0-9]+]]: memref<8xf32> {{.*}}, %[[G1:arg[0-9]+]]: memref<1xf32> {{.*}}, %[[Y0:arg[0-9]+]]: memref<2x4x8xf32> {{.*}}, %[[Y1:arg[0-9]+]]: memref<2x4x8xf32> {{.*}}, %[[IS:arg[0-9]+]]: memref<2x4x1xf32> {{.*}}, %[[Y3:arg[0-9]+]]: memref<2x4x8xf32> {{.*}}, %[[Y4:arg[0-9]+]]: memref<2x4x8xf32>
-// CHECK-NEXT: kern.call @sc_layer_norm ins(%[[X]], %[[G]], %[[G]] : memref<2x4x8xf32>, memref<8xf32>, memref<8xf32>) outs(%[[Y0]] : memref<2x4x8xf32>) {args = ["%d0", "%p0", "%p1", "%p2", "%p3", "%null", "%null", 2, 9.99999974E-6 : f32]}
+// CHECK-NEXT: kern.layer_norm %[[X]], %[[G]] bias %[[G]] into %[[Y0]] {axis = 2 : i64, epsilon = 9.99999974E-6 : f32} : memref<2x4x8xf32>, memref<8xf32>, memref<8xf32> into memref<2x4x8xf32>
 // CHECK-NEXT: %[[GE:.*]] = kern.alloc : memref<8xf32>
 // CHECK-NEXT: kern.map ins(%[[G1]] : memref<1xf32>) outs(%[[GE]] : memref<8xf32>) attributes {layouts = [array<i64: 0, 0>, array<i64: 0, 1>], shape = array<i64: 8>}
-// CHECK:      kern.call @sc_layer_norm ins(%[[X]], %[[GE]] : memref<2x4x8xf32>, memref<8xf32>) outs(%[[Y1]], %[[IS]] : memref<2x4x8xf32>, memref<2x4x1xf32>) {args = ["%d0", "%p0", "%p1", "%null", "%p2", "%null", "%p3", 2, 1.000000e-03 : f32]}
-// CHECK-NEXT: kern.call @sc_softmax ins(%[[X]] : memref<2x4x8xf32>) outs(%[[Y3]] : memref<2x4x8xf32>) {args = ["%d0", "%p0", "%p1", 2, 0 : i32]}
-// CHECK-NEXT: kern.call @sc_softmax ins(%[[X]] : memref<2x4x8xf32>) outs(%[[Y4]] : memref<2x4x8xf32>) {args = ["%d0", "%p0", "%p1", 1, 1 : i32]}
+// CHECK:      kern.layer_norm %[[X]], %[[GE]] into %[[Y1]] inv_std %[[IS]] {axis = 2 : i64, epsilon = 1.000000e-03 : f32} : memref<2x4x8xf32>, memref<8xf32> into memref<2x4x8xf32> inv_std memref<2x4x1xf32>
+// CHECK-NEXT: kern.softmax %[[X]] into %[[Y3]] {axis = 2 : i64} : memref<2x4x8xf32> into memref<2x4x8xf32>
+// CHECK-NEXT: kern.softmax %[[X]] into %[[Y4]] {axis = 1 : i64, log} : memref<2x4x8xf32> into memref<2x4x8xf32>
 func.func @main(%x: tensor<2x4x8xf32>, %g: tensor<8xf32>, %g1: tensor<1xf32>) -> (tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x1xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>) {
   %0:3 = graph.layer_norm %x, %g, %g {axis = 2 : i64, epsilon = 1.0e-5 : f32} : tensor<2x4x8xf32>, tensor<8xf32>, tensor<8xf32> -> tensor<2x4x8xf32>, tensor<2x4x1xf32>, tensor<2x4x1xf32>
   %1:3 = graph.layer_norm %x, %g1 {axis = 2 : i64, epsilon = 1.0e-3 : f32} : tensor<2x4x8xf32>, tensor<1xf32> -> tensor<2x4x8xf32>, tensor<2x4x1xf32>, tensor<2x4x1xf32>
@@ -121,11 +121,11 @@ func.func @main(%x: tensor<2x4x8xf32>, %i: tensor<2x4x8xi32>) -> (tensor<2x4xf32
 // -----
 
 // BatchNorm is one map; the per-channel parameters have stride 1 on dim 1
-// and 0 elsewhere. Einsum calls the runtime with arrays of every input.
+// and 0 elsewhere. Einsum calls the runtime on all its inputs.
 // CHECK-LABEL: func.func @main
 // CHECK:      kern.map ins(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : memref<1x3x4x4xf32>, memref<3xf32>, memref<3xf32>, memref<3xf32>, memref<3xf32>) outs(%{{.*}} : memref<1x3x4x4xf32>) attributes {layouts = [array<i64: 0, 48, 16, 4, 1>, array<i64: 0, 0, 1, 0, 0>, array<i64: 0, 0, 1, 0, 0>, array<i64: 0, 0, 1, 0, 0>, array<i64: 0, 0, 1, 0, 0>, array<i64: 0, 48, 16, 4, 1>], shape = array<i64: 1, 3, 4, 4>}
 // CHECK:        math.sqrt
-// CHECK:      kern.call @sc_einsum ins(%{{.*}}, %{{.*}} : memref<2x4x8xf32>, memref<8x16xf32>) outs(%{{.*}} : memref<2x4x16xf32>) {args = ["bij,jk->bik", 2 : i32, "%descs", "%ptrs", "%d2", "%p2"]}
+// CHECK:      kern.einsum "bij,jk->bik" ins(%{{.*}}, %{{.*}}) into %{{.*}} : memref<2x4x8xf32>, memref<8x16xf32> into memref<2x4x16xf32>
 func.func @main(%bn: tensor<1x3x4x4xf32>, %p: tensor<3xf32>, %x: tensor<2x4x8xf32>, %w: tensor<8x16xf32>) -> (tensor<1x3x4x4xf32>, tensor<2x4x16xf32>) {
   %0 = graph.batch_norm %bn, %p, %p, %p, %p {epsilon = 1.0e-5 : f32} : tensor<1x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>
   %1 = graph.einsum %x, %w {equation = "bij,jk->bik"} : tensor<2x4x8xf32>, tensor<8x16xf32> -> tensor<2x4x16xf32>

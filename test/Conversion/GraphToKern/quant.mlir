@@ -43,12 +43,12 @@ func.func @main(%x: tensor<4x8xf32>, %s: tensor<f32>, %zp: tensor<ui8>, %sa: ten
 
 // -----
 
-// MatMulInteger: every operand by descriptor and pointer, the int32 output
-// last. QLinearMatMul: the eight inputs, then the output.
+// MatMulInteger: operands, zero points, the int32 output. QLinearMatMul:
+// each 8-bit operand with its scale and zero point.
 // CHECK-LABEL: func.func @main
 // CHECK-SAME: (%[[A:arg[0-9]+]]: memref<4x8xui8> {{.*}}, %[[S:arg[0-9]+]]: memref<f32> {{.*}}, %[[AZ:arg[0-9]+]]: memref<ui8> {{.*}}, %[[B:arg[0-9]+]]: memref<8x2xi8> {{.*}}, %[[BZ:arg[0-9]+]]: memref<i8> {{.*}}, %[[Y0:arg[0-9]+]]: memref<4x2xi32> {{.*}}, %[[Y1:arg[0-9]+]]: memref<4x2xui8>
-// CHECK-NEXT: kern.call @sc_matmul_integer ins(%[[A]], %[[B]], %[[AZ]], %[[BZ]] : memref<4x8xui8>, memref<8x2xi8>, memref<ui8>, memref<i8>) outs(%[[Y0]] : memref<4x2xi32>) {args = ["%d0", "%p0", "%d1", "%p1", "%d2", "%p2", "%d3", "%p3", "%d4", "%p4"]}
-// CHECK-NEXT: kern.call @sc_qlinear_matmul ins(%[[A]], %[[S]], %[[AZ]], %[[B]], %[[S]], %[[BZ]], %[[S]], %[[AZ]] : memref<4x8xui8>, memref<f32>, memref<ui8>, memref<8x2xi8>, memref<f32>, memref<i8>, memref<f32>, memref<ui8>) outs(%[[Y1]] : memref<4x2xui8>) {args = ["%d0", "%p0", "%d1", "%p1", "%d2", "%p2", "%d3", "%p3", "%d4", "%p4", "%d5", "%p5", "%d6", "%p6", "%d7", "%p7", "%d8", "%p8"]}
+// CHECK-NEXT: kern.matmul_integer %[[A]], %[[B]] zero_points %[[AZ]], %[[BZ]] into %[[Y0]] : memref<4x8xui8>, memref<8x2xi8> zero_points memref<ui8>, memref<i8> into memref<4x2xi32>
+// CHECK-NEXT: kern.qlinear_matmul %[[A]][%[[S]], %[[AZ]]], %[[B]][%[[S]], %[[BZ]]] into %[[Y1]][%[[S]], %[[AZ]]] : memref<4x8xui8>[memref<f32>, memref<ui8>], memref<8x2xi8>[memref<f32>, memref<i8>] into memref<4x2xui8>[memref<f32>, memref<ui8>]
 func.func @main(%a: tensor<4x8xui8>, %s: tensor<f32>, %azp: tensor<ui8>, %b: tensor<8x2xi8>, %bzp: tensor<i8>) -> (tensor<4x2xi32>, tensor<4x2xui8>) {
   %0 = graph.matmul_integer %a, %b, %azp, %bzp : tensor<4x8xui8>, tensor<8x2xi8>, tensor<ui8>, tensor<i8> -> tensor<4x2xi32>
   %1 = graph.qlinear_matmul %a, %s, %azp, %b, %s, %bzp, %s, %azp : (tensor<4x8xui8>, tensor<f32>, tensor<ui8>, tensor<8x2xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<ui8>) -> tensor<4x2xui8>

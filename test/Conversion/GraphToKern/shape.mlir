@@ -96,8 +96,8 @@ func.func @main(%x: tensor<2x6x4xf32>) -> (tensor<2x2x4xf32>, tensor<2x3x4xf32>)
 // value (when given) is an extra input, mode reflect is 1.
 // CHECK-LABEL: func.func @main
 // CHECK-SAME: (%[[X:arg[0-9]+]]: memref<2x3x4xf32> {{.*}}, %[[V:arg[0-9]+]]: memref<f32> {{.*}}, %[[Y0:arg[0-9]+]]: memref<2x5x6xf32> {{.*}}, %[[Y1:arg[0-9]+]]: memref<2x5x6xf32>
-// CHECK-NEXT: kern.call @sc_pad ins(%[[X]], %[[V]] : memref<2x3x4xf32>, memref<f32>) outs(%[[Y0]] : memref<2x5x6xf32>) {args = ["%d0", "%p0", "%d2", "%p2", array<i64: 0, 1, 1, 0, 1, 1>, 0 : i32, "%p1"]}
-// CHECK-NEXT: kern.call @sc_pad ins(%[[X]] : memref<2x3x4xf32>) outs(%[[Y1]] : memref<2x5x6xf32>) {args = ["%d0", "%p0", "%d1", "%p1", array<i64: 0, 1, 1, 0, 1, 1>, 1 : i32, "%null"]}
+// CHECK-NEXT: kern.pad %[[X]] value %[[V]] into %[[Y0]] {mode = "constant", pads = array<i64: 0, 1, 1, 0, 1, 1>} : memref<2x3x4xf32>, memref<f32> into memref<2x5x6xf32>
+// CHECK-NEXT: kern.pad %[[X]] into %[[Y1]] {mode = "reflect", pads = array<i64: 0, 1, 1, 0, 1, 1>} : memref<2x3x4xf32> into memref<2x5x6xf32>
 func.func @main(%x: tensor<2x3x4xf32>, %v: tensor<f32>) -> (tensor<2x5x6xf32>, tensor<2x5x6xf32>) {
   %0 = graph.pad %x, %v {pads = array<i64: 0, 1, 1, 0, 1, 1>, mode = "constant"} : tensor<2x3x4xf32>, tensor<f32> -> tensor<2x5x6xf32>
   %1 = graph.pad %x {pads = array<i64: 0, 1, 1, 0, 1, 1>, mode = "reflect"} : tensor<2x3x4xf32> -> tensor<2x5x6xf32>

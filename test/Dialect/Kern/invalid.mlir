@@ -392,3 +392,578 @@ func.func @conv_transposed_channels_last(%x: memref<1x8x8x4xf32>, %w: memref<4x3
   kern.conv %x, %w into %y {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64, transposed, x_channels_last} : memref<1x8x8x4xf32>, memref<4x3x2x2xf32> into memref<1x3x16x16xf32>
   return
 }
+
+// -----
+// Runtime kernels: what the runtime would misread is rejected.
+
+func.func @softmax_int(%x: memref<2x10xi32>) {
+  // expected-error @+1 {{'kern.softmax' op needs f32, f64, f16 or bf16 elements, not 'i32'}}
+  kern.softmax %x into %x {axis = 1 : i64} : memref<2x10xi32> into memref<2x10xi32>
+  return
+}
+
+// -----
+
+func.func @softmax_types(%x: memref<2x10xf32>, %y: memref<2x10xf16>) {
+  // expected-error @+1 {{'kern.softmax' op x and y need one type, not 'memref<2x10xf32>' and 'memref<2x10xf16>'}}
+  kern.softmax %x into %y {axis = 1 : i64} : memref<2x10xf32> into memref<2x10xf16>
+  return
+}
+
+// -----
+
+func.func @softmax_axis(%x: memref<2x10xf32>) {
+  // expected-error @+1 {{'kern.softmax' op axis 2 is out of range for rank 2}}
+  kern.softmax %x into %x {axis = 2 : i64} : memref<2x10xf32> into memref<2x10xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_int(%x: memref<2x8xi8>, %s: memref<8xi8>) {
+  // expected-error @+1 {{'kern.layer_norm' op needs f32, f64, f16 or bf16 elements, not 'i8'}}
+  kern.layer_norm %x, %s into %x {axis = 1 : i64, epsilon = 1.0e-5 : f32} : memref<2x8xi8>, memref<8xi8> into memref<2x8xi8>
+  return
+}
+
+// -----
+
+func.func @layer_norm_types(%x: memref<2x8xf32>, %s: memref<8xf32>, %y: memref<16xf32>) {
+  // expected-error @+1 {{'kern.layer_norm' op x and y need one type}}
+  kern.layer_norm %x, %s into %y {axis = 1 : i64, epsilon = 1.0e-5 : f32} : memref<2x8xf32>, memref<8xf32> into memref<16xf32>
+  return
+}
+
+// -----
+
+// The axis may be the rank (an empty normalized shape), not beyond.
+func.func @layer_norm_axis(%x: memref<2x8xf32>, %s: memref<1xf32>) {
+  // expected-error @+1 {{'kern.layer_norm' op axis 3 is out of range for rank 2}}
+  kern.layer_norm %x, %s into %x {axis = 3 : i64, epsilon = 1.0e-5 : f32} : memref<2x8xf32>, memref<1xf32> into memref<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_scale(%x: memref<2x8xf32>, %s: memref<8xf32>, %b: memref<4xf32>) {
+  // expected-error @+1 {{'kern.layer_norm' op scale and bias need 8 elements of 'f32', not 'memref<4xf32>'}}
+  kern.layer_norm %x, %s bias %b into %x {axis = 1 : i64, epsilon = 1.0e-5 : f32} : memref<2x8xf32>, memref<8xf32>, memref<4xf32> into memref<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_stats(%x: memref<2x8xf16>, %s: memref<8xf16>, %m: memref<2xf16>) {
+  // expected-error @+1 {{'kern.layer_norm' op mean and inv_std need one f32 per row (2), not 'memref<2xf16>'}}
+  kern.layer_norm %x, %s into %x mean %m {axis = 1 : i64, epsilon = 1.0e-5 : f32} : memref<2x8xf16>, memref<8xf16> into memref<2x8xf16> mean memref<2xf16>
+  return
+}
+
+// -----
+
+func.func @gather_axis(%d: memref<3x10xf32>, %i: memref<5xi64>, %y: memref<5x10xf32>) {
+  // expected-error @+1 {{'kern.gather' op axis -3 is out of range for rank 2}}
+  kern.gather %d, %i into %y {axis = -3 : i64} : memref<3x10xf32>, memref<5xi64> into memref<5x10xf32>
+  return
+}
+
+// -----
+
+func.func @gather_indices(%d: memref<3x10xf32>, %i: memref<5xui32>, %y: memref<5x10xf32>) {
+  // expected-error @+1 {{'kern.gather' op indices must be i32 or i64, not 'ui32'}}
+  kern.gather %d, %i into %y {axis = 0 : i64} : memref<3x10xf32>, memref<5xui32> into memref<5x10xf32>
+  return
+}
+
+// -----
+
+func.func @gather_output(%d: memref<3x10xf32>, %i: memref<5xi64>, %y: memref<3x5xf32>) {
+  // expected-error @+1 {{'kern.gather' op y must be 'memref<5x10xf32>', not 'memref<3x5xf32>'}}
+  kern.gather %d, %i into %y {axis = 0 : i64} : memref<3x10xf32>, memref<5xi64> into memref<3x5xf32>
+  return
+}
+
+// -----
+
+func.func @arg_max_type(%x: memref<3x10xf32>, %y: memref<3xi32>) {
+  // expected-error @+1 {{'kern.arg_max' op y must hold i64, not 'i32'}}
+  kern.arg_max %x into %y {axis = 1 : i64} : memref<3x10xf32> into memref<3xi32>
+  return
+}
+
+// -----
+
+func.func @arg_max_axis(%x: memref<3x10xf32>, %y: memref<3xi64>) {
+  // expected-error @+1 {{'kern.arg_max' op axis 2 is out of range for rank 2}}
+  kern.arg_max %x into %y {axis = 2 : i64} : memref<3x10xf32> into memref<3xi64>
+  return
+}
+
+// -----
+
+func.func @arg_max_output(%x: memref<3x10xf32>, %y: memref<10xi64>) {
+  // expected-error @+1 {{'kern.arg_max' op y needs one element per slice (3), not 'memref<10xi64>'}}
+  kern.arg_max %x into %y {axis = 1 : i64} : memref<3x10xf32> into memref<10xi64>
+  return
+}
+
+// -----
+
+func.func @topk_axis(%x: memref<3x10xf32>, %v: memref<3x4xf32>, %i: memref<3x4xi64>) {
+  // expected-error @+1 {{'kern.topk' op axis 5 is out of range for rank 2}}
+  kern.topk %x into %v, %i {axis = 5 : i64, k = 4 : i64} : memref<3x10xf32> into memref<3x4xf32>, memref<3x4xi64>
+  return
+}
+
+// -----
+
+func.func @topk_k(%x: memref<3x10xf32>, %v: memref<3x11xf32>, %i: memref<3x11xi64>) {
+  // expected-error @+1 {{'kern.topk' op k = 11 is out of range [0, 10]}}
+  kern.topk %x into %v, %i {axis = 1 : i64, k = 11 : i64} : memref<3x10xf32> into memref<3x11xf32>, memref<3x11xi64>
+  return
+}
+
+// -----
+
+func.func @topk_values(%x: memref<3x10xf32>, %v: memref<4x3xf32>, %i: memref<3x4xi64>) {
+  // expected-error @+1 {{'kern.topk' op values must be 'memref<3x4xf32>', not 'memref<4x3xf32>'}}
+  kern.topk %x into %v, %i {axis = 1 : i64, k = 4 : i64} : memref<3x10xf32> into memref<4x3xf32>, memref<3x4xi64>
+  return
+}
+
+// -----
+
+func.func @topk_indices(%x: memref<3x10xf32>, %v: memref<3x4xf32>, %i: memref<3x4xi32>) {
+  // expected-error @+1 {{'kern.topk' op indices must be i64 of values' shape, not 'memref<3x4xi32>'}}
+  kern.topk %x into %v, %i {axis = 1 : i64, k = 4 : i64} : memref<3x10xf32> into memref<3x4xf32>, memref<3x4xi32>
+  return
+}
+
+// -----
+
+func.func @cumsum_bool(%x: memref<3x10xi1>) {
+  // expected-error @+1 {{'kern.cumsum' op needs numeric elements, not i1}}
+  kern.cumsum %x into %x {axis = 1 : i64} : memref<3x10xi1> into memref<3x10xi1>
+  return
+}
+
+// -----
+
+func.func @cumsum_types(%x: memref<3x10xi32>, %y: memref<3x10xi64>) {
+  // expected-error @+1 {{'kern.cumsum' op x and y need one type}}
+  kern.cumsum %x into %y {axis = 1 : i64} : memref<3x10xi32> into memref<3x10xi64>
+  return
+}
+
+// -----
+
+func.func @cumsum_axis(%x: memref<3x10xf32>) {
+  // expected-error @+1 {{'kern.cumsum' op axis -3 is out of range for rank 2}}
+  kern.cumsum %x into %x {axis = -3 : i64} : memref<3x10xf32> into memref<3x10xf32>
+  return
+}
+
+// -----
+
+func.func @trilu_rank(%x: memref<10xf32>) {
+  // expected-error @+1 {{'kern.trilu' op needs rank >= 2, not 'memref<10xf32>'}}
+  kern.trilu %x into %x : memref<10xf32> into memref<10xf32>
+  return
+}
+
+// -----
+
+func.func @trilu_types(%x: memref<3x10xf32>, %y: memref<10x3xf32>) {
+  // expected-error @+1 {{'kern.trilu' op x and y need one type}}
+  kern.trilu %x into %y : memref<3x10xf32> into memref<10x3xf32>
+  return
+}
+
+// -----
+
+func.func @pool_kind(%x: memref<1x4x8x8xf32>, %y: memref<1x4x4x4xf32>) {
+  // expected-error @+1 {{'kern.pool' op kind must be max or average, not 'min'}}
+  kern.pool %x into %y {kind = "min", kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>} : memref<1x4x8x8xf32> into memref<1x4x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @pool_rank(%x: memref<4x8xf32>, %y: memref<4x4xf32>) {
+  // expected-error @+1 {{'kern.pool' op x and y need one rank >= 3, not 'memref<4x8xf32>' and 'memref<4x4xf32>'}}
+  kern.pool %x into %y {kind = "max", kernel_shape = array<i64>, strides = array<i64>, dilations = array<i64>, pads = array<i64>} : memref<4x8xf32> into memref<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @pool_types(%x: memref<1x4x8x8xf32>, %y: memref<1x4x4x4xf16>) {
+  // expected-error @+1 {{'kern.pool' op x and y need one numeric element type}}
+  kern.pool %x into %y {kind = "max", kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>} : memref<1x4x8x8xf32> into memref<1x4x4x4xf16>
+  return
+}
+
+// -----
+
+func.func @pool_channels(%x: memref<1x4x8x8xf32>, %y: memref<1x3x4x4xf32>) {
+  // expected-error @+1 {{'kern.pool' op x and y need the same batch and channel dims}}
+  kern.pool %x into %y {kind = "max", kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>} : memref<1x4x8x8xf32> into memref<1x3x4x4xf32>
+  return
+}
+
+// -----
+
+// Channels-last: x's type is [N, H, W, C], so an NCHW-shaped y has 8
+// channels where x has 4.
+func.func @pool_channels_last(%x: memref<1x8x8x4xf32>, %y: memref<1x4x4x4xf32>) {
+  // expected-error @+1 {{'kern.pool' op x and y need the same batch and channel dims}}
+  kern.pool %x into %y {kind = "max", kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>} : memref<1x8x8x4xf32> into memref<1x4x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @pool_sizes(%x: memref<1x4x8x8xf32>, %y: memref<1x4x4x4xf32>) {
+  // expected-error @+1 {{'kern.pool' op needs 2 kernel dims, strides and dilations and 4 pads}}
+  kern.pool %x into %y {kind = "max", kernel_shape = array<i64: 2, 2>, strides = array<i64: 2>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>} : memref<1x4x8x8xf32> into memref<1x4x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @pool_stride(%x: memref<1x4x8x8xf32>, %y: memref<1x4x4x4xf32>) {
+  // expected-error @+1 {{'kern.pool' op kernel dims, strides and dilations must be >= 1}}
+  kern.pool %x into %y {kind = "max", kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 0>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>} : memref<1x4x8x8xf32> into memref<1x4x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @pool_pads(%x: memref<1x4x8x8xf32>, %y: memref<1x4x4x4xf32>) {
+  // expected-error @+1 {{'kern.pool' op pads must be >= 0}}
+  kern.pool %x into %y {kind = "max", kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 0, -1, 0, 0>} : memref<1x4x8x8xf32> into memref<1x4x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @pool_storage_order(%x: memref<1x4x8x8xf32>, %y: memref<1x4x4x4xf32>) {
+  // expected-error @+1 {{'kern.pool' op storage_order must be 0 or 1, not 2}}
+  kern.pool %x into %y {kind = "max", kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, storage_order = 2 : i64} : memref<1x4x8x8xf32> into memref<1x4x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @pool_average_indices(%x: memref<1x4x8x8xf32>, %y: memref<1x4x4x4xf32>, %i: memref<1x4x4x4xi64>) {
+  // expected-error @+1 {{'kern.pool' op indices come with max pooling only}}
+  kern.pool %x into %y indices %i {kind = "average", kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>} : memref<1x4x8x8xf32> into memref<1x4x4x4xf32> indices memref<1x4x4x4xi64>
+  return
+}
+
+// -----
+
+func.func @pool_channels_last_indices(%x: memref<1x8x8x4xf32>, %y: memref<1x4x4x4xf32>, %i: memref<1x4x4x4xi64>) {
+  // expected-error @+1 {{'kern.pool' op indices do not come with channels-last buffers}}
+  kern.pool %x into %y indices %i {kind = "max", kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, channels_last} : memref<1x8x8x4xf32> into memref<1x4x4x4xf32> indices memref<1x4x4x4xi64>
+  return
+}
+
+// -----
+
+func.func @pool_indices(%x: memref<1x4x8x8xf32>, %y: memref<1x4x4x4xf32>, %i: memref<1x4x4x4xi32>) {
+  // expected-error @+1 {{'kern.pool' op indices must be i64 of y's shape, not 'memref<1x4x4x4xi32>'}}
+  kern.pool %x into %y indices %i {kind = "max", kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>} : memref<1x4x8x8xf32> into memref<1x4x4x4xf32> indices memref<1x4x4x4xi32>
+  return
+}
+
+// -----
+
+func.func @pad_mode(%x: memref<2x3xf32>, %y: memref<4x5xf32>) {
+  // expected-error @+1 {{'kern.pad' op mode must be constant, reflect, edge or wrap, not 'symmetric'}}
+  kern.pad %x into %y {mode = "symmetric", pads = array<i64: 1, 1, 1, 1>} : memref<2x3xf32> into memref<4x5xf32>
+  return
+}
+
+// -----
+
+func.func @pad_types(%x: memref<2x3xf32>, %y: memref<4x5xi32>) {
+  // expected-error @+1 {{'kern.pad' op x and y need one element type}}
+  kern.pad %x into %y {mode = "constant", pads = array<i64: 1, 1, 1, 1>} : memref<2x3xf32> into memref<4x5xi32>
+  return
+}
+
+// -----
+
+func.func @pad_value(%x: memref<2x3xf32>, %v: memref<2xf32>, %y: memref<4x5xf32>) {
+  // expected-error @+1 {{'kern.pad' op value must be one element of 'f32', not 'memref<2xf32>'}}
+  kern.pad %x value %v into %y {mode = "constant", pads = array<i64: 1, 1, 1, 1>} : memref<2x3xf32>, memref<2xf32> into memref<4x5xf32>
+  return
+}
+
+// -----
+
+func.func @pad_count(%x: memref<2x3xf32>, %y: memref<4x5xf32>) {
+  // expected-error @+1 {{'kern.pad' op needs 4 pads and y of rank 2}}
+  kern.pad %x into %y {mode = "constant", pads = array<i64: 1, 1>} : memref<2x3xf32> into memref<4x5xf32>
+  return
+}
+
+// -----
+
+func.func @pad_output(%x: memref<2x3xf32>, %y: memref<4x4xf32>) {
+  // expected-error @+1 {{'kern.pad' op y dim 1 is 4, padding gives 5}}
+  kern.pad %x into %y {mode = "constant", pads = array<i64: 1, 1, 1, 1>} : memref<2x3xf32> into memref<4x4xf32>
+  return
+}
+
+// -----
+
+// Cropping all of dim 0 leaves nothing to reflect.
+func.func @pad_empty(%x: memref<2x3xf32>, %y: memref<1x3xf32>) {
+  // expected-error @+1 {{'kern.pad' op cannot pad the empty dim 0 by reflect}}
+  kern.pad %x into %y {mode = "reflect", pads = array<i64: -2, 0, 1, 0>} : memref<2x3xf32> into memref<1x3xf32>
+  return
+}
+
+// -----
+
+func.func @resize_mode(%x: memref<1x2x4x4xf32>, %y: memref<1x2x8x8xf32>) {
+  // expected-error @+1 {{'kern.resize' op mode must be nearest, linear or cubic, not 'area'}}
+  kern.resize %x into %y {scales = array<f32: 1.0, 1.0, 2.0, 2.0>, mode = "area", coordinate_transformation_mode = "half_pixel", nearest_mode = "floor", cubic_coeff_a = -0.75 : f32, extrapolation_value = 0.0 : f32} : memref<1x2x4x4xf32> into memref<1x2x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @resize_coordinates(%x: memref<1x2x4x4xf32>, %y: memref<1x2x8x8xf32>) {
+  // expected-error @+1 {{'kern.resize' op unknown coordinate_transformation_mode 'tf_crop_and_resize'}}
+  kern.resize %x into %y {scales = array<f32: 1.0, 1.0, 2.0, 2.0>, mode = "linear", coordinate_transformation_mode = "tf_crop_and_resize", nearest_mode = "floor", cubic_coeff_a = -0.75 : f32, extrapolation_value = 0.0 : f32} : memref<1x2x4x4xf32> into memref<1x2x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @resize_nearest(%x: memref<1x2x4x4xf32>, %y: memref<1x2x8x8xf32>) {
+  // expected-error @+1 {{'kern.resize' op unknown nearest_mode 'round'}}
+  kern.resize %x into %y {scales = array<f32: 1.0, 1.0, 2.0, 2.0>, mode = "nearest", coordinate_transformation_mode = "half_pixel", nearest_mode = "round", cubic_coeff_a = -0.75 : f32, extrapolation_value = 0.0 : f32} : memref<1x2x4x4xf32> into memref<1x2x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @resize_rank(%x: memref<1x2x4x4xf32>, %y: memref<2x8x8xf32>) {
+  // expected-error @+1 {{'kern.resize' op x and y need one rank >= 1, not 'memref<1x2x4x4xf32>' and 'memref<2x8x8xf32>'}}
+  kern.resize %x into %y {scales = array<f32: 1.0, 1.0, 2.0, 2.0>, mode = "nearest", coordinate_transformation_mode = "half_pixel", nearest_mode = "floor", cubic_coeff_a = -0.75 : f32, extrapolation_value = 0.0 : f32} : memref<1x2x4x4xf32> into memref<2x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @resize_types(%x: memref<1x2x4x4xi1>, %y: memref<1x2x8x8xi1>) {
+  // expected-error @+1 {{'kern.resize' op x and y need one numeric element type}}
+  kern.resize %x into %y {scales = array<f32: 1.0, 1.0, 2.0, 2.0>, mode = "nearest", coordinate_transformation_mode = "half_pixel", nearest_mode = "floor", cubic_coeff_a = -0.75 : f32, extrapolation_value = 0.0 : f32} : memref<1x2x4x4xi1> into memref<1x2x8x8xi1>
+  return
+}
+
+// -----
+
+func.func @resize_scales(%x: memref<1x2x4x4xf32>, %y: memref<1x2x8x8xf32>) {
+  // expected-error @+1 {{'kern.resize' op needs 4 scales, not 2}}
+  kern.resize %x into %y {scales = array<f32: 2.0, 2.0>, mode = "nearest", coordinate_transformation_mode = "half_pixel", nearest_mode = "floor", cubic_coeff_a = -0.75 : f32, extrapolation_value = 0.0 : f32} : memref<1x2x4x4xf32> into memref<1x2x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @resize_empty(%x: memref<1x2x0x4xf32>, %y: memref<1x2x8x8xf32>) {
+  // expected-error @+1 {{'kern.resize' op cannot resize an empty x to a non-empty y}}
+  kern.resize %x into %y {scales = array<f32: 1.0, 1.0, 2.0, 2.0>, mode = "nearest", coordinate_transformation_mode = "half_pixel", nearest_mode = "floor", cubic_coeff_a = -0.75 : f32, extrapolation_value = 0.0 : f32} : memref<1x2x0x4xf32> into memref<1x2x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_ref_types(%a: memref<4x8xi32>, %b: memref<8x16xi64>, %y: memref<4x16xi32>) {
+  // expected-error @+1 {{'kern.matmul_ref' op a, b and y need one numeric element type}}
+  kern.matmul_ref %a, %b into %y : memref<4x8xi32>, memref<8x16xi64> into memref<4x16xi32>
+  return
+}
+
+// -----
+
+func.func @matmul_ref_shapes(%a: memref<4x8xi32>, %b: memref<7x16xi32>, %y: memref<4x16xi32>) {
+  // expected-error @+1 {{'kern.matmul_ref' op shapes do not multiply: inner dimensions 8 and 7 differ}}
+  kern.matmul_ref %a, %b into %y : memref<4x8xi32>, memref<7x16xi32> into memref<4x16xi32>
+  return
+}
+
+// -----
+
+func.func @matmul_ref_batch(%a: memref<2x4x8xf64>, %b: memref<3x8x16xf64>, %y: memref<2x4x16xf64>) {
+  // expected-error @+1 {{'kern.matmul_ref' op shapes do not multiply: batch dimensions 2 and 3 do not broadcast}}
+  kern.matmul_ref %a, %b into %y : memref<2x4x8xf64>, memref<3x8x16xf64> into memref<2x4x16xf64>
+  return
+}
+
+// -----
+
+func.func @matmul_ref_output(%a: memref<4x8xf64>, %b: memref<8xf64>, %y: memref<4x8xf64>) {
+  // expected-error @+1 {{'kern.matmul_ref' op shapes do not multiply: the output has 32 elements, expected 4}}
+  kern.matmul_ref %a, %b into %y : memref<4x8xf64>, memref<8xf64> into memref<4x8xf64>
+  return
+}
+
+// -----
+
+func.func @matmul_integer_types(%a: memref<4x8xi16>, %b: memref<8x2xi8>, %z: memref<i8>, %y: memref<4x2xi32>) {
+  // expected-error @+1 {{'kern.matmul_integer' op a, b and their zero points need 8-bit integers, not 'memref<4x8xi16>'}}
+  kern.matmul_integer %a, %b zero_points %z, %z into %y : memref<4x8xi16>, memref<8x2xi8> zero_points memref<i8>, memref<i8> into memref<4x2xi32>
+  return
+}
+
+// -----
+
+func.func @matmul_integer_output(%a: memref<4x8xi8>, %b: memref<8x2xi8>, %z: memref<i8>, %y: memref<4x2xf32>) {
+  // expected-error @+1 {{'kern.matmul_integer' op y must hold i32, not 'f32'}}
+  kern.matmul_integer %a, %b zero_points %z, %z into %y : memref<4x8xi8>, memref<8x2xi8> zero_points memref<i8>, memref<i8> into memref<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_integer_zero_point(%a: memref<4x8xui8>, %b: memref<8x2xi8>, %za: memref<3xui8>, %zb: memref<i8>, %y: memref<4x2xi32>) {
+  // expected-error @+1 {{'kern.matmul_integer' op a_zero_point has 3 elements, expected 1, 4 or 4}}
+  kern.matmul_integer %a, %b zero_points %za, %zb into %y : memref<4x8xui8>, memref<8x2xi8> zero_points memref<3xui8>, memref<i8> into memref<4x2xi32>
+  return
+}
+
+// -----
+
+func.func @qlinear_types(%a: memref<4x8xui8>, %s: memref<f32>, %z: memref<ui8>, %b: memref<8x2xui8>, %y: memref<4x2xi32>) {
+  // expected-error @+1 {{'kern.qlinear_matmul' op a, b, y and the zero points need 8-bit integers, not 'memref<4x2xi32>'}}
+  kern.qlinear_matmul %a[%s, %z], %b[%s, %z] into %y[%s, %z] : memref<4x8xui8>[memref<f32>, memref<ui8>], memref<8x2xui8>[memref<f32>, memref<ui8>] into memref<4x2xi32>[memref<f32>, memref<ui8>]
+  return
+}
+
+// -----
+
+func.func @qlinear_output_zero_point(%a: memref<4x8xui8>, %s: memref<f32>, %z: memref<ui8>, %b: memref<8x2xui8>, %y: memref<4x2xi8>) {
+  // expected-error @+1 {{'kern.qlinear_matmul' op y_zero_point needs y's element type}}
+  kern.qlinear_matmul %a[%s, %z], %b[%s, %z] into %y[%s, %z] : memref<4x8xui8>[memref<f32>, memref<ui8>], memref<8x2xui8>[memref<f32>, memref<ui8>] into memref<4x2xi8>[memref<f32>, memref<ui8>]
+  return
+}
+
+// -----
+
+func.func @qlinear_scale_type(%a: memref<4x8xui8>, %s: memref<f32>, %si: memref<i32>, %z: memref<ui8>, %b: memref<8x2xui8>, %y: memref<4x2xui8>) {
+  // expected-error @+1 {{'kern.qlinear_matmul' op scales need f32, f64, f16 or bf16, not 'memref<i32>'}}
+  kern.qlinear_matmul %a[%s, %z], %b[%si, %z] into %y[%s, %z] : memref<4x8xui8>[memref<f32>, memref<ui8>], memref<8x2xui8>[memref<i32>, memref<ui8>] into memref<4x2xui8>[memref<f32>, memref<ui8>]
+  return
+}
+
+// -----
+
+func.func @qlinear_scale_count(%a: memref<4x8xui8>, %s: memref<f32>, %s3: memref<3xf32>, %z: memref<ui8>, %b: memref<8x2xui8>, %y: memref<4x2xui8>) {
+  // expected-error @+1 {{'kern.qlinear_matmul' op y_scale has 3 elements, expected 1, 4 or 4}}
+  kern.qlinear_matmul %a[%s, %z], %b[%s, %z] into %y[%s3, %z] : memref<4x8xui8>[memref<f32>, memref<ui8>], memref<8x2xui8>[memref<f32>, memref<ui8>] into memref<4x2xui8>[memref<3xf32>, memref<ui8>]
+  return
+}
+
+// -----
+
+// (The custom form cannot spell no inputs.)
+func.func @einsum_no_inputs(%y: memref<f32>) {
+  // expected-error @+1 {{'kern.einsum' op needs at least one input}}
+  "kern.einsum"(%y) {equation = "->"} : (memref<f32>) -> ()
+  return
+}
+
+// -----
+
+func.func @einsum_bool(%x: memref<4xi1>, %y: memref<i1>) {
+  // expected-error @+1 {{'kern.einsum' op needs numeric elements, not i1}}
+  kern.einsum "i->" ins(%x) into %y : memref<4xi1> into memref<i1>
+  return
+}
+
+// -----
+
+func.func @einsum_types(%x: memref<4xf32>, %y: memref<f64>) {
+  // expected-error @+1 {{'kern.einsum' op inputs and y need one element type, not 'memref<4xf32>' and 'memref<f64>'}}
+  kern.einsum "i->" ins(%x) into %y : memref<4xf32> into memref<f64>
+  return
+}
+
+// -----
+
+func.func @einsum_terms(%x: memref<4x4xf32>, %y: memref<4x4xf32>) {
+  // expected-error @+1 {{'kern.einsum' op equation 'ij,jk->ik' has 2 terms for 1 inputs}}
+  kern.einsum "ij,jk->ik" ins(%x) into %y : memref<4x4xf32> into memref<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @einsum_rank(%x: memref<2x4x4xf32>, %y: memref<4x4xf32>) {
+  // expected-error @+1 {{'kern.einsum' op term 'ij' does not fit input #0 of rank 3}}
+  kern.einsum "ij->ij" ins(%x) into %y : memref<2x4x4xf32> into memref<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_int(%q: memref<8x8xi32>) {
+  // expected-error @+1 {{'kern.attention' op needs f32, f64, f16 or bf16 elements, not 'i32'}}
+  kern.attention %q, %q, %q into %q {dims = array<i64: 8, 8, 8, 8>, q_layout = array<i64: 0, 8, 1>, k_layout = array<i64: 0, 8, 1>, v_layout = array<i64: 0, 8, 1>, y_layout = array<i64: 0, 8, 1>, scale = 1.0 : f32} : memref<8x8xi32>, memref<8x8xi32>, memref<8x8xi32> into memref<8x8xi32>
+  return
+}
+
+// -----
+
+func.func @attention_types(%q: memref<8x8xf32>, %y: memref<8x8xf16>) {
+  // expected-error @+1 {{'kern.attention' op q, k, v, mask and y need one element type, not 'f32' and 'f16'}}
+  kern.attention %q, %q, %q into %y {dims = array<i64: 8, 8, 8, 8>, q_layout = array<i64: 0, 8, 1>, k_layout = array<i64: 0, 8, 1>, v_layout = array<i64: 0, 8, 1>, y_layout = array<i64: 0, 8, 1>, scale = 1.0 : f32} : memref<8x8xf32>, memref<8x8xf32>, memref<8x8xf32> into memref<8x8xf16>
+  return
+}
+
+// -----
+
+func.func @attention_dims(%q: memref<8x8xf32>) {
+  // expected-error @+1 {{'kern.attention' op dims must be 0 to 8 batch dims then S, T, D, E; got 3 entries}}
+  kern.attention %q, %q, %q into %q {dims = array<i64: 8, 8, 8>, q_layout = array<i64: 0, 8, 1>, k_layout = array<i64: 0, 8, 1>, v_layout = array<i64: 0, 8, 1>, y_layout = array<i64: 0, 8, 1>, scale = 1.0 : f32} : memref<8x8xf32>, memref<8x8xf32>, memref<8x8xf32> into memref<8x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_negative_dims(%q: memref<8x8xf32>) {
+  // expected-error @+1 {{'kern.attention' op dims must be >= 0}}
+  kern.attention %q, %q, %q into %q {dims = array<i64: 8, -8, 8, 8>, q_layout = array<i64: 0, 8, 1>, k_layout = array<i64: 0, 8, 1>, v_layout = array<i64: 0, 8, 1>, y_layout = array<i64: 0, 8, 1>, scale = 1.0 : f32} : memref<8x8xf32>, memref<8x8xf32>, memref<8x8xf32> into memref<8x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_mask_layout(%q: memref<8x8xf32>) {
+  // expected-error @+1 {{'kern.attention' op a mask comes with a mask_layout and only then}}
+  kern.attention %q, %q, %q into %q {dims = array<i64: 8, 8, 8, 8>, q_layout = array<i64: 0, 8, 1>, k_layout = array<i64: 0, 8, 1>, v_layout = array<i64: 0, 8, 1>, mask_layout = array<i64: 0, 8, 1>, y_layout = array<i64: 0, 8, 1>, scale = 1.0 : f32} : memref<8x8xf32>, memref<8x8xf32>, memref<8x8xf32> into memref<8x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_layout_size(%q: memref<8x8xf32>) {
+  // expected-error @+1 {{'kern.attention' op k_layout needs 3 entries, not 4}}
+  kern.attention %q, %q, %q into %q {dims = array<i64: 8, 8, 8, 8>, q_layout = array<i64: 0, 8, 1>, k_layout = array<i64: 0, 0, 8, 1>, v_layout = array<i64: 0, 8, 1>, y_layout = array<i64: 0, 8, 1>, scale = 1.0 : f32} : memref<8x8xf32>, memref<8x8xf32>, memref<8x8xf32> into memref<8x8xf32>
+  return
+}
+
+// -----
+
+// v's columns start at 4: the last row reads elements 60 to 67 of 64.
+func.func @attention_bounds(%q: memref<8x8xf32>, %y: memref<8x8xf32>) {
+  // expected-error @+1 {{'kern.attention' op v is accessed at [4, 67], outside its 64 elements}}
+  kern.attention %q, %q, %q into %y {dims = array<i64: 8, 8, 8, 8>, q_layout = array<i64: 0, 8, 1>, k_layout = array<i64: 0, 8, 1>, v_layout = array<i64: 4, 8, 1>, y_layout = array<i64: 0, 8, 1>, scale = 1.0 : f32} : memref<8x8xf32>, memref<8x8xf32>, memref<8x8xf32> into memref<8x8xf32>
+  return
+}

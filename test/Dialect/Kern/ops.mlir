@@ -1,5 +1,5 @@
-// RUN: %shardc-opt %s | %shardc-opt | FileCheck %s
-// RUN: %shardc-opt %s --mlir-print-op-generic | %shardc-opt | FileCheck %s
+// RUN: %shardc-opt %s --split-input-file | %shardc-opt --split-input-file | FileCheck %s
+// RUN: %shardc-opt %s --split-input-file --mlir-print-op-generic | %shardc-opt --split-input-file | FileCheck %s
 // Round trip of every kern op through its custom assembly format (and once
 // through the generic form).
 
@@ -22,6 +22,8 @@ func.func @buffers(%x: memref<2x3xf32> {kern.input = "x"}, %y: memref<6xf32> {ke
   %v2 = kern.view %a : memref<4x8xf16> to memref<2x2x8xf16>
   return
 }
+
+// -----
 
 // CHECK-LABEL: func.func @map
 func.func @map(%x: memref<2x3xf32>, %b: memref<3xf32>, %i: memref<2x3xui8>, %y: memref<2x3xf32>, %z: memref<3x2xi32>) {
@@ -66,6 +68,8 @@ func.func @map(%x: memref<2x3xf32>, %b: memref<3xf32>, %i: memref<2x3xui8>, %y: 
   return
 }
 
+// -----
+
 // CHECK-LABEL: func.func @reduce
 func.func @reduce(%x: memref<4x5xf32>, %y: memref<4xf32>, %m: memref<5xi64>) {
   // CHECK: kern.reduce "sum" ins(%{{.*}} : memref<4x5xf32>) outs(%{{.*}} : memref<4xf32>) attributes {layouts = [array<i64: 0, 5, 1>, array<i64: 0, 1, 0>], reduce_dims = array<i64: 1>, shape = array<i64: 4, 5>} {
@@ -96,6 +100,8 @@ func.func @reduce(%x: memref<4x5xf32>, %y: memref<4xf32>, %m: memref<5xi64>) {
   return
 }
 
+// -----
+
 // CHECK-LABEL: func.func @matmul
 func.func @matmul(%a: memref<2x4x8xf32>, %b: memref<1x8x16xf32>, %bias: memref<1x1x16xf32>, %y: memref<2x4x16xf32>, %at: memref<8x4xf32>, %bt: memref<16x8xf32>, %y2: memref<4x16xf32>, %res: memref<2x4x16xf32>) {
   // CHECK: kern.matmul %{{.*}}, %{{.*}} into %{{.*}} : memref<2x4x8xf32>, memref<1x8x16xf32> into memref<2x4x16xf32>
@@ -116,6 +122,8 @@ func.func @matmul(%a: memref<2x4x8xf32>, %b: memref<1x8x16xf32>, %bias: memref<1
   return
 }
 
+// -----
+
 // CHECK-LABEL: func.func @conv
 func.func @conv(%x: memref<1x4x8x8xf32>, %w: memref<6x2x3x3xf32>, %b: memref<6xf32>, %y: memref<1x6x4x4xf32>, %wt: memref<4x3x2x2xf32>, %yt: memref<1x6x16x16xf32>) {
   // CHECK: kern.conv %{{.*}}, %{{.*}} bias %{{.*}} into %{{.*}} {dilations = array<i64: 1, 1>, group = 2 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : memref<1x4x8x8xf32>, memref<6x2x3x3xf32>, memref<6xf32> into memref<1x6x4x4xf32>
@@ -132,14 +140,86 @@ func.func @conv(%x: memref<1x4x8x8xf32>, %w: memref<6x2x3x3xf32>, %b: memref<6xf
   return
 }
 
-// CHECK-LABEL: func.func @call
-func.func @call(%x: memref<2x10xf32>, %v: memref<2x3xf32>, %i: memref<2x3xi64>) {
-  // CHECK: kern.call @sc_softmax ins(%{{.*}} : memref<2x10xf32>) outs(%{{.*}} : memref<2x10xf32>) {args = ["%d0", "%p0", "%p1", 1, 0 : i32]}
-  kern.call @sc_softmax ins(%x : memref<2x10xf32>) outs(%x : memref<2x10xf32>) {args = ["%d0", "%p0", "%p1", 1 : i64, 0 : i32]}
-  // CHECK: kern.call @sc_topk ins(%{{.*}} : memref<2x10xf32>) outs(%{{.*}}, %{{.*}} : memref<2x3xf32>, memref<2x3xi64>) {args = ["%d0", "%p0", "%p1", "%p2", 1, 3, 1 : i32, 1 : i32]}
-  kern.call @sc_topk ins(%x : memref<2x10xf32>) outs(%v, %i : memref<2x3xf32>, memref<2x3xi64>) {args = ["%d0", "%p0", "%p1", "%p2", 1 : i64, 3 : i64, 1 : i32, 1 : i32]}
-  // No inputs; literal strings, floats, arrays and the null pointer.
-  // CHECK: kern.call @sc_fill outs(%{{.*}} : memref<2x3xf32>) {args = ["%d0", "%p0", "%null", "text", 2.500000e-01 : f32, array<i64: 1, 2>, array<f32: 1.000000e+00, 2.000000e+00>, "%descs", "%ptrs"]}
-  kern.call @sc_fill outs(%v : memref<2x3xf32>) {args = ["%d0", "%p0", "%null", "text", 0.25 : f32, array<i64: 1, 2>, array<f32: 1.0, 2.0>, "%descs", "%ptrs"]}
+// -----
+// Runtime kernels: one op per kernel of runtime/src/cpu.
+
+// CHECK-LABEL: func.func @norms
+// CHECK-SAME: (%[[X:.+]]: memref<2x4x8xf32>, %[[S:.+]]: memref<8xf32>, %[[Y:.+]]: memref<2x4x8xf32>, %[[ST:.+]]: memref<2x4x1xf32>)
+func.func @norms(%x: memref<2x4x8xf32>, %s: memref<8xf32>, %y: memref<2x4x8xf32>, %st: memref<2x4x1xf32>) {
+  // CHECK: kern.softmax %[[X]] into %[[Y]] {axis = -1 : i64} : memref<2x4x8xf32> into memref<2x4x8xf32>
+  kern.softmax %x into %y {axis = -1 : i64} : memref<2x4x8xf32> into memref<2x4x8xf32>
+  // CHECK: kern.softmax %[[X]] into %[[Y]] {axis = 1 : i64, log} : memref<2x4x8xf32> into memref<2x4x8xf32>
+  kern.softmax %x into %y {axis = 1 : i64, log} : memref<2x4x8xf32> into memref<2x4x8xf32>
+  // CHECK: kern.layer_norm %[[X]], %[[S]] bias %[[S]] into %[[Y]] {axis = 2 : i64, epsilon = 9.99999974E-6 : f32} : memref<2x4x8xf32>, memref<8xf32>, memref<8xf32> into memref<2x4x8xf32>
+  kern.layer_norm %x, %s bias %s into %y {axis = 2 : i64, epsilon = 1.0e-5 : f32} : memref<2x4x8xf32>, memref<8xf32>, memref<8xf32> into memref<2x4x8xf32>
+  // CHECK: kern.layer_norm %[[X]], %[[S]] into %[[Y]] mean %[[ST]] inv_std %[[ST]] {axis = -1 : i64, epsilon = 1.000000e-03 : f32} : memref<2x4x8xf32>, memref<8xf32> into memref<2x4x8xf32> mean memref<2x4x1xf32> inv_std memref<2x4x1xf32>
+  kern.layer_norm %x, %s into %y mean %st inv_std %st {axis = -1 : i64, epsilon = 1.0e-3 : f32} : memref<2x4x8xf32>, memref<8xf32> into memref<2x4x8xf32> mean memref<2x4x1xf32> inv_std memref<2x4x1xf32>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @selection
+func.func @selection(%x: memref<3x10xf32>, %i: memref<5xi64>, %g: memref<5x10xf32>, %v: memref<3x4xf32>, %vi: memref<3x4xi64>, %am: memref<3x1xi64>, %y: memref<3x10xf32>) {
+  // CHECK: kern.gather %{{.*}}, %{{.*}} into %{{.*}} {axis = 0 : i64} : memref<3x10xf32>, memref<5xi64> into memref<5x10xf32>
+  kern.gather %x, %i into %g {axis = 0 : i64} : memref<3x10xf32>, memref<5xi64> into memref<5x10xf32>
+  // CHECK: kern.topk %{{.*}} into %{{.*}}, %{{.*}} {axis = -1 : i64, k = 4 : i64, largest, sorted} : memref<3x10xf32> into memref<3x4xf32>, memref<3x4xi64>
+  kern.topk %x into %v, %vi {axis = -1 : i64, k = 4 : i64, largest, sorted} : memref<3x10xf32> into memref<3x4xf32>, memref<3x4xi64>
+  // CHECK: kern.arg_max %{{.*}} into %{{.*}} {axis = 1 : i64, select_last_index} : memref<3x10xf32> into memref<3x1xi64>
+  kern.arg_max %x into %am {axis = 1 : i64, select_last_index} : memref<3x10xf32> into memref<3x1xi64>
+  // CHECK: kern.cumsum %{{.*}} into %{{.*}} {axis = 1 : i64, exclusive, reverse} : memref<3x10xf32> into memref<3x10xf32>
+  kern.cumsum %x into %y {axis = 1 : i64, exclusive, reverse} : memref<3x10xf32> into memref<3x10xf32>
+  // CHECK: kern.trilu %{{.*}} into %{{.*}} {k = -1 : i64, upper} : memref<3x10xf32> into memref<3x10xf32>
+  kern.trilu %x into %y {k = -1 : i64, upper} : memref<3x10xf32> into memref<3x10xf32>
+  // k defaults to 0.
+  // CHECK: kern.trilu %{{.*}} into %{{.*}} : memref<3x10xf32> into memref<3x10xf32>
+  kern.trilu %x into %y : memref<3x10xf32> into memref<3x10xf32>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @spatial
+func.func @spatial(%x: memref<1x4x8x8xf32>, %y: memref<1x4x4x4xf32>, %i: memref<1x4x4x4xi64>, %xl: memref<1x8x8x4xf32>, %yl: memref<1x4x4x4xf32>, %v: memref<f32>, %p: memref<1x4x10x9xf32>, %r: memref<1x4x16x16xf32>) {
+  // CHECK: kern.pool %{{.*}} into %{{.*}} indices %{{.*}} {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, kind = "max", pads = array<i64: 0, 0, 0, 0>, storage_order = 1 : i64, strides = array<i64: 2, 2>} : memref<1x4x8x8xf32> into memref<1x4x4x4xf32> indices memref<1x4x4x4xi64>
+  kern.pool %x into %y indices %i {kind = "max", kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, storage_order = 1 : i64} : memref<1x4x8x8xf32> into memref<1x4x4x4xf32> indices memref<1x4x4x4xi64>
+  // Channels-last: physical [N, H, W, C].
+  // CHECK: kern.pool %{{.*}} into %{{.*}} {channels_last, count_include_pad, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, kind = "average", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : memref<1x8x8x4xf32> into memref<1x4x4x4xf32>
+  kern.pool %xl into %yl {kind = "average", kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, count_include_pad, channels_last} : memref<1x8x8x4xf32> into memref<1x4x4x4xf32>
+  // CHECK: kern.pad %{{.*}} value %{{.*}} into %{{.*}} {mode = "constant", pads = array<i64: 0, 0, 1, 0, 0, 0, 1, 1>} : memref<1x4x8x8xf32>, memref<f32> into memref<1x4x10x9xf32>
+  kern.pad %x value %v into %p {mode = "constant", pads = array<i64: 0, 0, 1, 0, 0, 0, 1, 1>} : memref<1x4x8x8xf32>, memref<f32> into memref<1x4x10x9xf32>
+  // CHECK: kern.pad %{{.*}} into %{{.*}} {mode = "reflect", pads = array<i64: 0, 0, 1, 0, 0, 0, 1, 1>} : memref<1x4x8x8xf32> into memref<1x4x10x9xf32>
+  kern.pad %x into %p {mode = "reflect", pads = array<i64: 0, 0, 1, 0, 0, 0, 1, 1>} : memref<1x4x8x8xf32> into memref<1x4x10x9xf32>
+  // CHECK: kern.resize %{{.*}} into %{{.*}} {antialias, coordinate_transformation_mode = "align_corners", cubic_coeff_a = -5.000000e-01 : f32, exclude_outside, extrapolation_value = 0.000000e+00 : f32, mode = "cubic", nearest_mode = "floor", scales = array<f32: 1.000000e+00, 1.000000e+00, 2.000000e+00, 2.000000e+00>} : memref<1x4x8x8xf32> into memref<1x4x16x16xf32>
+  kern.resize %x into %r {scales = array<f32: 1.0, 1.0, 2.0, 2.0>, mode = "cubic", coordinate_transformation_mode = "align_corners", nearest_mode = "floor", cubic_coeff_a = -0.5 : f32, exclude_outside, extrapolation_value = 0.0 : f32, antialias} : memref<1x4x8x8xf32> into memref<1x4x16x16xf32>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @contraction
+func.func @contraction(%a: memref<4x8xi32>, %b: memref<8x16xi32>, %y: memref<4x16xi32>, %qa: memref<4x8xui8>, %qb: memref<8x2xi8>, %za: memref<ui8>, %zb: memref<2xi8>, %s: memref<f32>, %yi: memref<4x2xi32>, %yq: memref<4x2xui8>, %x: memref<2x4x8xf32>, %w: memref<8x16xf32>, %ye: memref<2x4x16xf32>) {
+  // CHECK: kern.matmul_ref %{{.*}}, %{{.*}} into %{{.*}} : memref<4x8xi32>, memref<8x16xi32> into memref<4x16xi32>
+  kern.matmul_ref %a, %b into %y : memref<4x8xi32>, memref<8x16xi32> into memref<4x16xi32>
+  // CHECK: kern.matmul_integer %{{.*}}, %{{.*}} zero_points %{{.*}}, %{{.*}} into %{{.*}} : memref<4x8xui8>, memref<8x2xi8> zero_points memref<ui8>, memref<2xi8> into memref<4x2xi32>
+  kern.matmul_integer %qa, %qb zero_points %za, %zb into %yi : memref<4x8xui8>, memref<8x2xi8> zero_points memref<ui8>, memref<2xi8> into memref<4x2xi32>
+  // CHECK: kern.qlinear_matmul %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}, %{{.*}}] into %{{.*}}[%{{.*}}, %{{.*}}] : memref<4x8xui8>[memref<f32>, memref<ui8>], memref<8x2xi8>[memref<f32>, memref<2xi8>] into memref<4x2xui8>[memref<f32>, memref<ui8>]
+  kern.qlinear_matmul %qa[%s, %za], %qb[%s, %zb] into %yq[%s, %za] : memref<4x8xui8>[memref<f32>, memref<ui8>], memref<8x2xi8>[memref<f32>, memref<2xi8>] into memref<4x2xui8>[memref<f32>, memref<ui8>]
+  // CHECK: kern.einsum "bij,jk->bik" ins(%{{.*}}, %{{.*}}) into %{{.*}} : memref<2x4x8xf32>, memref<8x16xf32> into memref<2x4x16xf32>
+  kern.einsum "bij,jk->bik" ins(%x, %w) into %ye : memref<2x4x8xf32>, memref<8x16xf32> into memref<2x4x16xf32>
+  return
+}
+
+// -----
+
+// q, k and v as strided views of one packed buffer (2 x 8 x [q | k | v]),
+// 4 heads of 16; then separate operands with a broadcast mask.
+// CHECK-LABEL: func.func @attention
+// CHECK-SAME: (%[[QKV:.+]]: memref<2x8x192xf32>, %[[Y:.+]]: memref<2x8x64xf32>, %[[M:.+]]: memref<8x8xf32>)
+func.func @attention(%qkv: memref<2x8x192xf32>, %y: memref<2x8x64xf32>, %m: memref<8x8xf32>) {
+  // CHECK: kern.attention %[[QKV]], %[[QKV]], %[[QKV]] into %[[Y]] {causal, dims = array<i64: 2, 4, 8, 8, 16, 16>, k_layout = array<i64: 64, 1536, 16, 192, 1>, q_layout = array<i64: 0, 1536, 16, 192, 1>, scale = 2.500000e-01 : f32, v_layout = array<i64: 128, 1536, 16, 192, 1>, y_layout = array<i64: 0, 512, 16, 64, 1>} : memref<2x8x192xf32>, memref<2x8x192xf32>, memref<2x8x192xf32> into memref<2x8x64xf32>
+  kern.attention %qkv, %qkv, %qkv into %y {causal, dims = array<i64: 2, 4, 8, 8, 16, 16>, q_layout = array<i64: 0, 1536, 16, 192, 1>, k_layout = array<i64: 64, 1536, 16, 192, 1>, v_layout = array<i64: 128, 1536, 16, 192, 1>, y_layout = array<i64: 0, 512, 16, 64, 1>, scale = 0.25 : f32} : memref<2x8x192xf32>, memref<2x8x192xf32>, memref<2x8x192xf32> into memref<2x8x64xf32>
+  // CHECK: kern.attention %[[Y]], %[[Y]], %[[Y]] mask %[[M]] into %[[Y]] {dims = array<i64: 16, 8, 8, 4, 4>, k_layout = array<i64: 0, 4, 64, 1>, mask_layout = array<i64: 0, 0, 8, 1>, q_layout = array<i64: 0, 4, 64, 1>, scale = 5.000000e-01 : f32, v_layout = array<i64: 0, 4, 64, 1>, y_layout = array<i64: 0, 4, 64, 1>} : memref<2x8x64xf32>, memref<2x8x64xf32>, memref<2x8x64xf32> mask memref<8x8xf32> into memref<2x8x64xf32>
+  kern.attention %y, %y, %y mask %m into %y {dims = array<i64: 16, 8, 8, 4, 4>, q_layout = array<i64: 0, 4, 64, 1>, k_layout = array<i64: 0, 4, 64, 1>, v_layout = array<i64: 0, 4, 64, 1>, mask_layout = array<i64: 0, 0, 8, 1>, y_layout = array<i64: 0, 4, 64, 1>, scale = 0.5 : f32} : memref<2x8x64xf32>, memref<2x8x64xf32>, memref<2x8x64xf32> mask memref<8x8xf32> into memref<2x8x64xf32>
   return
 }

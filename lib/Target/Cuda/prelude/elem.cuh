@@ -1,8 +1,8 @@
 // elem.cuh - what the runtime-kernel families share: element kinds, vector
 // loads and block reductions.
 //
-// The kern.call kernels (lib/Target/Cuda/Calls.cpp) are CUDA forms of the
-// CPU runtime kernels (runtime/src/cpu). As there, a kernel is a template
+// The runtime kernel ops' kernels (lib/Target/Cuda/Calls) are CUDA forms of
+// the CPU runtime kernels (runtime/src/cpu). As there, a kernel is a template
 // over an element kind E: sc_elem<E>::S is how an element is stored and
 // sc_elem<E>::A the type arithmetic runs in (float for fp16 / bf16, which are
 // stored as raw uint16_t, so they are told apart from uint16 by the tags

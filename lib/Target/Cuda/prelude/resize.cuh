@@ -3,7 +3,7 @@
 //
 // The compiler computes each dim's taps at compile time with the CPU
 // kernel's own code (coordinate transform, nearest rounding, linear / cubic
-// coefficients, antialias, exclude_outside; lib/Target/Cuda/Calls.cpp) and
+// coefficients, antialias, exclude_outside; lib/Target/Cuda/Calls) and
 // bakes them into the kernel as tables: for output coordinate o of dim d,
 // taps first[base[d] + o] .. first[base[d] + o + 1] - 1, each an input
 // offset (coordinate * x's stride of dim d) and a weight. One thread per

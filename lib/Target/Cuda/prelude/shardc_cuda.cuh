@@ -42,7 +42,7 @@ static __device__ __forceinline__ T sc_shfl_xor(T v, int lane_mask) {
   return static_cast<T>(__shfl_xor_sync(0xffffffffu, v, lane_mask));
 }
 
-// The runtime kernels (kern.call) on CUDA, by family.
+// The runtime kernels (kern.softmax, kern.gather, ...) on CUDA, by family.
 #include "elem.cuh"
 #include "gather.cuh"
 #include "normalize.cuh"

@@ -10,7 +10,7 @@
 // CHECK-NEXT:  %[[A:.*]] = kern.alloc : memref<1x6x8x4xf32>
 // CHECK-NEXT:  kern.conv %arg0, %arg1 into %[[A]] {{.*}}epilogue = "relu"{{.*}}y_channels_last} : memref<1x3x6x8xf32>, memref<4x3x3x3xf32> into memref<1x6x8x4xf32>
 // CHECK-NEXT:  %[[P:.*]] = kern.alloc : memref<1x3x4x4xf32>
-// CHECK-NEXT:  kern.call @sc_pool ins(%[[A]] : memref<1x6x8x4xf32>) outs(%[[P]] : memref<1x3x4x4xf32>) {args = [{{.*}}, 0 : i32, 0 : i32, 1 : i32]}
+// CHECK-NEXT:  kern.pool %[[A]] into %[[P]] {channels_last, {{.*}}} : memref<1x6x8x4xf32> into memref<1x3x4x4xf32>
 // CHECK-NEXT:  %[[B:.*]] = kern.alloc : memref<1x3x4x4xf32>
 // CHECK-NEXT:  kern.conv %[[P]], %arg2 residual %[[P]] into %[[B]] {{.*}}x_channels_last, y_channels_last}
 // CHECK-NEXT:  %[[S:.*]] = kern.alloc : memref<1x3x4x4xf32>
@@ -35,7 +35,6 @@ func.func @main(%x: tensor<1x3x6x8xf32>, %w1: tensor<4x3x3x3xf32>, %w: tensor<4x
 // a transposed convolution's input, and buffers that only maps use.
 // CHECK-LABEL: func.func @main
 // CHECK-NOT:   channels_last
-// CHECK-NOT:   1 : i32]}
 // CHECK-NOT:   memref<1x6x8x4xf32>
 // CHECK:       return
 func.func @main(%x: tensor<1x4x6x8xf32>, %w: tensor<4x4x3x3xf32>, %wt: tensor<4x4x2x2xf32>) -> (tensor<1x4x6x8xf32>, tensor<1x192xf32>, tensor<1x4x3x4xi64>, tensor<1x4x12x16xf32>, tensor<1x4x6x8xf32>) {

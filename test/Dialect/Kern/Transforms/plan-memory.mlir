@@ -1,7 +1,8 @@
-// RUN: %shardc-opt %s --kern-plan-memory | FileCheck %s
+// RUN: %shardc-opt %s --allow-unregistered-dialect --kern-plan-memory | FileCheck %s
 // The arena plan: each kern.alloc is live from its definition to its last
 // reader (through views); buffers are placed largest first at the lowest
 // 64-byte aligned offset free over their live range.
+// ("test.use" is an unregistered op that reads its operands.)
 
 // A chain a -> b -> c: a and c are never live together and share offset 0;
 // b overlaps both. Peak 8 KiB of 12 KiB requested.
@@ -104,7 +105,7 @@ func.func @alignment(%y: memref<1xf32> {kern.output = "y"}) {
   %c = kern.alloc : memref<2x3xf16>
   %d = kern.alloc : memref<10xi1>
   %e = kern.alloc : memref<0xf32>
-  kern.call @use ins(%a, %b, %c, %d, %e : memref<3xf32>, memref<5xi8>, memref<2x3xf16>, memref<10xi1>, memref<0xf32>) outs(%y : memref<1xf32>) {args = []}
+  "test.use"(%a, %b, %c, %d, %e, %y) : (memref<3xf32>, memref<5xi8>, memref<2x3xf16>, memref<10xi1>, memref<0xf32>, memref<1xf32>) -> ()
   return
 }
 
@@ -117,7 +118,7 @@ func.func @alignment(%y: memref<1xf32> {kern.output = "y"}) {
 func.func @largest_first(%y: memref<1xf32> {kern.output = "y"}) {
   %s = kern.alloc : memref<16xf32>
   %b = kern.alloc : memref<1024xf32>
-  kern.call @use ins(%s, %b : memref<16xf32>, memref<1024xf32>) outs(%y : memref<1xf32>) {args = []}
+  "test.use"(%s, %b, %y) : (memref<16xf32>, memref<1024xf32>, memref<1xf32>) -> ()
   return
 }
 
@@ -166,7 +167,7 @@ func.func @gap(%in: memref<256xf32> {kern.input = "in"}, %out: memref<128xf32> {
 func.func @odd_sizes(%y: memref<1xf32> {kern.output = "y"}) {
   %a = kern.alloc : memref<25xf32>
   %b = kern.alloc : memref<100xui8>
-  kern.call @use ins(%a, %b : memref<25xf32>, memref<100xui8>) outs(%y : memref<1xf32>) {args = []}
+  "test.use"(%a, %b, %y) : (memref<25xf32>, memref<100xui8>, memref<1xf32>) -> ()
   return
 }
 

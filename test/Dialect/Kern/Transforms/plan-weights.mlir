@@ -1,6 +1,7 @@
-// RUN: %shardc-opt %s --kern-plan-weights | FileCheck %s
+// RUN: %shardc-opt %s --allow-unregistered-dialect --kern-plan-weights | FileCheck %s
 // The weights section: every kern.weight gets a 64-byte aligned offset in
 // program order; kern.weights_bytes is the aligned end.
+// ("test.use" is an unregistered op that reads its operands.)
 
 // 12 bytes at 0, 32 at 64, 5 one-byte booleans at 128, 400 at 192 (ends at
 // 592, rounded to 640), a splat stored in full (8 x f16) at 640.
@@ -17,7 +18,7 @@ func.func @main(%y: memref<1xf32> {kern.output = "y"}) {
   %c = kern.weight {value = dense<[true, false, true, false, true]> : tensor<5xi1>} : memref<5xi1>
   %d = kern.weight {value = dense<0.5> : tensor<100xf32>} : memref<100xf32>
   %e = kern.weight {value = dense<1.0> : tensor<8xf16>} : memref<8xf16>
-  kern.call @use ins(%a, %b, %c, %d, %e : memref<3xf32>, memref<2x2xi64>, memref<5xi1>, memref<100xf32>, memref<8xf16>) outs(%y : memref<1xf32>) {args = []}
+  "test.use"(%a, %b, %c, %d, %e, %y) : (memref<3xf32>, memref<2x2xi64>, memref<5xi1>, memref<100xf32>, memref<8xf16>, memref<1xf32>) -> ()
   return
 }
 
@@ -29,7 +30,7 @@ func.func @main(%y: memref<1xf32> {kern.output = "y"}) {
 func.func @exact(%y: memref<1xf32> {kern.output = "y"}) {
   %a = kern.weight {value = dense<0> : tensor<16xi32>} : memref<16xi32>
   %b = kern.weight {value = dense<0> : tensor<8xi64>} : memref<8xi64>
-  kern.call @use ins(%a, %b : memref<16xi32>, memref<8xi64>) outs(%y : memref<1xf32>) {args = []}
+  "test.use"(%a, %b, %y) : (memref<16xi32>, memref<8xi64>, memref<1xf32>) -> ()
   return
 }
 

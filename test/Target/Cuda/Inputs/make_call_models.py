@@ -1,5 +1,5 @@
 """Writes the small ONNX models of the CUDA runtime-kernel tests (calls.test)
-into the given directory: one model per kern.call form (gather, softmax,
+into the given directory: one model per runtime kernel op (gather, softmax,
 layer norm, pooling, arg max, top-k, cumsum, trilu, pad, resize, reference
 and quantized matmuls, einsum)."""
 import os

@@ -1,0 +1,83 @@
+//===- Attention.cpp - kern.attention on CUDA (prelude attention.cuh) -----===//
+//
+// A flash-attention kernel: a block per tile of queries walks the keys in
+// steps, both in shared memory, with an online softmax in fp32. The kernel
+// takes one parameter per distinct buffer (q, k and v are often one packed
+// buffer) and the operands' layouts as a constant struct.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lib/Target/Cuda/Calls/CallWriter.h"
+
+using namespace mlir;
+using namespace shardc;
+using namespace shardc::cuda;
+using namespace shardc::cuda::calls;
+using target::floatLiteral;
+
+FailureOr<Kernel> calls::attention(kern::AttentionOp op, StringRef name) {
+  Value q = op.getQ(), k = op.getK(), v = op.getV(), m = op.getMask();
+  SmallVector<Value> inputs;
+  for (Value in : {q, k, v, m})
+    if (in && !llvm::is_contained(inputs, in))
+      inputs.push_back(in);
+  CallWriter w(op, name, inputs, {op.getY()});
+  Type t = elem(q);
+  int64_t nb = op.getNumBatchDims();
+  ArrayRef<int64_t> dims = op.getDims();
+  int64_t batch = product(dims.take_front(nb)), S = dims[nb], T = dims[nb + 1],
+          D = dims[nb + 2], E = dims[nb + 3];
+  if (D < 1 || E < 1)
+    return w.unsupported("empty head dims");
+  // Tiles: the smallest that cover S and T, shrunk (keys first, down to
+  // 16) until the static shared memory fits in 48 KiB.
+  int64_t a = elemBytes(t) == 8 ? 8 : 4;
+  auto bytes = [&](int64_t bq, int64_t bk) {
+    return a * (bq * (D + 1) + bk * (D + 1) + bk * E + bq * (bk + 1) + 3 * bq);
+  };
+  int64_t BQ = 16, BK = 8;
+  while (BQ < 64 && BQ < S)
+    BQ *= 2;
+  while (BK < 64 && BK < T)
+    BK *= 2;
+  while (bytes(BQ, BK) > 48 * 1024) {
+    if (BK > 16)
+      BK /= 2;
+    else if (BQ > 16)
+      BQ /= 2;
+    else if (BK > 8)
+      BK /= 2;
+    else
+      return w.unsupported("head dims " + Twine(D) + " and " + Twine(E) +
+                           " do not fit the shared-memory tiles");
+  }
+  std::optional<ArrayRef<int64_t>> maskLayout = op.getMaskLayout();
+  std::string geom = "  // batch dims; q, k, v, mask, y: [offset, batch "
+                     "strides, row stride, column stride]\n"
+                     "  const sc_attn_geom<" +
+                     std::to_string(nb) + "> g = {" +
+                     braced(dims.take_front(nb)) + ", " +
+                     braced(op.getQLayout()) + ", " + braced(op.getKLayout()) +
+                     ", " + braced(op.getVLayout()) + ", " +
+                     braced(maskLayout.value_or(ArrayRef<int64_t>())) + ", " +
+                     braced(op.getYLayout()) + "};\n";
+  bool causal = op.getCausal();
+  w.body = geom + "  sc_attention<" + elemKind(t) + ", " + std::to_string(nb) +
+           ", " + lit(D) + ", " + lit(E) + ", " + lit(BQ) + ", " + lit(BK) +
+           ", " + (m ? "true" : "false") + ", " + (causal ? "true" : "false") +
+           ">(" + w.inputParam(q) + ", " + w.inputParam(k) + ", " +
+           w.inputParam(v) + ", " + (m ? w.inputParam(m) : "nullptr") +
+           ", out0, g, " + lit(batch) + ", " + lit(S) + ", " + lit(T) + ", " +
+           floatLiteral(op.getScale().convertToFloat(),
+                        Float32Type::get(op.getContext())) +
+           ");\n";
+  int64_t tiles = batch * ceilDiv(S, BQ);
+  w.finish(128, std::max<int64_t>(1, std::min(tiles, kMaxGrid)),
+           "attention of " + std::to_string(batch) + " x [" +
+               std::to_string(S) + ", " + std::to_string(D) +
+               "] queries over " + std::to_string(T) + " keys, " +
+               std::to_string(E) + " values" + (causal ? ", causal" : "") +
+               (m ? ", masked" : "") + "; " + std::to_string(BQ) +
+               "-query tiles, " + std::to_string(BK) + "-key steps");
+  return w.kernel;
+}

@@ -178,7 +178,12 @@ static inline uint16_t sc_f2h(float f) {
 /* ---- runtime CPU kernels (runtime/src/cpu) ----
  * In every kernel the output has the dtype of the (first) input unless the
  * comment says otherwise; output descriptors are given where the output
- * shape does not follow from the inputs. */
+ * shape does not follow from the inputs. Each kernel is called by one kern
+ * op (dialects/Kern/IR/Kern*Ops.td), which lists these arguments in this
+ * order (its getRuntimeArgs) and whose verifier checks what the kernel
+ * assumes. */
+
+/* Row normalizations: kern.softmax, kern.layer_norm (KernNormOps.td). */
 
 /* Softmax (or log-softmax) along `axis` of x. f32, f64, f16, bf16. */
 void sc_softmax(const sc_desc *x, const void *xp, void *y, int64_t axis,
@@ -189,6 +194,8 @@ void sc_softmax(const sc_desc *x, const void *xp, void *y, int64_t axis,
 void sc_layer_norm(const sc_desc *x, const void *xp, const void *scale,
                    const void *bias, void *y, float *mean, float *inv_std,
                    int64_t axis, float epsilon);
+/* Indexing and scans: kern.gather, kern.topk, kern.arg_max, kern.cumsum,
+ * kern.trilu (KernSelectionOps.td). */
 /* ONNX Gather along axis; idx is int32 or int64, negative wraps; out of range
  * calls sc_fail. Any dtype (copied by element size). */
 void sc_gather(const sc_desc *data, const void *dp, const sc_desc *idx,
@@ -207,6 +214,8 @@ void sc_cumsum(const sc_desc *x, const void *xp, void *y, int64_t axis,
  * zero elsewhere. Any dtype. */
 void sc_trilu(const sc_desc *x, const void *xp, void *y, int32_t upper,
               int64_t k);
+/* Windows and resampling: kern.pad, kern.pool, kern.resize
+ * (KernSpatialOps.td). */
 /* Pad with pads[0..rank) before and pads[rank..2*rank) after each dim
  * (negative crops). mode: 0 constant (value: one element of x's dtype, or
  * NULL for zero), 1 reflect, 2 edge, 3 wrap. y gives the output shape. */
@@ -236,6 +245,8 @@ void sc_resize(const sc_desc *x, const void *xp, const sc_desc *y, void *yp,
                const float *scales, int32_t mode, int32_t coord,
                int32_t nearest, float cubic_a, int32_t exclude_outside,
                float extrapolation_value, int32_t antialias);
+/* Products: kern.einsum, kern.matmul_ref, kern.matmul_integer,
+ * kern.qlinear_matmul (KernContractionOps.td). */
 /* Einsum over n inputs (explicit or implicit output, "..." allowed). */
 void sc_einsum(const char *equation, int32_t n, const sc_desc *const *xs,
                const void *const *xps, const sc_desc *y, void *yp);
@@ -256,6 +267,7 @@ void sc_qlinear_matmul(const sc_desc *a, const void *ap, const sc_desc *as,
                        const void *bsp, const sc_desc *bzp, const void *bzpp,
                        const sc_desc *ys, const void *ysp, const sc_desc *yzp,
                        const void *yzpp, const sc_desc *y, void *yp);
+/* Fused attention: kern.attention (KernAttentionOps.td). */
 /* Scaled dot-product attention y = softmax(q k^T * scale + mask) v, the
  * softmax over the keys. dims: the nb batch dims, then S, T, D, E (q is
  * [batch, S, D], k [batch, T, D], v [batch, T, E], mask [batch, S, T], y

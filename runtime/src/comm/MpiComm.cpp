@@ -100,75 +100,55 @@ public:
 
   Status allReduce(const void *send, void *recv, size_t count, int32_t dtype,
                    ReduceOp op, void *stream) override {
-    MPI_Datatype t;
-    MPI_Op o;
-    if (Status s = prepare("all_reduce", count, dtype, &op, stream, t, o);
-        s.failed())
-      return s;
-    return check("all_reduce",
-                 MPI_Allreduce(send == recv ? MPI_IN_PLACE : send, recv,
-                               static_cast<int>(count), t, o, comm));
+    return call("all_reduce", count, dtype, &op, stream,
+                [&](MPI_Datatype t, MPI_Op o) {
+                  return MPI_Allreduce(send == recv ? MPI_IN_PLACE : send,
+                                       recv, static_cast<int>(count), t, o,
+                                       comm);
+                });
   }
   Status allGather(const void *send, void *recv, size_t count, int32_t dtype,
                    void *stream) override {
-    MPI_Datatype t;
-    MPI_Op o;
-    if (Status s = prepare("all_gather", count * n, dtype, nullptr, stream,
-                           t, o);
-        s.failed())
-      return s;
-    return check("all_gather",
-                 MPI_Allgather(send, static_cast<int>(count), t, recv,
-                               static_cast<int>(count), t, comm));
+    return call("all_gather", count * n, dtype, nullptr, stream,
+                [&](MPI_Datatype t, MPI_Op) {
+                  return MPI_Allgather(send, static_cast<int>(count), t, recv,
+                                       static_cast<int>(count), t, comm);
+                });
   }
   Status reduceScatter(const void *send, void *recv, size_t count,
                        int32_t dtype, ReduceOp op, void *stream) override {
-    MPI_Datatype t;
-    MPI_Op o;
-    if (Status s = prepare("reduce_scatter", count * n, dtype, &op, stream,
-                           t, o);
-        s.failed())
-      return s;
-    return check("reduce_scatter",
-                 MPI_Reduce_scatter_block(send, recv, static_cast<int>(count),
-                                          t, o, comm));
+    return call("reduce_scatter", count * n, dtype, &op, stream,
+                [&](MPI_Datatype t, MPI_Op o) {
+                  return MPI_Reduce_scatter_block(
+                      send, recv, static_cast<int>(count), t, o, comm);
+                });
   }
   Status allToAll(const void *send, void *recv, size_t count, int32_t dtype,
                   void *stream) override {
-    MPI_Datatype t;
-    MPI_Op o;
-    if (Status s = prepare("all_to_all", count * n, dtype, nullptr, stream,
-                           t, o);
-        s.failed())
-      return s;
-    return check("all_to_all",
-                 MPI_Alltoall(send, static_cast<int>(count), t, recv,
-                              static_cast<int>(count), t, comm));
+    return call("all_to_all", count * n, dtype, nullptr, stream,
+                [&](MPI_Datatype t, MPI_Op) {
+                  return MPI_Alltoall(send, static_cast<int>(count), t, recv,
+                                      static_cast<int>(count), t, comm);
+                });
   }
   Status send(const void *buf, size_t count, int32_t dtype, int peer,
               void *stream) override {
-    MPI_Datatype t;
-    MPI_Op o;
-    if (Status s = prepare("send", count, dtype, nullptr, stream, t, o);
-        s.failed())
-      return s;
-    if (Status s = checkPeer("send to", peer); s.failed())
-      return s;
-    return check("send", MPI_Send(buf, static_cast<int>(count), t, peer,
-                                  kTag, comm));
+    return call("send", count, dtype, nullptr, stream,
+                [&](MPI_Datatype t, MPI_Op) {
+                  return MPI_Send(buf, static_cast<int>(count), t, peer, kTag,
+                                  comm);
+                },
+                "send to", peer);
   }
   Status recv(void *buf, size_t count, int32_t dtype, int peer,
               void *stream) override {
-    MPI_Datatype t;
-    MPI_Op o;
-    if (Status s = prepare("recv", count, dtype, nullptr, stream, t, o);
-        s.failed())
-      return s;
-    if (Status s = checkPeer("receive from", peer); s.failed())
-      return s;
-    MPI_Status status;
-    return check("recv", MPI_Recv(buf, static_cast<int>(count), t, peer,
-                                  kTag, comm, &status));
+    return call("recv", count, dtype, nullptr, stream,
+                [&](MPI_Datatype t, MPI_Op) {
+                  MPI_Status status;
+                  return MPI_Recv(buf, static_cast<int>(count), t, peer, kTag,
+                                  comm, &status);
+                },
+                "receive from", peer);
   }
   void abort() override { MPI_Abort(comm, 1); }
   Status splitMesh(const std::vector<int64_t> &shape,
@@ -212,6 +192,24 @@ private:
     }
     o = k == 0 ? MPI_SUM : k == 1 ? MPI_MAX : MPI_MIN;
     return {};
+  }
+  /// Checks the call (prepare), then makes it with the datatype and op and
+  /// turns MPI's code into a Status (check).
+  /// `peer` (point to point) is checked after the rest, as a receiver of
+  /// the call would.
+  template <typename Fn>
+  Status call(const char *what, size_t elements, int32_t dtype,
+              const ReduceOp *op, void *stream, Fn &&fn,
+              const char *peerWhat = nullptr, int peer = 0) const {
+    MPI_Datatype t;
+    MPI_Op o = MPI_OP_NULL;
+    if (Status s = prepare(what, elements, dtype, op, stream, t, o);
+        s.failed())
+      return s;
+    if (peerWhat)
+      if (Status s = checkPeer(peerWhat, peer); s.failed())
+        return s;
+    return check(what, fn(t, o));
   }
   Status checkPeer(const char *what, int peer) const {
     if (peer < 0 || peer >= n || peer == r)

@@ -45,35 +45,25 @@ static std::optional<ShardingRule> linear(Operation *o) {
                              plain ? FactorKind::Reduction
                                    : FactorKind::NeedReplication,
                              "sum");
-  auto broadcast = [&](ShapedType t, ArrayRef<SmallVector<int64_t, 2>> full,
-                       ArrayRef<int64_t> shape) {
-    Dims dims;
-    int64_t offset = shape.size() - t.getRank();
-    for (int64_t d = 0; d < t.getRank(); ++d)
-      dims.push_back(t.getDimSize(d) == shape[d + offset]
-                         ? full[d + offset]
-                         : SmallVector<int64_t, 2>{});
-    return dims;
-  };
   Dims yFull = yDims;
   yFull.push_back({m});
   yFull.push_back({n});
   ArrayRef<int64_t> yShape = ty.getShape();
-  Dims aDims = broadcast(RankedTensorType::get(ta.getShape().drop_back(2),
-                                               ta.getElementType()),
-                         yDims, yShape.drop_back(2));
+  Dims aDims =
+      broadcastFactors(ta.getShape().drop_back(2), yShape.drop_back(2), yDims);
   aDims.push_back({m});
   aDims.push_back({k});
-  Dims bDims = broadcast(RankedTensorType::get(tb.getShape().drop_back(2),
-                                               tb.getElementType()),
-                         yDims, yShape.drop_back(2));
+  Dims bDims =
+      broadcastFactors(tb.getShape().drop_back(2), yShape.drop_back(2), yDims);
   bDims.push_back({k});
   bDims.push_back({n});
   rule.operands = {aDims, bDims};
   if (Value bias = op.getBias())
-    rule.operands.push_back(broadcast(typeOf(bias), yFull, yShape));
+    rule.operands.push_back(
+        broadcastFactors(typeOf(bias).getShape(), yShape, yFull));
   if (Value residual = op.getResidual())
-    rule.operands.push_back(broadcast(typeOf(residual), yFull, yShape));
+    rule.operands.push_back(
+        broadcastFactors(typeOf(residual).getShape(), yShape, yFull));
   rule.results = {yFull};
   return rule;
 }
@@ -106,13 +96,7 @@ static std::optional<ShardingRule> attention(Operation *o) {
     SmallVector<int64_t> shape(q.getShape().drop_back(2));
     shape.push_back(q.getDimSize(r - 2));
     shape.push_back(k.getDimSize(r - 2));
-    Dims dims;
-    int64_t offset = r - tm.getRank();
-    for (int64_t d = 0; d < tm.getRank(); ++d)
-      dims.push_back(tm.getDimSize(d) == shape[d + offset]
-                         ? full[d + offset]
-                         : SmallVector<int64_t, 2>{});
-    rule.operands.push_back(dims);
+    rule.operands.push_back(broadcastFactors(tm.getShape(), shape, full));
   }
   (void)y;
   rule.results = {with(s, e)};

@@ -28,20 +28,6 @@ using Dims = ShardingRule::ValueFactors;
 
 static ShapedType typeOf(Value v) { return cast<ShapedType>(v.getType()); }
 
-/// The factors of a broadcast batch prefix: for `rank` leading result dims,
-/// the operand's leading dims (right-aligned) take the factor when equal.
-static Dims batchDims(ArrayRef<SmallVector<int64_t, 2>> resultBatch,
-                      ArrayRef<int64_t> resultShape,
-                      ArrayRef<int64_t> operandBatch) {
-  Dims dims;
-  int64_t offset = resultBatch.size() - operandBatch.size();
-  for (size_t d = 0; d < operandBatch.size(); ++d)
-    dims.push_back(operandBatch[d] == resultShape[d + offset]
-                       ? resultBatch[d + offset]
-                       : SmallVector<int64_t, 2>{});
-  return dims;
-}
-
 /// y[b.., m, n] = sum_k a[b.., m, k] b[b.., k, n] (with optional transposes
 /// of the last two dims of a and b).
 static ShardingRule contraction(Value a, Value b, Value y, bool transA,
@@ -59,8 +45,8 @@ static ShardingRule contraction(Value a, Value b, Value y, bool transA,
   int64_t kSize = ta.getDimSize(transA ? ta.getRank() - 2 : ta.getRank() - 1);
   int64_t k = rule.addFactor(kSize, kKind, "sum");
   ArrayRef<int64_t> yBatch = ty.getShape().drop_back(2);
-  Dims aDims = batchDims(yDims, yBatch, ta.getShape().drop_back(2));
-  Dims bDims = batchDims(yDims, yBatch, tb.getShape().drop_back(2));
+  Dims aDims = broadcastFactors(ta.getShape().drop_back(2), yBatch, yDims);
+  Dims bDims = broadcastFactors(tb.getShape().drop_back(2), yBatch, yDims);
   aDims.push_back({transA ? k : m});
   aDims.push_back({transA ? m : k});
   bDims.push_back({transB ? n : k});
@@ -88,14 +74,9 @@ static std::optional<ShardingRule> gemm(Operation *o) {
   if (Value c = op.getC()) {
     // C broadcasts onto [m, n]; splitting k would add it once per rank.
     rule.factors[2].kind = FactorKind::NeedReplication;
-    ShapedType tc = typeOf(c), ty = typeOf(op.getOutput());
-    Dims cDims;
-    int64_t offset = ty.getRank() - tc.getRank();
-    for (int64_t d = 0; d < tc.getRank(); ++d)
-      cDims.push_back(tc.getDimSize(d) == ty.getDimSize(d + offset)
-                          ? rule.results[0][d + offset]
-                          : SmallVector<int64_t, 2>{});
-    rule.operands.push_back(cDims);
+    rule.operands.push_back(broadcastFactors(
+        typeOf(c).getShape(), typeOf(op.getOutput()).getShape(),
+        rule.results[0]));
   }
   return rule;
 }
@@ -187,15 +168,11 @@ static std::optional<ShardingRule> reduceMean(Operation *o) {
   return reduction<ReduceMeanOp>(o, "");
 }
 
-static int64_t normAxis(int64_t axis, int64_t rank) {
-  return axis < 0 ? axis + rank : axis;
-}
-
 template <typename Op>
 static std::optional<ShardingRule> softmax(Operation *o) {
   auto op = cast<Op>(o);
   int64_t rank = typeOf(op.getInput()).getRank();
-  return sameShapeRule(o, {normAxis(op.getAxis(), rank)});
+  return sameShapeRule(o, {normalizedAxis(op.getAxis(), rank)});
 }
 
 /// x [lead.., norm..] with scale (and bias) over the normalized dims;
@@ -204,7 +181,7 @@ ShardingRule shardc::graph::normRule(Operation *o, Value input,
                                      int64_t axis) {
   ShardingRule rule;
   ShapedType t = typeOf(input);
-  axis = normAxis(axis, t.getRank());
+  axis = normalizedAxis(axis, t.getRank());
   Dims x;
   for (int64_t d = 0; d < t.getRank(); ++d)
     x.push_back({rule.addFactor(t.getDimSize(d),
@@ -216,14 +193,8 @@ ShardingRule shardc::graph::normRule(Operation *o, Value input,
       continue;
     }
     // scale / bias: broadcast against the normalized (trailing) dims.
-    ShapedType s = typeOf(operand);
-    Dims dims;
-    int64_t offset = t.getRank() - s.getRank();
-    for (int64_t d = 0; d < s.getRank(); ++d)
-      dims.push_back(s.getDimSize(d) == t.getDimSize(d + offset)
-                         ? x[d + offset]
-                         : SmallVector<int64_t, 2>{});
-    rule.operands.push_back(dims);
+    rule.operands.push_back(
+        broadcastFactors(typeOf(operand).getShape(), t.getShape(), x));
   }
   for (Value result : o->getResults()) {
     ShapedType r = typeOf(result);

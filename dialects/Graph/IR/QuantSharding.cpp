@@ -27,8 +27,7 @@ static std::optional<ShardingRule> quantize(Operation *o) {
   Dims dims;
   for (int64_t d = 0; d < in.getRank(); ++d)
     dims.push_back({rule.addFactor(in.getDimSize(d), FactorKind::Parallel)});
-  int64_t axis = op.getAxis() < 0 ? op.getAxis() + in.getRank()
-                                  : op.getAxis();
+  int64_t axis = normalizedAxis(op.getAxis(), in.getRank());
   auto paramDims = [&](Value v) -> std::optional<Dims> {
     ShapedType t = typeOf(v);
     if (t.getRank() == 0)

@@ -78,14 +78,14 @@ static ShardingRule alongAxis(Operation *op, int64_t axis) {
 static std::optional<ShardingRule> concat(Operation *o) {
   auto op = cast<ConcatOp>(o);
   int64_t rank = typeOf(op.getOutput()).getRank();
-  int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
+  int64_t axis = normalizedAxis(op.getAxis(), rank);
   return alongAxis(o, axis);
 }
 
 static std::optional<ShardingRule> split(Operation *o) {
   auto op = cast<SplitOp>(o);
   int64_t rank = typeOf(op.getInput()).getRank();
-  int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
+  int64_t axis = normalizedAxis(op.getAxis(), rank);
   return alongAxis(o, axis);
 }
 
@@ -96,8 +96,7 @@ static std::optional<ShardingRule> slice(Operation *o) {
 static std::optional<ShardingRule> gather(Operation *o) {
   auto op = cast<GatherOp>(o);
   ShapedType data = typeOf(op.getData()), idx = typeOf(op.getIndices());
-  int64_t axis = op.getAxis() < 0 ? op.getAxis() + data.getRank()
-                                  : op.getAxis();
+  int64_t axis = normalizedAxis(op.getAxis(), data.getRank());
   ShardingRule rule;
   Dims dataDims, idxDims, outDims;
   for (int64_t d = 0; d < axis; ++d) {

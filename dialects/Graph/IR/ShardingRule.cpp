@@ -99,25 +99,30 @@ LogicalResult ShardingRule::verify(Operation *op) const {
   return success();
 }
 
+ShardingRule::ValueFactors
+shardc::graph::broadcastFactors(ArrayRef<int64_t> shape,
+                                ArrayRef<int64_t> fullShape,
+                                ArrayRef<SmallVector<int64_t, 2>> full) {
+  ShardingRule::ValueFactors dims;
+  int64_t offset = static_cast<int64_t>(fullShape.size()) -
+                   static_cast<int64_t>(shape.size());
+  for (size_t d = 0; d < shape.size(); ++d)
+    dims.push_back(shape[d] == fullShape[d + offset]
+                       ? full[d + offset]
+                       : SmallVector<int64_t, 2>{}); // broadcast from 1
+  return dims;
+}
+
 ShardingRule shardc::graph::elementwiseRule(Operation *op) {
   ShardingRule rule;
   auto out = cast<ShapedType>(op->getResult(0).getType());
   ShardingRule::ValueFactors outDims;
   for (int64_t size : out.getShape())
     outDims.push_back({rule.addFactor(size, FactorKind::Parallel)});
-  for (Value operand : op->getOperands()) {
-    auto type = cast<ShapedType>(operand.getType());
-    int64_t offset = out.getRank() - type.getRank();
-    ShardingRule::ValueFactors dims;
-    for (int64_t d = 0; d < type.getRank(); ++d) {
-      const auto &f = outDims[d + offset];
-      if (type.getDimSize(d) == out.getDimSize(d + offset))
-        dims.push_back(f);
-      else
-        dims.push_back({}); // broadcast from 1
-    }
-    rule.operands.push_back(std::move(dims));
-  }
+  for (Value operand : op->getOperands())
+    rule.operands.push_back(broadcastFactors(
+        cast<ShapedType>(operand.getType()).getShape(), out.getShape(),
+        outDims));
   for (unsigned i = 0; i < op->getNumResults(); ++i)
     rule.results.push_back(outDims);
   return rule;

@@ -64,6 +64,22 @@ public:
 // Building blocks of the per-family rules (ShardingRule.cpp)
 //===----------------------------------------------------------------------===//
 
+/// `axis` (an I64Attr, read unsigned) with negative values counted from the
+/// end of `rank` dims.
+inline int64_t normalizedAxis(uint64_t axis, int64_t rank) {
+  int64_t a = static_cast<int64_t>(axis);
+  return a < 0 ? a + rank : a;
+}
+
+/// The factors of an operand of shape `shape` that broadcasts numpy-style
+/// (right-aligned) against `fullShape`, whose dims have `full` factors: a
+/// dim equal to the full one takes its factors, a broadcast one (size 1)
+/// none.
+ShardingRule::ValueFactors
+broadcastFactors(llvm::ArrayRef<int64_t> shape,
+                 llvm::ArrayRef<int64_t> fullShape,
+                 llvm::ArrayRef<llvm::SmallVector<int64_t, 2>> full);
+
 /// A factor per result dim (of `kind`, parallel by default), operands
 /// broadcast numpy-style against the result (right-aligned; a dim of size 1
 /// facing a larger result dim gets no factor). Covers unary, binary,

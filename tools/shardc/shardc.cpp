@@ -419,11 +419,15 @@ int main(int argc, char **argv) {
     output->keep();
     return 0;
   };
-  if (emit == Emit::Import)
+  // The module as text, ending in a newline as mlir-opt's output does.
+  auto writeModule = [&] {
     return writeText([&](raw_ostream &os) {
       module->print(os, flags);
       os << "\n";
     });
+  };
+  if (emit == Emit::Import)
+    return writeModule();
 
   shardc::GraphPipelineOptions graphOptions;
   graphOptions.canonicalize = !noCanonicalize;
@@ -475,10 +479,7 @@ int main(int argc, char **argv) {
     if (emit == Emit::Plan)
       propagated = module->clone();
     if (emit == Emit::Dist)
-      return writeText([&](raw_ostream &os) {
-        module->print(os, flags);
-        os << "\n";
-      });
+      return writeModule();
     if (!runPipeline(
             [&](mlir::PassManager &pm) {
               pm.addPass(shardc::createDistPartition());
@@ -488,10 +489,7 @@ int main(int argc, char **argv) {
     stage("partitioned");
   }
   if (emit == Emit::Graph)
-    return writeText([&](raw_ostream &os) {
-      module->print(os, flags);
-      os << "\n";
-    });
+    return writeModule();
 
   if (emit == Emit::Plan && !propagated)
     propagated = module->clone(); // one rank: the graph as it is
@@ -527,10 +525,7 @@ int main(int argc, char **argv) {
     });
   }
   if (emit == Emit::Kern)
-    return writeText([&](raw_ostream &os) {
-      module->print(os, flags);
-      os << "\n";
-    });
+    return writeModule();
 
   std::string source;
   llvm::raw_string_ostream sourceStream(source);

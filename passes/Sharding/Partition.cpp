@@ -18,6 +18,7 @@
 #include "passes/Sharding/Passes.h"
 
 #include "dialects/Graph/IR/ShardingRule.h"
+#include "passes/Sharding/Projection.h"
 #include "passes/Sharding/Slicing.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -324,23 +325,13 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
     // axes only once the major ones are whole.
     auto take = [&](const ShardingRule::ValueFactors &dims,
                     const DimAxes &axes, bool reductionsOnly) {
-      for (auto [fs, a] : llvm::zip(dims, axes)) {
-        size_t next = 0;
-        for (int64_t f : fs) {
-          int64_t size = rule->factors[f].size, product = 1;
-          SmallVector<StringRef, 2> taken;
-          while (next < a.size() &&
-                 size % (product * axisSize(a[next])) == 0) {
-            product *= axisSize(a[next]);
-            taken.push_back(a[next++]);
-          }
-          if (!reductionsOnly ||
-              rule->factors[f].kind == graph::FactorKind::Reduction)
-            assign(f, taken);
-          if (product != size)
-            break;
-        }
-      }
+      for (auto [fs, a] : llvm::zip(dims, axes))
+        projectAxesOntoFactors(
+            a, fs, *rule, mesh, [&](int64_t f, ArrayRef<StringRef> taken) {
+              if (!reductionsOnly ||
+                  rule->factors[f].kind == graph::FactorKind::Reduction)
+                assign(f, taken);
+            });
     };
     for (auto [i, dims] : llvm::enumerate(rule->results))
       take(dims, resultDims(i), false);

@@ -12,6 +12,7 @@
 #include "passes/Sharding/Passes.h"
 
 #include "dialects/Graph/IR/ShardingRule.h"
+#include "passes/Sharding/Projection.h"
 
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringSet.h"
@@ -63,26 +64,6 @@ public:
 private:
   int64_t axisSize(StringRef a) { return *mesh.axisSize(a); }
 
-  /// Assigns `axes` (of one dim) to the dim's factors, major to minor: a
-  /// factor takes axes while their product divides its size, and the next
-  /// factor starts only when the previous one is full.
-  void projectDim(ArrayRef<StringRef> axes, ArrayRef<int64_t> factors,
-                  const ShardingRule &rule,
-                  SmallVectorImpl<std::optional<Axes>> &out) {
-    size_t next = 0;
-    for (int64_t f : factors) {
-      int64_t size = rule.factors[f].size, product = 1;
-      Axes taken;
-      while (next < axes.size() && size % (product * axisSize(axes[next])) == 0) {
-        product *= axisSize(axes[next]);
-        taken.push_back(axes[next++]);
-      }
-      out[f] = taken;
-      if (product != size)
-        break; // the rest cannot be expressed on this dim's later factors
-    }
-  }
-
   dist::MeshOp mesh;
   DenseMap<Value, ValueState> states;
 };
@@ -110,7 +91,10 @@ bool Propagator::propagate(Operation *op, const ShardingRule &rule,
       if (factors.empty())
         continue;
       SmallVector<std::optional<Axes>> projected(numFactors);
-      projectDim(axes, factors, rule, projected);
+      projectAxesOntoFactors(axes, factors, rule, mesh,
+                             [&](int64_t f, ArrayRef<StringRef> taken) {
+                               projected[f] = Axes(taken);
+                             });
       for (int64_t f : factors) {
         if (!projected[f])
           continue;

@@ -24,6 +24,8 @@
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <map>
+
 namespace shardc {
 #define GEN_PASS_DEF_DISTPARTITION
 #include "passes/Sharding/Passes.h.inc"
@@ -52,6 +54,13 @@ DimAxes dimsOf(dist::ShardingAttr s, Type type) {
       dims.back().push_back(a);
   }
   return dims;
+}
+
+/// A constant, or a seed on one: its slices are cut at compile time.
+bool isWeight(Value v) {
+  if (auto shard = v.getDefiningOp<dist::ShardOp>())
+    v = shard.getInput();
+  return static_cast<bool>(v.getDefiningOp<graph::ConstantOp>());
 }
 
 class RankPartitioner {
@@ -101,9 +110,20 @@ private:
     return ArrayAttr::get(mesh.getContext(), a);
   }
 
-  /// `v` (laid out as `from`) laid out as `to`.
+  /// `v` (laid out as `from`) laid out as `to`; the same request twice
+  /// gives the first answer (three projections of one normalized,
+  /// token-split activation all-gather it once).
   FailureOr<Value> reshard(OpBuilder &b, Location loc, Value v,
                            const DimAxes &from, const DimAxes &to);
+  FailureOr<Value> reshardUncached(OpBuilder &b, Location loc, Value v,
+                                   const DimAxes &from, const DimAxes &to);
+  /// `v`, laid out as `layout` and holding partial sums over `axes`,
+  /// reduced: by a reduce-scatter along a dim that `want` splits over
+  /// exactly `axes` and `layout` does not split (Megatron's sequence
+  /// parallelism), else by an all-reduce. Returns the layout it gives.
+  DimAxes reducePartial(OpBuilder &b, Location loc, Value &v,
+                        ArrayRef<StringRef> axes, DimAxes layout,
+                        const DimAxes &want);
   /// The constant `op` sliced for this rank by `dims`.
   FailureOr<Value> sliceConstant(OpBuilder &b, graph::ConstantOp op,
                                  const DimAxes &dims);
@@ -115,13 +135,59 @@ private:
   SmallVector<int64_t> coord;
   IRMapping map;
   DenseMap<Value, DimAxes> current; ///< layout of each mapped global value
+  /// Reshards made so far: (local value, target layout) -> result.
+  std::map<std::pair<void *, std::string>, Value> resharded;
 };
+
+std::string layoutKey(const DimAxes &dims) {
+  std::string key;
+  for (const auto &axes : dims) {
+    for (StringRef a : axes)
+      key += a.str() + ",";
+    key += ";";
+  }
+  return key;
+}
 
 FailureOr<Value> RankPartitioner::reshard(OpBuilder &b, Location loc, Value v,
                                           const DimAxes &from,
                                           const DimAxes &to) {
   if (from == to)
     return v;
+  auto key = std::make_pair(v.getAsOpaquePointer(), layoutKey(to));
+  auto it = resharded.find(key);
+  if (it != resharded.end())
+    return it->second;
+  FailureOr<Value> r = reshardUncached(b, loc, v, from, to);
+  if (succeeded(r))
+    resharded[key] = *r;
+  return r;
+}
+
+DimAxes RankPartitioner::reducePartial(OpBuilder &b, Location loc, Value &v,
+                                       ArrayRef<StringRef> axes,
+                                       DimAxes layout, const DimAxes &want) {
+  for (auto [d, dimAxes] : llvm::enumerate(layout)) {
+    if (!dimAxes.empty() || ArrayRef<StringRef>(want[d]) != axes)
+      continue;
+    auto type = cast<RankedTensorType>(v.getType());
+    SmallVector<int64_t> shape(type.getShape());
+    shape[d] /= part(axes).first;
+    v = b.create<dist::ReduceScatterOp>(
+        loc, RankedTensorType::get(shape, type.getElementType()), v,
+        meshRef(), axesAttr(axes), b.getI64IntegerAttr(d),
+        b.getStringAttr("sum"));
+    dimAxes.assign(axes.begin(), axes.end());
+    return layout;
+  }
+  v = b.create<dist::AllReduceOp>(loc, v.getType(), v, meshRef(),
+                                  axesAttr(axes), b.getStringAttr("sum"));
+  return layout;
+}
+
+FailureOr<Value> RankPartitioner::reshardUncached(OpBuilder &b, Location loc,
+                                                  Value v, const DimAxes &from,
+                                                  const DimAxes &to) {
   // Gather every dim that is split differently from what is needed.
   for (auto [d, axes] : llvm::enumerate(from)) {
     if (axes.empty() || axes == to[d])
@@ -233,15 +299,14 @@ LogicalResult RankPartitioner::vocabParallelGather(OpBuilder &b,
       loc, DenseElementsAttr::get(
                RankedTensorType::get({}, lookedType.getElementType()),
                b.getZeroAttr(lookedType.getElementType())));
-  Value masked = b.create<graph::WhereOp>(loc, mask, looked, zeros);
-  Value sum = b.create<dist::AllReduceOp>(loc, masked.getType(), masked,
-                                          meshRef(), axesAttr(axes),
-                                          b.getStringAttr("sum"));
+  Value sum = b.create<graph::WhereOp>(loc, mask, looked, zeros);
   auto recorded = op->getAttrOfType<ArrayAttr>("dist.shardings");
   DimAxes want = dimsOf(
       recorded ? dyn_cast<dist::ShardingAttr>(recorded[0]) : nullptr,
       op.getType());
-  auto v = reshard(b, loc, sum, replicated(op.getType()), want);
+  DimAxes reduced =
+      reducePartial(b, loc, sum, axes, replicated(op.getType()), want);
+  auto v = reshard(b, loc, sum, reduced, want);
   if (failed(v))
     return failure();
   map.map(op.getResult(), *v);
@@ -333,10 +398,19 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
                 assign(f, taken);
             });
     };
-    for (auto [i, dims] : llvm::enumerate(rule->results))
-      take(dims, resultDims(i), false);
+    // Constants first (their slices are cut at compile time in their
+    // recorded layout: any other would move weights at run time); then
+    // contractions an operand arrives split along, contracted locally and
+    // reduced after (by a reduce-scatter where the result is wanted split
+    // another way) rather than gathered because the result's layout
+    // claims the same axis; then the results' layouts.
+    for (auto [v, dims] : llvm::zip(op->getOperands(), rule->operands))
+      if (isWeight(v))
+        take(dims, current[v], false);
     for (auto [v, dims] : llvm::zip(op->getOperands(), rule->operands))
       take(dims, current[v], true);
+    for (auto [i, dims] : llvm::enumerate(rule->results))
+      take(dims, resultDims(i), false);
     // Projections; a split that a compound dim cannot hold (a minor factor
     // split under an unsplit major one) is dropped for that value.
     auto project = [&](const ShardingRule::ValueFactors &dims) {
@@ -373,19 +447,20 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
         partial.append(factorAxes[f].begin(), factorAxes[f].end());
   }
 
+  // A row-parallel linear with a bias or residual: those are added once,
+  // after the partial sums are reduced, in the layout the reduction gives.
+  auto linear = dyn_cast<graph::LinearOp>(op);
+  bool splitOff = linear && !partial.empty() &&
+                  (linear.getBias() || linear.getResidual());
   SmallVector<Value> operands;
-  for (auto [v, want] : llvm::zip(op->getOperands(), need)) {
+  for (auto [i, v, want] : llvm::enumerate(op->getOperands(), need)) {
+    if (splitOff && i >= 2)
+      break;
     auto local = reshard(b, loc, map.lookup(v), current[v], want);
     if (failed(local))
       return failure();
     operands.push_back(*local);
   }
-
-  // A row-parallel linear with a bias or residual: those are added once,
-  // after the all-reduce.
-  auto linear = dyn_cast<graph::LinearOp>(op);
-  bool splitOff = linear && !partial.empty() &&
-                  (linear.getBias() || linear.getResidual());
   Operation *clone;
   if (splitOff) {
     clone = b.create<graph::LinearOp>(
@@ -443,19 +518,32 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
   }
   for (unsigned i = 0; i < op->getNumResults(); ++i) {
     Value result = clone->getResult(i);
+    DimAxes recorded = resultDims(i);
+    DimAxes layout = produced[i];
     if (!partial.empty())
-      result = b.create<dist::AllReduceOp>(loc, result.getType(), result,
-                                           meshRef(), axesAttr(partial),
-                                           b.getStringAttr("sum"));
+      layout = reducePartial(b, loc, result, partial, layout, recorded);
     if (splitOff) {
-      if (linear.getBias())
-        result = b.create<graph::AddOp>(loc, result, operands[2]);
-      if (linear.getResidual())
-        result = b.create<graph::AddOp>(loc, result, operands.back());
+      // Bias and residual broadcast against the result's trailing dims:
+      // each takes the reduced result's layout of the dims it spans.
+      for (Value addend : {linear.getBias(), linear.getResidual()}) {
+        if (!addend)
+          continue;
+        auto type = cast<RankedTensorType>(addend.getType());
+        auto full = cast<RankedTensorType>(op->getResult(i).getType());
+        int64_t lead = full.getRank() - type.getRank();
+        DimAxes want(type.getRank());
+        for (int64_t d = 0; d < type.getRank(); ++d)
+          if (lead + d >= 0 &&
+              type.getDimSize(d) == full.getDimSize(lead + d))
+            want[d] = layout[lead + d];
+        auto local = reshard(b, loc, map.lookup(addend), current[addend], want);
+        if (failed(local))
+          return failure();
+        result = b.create<graph::AddOp>(loc, result, *local);
+      }
     }
     // The layout the rest of the program expects.
-    DimAxes recorded = resultDims(i);
-    auto v = reshard(b, loc, result, produced[i], recorded);
+    auto v = reshard(b, loc, result, layout, recorded);
     if (failed(v))
       return failure();
     map.map(op->getResult(i), *v);

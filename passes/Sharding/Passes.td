@@ -66,10 +66,28 @@ def DistSeedMegatron : Pass<"dist-seed-megatron", "mlir::ModuleOp"> {
     per part (its weight and bias columns sliced at compile time), so that
     each can be split by heads. Heads or hidden sizes that `tp` does not
     divide are left unsplit (that op is replicated).
+
+    `sp=true` adds Megatron's sequence parallelism on the same axis: the
+    input of every `graph.layer_norm` and `graph.rms_norm` is split along
+    a token dim (the largest leading dim that `tp` divides; the sequence
+    in a [batch, seq, hidden] stream) over "tp":
+
+      %s = dist.shard %x to <@mesh, [[], ["tp"], []]>
+      %n = graph.layer_norm %s, %scale, %bias ...
+
+    Propagation carries the split to the residual stream (residual adds,
+    the row-parallel projections' results) and to the norms' outputs;
+    partitioning then turns each row-parallel all-reduce into a
+    reduce-scatter along the tokens and all-gathers the tokens before the
+    next column-parallel projection: per layer 2 reduce-scatters and 2
+    all-gathers of the same total volume as TP's 2 all-reduces.
   }];
   let options = [
     Option<"tp", "tp", "int64_t", /*default=*/"1",
            "The tensor-parallel degree (the size of mesh axis tp)">,
+    Option<"sp", "sp", "bool", /*default=*/"false",
+           "Sequence parallelism: norms and the residual stream split "
+           "along the tokens over tp">,
   ];
   let dependentDialects = ["shardc::dist::DistDialect",
                            "shardc::graph::GraphDialect"];

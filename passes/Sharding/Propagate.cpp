@@ -73,17 +73,19 @@ bool Propagator::propagate(Operation *op, const ShardingRule &rule,
   size_t numFactors = rule.factors.size();
   SmallVector<std::optional<Axes>> chosen(numFactors);
   SmallVector<int> chosenPriority(numFactors, INT_MAX);
+  SmallVector<bool> chosenByOperand(numFactors, false);
   SmallVector<bool> closed(numFactors, false);
 
   auto values = [&](auto fn) {
     for (auto [v, dims] : llvm::zip(op->getOperands(), rule.operands))
-      fn(Value(v), dims);
+      fn(Value(v), dims, /*isOperand=*/true);
     for (auto [v, dims] : llvm::zip(op->getResults(), rule.results))
-      fn(Value(v), dims);
+      fn(Value(v), dims, /*isOperand=*/false);
   };
 
   // 1. Every known value votes for the axes of its factors.
-  values([&](Value v, const ShardingRule::ValueFactors &dims) {
+  values([&](Value v, const ShardingRule::ValueFactors &dims,
+             bool isOperand) {
     const ValueState *s = lookup(v);
     if (!s || s->dims.size() != dims.size())
       return;
@@ -107,18 +109,43 @@ bool Propagator::propagate(Operation *op, const ShardingRule &rule,
         if (s->priority < chosenPriority[f]) {
           chosen[f] = projected[f];
           chosenPriority[f] = s->priority;
+          chosenByOperand[f] = isOperand;
         }
       }
     }
   });
 
   // 2. Resolve: no axes on factors that need replication or are closed,
-  // sizes must divide, an axis serves one factor (stronger ones first).
+  // sizes must divide, an axis serves one factor (stronger ones first:
+  // seeds; then contractions an operand arrives split along, since
+  // contracting locally and reducing the partial sums after (an
+  // all-reduce, or a reduce-scatter where the result stays split another
+  // way, as with sequence parallelism) moves less than gathering the
+  // operand whole; then factors that split a weight (a constant operand),
+  // which keeps weights split rather than replicated when a projection's
+  // input and output are split different ways; then by priority).
+  SmallVector<bool> splitsWeight(numFactors, false);
+  for (auto [v, dims] : llvm::zip(op->getOperands(), rule.operands)) {
+    Value w = v;
+    if (auto shard = w.getDefiningOp<dist::ShardOp>())
+      w = shard.getInput();
+    if (w.getDefiningOp<graph::ConstantOp>())
+      for (const auto &fs : dims)
+        for (int64_t f : fs)
+          splitsWeight[f] = true;
+  }
+  auto strength = [&](int64_t f) {
+    bool seed = chosenPriority[f] == 0;
+    bool contraction = chosenByOperand[f] &&
+                       rule.factors[f].kind == FactorKind::Reduction;
+    return std::make_tuple(seed ? 0 : 1, contraction ? 0 : 1,
+                           splitsWeight[f] ? 0 : 1, chosenPriority[f]);
+  };
   SmallVector<int64_t> order(numFactors);
   for (size_t f = 0; f < numFactors; ++f)
     order[f] = f;
   llvm::stable_sort(order, [&](int64_t a, int64_t b) {
-    return chosenPriority[a] < chosenPriority[b];
+    return strength(a) < strength(b);
   });
   llvm::StringSet<> used;
   SmallVector<Axes> factorAxes(numFactors);

@@ -4,6 +4,8 @@
 
 #include "passes/Sharding/Slicing.h"
 
+#include "dialects/Graph/IR/ShardingRule.h"
+
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 
@@ -114,6 +116,27 @@ void DistSeedMegatronPass::runOnOperation() {
                                    ArrayAttr());
   };
 
+  // Sequence parallelism: a norm's input split along a token dim (one of
+  // the leading, not normalized, dims): the largest that tp divides, the
+  // later one on a tie (the sequence of [batch, seq, hidden]).
+  auto seedTokens = [&](Operation *norm) {
+    auto t = cast<RankedTensorType>(norm->getOperand(0).getType());
+    uint64_t axisAttr =
+        isa<graph::LayerNormOp>(norm)
+            ? cast<graph::LayerNormOp>(norm).getAxis()
+            : cast<graph::RmsNormOp>(norm).getAxis();
+    int64_t axis = graph::normalizedAxis(axisAttr, t.getRank());
+    int64_t best = -1;
+    for (int64_t d = 0; d < axis; ++d) {
+      int64_t size = t.getDimSize(d);
+      if (size >= tp && size % tp == 0 &&
+          (best < 0 || size >= t.getDimSize(best)))
+        best = d;
+    }
+    if (best >= 0)
+      seed(norm, 0, sharding(t.getRank(), best));
+  };
+
   // Fused QKV projections first, so that q, k and v each have their own.
   SmallVector<graph::SplitOp> splits;
   module.walk([&](graph::SplitOp s) { splits.push_back(s); });
@@ -121,6 +144,10 @@ void DistSeedMegatronPass::runOnOperation() {
     unfuseProjection(s);
 
   module.walk([&](Operation *op) {
+    if (sp && isa<graph::LayerNormOp, graph::RmsNormOp>(op)) {
+      seedTokens(op);
+      return;
+    }
     if (auto attn = dyn_cast<graph::AttentionOp>(op)) {
       auto q = cast<RankedTensorType>(attn.getQuery().getType());
       if (q.getRank() < 3)

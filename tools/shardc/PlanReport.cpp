@@ -186,9 +186,12 @@ void shardc::printPlanReport(raw_ostream &os, StringRef model,
       auto &k = byKind[kind.str()];
       ++k.first;
       k.second += bytes;
+      // The shape of the tensor on this rank: a reduce-scatter's output
+      // (its input may be laid out as [group, shard..] for the call).
+      Value shown = isa<kern::ReduceScatterOp>(op) ? op->getOperand(1)
+                                                   : op->getOperand(0);
       os << "    " << llvm::left_justify(kind, 15)
-         << llvm::left_justify(
-                shapeText(op->getOperand(0).getType()), 22)
+         << llvm::left_justify(shapeText(shown.getType()), 22)
          << " group " << group << ": tensor " << bytesText(bytes)
          << ", moves " << bytesText(traffic) << "\n";
     });

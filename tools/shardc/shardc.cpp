@@ -143,6 +143,15 @@ static cl::opt<int64_t> tensorParallel(
 static cl::alias tensorParallelAlias("tensor-parallel-size",
                                      cl::desc("Alias for --tp"),
                                      cl::aliasopt(tensorParallel));
+static cl::opt<bool> sequenceParallel(
+    "sp",
+    cl::desc("Sequence parallelism on the tp axis (Megatron): norms and "
+             "residual adds split along the tokens; each all-reduce becomes "
+             "a reduce-scatter plus an all-gather (needs --tp)"),
+    cl::init(false), cl::cat(shardcCat));
+static cl::alias sequenceParallelAlias("sequence-parallel",
+                                       cl::desc("Alias for --sp"),
+                                       cl::aliasopt(sequenceParallel));
 static cl::opt<bool> noFusion(
     "no-fusion",
     cl::desc("Skip pattern recognition and fusion (one kernel per graph op)"),
@@ -278,6 +287,9 @@ int main(int argc, char **argv) {
     return fatal("--tp=" + std::to_string(tensorParallel) +
                  ": partitioned programs run on CPU ranks for now "
                  "(--target=cpu); GPU ranks need NCCL");
+  if (sequenceParallel && tensorParallel == 1)
+    return fatal("--sp splits the tokens over the tp axis: it needs --tp=N "
+                 "with N > 1");
   if (emit == Emit::Dist && tensorParallel == 1)
     return fatal("--emit=dist needs a partitioned program (--tp=N)");
   if (emit == Emit::Cuda && !program.cuda)
@@ -470,7 +482,8 @@ int main(int argc, char **argv) {
     if (!runPipeline(
             [&](mlir::PassManager &pm) {
               pm.addPass(shardc::createDistSeedMegatron(
-                  {/*tp=*/tensorParallel.getValue()}));
+                  {/*tp=*/tensorParallel.getValue(),
+                   /*sp=*/sequenceParallel.getValue()}));
               pm.addPass(shardc::createDistPropagate());
             },
             "sharding propagation"))

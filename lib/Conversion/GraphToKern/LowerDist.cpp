@@ -1,9 +1,14 @@
 //===- LowerDist.cpp - dist collectives to kern collectives ---------------===//
 //
 //   dist.all_reduce  -> kern.all_reduce into the result's buffer
-//   dist.all_gather  -> kern.all_gather into [n, local..] and, along any
-//                       dim but the first, a kern.map that puts block r at
-//                       offset r * local[dim] of that dim
+//   dist.all_gather  -> kern.all_gather into [n, local..] and, along a dim
+//                       with a dim of size > 1 before it, a kern.map that
+//                       puts block r at offset r * local[dim] of that dim
+//   dist.reduce_scatter -> kern.reduce_scatter from the input's buffer; along
+//                       a dim with a dim of size > 1 before it, a kern.map
+//                       first lays block r
+//                       (offset r * local[dim] of that dim) out as the r-th
+//                       contiguous block
 //   dist.shard       -> the operand's buffer (an annotation)
 // A collective names its mesh axis by position in the module's dist.mesh
 // (sc_rank_ctx.comms[axis]); groups over several axes are refused.
@@ -35,6 +40,13 @@ static FailureOr<std::pair<int64_t, int64_t>> axisOf(Op op,
   return failure();
 }
 
+/// Whether blocks along `dim` are contiguous in row-major order: every dim
+/// before it has size 1 (the tokens of a [1, seq, hidden] activation).
+static bool contiguousBlocks(MemRefType type, int64_t dim) {
+  return llvm::all_of(type.getShape().take_front(dim),
+                      [](int64_t size) { return size == 1; });
+}
+
 static LogicalResult lowerAllReduce(Operation *o, KernLowering &l) {
   auto op = cast<dist::AllReduceOp>(o);
   auto axis = axisOf(op, l);
@@ -57,8 +69,8 @@ static LogicalResult lowerAllGather(Operation *o, KernLowering &l) {
   Value out = l.result(op.getResult());
   auto inType = cast<MemRefType>(in.getType());
   int64_t dim = op.getDim();
-  if (dim == 0) {
-    // Rank order along the first dim is the buffer order: gather in place.
+  if (contiguousBlocks(inType, dim)) {
+    // Rank order along the dim is the buffer order: gather in place.
     l.b.create<kern::AllGatherOp>(op.getLoc(), in, out, index, n);
     return success();
   }
@@ -77,6 +89,36 @@ static LogicalResult lowerAllGather(Operation *o, KernLowering &l) {
   return success();
 }
 
+static LogicalResult lowerReduceScatter(Operation *o, KernLowering &l) {
+  auto op = cast<dist::ReduceScatterOp>(o);
+  auto axis = axisOf(op, l);
+  if (failed(axis))
+    return failure();
+  auto [index, n] = *axis;
+  Value in = l.get(op.getInput());
+  Value out = l.result(op.getResult());
+  auto outType = cast<MemRefType>(out.getType());
+  int64_t dim = op.getDim();
+  if (contiguousBlocks(outType, dim)) {
+    l.b.create<kern::ReduceScatterOp>(op.getLoc(), in, out, index, n,
+                                      op.getKind());
+    return success();
+  }
+  SmallVector<int64_t> blocks{n};
+  llvm::append_range(blocks, outType.getShape());
+  Value tmp = l.alloc(op.getLoc(), blocks, outType.getElementType());
+  // tmp[r, .., i, ..] = in[.., r * L + i, ..]
+  SmallVector<int64_t> inStrides =
+      rowMajorStrides(cast<MemRefType>(in.getType()).getShape());
+  Access src{in, {0, outType.getDimSize(dim) * inStrides[dim]}};
+  llvm::append_range(src.layout, inStrides);
+  l.map(op.getLoc(), blocks, {src}, {KernLowering::dense(tmp)},
+        [](Scalar &, ValueRange args) { return SmallVector<Value>{args[0]}; });
+  l.b.create<kern::ReduceScatterOp>(op.getLoc(), tmp, out, index, n,
+                                    op.getKind());
+  return success();
+}
+
 static LogicalResult lowerShard(Operation *o, KernLowering &l) {
   auto op = cast<dist::ShardOp>(o);
   l.alias(op.getResult(), l.get(op.getInput()));
@@ -86,5 +128,6 @@ static LogicalResult lowerShard(Operation *o, KernLowering &l) {
 void shardc::kern::addDistLowerings(LoweringTable &t) {
   t["dist.all_reduce"] = lowerAllReduce;
   t["dist.all_gather"] = lowerAllGather;
+  t["dist.reduce_scatter"] = lowerReduceScatter;
   t["dist.shard"] = lowerShard;
 }

@@ -47,3 +47,40 @@ func.func @gather_result(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %e = graph.exp %s : tensor<4x8xf32>
   return %e : tensor<4x8xf32>
 }
+
+// -----
+
+// Sequence parallelism (the seeds of dist-seed-megatron sp=true): the norm
+// runs on this rank's tokens; its output is all-gathered once for the
+// column-parallel projection; the row-parallel projection's partial sums
+// are reduce-scattered along the tokens (no all-reduce), then its bias and
+// this rank's rows of the residual are added; the next norm runs on the
+// shard; the result is all-gathered on the way out.
+// CHECK-LABEL: func.func @sp_mlp_rank1
+// CHECK:         %[[X:.+]] = graph.slice %arg0 {ends = array<i64: 4, 4>, starts = array<i64: 2, 0>, steps = array<i64: 1, 1>} : tensor<4x4xf32> -> tensor<2x4xf32>
+// CHECK:         %[[N:.+]], %{{.*}}, %{{.*}} = graph.layer_norm %[[X]], %{{.*}} : tensor<2x4xf32>
+// CHECK:         %[[G:.+]] = dist.all_gather %[[N]] on @mesh axes = ["tp"] dim = 0 : tensor<2x4xf32> -> tensor<4x4xf32>
+// CHECK:         %[[H:.+]] = graph.linear %[[G]], %{{.*}} {activation = "gelu"} : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+// CHECK:         %[[P:.+]] = graph.linear %[[H]], %{{.*}} : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+// CHECK-NOT:     dist.all_reduce
+// CHECK:         %[[S:.+]] = dist.reduce_scatter %[[P]] on @mesh axes = ["tp"] dim = 0 kind = "sum" : tensor<4x4xf32> -> tensor<2x4xf32>
+// CHECK:         %[[B:.+]] = graph.add %[[S]], %{{.*}} : tensor<2x4xf32>, tensor<4xf32>
+// CHECK:         %[[R:.+]] = graph.add %[[B]], %[[X]] : tensor<2x4xf32>, tensor<2x4xf32>
+// CHECK:         %[[Z:.+]], %{{.*}}, %{{.*}} = graph.layer_norm %[[R]], %{{.*}} : tensor<2x4xf32>
+// CHECK:         %[[O:.+]] = dist.all_gather %[[Z]] on @mesh axes = ["tp"] dim = 0 : tensor<2x4xf32> -> tensor<4x4xf32>
+// CHECK:         return %[[O]]
+dist.mesh @mesh axes = ["tp"] shape = [2]
+func.func @sp_mlp(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %scale = graph.constant dense<1.0> : tensor<4xf32>
+  %xs = dist.shard %x : tensor<4x4xf32> to #dist.sharding<@mesh, [["tp"], []]>
+  %n, %m, %i = graph.layer_norm %xs, %scale {axis = 1 : i64} : tensor<4x4xf32>, tensor<4xf32> -> tensor<4x4xf32>, tensor<4x1xf32>, tensor<4x1xf32>
+  %w1 = graph.constant dense<1.0> : tensor<4x8xf32>
+  %ws = dist.shard %w1 : tensor<4x8xf32> to #dist.sharding<@mesh, [[], ["tp"]]>
+  %h = graph.linear %n, %ws {activation = "gelu"} : tensor<4x4xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  %w2 = graph.constant dense<0.5> : tensor<8x4xf32>
+  %b = graph.constant dense<0.25> : tensor<4xf32>
+  %y = graph.linear %h, %w2 bias %b : tensor<4xf32> residual %x : tensor<4x4xf32> : tensor<4x8xf32>, tensor<8x4xf32> -> tensor<4x4xf32>
+  %ys = dist.shard %y : tensor<4x4xf32> to #dist.sharding<@mesh, [["tp"], []]>
+  %z, %m2, %i2 = graph.layer_norm %ys, %scale {axis = 1 : i64} : tensor<4x4xf32>, tensor<4xf32> -> tensor<4x4xf32>, tensor<4x1xf32>, tensor<4x1xf32>
+  return %z : tensor<4x4xf32>
+}

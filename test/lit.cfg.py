@@ -23,6 +23,14 @@ config.substitutions.append(("%mpi-tests", os.path.join(runtime, "shardc-mpi-tes
 import shutil
 if shutil.which("mpirun"):
     config.available_features.add("mpi")
+# Multi-host runs (scripts/netns-hosts.sh) make hosts as network namespaces:
+# root, and a throwaway namespace with a veth pair in it can be made.
+import subprocess
+_ns = "shardc-probe-%d" % os.getpid()
+if os.geteuid() == 0 and shutil.which("ip") and shutil.which("unshare") and subprocess.call(
+        ["sh", "-c", "ip netns add %s && ip -n %s link add name sca type veth peer name scb; r=$?; ip netns del %s; exit $r" % (_ns, _ns, _ns)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) == 0:
+    config.available_features.add("netns")
 # Open MPI refuses to run as root without these (containers, CI).
 config.environment["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
 config.environment["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"

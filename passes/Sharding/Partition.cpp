@@ -501,6 +501,19 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
     slice.setEnds(ends);
     slice.setSteps(steps);
   }
+  // A grouped convolution whose input channels are split holds the
+  // groups of its ranks' channels (the rule splits whole groups).
+  auto localGroups = [&](auto conv) {
+    int64_t global = cast<ShapedType>(op->getOperand(0).getType()).getDimSize(1);
+    int64_t local = cast<ShapedType>(conv.getInput().getType()).getDimSize(1);
+    int64_t group = static_cast<int64_t>(conv.getGroup());
+    if (group > 1 && local != global && (group * local) % global == 0)
+      conv.setGroup((group * local) / global);
+  };
+  if (auto conv = dyn_cast<graph::ConvOp>(clone))
+    localGroups(conv);
+  if (auto conv = dyn_cast<graph::FusedConvOp>(clone))
+    localGroups(conv);
   if (auto resize = dyn_cast<graph::ResizeOp>(clone))
     if (!resize.getSizes().empty())
       resize.setSizes(cast<ShapedType>(resize.getType()).getShape());

@@ -58,6 +58,10 @@ def DistSeedMegatron : Pass<"dist-seed-megatron", "mlir::ModuleOp"> {
       inputs of a `graph.swiglu` (a gated MLP's gate and up projections);
     - the LM head (a projection by a constant whose result the program
       returns) is column-parallel, and the logits are all-gathered.
+    - every convolution by constant filters is split on its output
+      channels (the filters' first dim over "tp"); the next convolution
+      all-gathers its input's channels, a grouped (depthwise) one reads
+      only its ranks' channels.
 
     Propagation does the rest: the projections that make q, k and v become
     column-parallel, the out-projection and the MLP's second projection

@@ -180,6 +180,18 @@ void DistSeedMegatronPass::runOnOperation() {
       seed(op, 1, sharding(2, 1));
       return;
     }
+    // A convolution by constant filters is split on its output channels
+    // (the filters' first dim): each rank computes its channels from the
+    // whole input; a grouped (depthwise) convolution then reads only its
+    // ranks' input channels.
+    if (isa<graph::ConvOp, graph::FusedConvOp>(op)) {
+      Value w = op->getOperand(1);
+      auto t = cast<RankedTensorType>(w.getType());
+      if (w.getDefiningOp<graph::ConstantOp>() && t.getRank() >= 3 &&
+          t.getDimSize(0) % tp == 0)
+        seed(op, 1, sharding(t.getRank(), 0));
+      return;
+    }
     // The embedding: a gather of rows of a constant table by the
     // program's token ids is vocab-parallel (rows over "tp").
     if (auto gather = dyn_cast<graph::GatherOp>(op)) {

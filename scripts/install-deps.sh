@@ -5,7 +5,7 @@ set -euo pipefail
 
 PKGS=(
   # toolchain
-  cmake ninja-build ccache g++ git
+  cmake ninja-build ccache g++ git iproute2
   # LLVM / MLIR 19 (FileCheck and lit come with llvm-19-tools)
   llvm-19-dev libmlir-19-dev mlir-19-tools llvm-19-tools
   # ONNX protobuf schema and parser

@@ -276,6 +276,10 @@ int printInfo(const Options &o, const std::string &weights) {
               plan.worldSize, targetsOf(plan.target).c_str(),
               static_cast<unsigned long long>(r.arenaBytes),
               static_cast<unsigned long long>(r.weightsBytes));
+  for (size_t i = 1; i < plan.ranks.size(); ++i)
+    std::printf("rank %zu: arena %llu bytes, weights %llu bytes\n", i,
+                static_cast<unsigned long long>(plan.ranks[i].arenaBytes),
+                static_cast<unsigned long long>(plan.ranks[i].weightsBytes));
   for (const fmt::TensorSig &s : r.inputs)
     std::printf("input %s: %s\n", s.name.c_str(), s.str().c_str());
   for (const fmt::TensorSig &s : r.outputs)

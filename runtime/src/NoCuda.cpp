@@ -51,4 +51,20 @@ void sc_cu_conv_run(sc_cuda *, void *, const void *, const void *, const void *,
   unavailable();
 }
 void sc_cu_copy(sc_cuda *, void *, const void *, uint64_t) { unavailable(); }
+void sc_cu_all_reduce(sc_cuda *, sc_comm *, const void *, void *, uint64_t,
+                      int32_t, int32_t) {
+  unavailable();
+}
+void sc_cu_all_gather(sc_cuda *, sc_comm *, const void *, void *, uint64_t,
+                      int32_t) {
+  unavailable();
+}
+void sc_cu_reduce_scatter(sc_cuda *, sc_comm *, const void *, void *,
+                          uint64_t, int32_t, int32_t) {
+  unavailable();
+}
+void sc_cu_all_to_all(sc_cuda *, sc_comm *, const void *, void *, uint64_t,
+                      int32_t) {
+  unavailable();
+}
 }

@@ -283,10 +283,12 @@ int main(int argc, char **argv) {
   if (tensorParallel < 1 || tensorParallel > 4096)
     return fatal("--tp=" + std::to_string(tensorParallel) +
                  ": expected a degree from 1 to 4096");
-  if (tensorParallel > 1 && program.cuda)
+  // The ranks must agree on the transport (NCCL or MPI): no CPU fallback.
+  if (tensorParallel > 1 && program.cuda && program.cpu)
     return fatal("--tp=" + std::to_string(tensorParallel) +
-                 ": partitioned programs run on CPU ranks for now "
-                 "(--target=cpu); GPU ranks need NCCL");
+                 ": the ranks of a partitioned program run the same code; "
+                 "compile it for --target=cuda (NCCL) or --target=cpu (MPI), "
+                 "not cuda,cpu");
   if (sequenceParallel && tensorParallel == 1)
     return fatal("--sp splits the tokens over the tp axis: it needs --tp=N "
                  "with N > 1");

@@ -72,8 +72,9 @@ private:
                                   bool forceSplit);
   /// The CPU form of one op of a program (EmitCpp.cpp).
   mlir::LogicalResult emitCpuOp(mlir::Operation &op);
-  /// A kern collective as a runtime call (EmitCollectives.cpp).
-  mlir::LogicalResult emitCollective(mlir::Operation *op);
+  /// A kern collective as a runtime call (EmitCollectives.cpp): of the CPU
+  /// code, or of the CUDA code (on the model's stream).
+  mlir::LogicalResult emitCollective(mlir::Operation *op, bool cuda = false);
   mlir::LogicalResult emitKernel(mlir::Operation *op, mlir::ValueRange inputs,
                            mlir::ValueRange outputs, mlir::ArrayRef<int64_t> shape,
                            mlir::ArrayAttr layouts, mlir::ArrayRef<int64_t> reduceDims,

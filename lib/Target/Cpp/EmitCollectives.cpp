@@ -2,7 +2,10 @@
 //
 // Each kern collective is one call on the communicator of its mesh axis:
 //   sc_all_reduce(sc_ctx_comm(ctx, 0), in, out, 4096, 1, SC_REDUCE_SUM);
-// (shardc/cpu.h; MPI on CPU ranks).
+// (shardc/cpu.h; MPI on CPU ranks), and in CUDA code the same call on the
+// model's stream with device buffers:
+//   sc_cu_all_reduce(cu, sc_ctx_comm(ctx, 0), in, out, 4096, 1, SC_REDUCE_SUM);
+// (shardc/cuda.h; NCCL on GPU ranks).
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,32 +22,35 @@ static std::string reduceKind(StringRef kind) {
                          : "SC_REDUCE_SUM";
 }
 
-LogicalResult CppEmitter::emitCollective(Operation *op) {
+LogicalResult CppEmitter::emitCollective(Operation *op, bool cuda) {
   auto call = [&](StringRef fn, Value in, Value out, int64_t axis,
                   int64_t count, StringRef kind) -> LogicalResult {
     auto type = cast<MemRefType>(in.getType());
     int dtype = onnxDType(type.getElementType());
     if (dtype < 0)
       return op->emitError("no runtime dtype for ") << type;
-    run += "  " + fn.str() + "(sc_ctx_comm(ctx, " + std::to_string(axis) +
-           "), " + ptr(in) + ", " + ptr(out) + ", " + std::to_string(count) +
-           "ULL, " + std::to_string(dtype) +
-           (kind.empty() ? "" : ", " + reduceKind(kind)) + ");\n";
-    ++artifacts.numLibraryCalls;
+    (cuda ? cudaRun : run) +=
+        std::string("  ") + (cuda ? "sc_cu_" : "sc_") + fn.str() + "(" +
+        (cuda ? "cu, " : "") + "sc_ctx_comm(ctx, " + std::to_string(axis) +
+        "), " + ptr(in) + ", " + ptr(out) + ", " + std::to_string(count) +
+        "ULL, " + std::to_string(dtype) +
+        (kind.empty() ? "" : ", " + reduceKind(kind)) + ");\n";
+    if (!cuda)
+      ++artifacts.numLibraryCalls;
     return success();
   };
   if (auto ar = dyn_cast<kern::AllReduceOp>(op))
-    return call("sc_all_reduce", ar.getInput(), ar.getOutput(), ar.getAxis(),
+    return call("all_reduce", ar.getInput(), ar.getOutput(), ar.getAxis(),
                 ar.getInput().getType().getNumElements(), ar.getKind());
   if (auto ag = dyn_cast<kern::AllGatherOp>(op))
-    return call("sc_all_gather", ag.getInput(), ag.getOutput(), ag.getAxis(),
+    return call("all_gather", ag.getInput(), ag.getOutput(), ag.getAxis(),
                 ag.getInput().getType().getNumElements(), "");
   if (auto rs = dyn_cast<kern::ReduceScatterOp>(op))
-    return call("sc_reduce_scatter", rs.getInput(), rs.getOutput(),
+    return call("reduce_scatter", rs.getInput(), rs.getOutput(),
                 rs.getAxis(), rs.getOutput().getType().getNumElements(),
                 rs.getKind());
   if (auto a2a = dyn_cast<kern::AllToAllOp>(op))
-    return call("sc_all_to_all", a2a.getInput(), a2a.getOutput(),
+    return call("all_to_all", a2a.getInput(), a2a.getOutput(),
                 a2a.getAxis(),
                 a2a.getInput().getType().getNumElements() /
                     a2a.getGroupSize(),

@@ -4,8 +4,10 @@
 // CPU entry points:
 //   - cuda_progN_init(): creates the cuBLASLt / cuDNN descriptors;
 //   - cuda_progN_run(): in program order, one sc_cu_launch per generated
-//     kernel (its source goes to CppArtifacts::cudaSource) and one library
-//     call per kern.matmul / kern.conv, all on device pointers;
+//     kernel (its source goes to CppArtifacts::cudaSource), one library
+//     call per kern.matmul / kern.conv and one sc_cu_* collective per kern
+//     collective (NCCL on the model's stream, EmitCollectives.cpp), all on
+//     device pointers;
 //   - the NVRTC images, embedded with the assembler's .incbin, and the
 //     kernel name table.
 // Pointers are the same expressions as on the CPU (arena + offset, weights
@@ -53,11 +55,17 @@ LogicalResult CppEmitter::emitCudaOp(Operation *op) {
                             conv.getY()},
                            convExtra(conv) + ", " + math, /*cuda=*/true);
   }
+  // The ranks of a group must agree on the transport (NCCL between GPUs,
+  // MPI between CPUs), so a program with collectives has one code: with
+  // both, a rank without a usable GPU would fall back alone.
   if (isa<kern::AllReduceOp, kern::AllGatherOp, kern::ReduceScatterOp,
-          kern::AllToAllOp>(op))
-    return op->emitError("the CUDA target has no collectives yet (NCCL "
-                         "comes with GPU ranks); compile multi-rank "
-                         "programs for --target=cpu");
+          kern::AllToAllOp>(op)) {
+    if (options.cpu)
+      return op->emitError("a program with collectives runs the same code on "
+                           "every rank: compile it for --target=cuda or "
+                           "--target=cpu, not both");
+    return emitCollective(op, /*cuda=*/true);
+  }
   if (!isa<kern::MapOp, kern::ReduceOp, kern::RuntimeCallOpInterface>(op))
     return op->emitError("the CUDA target cannot emit '")
            << op->getName() << "'";

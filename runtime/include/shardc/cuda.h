@@ -3,8 +3,8 @@
  * Included (after shardc/cpu.h) by generated code compiled for
  * --target=cuda. The generated rank entry (sc_cuda_entry in cpu.h) calls
  * these runtime functions; they are implemented in runtime/src/cuda on top
- * of the driver API, cuBLASLt and cuDNN, all reached through dlopen, so
- * the executable links no CUDA library.
+ * of the driver API, cuBLASLt, cuDNN and NCCL, all reached through dlopen,
+ * so the executable links no CUDA library.
  *
  * Every pointer argument is a device pointer (arena, weights or an I/O
  * staging buffer). All work goes to the model's one stream. Errors go
@@ -62,6 +62,21 @@ void sc_cu_conv_run(sc_cuda *cu, void *h, const void *x, const void *w,
 
 /* Device-to-device copy on the model's stream. */
 void sc_cu_copy(sc_cuda *cu, void *dst, const void *src, uint64_t bytes);
+
+/* Collectives (kern.all_reduce, ...): the arguments of sc_all_reduce and
+ * its siblings (shardc/cpu.h) with device buffers, enqueued on the model's
+ * stream, so that they are captured into the CUDA graph with the rest of
+ * run(). `comm` is sc_ctx_comm(ctx, axis): on a GPU rank, the NCCL
+ * communicator of the mesh axis. */
+void sc_cu_all_reduce(sc_cuda *cu, sc_comm *comm, const void *in, void *out,
+                      uint64_t count, int32_t dtype, int32_t kind);
+void sc_cu_all_gather(sc_cuda *cu, sc_comm *comm, const void *in, void *out,
+                      uint64_t count, int32_t dtype);
+void sc_cu_reduce_scatter(sc_cuda *cu, sc_comm *comm, const void *in,
+                          void *out, uint64_t count, int32_t dtype,
+                          int32_t kind);
+void sc_cu_all_to_all(sc_cuda *cu, sc_comm *comm, const void *in, void *out,
+                      uint64_t count, int32_t dtype);
 
 #ifdef __cplusplus
 }

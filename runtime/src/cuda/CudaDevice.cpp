@@ -17,6 +17,15 @@
 // that cannot be captured) falls back to enqueueing run() directly from
 // then on; SHARDC_CUDA_GRAPHS=0 does so from the start.
 //
+// A rank of a mesh talks to its peers through NCCL (comm/Nccl.h): one
+// communicator per mesh axis, made over the host (MPI) communicator of the
+// axis before init(), replaces it in the rank context, so the collectives
+// of run() go to NCCL on the model's stream and into the graph. Every wait
+// for the stream is then polled under the communicators' watch: a lost or
+// stuck peer aborts them after SHARDC_NCCL_TIMEOUT seconds instead of
+// hanging the rank. With NCCL, a failed capture fails the run (the
+// collectives inside the broken capture have aborted the communicators).
+//
 // Also implements sc_cu_launch and sc_cu_copy of shardc/cuda.h.
 //
 //===----------------------------------------------------------------------===//
@@ -26,6 +35,7 @@
 #include "Device.h"
 #include "Handle.h"
 #include "KernelError.h"
+#include "comm/Nccl.h"
 #include "shardc/cuda.h"
 
 #include <cstdlib>
@@ -64,8 +74,12 @@ private:
   sc_cuda cu;
   RankCode code;
   const sc_cuda_entry &entry;
-  /// The rank context with this device's stream.
+  /// The rank context with this device's stream and communicators.
   sc_rank_ctx ctx{};
+  /// The NCCL communicators of the mesh axes and what ctx.comms points at.
+  std::vector<std::unique_ptr<Communicator>> comms;
+  std::vector<sc_comm> commHandles;
+  std::vector<sc_comm *> commPtrs;
   std::string name;
   bool retained = false;
   CUdeviceptr arena = 0, weights = 0;
@@ -90,10 +104,15 @@ private:
   Status allocate(CUdeviceptr &p, uint64_t bytes, const std::string &what);
   Status allocateHost(void *&p, uint64_t bytes, const std::string &what);
   Status loadModule(const sc_cuda_image &image);
+  /// The NCCL communicators of the rank's mesh axes, into ctx.comms.
+  Status openComms();
+  /// Waits for the stream (cuStreamSynchronize's result in `r`); with NCCL
+  /// communicators, polled under their watch, which fails after a timeout.
+  Status synchronize(const char *what, CUresult &r);
   /// Enqueues the generated run(); true with the message if it failed.
   bool enqueueRun(std::string &message);
-  /// Captures run() into `graph`; false if that fails.
-  bool capture();
+  /// Captures run() into `graph`; false with the reason if that fails.
+  bool capture(std::string &why);
 };
 
 Status CudaDevice::allocate(CUdeviceptr &p, uint64_t bytes,
@@ -145,6 +164,41 @@ Status CudaDevice::loadModule(const sc_cuda_image &image) {
                                        " code has no kernel '" +
                                        p.cuda_kernels[i] +
                                        "': " + cu.drv.errorText(r)};
+  return {};
+}
+
+Status CudaDevice::openComms() {
+  if (ctx.num_axes <= 0)
+    return {};
+  std::vector<Communicator *> hosts;
+  for (int32_t i = 0; i < ctx.num_axes; ++i) {
+    if (!ctx.comms || !ctx.comms[i] || !ctx.comms[i]->impl)
+      return {SHARDC_ERROR_RUNTIME, "mesh axis " + std::to_string(i) +
+                                        " has no host communicator"};
+    hosts.push_back(ctx.comms[i]->impl);
+  }
+  if (Status s = createNcclComms(hosts, code.rank, comms); s.failed())
+    return s;
+  for (auto &c : comms)
+    commHandles.push_back(sc_comm{c.get()});
+  for (sc_comm &h : commHandles)
+    commPtrs.push_back(&h);
+  ctx.comms = commPtrs.data();
+  return {};
+}
+
+Status CudaDevice::synchronize(const char *what, CUresult &r) {
+  r = CUDA_SUCCESS;
+  if (!comms.empty())
+    if (Status s = waitWithNccl(
+            comms,
+            [&] {
+              return cu.drv.cuStreamQuery(cu.stream) != CUDA_ERROR_NOT_READY;
+            },
+            what);
+        s.failed())
+      return s;
+  r = cu.drv.cuStreamSynchronize(cu.stream);
   return {};
 }
 
@@ -233,6 +287,9 @@ Status CudaDevice::open() {
           .failed())
     return s;
   handles.assign(rp.numHandles + 1, nullptr);
+  // Last before init(): a rank that failed to get this far never joins.
+  if ((s = openComms()).failed())
+    return s;
 
   int rc = 0;
   std::string message;
@@ -262,21 +319,28 @@ bool CudaDevice::enqueueRun(std::string &message) {
       message);
 }
 
-bool CudaDevice::capture() {
+bool CudaDevice::capture(std::string &why) {
   const Driver &d = cu.drv;
   // THREAD_LOCAL: only this thread's unsafe calls (allocations, synchronous
   // copies) break the capture; other threads may use CUDA meanwhile.
-  if (d.cuStreamBeginCapture(cu.stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL))
+  if (CUresult r = d.cuStreamBeginCapture(cu.stream,
+                                          CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)) {
+    why = "cannot begin: " + d.errorText(r);
     return false;
+  }
   // A failure here may be the capture's own (a call that cannot be
   // captured); the direct run that follows reports any other.
-  std::string ignored;
-  bool failed = enqueueRun(ignored);
+  bool failed = enqueueRun(why);
   CUgraph captured = nullptr;
   CUresult r = d.cuStreamEndCapture(cu.stream, &captured);
-  if (!failed && !r && captured &&
-      d.cuGraphInstantiate(&graph, captured, 0) != CUDA_SUCCESS)
-    graph = nullptr;
+  if (!failed && r)
+    why = d.errorText(r);
+  if (!failed && !r && captured) {
+    if (CUresult ri = d.cuGraphInstantiate(&graph, captured, 0)) {
+      why = "cannot instantiate: " + d.errorText(ri);
+      graph = nullptr;
+    }
+  }
   if (captured)
     d.cuGraphDestroy(captured); // the executable graph does not need it
   return graph != nullptr;
@@ -292,8 +356,11 @@ Status CudaDevice::run() {
   // Nothing may still use the host buffers once run() returns, even after
   // a failure: wait for what was queued.
   auto finish = [&] {
-    CUresult r = d.cuStreamSynchronize(cu.stream);
-    if (r && !status.failed())
+    CUresult r;
+    Status waited = synchronize("the run", r);
+    if (waited.failed() && !status.failed())
+      status = waited;
+    else if (r && !status.failed())
       status = runError("while running", r);
     return status;
   };
@@ -312,8 +379,19 @@ Status CudaDevice::run() {
   // The first run is enqueued directly: it loads lazily loaded kernels and
   // lets the libraries make their one-time allocations, which a capture
   // cannot record. The second captures the graph the later ones replay.
-  if (!graph && useGraphs && warmedUp && !capture())
-    useGraphs = false; // for good: run() is enqueued directly from now on
+  if (!graph && useGraphs && warmedUp) {
+    std::string why;
+    if (!capture(why)) {
+      useGraphs = false; // for good: run() is enqueued directly from now on
+      if (!comms.empty()) {
+        status = {SHARDC_ERROR_RUNTIME,
+                  "cannot capture the run into a CUDA graph" +
+                      (why.empty() ? std::string() : ": " + why) +
+                      " (SHARDC_CUDA_GRAPHS=0 runs without graphs)"};
+        return finish();
+      }
+    }
+  }
   std::string message;
   bool failed = false;
   if (graph) {
@@ -349,12 +427,18 @@ CudaDevice::~CudaDevice() {
   const Driver &d = cu.drv;
   if (cu.ctx)
     d.cuCtxSetCurrent(cu.ctx);
-  if (cu.stream)
-    d.cuStreamSynchronize(cu.stream);
-  // The graph, then the wrappers' handles, then the libraries they were
-  // created with, then memory, the module and the stream, then the context.
+  if (cu.stream) {
+    CUresult ignored;
+    synchronize("unloading the model", ignored);
+  }
+  // The graph, then the communicators, the wrappers' handles, then the
+  // libraries they were created with, then memory, the module and the
+  // stream, then the context.
   if (graph)
     d.cuGraphExecDestroy(graph);
+  commPtrs.clear();
+  commHandles.clear();
+  comms.clear();
   for (void *h : handles)
     if (h)
       sc_handle_free(h);

@@ -1,0 +1,409 @@
+//===- NcclTest.cpp - NCCL communicators (comm/Nccl.h) --------------------===//
+//
+// Without a GPU: libnccl.so.2 loads through the function table (every
+// entry point resolves), a missing library is one line, ncclGetUniqueId
+// (which needs no GPU) makes the ids the host communicator hands out,
+// SHARDC_NCCL_TIMEOUT is checked, and creating a communicator where no GPU
+// is usable fails in one line rather than waiting.
+//
+// On a GPU (skipped elsewhere, each test says why): a one-rank NCCL
+// communicator runs every collective on a stream, captured into a CUDA
+// graph and replayed on new inputs; and a communicator whose second rank
+// never comes is aborted after SHARDC_NCCL_TIMEOUT with a line naming it.
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/src/comm/Nccl.h"
+#include "runtime/src/cuda/Driver.h"
+#include "shardc/format.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <sys/stat.h>
+
+using namespace shardc::rt;
+namespace fmt = shardc::format;
+
+namespace {
+
+// The toolkit's library directory, from the build (runtime/CMakeLists.txt).
+const std::string kLibDir = SHARDC_CUDA_LIBRARY_DIR;
+const std::string kNccl = kLibDir + "/libnccl.so.2";
+
+bool exists(const std::string &path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+/// Sets an environment variable for the life of the object.
+class ScopedEnv {
+public:
+  ScopedEnv(const char *name, const std::string &value) : name(name) {
+    if (const char *old = std::getenv(name))
+      saved = old, had = true;
+    ::setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (had)
+      ::setenv(name, saved.c_str(), 1);
+    else
+      ::unsetenv(name);
+  }
+
+private:
+  const char *name;
+  std::string saved;
+  bool had = false;
+};
+
+const NcclLibrary *realNccl(std::string &error) {
+  ScopedEnv env("SHARDC_LIBNCCL", kNccl);
+  return loadNccl(error);
+}
+
+#define SKIP_WITHOUT_NCCL()                                                    \
+  do {                                                                         \
+    if (!exists(kNccl))                                                        \
+      GTEST_SKIP() << "no " << kNccl;                                          \
+  } while (0)
+
+TEST(Nccl, MissingLibraryIsOneLine) {
+  ScopedEnv env("SHARDC_LIBNCCL", "/nonexistent/libnccl.so.2");
+  std::string error;
+  EXPECT_EQ(loadNccl(error), nullptr);
+  EXPECT_EQ(error.rfind("no usable NCCL: cannot load "
+                        "/nonexistent/libnccl.so.2 (",
+                        0),
+            0u)
+      << error;
+  EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+  // Every member of a group hears of it: the one without NCCL fails with
+  // its reason, through the same exchange its peers wait in.
+  std::unique_ptr<Communicator> self = createSelfComm();
+  std::vector<std::unique_ptr<Communicator>> comms;
+  Status s = createNcclComms({self.get()}, 0, comms);
+  EXPECT_TRUE(s.failed());
+  EXPECT_EQ(s.message, error);
+  EXPECT_TRUE(comms.empty());
+}
+
+TEST(Nccl, TableResolves) {
+  SKIP_WITHOUT_NCCL();
+  std::string error;
+  const NcclLibrary *lib = realNccl(error);
+  ASSERT_TRUE(lib) << error;
+  std::string version = ncclVersion(*lib);
+  EXPECT_EQ(version.rfind("2.", 0), 0u) << version;
+  EXPECT_EQ(realNccl(error), lib); // loaded once
+}
+
+TEST(Nccl, UniqueIdsComeFromRankZero) {
+  SKIP_WITHOUT_NCCL();
+  std::string error;
+  const NcclLibrary *lib = realNccl(error);
+  ASSERT_TRUE(lib) << error;
+  std::unique_ptr<Communicator> self = createSelfComm();
+  std::vector<char> a, b;
+  Status s = exchangeNcclId(lib, "", *self, "mesh axis 0", a);
+  ASSERT_FALSE(s.failed()) << s.message;
+  s = exchangeNcclId(lib, "", *self, "mesh axis 0", b);
+  ASSERT_FALSE(s.failed()) << s.message;
+  ASSERT_EQ(a.size(), kNcclIdBytes);
+  ASSERT_EQ(b.size(), kNcclIdBytes);
+  EXPECT_NE(a, std::vector<char>(kNcclIdBytes, 0));
+  EXPECT_NE(a, b); // a fresh id per communicator
+  // A member without NCCL fails with its own reason.
+  s = exchangeNcclId(nullptr, "no usable NCCL: test", *self, "mesh axis 0", a);
+  EXPECT_TRUE(s.failed());
+  EXPECT_EQ(s.message, "no usable NCCL: test");
+}
+
+/// A host group of two whose rank 1 never shows up for NCCL: the exchange
+/// hands rank 0 its own record and a ready peer's.
+class LonelyHost final : public Communicator {
+public:
+  const char *backend() const override { return "test"; }
+  int rank() const override { return 0; }
+  int size() const override { return 2; }
+  Status allGather(const void *send, void *recv, size_t count, int32_t dtype,
+                   void *) override {
+    size_t bytes = count * fmt::dtypeSize(dtype);
+    std::memcpy(recv, send, bytes);
+    std::memset(static_cast<char *>(recv) + bytes, 0, bytes);
+    return {};
+  }
+  Status allReduce(const void *, void *, size_t, int32_t, ReduceOp,
+                   void *) override {
+    return unused();
+  }
+  Status reduceScatter(const void *, void *, size_t, int32_t, ReduceOp,
+                       void *) override {
+    return unused();
+  }
+  Status allToAll(const void *, void *, size_t, int32_t, void *) override {
+    return unused();
+  }
+  Status send(const void *, size_t, int32_t, int, void *) override {
+    return unused();
+  }
+  Status recv(void *, size_t, int32_t, int, void *) override {
+    return unused();
+  }
+  void abort() override {}
+  Status splitMesh(const std::vector<int64_t> &,
+                   std::vector<std::unique_ptr<Communicator>> &) override {
+    return unused();
+  }
+
+private:
+  static Status unused() { return {SHARDC_ERROR_UNSUPPORTED, "unused"}; }
+};
+
+TEST(Nccl, TimeoutVariable) {
+  double seconds = 0;
+  std::string error;
+  {
+    ScopedEnv env("SHARDC_NCCL_TIMEOUT", "");
+    EXPECT_TRUE(ncclTimeoutSeconds(seconds, error));
+    EXPECT_EQ(seconds, 30);
+  }
+  {
+    ScopedEnv env("SHARDC_NCCL_TIMEOUT", "0.5");
+    EXPECT_TRUE(ncclTimeoutSeconds(seconds, error));
+    EXPECT_EQ(seconds, 0.5);
+  }
+  for (const char *bad : {"abc", "0", "-3", "5s", "nan", "inf"}) {
+    ScopedEnv env("SHARDC_NCCL_TIMEOUT", bad);
+    EXPECT_FALSE(ncclTimeoutSeconds(seconds, error)) << bad;
+    EXPECT_EQ(error, std::string("SHARDC_NCCL_TIMEOUT=") + bad +
+                         ": expected a number of seconds greater than 0");
+    std::unique_ptr<Communicator> self = createSelfComm();
+    std::vector<std::unique_ptr<Communicator>> comms;
+    Status s = createNcclComms({self.get()}, 0, comms);
+    EXPECT_EQ(s.message, error);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// With and without a GPU
+//===----------------------------------------------------------------------===//
+
+/// Device 0's primary context, current, and a stream; `why` when no GPU is
+/// usable.
+struct Gpu {
+  const cuda::Driver *drv = nullptr;
+  CUdevice device = 0;
+  CUcontext ctx = nullptr;
+  CUstream stream = nullptr;
+  std::string why;
+
+  Gpu() {
+    drv = cuda::loadDriver(why);
+    int count = 0;
+    if (drv && (drv->cuDeviceGetCount(&count) || count < 1)) {
+      why = "no CUDA device";
+      drv = nullptr;
+    }
+    if (drv && (drv->cuDeviceGet(&device, 0) ||
+                drv->cuDevicePrimaryCtxRetain(&ctx, device) ||
+                drv->cuCtxSetCurrent(ctx) ||
+                drv->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING))) {
+      why = "cannot set up GPU 0";
+      drv = nullptr;
+    }
+  }
+  ~Gpu() {
+    if (stream)
+      drv->cuStreamDestroy(stream);
+    if (ctx)
+      drv->cuDevicePrimaryCtxRelease(device);
+  }
+  bool usable() const { return drv != nullptr; }
+};
+
+TEST(Nccl, WithoutGpuCreationFailsInOneLine) {
+  SKIP_WITHOUT_NCCL();
+  {
+    Gpu gpu;
+    if (gpu.usable())
+      GTEST_SKIP() << "a GPU is usable here (NcclGpu tests instead)";
+  }
+  ScopedEnv lib("SHARDC_LIBNCCL", kNccl);
+  ScopedEnv timeout("SHARDC_NCCL_TIMEOUT", "20");
+  std::unique_ptr<Communicator> self = createSelfComm();
+  std::vector<std::unique_ptr<Communicator>> comms;
+  auto start = std::chrono::steady_clock::now();
+  Status s = createNcclComms({self.get()}, 3, comms);
+  std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+  EXPECT_TRUE(s.failed());
+  EXPECT_EQ(s.message.rfind("NCCL communicator of mesh axis 0 (rank 0 of 1, "
+                            "world rank 3): ",
+                            0),
+            0u)
+      << s.message;
+  EXPECT_EQ(s.message.find('\n'), std::string::npos) << s.message;
+  EXPECT_LT(took.count(), 20.0) << s.message;
+  EXPECT_TRUE(comms.empty());
+}
+
+#define SKIP_WITHOUT_GPU(gpu)                                                  \
+  do {                                                                         \
+    SKIP_WITHOUT_NCCL();                                                       \
+    if (!(gpu).usable())                                                       \
+      GTEST_SKIP() << (gpu).why;                                               \
+  } while (0)
+
+/// Device memory of `bytes`, freed at the end.
+struct DeviceBuffer {
+  const cuda::Driver &drv;
+  CUdeviceptr p = 0;
+  DeviceBuffer(const cuda::Driver &drv, size_t bytes) : drv(drv) {
+    drv.cuMemAlloc(&p, bytes);
+  }
+  ~DeviceBuffer() {
+    if (p)
+      drv.cuMemFree(p);
+  }
+  void *ptr() const { return reinterpret_cast<void *>(p); }
+};
+
+template <class T> std::vector<T> download(const Gpu &gpu, CUdeviceptr p,
+                                           size_t n) {
+  std::vector<T> v(n);
+  gpu.drv->cuCtxSynchronize();
+  EXPECT_EQ(gpu.drv->cuMemcpyDtoHAsync(v.data(), p, n * sizeof(T), nullptr),
+            CUDA_SUCCESS);
+  gpu.drv->cuCtxSynchronize();
+  return v;
+}
+
+TEST(NcclGpu, OneRankCollectivesInACapturedGraph) {
+  Gpu gpu;
+  SKIP_WITHOUT_GPU(gpu);
+  ScopedEnv lib("SHARDC_LIBNCCL", kNccl);
+  const cuda::Driver &d = *gpu.drv;
+  std::unique_ptr<Communicator> self = createSelfComm();
+  std::vector<std::unique_ptr<Communicator>> comms;
+  Status s = createNcclComms({self.get()}, 0, comms);
+  ASSERT_FALSE(s.failed()) << s.message;
+  ASSERT_EQ(comms.size(), 1u);
+  Communicator &c = *comms[0];
+  EXPECT_STREQ(c.backend(), "nccl");
+  EXPECT_EQ(c.rank(), 0);
+  EXPECT_EQ(c.size(), 1);
+
+  // fp32 (all_reduce in place, all_gather), fp16 bits (reduce_scatter,
+  // all_to_all: the byte counts of 2-byte elements), int64 (all_reduce
+  // max): on one rank each is the identity, so every output equals its
+  // input and a wrong count leaves the 0xff fill visible.
+  constexpr size_t n = 1000;
+  DeviceBuffer f(d, n * 4), g(d, n * 4), h(d, n * 2), k(d, n * 2), l(d, n * 8),
+      m(d, n * 8);
+  auto upload = [&](int round) {
+    std::vector<float> fv(n);
+    std::vector<uint16_t> hv(n);
+    std::vector<int64_t> lv(n);
+    for (size_t i = 0; i < n; ++i) {
+      fv[i] = float(i) * 0.25f + float(round);
+      hv[i] = static_cast<uint16_t>(i * 7 + round);
+      lv[i] = int64_t(i) * 1000003 - round;
+    }
+    d.cuMemcpyHtoD(f.p, fv.data(), n * 4);
+    d.cuMemcpyHtoD(h.p, hv.data(), n * 2);
+    d.cuMemcpyHtoD(l.p, lv.data(), n * 8);
+    for (const DeviceBuffer *b : {&g, &k, &m})
+      d.cuMemsetD8(b->p, 0xff, b == &g ? n * 4 : b == &k ? n * 2 : n * 8);
+    d.cuCtxSynchronize();
+  };
+  auto enqueue = [&] {
+    void *st = gpu.stream;
+    Status r = c.allReduce(f.ptr(), f.ptr(), n, fmt::kF32, ReduceOp::Sum, st);
+    if (!r.failed())
+      r = c.allGather(f.ptr(), g.ptr(), n, fmt::kF32, st);
+    if (!r.failed())
+      r = c.reduceScatter(h.ptr(), k.ptr(), n, fmt::kF16, ReduceOp::Max, st);
+    if (!r.failed())
+      r = c.allToAll(h.ptr(), k.ptr(), n, fmt::kBF16, st);
+    if (!r.failed())
+      r = c.allReduce(l.ptr(), m.ptr(), n, fmt::kI64, ReduceOp::Max, st);
+    return r;
+  };
+  auto check = [&](int round) {
+    auto fv = download<float>(gpu, f.p, n), gv = download<float>(gpu, g.p, n);
+    auto hv = download<uint16_t>(gpu, h.p, n),
+         kv = download<uint16_t>(gpu, k.p, n);
+    auto lv = download<int64_t>(gpu, l.p, n),
+         mv = download<int64_t>(gpu, m.p, n);
+    for (size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(fv[i], float(i) * 0.25f + float(round)) << round << " " << i;
+      ASSERT_EQ(gv[i], fv[i]) << round << " " << i;
+      ASSERT_EQ(kv[i], hv[i]) << round << " " << i;
+      ASSERT_EQ(mv[i], lv[i]) << round << " " << i;
+    }
+  };
+  auto streamDone = [&] {
+    return d.cuStreamQuery(gpu.stream) != CUDA_ERROR_NOT_READY;
+  };
+
+  // Direct, then captured and replayed twice on new inputs.
+  upload(0);
+  ASSERT_FALSE((s = enqueue()).failed()) << s.message;
+  ASSERT_FALSE((s = waitWithNccl(comms, streamDone, "the run")).failed())
+      << s.message;
+  check(0);
+  ASSERT_EQ(d.cuStreamBeginCapture(gpu.stream,
+                                   CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+            CUDA_SUCCESS);
+  s = enqueue();
+  CUgraph graph = nullptr;
+  ASSERT_EQ(d.cuStreamEndCapture(gpu.stream, &graph), CUDA_SUCCESS);
+  ASSERT_FALSE(s.failed()) << s.message;
+  CUgraphExec exec = nullptr;
+  ASSERT_EQ(d.cuGraphInstantiate(&exec, graph, 0), CUDA_SUCCESS);
+  d.cuGraphDestroy(graph);
+  for (int round = 1; round <= 2; ++round) {
+    upload(round);
+    ASSERT_EQ(d.cuGraphLaunch(exec, gpu.stream), CUDA_SUCCESS);
+    ASSERT_FALSE((s = waitWithNccl(comms, streamDone, "the run")).failed())
+        << s.message;
+    check(round);
+  }
+  d.cuGraphExecDestroy(exec);
+
+  // What NCCL cannot do is refused before it is enqueued.
+  s = c.allReduce(f.ptr(), f.ptr(), n, fmt::kI16, ReduceOp::Sum, gpu.stream);
+  EXPECT_EQ(s.message, "all_reduce: NCCL cannot reduce dtype 5 (int16)");
+  s = c.allReduce(f.ptr(), f.ptr(), n, fmt::kF32, ReduceOp::Sum, nullptr);
+  EXPECT_EQ(s.message, "all_reduce: NCCL takes device buffers on a GPU "
+                       "stream; CPU ranks communicate through MPI");
+  s = c.send(f.ptr(), n, fmt::kF32, 1, gpu.stream);
+  EXPECT_EQ(s.message, "cannot send to rank 1 (rank 0 of 1)");
+  comms.clear(); // finalized and destroyed
+}
+
+TEST(NcclGpu, AMissingPeerIsAbortedAfterTheTimeout) {
+  Gpu gpu;
+  SKIP_WITHOUT_GPU(gpu);
+  ScopedEnv lib("SHARDC_LIBNCCL", kNccl);
+  ScopedEnv timeout("SHARDC_NCCL_TIMEOUT", "2");
+  LonelyHost host;
+  std::vector<std::unique_ptr<Communicator>> comms;
+  auto start = std::chrono::steady_clock::now();
+  Status s = createNcclComms({&host}, 5, comms);
+  std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+  EXPECT_TRUE(s.failed());
+  EXPECT_EQ(s.message,
+            "NCCL communicator of mesh axis 0 (rank 0 of 2, world rank 5): "
+            "initialization did not finish within 2 s (SHARDC_NCCL_TIMEOUT): "
+            "a peer is gone or stuck; communicators aborted");
+  EXPECT_GE(took.count(), 2.0);
+  EXPECT_LT(took.count(), 30.0);
+  EXPECT_TRUE(comms.empty());
+}
+
+} // namespace

@@ -49,7 +49,7 @@ Add Sub Mul Div Pow Max Min Sqrt Reciprocal Exp Log Erf Tanh Sigmoid Relu LeakyR
 HardSigmoid HardSwish Neg Abs
 Where Equal Less Greater Not And Or Cast
 MatMul Gemm Softmax LogSoftmax LayerNormalization BatchNormalization
-ReduceMean ReduceSum ReduceMax
+ReduceMean ReduceSum ReduceMax ReduceL2
 Reshape Transpose Concat Split Slice Gather Expand Squeeze Unsqueeze Flatten
 Identity Trilu Range ConstantOfShape
 Conv ConvTranspose MaxPool AveragePool GlobalAveragePool Resize Pad

@@ -67,32 +67,74 @@ static LogicalResult importBatchNorm(NodeContext &c) {
 }
 
 // Axes moved from attribute to input in opset 13 (ReduceSum) and 18 (others).
-static LogicalResult importReduce(NodeContext &c, StringRef name,
-                                  int64_t axesInputSince) {
-  int64_t rank = c.rank(0);
+// The reduced axes, sorted and unique (all when none are given); `noop` for
+// noop_with_empty_axes with no axes (the input passes through).
+struct ReduceAxes {
   SmallVector<int64_t> axes;
+  bool noop = false;
+};
+static std::optional<ReduceAxes> reduceAxes(NodeContext &c,
+                                            int64_t axesInputSince) {
+  int64_t rank = c.rank(0);
+  ReduceAxes r;
   if (c.opset < axesInputSince) {
-    axes = c.getInts("axes");
+    r.axes = c.getInts("axes");
   } else if (c.has(1)) {
     auto v = c.ints(1, "axes");
     if (!v)
-      return failure();
-    axes = *v;
+      return std::nullopt;
+    r.axes = *v;
   }
-  bool noop = c.opset >= axesInputSince && c.getInt("noop_with_empty_axes", 0);
-  if (axes.empty() && noop) {
+  if (r.axes.empty() && c.opset >= axesInputSince &&
+      c.getInt("noop_with_empty_axes", 0)) {
+    r.noop = true;
+    return r;
+  }
+  for (int64_t &a : r.axes)
+    a = c.axis(a, rank, "reduction axis");
+  llvm::sort(r.axes);
+  r.axes.erase(std::unique(r.axes.begin(), r.axes.end()), r.axes.end());
+  if (r.axes.empty())
+    for (int64_t d = 0; d < rank; ++d)
+      r.axes.push_back(d);
+  return r;
+}
+
+static LogicalResult importReduce(NodeContext &c, StringRef name,
+                                  int64_t axesInputSince) {
+  std::optional<ReduceAxes> r = reduceAxes(c, axesInputSince);
+  if (!r)
+    return failure();
+  if (r->noop) {
     c.create("identity", {c.in(0)});
     return c.status();
   }
-  for (int64_t &a : axes)
-    a = c.axis(a, rank, "reduction axis");
-  llvm::sort(axes);
-  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
-  if (axes.empty())
-    for (int64_t d = 0; d < rank; ++d)
-      axes.push_back(d);
   c.create(name, {c.in(0)},
-           {c.array("axes", axes), c.boolean("keepdims", c.getInt("keepdims", 1))});
+           {c.array("axes", r->axes),
+            c.boolean("keepdims", c.getInt("keepdims", 1))});
+  return c.status();
+}
+
+// ReduceL2 (F.normalize's norm in PyTorch exports): sqrt(reduce_sum(x * x)),
+// ops that both targets already lower. With noop_with_empty_axes and no
+// axes the input passes through unchanged (as in ONNX's reference).
+static LogicalResult importReduceL2(NodeContext &c) {
+  std::optional<ReduceAxes> r = reduceAxes(c, 18);
+  if (!r)
+    return failure();
+  if (r->noop) {
+    c.create("identity", {c.in(0)});
+    return c.status();
+  }
+  Operation *square = c.create("mul", {c.in(0), c.in(0)});
+  if (!square)
+    return failure();
+  Operation *sum = c.create("reduce_sum", {square->getResult(0)},
+                            {c.array("axes", r->axes),
+                             c.boolean("keepdims", c.getInt("keepdims", 1))});
+  if (!sum)
+    return failure();
+  c.create("sqrt", {sum->getResult(0)});
   return c.status();
 }
 
@@ -164,6 +206,7 @@ void registerMathOps(HandlerMap &map) {
   map["ReduceSum"] = [](NodeContext &c) {
     return importReduce(c, "reduce_sum", 13);
   };
+  map["ReduceL2"] = importReduceL2;
   map["Einsum"] = [](NodeContext &c) {
     SmallVector<Value> inputs;
     for (int i = 0; i < c.numInputs(); ++i)

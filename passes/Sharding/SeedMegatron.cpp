@@ -193,13 +193,15 @@ void DistSeedMegatronPass::runOnOperation() {
       return;
     }
     // The embedding: a gather of rows of a constant table by the
-    // program's token ids is vocab-parallel (rows over "tp").
+    // program's token ids is vocab-parallel (rows over "tp"). Only a
+    // vocabulary (more rows than its width): splitting a small table (BERT's
+    // two token types) saves bytes of weights and costs an all-reduce.
     if (auto gather = dyn_cast<graph::GatherOp>(op)) {
       auto t = cast<RankedTensorType>(gather.getData().getType());
       if (gather.getData().getDefiningOp<graph::ConstantOp>() &&
           t.getRank() == 2 && gather.getAxis() == 0 &&
           isa<BlockArgument>(gather.getIndices()) &&
-          t.getDimSize(0) % tp == 0)
+          t.getDimSize(0) > t.getDimSize(1) && t.getDimSize(0) % tp == 0)
         seed(op, 0, sharding(2, 0));
       return;
     }

@@ -174,8 +174,15 @@ void DistSeedMegatronPass::runOnOperation() {
     }
     if (auto linear = dyn_cast<graph::LinearOp>(op)) {
       auto w = cast<RankedTensorType>(linear.getB().getType());
-      if (linear.getActivation() == "none" || w.getRank() != 2 ||
-          w.getDimSize(1) % tp != 0)
+      // An activation fused in, or applied by the only user (targets that
+      // keep it a separate op, as the CUDA target does for GELU).
+      bool activated =
+          linear.getActivation() != "none" ||
+          (linear->hasOneUse() && !linear.getResidual() &&
+           isa<graph::GeluOp, graph::ReluOp, graph::SiluOp, graph::TanhOp,
+               graph::SigmoidOp, graph::HardSwishOp>(
+               *linear->getUsers().begin()));
+      if (!activated || w.getRank() != 2 || w.getDimSize(1) % tp != 0)
         return;
       seed(op, 1, sharding(2, 1));
       return;

@@ -3,12 +3,16 @@
 #include "passes/Precision/Passes.h"
 
 #include "dialects/Graph/IR/GraphOps.h"
+#include "shardc/Support/Pages.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Threading.h"
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "llvm/ADT/APFloat.h"
+
+#include <cstring>
 
 namespace shardc {
 #define GEN_PASS_DEF_GRAPHCONVERTPRECISION
@@ -27,6 +31,70 @@ bool isF32Tensor(Type t) {
 
 RankedTensorType narrowed(Type t, FloatType to) {
   return cast<RankedTensorType>(t).clone(to);
+}
+
+/// fp32 -> fp16 bits, rounding to nearest even: bit for bit what APFloat's
+/// convert(IEEEhalf, rmNearestTiesToEven) gives for every non-NaN input
+/// (subnormals, overflow to infinity and ties included). NaNs go to APFloat.
+uint16_t halfBits(uint32_t bits) {
+  const uint32_t sign = (bits >> 16) & 0x8000;
+  uint32_t mag = bits & 0x7FFFFFFFu;
+  if (mag >= (127u + 16) << 23) // >= 65536 (or infinity): infinity
+    return sign | 0x7C00;
+  if (mag < (127u - 14) << 23) {
+    // A half subnormal (or zero): one fp32 addition of 0.5 aligns the
+    // mantissa at the half's last place and rounds to nearest even.
+    const uint32_t magicBits = ((127u - 15) + (23 - 10) + 1) << 23;
+    float f, magic;
+    std::memcpy(&f, &mag, 4);
+    std::memcpy(&magic, &magicBits, 4);
+    f += magic;
+    uint32_t r;
+    std::memcpy(&r, &f, 4);
+    return sign | static_cast<uint16_t>(r - magicBits);
+  }
+  // Normal: rebias the exponent and round the 13 dropped bits (a carry into
+  // the exponent is right, up to infinity for [65520, 65536)).
+  uint32_t odd = (mag >> 13) & 1;
+  mag += (uint32_t(15 - 127) << 23) + 0xFFF + odd;
+  return sign | static_cast<uint16_t>(mag >> 13);
+}
+
+/// fp32 -> bf16 bits, rounding to nearest even (APFloat's result for every
+/// non-NaN input: bf16 has fp32's exponent range, so subnormals and
+/// overflow round by the same integer addition).
+uint16_t bf16Bits(uint32_t bits) {
+  return static_cast<uint16_t>((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16);
+}
+
+/// Elements per task of the parallel conversion (256 KiB of fp32).
+constexpr int64_t kChunk = 1 << 16;
+
+/// Converts n fp32 values at `src` into `dst`, in parallel chunks on the
+/// context's thread pool (--mlir-disable-threading: one thread; the result
+/// is the same).
+void convertBlob(MLIRContext *ctx, const char *src, uint16_t *dst, int64_t n,
+                 FloatType to) {
+  bool half = to.isF16();
+  const llvm::fltSemantics &sem = to.getFloatSemantics();
+  int64_t chunks = (n + kChunk - 1) / kChunk;
+  mlir::parallelFor(ctx, 0, chunks, [&](size_t c) {
+    int64_t begin = c * kChunk, end = std::min(n, begin + kChunk);
+    for (int64_t i = begin; i < end; ++i) {
+      uint32_t bits;
+      std::memcpy(&bits, src + 4 * i, 4);
+      if ((bits & 0x7FFFFFFFu) > 0x7F800000u) { // NaN: APFloat's payload
+        float f;
+        std::memcpy(&f, &bits, 4);
+        bool lost;
+        APFloat a(f);
+        a.convert(sem, APFloat::rmNearestTiesToEven, &lost);
+        dst[i] = static_cast<uint16_t>(a.bitcastToAPInt().getZExtValue());
+      } else {
+        dst[i] = half ? halfBits(bits) : bf16Bits(bits);
+      }
+    }
+  });
 }
 
 /// The narrow form of an fp32 ElementsAttr (dense or a dense_resource blob),
@@ -58,14 +126,15 @@ ElementsAttr narrowedValue(ElementsAttr value, FloatType to) {
   int64_t n = type.getNumElements();
   if (static_cast<int64_t>(raw.size()) != n * 4)
     return {};
-  std::vector<uint16_t> bits(n);
-  for (int64_t i = 0; i < n; ++i) {
-    float f;
-    memcpy(&f, raw.data() + 4 * i, 4);
-    bits[i] = static_cast<uint16_t>(narrow(f).bitcastToAPInt().getZExtValue());
-  }
-  auto narrowBlob = HeapAsmResourceBlob::allocateAndCopyInferAlign(
-      ArrayRef<uint16_t>(bits));
+  // Converted straight into the new blob's storage: no staging copy.
+  AsmResourceBlob narrowBlob = HeapAsmResourceBlob::allocate(
+      n * sizeof(uint16_t), alignof(uint16_t), /*dataIsMutable=*/true);
+  convertBlob(to.getContext(), raw.data(),
+              reinterpret_cast<uint16_t *>(narrowBlob.getMutableData().data()),
+              n, to);
+  // An fp32 original in a mapped external data file leaves the resident
+  // set: only its narrow copy stays.
+  releaseReadOnlyFilePages(raw.data(), raw.size());
   return DenseResourceElementsAttr::get(
       type, (res.getRawHandle().getKey() + "." + (to.isF16() ? "f16" : "bf16")).str(),
       std::move(narrowBlob));

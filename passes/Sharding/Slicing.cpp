@@ -2,12 +2,17 @@
 
 #include "passes/Sharding/Slicing.h"
 
+#include "shardc/Support/Pages.h"
+
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 
 #include <cstring>
 
 using namespace mlir;
+
+/// Slices of at least this many bytes become dense_resource blobs.
+static constexpr int64_t kLargeSliceBytes = 1 << 20;
 
 Value shardc::sliceConstantData(OpBuilder &b, graph::ConstantOp op,
                                 ArrayRef<int64_t> offset,
@@ -35,7 +40,20 @@ Value shardc::sliceConstantData(OpBuilder &b, graph::ConstantOp op,
   for (int64_t d = rank - 2; d >= 0; --d)
     strides[d] = strides[d + 1] * type.getDimSize(d + 1);
   int64_t count = localType.getNumElements();
-  std::vector<char> out(count * elemBytes);
+  // A large slice (a weight) goes straight into a dense_resource blob: a
+  // DenseElementsAttr of gigabytes would be hashed and kept by the context.
+  bool large = count * elemBytes >= kLargeSliceBytes;
+  std::vector<char> small;
+  AsmResourceBlob blob;
+  char *out;
+  if (large) {
+    blob = HeapAsmResourceBlob::allocate(count * elemBytes, elemBytes,
+                                         /*dataIsMutable=*/true);
+    out = blob.getMutableData().data();
+  } else {
+    small.resize(count * elemBytes);
+    out = small.data();
+  }
   // Row by row of the innermost dim.
   int64_t inner = rank ? sizes.back() : 1;
   SmallVector<int64_t> idx(rank, 0);
@@ -50,9 +68,20 @@ Value shardc::sliceConstantData(OpBuilder &b, graph::ConstantOp op,
       src += (offset[d] + idx[d]) * strides[d];
     if (rank)
       src += offset.back();
-    std::memcpy(out.data() + row * inner * elemBytes,
+    std::memcpy(out + row * inner * elemBytes,
                 raw.data() + src * elemBytes, inner * elemBytes);
   }
+  if (!large)
+    return b.create<graph::ConstantOp>(
+        op.getLoc(), DenseElementsAttr::getFromRawBuffer(localType, small));
+  // Each rank's slice is cut in turn: the original, when it views a mapped
+  // external data file, leaves the resident set meanwhile (read again from
+  // the page cache for the next rank).
+  releaseReadOnlyFilePages(raw.data(), raw.size());
+  std::string key = "slice";
+  if (auto res = dyn_cast<DenseResourceElementsAttr>(value))
+    key = (res.getRawHandle().getKey() + ".slice").str();
   return b.create<graph::ConstantOp>(
-      op.getLoc(), DenseElementsAttr::getFromRawBuffer(localType, out));
+      op.getLoc(),
+      DenseResourceElementsAttr::get(localType, key, std::move(blob)));
 }

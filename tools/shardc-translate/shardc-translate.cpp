@@ -56,11 +56,8 @@ static LogicalResult translate(ModuleOp module, raw_ostream &os, bool cuda) {
   if (failed(shardc::emitCpp(module, sourceStream, artifacts, options)))
     return failure();
   if (!weightsFile.empty()) {
-    std::vector<const std::vector<char> *> sections;
-    for (const std::vector<char> &section : artifacts.sections)
-      sections.push_back(&section);
-    if (!shardc::writeWeightsFile(weightsFile, artifacts.modelHash, sections,
-                                  error))
+    if (!shardc::writeWeightsFile(weightsFile, artifacts.modelHash,
+                                  artifacts.sections, error))
       return module.emitError(error);
   }
   os << (cuda ? artifacts.cudaSource : source);

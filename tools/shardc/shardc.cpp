@@ -643,14 +643,13 @@ int main(int argc, char **argv) {
     return fatal(error);
   stage("compiled and linked");
   std::string weightsPath = outputFile + ".weights";
-  std::vector<const std::vector<char> *> sections;
   uint64_t weightsBytes = 0;
-  for (const std::vector<char> &section : artifacts.sections) {
-    sections.push_back(&section);
-    weightsBytes += section.size();
-  }
-  if (!shardc::writeWeightsFile(weightsPath, artifacts.modelHash, sections,
-                                error))
+  for (const shardc::WeightsSection &section : artifacts.sections)
+    weightsBytes += section.size;
+  // Streamed from the module's weight data (alive until here).
+  if (!shardc::writeWeightsFile(weightsPath, artifacts.modelHash,
+                                artifacts.sections, error,
+                                context.isMultithreadingEnabled() ? 0 : 1))
     return fatal(error);
   if (progress)
     errs() << "shardc: wrote " << outputFile << " ("

@@ -13,6 +13,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,11 +30,27 @@ struct ProgramOptions {
   std::vector<std::pair<std::string, std::string>> cudaImages;
 };
 
+/// One rank's weights section, described rather than copied: the bytes at
+/// each offset are views of the module's weight data (dense_resource blobs,
+/// which view the model file; dense attributes), valid while the module and
+/// its context live. Gaps are zero.
+struct WeightsSection {
+  struct Piece {
+    uint64_t offset = 0;
+    const char *data = nullptr;
+    uint64_t size = 0;
+  };
+  std::vector<Piece> pieces; ///< by offset, not overlapping
+  uint64_t size = 0;         ///< bytes, a multiple of 64
+  uint64_t checksum = 0;     ///< format::checksum64 of the section's bytes
+  /// Bytes made by the writer (booleans, splats) that pieces view.
+  std::vector<std::shared_ptr<const std::vector<char>>> owned;
+};
+
 /// What the C++ target produced besides the source.
 struct CppArtifacts {
-  /// The weights section of each rank (ranks of one program hold equal
-  /// sections for now).
-  std::vector<std::vector<char>> sections;
+  /// The weights section of each rank (ranks of one program share theirs).
+  std::vector<WeightsSection> sections;
   unsigned numPrograms = 0;
   uint64_t modelHash = 0;
   unsigned numKernels = 0;   ///< generated kernels
@@ -56,10 +73,12 @@ mlir::LogicalResult emitCpp(mlir::ModuleOp module, llvm::raw_ostream &os,
                             CppArtifacts &artifacts,
                             const ProgramOptions &options = {});
 
-/// Writes a weights file holding one section per rank.
+/// Writes a weights file holding one section per rank (format.h), streamed
+/// from the sections' pieces with large writes on `threads` threads (0: one
+/// per core); the file's bytes do not depend on the thread count.
 bool writeWeightsFile(const std::string &path, uint64_t modelHash,
-                      const std::vector<const std::vector<char> *> &sections,
-                      std::string &error);
+                      const std::vector<WeightsSection> &sections,
+                      std::string &error, unsigned threads = 0);
 
 } // namespace shardc
 

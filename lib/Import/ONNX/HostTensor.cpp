@@ -12,9 +12,15 @@
 #include <cmath>
 #include <cstdio>
 
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace mlir;
 using onnx::TensorProto;
@@ -92,9 +98,10 @@ std::string printable(llvm::StringRef s) {
 /// absolute paths, `..` escapes, symlinks out of the folder, directories and
 /// devices are refused, and so are offsets and lengths that are not plain
 /// decimal numbers or that reach past the end of the file.
-static std::optional<std::string> readExternal(const TensorProto &t,
-                                               const std::string &baseDir,
-                                               std::string &storage) {
+static std::optional<std::string>
+readExternal(const TensorProto &t, const std::string &baseDir,
+             std::string &storage, llvm::ArrayRef<char> &bytes,
+             ExternalFiles *files, std::shared_ptr<const void> *owner) {
   namespace fs = llvm::sys::fs;
   if (baseDir.empty())
     return std::string("is stored externally, which only initializers and "
@@ -160,21 +167,84 @@ static std::optional<std::string> readExternal(const TensorProto &t,
            std::to_string(length) + ") beyond the end of '" +
            printable(location) + "' (" + std::to_string(fileSize) +
            " bytes)";
-  std::ifstream in(std::string(fileReal), std::ios::binary);
-  if (!in)
+  if (files) {
+    std::string error;
+    std::shared_ptr<const ExternalFiles::Mapping> m =
+        files->map(std::string(fileReal), error);
+    if (!m)
+      return "has " + shown + " that cannot be mapped (" + error + ")";
+    // The file may have changed since it was checked.
+    if ((uint64_t)offset + (uint64_t)length > m->size)
+      return "has " + shown + " that could not be read in full";
+    bytes = llvm::ArrayRef<char>(m->data + offset, length);
+    if (owner)
+      *owner = m;
+    return std::nullopt;
+  }
+  int fd = ::open(fileReal.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0)
     return "has " + shown + " that cannot be opened";
   storage.resize(length);
-  in.seekg(offset);
-  in.read(storage.data(), length);
-  if (in.gcount() != length)
+  int64_t done = 0;
+  while (done < length) {
+    ssize_t n = ::pread(fd, storage.data() + done, length - done,
+                        offset + done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break;
+    done += n;
+  }
+  ::close(fd);
+  if (done != length)
     return "has " + shown + " that could not be read in full";
+  bytes = llvm::ArrayRef<char>(storage.data(), storage.size());
   return std::nullopt;
+}
+
+ExternalFiles::Mapping::~Mapping() {
+  if (data)
+    ::munmap(const_cast<char *>(data), size);
+}
+
+std::shared_ptr<const ExternalFiles::Mapping>
+ExternalFiles::map(const std::string &realPath, std::string &error) {
+  auto it = files.find(realPath);
+  if (it != files.end())
+    return it->second;
+  auto m = std::make_shared<Mapping>();
+  int fd = ::open(realPath.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) {
+    error = std::strerror(errno);
+    return nullptr;
+  }
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    error = "not a regular file";
+    ::close(fd);
+    return nullptr;
+  }
+  m->size = st.st_size;
+  if (m->size) {
+    void *p = ::mmap(nullptr, m->size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p == MAP_FAILED) {
+      error = std::strerror(errno);
+      ::close(fd);
+      return nullptr;
+    }
+    m->data = static_cast<const char *>(p);
+  }
+  ::close(fd);
+  files[realPath] = m;
+  return m;
 }
 
 std::optional<std::string> tensorBytes(const TensorProto &t,
                                        const std::string &baseDir,
                                        std::string &storage,
-                                       llvm::ArrayRef<char> &bytes) {
+                                       llvm::ArrayRef<char> &bytes,
+                                       ExternalFiles *files,
+                                       std::shared_ptr<const void> *owner) {
   int64_t esize = dtypeSize(t.data_type());
   if (esize == 0)
     return "element type " + dtypeName(t.data_type()) + " is not supported";
@@ -189,9 +259,8 @@ std::optional<std::string> tensorBytes(const TensorProto &t,
   if (t.data_location() == TensorProto::EXTERNAL) {
     if (t.has_raw_data() || typedDataSize(t))
       return "is stored externally but also holds data in the model";
-    if (auto err = readExternal(t, baseDir, storage))
+    if (auto err = readExternal(t, baseDir, storage, bytes, files, owner))
       return *err;
-    bytes = llvm::ArrayRef<char>(storage.data(), storage.size());
   } else if (t.has_raw_data()) {
     if (typedDataSize(t))
       return "has both raw_data and typed data (ONNX allows one)";

@@ -361,8 +361,9 @@ Value GraphImporter::materialize(Entry &e, StringRef name) {
     const onnx::TensorProto &t = *e.initializer;
     auto storage = std::make_shared<std::string>();
     ArrayRef<char> bytes;
+    std::shared_ptr<const void> mapped;
     // Sizes were checked when the initializer was declared.
-    (void)tensorBytes(t, baseDir, *storage, bytes);
+    (void)tensorBytes(t, baseDir, *storage, bytes, &externalFiles, &mapped);
     auto type = RankedTensorType::get(
         SmallVector<int64_t>(t.dims().begin(), t.dims().end()),
         toMLIRType(&ctx, t.data_type()));
@@ -373,7 +374,8 @@ Value GraphImporter::materialize(Entry &e, StringRef name) {
       blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, align);
     } else {
       blob = UnmanagedAsmResourceBlob::allocateWithAlign(
-          bytes, align, [storage, owner = owner](void *, size_t, size_t) {});
+          bytes, align,
+          [storage, mapped, owner = owner](void *, size_t, size_t) {});
     }
     std::string key = name.str();
     for (char &c : key)
@@ -428,7 +430,8 @@ LogicalResult GraphImporter::declareInputs(const onnx::GraphProto &graph,
       return fail("initializer '" + init.name() + "' is defined twice");
     std::string storage;
     ArrayRef<char> bytes;
-    if (auto err = tensorBytes(init, baseDir, storage, bytes))
+    // Checks every initializer now; external data is only mapped, not read.
+    if (auto err = tensorBytes(init, baseDir, storage, bytes, &externalFiles))
       return fail("initializer '" + init.name() + "' " + *err);
     values[init.name()].initializer = &init;
   }

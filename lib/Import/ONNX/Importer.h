@@ -55,12 +55,36 @@ std::string printable(llvm::StringRef s);
 mlir::Type toMLIRType(mlir::MLIRContext *ctx, int32_t dtype);
 /// Size in bytes of one element of an ONNX type (0 if unsupported).
 int64_t dtypeSize(int32_t dtype);
+/// A model's external data files, each mapped read-only once, on first use,
+/// and unmapped when the last view's owner lets go (weight blobs view the
+/// mapping: a 4 GB model is neither read nor copied before its bytes are
+/// needed, and never lives twice in memory).
+class ExternalFiles {
+public:
+  struct Mapping {
+    const char *data = nullptr;
+    size_t size = 0;
+    ~Mapping();
+  };
+  /// The mapping of the regular file at `realPath`, or null with `error`.
+  std::shared_ptr<const Mapping> map(const std::string &realPath,
+                                     std::string &error);
+
+private:
+  llvm::StringMap<std::shared_ptr<const Mapping>> files;
+};
+
 /// The packed little-endian bytes of a TensorProto: a view of raw_data, or
 /// `storage` filled from typed fields or external data. Checks the size.
+/// With `files`, external data is a view of the mapped file instead, and
+/// `owner` (when given) keeps the mapping alive.
 std::optional<std::string> tensorBytes(const onnx::TensorProto &t,
                                        const std::string &baseDir,
                                        std::string &storage,
-                                       llvm::ArrayRef<char> &bytes);
+                                       llvm::ArrayRef<char> &bytes,
+                                       ExternalFiles *files = nullptr,
+                                       std::shared_ptr<const void> *owner =
+                                           nullptr);
 /// Decodes a TensorProto (raw, typed or external data) into a HostTensor.
 /// `baseDir` resolves external data. Returns an error message on failure.
 std::optional<std::string> decodeTensor(const onnx::TensorProto &t,
@@ -211,6 +235,8 @@ public:
   llvm::StringMap<Entry> values;
   /// Owner of the bytes that weight blobs view (the parsed model).
   std::shared_ptr<const void> owner;
+  /// The mapped external data files weight blobs view.
+  ExternalFiles externalFiles;
 
   Entry *lookup(llvm::StringRef name);
   mlir::Value materialize(Entry &e, llvm::StringRef name);

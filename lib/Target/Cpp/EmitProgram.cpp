@@ -26,15 +26,24 @@ using namespace mlir;
 using namespace shardc;
 using namespace shardc::target;
 
-/// Appends the bytes of a weight to the section at its planned offset.
-static LogicalResult appendWeight(kern::WeightOp op,
-                                  std::vector<char> &section) {
+/// Adds a weight's bytes at its planned offset to the section: a view of
+/// the attribute's data (no copy), or bytes made here for booleans and
+/// splats.
+static LogicalResult addWeight(kern::WeightOp op, WeightsSection &section) {
   auto type = op.getBuffer().getType();
   int64_t bytes = kern::bufferBytes(type);
   uint64_t offset = op.getOffset().value_or(0);
-  if (section.size() < offset + bytes)
-    section.resize(offset + bytes, 0);
-  char *dst = section.data() + offset;
+  auto view = [&](const char *data) {
+    if (bytes)
+      section.pieces.push_back({offset, data, static_cast<uint64_t>(bytes)});
+    section.size = std::max<uint64_t>(section.size, offset + bytes);
+    return success();
+  };
+  auto make = [&]() {
+    auto owned = std::make_shared<std::vector<char>>(bytes, 0);
+    section.owned.push_back(owned);
+    return owned->data();
+  };
   Attribute value = op.getValue();
   if (auto res = dyn_cast<DenseResourceElementsAttr>(value)) {
     AsmResourceBlob *blob = res.getRawHandle().getBlob();
@@ -42,29 +51,60 @@ static LogicalResult appendWeight(kern::WeightOp op,
       return op.emitError("weight blob '")
              << res.getRawHandle().getKey()
              << "' is missing or has the wrong size";
-    memcpy(dst, blob->getData().data(), bytes);
-    return success();
+    return view(blob->getData().data());
   }
   auto dense = dyn_cast<DenseElementsAttr>(value);
   if (!dense)
     return op.emitError("cannot serialize ") << value;
   if (type.getElementType().isInteger(1)) {
+    char *dst = make();
     int64_t i = 0;
     for (bool b : dense.getValues<bool>())
       dst[i++] = b ? 1 : 0;
-    return success();
+    return view(dst);
   }
   ArrayRef<char> raw = dense.getRawData();
   int64_t elemBytes = kern::elementBytes(type.getElementType());
   if (dense.isSplat()) {
+    char *dst = make();
     for (int64_t i = 0; i < type.getNumElements(); ++i)
       memcpy(dst + i * elemBytes, raw.data(), elemBytes);
-    return success();
+    return view(dst);
   }
   if (static_cast<int64_t>(raw.size()) != bytes)
     return op.emitError("weight data has ")
            << raw.size() << " bytes, expected " << bytes;
-  memcpy(dst, raw.data(), bytes);
+  return view(raw.data());
+}
+
+/// Orders the pieces, checks that none overlaps the next, pads the section
+/// to 64 bytes and computes its checksum over the pieces and the zero gaps.
+static LogicalResult finishSection(func::FuncOp func,
+                                   WeightsSection &section) {
+  llvm::stable_sort(section.pieces, [](const auto &a, const auto &b) {
+    return a.offset < b.offset;
+  });
+  section.size = format::alignUp(section.size);
+  format::Checksum64 sum;
+  static const char zeros[4096] = {};
+  uint64_t at = 0;
+  auto pad = [&](uint64_t to) {
+    for (; at < to;) {
+      uint64_t n = std::min<uint64_t>(to - at, sizeof(zeros));
+      sum.update(zeros, n);
+      at += n;
+    }
+  };
+  for (const WeightsSection::Piece &p : section.pieces) {
+    if (p.offset < at)
+      return func.emitError("weights at offsets ")
+             << p.offset << " and below " << at << " overlap";
+    pad(p.offset);
+    sum.update(p.data, p.size);
+    at += p.size;
+  }
+  pad(section.size);
+  section.checksum = sum.finish();
   return success();
 }
 
@@ -141,16 +181,15 @@ LogicalResult CppEmitter::emitProgram(const RankProgram &program,
   std::string n = std::to_string(index);
 
   // The weights section first: the plan records its size and checksum.
-  std::vector<char> section;
+  WeightsSection section;
   if (auto bytes = func->getAttrOfType<IntegerAttr>("kern.weights_bytes"))
-    section.resize(bytes.getInt(), 0);
+    section.size = bytes.getInt();
   WalkResult walk = func.walk([&](kern::WeightOp op) {
-    return failed(appendWeight(op, section)) ? WalkResult::interrupt()
-                                             : WalkResult::advance();
+    return failed(addWeight(op, section)) ? WalkResult::interrupt()
+                                          : WalkResult::advance();
   });
-  if (walk.wasInterrupted())
+  if (walk.wasInterrupted() || failed(finishSection(func, section)))
     return failure();
-  section.resize(format::alignUp(section.size()), 0);
 
   // Large programs (and every program of a module with several) are split
   // into parts (see CppEmitter.h).
@@ -238,8 +277,8 @@ LogicalResult CppEmitter::emitProgram(const RankProgram &program,
   auto arena = func->getAttrOfType<IntegerAttr>("kern.arena_bytes");
   rank.arenaBytes = arena ? arena.getInt() : 0;
   artifacts.arenaBytes = std::max(artifacts.arenaBytes, rank.arenaBytes);
-  rank.weightsBytes = section.size();
-  rank.weightsChecksum = format::checksum64(section.data(), section.size());
+  rank.weightsBytes = section.size;
+  rank.weightsChecksum = section.checksum;
   rank.numHandles = std::max(numHandles, numCudaHandles);
   rank.numKernels =
       options.cpu

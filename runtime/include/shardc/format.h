@@ -72,37 +72,87 @@ inline uint64_t alignUp(uint64_t v, uint64_t a = kAlign) {
 
 /// A fast 64-bit checksum (four multiply-rotate lanes over 32-byte blocks).
 /// Not cryptographic: it catches truncation, bit flips and mixed-up files.
+/// Checksum64 computes it over data given in pieces of any sizes (the
+/// weights writer streams a section from many buffers); checksum64 is the
+/// one-buffer form. Both give the same value for the same bytes.
+class Checksum64 {
+public:
+  explicit Checksum64(uint64_t seed = 0x9E3779B97F4A7C15ull)
+      : a(seed + k1 + k2), b(seed + k2), c(seed), d(seed - k1) {}
+
+  void update(const void *data, size_t n) {
+    if (n == 0)
+      return;
+    const unsigned char *p = static_cast<const unsigned char *>(data);
+    total += n;
+    if (pending) { // complete the partial block first
+      size_t take = n < 32 - pending ? n : 32 - pending;
+      std::memcpy(buf + pending, p, take);
+      pending += take;
+      p += take;
+      n -= take;
+      if (pending < 32)
+        return;
+      blocks(buf, 32);
+      pending = 0;
+    }
+    size_t whole = n / 32 * 32;
+    blocks(p, whole);
+    if (n > whole)
+      std::memcpy(buf, p + whole, n - whole);
+    pending = n - whole;
+  }
+
+  /// The checksum of every byte given so far.
+  uint64_t finish() const {
+    uint64_t h = rotl(a, 1) + rotl(b, 7) + rotl(c, 12) + rotl(d, 18);
+    h ^= static_cast<uint64_t>(total) * k1;
+    size_t i = 0;
+    for (; i + 8 <= pending; i += 8) {
+      uint64_t w;
+      std::memcpy(&w, buf + i, 8);
+      h = rotl(h ^ round(0, w), 27) * k1 + k2;
+    }
+    for (; i < pending; ++i)
+      h = rotl(h ^ (buf[i] * k1), 11) * k2;
+    h ^= h >> 33;
+    h *= k2;
+    h ^= h >> 29;
+    return h;
+  }
+
+private:
+  static constexpr uint64_t k1 = 0x9E3779B185EBCA87ull,
+                            k2 = 0xC2B2AE3D27D4EB4Full;
+  static uint64_t rotl(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+  static uint64_t round(uint64_t acc, uint64_t w) {
+    return rotl(acc + w * k2, 31) * k1;
+  }
+  /// Folds n (a multiple of 32) bytes into the lanes, kept in locals so
+  /// that the bytes, which may alias anything, do not force them to memory.
+  void blocks(const unsigned char *p, size_t n) {
+    uint64_t la = a, lb = b, lc = c, ld = d;
+    for (size_t i = 0; i < n; i += 32) {
+      uint64_t w[4];
+      std::memcpy(w, p + i, 32);
+      la = round(la, w[0]);
+      lb = round(lb, w[1]);
+      lc = round(lc, w[2]);
+      ld = round(ld, w[3]);
+    }
+    a = la, b = lb, c = lc, d = ld;
+  }
+  uint64_t a, b, c, d;
+  uint64_t total = 0;
+  unsigned char buf[32];
+  size_t pending = 0;
+};
+
 inline uint64_t checksum64(const void *data, size_t n,
                            uint64_t seed = 0x9E3779B97F4A7C15ull) {
-  constexpr uint64_t k1 = 0x9E3779B185EBCA87ull, k2 = 0xC2B2AE3D27D4EB4Full;
-  auto rotl = [](uint64_t x, int r) { return (x << r) | (x >> (64 - r)); };
-  auto round = [&](uint64_t acc, uint64_t w) {
-    return rotl(acc + w * k2, 31) * k1;
-  };
-  const unsigned char *p = static_cast<const unsigned char *>(data);
-  uint64_t a = seed + k1 + k2, b = seed + k2, c = seed, d = seed - k1;
-  size_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    uint64_t w[4];
-    std::memcpy(w, p + i, 32);
-    a = round(a, w[0]);
-    b = round(b, w[1]);
-    c = round(c, w[2]);
-    d = round(d, w[3]);
-  }
-  uint64_t h = rotl(a, 1) + rotl(b, 7) + rotl(c, 12) + rotl(d, 18);
-  h ^= static_cast<uint64_t>(n) * k1;
-  for (; i + 8 <= n; i += 8) {
-    uint64_t w;
-    std::memcpy(&w, p + i, 8);
-    h = rotl(h ^ round(0, w), 27) * k1 + k2;
-  }
-  for (; i < n; ++i)
-    h = rotl(h ^ (p[i] * k1), 11) * k2;
-  h ^= h >> 33;
-  h *= k2;
-  h ^= h >> 29;
-  return h;
+  Checksum64 sum(seed);
+  sum.update(data, n);
+  return sum.finish();
 }
 
 //===----------------------------------------------------------------------===//

@@ -13,6 +13,9 @@
 #include "llvm/ADT/APFloat.h"
 
 #include <cstring>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 namespace shardc {
 #define GEN_PASS_DEF_GRAPHCONVERTPRECISION
@@ -36,36 +39,68 @@ RankedTensorType narrowed(Type t, FloatType to) {
 /// fp32 -> fp16 bits, rounding to nearest even: bit for bit what APFloat's
 /// convert(IEEEhalf, rmNearestTiesToEven) gives for every non-NaN input
 /// (subnormals, overflow to infinity and ties included). NaNs go to APFloat.
-uint16_t halfBits(uint32_t bits) {
+/// Branch-free, so that the conversion loop vectorizes.
+inline uint16_t halfBits(uint32_t bits) {
   const uint32_t sign = (bits >> 16) & 0x8000;
-  uint32_t mag = bits & 0x7FFFFFFFu;
-  if (mag >= (127u + 16) << 23) // >= 65536 (or infinity): infinity
-    return sign | 0x7C00;
-  if (mag < (127u - 14) << 23) {
-    // A half subnormal (or zero): one fp32 addition of 0.5 aligns the
-    // mantissa at the half's last place and rounds to nearest even.
-    const uint32_t magicBits = ((127u - 15) + (23 - 10) + 1) << 23;
-    float f, magic;
-    std::memcpy(&f, &mag, 4);
-    std::memcpy(&magic, &magicBits, 4);
-    f += magic;
-    uint32_t r;
-    std::memcpy(&r, &f, 4);
-    return sign | static_cast<uint16_t>(r - magicBits);
-  }
+  const uint32_t mag = bits & 0x7FFFFFFFu;
   // Normal: rebias the exponent and round the 13 dropped bits (a carry into
   // the exponent is right, up to infinity for [65520, 65536)).
-  uint32_t odd = (mag >> 13) & 1;
-  mag += (uint32_t(15 - 127) << 23) + 0xFFF + odd;
-  return sign | static_cast<uint16_t>(mag >> 13);
+  const uint32_t normal =
+      (mag + (uint32_t(15 - 127) << 23) + 0xFFF + ((mag >> 13) & 1)) >> 13;
+  // A half subnormal (or zero): one fp32 addition of 0.5 aligns the
+  // mantissa at the half's last place and rounds to nearest even.
+  const uint32_t magicBits = ((127u - 15) + (23 - 10) + 1) << 23;
+  float f, magic;
+  std::memcpy(&f, &mag, 4);
+  std::memcpy(&magic, &magicBits, 4);
+  f += magic;
+  uint32_t sub;
+  std::memcpy(&sub, &f, 4);
+  sub -= magicBits;
+  uint32_t r = mag < (127u - 14) << 23 ? sub : normal;
+  r = mag >= (127u + 16) << 23 ? 0x7C00 : r; // >= 65536 or infinity
+  return static_cast<uint16_t>(sign | r);
 }
 
 /// fp32 -> bf16 bits, rounding to nearest even (APFloat's result for every
 /// non-NaN input: bf16 has fp32's exponent range, so subnormals and
 /// overflow round by the same integer addition).
-uint16_t bf16Bits(uint32_t bits) {
+inline uint16_t bf16Bits(uint32_t bits) {
   return static_cast<uint16_t>((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16);
 }
+
+/// Converts [begin, end) without branches; returns whether a NaN was seen
+/// (the caller redoes NaNs with APFloat).
+template <bool Half>
+bool convertRange(const char *src, uint16_t *dst, int64_t begin,
+                  int64_t end) {
+  uint32_t nan = 0;
+  for (int64_t i = begin; i < end; ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, src + 4 * i, 4);
+    nan |= (bits & 0x7FFFFFFFu) > 0x7F800000u;
+    dst[i] = Half ? halfBits(bits) : bf16Bits(bits);
+  }
+  return nan;
+}
+
+#if defined(__x86_64__)
+/// convertRange<true> with the F16C instruction (round to nearest even, the
+/// same bits as halfBits for every non-NaN input), where the CPU has it.
+__attribute__((target("avx,f16c"))) bool
+convertHalfF16C(const char *src, uint16_t *dst, int64_t begin, int64_t end) {
+  int nan = 0;
+  int64_t i = begin;
+  for (; i + 8 <= end; i += 8) {
+    __m256 v = _mm256_loadu_ps(reinterpret_cast<const float *>(src + 4 * i));
+    nan |= _mm256_movemask_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    _mm_storeu_si128(
+        reinterpret_cast<__m128i *>(dst + i),
+        _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+  }
+  return convertRange<true>(src, dst, i, end) || nan != 0;
+}
+#endif
 
 /// Elements per task of the parallel conversion (256 KiB of fp32).
 constexpr int64_t kChunk = 1 << 16;
@@ -78,21 +113,34 @@ void convertBlob(MLIRContext *ctx, const char *src, uint16_t *dst, int64_t n,
   bool half = to.isF16();
   const llvm::fltSemantics &sem = to.getFloatSemantics();
   int64_t chunks = (n + kChunk - 1) / kChunk;
+#if defined(__x86_64__)
+  static const bool f16c = __builtin_cpu_supports("f16c");
+#endif
   mlir::parallelFor(ctx, 0, chunks, [&](size_t c) {
     int64_t begin = c * kChunk, end = std::min(n, begin + kChunk);
+    bool nan;
+    if (!half)
+      nan = convertRange<false>(src, dst, begin, end);
+#if defined(__x86_64__)
+    else if (f16c)
+      nan = convertHalfF16C(src, dst, begin, end);
+#endif
+    else
+      nan = convertRange<true>(src, dst, begin, end);
+    if (!nan)
+      return;
     for (int64_t i = begin; i < end; ++i) {
       uint32_t bits;
       std::memcpy(&bits, src + 4 * i, 4);
-      if ((bits & 0x7FFFFFFFu) > 0x7F800000u) { // NaN: APFloat's payload
-        float f;
-        std::memcpy(&f, &bits, 4);
-        bool lost;
-        APFloat a(f);
-        a.convert(sem, APFloat::rmNearestTiesToEven, &lost);
-        dst[i] = static_cast<uint16_t>(a.bitcastToAPInt().getZExtValue());
-      } else {
-        dst[i] = half ? halfBits(bits) : bf16Bits(bits);
-      }
+      if ((bits & 0x7FFFFFFFu) <= 0x7F800000u)
+        continue;
+      // NaN: APFloat's payload and quieting.
+      float f;
+      std::memcpy(&f, &bits, 4);
+      bool lost;
+      APFloat a(f);
+      a.convert(sem, APFloat::rmNearestTiesToEven, &lost);
+      dst[i] = static_cast<uint16_t>(a.bitcastToAPInt().getZExtValue());
     }
   });
 }

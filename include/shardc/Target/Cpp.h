@@ -74,8 +74,8 @@ mlir::LogicalResult emitCpp(mlir::ModuleOp module, llvm::raw_ostream &os,
                             const ProgramOptions &options = {});
 
 /// Writes a weights file holding one section per rank (format.h), streamed
-/// from the sections' pieces with large writes on `threads` threads (0: one
-/// per core); the file's bytes do not depend on the thread count.
+/// from the sections' pieces with large writes on `threads` threads (0: the
+/// default, one); the file's bytes do not depend on the thread count.
 bool writeWeightsFile(const std::string &path, uint64_t modelHash,
                       const std::vector<WeightsSection> &sections,
                       std::string &error, unsigned threads = 0);

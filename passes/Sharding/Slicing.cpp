@@ -43,6 +43,30 @@ Value shardc::sliceConstantData(OpBuilder &b, graph::ConstantOp op,
   // A large slice (a weight) goes straight into a dense_resource blob: a
   // DenseElementsAttr of gigabytes would be hashed and kept by the context.
   bool large = count * elemBytes >= kLargeSliceBytes;
+  std::string key = "slice";
+  if (auto res = dyn_cast<DenseResourceElementsAttr>(value))
+    key = (res.getRawHandle().getKey() + ".slice").str();
+  // A large contiguous block (a row-parallel weight's rows) is a view of the
+  // original, which the context keeps (blob manager or attribute storage)
+  // as long as the slice.
+  int64_t last = rank - 1;
+  while (last >= 0 && sizes[last] == type.getDimSize(last))
+    --last;
+  bool contiguous = llvm::all_of(sizes.take_front(std::max<int64_t>(last, 0)),
+                                 [](int64_t s) { return s == 1; });
+  if (large && contiguous) {
+    int64_t start = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      start += offset[d] * strides[d];
+    const char *data = raw.data() + start * elemBytes;
+    if (reinterpret_cast<uintptr_t>(data) % elemBytes == 0)
+      return b.create<graph::ConstantOp>(
+          op.getLoc(),
+          DenseResourceElementsAttr::get(
+              localType, key,
+              UnmanagedAsmResourceBlob::allocateWithAlign(
+                  ArrayRef<char>(data, count * elemBytes), elemBytes)));
+  }
   std::vector<char> small;
   AsmResourceBlob blob;
   char *out;
@@ -78,9 +102,6 @@ Value shardc::sliceConstantData(OpBuilder &b, graph::ConstantOp op,
   // external data file, leaves the resident set meanwhile (read again from
   // the page cache for the next rank).
   releaseReadOnlyFilePages(raw.data(), raw.size());
-  std::string key = "slice";
-  if (auto res = dyn_cast<DenseResourceElementsAttr>(value))
-    key = (res.getRawHandle().getKey() + ".slice").str();
   return b.create<graph::ConstantOp>(
       op.getLoc(),
       DenseResourceElementsAttr::get(localType, key, std::move(blob)));

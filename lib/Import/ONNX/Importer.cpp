@@ -11,6 +11,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <fstream>
 #include <sstream>
@@ -834,7 +835,23 @@ OwningOpRef<ModuleOp> importONNXModel(MLIRContext &context,
   }
   // Kept alive by the weight blobs, which view its raw_data.
   auto model = std::make_shared<onnx::ModelProto>();
-  if (!model->ParseFromIstream(&in)) {
+  // A file under 1 GB parses from a mapping (a quarter faster than the
+  // istream on GPT-2-small; protobuf copies raw_data out of it, so the peak
+  // is twice the file, under the file + 1 GB); a larger one streams.
+  bool parsed;
+  uint64_t size = 0;
+  std::unique_ptr<llvm::MemoryBuffer> buffer;
+  if (!llvm::sys::fs::file_size(path, size) && size < (1u << 30))
+    if (auto b = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                             /*RequiresNullTerminator=*/false))
+      buffer = std::move(*b);
+  if (buffer && buffer->getBufferSize() == size)
+    parsed = model->ParseFromArray(buffer->getBufferStart(),
+                                   static_cast<int>(size));
+  else
+    parsed = model->ParseFromIstream(&in);
+  buffer.reset();
+  if (!parsed) {
     error = path + ": not a valid ONNX model (protobuf parsing failed: the "
                    "file is truncated, corrupt or not ONNX)";
     return nullptr;

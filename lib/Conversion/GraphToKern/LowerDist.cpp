@@ -47,6 +47,17 @@ static bool contiguousBlocks(MemRefType type, int64_t dim) {
                       [](int64_t size) { return size == 1; });
 }
 
+/// Block r of `whole` along `dim` (local size L there) as the iteration
+/// space [r, local..]: offset 0, then r's stride L * stride[dim], then
+/// whole's row-major strides.
+static Access blocksOf(Value whole, MemRefType local, int64_t dim) {
+  SmallVector<int64_t> strides =
+      rowMajorStrides(cast<MemRefType>(whole.getType()).getShape());
+  Access a{whole, {0, local.getDimSize(dim) * strides[dim]}};
+  llvm::append_range(a.layout, strides);
+  return a;
+}
+
 static LogicalResult lowerAllReduce(Operation *o, KernLowering &l) {
   auto op = cast<dist::AllReduceOp>(o);
   auto axis = axisOf(op, l);
@@ -79,12 +90,8 @@ static LogicalResult lowerAllGather(Operation *o, KernLowering &l) {
   Value tmp = l.alloc(op.getLoc(), blocks, inType.getElementType());
   l.b.create<kern::AllGatherOp>(op.getLoc(), in, tmp, index, n);
   // out[.., r * L + i, ..] = tmp[r, .., i, ..]
-  Access src = KernLowering::dense(tmp);
-  SmallVector<int64_t> outStrides =
-      rowMajorStrides(cast<MemRefType>(out.getType()).getShape());
-  Access dst{out, {0, inType.getDimSize(dim) * outStrides[dim]}};
-  llvm::append_range(dst.layout, outStrides);
-  l.map(op.getLoc(), blocks, {src}, {dst},
+  l.map(op.getLoc(), blocks, {KernLowering::dense(tmp)},
+        {blocksOf(out, inType, dim)},
         [](Scalar &, ValueRange args) { return SmallVector<Value>{args[0]}; });
   return success();
 }
@@ -108,11 +115,8 @@ static LogicalResult lowerReduceScatter(Operation *o, KernLowering &l) {
   llvm::append_range(blocks, outType.getShape());
   Value tmp = l.alloc(op.getLoc(), blocks, outType.getElementType());
   // tmp[r, .., i, ..] = in[.., r * L + i, ..]
-  SmallVector<int64_t> inStrides =
-      rowMajorStrides(cast<MemRefType>(in.getType()).getShape());
-  Access src{in, {0, outType.getDimSize(dim) * inStrides[dim]}};
-  llvm::append_range(src.layout, inStrides);
-  l.map(op.getLoc(), blocks, {src}, {KernLowering::dense(tmp)},
+  l.map(op.getLoc(), blocks, {blocksOf(in, outType, dim)},
+        {KernLowering::dense(tmp)},
         [](Scalar &, ValueRange args) { return SmallVector<Value>{args[0]}; });
   l.b.create<kern::ReduceScatterOp>(op.getLoc(), tmp, out, index, n,
                                     op.getKind());

@@ -20,14 +20,6 @@ bool usable(const sc_comm *comm, const char *what) {
   return false;
 }
 
-bool reduceOp(int32_t kind, ReduceOp &op, const char *what) {
-  switch (kind) {
-  case SC_REDUCE_SUM: op = ReduceOp::Sum; return true;
-  case SC_REDUCE_MAX: op = ReduceOp::Max; return true;
-  case SC_REDUCE_MIN: op = ReduceOp::Min; return true;
-  default: sc_fail("%s: unknown reduction %d", what, kind); return false;
-  }
-}
 
 void report(const Status &s) {
   if (s.failed())
@@ -35,6 +27,15 @@ void report(const Status &s) {
 }
 
 } // namespace
+
+bool shardc::rt::reduceOpOf(int32_t kind, ReduceOp &op, const char *what) {
+  switch (kind) {
+  case SC_REDUCE_SUM: op = ReduceOp::Sum; return true;
+  case SC_REDUCE_MAX: op = ReduceOp::Max; return true;
+  case SC_REDUCE_MIN: op = ReduceOp::Min; return true;
+  default: sc_fail("%s: unknown reduction %d", what, kind); return false;
+  }
+}
 
 extern "C" sc_comm *sc_ctx_comm(const sc_rank_ctx *ctx, int32_t axis) {
   if (!ctx || axis < 0 || axis >= ctx->num_axes || !ctx->comms) {
@@ -49,7 +50,7 @@ extern "C" sc_comm *sc_ctx_comm(const sc_rank_ctx *ctx, int32_t axis) {
 extern "C" void sc_all_reduce(sc_comm *comm, const void *in, void *out,
                               uint64_t count, int32_t dtype, int32_t kind) {
   ReduceOp op;
-  if (usable(comm, "all_reduce") && reduceOp(kind, op, "all_reduce"))
+  if (usable(comm, "all_reduce") && reduceOpOf(kind, op, "all_reduce"))
     report(comm->impl->allReduce(in, out, count, dtype, op, nullptr));
 }
 
@@ -63,7 +64,7 @@ extern "C" void sc_reduce_scatter(sc_comm *comm, const void *in, void *out,
                                   uint64_t count, int32_t dtype,
                                   int32_t kind) {
   ReduceOp op;
-  if (usable(comm, "reduce_scatter") && reduceOp(kind, op, "reduce_scatter"))
+  if (usable(comm, "reduce_scatter") && reduceOpOf(kind, op, "reduce_scatter"))
     report(comm->impl->reduceScatter(in, out, count, dtype, op, nullptr));
 }
 

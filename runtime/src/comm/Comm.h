@@ -82,6 +82,10 @@ public:
 Status meshCoordinates(const std::vector<int64_t> &shape, int rank, int size,
                        std::vector<int64_t> &coord);
 
+/// The ReduceOp of a generated code's SC_REDUCE_* kind; an unknown kind is
+/// an sc_fail naming `what` (shared by the CPU and CUDA entry points).
+bool reduceOpOf(int32_t kind, ReduceOp &op, const char *what);
+
 /// The world of a single-rank run: rank 0 of 1, collectives copy send to
 /// recv (host memory only), and there is no peer to send to.
 std::unique_ptr<Communicator> createSelfComm();

@@ -30,22 +30,13 @@ void onStream(sc_cuda *cu, sc_comm *comm, const char *what, F &&call) {
     sc_fail("%s", s.message.c_str());
 }
 
-bool reduceOp(int32_t kind, ReduceOp &op, const char *what) {
-  switch (kind) {
-  case SC_REDUCE_SUM: op = ReduceOp::Sum; return true;
-  case SC_REDUCE_MAX: op = ReduceOp::Max; return true;
-  case SC_REDUCE_MIN: op = ReduceOp::Min; return true;
-  default: sc_fail("%s: unknown reduction %d", what, kind); return false;
-  }
-}
-
 } // namespace
 
 extern "C" void sc_cu_all_reduce(sc_cuda *cu, sc_comm *comm, const void *in,
                                  void *out, uint64_t count, int32_t dtype,
                                  int32_t kind) {
   ReduceOp op;
-  if (reduceOp(kind, op, "all_reduce"))
+  if (shardc::rt::reduceOpOf(kind, op, "all_reduce"))
     onStream(cu, comm, "all_reduce", [&](Communicator &c, void *stream) {
       return c.allReduce(in, out, count, dtype, op, stream);
     });
@@ -63,7 +54,7 @@ extern "C" void sc_cu_reduce_scatter(sc_cuda *cu, sc_comm *comm,
                                      uint64_t count, int32_t dtype,
                                      int32_t kind) {
   ReduceOp op;
-  if (reduceOp(kind, op, "reduce_scatter"))
+  if (shardc::rt::reduceOpOf(kind, op, "reduce_scatter"))
     onStream(cu, comm, "reduce_scatter", [&](Communicator &c, void *stream) {
       return c.reduceScatter(in, out, count, dtype, op, stream);
     });

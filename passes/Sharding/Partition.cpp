@@ -124,6 +124,17 @@ private:
   DimAxes reducePartial(OpBuilder &b, Location loc, Value &v,
                         ArrayRef<StringRef> axes, DimAxes layout,
                         const DimAxes &want);
+  /// The layout of a value sent between pipeline stages: its rows split
+  /// over "dp" when the mesh has that axis and it divides them (each data
+  /// parallel replica pipelines its own rows), else whole.
+  DimAxes crossingLayout(Type type) {
+    DimAxes dims = replicated(type);
+    auto t = cast<RankedTensorType>(type);
+    std::optional<int64_t> dp = mesh.axisSize("dp");
+    if (dp && t.getRank() >= 1 && t.getDimSize(0) % *dp == 0)
+      dims[0].push_back("dp");
+    return dims;
+  }
   /// The constant `op` sliced for this rank by `dims`.
   FailureOr<Value> sliceConstant(OpBuilder &b, graph::ConstantOp op,
                                  const DimAxes &dims);
@@ -332,6 +343,29 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
       return failure();
     map.map(shard.getResult(), *v);
     current[shard.getResult()] = want;
+    return success();
+  }
+  // Pipeline sends and receives move a stage's boundary value in one
+  // layout both ends agree on (crossingLayout).
+  if (auto send = dyn_cast<dist::SendOp>(op)) {
+    Value in = send.getInput();
+    auto v = reshard(b, loc, map.lookup(in), current[in],
+                     crossingLayout(in.getType()));
+    if (failed(v))
+      return failure();
+    b.create<dist::SendOp>(loc, *v, send.getMeshAttr(), send.getAxesAttr(),
+                           send.getOffsetAttr());
+    return success();
+  }
+  if (auto recv = dyn_cast<dist::RecvOp>(op)) {
+    DimAxes dims = crossingLayout(recv.getType());
+    auto type = cast<RankedTensorType>(recv.getType());
+    auto local = b.create<dist::RecvOp>(
+        loc, RankedTensorType::get(localShape(type, dims),
+                                   type.getElementType()),
+        recv.getMeshAttr(), recv.getAxesAttr(), recv.getOffsetAttr());
+    map.map(recv.getResult(), local.getResult());
+    current[recv.getResult()] = dims;
     return success();
   }
   if (auto gather = dyn_cast<graph::GatherOp>(op))
@@ -611,25 +645,49 @@ void DistPartitionPass::runOnOperation() {
   dist::MeshOp mesh = meshes.front();
   int64_t world = mesh.numDevices();
   SmallVector<func::FuncOp> globals(module.getOps<func::FuncOp>());
-  if (globals.size() != 1) {
-    module.emitError("dist-partition takes one global program, found ")
-        << globals.size();
+  if (globals.empty()) {
+    module.emitError("dist-partition found no global program");
     return signalPassFailure();
   }
-  func::FuncOp global = globals.front();
-  OpBuilder b(global);
-  for (int64_t r = 0; r < world; ++r) {
-    auto local = b.create<func::FuncOp>(
-        global.getLoc(), (global.getName() + "_rank" + Twine(r)).str(),
-        global.getFunctionType());
-    local.setAllArgAttrs(global.getAllArgAttrs());
-    local.setAllResultAttrs(global.getAllResultAttrs());
-    for (unsigned i = 0; i < local.getNumArguments(); ++i)
-      local.removeArgAttr(i, "dist.sharding");
-    local->setAttr("kern.ranks", b.getDenseI64ArrayAttr({r}));
-    RankPartitioner partitioner(mesh, r);
-    if (failed(partitioner.run(global, local)))
+  // Pipeline stages (dist-pipeline) are programs of their own: stage s
+  // serves the ranks whose "pp" coordinate is s.
+  std::optional<int64_t> stages = mesh.axisSize("pp");
+  int64_t ppIndex = -1, ppStride = 1;
+  for (auto [i, a] : llvm::enumerate(mesh.getAxes()))
+    if (cast<StringAttr>(a).getValue() == "pp")
+      ppIndex = i;
+  for (int64_t i = ppIndex + 1;
+       ppIndex >= 0 && i < static_cast<int64_t>(mesh.getShape().size()); ++i)
+    ppStride *= mesh.getShape()[i];
+  for (func::FuncOp global : globals) {
+    auto stage = global->getAttrOfType<IntegerAttr>("dist.stage");
+    if (stages.has_value() != static_cast<bool>(stage) ||
+        (stage && (stage.getInt() < 0 || stage.getInt() >= *stages))) {
+      global.emitError(stages ? "the mesh has pipeline stages but @"
+                              : "the mesh has no pp axis but @")
+          << global.getName()
+          << (stage ? " is stage " + std::to_string(stage.getInt())
+                    : std::string(" is not a stage"));
       return signalPassFailure();
+    }
+    OpBuilder b(global);
+    for (int64_t r = 0; r < world; ++r) {
+      if (stage && (r / ppStride) % *stages != stage.getInt())
+        continue;
+      auto local = b.create<func::FuncOp>(
+          global.getLoc(), (global.getName() + "_rank" + Twine(r)).str(),
+          global.getFunctionType());
+      local.setAllArgAttrs(global.getAllArgAttrs());
+      local.setAllResultAttrs(global.getAllResultAttrs());
+      for (unsigned i = 0; i < local.getNumArguments(); ++i)
+        local.removeArgAttr(i, "dist.sharding");
+      for (NamedAttribute attr : global->getDiscardableAttrs())
+        local->setAttr(attr.getName(), attr.getValue());
+      local->setAttr("kern.ranks", b.getDenseI64ArrayAttr({r}));
+      RankPartitioner partitioner(mesh, r);
+      if (failed(partitioner.run(global, local)))
+        return signalPassFailure();
+    }
+    global.erase();
   }
-  global.erase();
 }

@@ -16,6 +16,10 @@ namespace shardc {
 #define GEN_PASS_REGISTRATION
 #include "passes/Sharding/Passes.h.inc"
 
+/// Estimated floating-point operations of one run of `op` (dist-pipeline's
+/// stage balance and the plan report's pipeline timeline).
+double estimateFlops(mlir::Operation *op);
+
 } // namespace shardc
 
 #endif // SHARDC_PASSES_SHARDING_PASSES_H

@@ -47,7 +47,8 @@ def DistSeedMegatron : Pass<"dist-seed-megatron", "mlir::ModuleOp"> {
   let summary = "Seed tensor parallelism the way Megatron-LM splits a "
                 "transformer";
   let description = [{
-    `--tp=N`: adds `dist.mesh @mesh axes = ["tp"] shape = [N]` and seeds,
+    `--tp=N`: adds axis "tp" of size N to the module's `dist.mesh @mesh` (making
+    `dist.mesh @mesh axes = ["tp"] shape = [N]` when there is none) and seeds,
     found from the graph's structure (the fused ops), never from names:
 
     - every `graph.attention` is split by heads: its q, k and v get
@@ -95,6 +96,79 @@ def DistSeedMegatron : Pass<"dist-seed-megatron", "mlir::ModuleOp"> {
   ];
   let dependentDialects = ["shardc::dist::DistDialect",
                            "shardc::graph::GraphDialect"];
+}
+
+def DistSeedBatch : Pass<"dist-seed-batch", "mlir::ModuleOp"> {
+  let summary = "Seed a split of the batch (the inputs' leading dim) over "
+                "one mesh axis";
+  let description = [{
+    Adds axis `axis` of size `parts` to the module's `dist.mesh @mesh` (or
+    makes it) and seeds every program input, and every value a pipeline
+    stage receives (`dist.recv`), whose leading dim `parts` divides:
+
+      %x = dist.shard %arg0 to <@mesh, [["dp"], [], []]>
+
+    Data parallelism (`--dp=N`: axis "dp") is this seed followed by
+    `dist-propagate` and `dist-partition`: each replica computes its rows,
+    and only the outputs are gathered. Micro-batching uses it with axis
+    "mb" (see `dist-microbatch`). A program with no such input is an error
+    that lists the inputs' shapes.
+  }];
+  let options = [
+    Option<"axis", "axis", "std::string", /*default=*/"\"dp\"",
+           "The mesh axis the batch is split over">,
+    Option<"parts", "parts", "int64_t", /*default=*/"1",
+           "The number of parts (the axis' size)">,
+  ];
+  let dependentDialects = ["shardc::dist::DistDialect"];
+}
+
+def DistMicrobatch : Pass<"dist-microbatch", "mlir::ModuleOp"> {
+  let summary = "Keep the program of one micro-batch";
+  let description = [{
+    `--microbatches=M` runs `dist-seed-batch{axis=mb parts=M}`,
+    `dist-propagate` and `dist-partition`, then this pass: the M programs
+    the partitioner made (one per micro-batch) must be the same code with
+    the same constants; the first becomes `@main` again, at one
+    micro-batch's shapes, with `dist.batched` on the inputs and outputs
+    whose leading dim is the micro-batch's rows and `dist.microbatches = M`
+    on the module. The runtime runs it M times, on consecutive blocks of
+    rows (the pipeline stages overlap them).
+
+    The sharding rules decide whether rows are independent. Refused, with
+    the op named: an op that needs other micro-batches' rows (any
+    collective on "mb": attention over a leading sequence dim, a reduction
+    over the batch), an output that is not split along its leading dim, an
+    input both split and read whole, and a constant that differs between
+    micro-batches.
+  }];
+}
+
+def DistPipeline : Pass<"dist-pipeline", "mlir::ModuleOp"> {
+  let summary = "Cut the program into pipeline stages joined by send/recv";
+  let description = [{
+    `--pp=N`: adds axis "pp" of size N to the module's `dist.mesh @mesh`
+    and replaces `@main` by `@main_stage0` ... `@main_stage<N-1>`
+    (`dist.stage = s`, and `dist.stage_flops`, the stage's estimated
+    cost). A stage is a run of consecutive ops; a cut goes where exactly
+    one tensor is live across it (between layers: the hidden state), and
+    the stages exchange it:
+
+      stage 0:  ... %h = graph.add ...  dist.send %h on @mesh axes = ["pp"] offset = 1
+      stage 1:  %h = dist.recv on @mesh axes = ["pp"] offset = -1 : tensor<...>  ...
+
+    Inputs and constants never cross: each stage binds the inputs it reads
+    and copies the constants it uses. The cuts minimize the most expensive
+    stage's estimated FLOPs (2MNK per contraction, 4·rows·keys·dim per
+    attention, one per element otherwise) by dynamic programming over the
+    candidate points. Fewer candidate points than N - 1 is an error that
+    says how many stages the graph allows.
+  }];
+  let options = [
+    Option<"stages", "stages", "int64_t", /*default=*/"1",
+           "The number of pipeline stages (the size of mesh axis pp)">,
+  ];
+  let dependentDialects = ["shardc::dist::DistDialect"];
 }
 
 def DistPartition : Pass<"dist-partition", "mlir::ModuleOp"> {

@@ -104,9 +104,9 @@ void DistSeedMegatronPass::runOnOperation() {
   }
   MLIRContext *ctx = &getContext();
   OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-  auto mesh = b.create<dist::MeshOp>(module.getLoc(), "mesh",
-                                     b.getStrArrayAttr({"tp"}),
-                                     b.getDenseI64ArrayAttr({tp}));
+  dist::MeshOp mesh = dist::getOrAddMeshAxis(module, "tp", tp);
+  if (!mesh)
+    return signalPassFailure();
   auto meshRef = FlatSymbolRefAttr::get(mesh.getSymNameAttr());
   auto sharding = [&](int64_t rank, int64_t dim) {
     SmallVector<Attribute> dims;

@@ -18,7 +18,9 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cmath>
 #include <map>
+#include <optional>
 
 using namespace mlir;
 using namespace shardc;
@@ -67,8 +69,111 @@ static std::string shardingText(dist::ShardingAttr s) {
   return text.empty() ? "replicated" : text;
 }
 
+namespace {
+
+/// The fill-and-drain schedule of an inference pipeline (GPipe's forward):
+/// stage s starts micro-batch k when it has finished k - 1 and stage s - 1
+/// has sent k. Times in units of the slowest stage's time.
+struct Schedule {
+  SmallVector<double> stageTime;             // per stage, max = 1
+  SmallVector<double> stageFlops;            // per stage, estimated
+  int64_t microbatches = 1;
+  SmallVector<SmallVector<double>> start;    // [stage][micro-batch]
+  double makespan = 0, bubble = 0;
+};
+
+std::optional<Schedule> scheduleOf(ModuleOp propagated) {
+  SmallVector<std::pair<int64_t, double>> stages;
+  for (auto func : propagated.getOps<func::FuncOp>()) {
+    auto stage = func->getAttrOfType<IntegerAttr>("dist.stage");
+    auto flops = func->getAttrOfType<FloatAttr>("dist.stage_flops");
+    if (stage)
+      stages.push_back({stage.getInt(), flops ? flops.getValueAsDouble() : 1});
+  }
+  if (stages.empty())
+    return std::nullopt;
+  llvm::sort(stages);
+  Schedule s;
+  if (auto m = propagated->getAttrOfType<IntegerAttr>("dist.microbatches"))
+    s.microbatches = m.getInt();
+  double slowest = 0;
+  for (auto &[i, f] : stages) {
+    s.stageFlops.push_back(f);
+    slowest = std::max(slowest, f);
+  }
+  for (double f : s.stageFlops)
+    s.stageTime.push_back(slowest > 0 ? f / slowest : 1.0);
+  int64_t p = stages.size(), m = s.microbatches;
+  s.start.assign(p, SmallVector<double>(m, 0.0));
+  double busy = 0;
+  for (int64_t st = 0; st < p; ++st)
+    for (int64_t k = 0; k < m; ++k) {
+      double ready = 0;
+      if (st > 0)
+        ready = s.start[st - 1][k] + s.stageTime[st - 1];
+      if (k > 0)
+        ready = std::max(ready, s.start[st][k - 1] + s.stageTime[st]);
+      s.start[st][k] = ready;
+      s.makespan = std::max(s.makespan, ready + s.stageTime[st]);
+      busy += s.stageTime[st];
+    }
+  s.bubble = s.makespan > 0 ? 1.0 - busy / (p * s.makespan) : 0.0;
+  return s;
+}
+
+} // namespace
+
+std::string shardc::timelineSvg(ModuleOp propagated) {
+  std::optional<Schedule> s = scheduleOf(propagated);
+  if (!s)
+    return "";
+  const int64_t p = s->stageTime.size(), m = s->microbatches;
+  const double left = 90, top = 40, row = 34, width = 720;
+  const double scale = width / std::max(s->makespan, 1e-9);
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  double h = top + p * row + 40;
+  os << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << left + width + 20
+     << "\" height=\"" << h
+     << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
+     << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+     << "<text x=\"" << left << "\" y=\"20\" font-size=\"14\">Expected "
+        "pipeline timeline: "
+     << p << " stages, " << m << " micro-batches, bubble "
+     << llvm::formatv("{0:F1}", 100 * s->bubble) << "% (equal stages: "
+     << llvm::formatv("{0:F1}", 100.0 * (p - 1) / (m + p - 1))
+     << "%)</text>\n";
+  static const char *const kColors[] = {"#4e79a7", "#f28e2b", "#59a14f",
+                                        "#e15759", "#76b7b2", "#edc948",
+                                        "#b07aa1", "#ff9da7"};
+  for (int64_t st = 0; st < p; ++st) {
+    double y = top + st * row;
+    os << "<text x=\"8\" y=\"" << y + row / 2 + 4 << "\">stage " << st
+       << "</text>\n"
+       << "<rect x=\"" << left << "\" y=\"" << y + 3 << "\" width=\"" << width
+       << "\" height=\"" << row - 6
+       << "\" fill=\"#f2f2f2\" stroke=\"#cccccc\"/>\n";
+    for (int64_t k = 0; k < m; ++k) {
+      double x = left + s->start[st][k] * scale;
+      double w = s->stageTime[st] * scale;
+      os << "<rect x=\"" << llvm::formatv("{0:F1}", x) << "\" y=\"" << y + 3
+         << "\" width=\"" << llvm::formatv("{0:F1}", w) << "\" height=\""
+         << row - 6 << "\" fill=\"" << kColors[k % 8]
+         << "\" stroke=\"white\"/>\n"
+         << "<text x=\"" << llvm::formatv("{0:F1}", x + w / 2 - 4)
+         << "\" y=\"" << y + row / 2 + 4 << "\" fill=\"white\">" << k
+         << "</text>\n";
+    }
+  }
+  os << "<text x=\"" << left << "\" y=\"" << h - 12
+     << "\">time, in units of the slowest stage's time per micro-batch "
+        "(grey: idle)</text>\n</svg>\n";
+  return out;
+}
+
 void shardc::printPlanReport(raw_ostream &os, StringRef model,
-                             ModuleOp propagated, ModuleOp planned) {
+                             ModuleOp propagated, ModuleOp planned,
+                             StringRef svgPath) {
   os << "shardc plan for " << model << "\n\n";
   dist::MeshOp mesh;
   for (auto m : propagated.getOps<dist::MeshOp>())
@@ -125,6 +230,44 @@ void shardc::printPlanReport(raw_ostream &os, StringRef model,
     os << " " << name << " x" << n;
   os << "\n\n";
 
+  // The pipeline schedule.
+  if (std::optional<Schedule> sched = scheduleOf(propagated)) {
+    int64_t p = sched->stageTime.size(), m = sched->microbatches;
+    os << "pipeline: " << p << " stages, " << m
+       << " micro-batches (each rank runs its stage once per micro-batch; "
+          "sends do not wait)\n";
+    for (int64_t st = 0; st < p; ++st)
+      os << "  stage " << st << ": "
+         << llvm::formatv("{0:F3}", sched->stageFlops[st] / 1e9)
+         << " GFLOP per micro-batch ("
+         << llvm::formatv("{0:F2}", sched->stageTime[st])
+         << " of the slowest)\n";
+    os << "  expected timeline (fill and drain): "
+       << llvm::formatv("{0:F2}", sched->makespan)
+       << " slowest-stage times, bubble "
+       << llvm::formatv("{0:F1}", 100 * sched->bubble)
+       << "% (equal stages: (p-1)/(m+p-1) = "
+       << llvm::formatv("{0:F1}", 100.0 * (p - 1) / (m + p - 1)) << "%)\n";
+    // One column per half of the slowest stage's time; digits are
+    // micro-batches, dots idle time.
+    int64_t cols = static_cast<int64_t>(std::ceil(sched->makespan * 2 - 1e-9));
+    for (int64_t st = 0; st < p; ++st) {
+      std::string line(cols, '.');
+      for (int64_t k = 0; k < m; ++k) {
+        int64_t a = std::lround(sched->start[st][k] * 2);
+        int64_t b = std::lround(
+            (sched->start[st][k] + sched->stageTime[st]) * 2);
+        for (int64_t c = a; c < b && c < cols; ++c)
+          line[c] = k < 10 ? static_cast<char>('0' + k)
+                           : static_cast<char>('a' + (k - 10) % 26);
+      }
+      os << "    stage " << st << " |" << line << "|\n";
+    }
+    if (!svgPath.empty())
+      os << "  timeline picture: " << svgPath << "\n";
+    os << "\n";
+  }
+
   // Per rank: collectives and memory.
   os << "per rank (collectives per run; bytes moved per rank by ring "
         "algorithms):\n";
@@ -178,6 +321,14 @@ void shardc::printPlanReport(raw_ostream &os, StringRef model,
         group = c.getGroupSize();
         bytes = tensorBytes(c.getInput());
         traffic = bytes * (group - 1) / group;
+      } else if (auto c = dyn_cast<kern::SendOp>(op)) {
+        kind = "send";
+        group = c.getGroupSize();
+        bytes = traffic = tensorBytes(c.getInput());
+      } else if (auto c = dyn_cast<kern::RecvOp>(op)) {
+        kind = "recv";
+        group = c.getGroupSize();
+        bytes = tensorBytes(c.getOutput());
       } else {
         return;
       }

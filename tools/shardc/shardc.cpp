@@ -143,6 +143,27 @@ static cl::opt<int64_t> tensorParallel(
 static cl::alias tensorParallelAlias("tensor-parallel-size",
                                      cl::desc("Alias for --tp"),
                                      cl::aliasopt(tensorParallel));
+static cl::opt<int64_t> pipelineParallel(
+    "pp",
+    cl::desc("Pipeline-parallel degree: cut the graph into N stages between "
+             "layers, balanced by estimated cost, joined by send/recv"),
+    cl::value_desc("N"), cl::init(1), cl::cat(shardcCat));
+static cl::alias pipelineParallelAlias("pipeline-parallel-size",
+                                       cl::desc("Alias for --pp"),
+                                       cl::aliasopt(pipelineParallel));
+static cl::opt<int64_t> microbatches(
+    "microbatches",
+    cl::desc("Split the batch (the inputs' leading dim) into M micro-batches "
+             "that the pipeline stages overlap"),
+    cl::value_desc("M"), cl::init(1), cl::cat(shardcCat));
+static cl::opt<int64_t> dataParallel(
+    "dp",
+    cl::desc("Data-parallel degree: N replicas, each on its share of the "
+             "batch; only the outputs are gathered"),
+    cl::value_desc("N"), cl::init(1), cl::cat(shardcCat));
+static cl::alias dataParallelAlias("data-parallel-size",
+                                   cl::desc("Alias for --dp"),
+                                   cl::aliasopt(dataParallel));
 static cl::opt<bool> sequenceParallel(
     "sp",
     cl::desc("Sequence parallelism on the tp axis (Megatron): norms and "
@@ -283,17 +304,34 @@ int main(int argc, char **argv) {
   if (tensorParallel < 1 || tensorParallel > 4096)
     return fatal("--tp=" + std::to_string(tensorParallel) +
                  ": expected a degree from 1 to 4096");
+  for (auto [flag, value] :
+       {std::pair<const char *, int64_t>{"--pp", pipelineParallel},
+        {"--dp", dataParallel},
+        {"--microbatches", microbatches}})
+    if (value < 1 || value > 4096)
+      return fatal(std::string(flag) + "=" + std::to_string(value) +
+                   ": expected a number from 1 to 4096");
+  const int64_t world = tensorParallel * pipelineParallel * dataParallel;
+  if (world > 65536)
+    return fatal("--dp x --pp x --tp = " + std::to_string(world) +
+                 " ranks; at most 65536");
   // The ranks must agree on the transport (NCCL or MPI): no CPU fallback.
-  if (tensorParallel > 1 && program.cuda && program.cpu)
-    return fatal("--tp=" + std::to_string(tensorParallel) +
+  if (world > 1 && program.cuda && program.cpu)
+    return fatal(std::string(tensorParallel > 1 ? "--tp=" +
+                                                      std::to_string(
+                                                          tensorParallel)
+                             : pipelineParallel > 1
+                                 ? "--pp=" + std::to_string(pipelineParallel)
+                                 : "--dp=" + std::to_string(dataParallel)) +
                  ": the ranks of a partitioned program run the same code; "
                  "compile it for --target=cuda (NCCL) or --target=cpu (MPI), "
                  "not cuda,cpu");
   if (sequenceParallel && tensorParallel == 1)
     return fatal("--sp splits the tokens over the tp axis: it needs --tp=N "
                  "with N > 1");
-  if (emit == Emit::Dist && tensorParallel == 1)
-    return fatal("--emit=dist needs a partitioned program (--tp=N)");
+  if (emit == Emit::Dist && world == 1)
+    return fatal("--emit=dist needs a partitioned program (--tp, --pp or "
+                 "--dp)");
   if (emit == Emit::Cuda && !program.cuda)
     return fatal("--emit=cuda needs a CUDA target (--target=cuda)");
   shardc::cuda::CompileOptions nvrtc;
@@ -479,13 +517,35 @@ int main(int argc, char **argv) {
 
   if (fusionReport)
     fusedGraphOps = shardc::countGraphOps(*module);
-  if (tensorParallel > 1) {
-    // Seeds, propagation, then one program per rank.
+  if (microbatches > 1) {
+    // The program of one micro-batch: the batch split over a mesh axis of
+    // its own, partitioned, and one part kept (dist-microbatch).
     if (!runPipeline(
             [&](mlir::PassManager &pm) {
-              pm.addPass(shardc::createDistSeedMegatron(
-                  {/*tp=*/tensorParallel.getValue(),
-                   /*sp=*/sequenceParallel.getValue()}));
+              pm.addPass(shardc::createDistSeedBatch(
+                  {/*axis=*/"mb", /*parts=*/microbatches.getValue()}));
+              pm.addPass(shardc::createDistPropagate());
+              pm.addPass(shardc::createDistPartition());
+              pm.addPass(shardc::createDistMicrobatch());
+            },
+            "micro-batching"))
+      return 1;
+    stage("micro-batched");
+  }
+  if (world > 1) {
+    // Stages, seeds, propagation, then one program per rank.
+    if (!runPipeline(
+            [&](mlir::PassManager &pm) {
+              if (pipelineParallel > 1)
+                pm.addPass(shardc::createDistPipeline(
+                    {/*stages=*/pipelineParallel.getValue()}));
+              if (dataParallel > 1)
+                pm.addPass(shardc::createDistSeedBatch(
+                    {/*axis=*/"dp", /*parts=*/dataParallel.getValue()}));
+              if (tensorParallel > 1)
+                pm.addPass(shardc::createDistSeedMegatron(
+                    {/*tp=*/tensorParallel.getValue(),
+                     /*sp=*/sequenceParallel.getValue()}));
               pm.addPass(shardc::createDistPropagate());
             },
             "sharding propagation"))
@@ -535,8 +595,22 @@ int main(int argc, char **argv) {
   if (emit == Emit::Plan) {
     if (kernInput)
       return fatal(inputFile + ": --emit=plan needs a graph input");
+    // With pipeline stages and -o FILE, the expected timeline is drawn
+    // beside the report: FILE minus its extension, ".timeline.svg".
+    std::string svg = shardc::timelineSvg(*propagated);
+    std::string svgPath;
+    if (!svg.empty() && outputFile != "-") {
+      SmallString<128> path(outputFile.getValue());
+      sys::path::replace_extension(path, "timeline.svg");
+      svgPath = path.str().str();
+      std::error_code ec;
+      raw_fd_ostream svgOut(svgPath, ec);
+      if (ec)
+        return fatal("cannot write '" + svgPath + "': " + ec.message());
+      svgOut << svg;
+    }
     return writeText([&](raw_ostream &os) {
-      shardc::printPlanReport(os, inputFile, *propagated, *module);
+      shardc::printPlanReport(os, inputFile, *propagated, *module, svgPath);
     });
   }
   if (emit == Emit::Kern)

@@ -4,6 +4,7 @@
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
@@ -34,6 +35,15 @@ MeshOp lookupMesh(mlir::Operation *from, mlir::FlatSymbolRefAttr symbol);
 mlir::LogicalResult
 verifyAxes(mlir::ArrayRef<llvm::StringRef> axes, MeshOp mesh,
            llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
+
+/// The module's `dist.mesh @mesh` with axis `name` of `size`: made if the
+/// module has none, the axis added if the mesh lacks it. Axes keep the
+/// order dp, pp, ep, tp (the outer axes change slowest, so a tensor-parallel
+/// group is neighbouring ranks, one node, as Megatron places it); other
+/// names go last. Null, with an error on `module`, when the mesh has the
+/// axis at another size or the module has several meshes.
+MeshOp getOrAddMeshAxis(mlir::ModuleOp module, llvm::StringRef name,
+                        int64_t size);
 
 } // namespace shardc::dist
 

@@ -25,6 +25,55 @@ LogicalResult shardc::dist::verifyAxes(
   return success();
 }
 
+MeshOp shardc::dist::getOrAddMeshAxis(ModuleOp module, StringRef name,
+                                      int64_t size) {
+  SmallVector<MeshOp> meshes(module.getOps<MeshOp>());
+  if (meshes.size() > 1) {
+    module.emitError("the module has ") << meshes.size()
+                                        << " dist.mesh ops; expected one";
+    return nullptr;
+  }
+  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+  if (meshes.empty())
+    return b.create<MeshOp>(module.getLoc(), "mesh", b.getStrArrayAttr({name}),
+                            b.getDenseI64ArrayAttr({size}));
+  MeshOp mesh = meshes.front();
+  if (std::optional<int64_t> have = mesh.axisSize(name)) {
+    if (*have == size)
+      return mesh;
+    mesh.emitError("mesh axis '") << name << "' has size " << *have
+                                  << ", not " << size;
+    return nullptr;
+  }
+  static const char *const kOrder[] = {"dp", "pp", "ep", "tp"};
+  auto rankOf = [](StringRef axis) {
+    for (auto [i, n] : llvm::enumerate(kOrder))
+      if (axis == n)
+        return static_cast<int64_t>(i);
+    return static_cast<int64_t>(std::size(kOrder));
+  };
+  SmallVector<StringRef> axes;
+  SmallVector<int64_t> shape;
+  bool placed = false;
+  for (auto [axis, s] : llvm::zip(mesh.getAxes(), mesh.getShape())) {
+    StringRef a = cast<StringAttr>(axis).getValue();
+    if (!placed && rankOf(name) < rankOf(a)) {
+      axes.push_back(name);
+      shape.push_back(size);
+      placed = true;
+    }
+    axes.push_back(a);
+    shape.push_back(s);
+  }
+  if (!placed) {
+    axes.push_back(name);
+    shape.push_back(size);
+  }
+  mesh.setAxesAttr(b.getStrArrayAttr(axes));
+  mesh.setShape(shape);
+  return mesh;
+}
+
 std::optional<int64_t> MeshOp::axisSize(StringRef name) {
   for (auto [axis, size] : llvm::zip(getAxes(), getShape()))
     if (cast<StringAttr>(axis).getValue() == name)

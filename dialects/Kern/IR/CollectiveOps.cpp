@@ -63,3 +63,22 @@ LogicalResult AllToAllOp::verify() {
            << " elements does not split into " << getGroupSize() << " blocks";
   return verifyCollective(*this, 1, 1);
 }
+
+/// Axis, group size and a peer offset that stays inside the group.
+template <typename Op> static LogicalResult verifyPointToPoint(Op op) {
+  int64_t axis = static_cast<int64_t>(op.getAxis());
+  int64_t group = static_cast<int64_t>(op.getGroupSize());
+  if (axis < 0)
+    return op.emitOpError("mesh axis ") << axis << " is negative";
+  if (group < 2)
+    return op.emitOpError("group size ")
+           << group << ": a point-to-point peer needs at least 2 ranks";
+  int64_t offset = op.getOffset();
+  if (offset == 0 || offset <= -group || offset >= group)
+    return op.emitOpError("peer offset ")
+           << offset << " is not a peer in a group of " << group;
+  return success();
+}
+
+LogicalResult SendOp::verify() { return verifyPointToPoint(*this); }
+LogicalResult RecvOp::verify() { return verifyPointToPoint(*this); }

@@ -63,3 +63,25 @@ def Kern_AllToAllOp : Kern_CollectiveOp<"all_to_all"> {
   let hasVerifier = 1;
 }
 
+
+def Kern_SendOp : Kern_CollectiveOp<"send"> {
+  let summary = "sends the input to the rank `offset` steps along the axis";
+  let description = [{
+    Pipeline stages: the peer is this rank's position in the axis' group
+    plus `offset` (non-zero). The runtime copies the buffer and sends it
+    without waiting, so the stage goes on with the next micro-batch while
+    the next stage receives; the run waits for its sends at its end.
+  }];
+  let arguments = (ins Kern_In:$input, I64Attr:$axis, I64Attr:$group_size,
+                       Kern_I64Attr:$offset);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def Kern_RecvOp : Kern_CollectiveOp<"recv"> {
+  let summary = "receives the output from the rank `offset` steps along the axis";
+  let arguments = (ins Kern_Out:$output, I64Attr:$axis, I64Attr:$group_size,
+                       Kern_I64Attr:$offset);
+  let assemblyFormat = "$output attr-dict `:` type($output)";
+  let hasVerifier = 1;
+}

@@ -190,7 +190,6 @@ def Kern_ConvOp : Kern_Op<"conv", [AttrSizedOperandSegments]> {
   let hasVerifier = 1;
 }
 
-include "dialects/Kern/IR/KernCollectiveOps.td"
 
 //===----------------------------------------------------------------------===//
 // Runtime kernels: one op per kernel of runtime/src/cpu, each a call whose C
@@ -209,6 +208,8 @@ def Kern_I64Attr : TypedSignlessIntegerAttrBase<I64, "int64_t",
                                                 "64-bit integer attribute"> {
   let convertFromStorage = "$_self.getValue().getSExtValue()";
 }
+
+include "dialects/Kern/IR/KernCollectiveOps.td"
 
 class Kern_RuntimeOp<string mnemonic, list<Trait> traits = []>
     : Kern_Op<mnemonic, traits # [

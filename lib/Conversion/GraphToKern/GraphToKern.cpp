@@ -273,13 +273,23 @@ static LogicalResult lowerProgram(func::FuncOp func, bool halfGemm) {
   unsigned numInputs = type.getNumInputs();
   // All at once: setArgAttr per argument would rebuild (and unique) the
   // array of every argument's attributes each time, quadratic in the I/O.
+  // A micro-batched program (dist-microbatch) keeps which inputs and
+  // outputs are one micro-batch's rows (`dist.batched`).
   SmallVector<DictionaryAttr> argAttrs;
+  auto ioAttrs = [&](DictionaryAttr dict, unsigned i, StringRef key,
+                     StringRef what) {
+    SmallVector<NamedAttribute> attrs{
+        b.getNamedAttr(key, nameOf(dict, i, what, b))};
+    if (dict && dict.get("dist.batched"))
+      attrs.push_back(b.getNamedAttr("dist.batched", b.getUnitAttr()));
+    return b.getDictionaryAttr(attrs);
+  };
   for (unsigned i = 0; i < numInputs; ++i)
-    argAttrs.push_back(b.getDictionaryAttr(b.getNamedAttr(
-        "kern.input", nameOf(func.getArgAttrDict(i), i, "input", b))));
+    argAttrs.push_back(
+        ioAttrs(func.getArgAttrDict(i), i, "kern.input", "input"));
   for (unsigned i = 0; i < type.getNumResults(); ++i)
-    argAttrs.push_back(b.getDictionaryAttr(b.getNamedAttr(
-        "kern.output", nameOf(func.getResultAttrDict(i), i, "output", b))));
+    argAttrs.push_back(
+        ioAttrs(func.getResultAttrDict(i), i, "kern.output", "output"));
   kernFunc.setAllArgAttrs(argAttrs);
 
   Block *entry = kernFunc.addEntryBlock();

@@ -9,6 +9,8 @@
 //                       first lays block r
 //                       (offset r * local[dim] of that dim) out as the r-th
 //                       contiguous block
+//   dist.send / dist.recv -> kern.send / kern.recv (pipeline stages: the
+//                       peer `offset` steps along the axis)
 //   dist.shard       -> the operand's buffer (an annotation)
 // A collective names its mesh axis by position in the module's dist.mesh
 // (sc_rank_ctx.comms[axis]); groups over several axes are refused.
@@ -123,6 +125,26 @@ static LogicalResult lowerReduceScatter(Operation *o, KernLowering &l) {
   return success();
 }
 
+static LogicalResult lowerSend(Operation *o, KernLowering &l) {
+  auto op = cast<dist::SendOp>(o);
+  auto axis = axisOf(op, l);
+  if (failed(axis))
+    return failure();
+  l.b.create<kern::SendOp>(op.getLoc(), l.get(op.getInput()), axis->first,
+                           axis->second, op.getOffset());
+  return success();
+}
+
+static LogicalResult lowerRecv(Operation *o, KernLowering &l) {
+  auto op = cast<dist::RecvOp>(o);
+  auto axis = axisOf(op, l);
+  if (failed(axis))
+    return failure();
+  l.b.create<kern::RecvOp>(op.getLoc(), l.result(op.getResult()), axis->first,
+                           axis->second, op.getOffset());
+  return success();
+}
+
 static LogicalResult lowerShard(Operation *o, KernLowering &l) {
   auto op = cast<dist::ShardOp>(o);
   l.alias(op.getResult(), l.get(op.getInput()));
@@ -133,5 +155,7 @@ void shardc::kern::addDistLowerings(LoweringTable &t) {
   t["dist.all_reduce"] = lowerAllReduce;
   t["dist.all_gather"] = lowerAllGather;
   t["dist.reduce_scatter"] = lowerReduceScatter;
+  t["dist.send"] = lowerSend;
+  t["dist.recv"] = lowerRecv;
   t["dist.shard"] = lowerShard;
 }

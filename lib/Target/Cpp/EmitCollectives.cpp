@@ -5,7 +5,9 @@
 // (shardc/cpu.h; MPI on CPU ranks), and in CUDA code the same call on the
 // model's stream with device buffers:
 //   sc_cu_all_reduce(cu, sc_ctx_comm(ctx, 0), in, out, 4096, 1, SC_REDUCE_SUM);
-// (shardc/cuda.h; NCCL on GPU ranks).
+// (shardc/cuda.h; NCCL on GPU ranks). Pipeline sends and receives name the
+// peer by its offset along the axis:
+//   sc_send(sc_ctx_comm(ctx, 0), buf, 4096ULL, 1, 1);
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,5 +57,29 @@ LogicalResult CppEmitter::emitCollective(Operation *op, bool cuda) {
                 a2a.getInput().getType().getNumElements() /
                     a2a.getGroupSize(),
                 "");
+  // Point to point (pipeline stages): the peer `offset` steps along the
+  // axis; the count and dtype are the buffer's.
+  auto pointToPoint = [&](StringRef fn, Value buffer, int64_t axis,
+                          int64_t offset) -> LogicalResult {
+    auto type = cast<MemRefType>(buffer.getType());
+    int dtype = onnxDType(type.getElementType());
+    if (dtype < 0)
+      return op->emitError("no runtime dtype for ") << type;
+    (cuda ? cudaRun : run) +=
+        std::string("  ") + (cuda ? "sc_cu_" : "sc_") + fn.str() + "(" +
+        (cuda ? "cu, " : "") + "sc_ctx_comm(ctx, " + std::to_string(axis) +
+        "), " + ptr(buffer) + ", " + std::to_string(type.getNumElements()) +
+        "ULL, " + std::to_string(dtype) + ", " + std::to_string(offset) +
+        ");\n";
+    if (!cuda)
+      ++artifacts.numLibraryCalls;
+    return success();
+  };
+  if (auto send = dyn_cast<kern::SendOp>(op))
+    return pointToPoint("send", send.getInput(), send.getAxis(),
+                        send.getOffset());
+  if (auto recv = dyn_cast<kern::RecvOp>(op))
+    return pointToPoint("recv", recv.getOutput(), recv.getAxis(),
+                        recv.getOffset());
   return op->emitError("not a collective");
 }

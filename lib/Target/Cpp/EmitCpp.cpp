@@ -369,7 +369,7 @@ LogicalResult CppEmitter::emitCpuOp(Operation &op) {
   if (auto conv = dyn_cast<kern::ConvOp>(op))
     return emitConv(conv);
   if (isa<kern::AllReduceOp, kern::AllGatherOp, kern::ReduceScatterOp,
-          kern::AllToAllOp>(op))
+          kern::AllToAllOp, kern::SendOp, kern::RecvOp>(op))
     return emitCollective(&op);
   if (isa<kern::AllocOp, kern::WeightOp, kern::ViewOp, func::ReturnOp>(op))
     return success();
@@ -381,7 +381,7 @@ unsigned CppEmitter::statementCost(Operation *op) {
     return 1 + op->getRegion(0).front().getOperations().size();
   if (isa<kern::RuntimeCallOpInterface, kern::MatmulOp, kern::ConvOp,
           kern::AllReduceOp, kern::AllGatherOp, kern::ReduceScatterOp,
-          kern::AllToAllOp>(op))
+          kern::AllToAllOp, kern::SendOp, kern::RecvOp>(op))
     return 1;
   return 0;
 }

@@ -59,7 +59,7 @@ LogicalResult CppEmitter::emitCudaOp(Operation *op) {
   // MPI between CPUs), so a program with collectives has one code: with
   // both, a rank without a usable GPU would fall back alone.
   if (isa<kern::AllReduceOp, kern::AllGatherOp, kern::ReduceScatterOp,
-          kern::AllToAllOp>(op)) {
+          kern::AllToAllOp, kern::SendOp, kern::RecvOp>(op)) {
     if (options.cpu)
       return op->emitError("a program with collectives runs the same code on "
                            "every rank: compile it for --target=cuda or "

@@ -284,6 +284,8 @@ LogicalResult CppEmitter::emitProgram(const RankProgram &program,
       options.cpu
           ? artifacts.numKernels - kernels0 + artifacts.numLibraryCalls - calls0
           : artifacts.numCudaKernels - cudaKernels0 + numCudaHandles;
+  if (auto stage = func->getAttrOfType<IntegerAttr>("dist.stage"))
+    rank.stage = static_cast<uint32_t>(stage.getInt());
   std::string signature;
   for (unsigned i = 0; i < func.getNumArguments(); ++i) {
     auto type = cast<MemRefType>(func.getArgument(i).getType());
@@ -294,7 +296,9 @@ LogicalResult CppEmitter::emitProgram(const RankProgram &program,
     sig.name = name ? name.str() : "arg" + std::to_string(i);
     sig.dtype = onnxDType(type.getElementType());
     sig.dims.assign(type.getShape().begin(), type.getShape().end());
-    signature += sig.name + ":" + std::to_string(sig.dtype) + ";";
+    sig.batched = static_cast<bool>(func.getArgAttr(i, "dist.batched"));
+    signature += sig.name + ":" + std::to_string(sig.dtype) +
+                 (sig.batched ? ":b;" : ";");
     (isInput ? rank.inputs : rank.outputs).push_back(std::move(sig));
   }
   identity += signature + std::to_string(rank.weightsChecksum) + ":" +
@@ -329,6 +333,11 @@ LogicalResult CppEmitter::emit(ModuleOp module, raw_ostream &out) {
 
   format::Plan plan;
   plan.ranks = rankRecords;
+  // The micro-batch loop the runtime drives (dist-microbatch).
+  if (auto m = module->getAttrOfType<IntegerAttr>("dist.microbatches"))
+    plan.microbatches = static_cast<uint32_t>(m.getInt());
+  if (plan.microbatches > 1)
+    identity += ";mb" + std::to_string(plan.microbatches);
   artifacts.modelHash = format::checksum64(identity.data(), identity.size());
   plan.modelHash = artifacts.modelHash;
   plan.target = (options.cpu ? format::kTargetCpu : 0) |

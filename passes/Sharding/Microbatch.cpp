@@ -69,9 +69,10 @@ Operation *firstDifference(func::FuncOp first, func::FuncOp other) {
 std::string describe(Operation *op) {
   std::string s;
   llvm::raw_string_ostream os(s);
-  os << "'" << op->getName() << "'";
   if (auto name = dyn_cast<NameLoc>(op->getLoc()))
-    os << " (" << name.getName() << ")";
+    os << "node '" << name.getName().getValue() << "'";
+  else
+    os << "'" << op->getName() << "'";
   return s;
 }
 
@@ -105,6 +106,23 @@ void DistMicrobatchPass::runOnOperation() {
         << count << " micro-batches: " << why;
     signalPassFailure();
   };
+  // Anything that talks over "mb", but the gathers of the outputs, needs
+  // other micro-batches' rows.
+  Operation *ret0 = first.getBody().front().getTerminator();
+  WalkResult walk = first.walk([&](Operation *op) {
+    if (!isa<dist::DistDialect>(op->getDialect()))
+      return WalkResult::advance();
+    if (isa<dist::AllGatherOp>(op) && llvm::all_of(op->getUsers(), [&](
+                                          Operation *u) { return u == ret0; }))
+      return WalkResult::advance();
+    fail(op, "this node needs the rows of other micro-batches (a " +
+                 op->getName().getStringRef().str() +
+                 " across the batch: is the leading dim of the inputs the "
+                 "batch?)");
+    return WalkResult::interrupt();
+  });
+  if (walk.wasInterrupted())
+    return;
   for (int64_t r = 1; r < count; ++r)
     if (Operation *op = firstDifference(first, programs[r]))
       return fail(op, describe(op) + " differs between micro-batches (a "
@@ -158,16 +176,6 @@ void DistMicrobatchPass::runOnOperation() {
       gather.erase();
     results.push_back(operand.get().getType());
   }
-  // Anything else that talks over "mb" needs other micro-batches' rows.
-  WalkResult walk = first.walk([&](Operation *op) {
-    if (isa<dist::DistDialect>(op->getDialect())) {
-      fail(op, describe(op) + " needs rows of other micro-batches");
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  if (walk.wasInterrupted())
-    return;
 
   std::string name =
       StringRef(first.getName()).rsplit("_rank").first.str();

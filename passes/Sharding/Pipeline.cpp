@@ -78,7 +78,7 @@ double shardc::estimateFlops(Operation *op) {
 void DistPipelinePass::runOnOperation() {
   ModuleOp module = getOperation();
   if (stages < 1) {
-    module.emitError("--pp=") << stages << ": expected at least 1 stage";
+    module.emitError("--pp=") << static_cast<int64_t>(stages) << ": expected at least 1 stage";
     return signalPassFailure();
   }
   SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
@@ -137,7 +137,7 @@ void DistPipelinePass::runOnOperation() {
   int64_t k = cuts.size();
   if (k < stages - 1) {
     global.emitError("--pp=")
-        << stages << ": the graph has " << k
+        << static_cast<int64_t>(stages) << ": the graph has " << k
         << " points where only one tensor crosses (between layers), so it "
            "splits into at most "
         << k + 1 << " pipeline stages";

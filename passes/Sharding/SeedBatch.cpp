@@ -79,8 +79,8 @@ void DistSeedBatchPass::runOnOperation() {
   }
   if (seeded == 0) {
     module.emitError("cannot split the batch into ")
-        << parts << " parts (axis \"" << axis
-        << "\"): no input has a leading (batch) dim that " << parts
+        << static_cast<int64_t>(parts) << " parts (axis \"" << axis
+        << "\"): no input has a leading (batch) dim that " << static_cast<int64_t>(parts)
         << " divides" << (shapes.empty() ? "" : " (" + shapes + ")");
     return signalPassFailure();
   }

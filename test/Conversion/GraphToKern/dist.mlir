@@ -50,3 +50,19 @@ func.func @main(%x: tensor<4x2x8xf32> {graph.name = "x"}) -> (tensor<4x2x8xf32> 
   %g = dist.all_gather %s on @mesh axes = ["tp"] dim = 1 : tensor<4x1x8xf32> -> tensor<4x2x8xf32>
   return %g : tensor<4x2x8xf32>
 }
+
+// -----
+
+// Pipeline stages: what a stage receives is written into a buffer of its
+// own; what it sends is read from the producer's buffer.
+// CHECK-LABEL: func.func @main_stage1
+// CHECK:       %[[R:.+]] = kern.alloc
+// CHECK-NEXT:  kern.recv %[[R]] {axis = 0 : i64, group_size = 3 : i64, offset = -1 : i64} : memref<2x8xf32>
+// CHECK:       kern.send %{{.*}} {axis = 0 : i64, group_size = 3 : i64, offset = 1 : i64} : memref<2x8xf32>
+dist.mesh @mesh axes = ["pp", "tp"] shape = [3, 1]
+func.func @main_stage1() attributes {dist.stage = 1 : i64} {
+  %r = dist.recv on @mesh axes = ["pp"] offset = -1 : tensor<2x8xf32>
+  %a = graph.relu %r : tensor<2x8xf32>
+  dist.send %a on @mesh axes = ["pp"] offset = 1 : tensor<2x8xf32>
+  return
+}

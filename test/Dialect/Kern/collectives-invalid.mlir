@@ -53,3 +53,27 @@ func.func @group(%a: memref<8xf32>) {
   kern.all_reduce %a, %a {axis = 0 : i64, group_size = 0 : i64, kind = "sum"} : memref<8xf32>, memref<8xf32>
   return
 }
+
+// -----
+
+func.func @self(%a: memref<8xf32>) {
+  // expected-error @+1 {{'kern.send' op peer offset 0 is not a peer in a group of 2}}
+  kern.send %a {axis = 0 : i64, group_size = 2 : i64, offset = 0 : i64} : memref<8xf32>
+  return
+}
+
+// -----
+
+func.func @outside(%a: memref<8xf32>) {
+  // expected-error @+1 {{'kern.recv' op peer offset -4 is not a peer in a group of 4}}
+  kern.recv %a {axis = 0 : i64, group_size = 4 : i64, offset = -4 : i64} : memref<8xf32>
+  return
+}
+
+// -----
+
+func.func @alone(%a: memref<8xf32>) {
+  // expected-error @+1 {{'kern.send' op group size 1: a point-to-point peer needs at least 2 ranks}}
+  kern.send %a {axis = 0 : i64, group_size = 1 : i64, offset = 1 : i64} : memref<8xf32>
+  return
+}

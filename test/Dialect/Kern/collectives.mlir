@@ -13,3 +13,16 @@ func.func @collectives(%a: memref<8x16xf32>, %b: memref<4x8x16xf32>, %c: memref<
   kern.all_to_all %a, %c {axis = 0 : i64, group_size = 4 : i64} : memref<8x16xf32>, memref<8x16xf32>
   return
 }
+
+// -----
+
+// Pipeline stages: a send to the next rank along axis 1 and a receive from
+// the previous one.
+// CHECK-LABEL: func.func @point_to_point
+// CHECK: kern.recv %{{.*}} {axis = 1 : i64, group_size = 4 : i64, offset = -1 : i64} : memref<8x16xf32>
+// CHECK: kern.send %{{.*}} {axis = 1 : i64, group_size = 4 : i64, offset = 1 : i64} : memref<8x16xf32>
+func.func @point_to_point(%a: memref<8x16xf32>) {
+  kern.recv %a {axis = 1 : i64, group_size = 4 : i64, offset = -1 : i64} : memref<8x16xf32>
+  kern.send %a {axis = 1 : i64, group_size = 4 : i64, offset = 1 : i64} : memref<8x16xf32>
+  return
+}

@@ -128,11 +128,11 @@ std::string shardc::timelineSvg(ModuleOp propagated) {
   if (!s)
     return "";
   const int64_t p = s->stageTime.size(), m = s->microbatches;
-  const double left = 90, top = 40, row = 34, width = 720;
+  const int64_t left = 90, top = 40, row = 34, width = 720;
   const double scale = width / std::max(s->makespan, 1e-9);
   std::string out;
   llvm::raw_string_ostream os(out);
-  double h = top + p * row + 40;
+  int64_t h = top + p * row + 40;
   os << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << left + width + 20
      << "\" height=\"" << h
      << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
@@ -147,7 +147,7 @@ std::string shardc::timelineSvg(ModuleOp propagated) {
                                         "#e15759", "#76b7b2", "#edc948",
                                         "#b07aa1", "#ff9da7"};
   for (int64_t st = 0; st < p; ++st) {
-    double y = top + st * row;
+    int64_t y = top + st * row;
     os << "<text x=\"8\" y=\"" << y + row / 2 + 4 << "\">stage " << st
        << "</text>\n"
        << "<rect x=\"" << left << "\" y=\"" << y + 3 << "\" width=\"" << width

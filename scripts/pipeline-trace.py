@@ -2,7 +2,7 @@
 """Reads the Chrome trace a pipelined executable writes (--trace FILE) and
 measures its pipeline bubble.
 
-  pipeline-trace.py TRACE [--run K]
+  pipeline-trace.py TRACE [--run K] [--skip N]
 
 For run K of the trace (default: the last; one run is every rank's
 micro-batches 0..M-1): per rank, busy time is the micro-batches' time minus
@@ -10,7 +10,9 @@ the time spent waiting in recv inside them; the span is from the first
 micro-batch's start on any rank to the last one's end. The bubble of a rank
 is 1 - busy / span; the reported bubble is their mean, next to the ideal
 fill-and-drain figure (p-1)/(m+p-1) for p stages and m micro-batches.
-Prints one line per rank and a summary; exits 1 on a malformed trace.
+With --skip N, the summary line is the median over runs N.. (warm runs of
+--benchmark) instead. Prints one line per rank and a summary; exits 1 on a
+malformed trace.
 """
 import argparse
 import json
@@ -27,6 +29,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("trace")
     ap.add_argument("--run", type=int, default=-1)
+    ap.add_argument("--skip", type=int, default=None)
     args = ap.parse_args()
     try:
         with open(args.trace) as f:
@@ -64,29 +67,40 @@ def main():
         fail("ranks ran different numbers of micro-batches: %s" % sorted(mbs))
     m = mbs.pop()
     p = len(set(stages.get(pid, 0) for pid in runs))
-    # Waiting in recv inside each micro-batch.
-    for pid, rs in runs.items():
-        for mb in rs[args.run]:
-            ts, end = mb[1], mb[1] + mb[2]
-            mb[3] = sum(d for (t, d, n) in comm.get(pid, [])
-                        if n == "recv" and t >= ts and t + d <= end + 1e-3)
-    start = min(mb[1] for rs in runs.values() for mb in rs[args.run])
-    end = max(mb[1] + mb[2] for rs in runs.values() for mb in rs[args.run])
-    span = end - start
-    bubbles = []
-    for pid in sorted(runs):
-        mbs_ = runs[pid][args.run]
-        busy = sum(mb[2] - mb[3] for mb in mbs_)
-        bubbles.append(1 - busy / span if span > 0 else 0.0)
-        print("%s: %d micro-batches, busy %.3f ms of %.3f ms, bubble %.3f"
-              % (names.get(pid, "rank %s" % pid), len(mbs_), busy / 1e3,
-                 span / 1e3, bubbles[-1]))
+    nruns = counts.pop()
+
+    def measure(run, quiet):
+        # Waiting in recv inside each micro-batch.
+        for pid, rs in runs.items():
+            for mb in rs[run]:
+                ts, end = mb[1], mb[1] + mb[2]
+                mb[3] = sum(d for (t, d, n) in comm.get(pid, [])
+                            if n == "recv" and t >= ts and t + d <= end + 1e-3)
+        start = min(mb[1] for rs in runs.values() for mb in rs[run])
+        end = max(mb[1] + mb[2] for rs in runs.values() for mb in rs[run])
+        span = end - start
+        bubbles = []
+        for pid in sorted(runs):
+            mbs_ = runs[pid][run]
+            busy = sum(mb[2] - mb[3] for mb in mbs_)
+            bubbles.append(1 - busy / span if span > 0 else 0.0)
+            if not quiet:
+                print("%s: %d micro-batches, busy %.3f ms of %.3f ms, "
+                      "bubble %.3f" % (names.get(pid, "rank %s" % pid),
+                                       len(mbs_), busy / 1e3, span / 1e3,
+                                       bubbles[-1]))
+        return sum(bubbles) / len(bubbles), span
+
+    mean, span = measure(args.run, False)
+    if args.skip is not None:
+        if args.skip >= nruns:
+            fail("--skip %d leaves none of %d runs" % (args.skip, nruns))
+        results = sorted(measure(r, True) for r in range(args.skip, nruns))
+        mean, span = results[len(results) // 2]
     ideal = (p - 1) / (m + p - 1)
-    mean = sum(bubbles) / len(bubbles)
     print("stages %d micro-batches %d runs %d: bubble %.3f, ideal "
           "(p-1)/(m+p-1) %.3f, span %.3f ms"
-          % (p, m, counts.pop(), mean, ideal, span / 1e3))
-
+          % (p, m, nruns, mean, ideal, span / 1e3))
 
 if __name__ == "__main__":
     main()

@@ -187,7 +187,8 @@ void shardc::printPlanReport(raw_ostream &os, StringRef model,
 
   // Weights and their shardings.
   os << "weights (global shape, sharding, bytes per rank):\n";
-  uint64_t total = 0, perRank = 0;
+  uint64_t total = 0;
+  std::map<Operation *, uint64_t> perProgram; // pipeline stages differ
   unsigned index = 0, split = 0, count = 0;
   propagated.walk([&](graph::ConstantOp op) {
     ++index;
@@ -203,7 +204,7 @@ void shardc::printPlanReport(raw_ostream &os, StringRef model,
         for (StringRef a : s.axesOf(d))
           parts *= *mesh.axisSize(a);
     total += bytes;
-    perRank += bytes / parts;
+    perProgram[op->getParentOfType<func::FuncOp>()] += bytes / parts;
     if (bytes < 1024 && parts == 1)
       return; // small replicated constants: counted, not listed
     ++count;
@@ -213,8 +214,12 @@ void shardc::printPlanReport(raw_ostream &os, StringRef model,
        << llvm::left_justify(s ? shardingText(s) : "replicated", 18) << " "
        << bytesText(bytes / parts) << "\n";
   });
+  uint64_t perRank = 0;
+  for (auto &[func, bytes] : perProgram)
+    perRank = std::max(perRank, bytes);
   os << "  " << count << " weights listed (" << split << " split); all "
-     << "constants: " << bytesText(total) << ", per rank "
+     << "constants: " << bytesText(total)
+     << (perProgram.size() > 1 ? ", per rank at most " : ", per rank ")
      << bytesText(perRank) << "\n\n";
 
   // Ops without a sharding rule run replicated.

@@ -124,12 +124,28 @@ shardc_status shardc_bind_input(shardc_model *model, const char *name,
                                 size_t bytes);
 
 /* Runs the program once and waits for it. All inputs must have been bound.
- * On a GPU each run copies the inputs in and the outputs back. */
+ * On a GPU each run copies the inputs in and the outputs back. A pipelined
+ * program (compiled with micro-batches) runs the rank's code once per
+ * micro-batch; the signatures above are then those of all micro-batches
+ * together (a batched tensor's first dim is the micro-batch's times their
+ * number). */
 shardc_status shardc_run(shardc_model *model);
 
 /* Output `index` of the last run; valid until the next run or free. */
 shardc_status shardc_output(const shardc_model *model, int index,
                             const void **data, size_t *bytes);
+
+/* Tracing. With `enable` non-zero, the following runs record, in memory,
+ * one event per micro-batch and one per communicator operation (recv,
+ * send, flush and the collectives, with their bytes and peer); enabling
+ * again starts afresh, 0 stops recording and keeps what was recorded. */
+shardc_status shardc_set_trace(shardc_model *model, int enable);
+/* Writes the recorded events of every rank as one Chrome trace-event JSON
+ * file (chrome://tracing, Perfetto; one track per rank, "rank R (stage
+ * S)", microseconds from the earliest event of any rank). Collective: every
+ * rank of a multi-rank job calls it, the events are gathered over the
+ * world and world rank 0 writes `path`. */
+shardc_status shardc_write_trace(shardc_model *model, const char *path);
 
 /* OpenMP (and oneDNN) thread count of the CPU code; 0 keeps the default. */
 void shardc_set_threads(int threads);

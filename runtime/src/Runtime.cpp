@@ -6,17 +6,30 @@
 // and one is usable, else the CPU code, or the device the caller asked for.
 // Binding, running and reading outputs go through the device's buffers.
 //
+// Pipelined plans (Plan::microbatches M > 1): the user binds and reads
+// tensors of M micro-batches (a batched signature's dims[0] times M) and
+// one shardc_run calls the rank's run() M times, copying block k of each
+// batched input in before call k and block k of each output out after it,
+// through full-size host staging buffers. A non-batched input is copied
+// into the device once, at bind time, as with M == 1 (which has no staging
+// and no extra copy). A run ends by flushing the sends still in flight on
+// the rank's communicators.
+//
 //===----------------------------------------------------------------------===//
 #include "shardc/runtime.h"
 
 #include "Device.h"
 #include "KernelError.h"
+#include "Trace.h"
 #include "comm/Comm.h"
 #include "cuda/Image.h"
 #include "shardc/cpu.h"
 #include "shardc/format.h"
 
 #include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <memory>
@@ -83,6 +96,29 @@ struct Mapping {
   }
 };
 
+/// A 64-byte aligned host buffer (what the devices hand out, so outputs
+/// keep their alignment when they come from staging).
+struct Staging {
+  char *data = nullptr;
+  uint64_t bytes = 0;
+  Staging() = default;
+  Staging(const Staging &) = delete;
+  Staging &operator=(const Staging &) = delete;
+  Staging(Staging &&o) noexcept : data(o.data), bytes(o.bytes) {
+    o.data = nullptr;
+  }
+  ~Staging() { std::free(data); }
+  bool allocate(uint64_t n) {
+    uint64_t size = fmt::alignUp(n ? n : 1);
+    if (size < n || size > SIZE_MAX)
+      return false;
+    data = static_cast<char *>(
+        std::aligned_alloc(fmt::kAlign, static_cast<size_t>(size)));
+    bytes = n;
+    return data != nullptr;
+  }
+};
+
 } // namespace
 
 struct shardc_model {
@@ -100,8 +136,16 @@ struct shardc_model {
   // Declared after the mapping: the CPU code reads the weights in place.
   std::unique_ptr<Device> device;
   std::string fallbackReason;
+  // What the user binds and reads (userSig: M micro-batches of a batched
+  // signature), and with M > 1 the staging buffers of the batched ones
+  // (empty for the others).
+  std::vector<fmt::TensorSig> inputs, outputs;
+  std::vector<Staging> inputStaging, outputStaging;
   std::vector<bool> bound;
   bool ran = false;
+  // Set while tracing (shardc_set_trace); kept after for shardc_write_trace.
+  std::unique_ptr<shardc::rt::TraceSink> trace;
+  bool tracing = false;
 };
 
 //===----------------------------------------------------------------------===//
@@ -258,6 +302,38 @@ shardc_status openDevice(shardc_model &model, const RankCode &code,
   return status.failed() ? fail(status) : SHARDC_OK;
 }
 
+/// The user's signatures and, for M > 1 micro-batches, the staging buffers
+/// of the batched inputs and outputs; every output must then be batched.
+shardc_status prepareMicrobatches(shardc_model &model) {
+  const uint32_t m = model.plan.microbatches;
+  const fmt::RankPlan &rp = *model.rp;
+  for (const fmt::TensorSig &s : rp.outputs)
+    if (m > 1 && !s.batched)
+      return fail(SHARDC_ERROR_FORMAT,
+                  "output '" + s.name + "' is not batched but the plan has " +
+                      std::to_string(m) + " micro-batches");
+  auto stage = [&](const std::vector<fmt::TensorSig> &sigs,
+                   std::vector<fmt::TensorSig> &user,
+                   std::vector<Staging> &staging,
+                   const char *what) -> shardc_status {
+    staging.resize(sigs.size());
+    for (size_t i = 0; i < sigs.size(); ++i) {
+      user.push_back(sigs[i].userSig(m));
+      if (m > 1 && sigs[i].batched && !staging[i].allocate(user[i].bytes()))
+        return fail(SHARDC_ERROR_RUNTIME,
+                    "cannot allocate " + std::to_string(user[i].bytes()) +
+                        " bytes for the " + std::to_string(m) +
+                        " micro-batches of " + what + " '" + sigs[i].name +
+                        "'");
+    }
+    return SHARDC_OK;
+  };
+  if (shardc_status s =
+          stage(rp.inputs, model.inputs, model.inputStaging, "input"))
+    return s;
+  return stage(rp.outputs, model.outputs, model.outputStaging, "output");
+}
+
 shardc_status load(const shardc_program *program, const char *weightsPath,
                    int rank, shardc_device device, shardc_model **out) {
   if (!out)
@@ -350,6 +426,8 @@ shardc_status load(const shardc_program *program, const char *weightsPath,
   code.plan = model->rp;
   code.weights = static_cast<const char *>(model->weights.base) +
                  fmt::weightsSectionOffset(model->weights.base, rank);
+  if (shardc_status s = prepareMicrobatches(*model))
+    return s;
   if (shardc_status s = openDevice(*model, code, device))
     return s;
   model->bound.assign(model->rp->inputs.size(), false);
@@ -359,10 +437,10 @@ shardc_status load(const shardc_program *program, const char *weightsPath,
 
 const fmt::TensorSig *findInput(const shardc_model *m, const char *name,
                                 size_t &index) {
-  for (size_t i = 0; i < m->rp->inputs.size(); ++i)
-    if (m->rp->inputs[i].name == name) {
+  for (size_t i = 0; i < m->inputs.size(); ++i)
+    if (m->inputs[i].name == name) {
       index = i;
-      return &m->rp->inputs[i];
+      return &m->inputs[i];
     }
   return nullptr;
 }
@@ -435,7 +513,7 @@ extern "C" shardc_status shardc_input_info(const shardc_model *model, int index,
                   "input index " + std::to_string(index) +
                       " is out of range (" +
                       std::to_string(model->rp->inputs.size()) + " inputs)");
-    fillInfo(model->rp->inputs[index], info);
+    fillInfo(model->inputs[index], info);
     return SHARDC_OK;
   });
 }
@@ -451,7 +529,7 @@ extern "C" shardc_status shardc_output_info(const shardc_model *model,
                   "output index " + std::to_string(index) +
                       " is out of range (" +
                       std::to_string(model->rp->outputs.size()) + " outputs)");
-    fillInfo(model->rp->outputs[index], info);
+    fillInfo(model->outputs[index], info);
     return SHARDC_OK;
   });
 }
@@ -468,7 +546,7 @@ extern "C" shardc_status shardc_bind_input(shardc_model *model,
     const fmt::TensorSig *sig = findInput(model, name, index);
     if (!sig) {
       std::string names;
-      for (const fmt::TensorSig &s : model->rp->inputs)
+      for (const fmt::TensorSig &s : model->inputs)
         names += (names.empty() ? "'" : ", '") + s.name + "'";
       return fail(SHARDC_ERROR_INVALID_ARGUMENT,
                   std::string("no input named '") + name +
@@ -494,14 +572,41 @@ extern "C" shardc_status shardc_bind_input(shardc_model *model,
     if (bytes && !data)
       return fail(SHARDC_ERROR_INVALID_ARGUMENT,
                   std::string("input '") + name + "': no data given");
+    Staging &staging = model->inputStaging[index];
     if (bytes)
-      std::memcpy(model->device->input(index), data, bytes);
+      std::memcpy(staging.data ? staging.data : model->device->input(index),
+                  data, bytes);
     model->bound[index] = true;
     return SHARDC_OK;
   });
 }
 
 namespace {
+/// Micro-batch `k` of the run: the batched inputs' block k in, the device's
+/// run (a "microbatch k" trace event), the outputs' block k out.
+Status runMicrobatch(shardc_model &model, uint32_t k) {
+  const fmt::RankPlan &rp = *model.rp;
+  for (size_t i = 0; i < rp.inputs.size(); ++i)
+    if (const char *all = model.inputStaging[i].data) {
+      uint64_t block = rp.inputs[i].bytes();
+      std::memcpy(model.device->input(i), all + k * block, block);
+    }
+  shardc::rt::TraceSink *trace = model.tracing ? model.trace.get() : nullptr;
+  int64_t start = trace ? shardc::rt::TraceSink::now() : 0;
+  Status s = model.device->run();
+  if (trace)
+    trace->add({"microbatch", "compute", start, shardc::rt::TraceSink::now(),
+                -1, -1, static_cast<int32_t>(k)});
+  if (s.failed())
+    return s;
+  for (size_t i = 0; i < rp.outputs.size(); ++i)
+    if (char *all = model.outputStaging[i].data) {
+      uint64_t block = rp.outputs[i].bytes();
+      std::memcpy(all + k * block, model.device->output(i), block);
+    }
+  return {};
+}
+
 shardc_status run(shardc_model *model) {
   if (!model)
     return fail(SHARDC_ERROR_INVALID_ARGUMENT, "no model given");
@@ -510,9 +615,16 @@ shardc_status run(shardc_model *model) {
       return fail(SHARDC_ERROR_INVALID_ARGUMENT,
                   "input '" + model->rp->inputs[i].name + "' is not bound");
   model->ran = false;
-  Status s = model->device->run();
-  if (s.failed())
-    return fail(s);
+  for (uint32_t k = 0; k < model->plan.microbatches; ++k)
+    if (Status s = runMicrobatch(*model, k); s.failed())
+      return fail(s);
+  // Sends still in flight (pipeline stages) finish before the run does.
+  for (auto &c : model->axisComms)
+    if (Status s = c->flush(); s.failed())
+      return fail(s);
+  if (model->worldComm)
+    if (Status s = model->worldComm->flush(); s.failed())
+      return fail(s);
   model->ran = true;
   return SHARDC_OK;
 }
@@ -535,9 +647,126 @@ extern "C" shardc_status shardc_output(const shardc_model *model, int index,
     if (!model->ran)
       return fail(SHARDC_ERROR_INVALID_ARGUMENT,
                   "no output yet: the model has not run successfully");
-    *data = model->device->output(index);
-    *bytes = static_cast<size_t>(model->rp->outputs[index].bytes());
+    const Staging &staging = model->outputStaging[index];
+    *data = staging.data ? staging.data : model->device->output(index);
+    *bytes = static_cast<size_t>(model->outputs[index].bytes());
     return SHARDC_OK;
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Trace
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Points the model's communicators at its sink while tracing, else at
+/// none.
+void attachTrace(shardc_model &model, bool on) {
+  shardc::rt::TraceSink *sink = on ? model.trace.get() : nullptr;
+  for (auto &c : model.axisComms)
+    c->setTrace(sink);
+  if (model.worldComm)
+    model.worldComm->setTrace(sink);
+}
+
+shardc_status writeTrace(shardc_model &model, const char *path) {
+  using shardc::rt::TraceSink;
+  const TraceSink empty;
+  const TraceSink &sink = model.trace ? *model.trace : empty;
+  shardc::rt::Communicator *world = model.worldComm.get();
+  const bool gather = world && world->size() > 1;
+  // Gathering the trace is not part of it.
+  attachTrace(model, false);
+  struct Reattach {
+    shardc_model &m;
+    ~Reattach() { attachTrace(m, m.tracing); }
+  } reattach{model};
+
+  // Every rank's times count from the earliest event of any rank.
+  int64_t origin = sink.earliest();
+  if (gather)
+    if (Status s = world->allReduce(&origin, &origin, 1, fmt::kI64,
+                                    shardc::rt::ReduceOp::Min, nullptr);
+        s.failed())
+      return fail(s.code, "cannot gather the trace: " + s.message);
+  if (origin == INT64_MAX)
+    origin = 0;
+  const int rank = model.ctx.rank;
+  std::string mine =
+      sink.json(rank,
+                "rank " + std::to_string(rank) + " (stage " +
+                    std::to_string(model.rp->stage) + ")",
+                origin);
+  std::vector<std::string> fragments;
+  if (gather) {
+    // The sizes, then every rank's text padded to the longest.
+    const size_t n = static_cast<size_t>(world->size());
+    uint64_t length = mine.size();
+    std::vector<uint64_t> lengths(n);
+    if (Status s = world->allGather(&length, lengths.data(), 1, fmt::kU64,
+                                    nullptr);
+        s.failed())
+      return fail(s.code, "cannot gather the trace: " + s.message);
+    uint64_t longest = 0;
+    for (uint64_t l : lengths)
+      longest = l > longest ? l : longest;
+    if (longest > static_cast<uint64_t>(INT32_MAX) / n)
+      return fail(SHARDC_ERROR_UNSUPPORTED,
+                  "the trace is too large to gather (" +
+                      std::to_string(longest) + " bytes on one rank)");
+    mine.resize(static_cast<size_t>(longest), ' ');
+    std::vector<char> all(static_cast<size_t>(longest) * n);
+    if (Status s = world->allGather(mine.data(), all.data(), longest,
+                                    fmt::kU8, nullptr);
+        s.failed())
+      return fail(s.code, "cannot gather the trace: " + s.message);
+    if (world->rank() != 0)
+      return SHARDC_OK; // world rank 0 writes the file
+    for (size_t j = 0; j < n; ++j)
+      fragments.emplace_back(all.data() + j * longest,
+                             static_cast<size_t>(lengths[j]));
+  } else {
+    fragments.push_back(std::move(mine));
+  }
+  std::string text = shardc::rt::traceDocument(fragments);
+  std::FILE *f = std::fopen(path, "wb");
+  if (!f)
+    return fail(SHARDC_ERROR_IO, std::string("cannot write trace file '") +
+                                     path + "': " + std::strerror(errno));
+  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  int e = errno;
+  ok = std::fclose(f) == 0 && ok;
+  if (!ok)
+    return fail(SHARDC_ERROR_IO, std::string("cannot write trace file '") +
+                                     path + "': " + std::strerror(e ? e : errno));
+  return SHARDC_OK;
+}
+
+} // namespace
+
+extern "C" shardc_status shardc_set_trace(shardc_model *model, int enable) {
+  return guarded([&]() -> shardc_status {
+    if (!model)
+      return fail(SHARDC_ERROR_INVALID_ARGUMENT, "no model given");
+    if (enable) {
+      if (model->trace)
+        model->trace->clear();
+      else
+        model->trace = std::make_unique<shardc::rt::TraceSink>();
+    }
+    model->tracing = enable != 0;
+    attachTrace(*model, model->tracing);
+    return SHARDC_OK;
+  });
+}
+
+extern "C" shardc_status shardc_write_trace(shardc_model *model,
+                                            const char *path) {
+  return guarded([&]() -> shardc_status {
+    if (!model || !path)
+      return fail(SHARDC_ERROR_INVALID_ARGUMENT, "no model or path given");
+    return writeTrace(*model, path);
   });
 }
 

@@ -1,5 +1,6 @@
 //===- CommTest.cpp - the communicator seam -------------------------------===//
 
+#include "runtime/src/KernelError.h"
 #include "runtime/src/comm/Comm.h"
 #include "shardc/cpu.h"
 
@@ -64,4 +65,33 @@ TEST(SelfComm, RefusesWhatOneRankCannotDo) {
   s = comm->allToAll(nullptr, &y, 1, 1, nullptr);
   EXPECT_EQ(s.message, "all_to_all: null buffer");
   EXPECT_EQ(y, 0.f);
+}
+
+/// sc_send / sc_recv (what generated pipeline stages call): the peer is
+/// the rank plus an offset, checked against the group before the
+/// communicator sees it.
+TEST(SelfComm, PointToPointEntryPoints) {
+  auto comm = createSelfComm();
+  sc_comm handle{comm.get()};
+  float x[2] = {1, 2};
+  auto failure = [](auto &&call) {
+    std::string message;
+    EXPECT_TRUE(failedIn(call, message));
+    return message;
+  };
+  EXPECT_EQ(failure([&] { sc_send(&handle, x, 2, 1, 1); }),
+            "send to rank 1 of a 1-rank group (rank 0 + offset 1)");
+  EXPECT_EQ(failure([&] { sc_recv(&handle, x, 2, 1, -1); }),
+            "receive from rank -1 of a 1-rank group (rank 0 - offset 1)");
+  EXPECT_EQ(failure([&] { sc_send(&handle, x, 2, 1, -2147483647 - 1); }),
+            "send to rank -2147483648 of a 1-rank group (rank 0 - offset "
+            "2147483648)");
+  // Offset 0 is in the group, and the communicator refuses it.
+  EXPECT_EQ(failure([&] { sc_send(&handle, x, 2, 1, 0); }),
+            "cannot send to rank 0: a single-rank run has no peer");
+  EXPECT_EQ(failure([&] { sc_recv(nullptr, x, 2, 1, 1); }),
+            "recv: no communicator");
+  EXPECT_EQ(x[1], 2.f);
+  // Nothing is ever in flight on one rank.
+  EXPECT_FALSE(comm->flush().failed());
 }

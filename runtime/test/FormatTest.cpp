@@ -11,6 +11,10 @@
 
 #include <gtest/gtest.h>
 
+#include <dirent.h>
+
+#include <fstream>
+#include <iterator>
 #include <random>
 
 using namespace shardc::format;
@@ -21,6 +25,7 @@ namespace {
 Plan twoRankPlan(const std::vector<std::vector<uint8_t>> &sections) {
   Plan plan;
   plan.modelHash = 0xabcdef0123456789ull;
+  plan.microbatches = 3;
   for (size_t i = 0; i < sections.size(); ++i) {
     RankPlan r;
     r.arenaBytes = 1000 + i;
@@ -28,10 +33,12 @@ Plan twoRankPlan(const std::vector<std::vector<uint8_t>> &sections) {
     r.weightsChecksum = checksum64(sections[i].data(), sections[i].size());
     r.numHandles = 3;
     r.numKernels = 17;
-    r.inputs = {{"input_ids", 7, {1, 128}}, {"attention_mask", 9, {1, 128}}};
-    r.outputs = {{"logits", 1, {1, 128, 50257}},
+    r.stage = static_cast<uint32_t>(i / 2);
+    r.inputs = {{"input_ids", 7, {1, 128}, true},
+                {"attention_mask", 9, {1, 128}}};
+    r.outputs = {{"logits", 1, {1, 128, 50257}, true},
                  {"scalar", 11, {}},
-                 {"empty", 10, {0, 4}}};
+                 {"empty", 10, {0, 4}, true}};
     plan.ranks.push_back(r);
   }
   return plan;
@@ -55,7 +62,7 @@ void expectOneLine(const std::string &error) {
 bool samePlan(const Plan &a, const Plan &b) {
   if (a.version != b.version || a.worldSize != b.worldSize ||
       a.modelHash != b.modelHash || a.target != b.target ||
-      a.ranks.size() != b.ranks.size())
+      a.microbatches != b.microbatches || a.ranks.size() != b.ranks.size())
     return false;
   auto sameSigs = [](const std::vector<TensorSig> &x,
                      const std::vector<TensorSig> &y) {
@@ -63,7 +70,7 @@ bool samePlan(const Plan &a, const Plan &b) {
       return false;
     for (size_t i = 0; i < x.size(); ++i)
       if (x[i].name != y[i].name || x[i].dtype != y[i].dtype ||
-          x[i].dims != y[i].dims)
+          x[i].dims != y[i].dims || x[i].batched != y[i].batched)
         return false;
     return true;
   };
@@ -72,7 +79,7 @@ bool samePlan(const Plan &a, const Plan &b) {
     if (p.arenaBytes != q.arenaBytes || p.weightsBytes != q.weightsBytes ||
         p.weightsChecksum != q.weightsChecksum ||
         p.numHandles != q.numHandles || p.numKernels != q.numKernels ||
-        !sameSigs(p.inputs, q.inputs) || !sameSigs(p.outputs, q.outputs))
+        p.stage != q.stage || !sameSigs(p.inputs, q.inputs) || !sameSigs(p.outputs, q.outputs))
       return false;
   }
   return true;
@@ -90,6 +97,16 @@ TEST(Format, PlanRoundTrip) {
   EXPECT_EQ(back.ranks[0].outputs[0].bytes(), 128ull * 50257 * 4);
   EXPECT_EQ(back.ranks[0].outputs[0].str(), "float32 [1,128,50257]");
   EXPECT_EQ(back.ranks[0].outputs[1].str(), "float64 []");
+  // v2: micro-batches, stages, batched signatures and what the user sees.
+  EXPECT_EQ(back.version, 2u);
+  EXPECT_EQ(back.microbatches, 3u);
+  EXPECT_EQ(back.ranks[3].stage, 1u);
+  EXPECT_TRUE(back.ranks[0].inputs[0].batched);
+  EXPECT_FALSE(back.ranks[0].inputs[1].batched);
+  EXPECT_EQ(back.ranks[0].inputs[0].userSig(3).str(), "int64 [3,128]");
+  EXPECT_EQ(back.ranks[0].inputs[1].userSig(3).str(), "bool [1,128]");
+  EXPECT_EQ(back.ranks[0].outputs[0].userSig(3).bytes(),
+            3ull * 128 * 50257 * 4);
   // The world size written is the number of ranks.
   plan.worldSize = 99;
   bytes = encodePlan(plan);
@@ -189,12 +206,127 @@ TEST(Format, PlanStructuralChecks) {
 
 TEST(Format, PlanVersionBump) {
   Plan plan = shardc::testing::fakePlan();
+  for (uint32_t version : {0u, 3u}) {
+    plan.version = version;
+    std::vector<uint8_t> b = encodePlan(plan);
+    Plan out;
+    std::string error;
+    EXPECT_FALSE(decodePlan(b.data(), b.size(), out, error));
+    EXPECT_EQ(error, "plan version " + std::to_string(version) +
+                         ", this runtime reads 1 to 2");
+  }
+}
+
+/// Version 1 plans (no micro-batches, stages or flags) still decode, with
+/// the v2 fields at their defaults, and encode back to the same bytes.
+TEST(Format, PlanVersion1StillDecodes) {
+  std::mt19937_64 rng(6);
+  Plan plan = twoRankPlan(randomSections(rng));
+  plan.version = 1;
+  std::vector<uint8_t> v1 = encodePlan(plan);
   plan.version = 2;
-  std::vector<uint8_t> b = encodePlan(plan);
+  std::vector<uint8_t> v2 = encodePlan(plan);
+  // v2 adds microbatches (4 bytes), a stage per rank and flags per
+  // signature (4 ranks x (1 + 5 signatures) x 4 bytes).
+  EXPECT_EQ(v2.size() - v1.size(), 4u + 4 * 6 * 4);
+  Plan back;
+  std::string error;
+  ASSERT_TRUE(decodePlan(v1.data(), v1.size(), back, error)) << error;
+  EXPECT_EQ(back.version, 1u);
+  EXPECT_EQ(back.microbatches, 1u);
+  EXPECT_EQ(back.ranks[3].stage, 0u);
+  EXPECT_FALSE(back.ranks[0].inputs[0].batched);
+  EXPECT_EQ(back.ranks[0].inputs[0].str(), "int64 [1,128]");
+  EXPECT_EQ(encodePlan(back), v1);
+
+  // The plans older compilers wrote: the fuzzing corpus (tiny_gpt2 and the
+  // fuzzer's finds, version 1 but for a hand-made pipeline seed). Every one
+  // that decodes encodes back to its bytes.
+  std::string dir = std::string(SHARDC_SOURCE_DIR) + "/fuzz/corpus/plan";
+  DIR *d = opendir(dir.c_str());
+  ASSERT_TRUE(d) << dir;
+  int oldPlans = 0, files = 0;
+  while (dirent *e = readdir(d)) {
+    if (e->d_name[0] == '.')
+      continue;
+    std::ifstream in(dir + "/" + e->d_name, std::ios::binary);
+    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                               std::istreambuf_iterator<char>());
+    ++files;
+    Plan p;
+    if (!decodePlan(bytes.data(), bytes.size(), p, error))
+      continue;
+    EXPECT_EQ(encodePlan(p), bytes) << e->d_name;
+    if (p.version != 1)
+      continue;
+    ++oldPlans;
+    EXPECT_EQ(p.microbatches, 1u);
+    for (const RankPlan &r : p.ranks) {
+      EXPECT_EQ(r.stage, 0u);
+      for (const TensorSig &s : r.inputs)
+        EXPECT_FALSE(s.batched);
+    }
+  }
+  closedir(d);
+  EXPECT_GT(files, 0);
+  EXPECT_GT(oldPlans, 0);
+}
+
+/// The v2 fields' own checks (checksum valid): flags, micro-batch count,
+/// stage, batched scalars, and the user's size of a batched tensor.
+TEST(Format, PlanVersion2Corruption) {
+  std::mt19937_64 rng(7);
+  const Plan plan = twoRankPlan(randomSections(rng));
+  auto refuse = [](const Plan &p, const std::string &want) {
+    std::vector<uint8_t> b = encodePlan(p);
+    Plan out;
+    std::string error;
+    EXPECT_FALSE(decodePlan(b.data(), b.size(), out, error)) << want;
+    EXPECT_EQ(error, want);
+  };
+  Plan p = plan;
+  p.microbatches = 0;
+  refuse(p, "plan is corrupt (0 micro-batches, expected 1 to 65536)");
+  p.microbatches = 65537;
+  refuse(p, "plan is corrupt (65537 micro-batches, expected 1 to 65536)");
+  p.microbatches = 65536;
+  std::vector<uint8_t> b = encodePlan(p);
   Plan out;
   std::string error;
-  EXPECT_FALSE(decodePlan(b.data(), b.size(), out, error));
-  EXPECT_EQ(error, "plan version 2, this runtime reads 1");
+  EXPECT_TRUE(decodePlan(b.data(), b.size(), out, error)) << error;
+
+  p = plan;
+  p.ranks[1].stage = 4;
+  refuse(p, "plan is corrupt (rank 1 is in stage 4 of a 4-rank world)");
+  p = plan;
+  p.ranks[0].outputs[1].batched = true;
+  refuse(p, "plan is corrupt (scalar tensor 'scalar' is batched)");
+  // [2^30, 2^27] int64 is 2^60 bytes: fits alone, not times 8.
+  p = plan;
+  p.ranks[0].inputs[0].dims = {int64_t(1) << 30, int64_t(1) << 27};
+  p.microbatches = 4;
+  b = encodePlan(p);
+  EXPECT_TRUE(decodePlan(b.data(), b.size(), out, error)) << error;
+  p.microbatches = 8;
+  refuse(p, "plan is corrupt (tensor 'input_ids' is too large for 8 "
+            "micro-batches)");
+
+  // Flag bits other than bit 0, written into the bytes (the encoder writes
+  // only that bit): the first signature's flags are the last 4 bytes
+  // before the second's name length.
+  b = encodePlan(plan);
+  const size_t firstSig = 8 + 4 + 4 + 8 + 4 + 4 + 4 + 44;
+  const size_t flags = firstSig + 4 + 9 + 4 + 4 + 2 * 8; // "input_ids", rank 2
+  ASSERT_EQ(detail::loadU32(b.data() + flags), 1u);
+  for (uint32_t bad : {2u, 3u, 0x80000000u}) {
+    std::vector<uint8_t> c = b;
+    detail::storeU32(c.data() + flags, bad);
+    detail::storeU64(c.data() + c.size() - 8,
+                     checksum64(c.data(), c.size() - 8));
+    EXPECT_FALSE(decodePlan(c.data(), c.size(), out, error));
+    EXPECT_EQ(error, "plan is corrupt (tensor 'input_ids' has unknown flags " +
+                         std::to_string(bad) + ")");
+  }
 }
 
 TEST(Format, PlanGarbage) {

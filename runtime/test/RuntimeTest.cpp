@@ -7,9 +7,12 @@
 #include "shardc/runtime.h"
 #include "runtime/src/TensorIO.h"
 #include "runtime/test/FakeProgram.h"
+#include "runtime/test/Json.h"
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <thread>
 
 using namespace shardc::testing;
@@ -222,6 +225,172 @@ TEST_F(RuntimeTest, LastErrorIsPerThread) {
   std::thread([&] { other = shardc_last_error(); }).join();
   EXPECT_EQ(other, "");
   EXPECT_NE(std::string(shardc_last_error()), "");
+}
+
+/// The fake program pipelined over 3 micro-batches: x [2,3] per
+/// micro-batch (the user binds [6,3]), y and z batched, ids shared by every
+/// micro-batch.
+shardc::format::Plan microbatchPlan(bool zBatched = true) {
+  shardc::format::Plan plan = fakePlan();
+  plan.microbatches = 3;
+  plan.ranks[0].inputs[0].batched = true;
+  plan.ranks[0].outputs[0].batched = true;
+  plan.ranks[0].outputs[1].batched = zBatched;
+  return plan;
+}
+
+TEST_F(RuntimeTest, MicrobatchLoop) {
+  FakeProgram p(false, microbatchPlan());
+  shardc_model *m = load(p);
+  ASSERT_TRUE(m);
+  // The user's signatures hold the three micro-batches.
+  shardc_tensor_info info;
+  ASSERT_EQ(shardc_input_info(m, 0, &info), SHARDC_OK);
+  EXPECT_EQ(info.rank, 2);
+  EXPECT_EQ(info.dims[0], 6);
+  EXPECT_EQ(info.dims[1], 3);
+  EXPECT_EQ(info.bytes, 72u);
+  ASSERT_EQ(shardc_input_info(m, 1, &info), SHARDC_OK);
+  EXPECT_EQ(info.dims[0], 4); // not batched
+  ASSERT_EQ(shardc_output_info(m, 1, &info), SHARDC_OK);
+  EXPECT_EQ(info.dims[0], 12);
+  EXPECT_EQ(info.bytes, 96u);
+
+  float x[18];
+  for (int i = 0; i < 18; ++i)
+    x[i] = static_cast<float>(i * i);
+  int64_t one[2] = {2, 3}, all[2] = {6, 3}, idd[1] = {4};
+  expectError(shardc_bind_input(m, "x", SHARDC_FLOAT32, 2, one, x, 24),
+              SHARDC_ERROR_INVALID_ARGUMENT,
+              "input 'x': expected float32 [6,3], got float32 [2,3]");
+  ASSERT_EQ(shardc_bind_input(m, "x", SHARDC_FLOAT32, 2, all, x, sizeof x),
+            SHARDC_OK)
+      << shardc_last_error();
+  int64_t ids[4] = {5, 0, 7, 1};
+  ASSERT_EQ(shardc_bind_input(m, "ids", SHARDC_INT64, 1, idd, ids, sizeof ids),
+            SHARDC_OK);
+  for (int round = 0; round < 2; ++round) {
+    ASSERT_EQ(shardc_run(m), SHARDC_OK) << shardc_last_error();
+    const void *data;
+    size_t bytes;
+    // y: micro-batch k's rows are x's rows 2k, 2k+1 plus the six weights.
+    ASSERT_EQ(shardc_output(m, 0, &data, &bytes), SHARDC_OK);
+    ASSERT_EQ(bytes, 72u);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(data) % 64, 0u);
+    const float *y = static_cast<const float *>(data);
+    for (int k = 0; k < 3; ++k)
+      for (int i = 0; i < 6; ++i)
+        EXPECT_EQ(y[6 * k + i], x[6 * k + i] + 0.5f * float(i + 1))
+            << "micro-batch " << k << " element " << i;
+    // z: the shared ids doubled, once per micro-batch.
+    ASSERT_EQ(shardc_output(m, 1, &data, &bytes), SHARDC_OK);
+    ASSERT_EQ(bytes, 96u);
+    const int64_t *z = static_cast<const int64_t *>(data);
+    for (int k = 0; k < 3; ++k)
+      for (int i = 0; i < 4; ++i)
+        EXPECT_EQ(z[4 * k + i], 2 * ids[i]);
+    // A new batch of inputs between runs.
+    for (float &v : x)
+      v = -v;
+    ASSERT_EQ(shardc_bind_input(m, "x", SHARDC_FLOAT32, 2, all, x, sizeof x),
+              SHARDC_OK);
+  }
+  shardc_free(m);
+}
+
+TEST_F(RuntimeTest, MicrobatchOutputsMustBeBatched) {
+  FakeProgram p(false, microbatchPlan(/*zBatched=*/false));
+  shardc_model *m = nullptr;
+  expectError(shardc_load(&p.program, weightsPath.c_str(), 0, &m),
+              SHARDC_ERROR_FORMAT,
+              "output 'z' is not batched but the plan has 3 micro-batches");
+  EXPECT_EQ(m, nullptr);
+}
+
+/// Reads the trace file back as JSON: its X events and the track names.
+struct TraceFile {
+  std::vector<Json> events;
+  std::map<int, std::string> tracks;
+  double displayed = 0;
+
+  static TraceFile read(const std::string &path) {
+    std::ifstream in(path);
+    std::string text((std::istreambuf_iterator<char>(in)),
+                     std::istreambuf_iterator<char>());
+    Json doc;
+    std::string error;
+    TraceFile t;
+    EXPECT_TRUE(JsonReader(text).read(doc, error)) << error << "\n" << text;
+    EXPECT_EQ(doc["displayTimeUnit"].text, "ms");
+    for (const Json &e : doc["traceEvents"].items) {
+      if (e["ph"].text == "M" && e["name"].text == "process_name")
+        t.tracks[static_cast<int>(e["pid"].number)] = e["args"]["name"].text;
+      if (e["ph"].text == "X")
+        t.events.push_back(e);
+    }
+    return t;
+  }
+};
+
+TEST_F(RuntimeTest, TraceIsChromeJson) {
+  FakeProgram p(false, microbatchPlan());
+  shardc_model *m = load(p);
+  ASSERT_TRUE(m);
+  std::string path = dir + "/trace.json";
+  // Nothing recorded yet: a valid file with the rank's track only.
+  ASSERT_EQ(shardc_write_trace(m, path.c_str()), SHARDC_OK)
+      << shardc_last_error();
+  TraceFile t = TraceFile::read(path);
+  EXPECT_TRUE(t.events.empty());
+  EXPECT_EQ(t.tracks[0], "rank 0 (stage 0)");
+
+  ASSERT_EQ(shardc_set_trace(m, 1), SHARDC_OK);
+  float x[18] = {};
+  int64_t all[2] = {6, 3}, idd[1] = {4}, ids[4] = {1, 2, 3, 4};
+  ASSERT_EQ(shardc_bind_input(m, "x", SHARDC_FLOAT32, 2, all, x, sizeof x),
+            SHARDC_OK);
+  ASSERT_EQ(shardc_bind_input(m, "ids", SHARDC_INT64, 1, idd, ids, sizeof ids),
+            SHARDC_OK);
+  ASSERT_EQ(shardc_run(m), SHARDC_OK);
+  ASSERT_EQ(shardc_run(m), SHARDC_OK);
+  ASSERT_EQ(shardc_write_trace(m, path.c_str()), SHARDC_OK)
+      << shardc_last_error();
+  t = TraceFile::read(path);
+  ASSERT_EQ(t.events.size(), 6u); // 3 micro-batches x 2 runs
+  double end = 0;
+  for (size_t i = 0; i < t.events.size(); ++i) {
+    const Json &e = t.events[i];
+    EXPECT_EQ(e["name"].text, "microbatch " + std::to_string(i % 3));
+    EXPECT_EQ(e["cat"].text, "compute");
+    EXPECT_EQ(e["pid"].number, 0);
+    EXPECT_EQ(e["tid"].number, 0);
+    EXPECT_EQ(e["ts"].kind, Json::Number);
+    EXPECT_GE(e["dur"].number, 0);
+    // In order, one after the other; the first at 0 (microseconds).
+    if (i == 0) {
+      EXPECT_EQ(e["ts"].number, 0);
+    }
+    EXPECT_GE(e["ts"].number + 0.0005, end) << i;
+    end = e["ts"].number + e["dur"].number;
+  }
+  // Stopped: later runs are not recorded, the events stay; enabled again:
+  // a fresh recording.
+  ASSERT_EQ(shardc_set_trace(m, 0), SHARDC_OK);
+  ASSERT_EQ(shardc_run(m), SHARDC_OK);
+  ASSERT_EQ(shardc_write_trace(m, path.c_str()), SHARDC_OK);
+  EXPECT_EQ(TraceFile::read(path).events.size(), 6u);
+  ASSERT_EQ(shardc_set_trace(m, 1), SHARDC_OK);
+  ASSERT_EQ(shardc_run(m), SHARDC_OK);
+  ASSERT_EQ(shardc_write_trace(m, path.c_str()), SHARDC_OK);
+  EXPECT_EQ(TraceFile::read(path).events.size(), 3u);
+
+  expectError(shardc_write_trace(m, (dir + "/no/such/dir/t.json").c_str()),
+              SHARDC_ERROR_IO, "cannot write trace file '");
+  expectError(shardc_write_trace(m, nullptr), SHARDC_ERROR_INVALID_ARGUMENT,
+              "no model or path");
+  expectError(shardc_set_trace(nullptr, 1), SHARDC_ERROR_INVALID_ARGUMENT,
+              "no model");
+  shardc_free(m);
 }
 
 TEST(RuntimeDtypes, NamesAndSizes) {

@@ -94,7 +94,8 @@ void usage() {
       "usage: %s [--weights FILE] --input NAME=FILE ... [--output DIR]\n"
       "          [--output-format npy|pb] [--benchmark [--warmup N] "
       "[--iterations N]]\n"
-      "          [--device auto|cpu|cuda] [--threads N] [--info]\n"
+      "          [--device auto|cpu|cuda] [--threads N] [--trace FILE] "
+      "[--info]\n"
       "\n"
       "Runs the compiled model on inputs read from .npy or ONNX TensorProto "
       ".pb files.\n"
@@ -117,9 +118,18 @@ void usage() {
       "                        GPU is usable, else the CPU code), cpu or cuda\n"
       "  --threads N           OpenMP threads of the CPU code (default: "
       "OpenMP's)\n"
-      "  --info                print the input and output signature and the "
-      "device it\n"
-      "                        would run on, and exit\n"
+      "  --trace FILE          write the runs' timeline as a Chrome trace "
+      "(Perfetto,\n"
+      "                        chrome://tracing): one track per rank, an "
+      "event per\n"
+      "                        micro-batch and per communication; rank 0 "
+      "writes it\n"
+      "  --info                print the input and output signature, the "
+      "ranks (with\n"
+      "                        their pipeline stages and the micro-batch "
+      "count when\n"
+      "                        pipelined) and the device it would run on, "
+      "and exit\n"
       "  -h, --help            print this help\n",
       progName.c_str());
 }
@@ -129,6 +139,7 @@ struct Options {
   std::vector<std::pair<std::string, std::string>> inputs;
   std::string outputDir;
   std::string outputFormat = "npy";
+  std::string trace;
   bool benchmark = false, info = false;
   bool warmupSet = false, iterationsSet = false;
   long warmup = 10, iterations = 100, threads = 0;
@@ -213,6 +224,10 @@ Options parseArgs(int argc, char **argv) {
         die("--device expects auto, cpu or cuda, got '" + v + "'");
     } else if (arg == "--threads") {
       o.threads = parseCount(arg, takeValue(), 1);
+    } else if (arg == "--trace") {
+      o.trace = takeValue();
+      if (o.trace.empty())
+        die("--trace expects a file name");
     } else if (arg == "--info") {
       noValue();
       o.info = true;
@@ -270,20 +285,38 @@ int printInfo(const Options &o, const std::string &weights) {
   if (!fmt::decodePlan(shardc_model_program.plan,
                        shardc_model_program.plan_size, plan, error))
     die(error);
+  // Pipelined: several stages, or micro-batches; then each rank's stage
+  // and the micro-batch count are shown too.
+  bool pipelined = plan.microbatches > 1;
+  for (const fmt::RankPlan &rp : plan.ranks)
+    pipelined |= rp.stage != plan.ranks[0].stage;
+  auto stageOf = [&](const fmt::RankPlan &rp) {
+    return pipelined ? ", stage " + std::to_string(rp.stage) : std::string();
+  };
   const fmt::RankPlan &r = plan.ranks[0];
   std::printf("world size %u, target %s; rank 0: arena %llu bytes, weights "
-              "%llu bytes\n",
+              "%llu bytes%s\n",
               plan.worldSize, targetsOf(plan.target).c_str(),
               static_cast<unsigned long long>(r.arenaBytes),
-              static_cast<unsigned long long>(r.weightsBytes));
+              static_cast<unsigned long long>(r.weightsBytes),
+              stageOf(r).c_str());
   for (size_t i = 1; i < plan.ranks.size(); ++i)
-    std::printf("rank %zu: arena %llu bytes, weights %llu bytes\n", i,
+    std::printf("rank %zu: arena %llu bytes, weights %llu bytes%s\n", i,
                 static_cast<unsigned long long>(plan.ranks[i].arenaBytes),
-                static_cast<unsigned long long>(plan.ranks[i].weightsBytes));
-  for (const fmt::TensorSig &s : r.inputs)
-    std::printf("input %s: %s\n", s.name.c_str(), s.str().c_str());
-  for (const fmt::TensorSig &s : r.outputs)
-    std::printf("output %s: %s\n", s.name.c_str(), s.str().c_str());
+                static_cast<unsigned long long>(plan.ranks[i].weightsBytes),
+                stageOf(plan.ranks[i]).c_str());
+  if (pipelined)
+    std::printf("micro-batches %u\n", plan.microbatches);
+  // The job's inputs and outputs (a pipeline's first stage has the inputs,
+  // its last the outputs), as the user binds and reads them: each name
+  // once, from the lowest rank that has it.
+  std::set<std::string> seen;
+  for (bool in : {true, false})
+    for (const fmt::RankPlan &rp : plan.ranks)
+      for (const fmt::TensorSig &s : in ? rp.inputs : rp.outputs)
+        if (seen.insert((in ? "i:" : "o:") + s.name).second)
+          std::printf("%s %s: %s\n", in ? "input" : "output", s.name.c_str(),
+                      s.userSig(plan.microbatches).str().c_str());
   // Where it would run: that takes loading it (weights included).
   shardc_model *m = nullptr;
   if (load(o, weights, &m) != SHARDC_OK) {
@@ -631,10 +664,18 @@ int main(int argc, char **argv) {
   if (multiRank)
     progName += " (rank " + std::to_string(shardc_rank(m)) + ")";
   bindInputs(m, o, io);
+  if (!o.trace.empty())
+    check(shardc_set_trace(m, 1));
   if (o.benchmark)
     benchmark(m, o);
   else
     check(shardc_run(m));
+  if (!o.trace.empty()) {
+    // Every rank takes part; world rank 0 writes the file.
+    check(shardc_write_trace(m, o.trace.c_str()));
+    if (shardc_rank(m) == 0)
+      note("wrote the trace to " + o.trace);
+  }
   if (!o.outputDir.empty()) {
     writeOutputs(m, o, io);
   } else if (!o.benchmark) {

@@ -143,6 +143,16 @@ void sc_reduce_scatter(sc_comm *comm, const void *in, void *out,
  * rank i. */
 void sc_all_to_all(sc_comm *comm, const void *in, void *out, uint64_t count,
                    int32_t dtype);
+/* Point to point between pipeline stages (dist.send / dist.recv): the peer
+ * is this rank + `offset` in the communicator's group (a peer outside it is
+ * an sc_fail naming it). sc_send may return before the data has left: the
+ * runtime copies `buf` (so the arena may be reused at once) and waits for
+ * every send at the end of the run. sc_recv returns when `buf` holds the
+ * data. Messages from one rank to another arrive in the order sent. */
+void sc_send(sc_comm *comm, const void *buf, uint64_t count, int32_t dtype,
+             int32_t offset);
+void sc_recv(sc_comm *comm, void *buf, uint64_t count, int32_t dtype,
+             int32_t offset);
 
 /* Errors from kernels and library wrappers (printf-style, first one wins). */
 void sc_fail(const char *fmt, ...);

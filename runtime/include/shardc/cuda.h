@@ -77,6 +77,13 @@ void sc_cu_reduce_scatter(sc_cuda *cu, sc_comm *comm, const void *in,
                           int32_t kind);
 void sc_cu_all_to_all(sc_cuda *cu, sc_comm *comm, const void *in, void *out,
                       uint64_t count, int32_t dtype);
+/* Point to point between pipeline stages: sc_send / sc_recv (shardc/cpu.h)
+ * with device buffers, enqueued on the model's stream (ncclSend /
+ * ncclRecv); the peer is this rank + `offset` in the group. */
+void sc_cu_send(sc_cuda *cu, sc_comm *comm, const void *buf, uint64_t count,
+                int32_t dtype, int32_t offset);
+void sc_cu_recv(sc_cuda *cu, sc_comm *comm, void *buf, uint64_t count,
+                int32_t dtype, int32_t offset);
 
 #ifdef __cplusplus
 }

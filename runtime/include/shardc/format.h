@@ -4,18 +4,27 @@
 // Header-only, no dependencies beyond the C++ standard library. All integers
 // are little-endian.
 //
-// Plan (embedded in the executable), version 1:
+// Plan (embedded in the executable), version 2 (version 1 still decodes:
+// it has none of the fields marked v2, which take their defaults):
 //   char     magic[8] = "SHRDPLAN"
 //   u32      version, world_size
 //   u64      model_hash           (equal to the weights file's)
 //   u32      targets              (mask: 1 = cpu code, 2 = cuda code)
 //   u32      reserved             (0)
+//   u32      microbatches         (v2; 1..65536, 1 in v1: how many micro-batches
+//                                  one run of the model pipelines; each call
+//                                  of a rank's generated run() does one)
 //   per rank:
 //     u64    arena_bytes, weights_bytes, weights_checksum
 //     u32    num_handles, num_kernels, num_inputs, num_outputs
+//     u32    stage                (v2; the rank's pipeline stage, 0 in v1)
 //     per input, then per output:
 //       u32  name_len; u8 name[name_len]
 //       i32  dtype (ONNX code); u32 rank; i64 dims[rank]
+//       u32  flags                (v2; bit 0 = batched: dims[0] is one
+//                                  micro-batch's rows and the tensor the
+//                                  user binds or reads has microbatches *
+//                                  dims[0] rows; other bits are 0)
 //   u64      checksum             (checksum64 of every byte before it)
 //
 // Weights file, version 1:
@@ -32,7 +41,8 @@
 //     plan.ranks.size()); every dtype is a known ONNX code, every dim >= 0,
 //     rank <= kMaxRank, names are at most kMaxNameBytes without control
 //     characters, input names of a rank are unique, and every tensor's byte
-//     size fits in 62 bits;
+//     size fits in 62 bits, also the user's size of a batched one (times
+//     microbatches); a batched tensor has rank >= 1;
 //   - the weights header checksum is checksum64 over the 40 header bytes
 //     followed by the world_size * 32 table bytes (one buffer, default seed);
 //     header bytes [48,64) are zero;
@@ -57,7 +67,9 @@ namespace shardc::format {
 
 constexpr char kPlanMagic[8] = {'S', 'H', 'R', 'D', 'P', 'L', 'A', 'N'};
 constexpr char kWeightsMagic[8] = {'S', 'H', 'R', 'D', 'W', 'G', 'T', 'S'};
-constexpr uint32_t kPlanVersion = 1;
+constexpr uint32_t kPlanVersion = 2;
+/// The oldest plan version the decoder still reads.
+constexpr uint32_t kPlanVersionMin = 1;
 constexpr uint32_t kWeightsVersion = 1;
 constexpr uint32_t kTargetCpu = 1;  // target mask bits
 constexpr uint32_t kTargetCuda = 2;
@@ -260,11 +272,18 @@ constexpr uint32_t kMaxHandles = 1u << 24;
 constexpr uint32_t kMaxWorldSize = 1u << 16;
 /// Largest byte size of one tensor (and element count) a plan may state.
 constexpr uint64_t kMaxTensorBytes = uint64_t(1) << 62;
+/// Most micro-batches a plan may pipeline per run.
+constexpr uint32_t kMaxMicrobatches = 1u << 16;
+/// TensorSig flags (plan v2).
+constexpr uint32_t kSigBatched = 1;
 
 struct TensorSig {
   std::string name;
   int32_t dtype = 0;
   std::vector<int64_t> dims;
+  /// dims[0] is one micro-batch's rows; the user's tensor has
+  /// Plan::microbatches times as many (userSig).
+  bool batched = false;
 
   uint64_t numElements() const {
     uint64_t n = 1;
@@ -274,11 +293,21 @@ struct TensorSig {
   }
   uint64_t bytes() const { return numElements() * dtypeSize(dtype); }
   std::string str() const { return formatSig(dtype, dims.data(), dims.size()); }
+  /// The tensor the user binds or reads when a run pipelines
+  /// `microbatches` micro-batches: dims[0] scaled for a batched one.
+  TensorSig userSig(uint32_t microbatches) const {
+    TensorSig s = *this;
+    if (batched && !s.dims.empty())
+      s.dims[0] *= static_cast<int64_t>(microbatches);
+    return s;
+  }
 };
 
 struct RankPlan {
   uint64_t arenaBytes = 0, weightsBytes = 0, weightsChecksum = 0;
   uint32_t numHandles = 0, numKernels = 0;
+  /// The rank's pipeline stage (trace labels, --info).
+  uint32_t stage = 0;
   std::vector<TensorSig> inputs, outputs;
 };
 
@@ -286,6 +315,9 @@ struct Plan {
   uint32_t version = kPlanVersion, worldSize = 1;
   uint64_t modelHash = 0;
   uint32_t target = kTargetCpu;
+  /// Micro-batches per run (the runtime calls each rank's run() this many
+  /// times per shardc_run).
+  uint32_t microbatches = 1;
   std::vector<RankPlan> ranks;
 };
 
@@ -372,7 +404,10 @@ inline std::string hex64(uint64_t v) {
   return buf;
 }
 
-inline bool readSig(Reader &r, TensorSig &sig, std::string &error) {
+/// Reads one signature of a plan of `version` whose runs pipeline
+/// `microbatches` micro-batches.
+inline bool readSig(Reader &r, TensorSig &sig, std::string &error,
+                    uint32_t version, uint32_t microbatches) {
   uint32_t nameLen = 0, rank = 0, dtype = 0;
   const uint8_t *name = nullptr;
   if (!r.u32(nameLen) || nameLen > kMaxNameBytes || !r.bytes(nameLen, name)) {
@@ -420,22 +455,50 @@ inline bool readSig(Reader &r, TensorSig &sig, std::string &error) {
     error = "plan is corrupt (tensor '" + sig.name + "' is too large)";
     return false;
   }
+  if (version < 2)
+    return true;
+  uint32_t flags = 0;
+  if (!r.u32(flags)) {
+    error = "plan is corrupt (truncated signature of '" + sig.name + "')";
+    return false;
+  }
+  if (flags & ~kSigBatched) {
+    error = "plan is corrupt (tensor '" + sig.name + "' has unknown flags " +
+            std::to_string(flags) + ")";
+    return false;
+  }
+  sig.batched = flags & kSigBatched;
+  if (sig.batched && rank == 0) {
+    error = "plan is corrupt (scalar tensor '" + sig.name + "' is batched)";
+    return false;
+  }
+  if (sig.batched &&
+      count > kMaxTensorBytes / dtypeSize(sig.dtype) / microbatches) {
+    error = "plan is corrupt (tensor '" + sig.name + "' is too large for " +
+            std::to_string(microbatches) + " micro-batches)";
+    return false;
+  }
   return true;
 }
 
-inline void writeSig(Writer &w, const TensorSig &sig) {
+inline void writeSig(Writer &w, const TensorSig &sig, uint32_t version) {
   w.u32(static_cast<uint32_t>(sig.name.size()));
   w.bytes(sig.name.data(), sig.name.size());
   w.u32(static_cast<uint32_t>(sig.dtype));
   w.u32(static_cast<uint32_t>(sig.dims.size()));
   for (int64_t d : sig.dims)
     w.u64(static_cast<uint64_t>(d));
+  if (version >= 2)
+    w.u32(sig.batched ? kSigBatched : 0);
 }
 
 } // namespace detail
 
-/// Serializes `plan`; the world size written is plan.ranks.size().
+/// Serializes `plan`; the world size written is plan.ranks.size(). A plan
+/// of version 1 is written without the v2 fields (microbatches, stage,
+/// flags); any other version is written in the v2 layout.
 inline std::vector<uint8_t> encodePlan(const Plan &plan) {
+  const bool v2 = plan.version != 1;
   detail::Writer w;
   w.bytes(kPlanMagic, 8);
   w.u32(plan.version);
@@ -443,6 +506,8 @@ inline std::vector<uint8_t> encodePlan(const Plan &plan) {
   w.u64(plan.modelHash);
   w.u32(plan.target);
   w.u32(0);
+  if (v2)
+    w.u32(plan.microbatches);
   for (const RankPlan &r : plan.ranks) {
     w.u64(r.arenaBytes);
     w.u64(r.weightsBytes);
@@ -451,20 +516,22 @@ inline std::vector<uint8_t> encodePlan(const Plan &plan) {
     w.u32(r.numKernels);
     w.u32(static_cast<uint32_t>(r.inputs.size()));
     w.u32(static_cast<uint32_t>(r.outputs.size()));
+    if (v2)
+      w.u32(r.stage);
     for (const TensorSig &s : r.inputs)
-      detail::writeSig(w, s);
+      detail::writeSig(w, s, plan.version);
     for (const TensorSig &s : r.outputs)
-      detail::writeSig(w, s);
+      detail::writeSig(w, s, plan.version);
   }
   w.u64(checksum64(w.buf.data(), w.buf.size()));
   return std::move(w.buf);
 }
 
-/// Parses and checks a plan. On failure returns false with a one-line
-/// `error` and leaves `out` unchanged.
+/// Parses and checks a plan (version 2, or 1 with the v2 fields at their
+/// defaults). On failure returns false with a one-line `error` and leaves
+/// `out` unchanged.
 inline bool decodePlan(const void *data, size_t size, Plan &out,
                        std::string &error) {
-  constexpr size_t kHeader = 32, kRankRecord = 40, kMinSig = 12;
   const uint8_t *p = static_cast<const uint8_t *>(data);
   if (!p && size)
     size = 0;
@@ -481,11 +548,15 @@ inline bool decodePlan(const void *data, size_t size, Plan &out,
     return false;
   }
   uint32_t version = detail::loadU32(p + 8);
-  if (version != kPlanVersion) {
+  if (version < kPlanVersionMin || version > kPlanVersion) {
     error = "plan version " + std::to_string(version) +
-            ", this runtime reads " + std::to_string(kPlanVersion);
+            ", this runtime reads " + std::to_string(kPlanVersionMin) +
+            " to " + std::to_string(kPlanVersion);
     return false;
   }
+  const bool v2 = version >= 2;
+  const size_t kHeader = v2 ? 36 : 32, kRankRecord = v2 ? 44 : 40,
+               kMinSig = v2 ? 16 : 12;
   if (size < kHeader + 8) {
     error = "plan is truncated (" + std::to_string(size) + " bytes)";
     return false;
@@ -508,6 +579,15 @@ inline bool decodePlan(const void *data, size_t size, Plan &out,
     error = "plan is corrupt (reserved header field is not 0)";
     return false;
   }
+  if (v2) {
+    r.u32(plan.microbatches);
+    if (plan.microbatches == 0 || plan.microbatches > kMaxMicrobatches) {
+      error = "plan is corrupt (" + std::to_string(plan.microbatches) +
+              " micro-batches, expected 1 to " +
+              std::to_string(kMaxMicrobatches) + ")";
+      return false;
+    }
+  }
   if (plan.worldSize == 0 || plan.worldSize > kMaxWorldSize ||
       plan.worldSize > r.remaining() / kRankRecord) {
     error =
@@ -520,13 +600,20 @@ inline bool decodePlan(const void *data, size_t size, Plan &out,
     uint32_t numInputs = 0, numOutputs = 0;
     if (!r.u64(rank.arenaBytes) || !r.u64(rank.weightsBytes) ||
         !r.u64(rank.weightsChecksum) || !r.u32(rank.numHandles) ||
-        !r.u32(rank.numKernels) || !r.u32(numInputs) || !r.u32(numOutputs)) {
+        !r.u32(rank.numKernels) || !r.u32(numInputs) || !r.u32(numOutputs) ||
+        (v2 && !r.u32(rank.stage))) {
       error = "plan is corrupt (truncated rank " + std::to_string(i) + ")";
       return false;
     }
     if (rank.numHandles > kMaxHandles) {
       error = "plan is corrupt (rank " + std::to_string(i) + " has " +
               std::to_string(rank.numHandles) + " handles)";
+      return false;
+    }
+    if (rank.stage >= plan.worldSize) {
+      error = "plan is corrupt (rank " + std::to_string(i) + " is in stage " +
+              std::to_string(rank.stage) + " of a " +
+              std::to_string(plan.worldSize) + "-rank world)";
       return false;
     }
     if (numInputs > r.remaining() / kMinSig ||
@@ -539,10 +626,10 @@ inline bool decodePlan(const void *data, size_t size, Plan &out,
     rank.inputs.resize(numInputs);
     rank.outputs.resize(numOutputs);
     for (TensorSig &s : rank.inputs)
-      if (!detail::readSig(r, s, error))
+      if (!detail::readSig(r, s, error, version, plan.microbatches))
         return false;
     for (TensorSig &s : rank.outputs)
-      if (!detail::readSig(r, s, error))
+      if (!detail::readSig(r, s, error, version, plan.microbatches))
         return false;
     for (size_t a = 0; a < rank.inputs.size(); ++a)
       for (size_t b = a + 1; b < rank.inputs.size(); ++b)

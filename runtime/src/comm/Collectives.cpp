@@ -20,7 +20,6 @@ bool usable(const sc_comm *comm, const char *what) {
   return false;
 }
 
-
 void report(const Status &s) {
   if (s.failed())
     sc_fail("%s", s.message.c_str());
@@ -35,6 +34,19 @@ bool shardc::rt::reduceOpOf(int32_t kind, ReduceOp &op, const char *what) {
   case SC_REDUCE_MIN: op = ReduceOp::Min; return true;
   default: sc_fail("%s: unknown reduction %d", what, kind); return false;
   }
+}
+
+bool shardc::rt::peerOf(const Communicator &comm, int32_t offset,
+                        const char *what, int &peer) {
+  long long p = static_cast<long long>(comm.rank()) + offset;
+  if (p >= 0 && p < comm.size()) {
+    peer = static_cast<int>(p);
+    return true;
+  }
+  long long magnitude = offset < 0 ? -static_cast<long long>(offset) : offset;
+  sc_fail("%s rank %lld of a %d-rank group (rank %d %c offset %lld)", what, p,
+          comm.size(), comm.rank(), offset < 0 ? '-' : '+', magnitude);
+  return false;
 }
 
 extern "C" sc_comm *sc_ctx_comm(const sc_rank_ctx *ctx, int32_t axis) {
@@ -72,4 +84,18 @@ extern "C" void sc_all_to_all(sc_comm *comm, const void *in, void *out,
                               uint64_t count, int32_t dtype) {
   if (usable(comm, "all_to_all"))
     report(comm->impl->allToAll(in, out, count, dtype, nullptr));
+}
+
+extern "C" void sc_send(sc_comm *comm, const void *buf, uint64_t count,
+                        int32_t dtype, int32_t offset) {
+  int peer;
+  if (usable(comm, "send") && peerOf(*comm->impl, offset, "send to", peer))
+    report(comm->impl->send(buf, count, dtype, peer, nullptr));
+}
+
+extern "C" void sc_recv(sc_comm *comm, void *buf, uint64_t count,
+                        int32_t dtype, int32_t offset) {
+  int peer;
+  if (usable(comm, "recv") && peerOf(*comm->impl, offset, "receive from", peer))
+    report(comm->impl->recv(buf, count, dtype, peer, nullptr));
 }

@@ -21,11 +21,22 @@
 // codes). Failures are a Status whose message names the operation and, for
 // a lost peer, the peer's rank.
 //
+// Point to point (pipeline stages): send may return before the data has
+// left (MPI copies it and posts a non-blocking send, so that a stage goes
+// on with its next micro-batch); flush waits for every send still in
+// flight, and the runtime calls it at the end of each run. recv blocks
+// until the data is there. Messages between two ranks arrive in the order
+// they were sent.
+//
+// Tracing: with a TraceSink set (setTrace), an implementation records one
+// event per operation (Trace.h).
+//
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_RUNTIME_COMM_COMM_H
 #define SHARDC_RUNTIME_COMM_COMM_H
 
 #include "runtime/src/Status.h"
+#include "runtime/src/Trace.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -64,6 +75,10 @@ public:
                       void *stream) = 0;
   virtual Status recv(void *buf, size_t count, int32_t dtype, int peer,
                       void *stream) = 0;
+  /// Waits until every send made so far has completed (MPI: waits on the
+  /// pending non-blocking sends). An implementation whose sends complete
+  /// before they return has nothing to wait for.
+  virtual Status flush() { return {}; }
   /// Gives up on every pending operation after a failure elsewhere, so that
   /// no rank waits forever (ncclCommAbort; MPI_Abort ends the job).
   virtual void abort() = 0;
@@ -75,6 +90,13 @@ public:
   /// names the mismatch ("the mesh has 4 devices but the job has 2 ranks").
   virtual Status splitMesh(const std::vector<int64_t> &shape,
                            std::vector<std::unique_ptr<Communicator>> &axes) = 0;
+
+  /// Where operations are recorded (null: nowhere). The sink must outlive
+  /// the communicator's use of it.
+  void setTrace(TraceSink *sink) { trace = sink; }
+
+protected:
+  TraceSink *trace = nullptr;
 };
 
 /// The size check and row-major coordinates shared by the implementations
@@ -85,6 +107,12 @@ Status meshCoordinates(const std::vector<int64_t> &shape, int rank, int size,
 /// The ReduceOp of a generated code's SC_REDUCE_* kind; an unknown kind is
 /// an sc_fail naming `what` (shared by the CPU and CUDA entry points).
 bool reduceOpOf(int32_t kind, ReduceOp &op, const char *what);
+
+/// The peer of sc_send / sc_recv (`what`: "send to", "receive from"): this
+/// rank + `offset` in `comm`'s group; outside the group it is an sc_fail
+/// naming it ("send to rank 2 of a 2-rank group (rank 1 + offset 1)").
+bool peerOf(const Communicator &comm, int32_t offset, const char *what,
+            int &peer);
 
 /// The world of a single-rank run: rank 0 of 1, collectives copy send to
 /// recv (host memory only), and there is no peer to send to.

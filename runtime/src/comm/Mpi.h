@@ -5,8 +5,11 @@
 // single-rank executable needs no MPI at run time). Ranks come from
 // `mpirun` (Open MPI; multi-host runs are mpirun over hosts). Collectives
 // map to MPI's: MPI_Allreduce, MPI_Allgather, MPI_Reduce_scatter_block,
-// MPI_Alltoall, MPI_Send / MPI_Recv; fp16 and bf16 reduce through
-// user-defined ops that compute in float. Errors return (MPI_ERRORS_RETURN)
+// MPI_Alltoall; point to point is MPI_Isend from a staging copy (the
+// sender goes on at once; flush() waits, MPI_Test reclaims finished sends'
+// buffers) and a blocking MPI_Recv, on one tag so that messages keep their
+// order; fp16 and bf16 reduce through user-defined ops that compute in
+// float. Errors return (MPI_ERRORS_RETURN)
 // as a Status with MPI's message; a rank that dies ends the job through
 // Open MPI's error manager, so no rank waits forever.
 //

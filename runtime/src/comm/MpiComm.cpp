@@ -8,8 +8,11 @@
 #include <mpi.h>
 
 #include <cstdlib>
+#include <cstring>
+#include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 using namespace shardc::rt;
 namespace fmt = shardc::format;
@@ -85,12 +88,40 @@ public:
   explicit MpiComm(MPI_Comm comm) : comm(comm) {
     MPI_Comm_rank(comm, &r);
     MPI_Comm_size(comm, &n);
+    // The world rank of each member, for trace events.
+    MPI_Group group, worldGroup;
+    worldRanks.resize(n);
+    std::vector<int> mine(n);
+    for (int i = 0; i < n; ++i)
+      mine[i] = i;
+    if (MPI_Comm_group(comm, &group) == MPI_SUCCESS &&
+        MPI_Comm_group(MPI_COMM_WORLD, &worldGroup) == MPI_SUCCESS) {
+      MPI_Group_translate_ranks(group, n, mine.data(), worldGroup,
+                                worldRanks.data());
+      MPI_Group_free(&group);
+      MPI_Group_free(&worldGroup);
+    } else {
+      worldRanks = mine;
+    }
   }
   ~MpiComm() override {
     int finalized = 0;
     MPI_Finalized(&finalized);
-    if (!finalized)
-      MPI_Comm_free(&comm);
+    if (finalized)
+      return;
+    // Sends still in flight (a run that failed before its flush): MPI
+    // keeps them going; their buffers are left to it rather than freed
+    // under it.
+    for (Pending &p : pending) {
+      int done = 0;
+      if (MPI_Test(&p.request, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS ||
+          !done) {
+        if (p.request != MPI_REQUEST_NULL)
+          MPI_Request_free(&p.request);
+        p.buffer.data.release();
+      }
+    }
+    MPI_Comm_free(&comm);
   }
 
   const char *backend() const override { return "mpi"; }
@@ -131,31 +162,128 @@ public:
                                       static_cast<int>(count), t, comm);
                 });
   }
+  /// Non-blocking: `buf` is copied into a staging buffer of the
+  /// communicator's (the caller's arena is reused by the next micro-batch)
+  /// and posted with MPI_Isend; finished sends give their buffers back
+  /// here and in flush().
   Status send(const void *buf, size_t count, int32_t dtype, int peer,
               void *stream) override {
+    size_t bytes = count * fmt::dtypeSize(dtype);
     return call("send", count, dtype, nullptr, stream,
                 [&](MPI_Datatype t, MPI_Op) {
-                  return MPI_Send(buf, static_cast<int>(count), t, peer, kTag,
-                                  comm);
+                  if (int code = reclaim(false); code != MPI_SUCCESS)
+                    return code;
+                  Pending p;
+                  p.buffer = takeBuffer(bytes);
+                  if (bytes)
+                    std::memcpy(p.buffer.data.get(), buf, bytes);
+                  p.bytes = bytes;
+                  p.peer = peer;
+                  int code = MPI_Isend(p.buffer.data.get(),
+                                       static_cast<int>(count), t, peer, kTag,
+                                       comm, &p.request);
+                  if (code != MPI_SUCCESS) {
+                    spare.push_back(std::move(p.buffer));
+                    return code;
+                  }
+                  pending.push_back(std::move(p));
+                  return MPI_SUCCESS;
                 },
                 "send to", peer);
   }
   Status recv(void *buf, size_t count, int32_t dtype, int peer,
               void *stream) override {
-    return call("recv", count, dtype, nullptr, stream,
-                [&](MPI_Datatype t, MPI_Op) {
-                  MPI_Status status;
-                  return MPI_Recv(buf, static_cast<int>(count), t, peer, kTag,
-                                  comm, &status);
-                },
-                "receive from", peer);
+    MPI_Status status;
+    Status s = call("recv", count, dtype, nullptr, stream,
+                    [&](MPI_Datatype t, MPI_Op) {
+                      return MPI_Recv(buf, static_cast<int>(count), t, peer,
+                                      kTag, comm, &status);
+                    },
+                    "receive from", peer);
+    if (s.failed())
+      return s;
+    MPI_Datatype t;
+    mpiType(dtype, t);
+    int got = 0;
+    if (MPI_Get_count(&status, t, &got) == MPI_SUCCESS &&
+        static_cast<size_t>(got) != count)
+      return {SHARDC_ERROR_RUNTIME,
+              "recv on rank " + std::to_string(r) + " of " +
+                  std::to_string(n) + ": rank " + std::to_string(peer) +
+                  " sent " + std::to_string(got) + " elements, " +
+                  std::to_string(count) + " expected"};
+    return {};
+  }
+  Status flush() override {
+    if (pending.empty())
+      return {};
+    int64_t bytes = 0;
+    for (const Pending &p : pending)
+      bytes += static_cast<int64_t>(p.bytes);
+    TraceScope scope(trace, "flush", bytes);
+    return check("flush", reclaim(true));
   }
   void abort() override { MPI_Abort(comm, 1); }
   Status splitMesh(const std::vector<int64_t> &shape,
                    std::vector<std::unique_ptr<Communicator>> &axes) override;
 
 private:
+  /// Point-to-point messages: one tag, so that MPI's order per (source,
+  /// tag, communicator) is the order of the sends.
   static constexpr int kTag = 7;
+
+  struct Buffer {
+    std::unique_ptr<char[]> data;
+    size_t capacity = 0;
+  };
+  struct Pending {
+    MPI_Request request = MPI_REQUEST_NULL;
+    Buffer buffer;
+    size_t bytes = 0;
+    int peer = 0;
+  };
+
+  /// A staging buffer of at least `bytes`: a free one large enough, else a
+  /// new one.
+  Buffer takeBuffer(size_t bytes) {
+    for (size_t i = 0; i < spare.size(); ++i)
+      if (spare[i].capacity >= bytes) {
+        Buffer b = std::move(spare[i]);
+        spare[i] = std::move(spare.back());
+        spare.pop_back();
+        return b;
+      }
+    Buffer b;
+    b.capacity = bytes ? bytes : 1;
+    b.data.reset(new char[b.capacity]);
+    return b;
+  }
+  /// Moves the buffers of finished sends to the free list; with `wait`,
+  /// waits for every pending send first. Returns the first MPI error.
+  int reclaim(bool wait) {
+    int result = MPI_SUCCESS;
+    for (size_t i = 0; i < pending.size();) {
+      int done = 0;
+      int code = wait ? MPI_Wait(&pending[i].request, MPI_STATUS_IGNORE)
+                      : MPI_Test(&pending[i].request, &done,
+                                 MPI_STATUS_IGNORE);
+      if (code != MPI_SUCCESS) {
+        if (result == MPI_SUCCESS)
+          result = code;
+        ++i;
+        if (wait)
+          continue;
+        break;
+      }
+      if (!wait && !done) {
+        ++i;
+        continue;
+      }
+      spare.push_back(std::move(pending[i].buffer));
+      pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+    return result;
+  }
 
   /// The datatype and op of a call, or why it cannot be made. `op` is null
   /// for data movement.
@@ -197,10 +325,12 @@ private:
   /// turns MPI's code into a Status (check).
   /// `peer` (point to point) is checked after the rest, as a receiver of
   /// the call would.
+  /// The call is recorded in the trace (bytes: the larger buffer; peer:
+  /// its world rank).
   template <typename Fn>
   Status call(const char *what, size_t elements, int32_t dtype,
               const ReduceOp *op, void *stream, Fn &&fn,
-              const char *peerWhat = nullptr, int peer = 0) const {
+              const char *peerWhat = nullptr, int peer = 0) {
     MPI_Datatype t;
     MPI_Op o = MPI_OP_NULL;
     if (Status s = prepare(what, elements, dtype, op, stream, t, o);
@@ -209,7 +339,10 @@ private:
     if (peerWhat)
       if (Status s = checkPeer(peerWhat, peer); s.failed())
         return s;
-    return check(what, fn(t, o));
+    TraceScope scope(trace, what,
+                     static_cast<int64_t>(elements * fmt::dtypeSize(dtype)),
+                     peerWhat ? worldRanks[peer] : -1);
+    return check(what, fn(t, o), peerWhat ? peer : -1);
   }
   Status checkPeer(const char *what, int peer) const {
     if (peer < 0 || peer >= n || peer == r)
@@ -219,17 +352,26 @@ private:
                   " of " + std::to_string(n) + ")"};
     return {};
   }
-  Status check(const char *what, int code) const {
+  /// "recv on rank 1 of 2 (from rank 0): MPI_ERR_...": the peer is named
+  /// for point to point.
+  Status check(const char *what, int code, int peer = -1) const {
     if (code == MPI_SUCCESS)
       return {};
+    std::string with;
+    if (peer >= 0)
+      with = std::string(" (") + (std::strcmp(what, "recv") ? "to" : "from") +
+             " rank " + std::to_string(peer) + ")";
     return {SHARDC_ERROR_RUNTIME, std::string(what) + " on rank " +
                                       std::to_string(r) + " of " +
-                                      std::to_string(n) + ": " +
+                                      std::to_string(n) + with + ": " +
                                       mpiError(code)};
   }
 
   MPI_Comm comm;
   int r = 0, n = 1;
+  std::vector<int> worldRanks;
+  std::vector<Pending> pending;
+  std::vector<Buffer> spare; ///< staging buffers of finished sends
 };
 
 void finalizeAtExit() {

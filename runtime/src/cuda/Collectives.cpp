@@ -66,3 +66,23 @@ extern "C" void sc_cu_all_to_all(sc_cuda *cu, sc_comm *comm, const void *in,
     return c.allToAll(in, out, count, dtype, stream);
   });
 }
+
+extern "C" void sc_cu_send(sc_cuda *cu, sc_comm *comm, const void *buf,
+                           uint64_t count, int32_t dtype, int32_t offset) {
+  onStream(cu, comm, "send", [&](Communicator &c, void *stream) -> Status {
+    int peer;
+    if (!shardc::rt::peerOf(c, offset, "send to", peer))
+      return {}; // peerOf reported it
+    return c.send(buf, count, dtype, peer, stream);
+  });
+}
+
+extern "C" void sc_cu_recv(sc_cuda *cu, sc_comm *comm, void *buf,
+                           uint64_t count, int32_t dtype, int32_t offset) {
+  onStream(cu, comm, "recv", [&](Communicator &c, void *stream) -> Status {
+    int peer;
+    if (!shardc::rt::peerOf(c, offset, "receive from", peer))
+      return {};
+    return c.recv(buf, count, dtype, peer, stream);
+  });
+}

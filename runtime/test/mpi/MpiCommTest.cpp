@@ -11,7 +11,9 @@
 #include "shardc/cpu.h"
 
 #include <gtest/gtest.h>
+#include <mpi.h>
 
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -214,4 +216,92 @@ TEST(MpiComm, MeshAxes) {
   ASSERT_FALSE(
       axes[1]->allReduce(&v, &sum, 1, 7, ReduceOp::Sum, nullptr).failed());
   EXPECT_EQ(sum, 2 * row + (2 * row + 1));
+}
+
+/// Non-blocking sends: rank 0 posts eight messages to rank 1, large enough
+/// for MPI's rendezvous protocol, before rank 1 receives any (a blocking
+/// send would wait for the receive and never reach the barrier), and
+/// overwrites its buffer right after each send (the staged copy is what
+/// travels). Rank 1 gets them in order; rank 0's flush then completes them.
+/// Both sides record trace events.
+TEST(MpiComm, SendsInFlightKeepOrderAndTheirData) {
+  Communicator &w = world();
+  const int r = w.rank();
+  constexpr int kMessages = 8;
+  const size_t big = 1 << 18; // floats: 1 MiB
+  TraceSink sink;
+  w.setTrace(&sink);
+  std::vector<float> buf(big);
+  auto value = [](int msg, size_t i) {
+    return static_cast<float>(msg * 1000 + static_cast<int>(i % 997));
+  };
+  auto size = [&](int msg) { return msg % 2 ? big : size_t(3 + msg); };
+  if (r == 0) {
+    for (int msg = 0; msg < kMessages; ++msg) {
+      for (size_t i = 0; i < size(msg); ++i)
+        buf[i] = value(msg, i);
+      ASSERT_FALSE(w.send(buf.data(), size(msg), 1, 1, nullptr).failed());
+      std::fill(buf.begin(), buf.end(), -1.f);
+    }
+  }
+  // Every rank reaches the barrier; rank 1 has not received yet. Bounded:
+  // a send that blocked would keep rank 0 from it.
+  MPI_Request barrier;
+  MPI_Ibarrier(MPI_COMM_WORLD, &barrier);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  for (int done = 0; !done;) {
+    MPI_Test(&barrier, &done, MPI_STATUS_IGNORE);
+    if (!done && std::chrono::steady_clock::now() > deadline) {
+      fprintf(stderr, "rank %d: the barrier after the sends did not complete "
+                      "within 30 s: send blocked\n", r);
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+  }
+  if (r == 1) {
+    for (int msg = 0; msg < kMessages; ++msg) {
+      std::fill(buf.begin(), buf.end(), 0.f);
+      ASSERT_FALSE(w.recv(buf.data(), size(msg), 1, 0, nullptr).failed());
+      size_t wrong = 0;
+      for (size_t i = 0; i < size(msg); ++i)
+        wrong += buf[i] != value(msg, i);
+      EXPECT_EQ(wrong, 0u) << "message " << msg;
+    }
+    // A size that differs from the sender's is an error naming both.
+    if (w.size() > 2) {
+      float small[2];
+      Status s = w.recv(small, 2, 1, 2, nullptr);
+      EXPECT_EQ(s.message, "recv on rank 1 of " + std::to_string(w.size()) +
+                               ": rank 2 sent 1 elements, 2 expected");
+    }
+  }
+  if (r == 2) {
+    float one = 1;
+    ASSERT_FALSE(w.send(&one, 1, 1, 1, nullptr).failed());
+  }
+  ASSERT_FALSE(w.flush().failed());
+  w.setTrace(nullptr);
+  // What was recorded: rank 0 sent to world rank 1 (and flushed), rank 1
+  // received from world rank 0.
+  int sends = 0, recvs = 0, flushes = 0;
+  for (const TraceEvent &e : sink.all()) {
+    EXPECT_STREQ(e.category, "comm");
+    EXPECT_LE(e.start, e.end);
+    std::string name = e.name;
+    if (name == "send" && r == 0) {
+      EXPECT_EQ(e.peer, 1);
+      EXPECT_EQ(e.bytes, static_cast<int64_t>(4 * size(sends)));
+      ++sends;
+    } else if (name == "recv" && r == 1 && recvs < kMessages) {
+      EXPECT_EQ(e.peer, 0);
+      EXPECT_EQ(e.bytes, static_cast<int64_t>(4 * size(recvs)));
+      ++recvs;
+    } else if (name == "flush") {
+      ++flushes;
+    }
+  }
+  EXPECT_EQ(sends, r == 0 ? kMessages : 0);
+  EXPECT_EQ(recvs, r == 1 ? kMessages : 0);
+  EXPECT_LE(flushes, 1);
+  // Every rank is done before the next test sends again.
+  MPI_Barrier(MPI_COMM_WORLD);
 }

@@ -63,17 +63,22 @@ bool isWeight(Value v) {
   return static_cast<bool>(v.getDefiningOp<graph::ConstantOp>());
 }
 
+/// The coordinates of `rank` on `mesh` (row-major: the last axis changes
+/// fastest).
+SmallVector<int64_t> coordinates(dist::MeshOp mesh, int64_t rank) {
+  ArrayRef<int64_t> shape = mesh.getShape();
+  SmallVector<int64_t> coord(shape.size(), 0);
+  for (size_t i = shape.size(); i-- > 0;) {
+    coord[i] = rank % shape[i];
+    rank /= shape[i];
+  }
+  return coord;
+}
+
 class RankPartitioner {
 public:
-  RankPartitioner(dist::MeshOp mesh, int64_t rank) : mesh(mesh), rank(rank) {
-    int64_t rest = rank;
-    ArrayRef<int64_t> shape = mesh.getShape();
-    coord.assign(shape.size(), 0);
-    for (size_t i = shape.size(); i-- > 0;) {
-      coord[i] = rest % shape[i];
-      rest /= shape[i];
-    }
-  }
+  RankPartitioner(dist::MeshOp mesh, int64_t rank)
+      : mesh(mesh), rank(rank), coord(coordinates(mesh, rank)) {}
 
   LogicalResult run(func::FuncOp global, func::FuncOp local);
 
@@ -652,13 +657,10 @@ void DistPartitionPass::runOnOperation() {
   // Pipeline stages (dist-pipeline) are programs of their own: stage s
   // serves the ranks whose "pp" coordinate is s.
   std::optional<int64_t> stages = mesh.axisSize("pp");
-  int64_t ppIndex = -1, ppStride = 1;
+  int64_t ppIndex = -1;
   for (auto [i, a] : llvm::enumerate(mesh.getAxes()))
     if (cast<StringAttr>(a).getValue() == "pp")
       ppIndex = i;
-  for (int64_t i = ppIndex + 1;
-       ppIndex >= 0 && i < static_cast<int64_t>(mesh.getShape().size()); ++i)
-    ppStride *= mesh.getShape()[i];
   for (func::FuncOp global : globals) {
     auto stage = global->getAttrOfType<IntegerAttr>("dist.stage");
     if (stages.has_value() != static_cast<bool>(stage) ||
@@ -672,7 +674,7 @@ void DistPartitionPass::runOnOperation() {
     }
     OpBuilder b(global);
     for (int64_t r = 0; r < world; ++r) {
-      if (stage && (r / ppStride) % *stages != stage.getInt())
+      if (stage && coordinates(mesh, r)[ppIndex] != stage.getInt())
         continue;
       auto local = b.create<func::FuncOp>(
           global.getLoc(), (global.getName() + "_rank" + Twine(r)).str(),

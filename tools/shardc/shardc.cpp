@@ -317,12 +317,9 @@ int main(int argc, char **argv) {
                  " ranks; at most 65536");
   // The ranks must agree on the transport (NCCL or MPI): no CPU fallback.
   if (world > 1 && program.cuda && program.cpu)
-    return fatal(std::string(tensorParallel > 1 ? "--tp=" +
-                                                      std::to_string(
-                                                          tensorParallel)
-                             : pipelineParallel > 1
-                                 ? "--pp=" + std::to_string(pipelineParallel)
-                                 : "--dp=" + std::to_string(dataParallel)) +
+    return fatal((tensorParallel > 1     ? "--tp=" + std::to_string(tensorParallel)
+                  : pipelineParallel > 1 ? "--pp=" + std::to_string(pipelineParallel)
+                                         : "--dp=" + std::to_string(dataParallel)) +
                  ": the ranks of a partitioned program run the same code; "
                  "compile it for --target=cuda (NCCL) or --target=cpu (MPI), "
                  "not cuda,cpu");

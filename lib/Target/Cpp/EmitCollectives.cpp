@@ -25,61 +25,52 @@ static std::string reduceKind(StringRef kind) {
 }
 
 LogicalResult CppEmitter::emitCollective(Operation *op, bool cuda) {
-  auto call = [&](StringRef fn, Value in, Value out, int64_t axis,
-                  int64_t count, StringRef kind) -> LogicalResult {
-    auto type = cast<MemRefType>(in.getType());
+  // One call on the axis' communicator: the buffers, the element count and
+  // dtype (of the first buffer's elements), then `extra` arguments.
+  auto call = [&](StringRef fn, ArrayRef<Value> buffers, int64_t axis,
+                  int64_t count, const std::string &extra) -> LogicalResult {
+    auto type = cast<MemRefType>(buffers.front().getType());
     int dtype = onnxDType(type.getElementType());
     if (dtype < 0)
       return op->emitError("no runtime dtype for ") << type;
+    std::string args;
+    for (Value b : buffers)
+      args += ptr(b) + ", ";
     (cuda ? cudaRun : run) +=
         std::string("  ") + (cuda ? "sc_cu_" : "sc_") + fn.str() + "(" +
         (cuda ? "cu, " : "") + "sc_ctx_comm(ctx, " + std::to_string(axis) +
-        "), " + ptr(in) + ", " + ptr(out) + ", " + std::to_string(count) +
-        "ULL, " + std::to_string(dtype) +
-        (kind.empty() ? "" : ", " + reduceKind(kind)) + ");\n";
+        "), " + args + std::to_string(count) + "ULL, " +
+        std::to_string(dtype) + extra + ");\n";
     if (!cuda)
       ++artifacts.numLibraryCalls;
     return success();
   };
+  auto kind = [](StringRef k) { return ", " + reduceKind(k); };
   if (auto ar = dyn_cast<kern::AllReduceOp>(op))
-    return call("all_reduce", ar.getInput(), ar.getOutput(), ar.getAxis(),
-                ar.getInput().getType().getNumElements(), ar.getKind());
+    return call("all_reduce", {ar.getInput(), ar.getOutput()}, ar.getAxis(),
+                ar.getInput().getType().getNumElements(), kind(ar.getKind()));
   if (auto ag = dyn_cast<kern::AllGatherOp>(op))
-    return call("all_gather", ag.getInput(), ag.getOutput(), ag.getAxis(),
+    return call("all_gather", {ag.getInput(), ag.getOutput()}, ag.getAxis(),
                 ag.getInput().getType().getNumElements(), "");
   if (auto rs = dyn_cast<kern::ReduceScatterOp>(op))
-    return call("reduce_scatter", rs.getInput(), rs.getOutput(),
+    return call("reduce_scatter", {rs.getInput(), rs.getOutput()},
                 rs.getAxis(), rs.getOutput().getType().getNumElements(),
-                rs.getKind());
+                kind(rs.getKind()));
   if (auto a2a = dyn_cast<kern::AllToAllOp>(op))
-    return call("all_to_all", a2a.getInput(), a2a.getOutput(),
+    return call("all_to_all", {a2a.getInput(), a2a.getOutput()},
                 a2a.getAxis(),
                 a2a.getInput().getType().getNumElements() /
                     a2a.getGroupSize(),
                 "");
   // Point to point (pipeline stages): the peer `offset` steps along the
-  // axis; the count and dtype are the buffer's.
-  auto pointToPoint = [&](StringRef fn, Value buffer, int64_t axis,
-                          int64_t offset) -> LogicalResult {
-    auto type = cast<MemRefType>(buffer.getType());
-    int dtype = onnxDType(type.getElementType());
-    if (dtype < 0)
-      return op->emitError("no runtime dtype for ") << type;
-    (cuda ? cudaRun : run) +=
-        std::string("  ") + (cuda ? "sc_cu_" : "sc_") + fn.str() + "(" +
-        (cuda ? "cu, " : "") + "sc_ctx_comm(ctx, " + std::to_string(axis) +
-        "), " + ptr(buffer) + ", " + std::to_string(type.getNumElements()) +
-        "ULL, " + std::to_string(dtype) + ", " + std::to_string(offset) +
-        ");\n";
-    if (!cuda)
-      ++artifacts.numLibraryCalls;
-    return success();
-  };
+  // axis.
   if (auto send = dyn_cast<kern::SendOp>(op))
-    return pointToPoint("send", send.getInput(), send.getAxis(),
-                        send.getOffset());
+    return call("send", {send.getInput()}, send.getAxis(),
+                send.getInput().getType().getNumElements(),
+                ", " + std::to_string(send.getOffset()));
   if (auto recv = dyn_cast<kern::RecvOp>(op))
-    return pointToPoint("recv", recv.getOutput(), recv.getAxis(),
-                        recv.getOffset());
+    return call("recv", {recv.getOutput()}, recv.getAxis(),
+                recv.getOutput().getType().getNumElements(),
+                ", " + std::to_string(recv.getOffset()));
   return op->emitError("not a collective");
 }

@@ -310,6 +310,16 @@ TEST(Format, PlanVersion2Corruption) {
   p.microbatches = 8;
   refuse(p, "plan is corrupt (tensor 'input_ids' is too large for 8 "
             "micro-batches)");
+  // An empty tensor with 2^60 + 1 rows: no bytes, but 85 micro-batches of
+  // them do not fit a dim (found by the plan fuzzer).
+  p = plan;
+  p.ranks[0].inputs[0].dims = {(int64_t(1) << 60) + 1, 0};
+  p.microbatches = 4;
+  b = encodePlan(p);
+  EXPECT_TRUE(decodePlan(b.data(), b.size(), out, error)) << error;
+  p.microbatches = 85;
+  refuse(p, "plan is corrupt (tensor 'input_ids' is too large for 85 "
+            "micro-batches)");
 
   // Flag bits other than bit 0, written into the bytes (the encoder writes
   // only that bit): the first signature's flags are the last 4 bytes

@@ -472,8 +472,12 @@ inline bool readSig(Reader &r, TensorSig &sig, std::string &error,
     error = "plan is corrupt (scalar tensor '" + sig.name + "' is batched)";
     return false;
   }
+  // The user's tensor has microbatches times dims[0] rows: that product
+  // must fit too (a zero-sized dim elsewhere keeps `count` at 0).
   if (sig.batched &&
-      count > kMaxTensorBytes / dtypeSize(sig.dtype) / microbatches) {
+      (count > kMaxTensorBytes / dtypeSize(sig.dtype) / microbatches ||
+       static_cast<uint64_t>(sig.dims[0]) >
+           static_cast<uint64_t>(INT64_MAX) / microbatches)) {
     error = "plan is corrupt (tensor '" + sig.name + "' is too large for " +
             std::to_string(microbatches) + " micro-batches)";
     return false;

@@ -484,6 +484,8 @@ static double floatFn(ElementwiseFn fn, double a, double b) {
   case ElementwiseFn::Sqrt: return std::sqrt(a);
   case ElementwiseFn::Floor: return std::floor(a);
   case ElementwiseFn::Ceil: return std::ceil(a);
+  case ElementwiseFn::Cos: return std::cos(a);
+  case ElementwiseFn::Sin: return std::sin(a);
   }
   return 0;
 }

@@ -146,6 +146,8 @@ static std::optional<ElementwiseFn> elementwiseFn(Operation *op) {
       .Case([](NegOp) { return ElementwiseFn::Neg; })
       .Case([](AbsOp) { return ElementwiseFn::Abs; })
       .Case([](SqrtOp) { return ElementwiseFn::Sqrt; })
+      .Case([](CosOp) { return ElementwiseFn::Cos; })
+      .Case([](SinOp) { return ElementwiseFn::Sin; })
       .Default([](Operation *) { return std::nullopt; });
 }
 

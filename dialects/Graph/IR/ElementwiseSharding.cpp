@@ -19,7 +19,7 @@ static std::optional<ShardingRule> elementwise(Operation *op) {
 void shardc::graph::attachElementwiseShardingRules(MLIRContext *ctx) {
   attachRule<elementwise,
              // unary
-             SqrtOp, ReciprocalOp, ExpOp, LogOp, ErfOp, TanhOp, SigmoidOp,
+             SqrtOp, ReciprocalOp, ExpOp, LogOp, ErfOp, CosOp, SinOp, TanhOp, SigmoidOp,
              ReluOp, HardSwishOp, NegOp, AbsOp, IdentityOp, LeakyReluOp,
              HardSigmoidOp, ClipOp, NotOp, SiluOp, GeluOp,
              // binary, ternary, conversions

@@ -140,6 +140,8 @@ def Graph_ReciprocalOp : Graph_UnaryOp<"reciprocal", "Reciprocal", "Float">;
 def Graph_ExpOp : Graph_UnaryOp<"exp", "Exp", "Float">;
 def Graph_LogOp : Graph_UnaryOp<"log", "Log", "Float">;
 def Graph_ErfOp : Graph_UnaryOp<"erf", "Erf", "Float">;
+def Graph_CosOp : Graph_UnaryOp<"cos", "Cos", "Float"> { let hasFolder = 1; }
+def Graph_SinOp : Graph_UnaryOp<"sin", "Sin", "Float"> { let hasFolder = 1; }
 def Graph_TanhOp : Graph_UnaryOp<"tanh", "Tanh", "Float">;
 def Graph_SigmoidOp : Graph_UnaryOp<"sigmoid", "Sigmoid", "Float">;
 def Graph_ReluOp : Graph_UnaryOp<"relu", "Relu">;

@@ -90,6 +90,8 @@ void shardc::kern::addElementwiseLowerings(LoweringTable &t) {
   FLOAT_UNARY(ExpOp, ExpOp);
   FLOAT_UNARY(LogOp, LogOp);
   FLOAT_UNARY(ErfOp, ErfOp);
+  FLOAT_UNARY(CosOp, CosOp);
+  FLOAT_UNARY(SinOp, SinOp);
   FLOAT_UNARY(TanhOp, TanhOp);
 #undef FLOAT_UNARY
   unary<graph::ReciprocalOp>(t, [](auto, Scalar &s, Type e, Value x) {

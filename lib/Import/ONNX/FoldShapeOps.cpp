@@ -159,6 +159,8 @@ static std::optional<graph::ElementwiseFn> elementwiseFn(llvm::StringRef op) {
       .Case("Neg", ElementwiseFn::Neg)
       .Case("Abs", ElementwiseFn::Abs)
       .Case("Sqrt", ElementwiseFn::Sqrt)
+      .Case("Cos", ElementwiseFn::Cos)
+      .Case("Sin", ElementwiseFn::Sin)
       .Case("Floor", ElementwiseFn::Floor)
       .Case("Ceil", ElementwiseFn::Ceil)
       .Default(std::nullopt);

@@ -150,6 +150,7 @@ void registerElementwiseOps(HandlerMap &map) {
       {"Sqrt", "sqrt"},       {"Reciprocal", "reciprocal"},
       {"Exp", "exp"},         {"Log", "log"},
       {"Erf", "erf"},         {"Tanh", "tanh"},
+      {"Cos", "cos"},         {"Sin", "sin"},
       {"Sigmoid", "sigmoid"}, {"Relu", "relu"},
       {"HardSwish", "hard_swish"}, {"Neg", "neg"},
       {"Abs", "abs"},         {"Identity", "identity"},

@@ -1,4 +1,4 @@
-//===- ImportSelection.cpp - topk, argmax, cumsum ---------------------------===//
+//===- ImportSelection.cpp - topk, argmax, cumsum, one-hot -----------------===//
 
 #include "Importer.h"
 
@@ -42,7 +42,79 @@ static LogicalResult importCumSum(NodeContext &c) {
   return c.status();
 }
 
+/// OneHot(indices, depth, [off, on]) is where(indices == iota, on, off),
+/// the iota laid along `axis`; negative indices count from `depth`, and an
+/// index outside [-depth, depth) selects nothing. Depth must be known.
+static LogicalResult importOneHot(NodeContext &c) {
+  auto depth = c.scalar(1, "depth");
+  if (!depth)
+    return failure();
+  if (*depth < 1 || *depth > kMaxDim)
+    return c.fail("depth " + std::to_string((int64_t)*depth) +
+                  " is not a positive dimension");
+  const HostTensor *values = c.constant(2);
+  if (!values)
+    return c.fail("values (off, on) must be known at compile time");
+  if (values->numel() != 2)
+    return c.fail("values must hold 2 elements (off, on), got " +
+                  std::to_string(values->numel()));
+  RankedTensorType idxType = c.type(0);
+  if (!idxType.getElementType().isSignlessInteger() ||
+      idxType.getElementType().isInteger(1))
+    return c.fail("indices of type " + dtypeName(onnxDtypeOf(
+                      idxType.getElementType())) +
+                  " are not supported (integers only)");
+  int64_t rank = idxType.getRank() + 1;
+  int64_t axis = c.axis(c.getInt("axis", -1), rank);
+  if (c.failed())
+    return failure();
+  auto n = (int64_t)*depth;
+  // indices + depth where negative, unsqueezed at `axis`.
+  HostTensor d;
+  d.dtype = *graph::scalarTypeFromOnnx(onnxDtypeOf(idxType.getElementType()));
+  d.resize(1);
+  d.setInt(0, n);
+  HostTensor zero = d;
+  zero.setInt(0, 0);
+  Operation *neg = c.create("less", {c.in(0), c.constantOf(zero)});
+  Operation *wrapped =
+      neg ? c.create("add", {c.in(0), c.constantOf(d)}) : nullptr;
+  Operation *idx = wrapped ? c.create("where", {neg->getResult(0),
+                                                wrapped->getResult(0), c.in(0)})
+                           : nullptr;
+  Operation *expanded =
+      idx ? c.create("unsqueeze", {idx->getResult(0)}, {c.array("axes", {axis})})
+          : nullptr;
+  // The iota [0, depth) with size-1 dims everywhere but `axis`.
+  HostTensor iota = d;
+  iota.dims.assign(rank, 1);
+  iota.dims[axis] = n;
+  iota.resize(n);
+  for (int64_t i = 0; i < n; ++i)
+    iota.setInt(i, i);
+  Operation *hit = expanded ? c.create("equal", {expanded->getResult(0),
+                                                 c.constantOf(iota)})
+                            : nullptr;
+  if (!hit)
+    return failure();
+  HostTensor off = *values, on = *values;
+  off.dims.clear();
+  on.dims.clear();
+  off.resize(1);
+  on.resize(1);
+  if (values->isFloat()) {
+    off.set(0, values->f(0));
+    on.set(0, values->f(1));
+  } else {
+    off.setInt(0, values->i(0));
+    on.setInt(0, values->i(1));
+  }
+  c.create("where", {hit->getResult(0), c.constantOf(on), c.constantOf(off)});
+  return c.status();
+}
+
 void registerSelectionOps(HandlerMap &map) {
+  map["OneHot"] = importOneHot;
   map["TopK"] = importTopK;
   map["ArgMax"] = importArgMax;
   map["CumSum"] = importCumSum;

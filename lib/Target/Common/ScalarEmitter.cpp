@@ -336,6 +336,8 @@ FailureOr<std::string> Printer::expr(Operation *op) {
       .Case([&](math::SqrtOp o) { return roundTo(o.getType(), libm("sqrt", o)); })
       .Case([&](math::TanhOp o) { return roundTo(o.getType(), libm("tanh", o)); })
       .Case([&](math::ErfOp o) { return roundTo(o.getType(), libm("erf", o)); })
+      .Case([&](math::CosOp o) { return roundTo(o.getType(), libm("cos", o)); })
+      .Case([&](math::SinOp o) { return roundTo(o.getType(), libm("sin", o)); })
       .Case([&](math::PowFOp o) { return roundTo(o.getType(), libm("pow", o)); })
       .Case([&](math::AbsFOp o) { return libm("fabs", o); })
       .Case([&](math::RoundEvenOp o) { return libm("nearbyint", o); })

@@ -1,4 +1,4 @@
-//===- ImportSelection.cpp - topk, argmax, cumsum, one-hot -----------------===//
+//===- ImportSelection.cpp - topk, argmax, cumsum, one-hot, scatters ------===//
 
 #include "Importer.h"
 
@@ -113,7 +113,56 @@ static LogicalResult importOneHot(NodeContext &c) {
   return c.status();
 }
 
+static LogicalResult importGatherElements(NodeContext &c) {
+  c.create("gather_elements", {c.in(0), c.in(1)},
+           {c.i64("axis", c.axis(c.getInt("axis", 0), c.rank(0)))});
+  return c.status();
+}
+
+/// The `reduction` attribute of a scatter, checked against what its opset
+/// defines (none before 16; add, mul from 16; max, min from 18).
+static std::optional<std::string> scatterReduction(NodeContext &c) {
+  std::string r = c.getString("reduction", "none");
+  if (c.failed())
+    return std::nullopt;
+  bool known = r == "none" || ((r == "add" || r == "mul") && c.opset >= 16) ||
+               ((r == "max" || r == "min") && c.opset >= 18);
+  if (!known) {
+    (void)c.fail("reduction '" + printable(r) + "' is not defined at opset " +
+                 std::to_string(c.opset) +
+                 (c.opset >= 18   ? " (none, add, mul, max or min)"
+                  : c.opset >= 16 ? " (none, add or mul)"
+                                  : " (none)"));
+    return std::nullopt;
+  }
+  return r;
+}
+
+/// ScatterElements, and the older Scatter (the same op without reduction).
+static LogicalResult importScatterElements(NodeContext &c) {
+  std::optional<std::string> reduction = scatterReduction(c);
+  if (!reduction)
+    return failure();
+  c.create("scatter_elements", {c.in(0), c.in(1), c.in(2)},
+           {c.i64("axis", c.axis(c.getInt("axis", 0), c.rank(0))),
+            c.str("reduction", *reduction)});
+  return c.status();
+}
+
+static LogicalResult importScatterND(NodeContext &c) {
+  std::optional<std::string> reduction = scatterReduction(c);
+  if (!reduction)
+    return failure();
+  c.create("scatter_nd", {c.in(0), c.in(1), c.in(2)},
+           {c.str("reduction", *reduction)});
+  return c.status();
+}
+
 void registerSelectionOps(HandlerMap &map) {
+  map["GatherElements"] = importGatherElements;
+  map["ScatterElements"] = importScatterElements;
+  map["Scatter"] = importScatterElements;
+  map["ScatterND"] = importScatterND;
   map["OneHot"] = importOneHot;
   map["TopK"] = importTopK;
   map["ArgMax"] = importArgMax;

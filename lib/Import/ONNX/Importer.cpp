@@ -320,6 +320,7 @@ GraphImporter::GraphImporter(MLIRContext &ctx, std::string path,
   registerShapeOps(handlers);
   registerConvOps(handlers);
   registerSelectionOps(handlers);
+  registerRowOps(handlers);
 }
 
 LogicalResult GraphImporter::fail(const Twine &msg) {
@@ -539,16 +540,18 @@ void GraphImporter::recordOutputs(const onnx::NodeProto &node, int index) {
       producers.try_emplace(out, who);
 }
 
-LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, int index,
-                                        int64_t opset) {
+Location GraphImporter::nodeLoc(const onnx::NodeProto &node, int index) {
   std::string name = node.name().empty()
                          ? (node.output_size() ? node.output(0)
                                                : "#" + std::to_string(index))
                          : node.name();
-  Location loc =
-      NameLoc::get(builder.getStringAttr(name),
-                   FileLineColLoc::get(builder.getStringAttr(path), 0, 0));
-  NodeContext nc(*this, node, opset, loc);
+  return NameLoc::get(builder.getStringAttr(name),
+                      FileLineColLoc::get(builder.getStringAttr(path), 0, 0));
+}
+
+LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, int index,
+                                        int64_t opset) {
+  NodeContext nc(*this, node, opset, nodeLoc(node, index));
   nc.index = index;
   if (!node.domain().empty() && node.domain() != "ai.onnx")
     return nc.fail("unknown op '" + node.op_type() + "' in domain '" +
@@ -577,13 +580,10 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, int index,
       return nc.fail("output '" + out + "' is already produced by " +
                      prior->second);
   }
-  SmallVector<const HostTensor *> hostInputs;
-  bool allKnown = true;
+  bool anyRows = false;
   for (int i = 0; i < node.input_size(); ++i) {
-    if (node.input(i).empty()) {
-      hostInputs.push_back(nullptr);
+    if (node.input(i).empty())
       continue;
-    }
     Entry *e = lookup(node.input(i));
     if (!e) {
       auto later = laterProducers.find(node.input(i));
@@ -596,9 +596,7 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, int index,
                      "' is not produced by any node, initializer or graph "
                      "input");
     }
-    const HostTensor *h = hostOf(*e);
-    allKnown &= h != nullptr;
-    hostInputs.push_back(h);
+    anyRows |= e->rows != nullptr;
   }
   SmallVector<int32_t> dtypes;
   for (int i = 0; i < node.input_size(); ++i) {
@@ -614,6 +612,25 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, int index,
   }
   if (auto err = checkInputTypes(node, opset, dtypes))
     return nc.fail(*err);
+  if (failed(anyRows ? importRowNode(node, index, opset)
+                     : dispatchNode(node, index, opset)))
+    return failure();
+  recordOutputs(node, index);
+  return success();
+}
+
+LogicalResult GraphImporter::dispatchNode(const onnx::NodeProto &node,
+                                          int index, int64_t opset) {
+  NodeContext nc(*this, node, opset, nodeLoc(node, index));
+  nc.index = index;
+  SmallVector<const HostTensor *> hostInputs;
+  bool allKnown = true;
+  for (int i = 0; i < node.input_size(); ++i) {
+    const HostTensor *h =
+        node.input(i).empty() ? nullptr : hostOf(*lookup(node.input(i)));
+    allKnown &= node.input(i).empty() || h != nullptr;
+    hostInputs.push_back(h);
+  }
   if (allKnown) {
     std::vector<HostTensor> outs;
     std::string foldError;
@@ -623,7 +640,6 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, int index,
     if (folded) {
       for (size_t i = 0; i < outs.size(); ++i)
         nc.bindHost(i, std::move(outs[i]));
-      recordOutputs(node, index);
       return success();
     }
   }
@@ -635,7 +651,6 @@ LogicalResult GraphImporter::importNode(const onnx::NodeProto &node, int index,
   for (const auto &out : node.output())
     if (!out.empty() && !lookup(out))
       return nc.fail("output '" + out + "' is not supported");
-  recordOutputs(node, index);
   return success();
 }
 
@@ -779,6 +794,13 @@ OwningOpRef<ModuleOp> GraphImporter::run(onnx::ModelProto &model,
     Entry *e = lookup(out.name());
     if (!e) {
       (void)fail("graph output '" + out.name() + "' is not produced by any node");
+      return nullptr;
+    }
+    if (e->hasRows()) {
+      (void)fail("graph output '" + out.name() +
+                 "' has a data-dependent number of rows (from " +
+                 e->rows->source +
+                 "), which a static-shape program cannot return");
       return nullptr;
     }
     Value v = materialize(*e, out.name());

@@ -94,11 +94,32 @@ std::optional<std::string> decodeTensor(const onnx::TensorProto &t,
 std::optional<std::string> readTensorFile(const std::string &path,
                                           HostTensor &out);
 
+/// The data-dependent row count of a NonZero: its rows enumerate the true
+/// entries of `mask`, a static i1 tensor of shape `dims` (ImportRows.cpp).
+struct RowSet {
+  mlir::Value mask;
+  llvm::SmallVector<int64_t> dims;
+  /// "NonZero 'name'", for messages.
+  std::string source;
+};
+
+/// The entry in a host shape vector that stands for a RowSet's row count.
+constexpr int64_t kRowCount = -(int64_t(1) << 62);
+
 struct Entry {
   mlir::Value value;
   std::shared_ptr<HostTensor> host;
   const onnx::TensorProto *initializer = nullptr;
   bool isGraphInput = false;
+  /// A tensor with one data-dependent dim, at `rowPos`, enumerating `rows`:
+  /// `value` (or `host`) holds it padded, that dim replaced by the mask's
+  /// dims (each the mask's size, or 1 where the tensor does not vary along
+  /// it), so every mask position has a row and the mask tells which exist.
+  /// With rowPos == -1, `host` is a shape vector holding kRowCount.
+  std::shared_ptr<RowSet> rows;
+  int64_t rowPos = -1;
+  bool hasRows() const { return rows && rowPos >= 0; }
+  bool isRowCount() const { return rows && rowPos < 0; }
 };
 
 class GraphImporter;
@@ -182,6 +203,7 @@ void registerMathOps(HandlerMap &map);
 void registerShapeOps(HandlerMap &map);
 void registerConvOps(HandlerMap &map);
 void registerSelectionOps(HandlerMap &map);
+void registerRowOps(HandlerMap &map);
 
 /// ONNX Reshape target: 0 copies the input dim (unless allowzero), -1 is
 /// inferred. Returns an error message on failure.
@@ -242,8 +264,17 @@ public:
   mlir::Value materialize(Entry &e, llvm::StringRef name);
   HostTensor *hostOf(Entry &e);
   mlir::LogicalResult fail(const llvm::Twine &msg);
+  /// The location of a node (its name, or its first output's).
+  mlir::Location nodeLoc(const onnx::NodeProto &node, int index);
+  /// Folds the node when every input is known, else runs its handler.
+  mlir::LogicalResult dispatchNode(const onnx::NodeProto &node, int index,
+                                   int64_t opset);
 
 private:
+  /// Imports a node one of whose inputs has data-dependent rows
+  /// (ImportRows.cpp): rewrites it onto the padded tensors and dispatches it.
+  mlir::LogicalResult importRowNode(const onnx::NodeProto &node, int index,
+                                    int64_t opset);
   mlir::LogicalResult importNode(const onnx::NodeProto &node, int index,
                                  int64_t opset);
   /// Remembers which node produced each of `node`'s outputs.

@@ -54,6 +54,7 @@ Reshape Transpose Concat Split Slice Gather Expand Squeeze Unsqueeze Flatten
 Identity Trilu Range ConstantOfShape
 Conv ConvTranspose MaxPool AveragePool GlobalAveragePool Resize Pad
 TopK ArgMax CumSum Einsum
+GatherElements ScatterElements Scatter ScatterND
 QuantizeLinear DequantizeLinear MatMulInteger QLinearMatMul
 Shape Size Constant
 """.split())

@@ -677,4 +677,6 @@ def Graph_FusedConvOp : Graph_Op<"fused_conv", [AttrSizedOperandSegments]> {
   let hasVerifier = 1;
 }
 
+include "dialects/Graph/IR/GraphScatterOps.td"
+
 #endif // SHARDC_GRAPH_OPS

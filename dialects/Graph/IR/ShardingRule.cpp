@@ -245,5 +245,6 @@ void shardc::graph::registerShardingRules(DialectRegistry &registry) {
     attachSelectionShardingRules(ctx);
     attachQuantShardingRules(ctx);
     attachFusedShardingRules(ctx);
+    attachScatterShardingRules(ctx);
   });
 }

@@ -127,6 +127,7 @@ void attachConvShardingRules(mlir::MLIRContext *ctx);
 void attachSelectionShardingRules(mlir::MLIRContext *ctx);
 void attachQuantShardingRules(mlir::MLIRContext *ctx);
 void attachFusedShardingRules(mlir::MLIRContext *ctx);
+void attachScatterShardingRules(mlir::MLIRContext *ctx);
 
 } // namespace shardc::graph
 

@@ -247,6 +247,7 @@ static LogicalResult lowerProgram(func::FuncOp func, bool halfGemm) {
     addLinalgLowerings(t);
     addConvLowerings(t);
     addSelectionLowerings(t);
+    addScatterLowerings(t);
     addQuantLowerings(t);
     addFusedLowerings(t);
     addAttentionLowerings(t);

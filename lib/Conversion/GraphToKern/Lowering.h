@@ -136,6 +136,7 @@ void addShapeLowerings(LoweringTable &table);
 void addLinalgLowerings(LoweringTable &table);
 void addConvLowerings(LoweringTable &table);
 void addSelectionLowerings(LoweringTable &table);
+void addScatterLowerings(LoweringTable &table);
 void addQuantLowerings(LoweringTable &table);
 void addFusedLowerings(LoweringTable &table);
 void addAttentionLowerings(LoweringTable &table);

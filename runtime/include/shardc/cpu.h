@@ -224,6 +224,30 @@ void sc_cumsum(const sc_desc *x, const void *xp, void *y, int64_t axis,
  * zero elsewhere. Any dtype. */
 void sc_trilu(const sc_desc *x, const void *xp, void *y, int32_t upper,
               int64_t k);
+/* Element gathers and scatters: kern.gather_elements, kern.scatter_elements,
+ * kern.scatter_nd (KernScatterOps.td). idx is int32 or int64; negative
+ * indices count from the end of their dim; one out of range calls sc_fail
+ * (before anything is written). Any dtype (copied by element size) for the
+ * gather and for SC_SCATTER_NONE; the reductions take numeric dtypes (max and
+ * min propagate NaN). */
+#define SC_SCATTER_NONE 0
+#define SC_SCATTER_ADD 1
+#define SC_SCATTER_MUL 2
+#define SC_SCATTER_MAX 3
+#define SC_SCATTER_MIN 4
+/* y[i] = data[i with i[axis] = idx[i]]; y has idx's shape. */
+void sc_gather_elements(const sc_desc *data, const void *dp,
+                        const sc_desc *idx, const void *ip, void *y,
+                        int64_t axis);
+/* y[i with i[axis] = idx[i]] op= updates[i] in place, in row-major order of
+ * idx (updates has idx's shape). */
+void sc_scatter_elements(const sc_desc *y, void *yp, const sc_desc *idx,
+                         const void *ip, const void *updates, int64_t axis,
+                         int32_t reduction);
+/* y[idx[j, :]] op= updates[j] in place, slices in order of j: idx is
+ * [j..., k], updates [j..., y dims k...]. */
+void sc_scatter_nd(const sc_desc *y, void *yp, const sc_desc *idx,
+                   const void *ip, const void *updates, int32_t reduction);
 /* Windows and resampling: kern.pad, kern.pool, kern.resize
  * (KernSpatialOps.td). */
 /* Pad with pads[0..rank) before and pads[rank..2*rank) after each dim

@@ -296,3 +296,66 @@ func.func @fused_conv_residual(%x: tensor<1x4x8x8xf32>, %w: tensor<4x4x3x3xf32>,
   %0 = graph.fused_conv %x, %w residual %r : tensor<1x4x1x1xf32> {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>} : tensor<1x4x8x8xf32>, tensor<4x4x3x3xf32> -> tensor<1x4x8x8xf32>
   return
 }
+
+// -----
+
+func.func @gather_elements_rank(%x: tensor<3x4xf32>, %i: tensor<6xi64>) {
+  // expected-error @+2 {{indices tensor<6xi64> must have the rank of data tensor<3x4xf32>}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = graph.gather_elements %x, %i {axis = 1 : i64} : tensor<3x4xf32>, tensor<6xi64> -> tensor<6xf32>
+  return
+}
+
+// -----
+
+func.func @gather_elements_dims(%x: tensor<3x4xf32>, %i: tensor<4x2xi64>) {
+  // expected-error @+2 {{indices tensor<4x2xi64> exceed data tensor<3x4xf32> on dim 0 (only the axis 1 may be larger)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = graph.gather_elements %x, %i {axis = 1 : i64} : tensor<3x4xf32>, tensor<4x2xi64> -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_elements_updates(%x: tensor<3x4xf32>, %i: tensor<3x2xi64>, %u: tensor<3x2xf16>) {
+  // expected-error @+2 {{updates tensor<3x2xf16> must have the shape of indices tensor<3x2xi64> and the element type of tensor<3x4xf32>}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = graph.scatter_elements %x, %i, %u {axis = 1 : i64} : tensor<3x4xf32>, tensor<3x2xi64>, tensor<3x2xf16> -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_elements_reduction(%x: tensor<3x4xf32>, %i: tensor<3x2xi64>, %u: tensor<3x2xf32>) {
+  // expected-error @+2 {{reduction must be none, add, mul, max or min, not 'sum'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = graph.scatter_elements %x, %i, %u {axis = 1 : i64, reduction = "sum"} : tensor<3x4xf32>, tensor<3x2xi64>, tensor<3x2xf32> -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_elements_bool(%x: tensor<3x4xi1>, %i: tensor<3x2xi64>, %u: tensor<3x2xi1>) {
+  // expected-error @+2 {{reduction 'add' needs numeric elements, not tensor<3x4xi1>}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = graph.scatter_elements %x, %i, %u {axis = 0 : i64, reduction = "add"} : tensor<3x4xi1>, tensor<3x2xi64>, tensor<3x2xi1> -> tensor<3x4xi1>
+  return
+}
+
+// -----
+
+func.func @scatter_nd_tuple(%x: tensor<3x4xf32>, %i: tensor<2x3xi64>, %u: tensor<2xf32>) {
+  // expected-error @+2 {{index tuples of 3 entries (the last dim of indices tensor<2x3xi64>) must be 1 to the rank of tensor<3x4xf32>}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = graph.scatter_nd %x, %i, %u : tensor<3x4xf32>, tensor<2x3xi64>, tensor<2xf32> -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_nd_updates(%x: tensor<3x4xf32>, %i: tensor<2x1xi64>, %u: tensor<2x3xf32>) {
+  // expected-error @+2 {{updates tensor<2x3xf32> must have shape [2, 4] (indices' dims but the last, then data's from 1) and the element type of tensor<3x4xf32>}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = graph.scatter_nd %x, %i, %u : tensor<3x4xf32>, tensor<2x1xi64>, tensor<2x3xf32> -> tensor<3x4xf32>
+  return
+}

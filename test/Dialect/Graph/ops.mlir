@@ -201,3 +201,16 @@ func.func @fused(%x: tensor<2x8x64xf32>, %s: tensor<64xf32>, %w: tensor<64x64xf3
   %8 = graph.attention %q, %q, %q mask %m {scale = 0.25 : f32} : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<1x1x8x8xf32> -> tensor<2x4x8x16xf32>
   return %6 : tensor<2x8x64xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func @scatter
+func.func @scatter(%x: tensor<3x4xf32>, %i: tensor<3x2xi64>, %u: tensor<3x2xf32>, %n: tensor<2x1xi32>, %v: tensor<2x4xf32>) -> (tensor<3x2xf32>, tensor<3x4xf32>, tensor<3x4xf32>) {
+  // CHECK: graph.gather_elements %{{.*}}, %{{.*}} {axis = 1 : i64} : tensor<3x4xf32>, tensor<3x2xi64> -> tensor<3x2xf32>
+  %0 = graph.gather_elements %x, %i {axis = 1 : i64} : tensor<3x4xf32>, tensor<3x2xi64> -> tensor<3x2xf32>
+  // CHECK: graph.scatter_elements %{{.*}}, %{{.*}}, %{{.*}} {axis = 1 : i64, reduction = "add"} : tensor<3x4xf32>, tensor<3x2xi64>, tensor<3x2xf32> -> tensor<3x4xf32>
+  %1 = graph.scatter_elements %x, %i, %u {axis = 1 : i64, reduction = "add"} : tensor<3x4xf32>, tensor<3x2xi64>, tensor<3x2xf32> -> tensor<3x4xf32>
+  // CHECK: graph.scatter_nd %{{.*}}, %{{.*}}, %{{.*}} : tensor<3x4xf32>, tensor<2x1xi32>, tensor<2x4xf32> -> tensor<3x4xf32>
+  %2 = graph.scatter_nd %1, %n, %v : tensor<3x4xf32>, tensor<2x1xi32>, tensor<2x4xf32> -> tensor<3x4xf32>
+  return %0, %1, %2 : tensor<3x2xf32>, tensor<3x4xf32>, tensor<3x4xf32>
+}

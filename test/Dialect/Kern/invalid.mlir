@@ -967,3 +967,59 @@ func.func @attention_bounds(%q: memref<8x8xf32>, %y: memref<8x8xf32>) {
   kern.attention %q, %q, %q into %y {dims = array<i64: 8, 8, 8, 8>, q_layout = array<i64: 0, 8, 1>, k_layout = array<i64: 0, 8, 1>, v_layout = array<i64: 4, 8, 1>, y_layout = array<i64: 0, 8, 1>, scale = 1.0 : f32} : memref<8x8xf32>, memref<8x8xf32>, memref<8x8xf32> into memref<8x8xf32>
   return
 }
+
+// -----
+
+func.func @gather_elements_output(%d: memref<3x4xf32>, %i: memref<3x2xi64>, %y: memref<3x2xf16>) {
+  // expected-error @+1 {{'kern.gather_elements' op y must be 'memref<3x2xf32>', not 'memref<3x2xf16>'}}
+  kern.gather_elements %d, %i into %y {axis = 1 : i64} : memref<3x4xf32>, memref<3x2xi64> into memref<3x2xf16>
+  return
+}
+
+// -----
+
+func.func @gather_elements_dims(%d: memref<3x4xf32>, %i: memref<5x2xi64>, %y: memref<5x2xf32>) {
+  // expected-error @+1 {{'kern.gather_elements' op indices 'memref<5x2xi64>' exceed 'memref<3x4xf32>' on dim 0}}
+  kern.gather_elements %d, %i into %y {axis = 1 : i64} : memref<3x4xf32>, memref<5x2xi64> into memref<5x2xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_elements_indices(%i: memref<3x2xui32>, %u: memref<3x2xf32>, %y: memref<3x4xf32>) {
+  // expected-error @+1 {{'kern.scatter_elements' op indices must be i32 or i64, not 'ui32'}}
+  kern.scatter_elements %i, %u into %y {axis = 1 : i64} : memref<3x2xui32>, memref<3x2xf32> into memref<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_elements_reduction(%i: memref<3x2xi64>, %u: memref<3x2xi1>, %y: memref<3x4xi1>) {
+  // expected-error @+1 {{'kern.scatter_elements' op reduction 'mul' needs numeric elements, not i1}}
+  kern.scatter_elements %i, %u into %y {axis = 1 : i64, reduction = "mul"} : memref<3x2xi64>, memref<3x2xi1> into memref<3x4xi1>
+  return
+}
+
+// -----
+
+func.func @scatter_elements_updates(%i: memref<3x2xi64>, %u: memref<2x3xf32>, %y: memref<3x4xf32>) {
+  // expected-error @+1 {{'kern.scatter_elements' op updates 'memref<2x3xf32>' must have the shape of indices 'memref<3x2xi64>'}}
+  kern.scatter_elements %i, %u into %y {axis = 1 : i64} : memref<3x2xi64>, memref<2x3xf32> into memref<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_nd_kind(%i: memref<2x1xi64>, %u: memref<2x4xf32>, %y: memref<3x4xf32>) {
+  // expected-error @+1 {{'kern.scatter_nd' op reduction must be none, add, mul, max or min, not 'sum'}}
+  kern.scatter_nd %i, %u into %y {reduction = "sum"} : memref<2x1xi64>, memref<2x4xf32> into memref<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_nd_updates(%i: memref<2x2xi64>, %u: memref<2x4xf32>, %y: memref<3x4xf32>) {
+  // expected-error @+1 {{'kern.scatter_nd' op updates must be 'memref<2xf32>', not 'memref<2x4xf32>'}}
+  kern.scatter_nd %i, %u into %y : memref<2x2xi64>, memref<2x4xf32> into memref<3x4xf32>
+  return
+}

@@ -223,3 +223,16 @@ func.func @attention(%qkv: memref<2x8x192xf32>, %y: memref<2x8x64xf32>, %m: memr
   kern.attention %y, %y, %y mask %m into %y {dims = array<i64: 16, 8, 8, 4, 4>, q_layout = array<i64: 0, 4, 64, 1>, k_layout = array<i64: 0, 4, 64, 1>, v_layout = array<i64: 0, 4, 64, 1>, mask_layout = array<i64: 0, 0, 8, 1>, y_layout = array<i64: 0, 4, 64, 1>, scale = 0.5 : f32} : memref<2x8x64xf32>, memref<2x8x64xf32>, memref<2x8x64xf32> mask memref<8x8xf32> into memref<2x8x64xf32>
   return
 }
+
+// -----
+
+// CHECK-LABEL: func.func @scatter
+func.func @scatter(%x: memref<3x4xf32>, %i: memref<3x2xi64>, %g: memref<3x2xf32>, %n: memref<2x1xi32>, %v: memref<2x4xf32>, %y: memref<3x4xf32>) {
+  // CHECK: kern.gather_elements %{{.*}}, %{{.*}} into %{{.*}} {axis = -1 : i64} : memref<3x4xf32>, memref<3x2xi64> into memref<3x2xf32>
+  kern.gather_elements %x, %i into %g {axis = -1 : i64} : memref<3x4xf32>, memref<3x2xi64> into memref<3x2xf32>
+  // CHECK: kern.scatter_elements %{{.*}}, %{{.*}} into %{{.*}} {axis = 1 : i64, reduction = "max"} : memref<3x2xi64>, memref<3x2xf32> into memref<3x4xf32>
+  kern.scatter_elements %i, %g into %y {axis = 1 : i64, reduction = "max"} : memref<3x2xi64>, memref<3x2xf32> into memref<3x4xf32>
+  // CHECK: kern.scatter_nd %{{.*}}, %{{.*}} into %{{.*}} : memref<2x1xi32>, memref<2x4xf32> into memref<3x4xf32>
+  kern.scatter_nd %n, %v into %y : memref<2x1xi32>, memref<2x4xf32> into memref<3x4xf32>
+  return
+}

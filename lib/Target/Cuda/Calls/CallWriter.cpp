@@ -155,6 +155,9 @@ FailureOr<Kernel> cuda::emitCallKernel(kern::RuntimeCallOpInterface op,
                                        StringRef name) {
   return llvm::TypeSwitch<Operation *, FailureOr<Kernel>>(op)
       .Case([&](kern::GatherOp o) { return gather(o, name); })
+      .Case([&](kern::GatherElementsOp o) { return gatherElements(o, name); })
+      .Case([&](kern::ScatterElementsOp o) { return scatterElements(o, name); })
+      .Case([&](kern::ScatterNDOp o) { return scatterND(o, name); })
       .Case([&](kern::SoftmaxOp o) { return softmax(o, name); })
       .Case([&](kern::LayerNormOp o) { return layerNorm(o, name); })
       .Case([&](kern::PoolOp o) { return pool(o, name); })

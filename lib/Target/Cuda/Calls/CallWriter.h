@@ -90,9 +90,14 @@ private:
   llvm::DenseMap<unsigned, std::string> names;
 };
 
-/// The writers, one per op (Gather.cpp, Norms.cpp, Pool.cpp, Selection.cpp,
-/// Pad.cpp, Resize.cpp, Matmul.cpp, Attention.cpp).
+/// The writers, one per op (Gather.cpp, Scatter.cpp, Norms.cpp, Pool.cpp,
+/// Selection.cpp, Pad.cpp, Resize.cpp, Matmul.cpp, Attention.cpp).
 mlir::FailureOr<Kernel> gather(kern::GatherOp op, llvm::StringRef name);
+mlir::FailureOr<Kernel> gatherElements(kern::GatherElementsOp op,
+                                       llvm::StringRef name);
+mlir::FailureOr<Kernel> scatterElements(kern::ScatterElementsOp op,
+                                        llvm::StringRef name);
+mlir::FailureOr<Kernel> scatterND(kern::ScatterNDOp op, llvm::StringRef name);
 mlir::FailureOr<Kernel> softmax(kern::SoftmaxOp op, llvm::StringRef name);
 mlir::FailureOr<Kernel> layerNorm(kern::LayerNormOp op, llvm::StringRef name);
 mlir::FailureOr<Kernel> pool(kern::PoolOp op, llvm::StringRef name);

@@ -45,6 +45,7 @@ static __device__ __forceinline__ T sc_shfl_xor(T v, int lane_mask) {
 // The runtime kernels (kern.softmax, kern.gather, ...) on CUDA, by family.
 #include "elem.cuh"
 #include "gather.cuh"
+#include "scatter.cuh"
 #include "normalize.cuh"
 #include "select.cuh"
 #include "pad.cuh"

@@ -152,3 +152,21 @@ func.func @dequantize(%x: tensor<4x8xi8>, %s: tensor<8xf32>, %z: tensor<8xi8>) -
   %0 = graph.dequantize_linear %x, %s, %z {axis = 1 : i64} : tensor<4x8xi8>, tensor<8xf32>, tensor<8xi8> -> tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
 }
+
+// -----
+
+// Element gathers and scatters pair data and indices position by position:
+// a dim is parallel where they agree in size, and the gather's indices are
+// parallel along the axis too (the data coordinate is the index's value);
+// a scatter's indexed dims and its updates' other dims need replication.
+func.func @scatter(%x: tensor<4x6xf32>, %i: tensor<4x3xi64>, %j: tensor<2x3xi64>, %u: tensor<2x3xf32>, %n: tensor<5x1xi64>, %v: tensor<5x6xf32>) -> (tensor<4x3xf32>, tensor<2x3xf32>, tensor<4x6xf32>, tensor<4x6xf32>) {
+  // expected-remark @+1 {{sharding rule: ([i, j], [i, k]) -> ([i, k]) {i=4, j=6, k=3} need_replication={j}}}
+  %0 = graph.gather_elements %x, %i {axis = 1 : i64} : tensor<4x6xf32>, tensor<4x3xi64> -> tensor<4x3xf32>
+  // expected-remark @+1 {{sharding rule: ([i, k], [j, l]) -> ([j, l]) {i=4, j=2, k=6, l=3} need_replication={i, j, k}}}
+  %1 = graph.gather_elements %x, %j {axis = 1 : i64} : tensor<4x6xf32>, tensor<2x3xi64> -> tensor<2x3xf32>
+  // expected-remark @+1 {{sharding rule: ([i, k], [j, l], [j, l]) -> ([i, k]) {i=4, j=2, k=6, l=3} need_replication={i, j, k, l}}}
+  %2 = graph.scatter_elements %x, %j, %u {axis = 0 : i64, reduction = "add"} : tensor<4x6xf32>, tensor<2x3xi64>, tensor<2x3xf32> -> tensor<4x6xf32>
+  // expected-remark @+1 {{sharding rule: ([i, j], [k, l], [k, j]) -> ([i, j]) {i=4, j=6, k=5, l=1} need_replication={i, k, l}}}
+  %3 = graph.scatter_nd %x, %n, %v : tensor<4x6xf32>, tensor<5x1xi64>, tensor<5x6xf32> -> tensor<4x6xf32>
+  return %0, %1, %2, %3 : tensor<4x3xf32>, tensor<2x3xf32>, tensor<4x6xf32>, tensor<4x6xf32>
+}

@@ -1,7 +1,8 @@
 """Writes the small ONNX models of the CUDA runtime-kernel tests (calls.test)
 into the given directory: one model per runtime kernel op (gather, softmax,
 layer norm, pooling, arg max, top-k, cumsum, trilu, pad, resize, reference
-and quantized matmuls, einsum)."""
+and quantized matmuls, einsum, gather elements, scatters), and the models
+the host emulation runs (emulate_mix, emulate_scatter)."""
 import os
 import sys
 
@@ -200,3 +201,61 @@ save("emulate_mix", [
      init("qb", rng.integers(-128, 128, (5, 4)).astype(np.int8)),
      q("qb_s", [0.1, 0.2, 0.3, 0.4], np.float32), q("qb_z", [0, 1, -1, 2], np.int8),
      q("qy_s", 0.3, np.float32), q("qy_z", -2, np.int8)])
+
+# ---- scatter (a generator of their own, so the models above stay as they were) ----
+srng = np.random.default_rng(1)
+I16 = TensorProto.INT16
+save("gather_elements_half", [helper.make_node("GatherElements", ["x", "i"], ["y"], axis=0)],
+     [vi("x", [5, 3], F16), vi("i", [2, 3], I32)], [vi("y", [2, 3], F16)])
+save("scatter_nd_add", [helper.make_node("ScatterND", ["x", "i", "u"], ["y"],
+                                         reduction="add")],
+     [vi("x", [5, 4, 3], F16), vi("i", [6, 2], I64), vi("u", [6, 3], F16)],
+     [vi("y", [5, 4, 3], F16)], opset=18)
+
+
+def idx(name, lo, hi, shape, dtype=np.int64):
+    return init(name, srng.integers(lo, hi, shape).astype(dtype))
+
+
+def distinct_cols(name, rows, n, k):
+    """Per row, k distinct column indices of [0, n), negative half the time."""
+    a = np.stack([srng.permutation(n)[:k] for _ in range(rows)])
+    return init(name, np.where(srng.random(a.shape) < 0.5, a - n, a).astype(np.int64))
+
+
+se = lambda out, ins, axis, red: helper.make_node("ScatterElements", ins, [out], axis=axis,
+                                                  reduction=red)
+nd = lambda out, ins, red: helper.make_node("ScatterND", ins, [out], reduction=red)
+# Element stores without duplicates, reductions with them: the atomics on
+# words of 8, 4, 2 and 1 bytes. Integer sums and products (they wrap), max
+# and min (NaN propagates) are exact in any order; float sums are not.
+save("emulate_scatter", [
+    helper.make_node("GatherElements", ["ge_x", "ge_i"], ["gather_elements"], axis=1),
+    se("scatter_none", ["ge_x", "sn_i", "sn_u"], 1, "none"),
+    se("scatter_add_i32", ["sa_x", "sa_i", "sa_u"], 0, "add"),
+    se("scatter_mul_i16", ["sm_x", "sm_i", "sm_u"], 0, "mul"),
+    se("scatter_max", ["xs_special", "sx_i", "us_special"], 1, "max"),
+    se("scatter_min_i8", ["si_x", "si_i", "si_u"], 1, "min"),
+    se("half_scatter_add", ["sh_x", "sh_i", "sh_u"], 0, "add"),
+    se("approx_scatter_add_f64", ["sd_x", "sd_i", "sd_u"], 0, "add"),
+    nd("scatter_nd", ["nd_x", "nd_i", "nd_u"], "none"),
+    nd("scatter_nd_add_i64", ["na_x", "na_i", "na_u"], "add"),
+    nd("scatter_nd_max_u8", ["nm_x", "nm_i", "nm_u"], "max"),
+], [vi("ge_x", [4, 6]), vi("sn_u", [4, 2]), vi("sa_x", [30, 8], I32), vi("sa_u", [200, 8], I32),
+    vi("sm_x", [4, 5], I16), vi("sm_u", [6, 5], I16), vi("xs_special", [3, 8]),
+    vi("us_special", [3, 12]), vi("si_x", [3, 8], I8), vi("si_u", [3, 10], I8),
+    vi("sh_x", [4, 4], F16), vi("sh_u", [8, 4], F16), vi("sd_x", [4, 4], F64),
+    vi("sd_u", [9, 4], F64), vi("nd_x", [5, 4, 3]), vi("nd_u", [3, 4, 3]),
+    vi("na_x", [4, 5], I64), vi("na_u", [12], I64), vi("nm_x", [6, 4], U8),
+    vi("nm_u", [5, 4], U8)],
+    [vi("gather_elements", [4, 3]), vi("scatter_none", [4, 6]),
+     vi("scatter_add_i32", [30, 8], I32), vi("scatter_mul_i16", [4, 5], I16),
+     vi("scatter_max", [3, 8]), vi("scatter_min_i8", [3, 8], I8),
+     vi("half_scatter_add", [4, 4], F16), vi("approx_scatter_add_f64", [4, 4], F64),
+     vi("scatter_nd", [5, 4, 3]), vi("scatter_nd_add_i64", [4, 5], I64),
+     vi("scatter_nd_max_u8", [6, 4], U8)],
+    [idx("ge_i", -6, 6, (4, 3)), distinct_cols("sn_i", 4, 6, 2), idx("sa_i", -30, 30, (200, 8)),
+     idx("sm_i", 0, 4, (6, 5)), idx("sx_i", -8, 8, (3, 12), np.int32), idx("si_i", -8, 8, (3, 10)),
+     idx("sh_i", 0, 4, (8, 4)), idx("sd_i", -4, 4, (9, 4)),
+     ints("nd_i", [[-1], [0], [2]]), idx("na_i", -4, 4, (12, 2)),
+     idx("nm_i", -6, 6, (5, 1))], opset=18)

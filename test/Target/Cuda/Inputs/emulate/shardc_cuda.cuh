@@ -107,6 +107,12 @@ template <class T> inline T sc_shfl_xor(T v, int lane_mask) {
   return r;
 }
 
+// CUDA's compare-and-swap on a word: returns the old value.
+template <class T> inline T atomicCAS(T *p, T compare, T value) {
+  std::atomic_ref<T>(*p).compare_exchange_strong(compare, value);
+  return compare;
+}
+
 template <class F> void emu_launch(unsigned grid, unsigned block, F f) {
   gridDim = {grid, 1, 1};
   blockDim = {block, 1, 1};
@@ -134,6 +140,7 @@ template <class F> void emu_launch(unsigned grid, unsigned block, F f) {
 
 #include "elem.cuh"
 #include "gather.cuh"
+#include "scatter.cuh"
 #include "normalize.cuh"
 #include "select.cuh"
 #include "pad.cuh"

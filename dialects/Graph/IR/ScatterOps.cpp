@@ -1,0 +1,103 @@
+//===- ScatterOps.cpp - gather_elements, scatter_elements, scatter_nd -----===//
+
+#include "dialects/Graph/IR/GraphOps.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+
+namespace shardc::graph {
+
+/// `indices` has `data`'s rank and at most its size on every dim but
+/// `axis` (in range).
+static LogicalResult checkElementIndices(Loc loc, RankedTensorType data,
+                                         RankedTensorType indices,
+                                         int64_t axis) {
+  if (data.getRank() < 1)
+    return emitOptionalError(loc, "data must have rank >= 1, got ",
+                             typeStr(data));
+  if (failed(checkAxis(loc, "axis", axis, data.getRank())))
+    return failure();
+  if (indices.getRank() != data.getRank())
+    return emitOptionalError(loc, "indices ", typeStr(indices),
+                             " must have the rank of data ", typeStr(data));
+  for (int64_t d = 0; d < data.getRank(); ++d)
+    if (d != axis && indices.getDimSize(d) > data.getDimSize(d))
+      return emitOptionalError(loc, "indices ", typeStr(indices),
+                               " exceed data ", typeStr(data), " on dim ", d,
+                               " (only the axis ", axis, " may be larger)");
+  return success();
+}
+
+/// `reduction` is one the scatters know and fits `data`'s elements.
+static LogicalResult checkReduction(Loc loc, StringRef reduction,
+                                    RankedTensorType data) {
+  if (!llvm::is_contained({"none", "add", "mul", "max", "min"}, reduction))
+    return emitOptionalError(loc,
+                             "reduction must be none, add, mul, max or "
+                             "min, not '",
+                             reduction, "'");
+  if (reduction != "none" && data.getElementType().isInteger(1))
+    return emitOptionalError(loc, "reduction '", reduction,
+                             "' needs numeric elements, not ", typeStr(data));
+  return success();
+}
+
+LogicalResult GatherElementsOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                                 Adaptor adaptor,
+                                                 SmallVectorImpl<Type> &types) {
+  auto data = tensorOf(adaptor.getData());
+  auto indices = tensorOf(adaptor.getIndices());
+  if (failed(checkElementIndices(loc, data, indices, adaptor.getAxis())))
+    return failure();
+  types.push_back(data.clone(indices.getShape()));
+  return success();
+}
+
+LogicalResult
+ScatterElementsOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor adaptor,
+                                    SmallVectorImpl<Type> &types) {
+  auto data = tensorOf(adaptor.getData());
+  auto indices = tensorOf(adaptor.getIndices());
+  auto updates = tensorOf(adaptor.getUpdates());
+  if (failed(checkElementIndices(loc, data, indices, adaptor.getAxis())) ||
+      failed(checkReduction(loc, adaptor.getReduction(), data)))
+    return failure();
+  if (updates.getShape() != indices.getShape() ||
+      updates.getElementType() != data.getElementType())
+    return emitOptionalError(
+        loc, "updates ", typeStr(updates), " must have the shape of indices ",
+        typeStr(indices), " and the element type of ", typeStr(data));
+  types.push_back(data);
+  return success();
+}
+
+LogicalResult ScatterNDOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  auto data = tensorOf(adaptor.getData());
+  auto indices = tensorOf(adaptor.getIndices());
+  auto updates = tensorOf(adaptor.getUpdates());
+  if (failed(checkReduction(loc, adaptor.getReduction(), data)))
+    return failure();
+  if (data.getRank() < 1 || indices.getRank() < 1)
+    return emitOptionalError(loc, "data ", typeStr(data), " and indices ",
+                             typeStr(indices), " must have rank >= 1");
+  int64_t k = indices.getShape().back();
+  if (k < 1 || k > data.getRank())
+    return emitOptionalError(
+        loc, "index tuples of ", k, " entries (the last dim of indices ",
+        typeStr(indices), ") must be 1 to the rank of ", typeStr(data));
+  SmallVector<int64_t> want(indices.getShape().drop_back());
+  llvm::append_range(want, data.getShape().drop_front(k));
+  if (updates.getShape() != ArrayRef<int64_t>(want) ||
+      updates.getElementType() != data.getElementType())
+    return emitOptionalError(loc, "updates ", typeStr(updates),
+                             " must have shape ", shapeStr(want),
+                             " (indices' dims but the last, then data's from ",
+                             k, ") and the element type of ", typeStr(data));
+  types.push_back(data);
+  return success();
+}
+
+} // namespace shardc::graph

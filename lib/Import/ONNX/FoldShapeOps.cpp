@@ -116,23 +116,23 @@ normalizeSlice(ArrayRef<int64_t> dims, ArrayRef<int64_t> starts,
   return std::nullopt;
 }
 
-static int64_t attrInt(const onnx::NodeProto &n, const char *name,
-                       int64_t dflt) {
+int64_t attrInt(const onnx::NodeProto &n, llvm::StringRef name,
+                int64_t dflt) {
   for (const auto &a : n.attribute())
     if (a.name() == name && a.type() == onnx::AttributeProto::INT)
       return a.i();
   return dflt;
 }
 
-static std::optional<SmallVector<int64_t>>
-attrInts(const onnx::NodeProto &n, const char *name) {
+std::optional<SmallVector<int64_t>> attrInts(const onnx::NodeProto &n,
+                                             llvm::StringRef name) {
   for (const auto &a : n.attribute())
     if (a.name() == name && a.type() == onnx::AttributeProto::INTS)
       return SmallVector<int64_t>(a.ints().begin(), a.ints().end());
   return std::nullopt;
 }
 
-static SmallVector<int64_t> values(const HostTensor *t) {
+SmallVector<int64_t> hostInts(const HostTensor *t) {
   SmallVector<int64_t> v;
   if (t)
     for (int64_t i = 0; i < t->numel(); ++i)
@@ -196,7 +196,7 @@ static std::optional<HostTensor> evaluate(const onnx::NodeProto &node,
   if (op == "Unsqueeze" || op == "Squeeze") {
     auto axesOpt = opset < 13 ? attrInts(node, "axes")
                               : (in.size() > 1 && in[1]
-                                     ? std::optional(values(in[1]))
+                                     ? std::optional(hostInts(in[1]))
                                      : std::nullopt);
     SmallVector<int64_t> axes = axesOpt.value_or(SmallVector<int64_t>{});
     HostTensor r = *in[0];
@@ -227,8 +227,8 @@ static std::optional<HostTensor> evaluate(const onnx::NodeProto &node,
   if (op == "Reshape") {
     HostTensor r = *in[0];
     if (opset < 5 || !in[1] ||
-        resolveReshape(in[0]->dims, values(in[1]), attrInt(node, "allowzero", 0),
-                       r.dims))
+        resolveReshape(in[0]->dims, hostInts(in[1]),
+                       attrInt(node, "allowzero", 0), r.dims))
       return std::nullopt;
     return r;
   }
@@ -249,10 +249,10 @@ static std::optional<HostTensor> evaluate(const onnx::NodeProto &node,
       ends = attrInts(node, "ends").value_or(SmallVector<int64_t>{});
       axes = attrInts(node, "axes").value_or(SmallVector<int64_t>{});
     } else {
-      starts = values(in[1]);
-      ends = values(in[2]);
-      axes = in.size() > 3 ? values(in[3]) : SmallVector<int64_t>{};
-      steps = in.size() > 4 ? values(in[4]) : SmallVector<int64_t>{};
+      starts = hostInts(in[1]);
+      ends = hostInts(in[2]);
+      axes = in.size() > 3 ? hostInts(in[3]) : SmallVector<int64_t>{};
+      steps = in.size() > 4 ? hostInts(in[4]) : SmallVector<int64_t>{};
     }
     if (normalizeSlice(data.dims, starts, ends, axes, steps, s, e, st))
       return std::nullopt;
@@ -266,7 +266,7 @@ static std::optional<HostTensor> evaluate(const onnx::NodeProto &node,
   if (op == "Expand") {
     SmallVector<int64_t> dims;
     if (mlir::failed(graph::broadcastShapes(std::nullopt, in[0]->dims,
-                                      values(in[1]), dims)))
+                                      hostInts(in[1]), dims)))
       return std::nullopt;
     return graph::evalBroadcast(ctx, *in[0], dims);
   }
@@ -278,7 +278,7 @@ static std::optional<HostTensor> evaluate(const onnx::NodeProto &node,
     for (const auto &a : node.attribute())
       if (a.name() == "value" && decodeTensor(a.t(), "", value))
         return std::nullopt;
-    return graph::evalFill(ctx, value, values(in[0]));
+    return graph::evalFill(ctx, value, hostInts(in[0]));
   }
   if (op == "Range")
     return graph::evalRange(ctx, *in[0], *in[1], *in[2]);

@@ -109,34 +109,12 @@ void setInts(onnx::NodeProto &n, StringRef name, ArrayRef<int64_t> v) {
     a.add_ints(x);
 }
 
-std::optional<int64_t> getInt(const onnx::NodeProto &n, StringRef name) {
-  for (const auto &a : n.attribute())
-    if (a.name() == name && a.type() == onnx::AttributeProto::INT)
-      return a.i();
-  return std::nullopt;
-}
-
-std::optional<SmallVector<int64_t>> getInts(const onnx::NodeProto &n,
-                                            StringRef name) {
-  for (const auto &a : n.attribute())
-    if (a.name() == name && a.type() == onnx::AttributeProto::INTS)
-      return SmallVector<int64_t>(a.ints().begin(), a.ints().end());
-  return std::nullopt;
-}
-
 HostTensor int64s(ArrayRef<int64_t> v) {
   HostTensor t;
   t.dtype = ScalarType::I64;
   t.dims = {static_cast<int64_t>(v.size())};
   t.ints.assign(v.begin(), v.end());
   return t;
-}
-
-SmallVector<int64_t> ints(const HostTensor &t) {
-  SmallVector<int64_t> v;
-  for (int64_t i = 0; i < t.numel(); ++i)
-    v.push_back(t.i(i));
-  return v;
 }
 
 /// Rewrites one node onto padded tensors: the rewritten node reads
@@ -175,6 +153,16 @@ private:
     Entry &e = in(i);
     int64_t r = paddedDims(e).size();
     return e.hasRows() ? r - m() + 1 : r;
+  }
+  /// The ONNX dims of input i, kRowCount at its data-dependent dim.
+  SmallVector<int64_t> onnxDims(int i) {
+    SmallVector<int64_t> dims = paddedDims(in(i));
+    if (in(i).hasRows()) {
+      auto first = dims.begin() + in(i).rowPos;
+      *first = kRowCount;
+      dims.erase(first + 1, first + m());
+    }
+    return dims;
   }
   /// The padded axis of ONNX axis `a` (not the row axis) of a row tensor.
   int64_t padAxis(int64_t a, int64_t pos) const {
@@ -333,7 +321,7 @@ LogicalResult RowRewriter::matmul() {
 
 LogicalResult RowRewriter::transpose() {
   int64_t r = rank(0), pos = in(0).rowPos;
-  SmallVector<int64_t> perm = getInts(node, "perm").value_or(
+  SmallVector<int64_t> perm = attrInts(node, "perm").value_or(
       SmallVector<int64_t>{});
   if (perm.empty())
     for (int64_t i = r - 1; i >= 0; --i)
@@ -368,9 +356,9 @@ LogicalResult RowRewriter::squeeze(bool unsqueeze) {
     HostTensor *h = imp.hostOf(in(1));
     if (!h)
       return nc.fail("axes must be known at compile time");
-    axes = ints(*h);
+    axes = hostInts(h);
   } else if (!axesInput) {
-    axes = getInts(node, "axes").value_or(SmallVector<int64_t>{});
+    axes = attrInts(node, "axes").value_or(SmallVector<int64_t>{});
   }
   int64_t outRank = unsqueeze ? r + axes.size() : r;
   for (int64_t &a : axes) {
@@ -416,7 +404,7 @@ LogicalResult RowRewriter::squeeze(bool unsqueeze) {
 
 LogicalResult RowRewriter::split() {
   int64_t pos = in(0).rowPos;
-  int64_t axis = nc.axis(getInt(node, "axis").value_or(0), rank(0));
+  int64_t axis = nc.axis(attrInt(node, "axis", 0), rank(0));
   if (nc.failed())
     return failure();
   if (axis == pos)
@@ -433,8 +421,8 @@ LogicalResult RowRewriter::split() {
     HostTensor *s = imp.hostOf(in(1));
     if (!s)
       return nc.fail("split sizes must be known at compile time");
-    sizes = ints(*s);
-  } else if (auto attr = getInts(node, "split")) {
+    sizes = hostInts(s);
+  } else if (auto attr = attrInts(node, "split")) {
     sizes = *attr;
   } else {
     int64_t parts = node.output_size(), each = (n + parts - 1) / parts;
@@ -442,9 +430,12 @@ LogicalResult RowRewriter::split() {
       sizes.push_back(std::max<int64_t>(0, std::min(each, n - k * each)));
   }
   int64_t total = 0;
-  for (int64_t v : sizes)
-    total += v < 0 ? n + 1 : v;
-  if ((int64_t)sizes.size() != node.output_size() || total != n)
+  bool negative = false;
+  for (int64_t v : sizes) {
+    negative |= v < 0;
+    total += v;
+  }
+  if ((int64_t)sizes.size() != node.output_size() || negative || total != n)
     return nc.fail("split sizes do not add up to the axis size " +
                    std::to_string(n));
   int64_t outer = product(ArrayRef(h->dims).take_front(pa)),
@@ -470,9 +461,11 @@ LogicalResult RowRewriter::split() {
 }
 
 LogicalResult RowRewriter::gather() {
-  int64_t axis = getInt(node, "axis").value_or(0);
+  int64_t axis = attrInt(node, "axis", 0);
+  // (Gathers from a row count alone went to rowCountOp.)
   if (in(1).isRowCount() || in(0).isRowCount())
-    return rowCountOp();
+    return refuse("a gather that mixes rows with a row count is not "
+                  "supported");
   if (in(0).hasRows() && in(1).hasRows())
     return refuse("a gather of data-dependent rows by data-dependent "
                   "indices is not supported");
@@ -503,16 +496,10 @@ LogicalResult RowRewriter::reshape() {
   HostTensor *h = imp.hostOf(in(1));
   if (!h)
     return nc.fail("the shape must be known at compile time");
-  if (in(1).rows && in(1).rows != set)
-    return nc.fail("reshapes rows of " + set->source + " to a count of " +
-                   in(1).rows->source);
   int64_t pos = in(0).rowPos, r = rank(0);
-  SmallVector<int64_t> in0 = paddedDims(in(0));
-  SmallVector<int64_t> dims; // ONNX dims, kRowCount at pos
-  for (int64_t a = 0; a < r; ++a)
-    dims.push_back(a == pos ? kRowCount : in0[padAxis(a, pos)]);
-  SmallVector<int64_t> target = ints(*h);
-  bool allowZero = getInt(node, "allowzero").value_or(0) != 0;
+  SmallVector<int64_t> in0 = paddedDims(in(0)), dims = onnxDims(0);
+  SmallVector<int64_t> target = hostInts(h);
+  bool allowZero = attrInt(node, "allowzero", 0) != 0;
   int64_t at = -1;
   for (int64_t j = 0; j < (int64_t)target.size(); ++j) {
     if (target[j] == 0 && !allowZero) {
@@ -556,12 +543,9 @@ LogicalResult RowRewriter::expand() {
   HostTensor *h = imp.hostOf(in(1));
   if (!h)
     return nc.fail("the shape must be known at compile time");
-  SmallVector<int64_t> shape = ints(*h);
-  SmallVector<int64_t> dims; // ONNX dims of the input, kRowCount at its rows
-  SmallVector<int64_t> in0 = paddedDims(in(0));
+  SmallVector<int64_t> shape = hostInts(h);
+  SmallVector<int64_t> in0 = paddedDims(in(0)), dims = onnxDims(0);
   int64_t r = rank(0), pos = in(0).hasRows() ? in(0).rowPos : -1;
-  for (int64_t a = 0; a < r; ++a)
-    dims.push_back(a == pos ? kRowCount : in0[pos >= 0 ? padAxis(a, pos) : a]);
   int64_t outRank = std::max<int64_t>(r, shape.size());
   // Align both on the right; the row count broadcasts only against 1.
   int64_t out = -1;
@@ -588,13 +572,9 @@ LogicalResult RowRewriter::expand() {
 }
 
 LogicalResult RowRewriter::shape() {
-  int64_t r = rank(0), pos = in(0).rowPos;
-  SmallVector<int64_t> in0 = paddedDims(in(0));
-  SmallVector<int64_t> dims;
-  for (int64_t a = 0; a < r; ++a)
-    dims.push_back(a == pos ? kRowCount : in0[padAxis(a, pos)]);
-  int64_t start = getInt(node, "start").value_or(0),
-          end = getInt(node, "end").value_or(r);
+  int64_t r = rank(0);
+  SmallVector<int64_t> dims = onnxDims(0);
+  int64_t start = attrInt(node, "start", 0), end = attrInt(node, "end", r);
   start = std::clamp<int64_t>(start < 0 ? start + r : start, 0, r);
   end = std::clamp<int64_t>(end < 0 ? end + r : end, 0, r);
   SmallVector<int64_t> v(dims.begin() + start,
@@ -623,7 +603,7 @@ LogicalResult RowRewriter::rowCountOp() {
     return failure();
   for (const auto &o : node.output()) {
     Entry *e = imp.lookup(o);
-    if (e && e->host && llvm::is_contained(ints(*e->host), kRowCount))
+    if (e && e->host && llvm::is_contained(hostInts(e->host.get()), kRowCount))
       e->rows = set;
   }
   return success();
@@ -641,7 +621,7 @@ LogicalResult RowRewriter::scatterElements() {
     return refuse("a ScatterElements with reduction '" + reduction +
                   "' is not supported");
   int64_t r = rank(0), pos = in(1).rowPos;
-  int64_t axis = nc.axis(getInt(node, "axis").value_or(0), r);
+  int64_t axis = nc.axis(attrInt(node, "axis", 0), r);
   if (nc.failed())
     return failure();
   if (rank(1) != r || rank(2) != r || in(2).rowPos != pos || axis != pos)
@@ -654,14 +634,9 @@ LogicalResult RowRewriter::scatterElements() {
                     "supported");
   // The indices must be the rows' own coordinate along one mask dim, which
   // then indexes the data's axis.
+  // (Row tensors computed from the coordinates alone are host tensors:
+  // finish() evaluates them.)
   HostTensor *idx = imp.hostOf(in(1));
-  std::optional<HostTensor> evaluated;
-  if (!idx && in(1).value) {
-    graph::EvalContext ctx;
-    ctx.maxElements = kFoldLimit;
-    evaluated = graph::evaluateValue(in(1).value, ctx);
-    idx = evaluated ? &*evaluated : nullptr;
-  }
   if (!idx)
     return refuse("the scatter indices must be the NonZero coordinates");
   int64_t along = -1;
@@ -805,7 +780,19 @@ LogicalResult importNonZero(NodeContext &c) {
     return c.fail("NonZero of " + std::to_string(n) +
                   " elements: its coordinates exceed the importer's limit");
   ArrayRef<int64_t> dims = type.getShape();
+  // Coordinates [r, dims...]: entry (d, i...) is i_d.
+  HostTensor coords;
+  coords.dtype = ScalarType::I64;
+  coords.dims = {r};
+  coords.dims.append(dims.begin(), dims.end());
+  coords.resize(r * n);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t d = r - 1, rest = i; d >= 0; --d) {
+      coords.setInt(d * n + i, rest % dims[d]);
+      rest /= dims[d];
+    }
   if (const HostTensor *h = c.constant(0)) {
+    // Known: the columns of the nonzero elements.
     SmallVector<int64_t> hits;
     for (int64_t i = 0; i < n; ++i)
       if (h->isFloat() ? h->f(i) != 0 : h->i(i) != 0)
@@ -814,11 +801,9 @@ LogicalResult importNonZero(NodeContext &c) {
     out.dtype = ScalarType::I64;
     out.dims = {r, (int64_t)hits.size()};
     out.resize(r * hits.size());
-    for (size_t j = 0; j < hits.size(); ++j)
-      for (int64_t d = r - 1, rest = hits[j]; d >= 0; --d) {
-        out.setInt(d * hits.size() + j, rest % dims[d]);
-        rest /= dims[d];
-      }
+    for (int64_t d = 0; d < r; ++d)
+      for (size_t j = 0; j < hits.size(); ++j)
+        out.setInt(d * hits.size() + j, coords.ints[d * n + hits[j]]);
     c.bindHost(0, std::move(out));
     return success();
   }
@@ -838,18 +823,8 @@ LogicalResult importNonZero(NodeContext &c) {
                 printable(c.node.name().empty() ? c.node.output(0)
                                                 : c.node.name()) +
                 "'";
-  // Coordinates [r, dims...]: entry (d, i...) is i_d.
-  HostTensor coords;
-  coords.dtype = ScalarType::I64;
-  coords.dims = {r};
-  coords.dims.append(dims.begin(), dims.end());
-  coords.resize(r * n);
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t d = r - 1, rest = i; d >= 0; --d) {
-      coords.setInt(d * n + i, rest % dims[d]);
-      rest /= dims[d];
-    }
-  shrinkRows(coords, 1, r);
+  // Each coordinate varies along its own mask dim, so these do not shrink
+  // until a Split or Gather takes one.
   c.bindHost(0, std::move(coords));
   Entry &e = c.imp.values[c.node.output(0)];
   e.rows = set;

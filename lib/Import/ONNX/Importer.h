@@ -229,6 +229,14 @@ bool foldNode(const onnx::NodeProto &node, int64_t opset,
               llvm::ArrayRef<const HostTensor *> inputs,
               std::vector<HostTensor> &outs, std::string &error);
 
+/// A node's INT attribute, or `dflt` when absent (or of another type).
+int64_t attrInt(const onnx::NodeProto &n, llvm::StringRef name, int64_t dflt);
+/// A node's INTS attribute, if present.
+std::optional<llvm::SmallVector<int64_t>> attrInts(const onnx::NodeProto &n,
+                                                   llvm::StringRef name);
+/// The elements of `t` as int64 (none for null).
+llvm::SmallVector<int64_t> hostInts(const HostTensor *t);
+
 /// Checks a node's input and output counts, and that no required input is
 /// named "", against libonnx's schema of the op at `opset`. Returns an error
 /// message on failure; ops libonnx does not know pass.

@@ -62,9 +62,10 @@ void shardc::buildGraphPipeline(OpPassManager &pm,
   if (!options.fusion)
     return;
   // Activations first: the epilogue fusion folds recognized GELUs into
-  // GEMMs.
+  // GEMMs, and the MoE fusion matches the experts' SwiGLUs.
   pm.addNestedPass<func::FuncOp>(createGraphFuseNorms());
   pm.addNestedPass<func::FuncOp>(createGraphFuseActivations());
+  pm.addNestedPass<func::FuncOp>(createGraphFuseMoe());
   pm.addNestedPass<func::FuncOp>(createGraphFuseAttention());
   // cuBLASLt's GELU epilogue is the tanh form: programs with CUDA code keep
   // the exact (erf) GELU out of their GEMMs, and (cuDNN's call takes none

@@ -78,6 +78,30 @@ def GraphFuseAttention : Pass<"graph-fuse-attention", "mlir::func::FuncOp"> {
   let dependentDialects = ["shardc::graph::GraphDialect"];
 }
 
+def GraphFuseMoe : Pass<"graph-fuse-moe", "mlir::func::FuncOp"> {
+  let summary = "Recognize a dropless mixture-of-experts block";
+  let description = [{
+    Rewrites the expert loop of Hugging Face's MoE blocks (Mixtral,
+    Qwen2-MoE, OLMoE), as the importer carries it with padded rows, into one
+    `graph.moe`: an Add tree holding, for every expert e of one top-k over
+    E experts,
+
+      reduce_sum(where(M_e, Y_e * W, 0), axis 0)
+
+    where the mask `M_e[k, t]` is `ids[t, k] == e` (torch's one_hot,
+    permuted, at column e), `W[k, t]` is the routing weight `weights[t, k]`
+    (a gather by the constant table t * K + k) and `Y_e` is the expert's
+    SwiGLU MLP on the tokens, `down(silu(x gate) * (x up))` with constant
+    weights. The experts' weights are stacked into `gate_up` [E, H, 2F] and
+    `down` [E, F, H]; the router (logits, softmax, top-k, normalization)
+    stays as it is and feeds `weights` and `ids`. Look-alikes (an expert
+    missing or repeated, ids not from a top-k over E, another routing
+    table or activation, an intermediate used elsewhere) are left alone;
+    the accepted forms are listed in passes/Fusion/FuseMoe.cpp.
+  }];
+  let dependentDialects = ["shardc::graph::GraphDialect"];
+}
+
 def GraphFuseEpilogues : Pass<"graph-fuse-epilogues", "mlir::func::FuncOp"> {
   let summary = "Fold bias, activation and residual adds into GEMMs and "
                 "convolutions";

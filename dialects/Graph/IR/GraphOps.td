@@ -678,5 +678,6 @@ def Graph_FusedConvOp : Graph_Op<"fused_conv", [AttrSizedOperandSegments]> {
 }
 
 include "dialects/Graph/IR/GraphScatterOps.td"
+include "dialects/Graph/IR/GraphMoeOps.td"
 
 #endif // SHARDC_GRAPH_OPS

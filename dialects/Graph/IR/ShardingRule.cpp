@@ -246,5 +246,6 @@ void shardc::graph::registerShardingRules(DialectRegistry &registry) {
     attachQuantShardingRules(ctx);
     attachFusedShardingRules(ctx);
     attachScatterShardingRules(ctx);
+    attachMoeShardingRules(ctx);
   });
 }

@@ -128,6 +128,7 @@ void attachSelectionShardingRules(mlir::MLIRContext *ctx);
 void attachQuantShardingRules(mlir::MLIRContext *ctx);
 void attachFusedShardingRules(mlir::MLIRContext *ctx);
 void attachScatterShardingRules(mlir::MLIRContext *ctx);
+void attachMoeShardingRules(mlir::MLIRContext *ctx);
 
 } // namespace shardc::graph
 

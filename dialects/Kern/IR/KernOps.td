@@ -220,6 +220,7 @@ class Kern_RuntimeOp<string mnemonic, list<Trait> traits = []>
 include "dialects/Kern/IR/KernNormOps.td"
 include "dialects/Kern/IR/KernSelectionOps.td"
 include "dialects/Kern/IR/KernScatterOps.td"
+include "dialects/Kern/IR/KernMoeOps.td"
 include "dialects/Kern/IR/KernSpatialOps.td"
 include "dialects/Kern/IR/KernContractionOps.td"
 include "dialects/Kern/IR/KernAttentionOps.td"

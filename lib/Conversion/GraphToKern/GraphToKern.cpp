@@ -248,6 +248,7 @@ static LogicalResult lowerProgram(func::FuncOp func, bool halfGemm) {
     addConvLowerings(t);
     addSelectionLowerings(t);
     addScatterLowerings(t);
+    addMoeLowerings(t);
     addQuantLowerings(t);
     addFusedLowerings(t);
     addAttentionLowerings(t);

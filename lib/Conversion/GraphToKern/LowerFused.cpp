@@ -17,8 +17,7 @@ using namespace shardc::kern;
 
 using Values = SmallVector<Value>;
 
-/// The type a body computes `elem` in: f32 for fp16 / bf16.
-static Type computeType(Type elem) {
+Type shardc::kern::computeType(Type elem) {
   if (elem.isF16() || elem.isBF16())
     return Float32Type::get(elem.getContext());
   return elem;
@@ -32,6 +31,10 @@ static Value sigmoid(Scalar &s, Type t, Value x) {
   Value e = s.b.create<math::ExpOp>(s.loc, s.b.create<arith::NegFOp>(s.loc, x));
   Value one = s.constant(t, 1.0);
   return s.div(t, one, s.add(t, one, e));
+}
+
+Value shardc::kern::swiglu(Scalar &s, Type t, Value gate, Value up) {
+  return s.mul(t, s.mul(t, gate, sigmoid(s, t, gate)), up);
 }
 
 /// 0.5 * x * (1 + erf(x / sqrt(2))), or with tanh(sqrt(2/pi) * (x +
@@ -134,7 +137,7 @@ void shardc::kern::addFusedLowerings(LoweringTable &t) {
     return s.mul(ct, a[0], sigmoid(s, ct, a[0]));
   });
   computed<graph::SwigluOp>(t, [](auto, Scalar &s, Type ct, ValueRange a) {
-    return s.mul(ct, s.mul(ct, a[0], sigmoid(s, ct, a[0])), a[1]);
+    return swiglu(s, ct, a[0], a[1]);
   });
   addLowering<graph::RmsNormOp>(t, lowerRmsNorm);
 }

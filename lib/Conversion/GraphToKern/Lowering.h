@@ -137,6 +137,7 @@ void addLinalgLowerings(LoweringTable &table);
 void addConvLowerings(LoweringTable &table);
 void addSelectionLowerings(LoweringTable &table);
 void addScatterLowerings(LoweringTable &table);
+void addMoeLowerings(LoweringTable &table);
 void addQuantLowerings(LoweringTable &table);
 void addFusedLowerings(LoweringTable &table);
 void addAttentionLowerings(LoweringTable &table);
@@ -148,6 +149,11 @@ void addAttentionAbsorbers(AbsorbTable &table);
 void reduceAll(KernLowering &l, mlir::Location loc, llvm::StringRef kind,
                mlir::Value input, llvm::ArrayRef<int64_t> axes,
                mlir::Value output);
+
+/// The type a body computes `elem` in: f32 for fp16 / bf16.
+mlir::Type computeType(mlir::Type elem);
+/// silu(gate) * up in body type `t` (LowerFused.cpp).
+mlir::Value swiglu(Scalar &s, mlir::Type t, mlir::Value gate, mlir::Value up);
 
 /// The shape of a shaped value.
 inline llvm::ArrayRef<int64_t> shapeOf(mlir::Value v) {

@@ -248,6 +248,28 @@ void sc_scatter_elements(const sc_desc *y, void *yp, const sc_desc *idx,
  * [j..., k], updates [j..., y dims k...]. */
 void sc_scatter_nd(const sc_desc *y, void *yp, const sc_desc *idx,
                    const void *ip, const void *updates, int32_t reduction);
+/* Mixture of experts: kern.moe_route, moe_permute, grouped_matmul,
+ * moe_combine (KernMoeOps.td; runtime/src/cpu/Moe.cpp). */
+/* ids [T, K] (int32 or int64) in [0, experts): offsets[e] (int32, experts
+ * + 1 of them) is the first row of expert e in the permuted matrix, and
+ * slots[t * K + k] the row of choice (t, k); within an expert, rows follow
+ * the choices' order. An id out of range fails the run. */
+void sc_moe_route(const sc_desc *ids, const void *ip, int64_t experts,
+                  int32_t *offsets, int32_t *slots);
+/* rows[slots[t * K + k]] = x[t] (x [T, H], rows [T * K, H], any dtype). */
+void sc_moe_permute(const sc_desc *x, const void *xp, const sc_desc *rows,
+                    const int32_t *slots, void *rp);
+/* y[offsets[e]:offsets[e + 1]] = a[same rows] x b[e] for every expert e:
+ * a [P, Kd], b [E, Kd, N], y [P, N] of one dtype (f32, f16, bf16), by
+ * oneDNN with the row count given at run time. Rows past offsets[E] are
+ * not written. */
+void sc_grouped_matmul(const sc_desc *a, const void *ap, const sc_desc *b,
+                       const void *bp, const int32_t *offsets, void *yp);
+/* y[t] = sum over k in order of weights[t, k] * rows[slots[t * K + k]]
+ * (rows [P, H], weights [T, K], y [T, H]; one float dtype, summed in f32
+ * for f16 / bf16). */
+void sc_moe_combine(const sc_desc *rows, const void *rp, const sc_desc *w,
+                    const void *wp, const int32_t *slots, void *yp);
 /* Windows and resampling: kern.pad, kern.pool, kern.resize
  * (KernSpatialOps.td). */
 /* Pad with pads[0..rank) before and pads[rank..2*rank) after each dim

@@ -37,8 +37,11 @@
 #include <cstring>
 #include <exception>
 #include <fstream>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -716,4 +719,73 @@ extern "C" void sc_dnnl_conv_run(void *h, const void *x, const void *w,
     return;
   }
   static_cast<ConvHandle *>(h)->run(x, w, bias, residual, y);
+}
+
+// Grouped GEMM of the mixture-of-experts kernels (kern.grouped_matmul): one
+// oneDNN matmul with the row count M left to run time (DNNL_RUNTIME_DIM_VAL),
+// created once per (dtype, Kd, N) and executed once per expert on its rows.
+extern "C" void sc_grouped_matmul(const sc_desc *a, const void *ap,
+                                  const sc_desc *b, const void *bp,
+                                  const int32_t *offsets, void *yp) {
+  int64_t p = a->dims[0], kd = a->dims[1], experts = b->dims[0],
+          n = b->dims[2];
+  dt type;
+  if (!toDnnlType(a->dtype, type) || b->dtype != a->dtype) {
+    sc_fail("grouped matmul: unsupported dtypes %s x %s",
+            dtypeName(a->dtype), dtypeName(b->dtype));
+    return;
+  }
+  for (int64_t e = 0; e < experts; ++e)
+    if (offsets[0] != 0 || offsets[e + 1] < offsets[e] ||
+        offsets[e + 1] > p) {
+      sc_fail("grouped matmul: row offsets of expert %lld ([%d, %d)) are "
+              "not within [0, %lld) in order",
+              (long long)e, offsets[e], offsets[e + 1], (long long)p);
+      return;
+    }
+  size_t eb = dtypeSize(a->dtype);
+  try {
+    static std::mutex mu;
+    static std::map<std::tuple<int32_t, int64_t, int64_t>, dnnl::matmul>
+        cache;
+    dnnl::matmul prim;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      auto key = std::make_tuple(a->dtype, kd, n);
+      auto it = cache.find(key);
+      if (it == cache.end()) {
+        dnnl::memory::dim m = DNNL_RUNTIME_DIM_VAL;
+        dnnl::memory::desc amd({m, kd}, type, {kd, 1});
+        dnnl::memory::desc bmd({kd, n}, type, {n, 1});
+        dnnl::memory::desc ymd({m, n}, type, {n, 1});
+        dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(amd, bmd, ymd),
+                                        cpuEngine());
+        it = cache.emplace(key, dnnl::matmul(pd)).first;
+      }
+      prim = it->second;
+    }
+    auto *a8 = static_cast<char *>(const_cast<void *>(ap));
+    auto *b8 = static_cast<char *>(const_cast<void *>(bp));
+    auto *y8 = static_cast<char *>(yp);
+    for (int64_t e = 0; e < experts; ++e) {
+      int64_t m = offsets[e + 1] - offsets[e];
+      if (m == 0)
+        continue;
+      ThreadLimit limit(m * kd * n < kSerialMacs);
+      dnnl::memory am({{m, kd}, type, {kd, 1}}, cpuEngine(),
+                      a8 + offsets[e] * kd * eb);
+      dnnl::memory bm({{kd, n}, type, {n, 1}}, cpuEngine(),
+                      b8 + e * kd * n * eb);
+      dnnl::memory ym({{m, n}, type, {n, 1}}, cpuEngine(),
+                      y8 + offsets[e] * n * eb);
+      prim.execute(cpuStream(), {{DNNL_ARG_SRC, am},
+                                 {DNNL_ARG_WEIGHTS, bm},
+                                 {DNNL_ARG_DST, ym}});
+      cpuStream().wait();
+    }
+  } catch (const std::exception &e) {
+    sc_fail("oneDNN: grouped matmul [%lld, %lld] x %lld x [%lld, %lld]: %s",
+            (long long)p, (long long)kd, (long long)experts, (long long)kd,
+            (long long)n, e.what());
+  }
 }

@@ -1,0 +1,137 @@
+//===- MoeOps.cpp - kern.moe_route, moe_permute, grouped_matmul, moe_combine ===//
+//
+// Verifiers and C arguments of the mixture-of-experts kernels
+// (runtime/include/shardc/cpu.h: sc_moe_route, sc_moe_permute,
+// sc_grouped_matmul, sc_moe_combine).
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/Kern/IR/RuntimeOps.h"
+
+using namespace mlir;
+using namespace shardc::kern;
+using namespace shardc::kern::runtime;
+
+/// `v` is an i32 vector of `n` elements.
+static LogicalResult verifyI32Vector(Operation *op, Value v, int64_t n,
+                                     StringRef what) {
+  MemRefType t = bufferType(v);
+  if (t.getRank() != 1 || t.getDimSize(0) != n || !isSignedInt(t.getElementType(), 32))
+    return op->emitOpError(what) << " must be memref<" << n << "xi32>, not "
+                                 << t;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// kern.moe_route
+//===----------------------------------------------------------------------===//
+
+LogicalResult MoeRouteOp::verify() {
+  MemRefType ids = getIds().getType();
+  Type it = ids.getElementType();
+  if (ids.getRank() != 2 || (!isSignedInt(it, 32) && !isSignedInt(it, 64)))
+    return emitOpError("ids must be [tokens, k] of i32 or i64, not ") << ids;
+  if (getNumExperts() < 1)
+    return emitOpError("needs at least one expert");
+  return failure(
+      failed(verifyI32Vector(*this, getOffsets(), getNumExperts() + 1,
+                             "offsets")) ||
+      failed(verifyI32Vector(*this, getSlots(), ids.getNumElements(),
+                             "slots")));
+}
+
+StringRef MoeRouteOp::getRuntimeCallee() { return "sc_moe_route"; }
+
+// sc_moe_route(ids desc, ids, experts, offsets, slots)
+void MoeRouteOp::getRuntimeArgs(SmallVectorImpl<RuntimeArg> &args) {
+  args.append({RuntimeArg::desc(getIds()), RuntimeArg::ptr(getIds()),
+               RuntimeArg::i64(getNumExperts()), RuntimeArg::ptr(getOffsets()),
+               RuntimeArg::ptr(getSlots())});
+}
+
+//===----------------------------------------------------------------------===//
+// kern.moe_permute
+//===----------------------------------------------------------------------===//
+
+LogicalResult MoePermuteOp::verify() {
+  MemRefType x = getX().getType(), rows = getRows().getType();
+  if (x.getRank() != 2 || rows.getRank() != 2 ||
+      rows.getDimSize(1) != x.getDimSize(1) ||
+      rows.getElementType() != x.getElementType())
+    return emitOpError("rows ") << rows << " must be [choices, "
+                                << (x.getRank() ? x.getDimSize(x.getRank() - 1) : 0)
+                                << "] of x's type " << x;
+  int64_t choices = rows.getDimSize(0);
+  if (x.getDimSize(0) == 0 ? choices != 0 : choices % x.getDimSize(0) != 0)
+    return emitOpError("rows ") << rows << " must hold k rows per token of "
+                                << x;
+  return verifyI32Vector(*this, getSlots(), choices, "slots");
+}
+
+StringRef MoePermuteOp::getRuntimeCallee() { return "sc_moe_permute"; }
+
+// sc_moe_permute(x desc, x, rows desc, slots, rows)
+void MoePermuteOp::getRuntimeArgs(SmallVectorImpl<RuntimeArg> &args) {
+  args.append({RuntimeArg::desc(getX()), RuntimeArg::ptr(getX()),
+               RuntimeArg::desc(getRows()), RuntimeArg::ptr(getSlots()),
+               RuntimeArg::ptr(getRows())});
+}
+
+//===----------------------------------------------------------------------===//
+// kern.grouped_matmul
+//===----------------------------------------------------------------------===//
+
+LogicalResult GroupedMatmulOp::verify() {
+  MemRefType a = getA().getType(), b = getB().getType(), y = getY().getType();
+  if (a.getRank() != 2 || b.getRank() != 3 || y.getRank() != 2)
+    return emitOpError("needs a [rows, k], b [experts, k, n] and y [rows, "
+                       "n], got ")
+           << a << ", " << b << ", " << y;
+  if (b.getDimSize(1) != a.getDimSize(1) ||
+      y.getDimSize(0) != a.getDimSize(0) || y.getDimSize(1) != b.getDimSize(2))
+    return emitOpError("shapes do not chain: ")
+           << a << " x " << b << " into " << y;
+  Type e = a.getElementType();
+  if (!(e.isF32() || e.isF16() || e.isBF16()) || b.getElementType() != e ||
+      y.getElementType() != e)
+    return emitOpError("a, b and y must be one of f32, f16, bf16, got ")
+           << a << ", " << b << ", " << y;
+  return verifyI32Vector(*this, getOffsets(), b.getDimSize(0) + 1, "offsets");
+}
+
+StringRef GroupedMatmulOp::getRuntimeCallee() { return "sc_grouped_matmul"; }
+
+// sc_grouped_matmul(a desc, a, b desc, b, offsets, y)
+void GroupedMatmulOp::getRuntimeArgs(SmallVectorImpl<RuntimeArg> &args) {
+  args.append({RuntimeArg::desc(getA()), RuntimeArg::ptr(getA()),
+               RuntimeArg::desc(getB()), RuntimeArg::ptr(getB()),
+               RuntimeArg::ptr(getOffsets()), RuntimeArg::ptr(getY())});
+}
+
+//===----------------------------------------------------------------------===//
+// kern.moe_combine
+//===----------------------------------------------------------------------===//
+
+LogicalResult MoeCombineOp::verify() {
+  MemRefType rows = getRows().getType(), w = getWeights().getType(),
+             y = getY().getType();
+  Type e = rows.getElementType();
+  if (!isRuntimeFloat(e) || w.getElementType() != e || y.getElementType() != e)
+    return emitOpError("rows, weights and y must have one float type, got ")
+           << rows << ", " << w << ", " << y;
+  if (rows.getRank() != 2 || w.getRank() != 2 || y.getRank() != 2 ||
+      y.getDimSize(0) != w.getDimSize(0) || y.getDimSize(1) != rows.getDimSize(1))
+    return emitOpError("needs rows [choices, h], weights [tokens, k] and y "
+                       "[tokens, h], got ")
+           << rows << ", " << w << ", " << y;
+  return verifyI32Vector(*this, getSlots(), w.getNumElements(), "slots");
+}
+
+StringRef MoeCombineOp::getRuntimeCallee() { return "sc_moe_combine"; }
+
+// sc_moe_combine(rows desc, rows, weights desc, weights, slots, y)
+void MoeCombineOp::getRuntimeArgs(SmallVectorImpl<RuntimeArg> &args) {
+  args.append({RuntimeArg::desc(getRows()), RuntimeArg::ptr(getRows()),
+               RuntimeArg::desc(getWeights()), RuntimeArg::ptr(getWeights()),
+               RuntimeArg::ptr(getSlots()), RuntimeArg::ptr(getY())});
+}

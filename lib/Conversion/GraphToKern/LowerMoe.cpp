@@ -27,6 +27,17 @@ static LogicalResult lowerMoe(graph::MoeOp op, KernLowering &l) {
   Value x = l.get(op.getInput()), weights = l.get(op.getWeights()),
         ids = l.get(op.getIds()), gateUp = l.get(op.getGateUp()),
         down = l.get(op.getDown());
+  // Without native half GEMMs (CPU programs) the experts run in fp32, as
+  // kern.matmul's operands are widened (LowerLinalg.cpp).
+  Type half = elem;
+  bool widen = (elem.isF16() || elem.isBF16()) && !l.halfGemm;
+  if (widen) {
+    elem = b.getF32Type();
+    x = l.converted(loc, x, elem);
+    weights = l.converted(loc, weights, elem);
+    gateUp = l.converted(loc, gateUp, elem);
+    down = l.converted(loc, down, elem);
+  }
 
   Value offsets = l.alloc(loc, {e + 1}, i32);
   Value slots = l.alloc(loc, {p}, i32);
@@ -45,7 +56,17 @@ static LogicalResult lowerMoe(graph::MoeOp op, KernLowering &l) {
         });
   Value y = l.alloc(loc, {p, h}, elem);
   b.create<GroupedMatmulOp>(loc, act, down, offsets, y);
-  b.create<MoeCombineOp>(loc, y, weights, slots, l.result(op.getOutput()));
+  Value out = l.result(op.getOutput());
+  if (!widen) {
+    b.create<MoeCombineOp>(loc, y, weights, slots, out);
+    return success();
+  }
+  Value out32 = l.alloc(loc, {t, h}, elem);
+  b.create<MoeCombineOp>(loc, y, weights, slots, out32);
+  l.map(loc, {t, h}, {KernLowering::dense(out32)}, {KernLowering::dense(out)},
+        [&](Scalar &s, ValueRange v) {
+          return SmallVector<Value>{s.convert(v[0], elem, half)};
+        });
   return success();
 }
 

@@ -359,3 +359,48 @@ func.func @scatter_nd_updates(%x: tensor<3x4xf32>, %i: tensor<2x1xi64>, %u: tens
   %0 = graph.scatter_nd %x, %i, %u : tensor<3x4xf32>, tensor<2x1xi64>, tensor<2x3xf32> -> tensor<3x4xf32>
   return
 }
+
+// -----
+
+func.func @moe_input_rank(%x: tensor<2x8x32xf32>, %w: tensor<16x2xf32>, %ids: tensor<16x2xi64>, %gu: tensor<4x32x96xf32>, %d: tensor<4x48x32xf32>) {
+  // expected-error @+2 {{input must be [tokens, hidden], got tensor<2x8x32xf32>}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = graph.moe %x, %w, %ids, %gu, %d : tensor<2x8x32xf32>, tensor<16x2xf32>, tensor<16x2xi64>, tensor<4x32x96xf32>, tensor<4x48x32xf32> -> tensor<16x32xf32>
+  return
+}
+
+// -----
+
+func.func @moe_ids_tokens(%x: tensor<16x32xf32>, %w: tensor<8x2xf32>, %ids: tensor<8x2xi64>, %gu: tensor<4x32x96xf32>, %d: tensor<4x48x32xf32>) {
+  // expected-error @+2 {{ids tensor<8x2xi64> must be [tokens, k] with the input's 16 tokens}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = graph.moe %x, %w, %ids, %gu, %d : tensor<16x32xf32>, tensor<8x2xf32>, tensor<8x2xi64>, tensor<4x32x96xf32>, tensor<4x48x32xf32> -> tensor<16x32xf32>
+  return
+}
+
+// -----
+
+func.func @moe_weights(%x: tensor<16x32xf32>, %w: tensor<16x2xf16>, %ids: tensor<16x2xi64>, %gu: tensor<4x32x96xf32>, %d: tensor<4x48x32xf32>) {
+  // expected-error @+2 {{weights tensor<16x2xf16> must be [16, 2] of the input's element type}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = graph.moe %x, %w, %ids, %gu, %d : tensor<16x32xf32>, tensor<16x2xf16>, tensor<16x2xi64>, tensor<4x32x96xf32>, tensor<4x48x32xf32> -> tensor<16x32xf32>
+  return
+}
+
+// -----
+
+func.func @moe_down(%x: tensor<16x32xf32>, %w: tensor<16x2xf32>, %ids: tensor<16x2xi64>, %gu: tensor<4x32x96xf32>, %d: tensor<4x48x16xf32>) {
+  // expected-error @+2 {{down tensor<4x48x16xf32> must be [experts, ffn, 32] of the input's element type}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = graph.moe %x, %w, %ids, %gu, %d : tensor<16x32xf32>, tensor<16x2xf32>, tensor<16x2xi64>, tensor<4x32x96xf32>, tensor<4x48x16xf32> -> tensor<16x32xf32>
+  return
+}
+
+// -----
+
+func.func @moe_gate_up(%x: tensor<16x32xf32>, %w: tensor<16x2xf32>, %ids: tensor<16x2xi64>, %gu: tensor<4x32x48xf32>, %d: tensor<4x48x32xf32>) {
+  // expected-error @+2 {{gate_up tensor<4x32x48xf32> must be [4, 32, 96] (gate then up columns of each of the 4 experts) of the input's element type}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = graph.moe %x, %w, %ids, %gu, %d : tensor<16x32xf32>, tensor<16x2xf32>, tensor<16x2xi64>, tensor<4x32x48xf32>, tensor<4x48x32xf32> -> tensor<16x32xf32>
+  return
+}

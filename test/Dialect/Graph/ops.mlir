@@ -214,3 +214,12 @@ func.func @scatter(%x: tensor<3x4xf32>, %i: tensor<3x2xi64>, %u: tensor<3x2xf32>
   %2 = graph.scatter_nd %1, %n, %v : tensor<3x4xf32>, tensor<2x1xi32>, tensor<2x4xf32> -> tensor<3x4xf32>
   return %0, %1, %2 : tensor<3x2xf32>, tensor<3x4xf32>, tensor<3x4xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func @moe
+func.func @moe(%x: tensor<16x32xf32>, %w: tensor<16x2xf32>, %ids: tensor<16x2xi64>, %gu: tensor<4x32x96xf32>, %d: tensor<4x48x32xf32>) -> tensor<16x32xf32> {
+  // CHECK: graph.moe %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<16x32xf32>, tensor<16x2xf32>, tensor<16x2xi64>, tensor<4x32x96xf32>, tensor<4x48x32xf32> -> tensor<16x32xf32>
+  %0 = graph.moe %x, %w, %ids, %gu, %d : tensor<16x32xf32>, tensor<16x2xf32>, tensor<16x2xi64>, tensor<4x32x96xf32>, tensor<4x48x32xf32> -> tensor<16x32xf32>
+  return %0 : tensor<16x32xf32>
+}

@@ -1023,3 +1023,51 @@ func.func @scatter_nd_updates(%i: memref<2x2xi64>, %u: memref<2x4xf32>, %y: memr
   kern.scatter_nd %i, %u into %y : memref<2x2xi64>, memref<2x4xf32> into memref<3x4xf32>
   return
 }
+
+// -----
+
+func.func @moe_route_ids(%ids: memref<16x2xf32>, %off: memref<5xi32>, %slots: memref<32xi32>) {
+  // expected-error @+1 {{'kern.moe_route' op ids must be [tokens, k] of i32 or i64, not 'memref<16x2xf32>'}}
+  kern.moe_route %ids into %off, %slots {num_experts = 4 : i64} : memref<16x2xf32> into memref<5xi32>, memref<32xi32>
+  return
+}
+
+// -----
+
+func.func @moe_route_offsets(%ids: memref<16x2xi64>, %off: memref<4xi32>, %slots: memref<32xi32>) {
+  // expected-error @+1 {{'kern.moe_route' op offsets must be memref<5xi32>, not 'memref<4xi32>'}}
+  kern.moe_route %ids into %off, %slots {num_experts = 4 : i64} : memref<16x2xi64> into memref<4xi32>, memref<32xi32>
+  return
+}
+
+// -----
+
+func.func @moe_permute_rows(%x: memref<16x32xf32>, %slots: memref<24xi32>, %rows: memref<24x32xf32>) {
+  // expected-error @+1 {{'kern.moe_permute' op rows 'memref<24x32xf32>' must hold k rows per token of 'memref<16x32xf32>'}}
+  kern.moe_permute %x, %slots into %rows : memref<16x32xf32>, memref<24xi32> into memref<24x32xf32>
+  return
+}
+
+// -----
+
+func.func @grouped_matmul_chain(%a: memref<32x32xf32>, %b: memref<4x16x96xf32>, %off: memref<5xi32>, %y: memref<32x96xf32>) {
+  // expected-error @+1 {{'kern.grouped_matmul' op shapes do not chain: 'memref<32x32xf32>' x 'memref<4x16x96xf32>' into 'memref<32x96xf32>'}}
+  kern.grouped_matmul %a, %b, %off into %y : memref<32x32xf32>, memref<4x16x96xf32>, memref<5xi32> into memref<32x96xf32>
+  return
+}
+
+// -----
+
+func.func @grouped_matmul_type(%a: memref<32x32xi8>, %b: memref<4x32x96xi8>, %off: memref<5xi32>, %y: memref<32x96xi8>) {
+  // expected-error @+1 {{'kern.grouped_matmul' op a, b and y must be one of f32, f16, bf16}}
+  kern.grouped_matmul %a, %b, %off into %y : memref<32x32xi8>, memref<4x32x96xi8>, memref<5xi32> into memref<32x96xi8>
+  return
+}
+
+// -----
+
+func.func @moe_combine_slots(%rows: memref<32x32xf32>, %w: memref<16x2xf32>, %slots: memref<16xi32>, %y: memref<16x32xf32>) {
+  // expected-error @+1 {{'kern.moe_combine' op slots must be memref<32xi32>, not 'memref<16xi32>'}}
+  kern.moe_combine %rows, %w, %slots into %y : memref<32x32xf32>, memref<16x2xf32>, memref<16xi32> into memref<16x32xf32>
+  return
+}

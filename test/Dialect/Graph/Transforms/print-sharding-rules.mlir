@@ -170,3 +170,14 @@ func.func @scatter(%x: tensor<4x6xf32>, %i: tensor<4x3xi64>, %j: tensor<2x3xi64>
   %3 = graph.scatter_nd %x, %n, %v : tensor<4x6xf32>, tensor<5x1xi64>, tensor<5x6xf32> -> tensor<4x6xf32>
   return %0, %1, %2, %3 : tensor<4x3xf32>, tensor<2x3xf32>, tensor<4x6xf32>, tensor<4x6xf32>
 }
+
+// -----
+
+// graph.moe: tokens and output columns parallel, the experts' FFN dim a sum
+// (Megatron inside every expert), the rest replicated (expert parallelism
+// is --ep's all-to-all, not a factor).
+func.func @moe(%x: tensor<16x32xf32>, %w: tensor<16x2xf32>, %ids: tensor<16x2xi64>, %gu: tensor<4x32x96xf32>, %d: tensor<4x48x32xf32>) -> tensor<16x32xf32> {
+  // expected-remark @+1 {{sharding rule: ([i, j], [i, k], [i, k], [l, j, (m, n)], [l, n, o]) -> ([i, o]) {i=16, j=32, k=2, l=4, m=2, n=48, o=32} reduction={n:sum} need_replication={j, k, l, m}}}
+  %0 = graph.moe %x, %w, %ids, %gu, %d : tensor<16x32xf32>, tensor<16x2xf32>, tensor<16x2xi64>, tensor<4x32x96xf32>, tensor<4x48x32xf32> -> tensor<16x32xf32>
+  return %0 : tensor<16x32xf32>
+}

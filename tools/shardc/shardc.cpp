@@ -249,11 +249,27 @@ static std::optional<std::string> parseCommandLine(int argc, char **argv,
   return first.trim().str() + " (shardc --help lists the options)";
 }
 
+/// --help lists shardc's options and MLIR's (`--mlir-*`: timing, IR
+/// printing, statistics); the hundreds of LLVM backend flags that come with
+/// linking LLVM move to --help-hidden.
+static void hideBackendOptions() {
+  for (auto &entry : cl::getRegisteredOptions()) {
+    cl::Option *opt = entry.getValue();
+    // --help, --version and --color have categories of their own.
+    bool general = llvm::is_contained(opt->Categories, &cl::getGeneralCategory());
+    if (!general || llvm::is_contained(opt->Categories, &shardcCat) ||
+        entry.getKey().starts_with("mlir-"))
+      continue;
+    opt->setHiddenFlag(cl::Hidden);
+  }
+}
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   mlir::registerAsmPrinterCLOptions();
   mlir::registerMLIRContextCLOptions();
   mlir::registerPassManagerCLOptions();
+  hideBackendOptions();
   cl::SetVersionPrinter([](raw_ostream &os) {
     os << "shardc " << SHARDC_VERSION << " (MLIR " << LLVM_VERSION_STRING
        << ")\n";

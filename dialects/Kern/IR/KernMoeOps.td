@@ -23,7 +23,11 @@ def Kern_MoeRouteOp : Kern_RuntimeOp<"moe_route"> {
     offsets[e + 1]) of the permuted matrix. `slots`: i32 [T * K]: the row
     of choice (t, k), at t * K + k. Within an expert, rows follow the
     choices' order (t, then k), so the result does not depend on threads.
-    An id out of range fails the run.
+    An id out of range fails the run on the CPU. On CUDA (prelude
+    moe.cuh), which cannot fail the run from the device, such a choice
+    gets no row: its slot is -1 and offsets[E] counts only the other
+    choices; kern.moe_permute skips it and kern.moe_combine adds nothing
+    for it.
 
     ```mlir
     kern.moe_route %ids into %offsets, %slots {num_experts = 4 : i64}
@@ -62,8 +66,9 @@ def Kern_GroupedMatmulOp : Kern_RuntimeOp<"grouped_matmul"> {
     `a`: [P, Kd]; `b`: [E, Kd, N]; `offsets`: i32 [E + 1] (non-decreasing
     from 0 to at most P; rows past offsets[E] are left as they are); `y`:
     [P, N]. One GEMM per expert with rows, its count known only at run
-    time: oneDNN with a run-time M on the CPU. f32, f16, bf16 (a, b and y
-    of one type).
+    time: oneDNN with a run-time M on the CPU; on CUDA one tiled kernel
+    over all P rows whose blocks find their experts in `offsets` (prelude
+    moe.cuh). f32, f16, bf16 (a, b and y of one type).
 
     ```mlir
     kern.grouped_matmul %a, %b, %offsets into %y

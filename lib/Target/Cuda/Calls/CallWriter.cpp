@@ -5,8 +5,9 @@
 // kern.layer_norm), pool.cuh (kern.pool), select.cuh (kern.arg_max,
 // kern.topk, kern.cumsum, kern.trilu), pad.cuh (kern.pad), resize.cuh
 // (kern.resize), matmul.cuh (kern.matmul_ref, kern.matmul_integer,
-// kern.qlinear_matmul), attention.cuh (kern.attention). kern.einsum has no
-// CUDA form.
+// kern.qlinear_matmul), attention.cuh (kern.attention), moe.cuh
+// (kern.moe_route, kern.moe_permute, kern.grouped_matmul,
+// kern.moe_combine). kern.einsum has no CUDA form.
 //
 //===----------------------------------------------------------------------===//
 
@@ -171,6 +172,10 @@ FailureOr<Kernel> cuda::emitCallKernel(kern::RuntimeCallOpInterface op,
       .Case([&](kern::MatmulIntegerOp o) { return matmulInteger(o, name); })
       .Case([&](kern::QLinearMatmulOp o) { return qlinearMatmul(o, name); })
       .Case([&](kern::AttentionOp o) { return attention(o, name); })
+      .Case([&](kern::MoeRouteOp o) { return moeRoute(o, name); })
+      .Case([&](kern::MoePermuteOp o) { return moePermute(o, name); })
+      .Case([&](kern::GroupedMatmulOp o) { return groupedMatmul(o, name); })
+      .Case([&](kern::MoeCombineOp o) { return moeCombine(o, name); })
       .Default([&](Operation *o) -> FailureOr<Kernel> {
         return CallWriter(op, name).unsupported(
             isa<kern::EinsumOp>(o) ? "einsum runs on the CPU target only"

@@ -91,7 +91,7 @@ private:
 };
 
 /// The writers, one per op (Gather.cpp, Scatter.cpp, Norms.cpp, Pool.cpp,
-/// Selection.cpp, Pad.cpp, Resize.cpp, Matmul.cpp, Attention.cpp).
+/// Selection.cpp, Pad.cpp, Resize.cpp, Matmul.cpp, Attention.cpp, Moe.cpp).
 mlir::FailureOr<Kernel> gather(kern::GatherOp op, llvm::StringRef name);
 mlir::FailureOr<Kernel> gatherElements(kern::GatherElementsOp op,
                                        llvm::StringRef name);
@@ -113,6 +113,11 @@ mlir::FailureOr<Kernel> matmulInteger(kern::MatmulIntegerOp op,
 mlir::FailureOr<Kernel> qlinearMatmul(kern::QLinearMatmulOp op,
                                       llvm::StringRef name);
 mlir::FailureOr<Kernel> attention(kern::AttentionOp op, llvm::StringRef name);
+mlir::FailureOr<Kernel> moeRoute(kern::MoeRouteOp op, llvm::StringRef name);
+mlir::FailureOr<Kernel> moePermute(kern::MoePermuteOp op, llvm::StringRef name);
+mlir::FailureOr<Kernel> groupedMatmul(kern::GroupedMatmulOp op,
+                                      llvm::StringRef name);
+mlir::FailureOr<Kernel> moeCombine(kern::MoeCombineOp op, llvm::StringRef name);
 
 } // namespace shardc::cuda::calls
 

@@ -41,6 +41,10 @@ template <typename T>
 static __device__ __forceinline__ T sc_shfl_xor(T v, int lane_mask) {
   return static_cast<T>(__shfl_xor_sync(0xffffffffu, v, lane_mask));
 }
+// The lanes of the warp whose p is true, as bits (every lane must call it).
+static __device__ __forceinline__ unsigned sc_ballot(bool p) {
+  return __ballot_sync(0xffffffffu, p);
+}
 
 // The runtime kernels (kern.softmax, kern.gather, ...) on CUDA, by family.
 #include "elem.cuh"
@@ -53,3 +57,4 @@ static __device__ __forceinline__ T sc_shfl_xor(T v, int lane_mask) {
 #include "resize.cuh"
 #include "matmul.cuh"
 #include "attention.cuh"
+#include "moe.cuh"

@@ -2,16 +2,18 @@
 // (emulate.py): the prelude's family headers compiled as host C++.
 //
 // A block runs as one std::thread per CUDA thread; blocks run one after
-// another. __syncthreads is a barrier of the block, a warp shuffle goes
-// through a slot per thread between two barriers of the warp, __shared__
-// variables are statics (one block at a time). A __syncthreads that not
-// every thread of the block reaches, or a shuffle that not every lane of
-// the warp does, aborts (CUDA leaves both undefined). fp16 / bf16
-// conversions are the CPU runtime's (round to nearest even, as CUDA's).
+// another. __syncthreads is a barrier of the block, a warp shuffle or
+// ballot goes through a slot per thread between two barriers of the warp,
+// __shared__ variables are statics (one block at a time). A __syncthreads
+// that not every thread of the block reaches, or a shuffle or ballot that
+// not every lane of the warp does, aborts (CUDA leaves both undefined).
+// fp16 / bf16 conversions are the CPU runtime's (round to nearest even, as
+// CUDA's).
 #pragma once
 #include <algorithm>
 #include <atomic>
 #include <barrier>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -49,6 +51,7 @@ struct uint4 {
 // Without FMA contraction (-ffp-contract=off), as the _rn intrinsics.
 inline double __dadd_rn(double a, double b) { return a + b; }
 inline double __dmul_rn(double a, double b) { return a * b; }
+inline float __fadd_rn(float a, float b) { return a + b; }
 inline float __fmul_rn(float a, float b) { return a * b; }
 
 // A barrier whose phases must be reached by all of its threads or by none
@@ -107,6 +110,20 @@ template <class T> inline T sc_shfl_xor(T v, int lane_mask) {
   return r;
 }
 
+// __ballot_sync over the whole warp: every lane posts its bit between two
+// barriers of the warp, then ORs the warp's bits.
+inline unsigned sc_ballot(bool p) {
+  unsigned t = threadIdx.x, w = t / 32;
+  emu_block->slots[t] = p;
+  emu_block->warps[w]->wait();
+  unsigned bits = 0;
+  for (unsigned l = 0; l < 32 && 32 * w + l < blockDim.x; ++l)
+    bits |= (unsigned)emu_block->slots[32 * w + l] << l;
+  emu_block->warps[w]->wait();
+  return bits;
+}
+inline int __popc(unsigned v) { return std::popcount(v); }
+
 // CUDA's compare-and-swap on a word: returns the old value.
 template <class T> inline T atomicCAS(T *p, T compare, T value) {
   std::atomic_ref<T>(*p).compare_exchange_strong(compare, value);
@@ -148,3 +165,4 @@ template <class F> void emu_launch(unsigned grid, unsigned block, F f) {
 #include "resize.cuh"
 #include "matmul.cuh"
 #include "attention.cuh"
+#include "moe.cuh"

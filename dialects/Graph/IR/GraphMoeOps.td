@@ -24,7 +24,10 @@ def Graph_MoeOp : Graph_Op<"moe"> {
     is dropped for capacity. The kernels permute the T * K choices by
     expert, run one grouped GEMM per projection and combine the rows back
     (kern.moe_route, kern.moe_permute, kern.grouped_matmul,
-    kern.moe_combine); an id outside [0, E) fails the run.
+    kern.moe_combine). An id outside [0, E) fails the run on the CPU; the
+    CUDA kernels drop that choice (it adds nothing), as their gathers read
+    zero for a bad index. graph-fuse-moe only creates the op for ids of a
+    top-k over E, which are always in range.
 
     ```mlir
     %y = graph.moe %x, %w, %ids, %gate_up, %down

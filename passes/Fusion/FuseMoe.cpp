@@ -315,16 +315,9 @@ std::optional<Term> matchTerm(Value s) {
 
 /// The bytes of a constant's elements; empty for a splat or a missing blob.
 ArrayRef<char> rawData(graph::ConstantOp c) {
-  // (ConstantOp's accessors are not const.)
   auto type = cast<RankedTensorType>(c.getType());
   int64_t bits = type.getElementType().getIntOrFloatBitWidth();
-  ArrayRef<char> raw;
-  if (auto res = dyn_cast<DenseResourceElementsAttr>(c.getValue())) {
-    if (AsmResourceBlob *blob = res.getRawHandle().getBlob())
-      raw = blob->getData();
-  } else if (auto dense = dyn_cast<DenseElementsAttr>(c.getValue())) {
-    raw = dense.getRawData();
-  }
+  ArrayRef<char> raw = graph::rawElementData(c.getValue());
   if (bits % 8 || (int64_t)raw.size() != type.getNumElements() * bits / 8)
     return {};
   return raw;

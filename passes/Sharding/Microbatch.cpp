@@ -13,7 +13,7 @@
 
 #include "passes/Sharding/Passes.h"
 
-#include "mlir/IR/DialectResourceBlobManager.h"
+#include "dialects/Graph/IR/ConstantEval.h"
 
 namespace shardc {
 #define GEN_PASS_DEF_DISTMICROBATCH
@@ -30,18 +30,6 @@ struct DistMicrobatchPass
   void runOnOperation() override;
 };
 
-/// The bytes of a constant's data (a dense_resource blob or a dense attr).
-ArrayRef<char> dataOf(graph::ConstantOp op) {
-  if (auto res = dyn_cast<DenseResourceElementsAttr>(op.getValue())) {
-    if (AsmResourceBlob *blob = res.getRawHandle().getBlob())
-      return blob->getData();
-    return {};
-  }
-  if (auto dense = dyn_cast<DenseElementsAttr>(op.getValue()))
-    return dense.getRawData();
-  return {};
-}
-
 /// Whether rank `other`'s program is rank 0's: the same ops, types and
 /// attributes, constants with the same data, except the slices that cut
 /// each rank's rows of an input. Returns the first op that differs.
@@ -56,7 +44,8 @@ Operation *firstDifference(func::FuncOp first, func::FuncOp other) {
       continue;
     if (auto cx = dyn_cast<graph::ConstantOp>(x)) {
       auto cy = cast<graph::ConstantOp>(y);
-      if (cx.getValue() != cy.getValue() && dataOf(cx) != dataOf(cy))
+      if (cx.getValue() != cy.getValue() && graph::rawElementData(cx.getValue()) !=
+                                 graph::rawElementData(cy.getValue()))
         return &x;
       continue;
     }

@@ -2,6 +2,8 @@
 
 #include "passes/Sharding/Slicing.h"
 
+#include "dialects/Graph/IR/ConstantEval.h"
+
 #include "shardc/Support/Pages.h"
 
 #include "mlir/IR/BuiltinDialect.h"
@@ -20,16 +22,10 @@ Value shardc::sliceConstantData(OpBuilder &b, graph::ConstantOp op,
   auto type = cast<RankedTensorType>(op.getType());
   auto localType = RankedTensorType::get(sizes, type.getElementType());
   Attribute value = op.getValue();
-  ArrayRef<char> raw;
-  if (auto res = dyn_cast<DenseResourceElementsAttr>(value)) {
-    if (AsmResourceBlob *blob = res.getRawHandle().getBlob())
-      raw = blob->getData();
-  } else if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
-    if (dense.isSplat())
-      return b.create<graph::ConstantOp>(op.getLoc(),
-                                         dense.resizeSplat(localType));
-    raw = dense.getRawData();
-  }
+  if (auto dense = dyn_cast<DenseElementsAttr>(value); dense && dense.isSplat())
+    return b.create<graph::ConstantOp>(op.getLoc(),
+                                       dense.resizeSplat(localType));
+  ArrayRef<char> raw = graph::rawElementData(op.getValue());
   int64_t elemBits = type.getElementType().getIntOrFloatBitWidth();
   int64_t elemBytes = elemBits / 8;
   if (elemBits % 8 != 0 ||

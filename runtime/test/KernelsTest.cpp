@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/src/KernelError.h"
+#include "runtime/test/KernelTestUtil.h"
 #include "shardc/cpu.h"
 
 #include <gtest/gtest.h>
@@ -20,30 +21,14 @@
 
 namespace {
 
-sc_desc mk(int32_t dtype, std::initializer_list<int64_t> dims) {
-  sc_desc d{};
-  d.dtype = dtype;
-  d.rank = (int32_t)dims.size();
-  int i = 0;
-  for (int64_t v : dims)
-    d.dims[i++] = v;
-  return d;
-}
+using shardc::rt::test::mk;
+using shardc::rt::test::randomVec;
 
 int64_t count(const sc_desc &d) {
   int64_t n = 1;
   for (int i = 0; i < d.rank; ++i)
     n *= d.dims[i];
   return n;
-}
-
-std::vector<float> randomVec(size_t n, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float &x : v)
-    x = dist(gen);
-  return v;
 }
 
 void expectNear(const std::vector<float> &got, const std::vector<float> &want,

@@ -8,13 +8,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/src/KernelError.h"
+#include "runtime/test/KernelTestUtil.h"
 #include "shardc/cpu.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -22,24 +22,8 @@ namespace {
 
 constexpr int32_t kF32 = 1, kI32 = 6, kI64 = 7;
 
-sc_desc mk(int32_t dtype, std::initializer_list<int64_t> dims) {
-  sc_desc d{};
-  d.dtype = dtype;
-  d.rank = (int32_t)dims.size();
-  int i = 0;
-  for (int64_t v : dims)
-    d.dims[i++] = v;
-  return d;
-}
-
-std::vector<float> randomVec(size_t n, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float &x : v)
-    x = dist(gen);
-  return v;
-}
+using shardc::rt::test::mk;
+using shardc::rt::test::randomVec;
 
 float silu(float v) { return v / (1.0f + std::exp(-v)); }
 

@@ -169,6 +169,9 @@ std::optional<HostTensor> evalRange(EvalContext &ctx, const HostTensor &start,
 /// is one the evaluator handles and it has at most `maxElements`.
 std::optional<HostTensor> readElements(mlir::ElementsAttr attr,
                                        int64_t maxElements);
+/// The stored bytes of a dense attribute or a dense_resource blob (empty
+/// when the blob is missing). A splat dense attribute stores one element.
+llvm::ArrayRef<char> rawElementData(mlir::ElementsAttr attr);
 /// A dense attribute holding `t`.
 mlir::DenseElementsAttr toElementsAttr(mlir::MLIRContext *ctx,
                                        const HostTensor &t);

@@ -38,6 +38,17 @@ static void setBits(HostTensor &t, int64_t i, const APInt &bits) {
                                          : bits.getSExtValue();
 }
 
+ArrayRef<char> rawElementData(ElementsAttr attr) {
+  if (auto res = dyn_cast<DenseResourceElementsAttr>(attr)) {
+    if (AsmResourceBlob *blob = res.getRawHandle().getBlob())
+      return blob->getData();
+    return {};
+  }
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr))
+    return dense.getRawData();
+  return {};
+}
+
 std::optional<HostTensor> readElements(ElementsAttr attr, int64_t maxElements) {
   auto type = dyn_cast<RankedTensorType>(attr.getType());
   std::optional<ScalarType> st =

@@ -251,12 +251,14 @@ static std::optional<std::string> parseCommandLine(int argc, char **argv,
 
 /// --help lists shardc's options and MLIR's (`--mlir-*`: timing, IR
 /// printing, statistics); the hundreds of LLVM backend flags that come with
-/// linking LLVM move to --help-hidden.
-static void hideBackendOptions() {
+/// linking LLVM move to --help-hidden. LLVM is built without RTTI, so
+/// UBSan's vptr check cannot type its cl::Option objects: it is off here.
+__attribute__((no_sanitize("vptr"))) static void hideBackendOptions() {
   for (auto &entry : cl::getRegisteredOptions()) {
     cl::Option *opt = entry.getValue();
     // --help, --version and --color have categories of their own.
-    bool general = llvm::is_contained(opt->Categories, &cl::getGeneralCategory());
+    bool general =
+        llvm::is_contained(opt->Categories, &cl::getGeneralCategory());
     if (!general || llvm::is_contained(opt->Categories, &shardcCat) ||
         entry.getKey().starts_with("mlir-"))
       continue;

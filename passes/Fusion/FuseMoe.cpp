@@ -1,4 +1,4 @@
-//===- FuseMoe.cpp - the graph-fuse-moe pass -------------------------------===//
+//===- FuseMoe.cpp - the graph-fuse-moe pass ------------------------------===//
 //
 // Recognizes the dropless expert loop of Hugging Face's MoE blocks (Mixtral,
 // Qwen2-MoE, OLMoE, and every block written the same way) as one
@@ -26,9 +26,9 @@
 //
 // and the block's output is an Add tree of the S_e (plus zero constants,
 // index_add's initial zeros, and other tensors such as Qwen2-MoE's shared
-// expert, which are added to the graph.moe's result). When the tree holds exactly one S_e for every
-// expert e in [0, E) of one top-k over E, with one x, ids and weights, the
-// tree becomes
+// expert, which are added to the graph.moe's result). When the tree holds
+// exactly one S_e for every expert e in [0, E) of one top-k over E, with one x,
+// ids and weights, the tree becomes
 //
 //   graph.moe reshape(x, [T, H]), weights, ids, gate_up, down
 //
@@ -82,9 +82,7 @@ Type elemOf(Value v) {
 int64_t numel(Value v) {
   return cast<RankedTensorType>(v.getType()).getNumElements();
 }
-bool hasShape(Value v, ArrayRef<int64_t> shape) {
-  return shapeOf(v) == shape;
-}
+bool hasShape(Value v, ArrayRef<int64_t> shape) { return shapeOf(v) == shape; }
 
 std::optional<graph::HostTensor> constantOf(Value v) {
   auto c = v.getDefiningOp<graph::ConstantOp>();
@@ -156,11 +154,10 @@ struct Term {
   graph::ConstantOp gate, up, down;
 };
 
-/// The ids and expert e of a mask with M[k, t, 0] = (ids[t, k] == e), and
-/// the expert count E of the top-k they come from.
+/// The ids and expert e of a mask with M[k, t, 0] = (ids[t, k] == e).
 struct MaskOf {
   Value ids;
-  int64_t expert, numExperts;
+  int64_t expert;
 };
 
 /// ids' = ids, or OneHot's wrap of negative indices where(ids < c, ids + n,
@@ -187,8 +184,7 @@ std::optional<MaskOf> matchMask(Value m, int64_t k, int64_t t) {
   if (!cast || !elemOf(cast.getOutput()).isInteger(1))
     return std::nullopt;
   auto gather = onlyUse<graph::GatherOp>(cast.getInput());
-  if (!gather || gather.getAxis() != 0 ||
-      !shapeOf(gather.getIndices()).empty())
+  if (!gather || gather.getAxis() != 0 || !shapeOf(gather.getIndices()).empty())
     return std::nullopt;
   std::optional<int64_t> e = splatInt(gather.getIndices());
   auto transpose = gather.getData().getDefiningOp<graph::TransposeOp>();
@@ -222,7 +218,7 @@ std::optional<MaskOf> matchMask(Value m, int64_t k, int64_t t) {
         !hasShape(topk.getInput(), {t, n}) ||
         (topk.getAxis() != 1 && topk.getAxis() != -1))
       continue;
-    return MaskOf{ids, expert, n};
+    return MaskOf{ids, expert};
   }
   return std::nullopt;
 }
@@ -247,8 +243,8 @@ Value matchRouteWeights(Value w, int64_t k, int64_t t) {
 }
 
 /// A constant [rows, cols] matrix of `elem` on the right of `mm`.
-graph::ConstantOp matrixOperand(graph::MatMulOp mm, int64_t rows,
-                                int64_t cols, Type elem) {
+graph::ConstantOp matrixOperand(graph::MatMulOp mm, int64_t rows, int64_t cols,
+                                Type elem) {
   auto c = mm.getRhs().getDefiningOp<graph::ConstantOp>();
   if (!c || !hasShape(c.getOutput(), {rows, cols}) ||
       elemOf(c.getOutput()) != elem)
@@ -262,8 +258,8 @@ bool matchExpert(Value y, int64_t t, int64_t h, Term &term) {
   if (s != ArrayRef<int64_t>{1, t, h} && s != ArrayRef<int64_t>{t, h})
     return false;
   auto down = onlyUse<graph::MatMulOp>(y);
-  auto swiglu = down ? onlyUse<graph::SwigluOp>(down.getLhs())
-                     : graph::SwigluOp();
+  auto swiglu =
+      down ? onlyUse<graph::SwigluOp>(down.getLhs()) : graph::SwigluOp();
   if (!swiglu)
     return false;
   auto gate = onlyUse<graph::MatMulOp>(swiglu.getGate());
@@ -334,8 +330,8 @@ Value stackExperts(OpBuilder &b, Location loc,
   for (graph::ConstantOp c : parts[0])
     cols += shapeOf(c.getOutput())[1];
   int64_t experts = parts.size();
-  auto type = RankedTensorType::get({experts, rows, cols},
-                                    first.getElementType());
+  auto type =
+      RankedTensorType::get({experts, rows, cols}, first.getElementType());
   int64_t bytes = experts * rows * cols * eb;
   bool large = bytes >= kLargeBytes;
   AsmResourceBlob blob;
@@ -403,16 +399,17 @@ bool GraphFuseMoePass::fuse(graph::AddOp root) {
   if (terms.empty())
     return false;
   Term first = terms.front();
-  int64_t numExperts = shapeOf(first.ids.getDefiningOp<graph::TopKOp>().getInput())[1];
+  int64_t numExperts =
+      shapeOf(first.ids.getDefiningOp<graph::TopKOp>().getInput())[1];
   if ((int64_t)terms.size() != numExperts)
     return false;
-  SmallVector<SmallVector<graph::ConstantOp>> gateUp(numExperts), down(numExperts);
+  SmallVector<SmallVector<graph::ConstantOp>> gateUp(numExperts),
+      down(numExperts);
   llvm::SmallSet<int64_t, 16> seen;
   for (Term &term : terms) {
     if (term.ids != first.ids || term.weights != first.weights ||
         term.tokens != first.tokens ||
-        term.gate.getOutput().getType() !=
-            first.gate.getOutput().getType() ||
+        term.gate.getOutput().getType() != first.gate.getOutput().getType() ||
         !seen.insert(term.expert).second)
       return false;
     gateUp[term.expert] = {term.gate, term.up};

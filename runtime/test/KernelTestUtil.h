@@ -1,4 +1,4 @@
-//===- KernelTestUtil.h - descriptors and data of the kernel tests -*- C++ -*-===//
+//===- KernelTestUtil.h - helpers of the kernel tests ----------*- C++ -*-===//
 //
 // Shared by KernelsTest.cpp and MoeTest.cpp.
 //

@@ -22,9 +22,10 @@ LogicalResult MoeOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor adaptor,
                              " must be [tokens, k] with the input's ", t,
                              " tokens");
   int64_t k = ids.getDimSize(1);
-  if (w.getShape() != ids.getShape() || w.getElementType() != x.getElementType())
-    return emitOptionalError(loc, "weights ", typeStr(w), " must be [", t,
-                             ", ", k, "] of the input's element type");
+  if (w.getShape() != ids.getShape() ||
+      w.getElementType() != x.getElementType())
+    return emitOptionalError(loc, "weights ", typeStr(w), " must be [", t, ", ",
+                             k, "] of the input's element type");
   if (down.getRank() != 3 || down.getDimSize(2) != h ||
       down.getElementType() != x.getElementType())
     return emitOptionalError(loc, "down ", typeStr(down),

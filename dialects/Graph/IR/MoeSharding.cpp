@@ -1,4 +1,4 @@
-//===- MoeSharding.cpp - the rule of graph.moe -----------------------------===//
+//===- MoeSharding.cpp - the rule of graph.moe ----------------------------===//
 //
 //   moe  x [T, H], weights [T, K], ids [T, K], gate_up [E, H, (2, F)],
 //        down [E, F, O] -> [T, O]:
@@ -27,8 +27,11 @@ static std::optional<ShardingRule> moe(Operation *o) {
   int64_t pair = rule.addFactor(2, FactorKind::NeedReplication);
   int64_t f = rule.addFactor(op.getFfn(), FactorKind::Reduction, "sum");
   int64_t out = rule.addFactor(op.getHidden(), FactorKind::Parallel);
-  rule.operands = {{{t}, {h}}, {{t}, {k}}, {{t}, {k}},
-                   {{e}, {h}, {pair, f}}, {{e}, {f}, {out}}};
+  rule.operands = {{{t}, {h}},
+                   {{t}, {k}},
+                   {{t}, {k}},
+                   {{e}, {h}, {pair, f}},
+                   {{e}, {f}, {out}}};
   rule.results = {{{t}, {out}}};
   return rule;
 }

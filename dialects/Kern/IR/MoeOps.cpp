@@ -1,4 +1,4 @@
-//===- MoeOps.cpp - kern.moe_route, moe_permute, grouped_matmul, moe_combine ===//
+//===- MoeOps.cpp - the mixture-of-experts kernel ops ---------------------===//
 //
 // Verifiers and C arguments of the mixture-of-experts kernels
 // (runtime/include/shardc/cpu.h: sc_moe_route, sc_moe_permute,
@@ -16,9 +16,10 @@ using namespace shardc::kern::runtime;
 static LogicalResult verifyI32Vector(Operation *op, Value v, int64_t n,
                                      StringRef what) {
   MemRefType t = bufferType(v);
-  if (t.getRank() != 1 || t.getDimSize(0) != n || !isSignedInt(t.getElementType(), 32))
-    return op->emitOpError(what) << " must be memref<" << n << "xi32>, not "
-                                 << t;
+  if (t.getRank() != 1 || t.getDimSize(0) != n ||
+      !isSignedInt(t.getElementType(), 32))
+    return op->emitOpError(what)
+           << " must be memref<" << n << "xi32>, not " << t;
   return success();
 }
 
@@ -33,11 +34,10 @@ LogicalResult MoeRouteOp::verify() {
     return emitOpError("ids must be [tokens, k] of i32 or i64, not ") << ids;
   if (getNumExperts() < 1)
     return emitOpError("needs at least one expert");
-  return failure(
-      failed(verifyI32Vector(*this, getOffsets(), getNumExperts() + 1,
-                             "offsets")) ||
-      failed(verifyI32Vector(*this, getSlots(), ids.getNumElements(),
-                             "slots")));
+  return failure(failed(verifyI32Vector(*this, getOffsets(),
+                                        getNumExperts() + 1, "offsets")) ||
+                 failed(verifyI32Vector(*this, getSlots(), ids.getNumElements(),
+                                        "slots")));
 }
 
 StringRef MoeRouteOp::getRuntimeCallee() { return "sc_moe_route"; }
@@ -58,13 +58,14 @@ LogicalResult MoePermuteOp::verify() {
   if (x.getRank() != 2 || rows.getRank() != 2 ||
       rows.getDimSize(1) != x.getDimSize(1) ||
       rows.getElementType() != x.getElementType())
-    return emitOpError("rows ") << rows << " must be [choices, "
-                                << (x.getRank() ? x.getDimSize(x.getRank() - 1) : 0)
-                                << "] of x's type " << x;
+    return emitOpError("rows ")
+           << rows << " must be [choices, "
+           << (x.getRank() ? x.getDimSize(x.getRank() - 1) : 0)
+           << "] of x's type " << x;
   int64_t choices = rows.getDimSize(0);
   if (x.getDimSize(0) == 0 ? choices != 0 : choices % x.getDimSize(0) != 0)
-    return emitOpError("rows ") << rows << " must hold k rows per token of "
-                                << x;
+    return emitOpError("rows ")
+           << rows << " must hold k rows per token of " << x;
   return verifyI32Vector(*this, getSlots(), choices, "slots");
 }
 
@@ -120,7 +121,8 @@ LogicalResult MoeCombineOp::verify() {
     return emitOpError("rows, weights and y must have one float type, got ")
            << rows << ", " << w << ", " << y;
   if (rows.getRank() != 2 || w.getRank() != 2 || y.getRank() != 2 ||
-      y.getDimSize(0) != w.getDimSize(0) || y.getDimSize(1) != rows.getDimSize(1))
+      y.getDimSize(0) != w.getDimSize(0) ||
+      y.getDimSize(1) != rows.getDimSize(1))
     return emitOpError("needs rows [choices, h], weights [tokens, k] and y "
                        "[tokens, h], got ")
            << rows << ", " << w << ", " << y;

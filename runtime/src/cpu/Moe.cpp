@@ -95,9 +95,8 @@ extern "C" void sc_moe_combine(const sc_desc *rows, const void *rp,
                    static_cast<const double *>(wp), slots,
                    static_cast<double *>(yp), t, k, h);
   case kF16:
-    return combine(static_cast<const Half *>(rp),
-                   static_cast<const Half *>(wp), slots,
-                   static_cast<Half *>(yp), t, k, h);
+    return combine(static_cast<const Half *>(rp), static_cast<const Half *>(wp),
+                   slots, static_cast<Half *>(yp), t, k, h);
   case kBF16:
     return combine(static_cast<const BHalf *>(rp),
                    static_cast<const BHalf *>(wp), slots,

@@ -204,29 +204,38 @@ DimAxes RankPartitioner::reducePartial(OpBuilder &b, Location loc, Value &v,
 FailureOr<Value> RankPartitioner::reshardUncached(OpBuilder &b, Location loc,
                                                   Value v, const DimAxes &from,
                                                   const DimAxes &to) {
-  // Gather every dim that is split differently from what is needed.
+  // Gather every dim that is split differently from what is needed: the
+  // axes past the part the target keeps, minor first (a dim split over
+  // [ep, tp] gathers over tp, then ep). `kept` is the target's prefix.
+  SmallVector<size_t> kept(from.size(), 0);
   for (auto [d, axes] : llvm::enumerate(from)) {
-    if (axes.empty() || axes == to[d])
+    if (axes == to[d])
       continue;
-    if (axes.size() != 1)
-      return emitError(loc, "resharding a dim split over several mesh axes "
-                            "is not supported");
-    auto type = cast<RankedTensorType>(v.getType());
-    SmallVector<int64_t> shape(type.getShape());
-    shape[d] *= axisSize(axes[0]);
-    v = b.create<dist::AllGatherOp>(
-        loc, RankedTensorType::get(shape, type.getElementType()), v,
-        meshRef(), axesAttr(axes), b.getI64IntegerAttr(d));
+    size_t prefix = 0;
+    if (to[d].size() <= axes.size() &&
+        std::equal(to[d].begin(), to[d].end(), axes.begin()))
+      prefix = to[d].size();
+    kept[d] = prefix;
+    for (size_t i = axes.size(); i-- > prefix;) {
+      auto type = cast<RankedTensorType>(v.getType());
+      SmallVector<int64_t> shape(type.getShape());
+      shape[d] *= axisSize(axes[i]);
+      v = b.create<dist::AllGatherOp>(
+          loc, RankedTensorType::get(shape, type.getElementType()), v,
+          meshRef(), axesAttr({axes[i]}), b.getI64IntegerAttr(d));
+    }
   }
-  // Slice the dims the target splits (and the source did not).
+  // Slice the dims the target splits further than what is left.
   auto type = cast<RankedTensorType>(v.getType());
   SmallVector<int64_t> starts(type.getRank(), 0), ends(type.getShape()),
       steps(type.getRank(), 1);
   bool slice = false;
   for (auto [d, axes] : llvm::enumerate(to)) {
-    if (axes.empty() || axes == from[d])
+    if (axes == from[d] || axes.size() == kept[d])
       continue;
-    auto [parts, index] = part(axes);
+    // The part of the axes after the kept prefix, within the kept block.
+    ArrayRef<StringRef> extra = ArrayRef<StringRef>(axes).drop_front(kept[d]);
+    auto [parts, index] = part(extra);
     int64_t size = type.getDimSize(d) / parts;
     starts[d] = index * size;
     ends[d] = starts[d] + size;
@@ -486,6 +495,46 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
         partial.append(factorAxes[f].begin(), factorAxes[f].end());
   }
 
+  // Expert parallelism (dist-seed-experts): a graph.moe whose stacked
+  // expert weights are split along the experts becomes a dist.moe over
+  // those axes. Its tokens are split over them too (each rank dispatches
+  // its share) and over every other mesh axis the op leaves idle but the
+  // pipeline's, so that no two ranks route the same tokens.
+  SmallVector<StringRef> expertAxes;
+  if (auto moe = dyn_cast<graph::MoeOp>(op); moe && rule) {
+    const DimAxes &experts = current[moe.getGateUp()];
+    if (!experts.empty() && !experts[0].empty()) {
+      expertAxes.assign(experts[0].begin(), experts[0].end());
+      if (current[moe.getDown()].empty() ||
+          current[moe.getDown()][0] != experts[0])
+        return op->emitError("the experts' gate/up and down weights are "
+                             "split differently");
+      need[3][0] = experts[0];
+      need[4][0] = experts[0];
+      llvm::StringSet<> busy;
+      for (const DimAxes &dims : need)
+        for (const auto &axes : dims)
+          for (StringRef a : axes)
+            busy.insert(a);
+      SmallVector<StringRef> tokenAxes(need[0][0].begin(), need[0][0].end());
+      tokenAxes.append(experts[0].begin(), experts[0].end());
+      for (Attribute a : mesh.getAxes()) {
+        StringRef name = cast<StringAttr>(a).getValue();
+        if (!busy.contains(name) && name != "pp" &&
+            moe.getNumTokens() % (part(tokenAxes).first * axisSize(name)) == 0)
+          tokenAxes.push_back(name);
+      }
+      int64_t parts = part(tokenAxes).first;
+      if (moe.getNumTokens() % parts != 0)
+        return op->emitError("expert parallelism splits the ")
+               << moe.getNumTokens() << " tokens of this mixture of experts "
+               << "over " << parts << " ranks, which does not divide them";
+      for (int i : {0, 1, 2})
+        need[i][0].assign(tokenAxes.begin(), tokenAxes.end());
+      produced[0][0].assign(tokenAxes.begin(), tokenAxes.end());
+    }
+  }
+
   // A row-parallel linear with a bias or residual: those are added once,
   // after the partial sums are reduced, in the layout the reduction gives.
   auto linear = dyn_cast<graph::LinearOp>(op);
@@ -501,7 +550,12 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
     operands.push_back(*local);
   }
   Operation *clone;
-  if (splitOff) {
+  if (!expertAxes.empty()) {
+    clone = b.create<dist::MoeOp>(
+        loc, op->getResult(0).getType(), operands[0], operands[1],
+        operands[2], operands[3], operands[4], meshRef(),
+        axesAttr(expertAxes), DenseI64ArrayAttr());
+  } else if (splitOff) {
     clone = b.create<graph::LinearOp>(
         loc, operands[0], operands[1], Value(), Value(),
         linear.getActivationAttr());

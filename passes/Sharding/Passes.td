@@ -123,6 +123,35 @@ def DistSeedBatch : Pass<"dist-seed-batch", "mlir::ModuleOp"> {
   let dependentDialects = ["shardc::dist::DistDialect"];
 }
 
+def DistSeedExperts : Pass<"dist-seed-experts", "mlir::ModuleOp"> {
+  let summary = "Seed expert parallelism: every graph.moe's experts split "
+                "over mesh axis ep";
+  let description = [{
+    `--ep=N`: adds axis "ep" of size N to the module's `dist.mesh @mesh`
+    and seeds the stacked expert weights of every `graph.moe` split along
+    the experts:
+
+      %gu = dist.shard %c0 to <@mesh, [["ep"], [], []]>
+      %dn = dist.shard %c1 to <@mesh, [["ep"], [], []]>
+      %y = graph.moe %x, %w, %ids, %gu, %dn ...
+
+    so that each rank of an ep group holds E / N consecutive experts.
+    `dist-partition` then makes each such op a `dist.moe` on "ep": the
+    tokens are split over the group (and over mesh axes nothing else
+    splits the op along, such as "tp"), each rank sends its tokens' rows
+    to their experts' ranks by all-to-all, and the results come back and
+    are all-gathered. Everything else (attention, norms, the router) is
+    replicated over "ep", or split by the other axes' seeds. A model
+    without `graph.moe`, or an expert count that N does not divide, is an
+    error that names the op and the count.
+  }];
+  let options = [
+    Option<"ep", "ep", "int64_t", /*default=*/"1",
+           "The expert-parallel degree (the size of mesh axis ep)">,
+  ];
+  let dependentDialects = ["shardc::dist::DistDialect"];
+}
+
 def DistMicrobatch : Pass<"dist-microbatch", "mlir::ModuleOp"> {
   let summary = "Keep the program of one micro-batch";
   let description = [{

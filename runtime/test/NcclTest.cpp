@@ -148,6 +148,10 @@ public:
   Status allToAll(const void *, void *, size_t, int32_t, void *) override {
     return unused();
   }
+  Status allToAllV(const void *, const size_t *, const size_t *, void *,
+                   const size_t *, const size_t *, int32_t, void *) override {
+    return unused();
+  }
   Status send(const void *, size_t, int32_t, int, void *) override {
     return unused();
   }

@@ -2,7 +2,9 @@
 //
 // Bytes moved per rank follow the ring algorithms (Megatron, NCCL's
 // documentation): all-reduce 2(n-1)/n of the tensor, all-gather and
-// reduce-scatter (n-1)/n of the full tensor, all-to-all (n-1)/n.
+// reduce-scatter (n-1)/n of the full tensor, all-to-all (n-1)/n; the
+// expert-parallel exchanges (n-1)/n of the routed rows, as under uniform
+// routing.
 //
 //===----------------------------------------------------------------------===//
 
@@ -326,6 +328,18 @@ void shardc::printPlanReport(raw_ostream &os, StringRef model,
         group = c.getGroupSize();
         bytes = tensorBytes(c.getInput());
         traffic = bytes * (group - 1) / group;
+      } else if (auto c = dyn_cast<kern::MoeDispatchOp>(op)) {
+        // Expert parallelism: the rows of this rank's tokens; under
+        // uniform routing (n - 1) / n of them go to other ranks.
+        kind = "moe_dispatch";
+        group = c.getGroupSize();
+        bytes = tensorBytes(c.getRows());
+        traffic = bytes * (group - 1) / group;
+      } else if (auto c = dyn_cast<kern::MoeReturnOp>(op)) {
+        kind = "moe_return";
+        group = c.getGroupSize();
+        bytes = tensorBytes(c.getRows());
+        traffic = bytes * (group - 1) / group;
       } else if (auto c = dyn_cast<kern::SendOp>(op)) {
         kind = "send";
         group = c.getGroupSize();
@@ -345,7 +359,9 @@ void shardc::printPlanReport(raw_ostream &os, StringRef model,
       // The shape of the tensor on this rank: a reduce-scatter's output
       // (its input may be laid out as [group, shard..] for the call).
       Value shown = isa<kern::ReduceScatterOp>(op) ? op->getOperand(1)
-                                                   : op->getOperand(0);
+                    : isa<kern::MoeReturnOp>(op)
+                        ? cast<kern::MoeReturnOp>(op).getRows()
+                        : op->getOperand(0);
       os << "    " << llvm::left_justify(kind, 15)
          << llvm::left_justify(shapeText(shown.getType()), 22)
          << " group " << group << ": tensor " << bytesText(bytes)

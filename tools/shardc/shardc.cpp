@@ -164,6 +164,15 @@ static cl::opt<int64_t> dataParallel(
 static cl::alias dataParallelAlias("data-parallel-size",
                                    cl::desc("Alias for --dp"),
                                    cl::aliasopt(dataParallel));
+static cl::opt<int64_t> expertParallel(
+    "ep",
+    cl::desc("Expert-parallel degree: split every mixture-of-experts "
+             "layer's experts over N ranks; tokens reach them by "
+             "all-to-all"),
+    cl::value_desc("N"), cl::init(1), cl::cat(shardcCat));
+static cl::alias expertParallelAlias("expert-parallel-size",
+                                     cl::desc("Alias for --ep"),
+                                     cl::aliasopt(expertParallel));
 static cl::opt<bool> sequenceParallel(
     "sp",
     cl::desc("Sequence parallelism on the tp axis (Megatron): norms and "
@@ -325,18 +334,21 @@ int main(int argc, char **argv) {
   for (auto [flag, value] :
        {std::pair<const char *, int64_t>{"--pp", pipelineParallel},
         {"--dp", dataParallel},
+        {"--ep", expertParallel},
         {"--microbatches", microbatches}})
     if (value < 1 || value > 4096)
       return fatal(std::string(flag) + "=" + std::to_string(value) +
                    ": expected a number from 1 to 4096");
-  const int64_t world = tensorParallel * pipelineParallel * dataParallel;
+  const int64_t world =
+      tensorParallel * pipelineParallel * dataParallel * expertParallel;
   if (world > 65536)
-    return fatal("--dp x --pp x --tp = " + std::to_string(world) +
+    return fatal("--dp x --pp x --ep x --tp = " + std::to_string(world) +
                  " ranks; at most 65536");
   // The ranks must agree on the transport (NCCL or MPI): no CPU fallback.
   if (world > 1 && program.cuda && program.cpu)
     return fatal((tensorParallel > 1     ? "--tp=" + std::to_string(tensorParallel)
                   : pipelineParallel > 1 ? "--pp=" + std::to_string(pipelineParallel)
+                  : expertParallel > 1   ? "--ep=" + std::to_string(expertParallel)
                                          : "--dp=" + std::to_string(dataParallel)) +
                  ": the ranks of a partitioned program run the same code; "
                  "compile it for --target=cuda (NCCL) or --target=cpu (MPI), "
@@ -345,8 +357,8 @@ int main(int argc, char **argv) {
     return fatal("--sp splits the tokens over the tp axis: it needs --tp=N "
                  "with N > 1");
   if (emit == Emit::Dist && world == 1)
-    return fatal("--emit=dist needs a partitioned program (--tp, --pp or "
-                 "--dp)");
+    return fatal("--emit=dist needs a partitioned program (--tp, --pp, --ep "
+                 "or --dp)");
   if (emit == Emit::Cuda && !program.cuda)
     return fatal("--emit=cuda needs a CUDA target (--target=cuda)");
   shardc::cuda::CompileOptions nvrtc;
@@ -557,6 +569,9 @@ int main(int argc, char **argv) {
               if (dataParallel > 1)
                 pm.addPass(shardc::createDistSeedBatch(
                     {/*axis=*/"dp", /*parts=*/dataParallel.getValue()}));
+              if (expertParallel > 1)
+                pm.addPass(shardc::createDistSeedExperts(
+                    {/*ep=*/expertParallel.getValue()}));
               if (tensorParallel > 1)
                 pm.addPass(shardc::createDistSeedMegatron(
                     {/*tp=*/tensorParallel.getValue(),

@@ -154,4 +154,64 @@ def Dist_RecvOp : Dist_CollectiveOp<"recv"> {
   let extraClassDeclaration = commonDeclaration;
 }
 
+//===----------------------------------------------------------------------===//
+// Expert parallelism
+//===----------------------------------------------------------------------===//
+
+def Dist_MoeOp : Dist_CollectiveOp<"moe"> {
+  let summary = "graph.moe with its experts split across a group: tokens "
+                "go to their experts' ranks and come back (all-to-all)";
+  let description = [{
+    The per-rank form of `graph.moe` under expert parallelism (`--ep`,
+    made by `dist-partition` from experts split over `axes`). Each rank of
+    the group holds `L` consecutive experts: rank j of the group holds
+    global experts [j * L, (j + 1) * L), so `gate_up` is [L, H, 2F] and
+    `down` [L, F, H]; E = L * group size. `input` [T, H] are this rank's
+    tokens, `weights` [T, K] their routing weights, `ids` [T, K] their
+    global expert ids in [0, E).
+
+    Each choice (t, k) is sent to the rank that holds expert ids[t, k]
+    (counts first, then the rows: a variable-size all-to-all), computed
+    there with that expert's SwiGLU MLP, and sent back; the result [T, H]
+    is the same weighted sum as graph.moe's. Dropless: a rank receives up
+    to T * min(K, L) rows from each peer.
+
+    With `placement` (expert load balancing), the group holds
+    `placement.size()` expert slots, L per rank in order, and slot s holds
+    a copy of expert placement[s]; a choice of an expert with several
+    copies goes to copy number t mod (its copies), t the token's index
+    within the rank. Without it, slot s holds expert s.
+
+    ```mlir
+    %y = dist.moe %x, %w, %ids, %gate_up, %down on @mesh axes = ["ep"]
+      : tensor<8x32xf32>, tensor<8x2xf32>, tensor<8x2xi64>,
+        tensor<2x32x96xf32>, tensor<2x48x32xf32> -> tensor<8x32xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$weights,
+                       AnyRankedTensor:$ids, AnyRankedTensor:$gate_up,
+                       AnyRankedTensor:$down, FlatSymbolRefAttr:$mesh,
+                       StrArrayAttr:$axes,
+                       OptionalAttr<DenseI64ArrayAttr>:$placement);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weights `,` $ids `,` $gate_up `,` $down `on` $mesh `axes`
+    `=` $axes (`placement` `=` $placement^)? attr-dict `:` type($input) `,`
+    type($weights) `,` type($ids) `,` type($gate_up) `,` type($down) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = commonDeclaration # [{
+    /// Experts (slots) per rank.
+    int64_t getLocalExperts() {
+      return llvm::cast<mlir::RankedTensorType>(getDown().getType())
+          .getDimSize(0);
+    }
+    /// Expert slots across the group: L * group size.
+    int64_t getNumSlots() { return getLocalExperts() * groupSize(); }
+    /// Distinct experts: the largest placement entry + 1, or the slots.
+    int64_t getNumExperts();
+  }];
+}
+
 #endif // SHARDC_DIST_OPS

@@ -105,3 +105,73 @@ def Kern_MoeCombineOp : Kern_RuntimeOp<"moe_combine"> {
     type($weights) `,` type($slots) `into` type($y)
   }];
 }
+
+//===----------------------------------------------------------------------===//
+// Expert parallelism (dist.moe): collectives on the axis' communicator
+//===----------------------------------------------------------------------===//
+
+def Kern_MoeDispatchOp : Kern_CollectiveOp<"moe_dispatch"> {
+  let summary = "sends each expert's rows to the rank that holds it "
+                "(sc_moe_dispatch)";
+  let description = [{
+    The group (`group_size` = n ranks along mesh axis `axis`) holds S
+    expert slots, L = S / n per rank (rank j: slots [j * L, (j + 1) * L)).
+    `rows`: [P, H], grouped by slot as kern.moe_route lays them out;
+    `offsets`: i32 [S + 1], its row offsets. The rows of rank j's slots
+    go to rank j: the counts first (an all-to-all of L counts per peer),
+    then the rows (a variable-size all-to-all: MPI_Alltoallv on CPU
+    ranks, NCCL grouped send/recv on GPUs).
+
+    What arrives is grouped by local slot, then by sender: `recv`: [C,
+    H] (C rows of room; more fails the run), `recv_offsets`: i32 [L + 1],
+    `recv_counts`: i32 [n * L], at q * L + e the rows rank q sent for
+    local slot e (kern.moe_return sends the results back by them).
+
+    ```mlir
+    kern.moe_dispatch %rows, %offsets into %recv, %recv_offsets, %counts
+      {axis = 0 : i64, group_size = 2 : i64}
+      : memref<16x32xf32>, memref<5xi32>
+        into memref<32x32xf32>, memref<3xi32>, memref<4xi32>
+    ```
+  }];
+  let arguments = (ins Kern_In:$rows, Kern_In:$offsets, Kern_Out:$recv,
+                       Kern_Out:$recv_offsets, Kern_Out:$recv_counts,
+                       I64Attr:$axis, I64Attr:$group_size);
+  let assemblyFormat = [{
+    $rows `,` $offsets `into` $recv `,` $recv_offsets `,` $recv_counts
+    attr-dict `:` type($rows) `,` type($offsets) `into` type($recv) `,`
+    type($recv_offsets) `,` type($recv_counts)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    int64_t getLocalSlots() {
+      return getRecvOffsets().getType().getDimSize(0) - 1;
+    }
+  }];
+}
+
+def Kern_MoeReturnOp : Kern_CollectiveOp<"moe_return"> {
+  let summary = "sends the experts' results back to where kern.moe_dispatch "
+                "took their rows from (sc_moe_return)";
+  let description = [{
+    The inverse movement of kern.moe_dispatch: `recv` [C, O] (rows in the
+    dispatch's arrival layout), `recv_counts` i32 [n * L] and `offsets` i32
+    [S + 1] (the dispatch's) give `rows` [P, O], row i back at row i of
+    the dispatch's input.
+
+    ```mlir
+    kern.moe_return %y, %counts, %offsets into %rows
+      {axis = 0 : i64, group_size = 2 : i64}
+      : memref<32x32xf32>, memref<4xi32>, memref<5xi32>
+        into memref<16x32xf32>
+    ```
+  }];
+  let arguments = (ins Kern_In:$recv, Kern_In:$recv_counts,
+                       Kern_In:$offsets, Kern_Out:$rows, I64Attr:$axis,
+                       I64Attr:$group_size);
+  let assemblyFormat = [{
+    $recv `,` $recv_counts `,` $offsets `into` $rows attr-dict `:`
+    type($recv) `,` type($recv_counts) `,` type($offsets) `into` type($rows)
+  }];
+  let hasVerifier = 1;
+}

@@ -83,6 +83,14 @@ llvm::FailureOr<MatmulShape> matmulShape(llvm::ArrayRef<int64_t> a,
 std::optional<int> perIndexMode(int64_t numElements, int64_t per,
                                 int64_t matrices);
 
+/// A call on a mesh axis' communicator (KernCollectiveOps.td and the
+/// expert-parallel exchanges of KernMoeOps.td): every rank of the group
+/// must make it, in the same order.
+inline bool isCollective(mlir::Operation *op) {
+  return llvm::isa<AllReduceOp, AllGatherOp, ReduceScatterOp, AllToAllOp,
+                   SendOp, RecvOp, MoeDispatchOp, MoeReturnOp>(op);
+}
+
 } // namespace shardc::kern
 
 #endif // SHARDC_DIALECTS_KERN_IR_KERNOPS_H

@@ -137,3 +137,53 @@ void MoeCombineOp::getRuntimeArgs(SmallVectorImpl<RuntimeArg> &args) {
                RuntimeArg::desc(getWeights()), RuntimeArg::ptr(getWeights()),
                RuntimeArg::ptr(getSlots()), RuntimeArg::ptr(getY())});
 }
+
+//===----------------------------------------------------------------------===//
+// kern.moe_dispatch, kern.moe_return (expert parallelism)
+//===----------------------------------------------------------------------===//
+
+/// Axis and group; the slots (offsets' size - 1) split evenly over the
+/// group, L per rank, and recv_counts of n * L; sent and received rows of
+/// one width and type. `sent` is the [P, H] side, `arrived` the [C, H] one.
+template <typename Op>
+static LogicalResult verifyExchange(Op op, Value sent, Value arrived,
+                                    Value counts, Value offsets) {
+  int64_t axis = static_cast<int64_t>(op.getAxis());
+  int64_t n = static_cast<int64_t>(op.getGroupSize());
+  if (axis < 0)
+    return op.emitOpError("mesh axis ") << axis << " is negative";
+  if (n < 1)
+    return op.emitOpError("group size ") << n << " is below 1";
+  MemRefType s = bufferType(sent), a = bufferType(arrived);
+  if (s.getRank() != 2 || a.getRank() != 2 ||
+      s.getDimSize(1) != a.getDimSize(1) ||
+      s.getElementType() != a.getElementType())
+    return op.emitOpError("rows ")
+           << s << " and " << a << " must be [rows, width] of one width "
+           << "and type";
+  MemRefType o = bufferType(offsets);
+  if (o.getRank() != 1 || o.getDimSize(0) < 2)
+    return op.emitOpError("offsets must hold slots + 1 entries, not ") << o;
+  int64_t slots = o.getDimSize(0) - 1;
+  if (slots % n != 0)
+    return op.emitOpError("the ")
+           << slots << " expert slots do not split over a group of " << n;
+  if (failed(verifyI32Vector(op, offsets, slots + 1, "offsets")))
+    return failure();
+  return verifyI32Vector(op, counts, slots, "recv_counts");
+}
+
+LogicalResult MoeDispatchOp::verify() {
+  if (failed(verifyExchange(*this, getRows(), getRecv(), getRecvCounts(),
+                            getOffsets())))
+    return failure();
+  int64_t n = static_cast<int64_t>(getGroupSize());
+  int64_t slots = getOffsets().getType().getDimSize(0) - 1;
+  return verifyI32Vector(*this, getRecvOffsets(), slots / n + 1,
+                         "recv_offsets");
+}
+
+LogicalResult MoeReturnOp::verify() {
+  return verifyExchange(*this, getRows(), getRecv(), getRecvCounts(),
+                        getOffsets());
+}

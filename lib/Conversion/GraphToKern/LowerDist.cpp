@@ -25,23 +25,6 @@ using namespace mlir;
 using namespace shardc;
 using namespace shardc::kern;
 
-/// The position of a collective's single mesh axis and the group size.
-template <typename Op>
-static FailureOr<std::pair<int64_t, int64_t>> axisOf(Op op,
-                                                     KernLowering &l) {
-  dist::MeshOp mesh = op.getMeshOp();
-  if (op.getAxes().size() != 1) {
-    (void)l.fail(op, "collectives over several mesh axes are not supported");
-    return failure();
-  }
-  StringRef name = cast<StringAttr>(op.getAxes()[0]).getValue();
-  for (auto [i, a] : llvm::enumerate(mesh.getAxes()))
-    if (cast<StringAttr>(a).getValue() == name)
-      return std::make_pair(static_cast<int64_t>(i), op.groupSize());
-  (void)l.fail(op, "no mesh axis '" + name + "'");
-  return failure();
-}
-
 /// Whether blocks along `dim` are contiguous in row-major order: every dim
 /// before it has size 1 (the tokens of a [1, seq, hidden] activation).
 static bool contiguousBlocks(MemRefType type, int64_t dim) {
@@ -62,7 +45,7 @@ static Access blocksOf(Value whole, MemRefType local, int64_t dim) {
 
 static LogicalResult lowerAllReduce(Operation *o, KernLowering &l) {
   auto op = cast<dist::AllReduceOp>(o);
-  auto axis = axisOf(op, l);
+  auto axis = collectiveAxis(op, l);
   if (failed(axis))
     return failure();
   Value in = l.get(op.getInput());
@@ -74,7 +57,7 @@ static LogicalResult lowerAllReduce(Operation *o, KernLowering &l) {
 
 static LogicalResult lowerAllGather(Operation *o, KernLowering &l) {
   auto op = cast<dist::AllGatherOp>(o);
-  auto axis = axisOf(op, l);
+  auto axis = collectiveAxis(op, l);
   if (failed(axis))
     return failure();
   auto [index, n] = *axis;
@@ -100,7 +83,7 @@ static LogicalResult lowerAllGather(Operation *o, KernLowering &l) {
 
 static LogicalResult lowerReduceScatter(Operation *o, KernLowering &l) {
   auto op = cast<dist::ReduceScatterOp>(o);
-  auto axis = axisOf(op, l);
+  auto axis = collectiveAxis(op, l);
   if (failed(axis))
     return failure();
   auto [index, n] = *axis;
@@ -127,7 +110,7 @@ static LogicalResult lowerReduceScatter(Operation *o, KernLowering &l) {
 
 static LogicalResult lowerSend(Operation *o, KernLowering &l) {
   auto op = cast<dist::SendOp>(o);
-  auto axis = axisOf(op, l);
+  auto axis = collectiveAxis(op, l);
   if (failed(axis))
     return failure();
   l.b.create<kern::SendOp>(op.getLoc(), l.get(op.getInput()), axis->first,
@@ -137,7 +120,7 @@ static LogicalResult lowerSend(Operation *o, KernLowering &l) {
 
 static LogicalResult lowerRecv(Operation *o, KernLowering &l) {
   auto op = cast<dist::RecvOp>(o);
-  auto axis = axisOf(op, l);
+  auto axis = collectiveAxis(op, l);
   if (failed(axis))
     return failure();
   l.b.create<kern::RecvOp>(op.getLoc(), l.result(op.getResult()), axis->first,

@@ -11,39 +11,20 @@
 
 #include "Lowering.h"
 
+#include "dialects/Dist/IR/DistOps.h"
+
 using namespace mlir;
 using namespace shardc;
 using namespace shardc::kern;
 
-static LogicalResult lowerMoe(graph::MoeOp op, KernLowering &l) {
-  Location loc = op.getLoc();
+/// The SwiGLU experts over `rows` ([P, H], grouped by expert at `offsets`):
+/// gate and up in one grouped GEMM, silu(gate) * up, then down. [P, H].
+static Value expertMlp(KernLowering &l, Location loc, Value rows,
+                       Value gateUp, Value down, Value offsets, Type elem) {
   OpBuilder &b = l.b;
-  int64_t t = op.getNumTokens(), k = op.getTopK(), e = op.getNumExperts(),
-          f = op.getFfn(), h = op.getHidden(), p = t * k;
-  Type elem = elemOf(op.getInput());
-  if (!(elem.isF32() || elem.isF16() || elem.isBF16()))
-    return l.fail(op, "experts run in f32, f16 or bf16");
-  Type i32 = b.getI32Type();
-  Value x = l.get(op.getInput()), weights = l.get(op.getWeights()),
-        ids = l.get(op.getIds()), gateUp = l.get(op.getGateUp()),
-        down = l.get(op.getDown());
-  // Without native half GEMMs (CPU programs) the experts run in fp32, as
-  // kern.matmul's operands are widened (LowerLinalg.cpp).
-  Type half = elem;
-  bool widen = (elem.isF16() || elem.isBF16()) && !l.halfGemm;
-  if (widen) {
-    elem = b.getF32Type();
-    x = l.converted(loc, x, elem);
-    weights = l.converted(loc, weights, elem);
-    gateUp = l.converted(loc, gateUp, elem);
-    down = l.converted(loc, down, elem);
-  }
-
-  Value offsets = l.alloc(loc, {e + 1}, i32);
-  Value slots = l.alloc(loc, {p}, i32);
-  b.create<MoeRouteOp>(loc, ids, offsets, slots, e);
-  Value rows = l.alloc(loc, {p, h}, elem);
-  b.create<MoePermuteOp>(loc, x, slots, rows);
+  auto shape = cast<MemRefType>(rows.getType()).getShape();
+  int64_t p = shape[0], h = shape[1];
+  int64_t f = cast<MemRefType>(down.getType()).getDimSize(1);
   Value gu = l.alloc(loc, {p, 2 * f}, elem);
   b.create<GroupedMatmulOp>(loc, rows, gateUp, offsets, gu);
   // silu(gate) * up over the two halves of each row.
@@ -56,20 +37,108 @@ static LogicalResult lowerMoe(graph::MoeOp op, KernLowering &l) {
         });
   Value y = l.alloc(loc, {p, h}, elem);
   b.create<GroupedMatmulOp>(loc, act, down, offsets, y);
-  Value out = l.result(op.getOutput());
+  return y;
+}
+
+/// The buffers of graph.moe and dist.moe: x [T, H], weights [T, K], ids
+/// [T, K], the experts' stacked weights and the result.
+struct MoeParts {
+  Value x, weights, ids, gateUp, down, out;
+  int64_t slots; ///< the route's experts (all slots of the group)
+};
+
+/// graph.moe, or with `axis` (dist.moe) the experts of a group of `group`
+/// ranks along mesh axis `axis`: kern.moe_dispatch between the permutation
+/// and the experts, kern.moe_return after them.
+
+static LogicalResult lowerExperts(Operation *op, MoeParts m,
+                                  KernLowering &l,
+                                  std::optional<int64_t> axis = {},
+                                  int64_t group = 1) {
+  Location loc = op->getLoc();
+  OpBuilder &b = l.b;
+  auto xt = cast<MemRefType>(m.x.getType());
+  int64_t t = xt.getDimSize(0), h = xt.getDimSize(1);
+  int64_t k = cast<MemRefType>(m.ids.getType()).getDimSize(1),
+          p = t * k;
+  Type elem = xt.getElementType();
+  if (!(elem.isF32() || elem.isF16() || elem.isBF16()))
+    return l.fail(op, "experts run in f32, f16 or bf16");
+  Type i32 = b.getI32Type();
+  // Without native half GEMMs (CPU programs) the experts run in fp32, as
+  // kern.matmul's operands are widened (LowerLinalg.cpp).
+  Type half = elem;
+  bool widen = (elem.isF16() || elem.isBF16()) && !l.halfGemm;
+  Value x = m.x, weights = m.weights, gateUp = m.gateUp, down = m.down;
+  if (widen) {
+    elem = b.getF32Type();
+    x = l.converted(loc, x, elem);
+    weights = l.converted(loc, weights, elem);
+    gateUp = l.converted(loc, gateUp, elem);
+    down = l.converted(loc, down, elem);
+  }
+
+  Value offsets = l.alloc(loc, {m.slots + 1}, i32);
+  Value slots = l.alloc(loc, {p}, i32);
+  b.create<MoeRouteOp>(loc, m.ids, offsets, slots, m.slots);
+  Value rows = l.alloc(loc, {p, h}, elem);
+  b.create<MoePermuteOp>(loc, x, slots, rows);
+  Value y;
+  if (!axis) {
+    y = expertMlp(l, loc, rows, gateUp, down, offsets, elem);
+  } else {
+    // Expert parallelism: the rows of each rank's experts go there (at
+    // most T * min(K, L) from each of the group's ranks), are computed by
+    // its L experts and come back in the order they left.
+    int64_t local = m.slots / group;
+    int64_t room = group * t * std::min(k, local);
+    Value recv = l.alloc(loc, {room, h}, elem);
+    Value recvOffsets = l.alloc(loc, {local + 1}, i32);
+    Value counts = l.alloc(loc, {m.slots}, i32);
+    b.create<MoeDispatchOp>(loc, rows, offsets, recv, recvOffsets, counts,
+                            *axis, group);
+    Value computed = expertMlp(l, loc, recv, gateUp, down, recvOffsets, elem);
+    y = l.alloc(loc, {p, h}, elem);
+    b.create<MoeReturnOp>(loc, computed, counts, offsets, y, *axis, group);
+  }
   if (!widen) {
-    b.create<MoeCombineOp>(loc, y, weights, slots, out);
+    b.create<MoeCombineOp>(loc, y, weights, slots, m.out);
     return success();
   }
   Value out32 = l.alloc(loc, {t, h}, elem);
   b.create<MoeCombineOp>(loc, y, weights, slots, out32);
-  l.map(loc, {t, h}, {KernLowering::dense(out32)}, {KernLowering::dense(out)},
-        [&](Scalar &s, ValueRange v) {
+  l.map(loc, {t, h}, {KernLowering::dense(out32)},
+        {KernLowering::dense(m.out)}, [&](Scalar &s, ValueRange v) {
           return SmallVector<Value>{s.convert(v[0], elem, half)};
         });
   return success();
 }
 
+static LogicalResult lowerMoe(graph::MoeOp op, KernLowering &l) {
+  return lowerExperts(op,
+                      {l.get(op.getInput()), l.get(op.getWeights()),
+                       l.get(op.getIds()), l.get(op.getGateUp()),
+                       l.get(op.getDown()), l.result(op.getOutput()),
+                       op.getNumExperts()},
+                      l);
+}
+
+static LogicalResult lowerDistMoe(Operation *o, KernLowering &l) {
+  auto op = cast<dist::MoeOp>(o);
+  if (op.getPlacement())
+    return l.fail(op, "expert placement is not lowered yet");
+  FailureOr<std::pair<int64_t, int64_t>> axis = collectiveAxis(op, l);
+  if (failed(axis))
+    return failure();
+  return lowerExperts(op,
+                      {l.get(op.getInput()), l.get(op.getWeights()),
+                       l.get(op.getIds()), l.get(op.getGateUp()),
+                       l.get(op.getDown()), l.result(op.getResult()),
+                       op.getNumSlots()},
+                      l, axis->first, axis->second);
+}
+
 void shardc::kern::addMoeLowerings(LoweringTable &t) {
   addLowering<graph::MoeOp>(t, lowerMoe);
+  t["dist.moe"] = lowerDistMoe;
 }

@@ -172,6 +172,25 @@ void addLowering(LoweringTable &table, Fn fn) {
   };
 }
 
+/// The position of a dist collective's single mesh axis in the module's
+/// dist.mesh (sc_rank_ctx.comms[axis]) and its group size; groups over
+/// several axes are refused.
+template <typename Op>
+llvm::FailureOr<std::pair<int64_t, int64_t>> collectiveAxis(Op op,
+                                                            KernLowering &l) {
+  auto mesh = op.getMeshOp();
+  if (op.getAxes().size() != 1) {
+    (void)l.fail(op, "collectives over several mesh axes are not supported");
+    return mlir::failure();
+  }
+  llvm::StringRef name = llvm::cast<mlir::StringAttr>(op.getAxes()[0]).getValue();
+  for (auto [i, a] : llvm::enumerate(mesh.getAxes()))
+    if (llvm::cast<mlir::StringAttr>(a).getValue() == name)
+      return std::make_pair(static_cast<int64_t>(i), op.groupSize());
+  (void)l.fail(op, "no mesh axis '" + name + "'");
+  return mlir::failure();
+}
+
 } // namespace shardc::kern
 
 #endif // SHARDC_LIB_CONVERSION_GRAPHTOKERN_LOWERING_H

@@ -8,6 +8,10 @@
 // (shardc/cuda.h; NCCL on GPU ranks). Pipeline sends and receives name the
 // peer by its offset along the axis:
 //   sc_send(sc_ctx_comm(ctx, 0), buf, 4096ULL, 1, 1);
+// Expert parallelism's exchanges give the slots per rank, the row width,
+// the room for arriving rows and the dtype:
+//   sc_moe_dispatch(sc_ctx_comm(ctx, 0), rows, offsets, recv, recv_offsets,
+//                   recv_counts, 2ULL, 32ULL, 64ULL, 1);
 //
 //===----------------------------------------------------------------------===//
 
@@ -72,5 +76,39 @@ LogicalResult CppEmitter::emitCollective(Operation *op, bool cuda) {
     return call("recv", {recv.getOutput()}, recv.getAxis(),
                 recv.getOutput().getType().getNumElements(),
                 ", " + std::to_string(recv.getOffset()));
+  // Expert parallelism: the exchanges of dist.moe (sc_moe_dispatch,
+  // sc_moe_return), arguments by position rather than element count.
+  auto exchange = [&](StringRef fn, ArrayRef<Value> buffers, int64_t axis,
+                      int64_t slots, MemRefType arrived) -> LogicalResult {
+    int dtype = onnxDType(arrived.getElementType());
+    if (dtype < 0)
+      return op->emitError("no runtime dtype for ") << arrived;
+    std::string args;
+    for (Value b : buffers)
+      args += ", " + ptr(b);
+    (cuda ? cudaRun : run) +=
+        std::string("  ") + (cuda ? "sc_cu_" : "sc_") + fn.str() + "(" +
+        (cuda ? "cu, " : "") + "sc_ctx_comm(ctx, " + std::to_string(axis) +
+        ")" + args + ", " + std::to_string(slots) + "ULL, " +
+        std::to_string(arrived.getDimSize(1)) + "ULL, " +
+        std::to_string(arrived.getDimSize(0)) + "ULL, " +
+        std::to_string(dtype) + ");\n";
+    if (!cuda)
+      ++artifacts.numLibraryCalls;
+    return success();
+  };
+  if (auto d = dyn_cast<kern::MoeDispatchOp>(op))
+    return exchange("moe_dispatch",
+                    {d.getRows(), d.getOffsets(), d.getRecv(),
+                     d.getRecvOffsets(), d.getRecvCounts()},
+                    d.getAxis(), d.getLocalSlots(), d.getRecv().getType());
+  if (auto r = dyn_cast<kern::MoeReturnOp>(op))
+    return exchange("moe_return",
+                    {r.getRecv(), r.getRecvCounts(), r.getOffsets(),
+                     r.getRows()},
+                    r.getAxis(),
+                    r.getRecvCounts().getType().getDimSize(0) /
+                        static_cast<int64_t>(r.getGroupSize()),
+                    r.getRecv().getType());
   return op->emitError("not a collective");
 }

@@ -368,8 +368,7 @@ LogicalResult CppEmitter::emitCpuOp(Operation &op) {
     return emitMatmul(mm);
   if (auto conv = dyn_cast<kern::ConvOp>(op))
     return emitConv(conv);
-  if (isa<kern::AllReduceOp, kern::AllGatherOp, kern::ReduceScatterOp,
-          kern::AllToAllOp, kern::SendOp, kern::RecvOp>(op))
+  if (kern::isCollective(&op))
     return emitCollective(&op);
   if (isa<kern::AllocOp, kern::WeightOp, kern::ViewOp, func::ReturnOp>(op))
     return success();
@@ -379,9 +378,8 @@ LogicalResult CppEmitter::emitCpuOp(Operation &op) {
 unsigned CppEmitter::statementCost(Operation *op) {
   if (isa<kern::MapOp, kern::ReduceOp>(op))
     return 1 + op->getRegion(0).front().getOperations().size();
-  if (isa<kern::RuntimeCallOpInterface, kern::MatmulOp, kern::ConvOp,
-          kern::AllReduceOp, kern::AllGatherOp, kern::ReduceScatterOp,
-          kern::AllToAllOp, kern::SendOp, kern::RecvOp>(op))
+  if (isa<kern::RuntimeCallOpInterface, kern::MatmulOp, kern::ConvOp>(op) ||
+      kern::isCollective(op))
     return 1;
   return 0;
 }

@@ -58,8 +58,7 @@ LogicalResult CppEmitter::emitCudaOp(Operation *op) {
   // The ranks of a group must agree on the transport (NCCL between GPUs,
   // MPI between CPUs), so a program with collectives has one code: with
   // both, a rank without a usable GPU would fall back alone.
-  if (isa<kern::AllReduceOp, kern::AllGatherOp, kern::ReduceScatterOp,
-          kern::AllToAllOp, kern::SendOp, kern::RecvOp>(op)) {
+  if (kern::isCollective(op)) {
     if (options.cpu)
       return op->emitError("a program with collectives runs the same code on "
                            "every rank: compile it for --target=cuda or "

@@ -154,6 +154,26 @@ void sc_send(sc_comm *comm, const void *buf, uint64_t count, int32_t dtype,
 void sc_recv(sc_comm *comm, void *buf, uint64_t count, int32_t dtype,
              int32_t offset);
 
+/* Expert parallelism (kern.moe_dispatch / kern.moe_return; dist.moe).
+ * The group of n ranks holds S = n * L expert slots, rank j the slots
+ * [j * L, (j + 1) * L). sc_moe_dispatch sends the rows of `rows` ([P,
+ * width], grouped by slot; `offsets` i32 [S + 1] from sc_moe_route) to the
+ * ranks holding their slots: the counts by an all-to-all, then the rows by
+ * a variable-size all-to-all. Arrivals are grouped by local slot, then by
+ * sender: `recv` ([capacity, width]; more rows fail the run),
+ * `recv_offsets` i32 [L + 1], `recv_counts` i32 [n * L] (at q * L + e: the
+ * rows rank q sent for local slot e). sc_moe_return sends rows laid out as
+ * `recv` (the experts' results) back: row i of `rows` is the result of row
+ * i of the dispatch's input. `width` is in elements of `dtype`. */
+void sc_moe_dispatch(sc_comm *comm, const void *rows, const int32_t *offsets,
+                     void *recv, int32_t *recv_offsets, int32_t *recv_counts,
+                     uint64_t local_slots, uint64_t width, uint64_t capacity,
+                     int32_t dtype);
+void sc_moe_return(sc_comm *comm, const void *recv,
+                   const int32_t *recv_counts, const int32_t *offsets,
+                   void *rows, uint64_t local_slots, uint64_t width,
+                   uint64_t capacity, int32_t dtype);
+
 /* Errors from kernels and library wrappers (printf-style, first one wins). */
 void sc_fail(const char *fmt, ...);
 void sc_handle_free(void *handle);

@@ -85,6 +85,21 @@ void sc_cu_send(sc_cuda *cu, sc_comm *comm, const void *buf, uint64_t count,
 void sc_cu_recv(sc_cuda *cu, sc_comm *comm, void *buf, uint64_t count,
                 int32_t dtype, int32_t offset);
 
+/* Expert parallelism: sc_moe_dispatch / sc_moe_return (shardc/cpu.h)
+ * with device buffers on the model's stream. The row counts are read back
+ * to the host (a stream synchronization) to size the NCCL grouped
+ * send/recv, so a program that calls these is not captured into a CUDA
+ * graph. */
+void sc_cu_moe_dispatch(sc_cuda *cu, sc_comm *comm, const void *rows,
+                        const int32_t *offsets, void *recv,
+                        int32_t *recv_offsets, int32_t *recv_counts,
+                        uint64_t local_slots, uint64_t width,
+                        uint64_t capacity, int32_t dtype);
+void sc_cu_moe_return(sc_cuda *cu, sc_comm *comm, const void *recv,
+                      const int32_t *recv_counts, const int32_t *offsets,
+                      void *rows, uint64_t local_slots, uint64_t width,
+                      uint64_t capacity, int32_t dtype);
+
 #ifdef __cplusplus
 }
 #endif

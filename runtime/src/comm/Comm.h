@@ -70,6 +70,16 @@ public:
   /// recv comes from rank i.
   virtual Status allToAll(const void *send, void *recv, size_t count,
                           int32_t dtype, void *stream) = 0;
+  /// The variable-size form (expert parallelism): sendCounts[j] elements
+  /// from send + sendOffsets[j] go to rank j, and recvCounts[i] elements
+  /// from rank i land at recv + recvOffsets[i] (size() entries each; the
+  /// counts must match what the peers send). On a GPU the counts are host
+  /// arrays and the buffers device memory.
+  virtual Status allToAllV(const void *send, const size_t *sendCounts,
+                           const size_t *sendOffsets, void *recv,
+                           const size_t *recvCounts,
+                           const size_t *recvOffsets, int32_t dtype,
+                           void *stream) = 0;
   /// Point to point, for pipeline stages.
   virtual Status send(const void *buf, size_t count, int32_t dtype, int peer,
                       void *stream) = 0;

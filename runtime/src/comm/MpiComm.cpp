@@ -7,6 +7,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -160,6 +161,27 @@ public:
                 [&](MPI_Datatype t, MPI_Op) {
                   return MPI_Alltoall(send, static_cast<int>(count), t, recv,
                                       static_cast<int>(count), t, comm);
+                });
+  }
+  Status allToAllV(const void *send, const size_t *sendCounts,
+                   const size_t *sendOffsets, void *recv,
+                   const size_t *recvCounts, const size_t *recvOffsets,
+                   int32_t dtype, void *stream) override {
+    // MPI's counts and displacements are ints: the largest end decides.
+    size_t most = 0;
+    std::vector<int> sc(n), sd(n), rc(n), rd(n);
+    for (int i = 0; i < n; ++i) {
+      most = std::max({most, sendOffsets[i] + sendCounts[i],
+                       recvOffsets[i] + recvCounts[i]});
+      sc[i] = static_cast<int>(sendCounts[i]);
+      sd[i] = static_cast<int>(sendOffsets[i]);
+      rc[i] = static_cast<int>(recvCounts[i]);
+      rd[i] = static_cast<int>(recvOffsets[i]);
+    }
+    return call("all_to_all_v", most, dtype, nullptr, stream,
+                [&](MPI_Datatype t, MPI_Op) {
+                  return MPI_Alltoallv(send, sc.data(), sd.data(), t, recv,
+                                       rc.data(), rd.data(), t, comm);
                 });
   }
   /// Non-blocking: `buf` is copied into a staging buffer of the

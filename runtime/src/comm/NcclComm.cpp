@@ -310,6 +310,32 @@ public:
     ncclResult_t end = lib.ncclGroupEnd(); // always close the group
     return settle("all_to_all", res == ncclSuccess ? end : res);
   }
+  /// Grouped send/recv of each peer's share (counts on the host).
+  Status allToAllV(const void *send, const size_t *sendCounts,
+                   const size_t *sendOffsets, void *recv,
+                   const size_t *recvCounts, const size_t *recvOffsets,
+                   int32_t dtype, void *stream) override {
+    size_t size;
+    if (Status s = movement("all_to_all_v", stream, 1, dtype, size);
+        s.failed())
+      return s;
+    auto *in = static_cast<const char *>(send);
+    auto *out = static_cast<char *>(recv);
+    auto st = static_cast<cudaStream_t>(stream);
+    ncclResult_t res = lib.ncclGroupStart();
+    if (res != ncclSuccess)
+      return settle("all_to_all_v", res);
+    for (int p = 0; p < n && res == ncclSuccess; ++p) {
+      if (sendCounts[p])
+        res = lib.ncclSend(in + sendOffsets[p] * size, sendCounts[p] * size,
+                           ncclUint8, p, comm, st);
+      if (res == ncclSuccess && recvCounts[p])
+        res = lib.ncclRecv(out + recvOffsets[p] * size, recvCounts[p] * size,
+                           ncclUint8, p, comm, st);
+    }
+    ncclResult_t end = lib.ncclGroupEnd(); // always close the group
+    return settle("all_to_all_v", res == ncclSuccess ? end : res);
+  }
   Status send(const void *buf, size_t count, int32_t dtype, int peer,
               void *stream) override {
     size_t bytes;

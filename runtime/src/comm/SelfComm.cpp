@@ -33,6 +33,21 @@ public:
                   void *stream) override {
     return copy("all_to_all", send, recv, count, dtype, stream);
   }
+  Status allToAllV(const void *send, const size_t *sendCounts,
+                   const size_t *sendOffsets, void *recv,
+                   const size_t *recvCounts, const size_t *recvOffsets,
+                   int32_t dtype, void *stream) override {
+    if (sendCounts[0] != recvCounts[0])
+      return {SHARDC_ERROR_INVALID_ARGUMENT,
+              "all_to_all_v: sends " + std::to_string(sendCounts[0]) +
+                  " elements to itself but receives " +
+                  std::to_string(recvCounts[0])};
+    size_t size = shardc::format::dtypeSize(dtype);
+    return copy("all_to_all_v",
+                static_cast<const char *>(send) + sendOffsets[0] * size,
+                static_cast<char *>(recv) + recvOffsets[0] * size,
+                sendCounts[0], dtype, stream);
+  }
   Status send(const void *, size_t, int32_t, int peer, void *) override {
     return noPeer("send to", peer);
   }

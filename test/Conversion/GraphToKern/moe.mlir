@@ -54,3 +54,36 @@ func.func @half(%x: tensor<4x8xf16>, %w: tensor<4x2xf16>, %ids: tensor<4x2xi32>,
   %0 = graph.moe %x, %w, %ids, %gu, %d : tensor<4x8xf16>, tensor<4x2xf16>, tensor<4x2xi32>, tensor<3x8x6xf16>, tensor<3x3x8xf16> -> tensor<4x8xf16>
   return %0 : tensor<4x8xf16>
 }
+
+// -----
+
+// dist.moe (expert parallelism, 2 of 6 experts on each of ep = 3 ranks,
+// mesh axis 1): the route covers all 6 experts; the routed rows go to their
+// experts' ranks (kern.moe_dispatch on axis 1), which can receive up to
+// 3 ranks x 4 tokens x min(K = 2, 2 local experts) = 24 rows; the local
+// experts' grouped GEMMs run on those with the arrival offsets, and
+// kern.moe_return brings the results back before the combine.
+// CHECK-LABEL: func.func @expert_parallel
+// CHECK-SAME: (%[[X:arg[0-9]+]]: memref<4x8xf32> {{.*}}, %[[W:arg[0-9]+]]: memref<4x2xf32> {{.*}}, %[[IDS:arg[0-9]+]]: memref<4x2xi64> {{.*}}, %[[GU:arg[0-9]+]]: memref<2x8x6xf32> {{.*}}, %[[D:arg[0-9]+]]: memref<2x3x8xf32> {{.*}}, %[[Y:arg[0-9]+]]: memref<4x8xf32>
+// CHECK:      %[[OFF:.*]] = kern.alloc : memref<7xi32>
+// CHECK-NEXT: %[[SLOTS:.*]] = kern.alloc : memref<8xi32>
+// CHECK-NEXT: kern.moe_route %[[IDS]] into %[[OFF]], %[[SLOTS]] {num_experts = 6 : i64}
+// CHECK-NEXT: %[[ROWS:.*]] = kern.alloc : memref<8x8xf32>
+// CHECK-NEXT: kern.moe_permute %[[X]], %[[SLOTS]] into %[[ROWS]]
+// CHECK-NEXT: %[[RECV:.*]] = kern.alloc : memref<24x8xf32>
+// CHECK-NEXT: %[[ROFF:.*]] = kern.alloc : memref<3xi32>
+// CHECK-NEXT: %[[COUNTS:.*]] = kern.alloc : memref<6xi32>
+// CHECK-NEXT: kern.moe_dispatch %[[ROWS]], %[[OFF]] into %[[RECV]], %[[ROFF]], %[[COUNTS]] {axis = 1 : i64, group_size = 3 : i64}
+// CHECK-NEXT: %[[H:.*]] = kern.alloc : memref<24x6xf32>
+// CHECK-NEXT: kern.grouped_matmul %[[RECV]], %[[GU]], %[[ROFF]] into %[[H]] : memref<24x8xf32>, memref<2x8x6xf32>, memref<3xi32> into memref<24x6xf32>
+// CHECK:      %[[OUT:.*]] = kern.alloc : memref<24x8xf32>
+// CHECK-NEXT: kern.grouped_matmul %{{.*}}, %[[D]], %[[ROFF]] into %[[OUT]] : memref<24x3xf32>, memref<2x3x8xf32>, memref<3xi32> into memref<24x8xf32>
+// CHECK-NEXT: %[[BACK:.*]] = kern.alloc : memref<8x8xf32>
+// CHECK-NEXT: kern.moe_return %[[OUT]], %[[COUNTS]], %[[OFF]] into %[[BACK]] {axis = 1 : i64, group_size = 3 : i64}
+// CHECK-NEXT: kern.moe_combine %[[BACK]], %[[W]], %[[SLOTS]] into %[[Y]]
+// CHECK-NEXT: return
+dist.mesh @mesh axes = ["dp", "ep"] shape = [2, 3]
+func.func @expert_parallel(%x: tensor<4x8xf32>, %w: tensor<4x2xf32>, %ids: tensor<4x2xi64>, %gu: tensor<2x8x6xf32>, %d: tensor<2x3x8xf32>) -> tensor<4x8xf32> {
+  %0 = dist.moe %x, %w, %ids, %gu, %d on @mesh axes = ["ep"] : tensor<4x8xf32>, tensor<4x2xf32>, tensor<4x2xi64>, tensor<2x8x6xf32>, tensor<2x3x8xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}

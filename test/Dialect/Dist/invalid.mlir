@@ -171,3 +171,48 @@ func.func @not_an_array(%x: tensor<8xf32>) -> tensor<8xf32> {
   %0 = dist.shard %x : tensor<8xf32> to #dist.sharding<@mesh, ["tp"]>
   return %0 : tensor<8xf32>
 }
+
+// -----
+
+dist.mesh @mesh axes = ["ep"] shape = [2]
+func.func @moe_gate_up(%x: tensor<4x32xf32>, %w: tensor<4x2xf32>, %ids: tensor<4x2xi64>, %gu: tensor<2x32x64xf32>, %dn: tensor<2x48x32xf32>) -> tensor<4x32xf32> {
+  // expected-error @+1 {{'dist.moe' op gate_up 'tensor<2x32x64xf32>' should be 'tensor<2x32x96xf32>'}}
+  %0 = dist.moe %x, %w, %ids, %gu, %dn on @mesh axes = ["ep"] : tensor<4x32xf32>, tensor<4x2xf32>, tensor<4x2xi64>, tensor<2x32x64xf32>, tensor<2x48x32xf32> -> tensor<4x32xf32>
+  return %0 : tensor<4x32xf32>
+}
+
+// -----
+
+dist.mesh @mesh axes = ["ep"] shape = [2]
+func.func @moe_ids(%x: tensor<4x32xf32>, %w: tensor<4x2xf32>, %ids: tensor<3x2xi64>, %gu: tensor<2x32x96xf32>, %dn: tensor<2x48x32xf32>) -> tensor<4x32xf32> {
+  // expected-error @+1 {{'dist.moe' op ids 'tensor<3x2xi64>' must be [4, k] integers}}
+  %0 = dist.moe %x, %w, %ids, %gu, %dn on @mesh axes = ["ep"] : tensor<4x32xf32>, tensor<4x2xf32>, tensor<3x2xi64>, tensor<2x32x96xf32>, tensor<2x48x32xf32> -> tensor<4x32xf32>
+  return %0 : tensor<4x32xf32>
+}
+
+// -----
+
+dist.mesh @mesh axes = ["ep"] shape = [2]
+func.func @moe_placement_size(%x: tensor<4x32xf32>, %w: tensor<4x2xf32>, %ids: tensor<4x2xi64>, %gu: tensor<2x32x96xf32>, %dn: tensor<2x48x32xf32>) -> tensor<4x32xf32> {
+  // expected-error @+1 {{'dist.moe' op placement has 3 slots; the group holds 4 (2 per rank)}}
+  %0 = dist.moe %x, %w, %ids, %gu, %dn on @mesh axes = ["ep"] placement = [0, 1, 2] : tensor<4x32xf32>, tensor<4x2xf32>, tensor<4x2xi64>, tensor<2x32x96xf32>, tensor<2x48x32xf32> -> tensor<4x32xf32>
+  return %0 : tensor<4x32xf32>
+}
+
+// -----
+
+dist.mesh @mesh axes = ["ep"] shape = [2]
+func.func @moe_placement_gap(%x: tensor<4x32xf32>, %w: tensor<4x2xf32>, %ids: tensor<4x2xi64>, %gu: tensor<2x32x96xf32>, %dn: tensor<2x48x32xf32>) -> tensor<4x32xf32> {
+  // expected-error @+1 {{'dist.moe' op placement leaves expert 1 without a slot}}
+  %0 = dist.moe %x, %w, %ids, %gu, %dn on @mesh axes = ["ep"] placement = [0, 2, 2, 0] : tensor<4x32xf32>, tensor<4x2xf32>, tensor<4x2xi64>, tensor<2x32x96xf32>, tensor<2x48x32xf32> -> tensor<4x32xf32>
+  return %0 : tensor<4x32xf32>
+}
+
+// -----
+
+dist.mesh @mesh axes = ["tp"] shape = [2]
+func.func @moe_axis(%x: tensor<4x32xf32>, %w: tensor<4x2xf32>, %ids: tensor<4x2xi64>, %gu: tensor<2x32x96xf32>, %dn: tensor<2x48x32xf32>) -> tensor<4x32xf32> {
+  // expected-error @+1 {{'dist.moe' op mesh @mesh has no axis 'ep'}}
+  %0 = dist.moe %x, %w, %ids, %gu, %dn on @mesh axes = ["ep"] : tensor<4x32xf32>, tensor<4x2xf32>, tensor<4x2xi64>, tensor<2x32x96xf32>, tensor<2x48x32xf32> -> tensor<4x32xf32>
+  return %0 : tensor<4x32xf32>
+}

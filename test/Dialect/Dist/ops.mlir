@@ -37,3 +37,17 @@ func.func @collectives(%x: tensor<2x16xf32>) -> tensor<2x16xf32> {
   %5 = dist.recv on @mesh axes = ["pp"] offset = -1 : tensor<2x16xf32>
   return %5 : tensor<2x16xf32>
 }
+
+// -----
+
+// Expert parallelism: 2 experts per rank of ep = 4 (8 in all); with a
+// placement, 8 slots hold 6 experts (0 and 1 twice).
+// CHECK-LABEL: func.func @moe
+// CHECK:         dist.moe %arg0, %arg1, %arg2, %arg3, %arg4 on @mesh axes = ["ep"] : tensor<4x32xf32>, tensor<4x2xf32>, tensor<4x2xi64>, tensor<2x32x96xf32>, tensor<2x48x32xf32> -> tensor<4x32xf32>
+// CHECK:         dist.moe %arg0, %arg1, %arg2, %arg3, %arg4 on @mesh axes = ["ep"] placement = [0, 1, 2, 3, 0, 4, 5, 1] : tensor<4x32xf32>
+dist.mesh @mesh axes = ["ep", "tp"] shape = [4, 2]
+func.func @moe(%x: tensor<4x32xf32>, %w: tensor<4x2xf32>, %ids: tensor<4x2xi64>, %gu: tensor<2x32x96xf32>, %dn: tensor<2x48x32xf32>) -> tensor<4x32xf32> {
+  %0 = dist.moe %x, %w, %ids, %gu, %dn on @mesh axes = ["ep"] : tensor<4x32xf32>, tensor<4x2xf32>, tensor<4x2xi64>, tensor<2x32x96xf32>, tensor<2x48x32xf32> -> tensor<4x32xf32>
+  %1 = dist.moe %x, %w, %ids, %gu, %dn on @mesh axes = ["ep"] placement = [0, 1, 2, 3, 0, 4, 5, 1] : tensor<4x32xf32>, tensor<4x2xf32>, tensor<4x2xi64>, tensor<2x32x96xf32>, tensor<2x48x32xf32> -> tensor<4x32xf32>
+  return %1 : tensor<4x32xf32>
+}

@@ -77,3 +77,35 @@ func.func @alone(%a: memref<8xf32>) {
   kern.send %a {axis = 0 : i64, group_size = 1 : i64, offset = 1 : i64} : memref<8xf32>
   return
 }
+
+// -----
+
+func.func @moe_uneven(%rows: memref<16x32xf32>, %offsets: memref<4xi32>, %recv: memref<32x32xf32>, %ro: memref<3xi32>, %counts: memref<3xi32>) {
+  // expected-error @+1 {{'kern.moe_dispatch' op the 3 expert slots do not split over a group of 2}}
+  kern.moe_dispatch %rows, %offsets into %recv, %ro, %counts {axis = 0 : i64, group_size = 2 : i64} : memref<16x32xf32>, memref<4xi32> into memref<32x32xf32>, memref<3xi32>, memref<3xi32>
+  return
+}
+
+// -----
+
+func.func @moe_width(%rows: memref<16x32xf32>, %offsets: memref<5xi32>, %recv: memref<32x16xf32>, %ro: memref<3xi32>, %counts: memref<4xi32>) {
+  // expected-error @+1 {{'kern.moe_dispatch' op rows 'memref<16x32xf32>' and 'memref<32x16xf32>' must be [rows, width] of one width and type}}
+  kern.moe_dispatch %rows, %offsets into %recv, %ro, %counts {axis = 0 : i64, group_size = 2 : i64} : memref<16x32xf32>, memref<5xi32> into memref<32x16xf32>, memref<3xi32>, memref<4xi32>
+  return
+}
+
+// -----
+
+func.func @moe_recv_offsets(%rows: memref<16x32xf32>, %offsets: memref<5xi32>, %recv: memref<32x32xf32>, %ro: memref<5xi32>, %counts: memref<4xi32>) {
+  // expected-error @+1 {{'kern.moe_dispatch' op recv_offsets must be memref<3xi32>, not 'memref<5xi32>'}}
+  kern.moe_dispatch %rows, %offsets into %recv, %ro, %counts {axis = 0 : i64, group_size = 2 : i64} : memref<16x32xf32>, memref<5xi32> into memref<32x32xf32>, memref<5xi32>, memref<4xi32>
+  return
+}
+
+// -----
+
+func.func @moe_counts(%recv: memref<32x32xf32>, %counts: memref<2xi32>, %offsets: memref<5xi32>, %rows: memref<16x32xf32>) {
+  // expected-error @+1 {{'kern.moe_return' op recv_counts must be memref<4xi32>, not 'memref<2xi32>'}}
+  kern.moe_return %recv, %counts, %offsets into %rows {axis = 0 : i64, group_size = 2 : i64} : memref<32x32xf32>, memref<2xi32>, memref<5xi32> into memref<16x32xf32>
+  return
+}

@@ -26,3 +26,16 @@ func.func @point_to_point(%a: memref<8x16xf32>) {
   kern.send %a {axis = 1 : i64, group_size = 4 : i64, offset = 1 : i64} : memref<8x16xf32>
   return
 }
+
+// -----
+
+// Expert parallelism: 4 slots over a group of 2 (2 per rank); 16 routed
+// rows out, room for 32 in.
+// CHECK-LABEL: func.func @moe_exchange
+// CHECK: kern.moe_dispatch %{{.*}}, %{{.*}} into %{{.*}}, %{{.*}}, %{{.*}} {axis = 0 : i64, group_size = 2 : i64} : memref<16x32xf32>, memref<5xi32> into memref<32x32xf32>, memref<3xi32>, memref<4xi32>
+// CHECK: kern.moe_return %{{.*}}, %{{.*}}, %{{.*}} into %{{.*}} {axis = 0 : i64, group_size = 2 : i64} : memref<32x32xf32>, memref<4xi32>, memref<5xi32> into memref<16x32xf32>
+func.func @moe_exchange(%rows: memref<16x32xf32>, %offsets: memref<5xi32>, %recv: memref<32x32xf32>, %ro: memref<3xi32>, %counts: memref<4xi32>) {
+  kern.moe_dispatch %rows, %offsets into %recv, %ro, %counts {axis = 0 : i64, group_size = 2 : i64} : memref<16x32xf32>, memref<5xi32> into memref<32x32xf32>, memref<3xi32>, memref<4xi32>
+  kern.moe_return %recv, %counts, %offsets into %rows {axis = 0 : i64, group_size = 2 : i64} : memref<32x32xf32>, memref<4xi32>, memref<5xi32> into memref<16x32xf32>
+  return
+}

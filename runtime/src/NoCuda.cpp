@@ -67,4 +67,14 @@ void sc_cu_all_to_all(sc_cuda *, sc_comm *, const void *, void *, uint64_t,
                       int32_t) {
   unavailable();
 }
+void sc_cu_moe_dispatch(sc_cuda *, sc_comm *, const void *, const int32_t *,
+                        void *, int32_t *, int32_t *, uint64_t, uint64_t,
+                        uint64_t, int32_t) {
+  unavailable();
+}
+void sc_cu_moe_return(sc_cuda *, sc_comm *, const void *, const int32_t *,
+                      const int32_t *, void *, uint64_t, uint64_t, uint64_t,
+                      int32_t) {
+  unavailable();
+}
 }

@@ -8,12 +8,17 @@
 //
 // On a GPU (skipped elsewhere, each test says why): a one-rank NCCL
 // communicator runs every collective on a stream, captured into a CUDA
-// graph and replayed on new inputs; and a communicator whose second rank
-// never comes is aborted after SHARDC_NCCL_TIMEOUT with a line naming it.
+// graph and replayed on new inputs; expert parallelism's exchange
+// (sc_cu_moe_dispatch / sc_cu_moe_return) over it; and a communicator
+// whose second rank never comes is aborted after SHARDC_NCCL_TIMEOUT with
+// a line naming it.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/src/comm/Nccl.h"
+#include "runtime/src/KernelError.h"
+#include "runtime/src/cuda/Context.h"
 #include "runtime/src/cuda/Driver.h"
+#include "shardc/cuda.h"
 #include "shardc/format.h"
 
 #include <gtest/gtest.h>
@@ -388,6 +393,114 @@ TEST(NcclGpu, OneRankCollectivesInACapturedGraph) {
   s = c.send(f.ptr(), n, fmt::kF32, 1, gpu.stream);
   EXPECT_EQ(s.message, "cannot send to rank 1 (rank 0 of 1)");
   comms.clear(); // finalized and destroyed
+}
+
+/// sc_cu_moe_dispatch and sc_cu_moe_return on a one-rank group, as the
+/// device calls them (an sc_cuda with the stream and the communicators).
+/// One rank holds every slot, so the rows arrive in their own order: the
+/// dispatch copies them through, the counts are the offsets' differences,
+/// and the return brings the experts' results back row for row. Two
+/// rounds with different counts (an empty slot in each) reuse the
+/// buffers; more rows than `capacity` and decreasing offsets fail the run.
+TEST(NcclGpu, OneRankExpertExchange) {
+  Gpu gpu;
+  SKIP_WITHOUT_GPU(gpu);
+  ScopedEnv lib("SHARDC_LIBNCCL", kNccl);
+  const cuda::Driver &d = *gpu.drv;
+  std::unique_ptr<Communicator> self = createSelfComm();
+  std::vector<std::unique_ptr<Communicator>> comms;
+  Status s = createNcclComms({self.get()}, 0, comms);
+  ASSERT_FALSE(s.failed()) << s.message;
+  sc_cuda cu(d);
+  cu.ctx = gpu.ctx;
+  cu.stream = gpu.stream;
+  cu.ncclComms = &comms;
+  sc_comm handle{comms[0].get()};
+
+  constexpr size_t L = 3, width = 5, capacity = 8;
+  DeviceBuffer rows(d, capacity * width * 4), offsets(d, (L + 1) * 4),
+      recv(d, capacity * width * 4), recvOffsets(d, (L + 1) * 4),
+      recvCounts(d, L * 4), back(d, capacity * width * 4);
+  auto rowsOf = [&](size_t n, float base) {
+    std::vector<float> v(n * width);
+    for (size_t i = 0; i < v.size(); ++i)
+      v[i] = base + float(i) * 0.5f;
+    return v;
+  };
+  auto fail = [&](auto &&call) {
+    std::string message;
+    EXPECT_TRUE(failedIn(call, message));
+    return message;
+  };
+  std::vector<std::vector<int32_t>> rounds = {{0, 2, 2, 7}, {0, 4, 5, 5}};
+  for (size_t round = 0; round < rounds.size(); ++round) {
+    const std::vector<int32_t> &off = rounds[round];
+    size_t n = static_cast<size_t>(off[L]);
+    std::vector<float> in = rowsOf(n, float(round)), out = rowsOf(n, -3.f);
+    d.cuMemcpyHtoD(rows.p, in.data(), in.size() * 4);
+    d.cuMemcpyHtoD(offsets.p, off.data(), off.size() * 4);
+    for (const DeviceBuffer *b : {&recv, &recvOffsets, &recvCounts, &back})
+      d.cuMemsetD8(b->p, 0xff,
+                   b == &recvOffsets  ? (L + 1) * 4
+                   : b == &recvCounts ? L * 4
+                                      : capacity * width * 4);
+    d.cuCtxSynchronize();
+    std::string message;
+    ASSERT_FALSE(failedIn(
+        [&] {
+          sc_cu_moe_dispatch(&cu, &handle, rows.ptr(),
+                             static_cast<const int32_t *>(offsets.ptr()),
+                             recv.ptr(),
+                             static_cast<int32_t *>(recvOffsets.ptr()),
+                             static_cast<int32_t *>(recvCounts.ptr()), L, width,
+                             capacity, fmt::kF32);
+        },
+        message))
+        << message;
+    EXPECT_TRUE(cu.hostSyncs); // the device will not capture this run
+    EXPECT_EQ(download<float>(gpu, recv.p, in.size()), in) << round;
+    EXPECT_EQ(download<int32_t>(gpu, recvOffsets.p, L + 1), off) << round;
+    std::vector<int32_t> counts;
+    for (size_t e = 0; e < L; ++e)
+      counts.push_back(off[e + 1] - off[e]);
+    EXPECT_EQ(download<int32_t>(gpu, recvCounts.p, L), counts) << round;
+
+    // The experts' results, laid out as `recv`, go back to their rows.
+    d.cuMemcpyHtoD(recv.p, out.data(), out.size() * 4);
+    ASSERT_FALSE(failedIn(
+        [&] {
+          sc_cu_moe_return(&cu, &handle, recv.ptr(),
+                           static_cast<const int32_t *>(recvCounts.ptr()),
+                           static_cast<const int32_t *>(offsets.ptr()),
+                           back.ptr(), L, width, capacity, fmt::kF32);
+        },
+        message))
+        << message;
+    EXPECT_EQ(download<float>(gpu, back.p, out.size()), out) << round;
+  }
+
+  auto dispatch = [&](size_t room) {
+    sc_cu_moe_dispatch(
+        &cu, &handle, rows.ptr(), static_cast<const int32_t *>(offsets.ptr()),
+        recv.ptr(), static_cast<int32_t *>(recvOffsets.ptr()),
+        static_cast<int32_t *>(recvCounts.ptr()), L, width, room, fmt::kF32);
+  };
+  EXPECT_EQ(fail([&] { dispatch(4); }),
+            "moe_dispatch: 5 rows arrive for this rank's experts, room for 4");
+  std::vector<int32_t> bad = {0, 3, 1, 4};
+  d.cuMemcpyHtoD(offsets.p, bad.data(), bad.size() * 4);
+  EXPECT_EQ(fail([&] { dispatch(capacity); }),
+            "moe_dispatch: the row offsets decrease at expert slot 1");
+  EXPECT_EQ(fail([&] {
+              sc_cu_moe_return(&cu, nullptr, recv.ptr(), nullptr, nullptr,
+                               back.ptr(), L, width, capacity, fmt::kF32);
+            }),
+            "moe_return: no communicator");
+  CUresult r;
+  EXPECT_FALSE(cuda::synchronizeStream(cu, "the test", r).failed());
+  EXPECT_EQ(r, CUDA_SUCCESS);
+  cuda::releaseExpertBuffers(cu);
+  comms.clear();
 }
 
 TEST(NcclGpu, AMissingPeerIsAbortedAfterTheTimeout) {

@@ -87,9 +87,12 @@ void sc_cu_recv(sc_cuda *cu, sc_comm *comm, void *buf, uint64_t count,
 
 /* Expert parallelism: sc_moe_dispatch / sc_moe_return (shardc/cpu.h)
  * with device buffers on the model's stream. The row counts are read back
- * to the host (a stream synchronization) to size the NCCL grouped
- * send/recv, so a program that calls these is not captured into a CUDA
- * graph. */
+ * to the host (a stream synchronization, polled under the NCCL
+ * communicators' watch) to size the NCCL grouped send/recv, so a program
+ * that calls these is not captured into a CUDA graph: the first call, in
+ * the direct warm-up run, marks the model, and every later run enqueues
+ * run() directly (runtime/src/cuda/CudaDevice.cpp). The arriving rows are
+ * staged in a buffer of the device, grown on demand and freed with it. */
 void sc_cu_moe_dispatch(sc_cuda *cu, sc_comm *comm, const void *rows,
                         const int32_t *offsets, void *recv,
                         int32_t *recv_offsets, int32_t *recv_counts,

@@ -14,19 +14,24 @@
 
 #include "Driver.h"
 
+#include "runtime/src/Status.h"
 #include "shardc/cpu.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 struct cublasLtContext;
 struct cudnnContext;
 
-namespace shardc::rt::cuda {
+namespace shardc::rt {
+class Communicator;
+namespace cuda {
 struct CublasLt;
 struct Cudnn;
-} // namespace shardc::rt::cuda
+} // namespace cuda
+} // namespace shardc::rt
 
 struct sc_cuda {
   explicit sc_cuda(const shardc::rt::cuda::Driver &drv) : drv(drv) {}
@@ -57,6 +62,27 @@ struct sc_cuda {
   // one stream. It only grows, and only in create().
   CUdeviceptr workspace = 0;
   size_t workspaceBytes = 0;
+
+  // The rank's NCCL communicators (null or empty without them): a runtime
+  // call that waits for the stream polls them (synchronizeStream), so that
+  // a lost peer fails the run instead of hanging it.
+  const std::vector<std::unique_ptr<shardc::rt::Communicator>> *ncclComms =
+      nullptr;
+  // Expert parallelism (sc_cu_moe_dispatch / sc_cu_moe_return) reads row
+  // counts back to the host, so it waits for the stream in the middle of
+  // run(): the first call sets hostSyncs, and the device then never
+  // captures run() into a CUDA graph. The first call is always in a direct
+  // run (the warm-up), never in a capture.
+  bool hostSyncs = false;
+  // Their buffers, grown on demand right after a wait for the stream (so
+  // no queued copy still uses the old ones) and freed with the device
+  // (releaseExpertBuffers): the arriving rows in sender order, and
+  // page-locked counts and offsets, so that the copies to and from the
+  // host are asynchronous and every wait is the watched one.
+  CUdeviceptr expertStaging = 0;
+  size_t expertStagingBytes = 0;
+  int32_t *expertHost = nullptr;
+  size_t expertHostInts = 0;
 };
 
 namespace shardc::rt::cuda {
@@ -66,6 +92,16 @@ namespace shardc::rt::cuda {
 /// holds in init(), before the first run. False after sc_fail() naming
 /// `what`.
 bool reserveWorkspace(sc_cuda &cu, size_t bytes, const char *what);
+
+/// Waits for cu.stream; `r` is cuStreamSynchronize's result. With NCCL
+/// communicators (cu.ncclComms) the stream is polled under their watch
+/// first (waitWithNccl), which fails, aborting them, on a peer's error or
+/// after SHARDC_NCCL_TIMEOUT.
+Status synchronizeStream(sc_cuda &cu, const char *what, CUresult &r);
+
+/// Frees the buffers of sc_cu_moe_* (no-op when never allocated), once
+/// nothing queued uses them.
+void releaseExpertBuffers(sc_cuda &cu);
 
 /// Destroy the library handles (no-ops when never created). The wrappers'
 /// own handles must be freed first.

@@ -15,7 +15,11 @@
 // workspace) stay put for the life of the model, so the graph stays valid.
 // The copies stay outside the graph. A capture that fails (a library call
 // that cannot be captured) falls back to enqueueing run() directly from
-// then on; SHARDC_CUDA_GRAPHS=0 does so from the start.
+// then on; SHARDC_CUDA_GRAPHS=0 does so from the start. So does a program
+// whose run() waits for the stream itself, which no capture can record:
+// expert parallelism's exchanges (sc_cu_moe_dispatch / sc_cu_moe_return)
+// read row counts back to the host. They say so on their first call, in the
+// warm-up (sc_cuda::hostSyncs), and every later run is enqueued directly.
 //
 // A rank of a mesh talks to its peers through NCCL (comm/Nccl.h): one
 // communicator per mesh axis, made over the host (MPI) communicator of the
@@ -106,9 +110,6 @@ private:
   Status loadModule(const sc_cuda_image &image);
   /// The NCCL communicators of the rank's mesh axes, into ctx.comms.
   Status openComms();
-  /// Waits for the stream (cuStreamSynchronize's result in `r`); with NCCL
-  /// communicators, polled under their watch, which fails after a timeout.
-  Status synchronize(const char *what, CUresult &r);
   /// Enqueues the generated run(); true with the message if it failed.
   bool enqueueRun(std::string &message);
   /// Captures run() into `graph`; false with the reason if that fails.
@@ -184,21 +185,7 @@ Status CudaDevice::openComms() {
   for (sc_comm &h : commHandles)
     commPtrs.push_back(&h);
   ctx.comms = commPtrs.data();
-  return {};
-}
-
-Status CudaDevice::synchronize(const char *what, CUresult &r) {
-  r = CUDA_SUCCESS;
-  if (!comms.empty())
-    if (Status s = waitWithNccl(
-            comms,
-            [&] {
-              return cu.drv.cuStreamQuery(cu.stream) != CUDA_ERROR_NOT_READY;
-            },
-            what);
-        s.failed())
-      return s;
-  r = cu.drv.cuStreamSynchronize(cu.stream);
+  cu.ncclComms = &comms;
   return {};
 }
 
@@ -357,7 +344,7 @@ Status CudaDevice::run() {
   // a failure: wait for what was queued.
   auto finish = [&] {
     CUresult r;
-    Status waited = synchronize("the run", r);
+    Status waited = synchronizeStream(cu, "the run", r);
     if (waited.failed() && !status.failed())
       status = waited;
     else if (r && !status.failed())
@@ -378,7 +365,10 @@ Status CudaDevice::run() {
 
   // The first run is enqueued directly: it loads lazily loaded kernels and
   // lets the libraries make their one-time allocations, which a capture
-  // cannot record. The second captures the graph the later ones replay.
+  // cannot record. The second captures the graph the later ones replay,
+  // unless the first found that run() waits for the stream (hostSyncs).
+  if (!graph && useGraphs && warmedUp && cu.hostSyncs)
+    useGraphs = false;
   if (!graph && useGraphs && warmedUp) {
     std::string why;
     if (!capture(why)) {
@@ -429,13 +419,14 @@ CudaDevice::~CudaDevice() {
     d.cuCtxSetCurrent(cu.ctx);
   if (cu.stream) {
     CUresult ignored;
-    synchronize("unloading the model", ignored);
+    synchronizeStream(cu, "unloading the model", ignored);
   }
   // The graph, then the communicators, the wrappers' handles, then the
   // libraries they were created with, then memory, the module and the
   // stream, then the context.
   if (graph)
     d.cuGraphExecDestroy(graph);
+  cu.ncclComms = nullptr;
   commPtrs.clear();
   commHandles.clear();
   comms.clear();
@@ -444,6 +435,7 @@ CudaDevice::~CudaDevice() {
       sc_handle_free(h);
   releaseCublasLt(cu);
   releaseCudnn(cu);
+  releaseExpertBuffers(cu);
   for (CUdeviceptr p : {cu.workspace, arena, weights})
     if (p)
       d.cuMemFree(p);
@@ -464,6 +456,21 @@ CudaDevice::~CudaDevice() {
 }
 
 } // namespace
+
+Status synchronizeStream(sc_cuda &cu, const char *what, CUresult &r) {
+  r = CUDA_SUCCESS;
+  if (cu.ncclComms && !cu.ncclComms->empty())
+    if (Status s = waitWithNccl(
+            *cu.ncclComms,
+            [&] {
+              return cu.drv.cuStreamQuery(cu.stream) != CUDA_ERROR_NOT_READY;
+            },
+            what);
+        s.failed())
+      return s;
+  r = cu.drv.cuStreamSynchronize(cu.stream);
+  return {};
+}
 
 bool reserveWorkspace(sc_cuda &cu, size_t bytes, const char *what) {
   if (bytes <= cu.workspaceBytes)

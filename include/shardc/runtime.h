@@ -147,6 +147,14 @@ shardc_status shardc_set_trace(shardc_model *model, int enable);
  * world and world rank 0 writes `path`. */
 shardc_status shardc_write_trace(shardc_model *model, const char *path);
 
+/* Expert routing counts, the calibration of `shardc --calibration`: with
+ * enable != 0 (which starts afresh), every mixture-of-experts route of the
+ * later runs on the CPU adds its choices per expert to one row per route,
+ * in program order (process-wide). shardc_write_routing_stats writes them
+ * as JSON: {"runs": N, "layers": [[choices of expert 0, ...], ...]}. */
+shardc_status shardc_set_routing_stats(int enable);
+shardc_status shardc_write_routing_stats(const char *path);
+
 /* OpenMP (and oneDNN) thread count of the CPU code; 0 keeps the default. */
 void shardc_set_threads(int threads);
 

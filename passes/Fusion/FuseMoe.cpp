@@ -51,7 +51,6 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinDialect.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SmallSet.h"
@@ -70,8 +69,6 @@ namespace {
 
 /// Index tables (routing positions, iotas) are read up to this size.
 constexpr int64_t kTableLimit = int64_t(1) << 24;
-/// Stacked weights of at least this many bytes become dense_resource blobs.
-constexpr int64_t kLargeBytes = int64_t(1) << 20;
 
 ArrayRef<int64_t> shapeOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getShape();
@@ -216,7 +213,7 @@ std::optional<MaskOf> matchMask(Value m, int64_t k, int64_t t) {
     auto topk = ids.getDefiningOp<graph::TopKOp>();
     if (!topk || topk.getIndices() != ids || !hasShape(ids, {t, k}) ||
         !hasShape(topk.getInput(), {t, n}) ||
-        (topk.getAxis() != 1 && topk.getAxis() != -1))
+        (topk.getAxis() != 1 && static_cast<int64_t>(topk.getAxis()) != -1))
       continue;
     return MaskOf{ids, expert};
   }
@@ -332,36 +329,27 @@ Value stackExperts(OpBuilder &b, Location loc,
   int64_t experts = parts.size();
   auto type =
       RankedTensorType::get({experts, rows, cols}, first.getElementType());
-  int64_t bytes = experts * rows * cols * eb;
-  bool large = bytes >= kLargeBytes;
-  AsmResourceBlob blob;
-  std::vector<char> small;
-  char *out;
-  if (large) {
-    blob = HeapAsmResourceBlob::allocate(bytes, eb, /*dataIsMutable=*/true);
-    out = blob.getMutableData().data();
-  } else {
-    small.resize(bytes);
-    out = small.data();
-  }
-  for (auto [e, mats] : llvm::enumerate(parts)) {
-    int64_t col = 0;
-    for (graph::ConstantOp c : mats) {
-      ArrayRef<char> raw = rawData(c);
-      int64_t n = shapeOf(c.getOutput())[1];
-      if (raw.empty())
-        return {};
-      for (int64_t r = 0; r < rows; ++r)
-        std::memcpy(out + ((e * rows + r) * cols + col) * eb,
-                    raw.data() + r * n * eb, n * eb);
-      col += n;
-    }
-  }
-  if (!large)
-    return b.create<graph::ConstantOp>(
-        loc, DenseElementsAttr::getFromRawBuffer(type, small));
-  return b.create<graph::ConstantOp>(
-      loc, DenseResourceElementsAttr::get(type, key, std::move(blob)));
+  ElementsAttr stacked = graph::elementsFromBytes(
+      type, key, [&](MutableArrayRef<char> data) {
+        char *out = data.data();
+        for (auto [e, mats] : llvm::enumerate(parts)) {
+          int64_t col = 0;
+          for (graph::ConstantOp c : mats) {
+            ArrayRef<char> raw = rawData(c);
+            int64_t n = shapeOf(c.getOutput())[1];
+            if (raw.empty())
+              return false;
+            for (int64_t r = 0; r < rows; ++r)
+              std::memcpy(out + ((e * rows + r) * cols + col) * eb,
+                          raw.data() + r * n * eb, n * eb);
+            col += n;
+          }
+        }
+        return true;
+      });
+  if (!stacked)
+    return {};
+  return b.create<graph::ConstantOp>(loc, stacked);
 }
 
 struct GraphFuseMoePass : shardc::impl::GraphFuseMoeBase<GraphFuseMoePass> {

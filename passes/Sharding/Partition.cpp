@@ -551,10 +551,12 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
   }
   Operation *clone;
   if (!expertAxes.empty()) {
+    // dist-seed-experts' placement (expert load balancing), if any.
     clone = b.create<dist::MoeOp>(
         loc, op->getResult(0).getType(), operands[0], operands[1],
         operands[2], operands[3], operands[4], meshRef(),
-        axesAttr(expertAxes), DenseI64ArrayAttr());
+        axesAttr(expertAxes),
+        op->getAttrOfType<DenseI64ArrayAttr>("dist.placement"));
   } else if (splitOff) {
     clone = b.create<graph::LinearOp>(
         loc, operands[0], operands[1], Value(), Value(),

@@ -144,10 +144,29 @@ def DistSeedExperts : Pass<"dist-seed-experts", "mlir::ModuleOp"> {
     replicated over "ep", or split by the other axes' seeds. A model
     without `graph.moe`, or an expert count that N does not divide, is an
     error that names the op and the count.
+
+    With `loads` (each layer's tokens per expert, measured by
+    `--calibration`), experts are placed by DeepSeek's EPLB greedy
+    (ExpertPlacement.h): the `redundant` hottest get extra copies and the
+    copies are packed so that the busiest rank carries as little as
+    possible. The stacked weights become the slots' ([E + redundant, ..],
+    built at compile time) and the op records the placement and the
+    expected tokens per rank before and after, which `dist-partition`
+    and the plan read:
+
+      %y = graph.moe ... {dist.placement = array<i64: 0, 3, 1, 2, 0, 2>,
+                          dist.load_before = array<i64: 60, 20, 20>,
+                          dist.load_after = array<i64: 34, 33, 33>}
   }];
   let options = [
     Option<"ep", "ep", "int64_t", /*default=*/"1",
            "The expert-parallel degree (the size of mesh axis ep)">,
+    ListOption<"loads", "loads", "int64_t",
+               "Tokens routed to each expert in calibration, layer after "
+               "layer in program order (--calibration)">,
+    Option<"redundant", "redundant", "int64_t", /*default=*/"0",
+           "Extra expert copies per layer for the hottest experts "
+           "(--ep-redundant; needs loads)">,
   ];
   let dependentDialects = ["shardc::dist::DistDialect"];
 }

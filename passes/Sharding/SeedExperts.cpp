@@ -8,6 +8,12 @@
 
 #include "passes/Sharding/Passes.h"
 
+#include "dialects/Graph/IR/ConstantEval.h"
+#include "passes/Sharding/ExpertPlacement.h"
+
+#include <cmath>
+#include <cstring>
+
 namespace shardc {
 #define GEN_PASS_DEF_DISTSEEDEXPERTS
 #include "passes/Sharding/Passes.h.inc"
@@ -22,7 +28,65 @@ struct DistSeedExpertsPass
     : shardc::impl::DistSeedExpertsBase<DistSeedExpertsPass> {
   using Base::Base;
   void runOnOperation() override;
+  LogicalResult place(graph::MoeOp op, ArrayRef<int64_t> layerLoads);
 };
+
+/// The rows of constant `v` ([E, ..]) in the order of `slots`: [S, ..].
+FailureOr<Value> placeRows(OpBuilder &b, graph::MoeOp op, Value v,
+                           ArrayRef<int64_t> slots, StringRef key) {
+  auto c = v.getDefiningOp<graph::ConstantOp>();
+  if (!c)
+    return op.emitError("expert load balancing moves the experts' weights "
+                        "at compile time, but they are not constants");
+  auto type = cast<RankedTensorType>(v.getType());
+  int64_t eb = type.getElementType().getIntOrFloatBitWidth() / 8;
+  int64_t row = type.getNumElements() / type.getDimSize(0) * eb;
+  ArrayRef<char> raw = graph::rawElementData(c.getValue());
+  bool splat = raw.size() == static_cast<size_t>(eb);
+  SmallVector<int64_t> shape(type.getShape());
+  shape[0] = static_cast<int64_t>(slots.size());
+  auto placed = RankedTensorType::get(shape, type.getElementType());
+  ElementsAttr attr = graph::elementsFromBytes(
+      placed, key, [&](MutableArrayRef<char> out) {
+        if (eb == 0 || (!splat && static_cast<int64_t>(raw.size()) !=
+                                      type.getDimSize(0) * row))
+          return false;
+        for (auto [s, e] : llvm::enumerate(slots))
+          for (int64_t i = 0; i < row; i += eb)
+            std::memcpy(out.data() + s * row + i,
+                        splat ? raw.data() : raw.data() + e * row + i, eb);
+        return true;
+      });
+  if (!attr)
+    return op.emitError("cannot read the experts' weights to place them");
+  return b.create<graph::ConstantOp>(op.getLoc(), attr).getResult();
+}
+
+LogicalResult DistSeedExpertsPass::place(graph::MoeOp op,
+                                         ArrayRef<int64_t> layerLoads) {
+  ExpertPlacement p = placeExperts(layerLoads, ep, redundant);
+  OpBuilder b(op);
+  FailureOr<Value> gu = placeRows(b, op, op.getGateUp(), p.slots,
+                                  "moe.gate_up.placed");
+  if (failed(gu))
+    return failure();
+  FailureOr<Value> dn =
+      placeRows(b, op, op.getDown(), p.slots, "moe.down.placed");
+  if (failed(dn))
+    return failure();
+  op.getGateUpMutable().set(*gu);
+  op.getDownMutable().set(*dn);
+  auto rounded = [](ArrayRef<double> v) {
+    SmallVector<int64_t> out;
+    for (double x : v)
+      out.push_back(static_cast<int64_t>(std::llround(x)));
+    return out;
+  };
+  op->setAttr("dist.placement", b.getDenseI64ArrayAttr(p.slots));
+  op->setAttr("dist.load_before", b.getDenseI64ArrayAttr(rounded(p.before)));
+  op->setAttr("dist.load_after", b.getDenseI64ArrayAttr(rounded(p.after)));
+  return success();
+}
 
 } // namespace
 
@@ -43,12 +107,46 @@ void DistSeedExpertsPass::runOnOperation() {
     return signalPassFailure();
   }
   for (graph::MoeOp op : moes)
-    if (op.getNumExperts() % ep != 0) {
+    if (loads.empty() && op.getNumExperts() % ep != 0) {
       op.emitError("its ")
           << op.getNumExperts() << " experts do not split over --ep="
           << static_cast<int64_t>(ep);
       return signalPassFailure();
     }
+  if (redundant < 0 || (redundant > 0 && loads.empty())) {
+    module.emitError("--ep-redundant=")
+        << static_cast<int64_t>(redundant)
+        << ": the copies go to the hottest experts, which calibration "
+           "finds: give --calibration DIR";
+    return signalPassFailure();
+  }
+  if (!loads.empty()) {
+    int64_t want = 0;
+    for (graph::MoeOp op : moes)
+      want += op.getNumExperts();
+    if (static_cast<int64_t>(loads.size()) != want) {
+      module.emitError("the calibration counted ")
+          << loads.size() << " expert loads; the model's " << moes.size()
+          << " mixture-of-experts layers have " << want << " experts";
+      return signalPassFailure();
+    }
+    size_t at = 0;
+    for (graph::MoeOp op : moes) {
+      int64_t experts = op.getNumExperts();
+      ArrayRef<int64_t> layer = ArrayRef<int64_t>(loads).slice(at, experts);
+      at += experts;
+      if ((experts + redundant) % ep != 0) {
+        op.emitError("its ")
+            << experts << " experts and " << static_cast<int64_t>(redundant)
+            << " copies make " << experts + redundant
+            << " slots, which do not split over --ep="
+            << static_cast<int64_t>(ep);
+        return signalPassFailure();
+      }
+      if (failed(place(op, layer)))
+        return signalPassFailure();
+    }
+  }
   dist::MeshOp mesh = dist::getOrAddMeshAxis(module, "ep", ep);
   if (!mesh)
     return signalPassFailure();

@@ -20,6 +20,7 @@
 
 #include "Device.h"
 #include "KernelError.h"
+#include "RoutingStats.h"
 #include "Trace.h"
 #include "comm/Comm.h"
 #include "cuda/Image.h"
@@ -631,7 +632,24 @@ shardc_status run(shardc_model *model) {
 } // namespace
 
 extern "C" shardc_status shardc_run(shardc_model *model) {
+  shardc::rt::routingStartRun();
   return guarded([&] { return run(model); });
+}
+
+extern "C" shardc_status shardc_set_routing_stats(int enable) {
+  shardc::rt::routingEnable(enable != 0);
+  return SHARDC_OK;
+}
+
+extern "C" shardc_status shardc_write_routing_stats(const char *path) {
+  return guarded([&]() -> shardc_status {
+    if (!path || !*path)
+      return fail(SHARDC_ERROR_INVALID_ARGUMENT, "no file name given");
+    shardc::rt::Status s = shardc::rt::routingWrite(path);
+    if (s.failed())
+      return fail(s.code, s.message);
+    return SHARDC_OK;
+  });
 }
 
 extern "C" shardc_status shardc_output(const shardc_model *model, int index,

@@ -96,6 +96,7 @@ void usage() {
       "[--iterations N]]\n"
       "          [--device auto|cpu|cuda] [--threads N] [--trace FILE] "
       "[--info]\n"
+      "          [--routing-stats FILE]\n"
       "\n"
       "Runs the compiled model on inputs read from .npy or ONNX TensorProto "
       ".pb files.\n"
@@ -124,6 +125,10 @@ void usage() {
       "event per\n"
       "                        micro-batch and per communication; rank 0 "
       "writes it\n"
+      "  --routing-stats FILE  write the tokens each mixture-of-experts "
+      "layer routed to\n"
+      "                        each expert, as JSON (shardc --calibration "
+      "reads it)\n"
       "  --info                print the input and output signature, the "
       "ranks (with\n"
       "                        their pipeline stages and the micro-batch "
@@ -140,6 +145,7 @@ struct Options {
   std::string outputDir;
   std::string outputFormat = "npy";
   std::string trace;
+  std::string routingStats;
   bool benchmark = false, info = false;
   bool warmupSet = false, iterationsSet = false;
   long warmup = 10, iterations = 100, threads = 0;
@@ -228,6 +234,10 @@ Options parseArgs(int argc, char **argv) {
       o.trace = takeValue();
       if (o.trace.empty())
         die("--trace expects a file name");
+    } else if (arg == "--routing-stats") {
+      o.routingStats = takeValue();
+      if (o.routingStats.empty())
+        die("--routing-stats expects a file name");
     } else if (arg == "--info") {
       noValue();
       o.info = true;
@@ -666,6 +676,8 @@ int main(int argc, char **argv) {
   bindInputs(m, o, io);
   if (!o.trace.empty())
     check(shardc_set_trace(m, 1));
+  if (!o.routingStats.empty())
+    check(shardc_set_routing_stats(1));
   if (o.benchmark)
     benchmark(m, o);
   else
@@ -676,6 +688,8 @@ int main(int argc, char **argv) {
     if (shardc_rank(m) == 0)
       note("wrote the trace to " + o.trace);
   }
+  if (!o.routingStats.empty())
+    check(shardc_write_routing_stats(o.routingStats.c_str()));
   if (!o.outputDir.empty()) {
     writeOutputs(m, o, io);
   } else if (!o.benchmark) {

@@ -237,6 +237,41 @@ void shardc::printPlanReport(raw_ostream &os, StringRef model,
     os << " " << name << " x" << n;
   os << "\n\n";
 
+  // Expert load balancing (--calibration): each layer's expected tokens
+  // per ep rank with the experts in order, and as placed.
+  unsigned layer = 0;
+  propagated.walk([&](graph::MoeOp op) {
+    auto placement = op->getAttrOfType<DenseI64ArrayAttr>("dist.placement");
+    auto before = op->getAttrOfType<DenseI64ArrayAttr>("dist.load_before");
+    auto after = op->getAttrOfType<DenseI64ArrayAttr>("dist.load_after");
+    if (!placement || !before || !after)
+      return;
+    if (layer == 0)
+      os << "expert placement (tokens per ep rank expected from the "
+            "calibration; before: experts in order, after: placed):\n";
+    auto list = [&](ArrayRef<int64_t> v) {
+      std::string text;
+      int64_t most = 0;
+      for (int64_t x : v) {
+        text += (text.empty() ? "" : " ") + std::to_string(x);
+        most = std::max(most, x);
+      }
+      return text + " (busiest " + std::to_string(most) + ")";
+    };
+    os << "  layer " << layer++ << ": before " << list(before.asArrayRef())
+       << ", after " << list(after.asArrayRef()) << "\n";
+    int64_t ranks = before.size();
+    int64_t perRank = static_cast<int64_t>(placement.size()) / ranks;
+    for (int64_t r = 0; r < ranks; ++r) {
+      os << "    rank " << r << " holds experts";
+      for (int64_t i = 0; i < perRank; ++i)
+        os << " " << placement[r * perRank + i];
+      os << "\n";
+    }
+  });
+  if (layer)
+    os << "\n";
+
   // The pipeline schedule.
   if (std::optional<Schedule> sched = scheduleOf(propagated)) {
     int64_t p = sched->stageTime.size(), m = sched->microbatches;

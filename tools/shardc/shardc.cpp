@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Calibration.h"
 #include "FusionReport.h"
 #include "PlanReport.h"
 #include "Toolchain.h"
@@ -173,6 +174,17 @@ static cl::opt<int64_t> expertParallel(
 static cl::alias expertParallelAlias("expert-parallel-size",
                                      cl::desc("Alias for --ep"),
                                      cl::aliasopt(expertParallel));
+static cl::opt<std::string> calibration(
+    "calibration",
+    cl::desc("Sample inputs (NAME.npy / NAME.pb, or one subdirectory per "
+             "sample): run one rank on them to count the tokens each expert "
+             "gets, and place the experts of --ep by that load"),
+    cl::value_desc("DIR"), cl::cat(shardcCat));
+static cl::opt<int64_t> expertRedundant(
+    "ep-redundant",
+    cl::desc("Give the K hottest experts of each layer extra copies on other "
+             "ranks (DeepSeek's EPLB; needs --ep and --calibration)"),
+    cl::value_desc("K"), cl::init(0), cl::cat(shardcCat));
 static cl::opt<bool> sequenceParallel(
     "sp",
     cl::desc("Sequence parallelism on the tp axis (Megatron): norms and "
@@ -353,6 +365,17 @@ int main(int argc, char **argv) {
                  ": the ranks of a partitioned program run the same code; "
                  "compile it for --target=cuda (NCCL) or --target=cpu (MPI), "
                  "not cuda,cpu");
+  if (expertRedundant < 0 || expertRedundant > 4096)
+    return fatal("--ep-redundant=" + std::to_string(expertRedundant) +
+                 ": expected a number from 0 to 4096");
+  if ((!calibration.empty() || expertRedundant > 0) && expertParallel == 1)
+    return fatal(std::string(calibration.empty() ? "--ep-redundant"
+                                                 : "--calibration") +
+                 " places the experts of expert parallelism: it needs --ep=N "
+                 "with N > 1");
+  if (expertRedundant > 0 && calibration.empty())
+    return fatal("--ep-redundant copies the hottest experts, which "
+                 "calibration finds: give --calibration DIR");
   if (sequenceParallel && tensorParallel == 1)
     return fatal("--sp splits the tokens over the tp axis: it needs --tp=N "
                  "with N > 1");
@@ -559,6 +582,30 @@ int main(int argc, char **argv) {
       return 1;
     stage("micro-batched");
   }
+  // Expert load balancing: the routing of sample inputs on one rank.
+  std::vector<int64_t> expertLoads;
+  if (!calibration.empty()) {
+    shardc::CalibrationRequest request;
+    request.shardc = sys::fs::getMainExecutable(
+        argv[0], reinterpret_cast<void *>(&fatal));
+    request.model = inputFile;
+    for (const std::string &arg : inputShapes)
+      request.flags.push_back("--input-shape=" + arg);
+    for (const std::string &arg : constInputs)
+      request.flags.push_back("--const-input=" + arg);
+    request.dir = calibration;
+    request.verbose = verbose;
+    std::string error;
+    std::vector<std::vector<int64_t>> layers =
+        shardc::calibrateRouting(request, error);
+    if (layers.empty())
+      return fatal(error.empty() ? "--calibration " + calibration +
+                                       ": the model routed no tokens"
+                                 : error);
+    for (const auto &layer : layers)
+      expertLoads.insert(expertLoads.end(), layer.begin(), layer.end());
+    stage("calibrated");
+  }
   if (world > 1) {
     // Stages, seeds, propagation, then one program per rank.
     if (!runPipeline(
@@ -571,7 +618,9 @@ int main(int argc, char **argv) {
                     {/*axis=*/"dp", /*parts=*/dataParallel.getValue()}));
               if (expertParallel > 1)
                 pm.addPass(shardc::createDistSeedExperts(
-                    {/*ep=*/expertParallel.getValue()}));
+                    {/*ep=*/expertParallel.getValue(),
+                     /*loads=*/expertLoads,
+                     /*redundant=*/expertRedundant.getValue()}));
               if (tensorParallel > 1)
                 pm.addPass(shardc::createDistSeedMegatron(
                     {/*tp=*/tensorParallel.getValue(),

@@ -172,6 +172,13 @@ std::optional<HostTensor> readElements(mlir::ElementsAttr attr,
 /// The stored bytes of a dense attribute or a dense_resource blob (empty
 /// when the blob is missing). A splat dense attribute stores one element.
 llvm::ArrayRef<char> rawElementData(mlir::ElementsAttr attr);
+/// The elements of `type` whose stored bytes `fill` writes (false: no
+/// attribute): a dense attribute, or from 1 MiB a dense_resource blob named
+/// `key`, written in place (weights built at compile time: stacked or
+/// placed experts).
+mlir::ElementsAttr
+elementsFromBytes(mlir::RankedTensorType type, llvm::StringRef key,
+                  llvm::function_ref<bool(llvm::MutableArrayRef<char>)> fill);
 /// A dense attribute holding `t`.
 mlir::DenseElementsAttr toElementsAttr(mlir::MLIRContext *ctx,
                                        const HostTensor &t);

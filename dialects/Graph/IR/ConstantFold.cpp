@@ -49,6 +49,24 @@ ArrayRef<char> rawElementData(ElementsAttr attr) {
   return {};
 }
 
+ElementsAttr
+elementsFromBytes(RankedTensorType type, StringRef key,
+                  function_ref<bool(MutableArrayRef<char>)> fill) {
+  int64_t eb = type.getElementType().getIntOrFloatBitWidth() / 8;
+  int64_t bytes = type.getNumElements() * eb;
+  if (bytes < (int64_t(1) << 20)) {
+    std::vector<char> small(static_cast<size_t>(bytes));
+    if (!fill(small))
+      return {};
+    return DenseElementsAttr::getFromRawBuffer(type, small);
+  }
+  AsmResourceBlob blob =
+      HeapAsmResourceBlob::allocate(bytes, eb, /*dataIsMutable=*/true);
+  if (!fill(blob.getMutableData()))
+    return {};
+  return DenseResourceElementsAttr::get(type, key, std::move(blob));
+}
+
 std::optional<HostTensor> readElements(ElementsAttr attr, int64_t maxElements) {
   auto type = dyn_cast<RankedTensorType>(attr.getType());
   std::optional<ScalarType> st =

@@ -42,6 +42,31 @@ def Kern_MoeRouteOp : Kern_RuntimeOp<"moe_route"> {
   }];
 }
 
+def Kern_MoePlaceOp : Kern_RuntimeOp<"moe_place"> {
+  let summary = "each choice's expert slot under a placement with copies "
+                "(sc_moe_place)";
+  let description = [{
+    Expert load balancing (dist.moe's placement): expert e has `copies[e]`
+    slots, `table[e * max_copies + c]` for c < copies[e]; the choice (t,
+    k) of expert ids[t, k] goes to copy t mod copies[e], so a hot expert's
+    tokens spread over its copies. `ids`: [T, K] (i32 or i64) in [0, E),
+    E = copies.size(); `slots`: i32 [T, K]. An id out of range fails the
+    run.
+
+    ```mlir
+    kern.moe_place %ids into %slots {copies = array<i64: 2, 1, 1>,
+        max_copies = 2 : i64, table = array<i64: 0, 3, 1, -1, 2, -1>}
+      : memref<16x2xi64> into memref<16x2xi32>
+    ```
+  }];
+  let arguments = (ins Kern_In:$ids, Kern_Out:$slots,
+                       DenseI64ArrayAttr:$copies, DenseI64ArrayAttr:$table,
+                       Kern_I64Attr:$max_copies);
+  let assemblyFormat = [{
+    $ids `into` $slots attr-dict `:` type($ids) `into` type($slots)
+  }];
+}
+
 def Kern_MoePermuteOp : Kern_RuntimeOp<"moe_permute"> {
   let summary = "rows[slots[t * K + k]] = x[t] (sc_moe_permute)";
   let description = [{

@@ -50,6 +50,47 @@ void MoeRouteOp::getRuntimeArgs(SmallVectorImpl<RuntimeArg> &args) {
 }
 
 //===----------------------------------------------------------------------===//
+// kern.moe_place
+//===----------------------------------------------------------------------===//
+
+LogicalResult MoePlaceOp::verify() {
+  MemRefType ids = getIds().getType(), slots = getSlots().getType();
+  Type it = ids.getElementType();
+  if (ids.getRank() != 2 || (!isSignedInt(it, 32) && !isSignedInt(it, 64)))
+    return emitOpError("ids must be [tokens, k] of i32 or i64, not ") << ids;
+  if (slots.getShape() != ids.getShape() ||
+      !isSignedInt(slots.getElementType(), 32))
+    return emitOpError("slots must be i32 of the ids' shape, not ") << slots;
+  ArrayRef<int64_t> copies = getCopies(), table = getTable();
+  int64_t most = getMaxCopies();
+  if (copies.empty() || most < 1 ||
+      static_cast<int64_t>(table.size()) !=
+          static_cast<int64_t>(copies.size()) * most)
+    return emitOpError("table must hold max_copies (")
+           << most << ") entries for each of the " << copies.size()
+           << " experts, not " << table.size();
+  for (auto [e, c] : llvm::enumerate(copies)) {
+    if (c < 1 || c > most)
+      return emitOpError("expert ") << e << " has " << c << " copies";
+    for (int64_t i = 0; i < c; ++i)
+      if (table[e * most + i] < 0)
+        return emitOpError("copy ") << i << " of expert " << e
+                                    << " has no slot";
+  }
+  return success();
+}
+
+StringRef MoePlaceOp::getRuntimeCallee() { return "sc_moe_place"; }
+
+// sc_moe_place(ids desc, ids, experts, max copies, copies, table, slots)
+void MoePlaceOp::getRuntimeArgs(SmallVectorImpl<RuntimeArg> &args) {
+  args.append({RuntimeArg::desc(getIds()), RuntimeArg::ptr(getIds()),
+               RuntimeArg::i64(static_cast<int64_t>(getCopies().size())),
+               RuntimeArg::i64(getMaxCopies()), RuntimeArg::i64s(getCopies()),
+               RuntimeArg::i64s(getTable()), RuntimeArg::ptr(getSlots())});
+}
+
+//===----------------------------------------------------------------------===//
 // kern.moe_permute
 //===----------------------------------------------------------------------===//
 

@@ -45,6 +45,7 @@ static Value expertMlp(KernLowering &l, Location loc, Value rows,
 struct MoeParts {
   Value x, weights, ids, gateUp, down, out;
   int64_t slots; ///< the route's experts (all slots of the group)
+  ArrayRef<int64_t> placement = {}; ///< dist.moe's (empty: slot s = expert s)
 };
 
 /// graph.moe, or with `axis` (dist.moe) the experts of a group of `group`
@@ -78,9 +79,27 @@ static LogicalResult lowerExperts(Operation *op, MoeParts m,
     down = l.converted(loc, down, elem);
   }
 
+  // Expert load balancing: each choice's logical expert becomes one of its
+  // copies' slots, and the route sorts by slot.
+  Value ids = m.ids;
+  if (!m.placement.empty()) {
+    int64_t experts = 0;
+    for (int64_t e : m.placement)
+      experts = std::max(experts, e + 1);
+    SmallVector<int64_t> copies(experts, 0);
+    for (int64_t e : m.placement)
+      ++copies[e];
+    int64_t most = *std::max_element(copies.begin(), copies.end());
+    SmallVector<int64_t> table(experts * most, -1), filled(experts, 0);
+    for (auto [s, e] : llvm::enumerate(m.placement))
+      table[e * most + filled[e]++] = static_cast<int64_t>(s);
+    ids = l.alloc(loc, {t, k}, i32);
+    b.create<MoePlaceOp>(loc, m.ids, ids, b.getDenseI64ArrayAttr(copies),
+                         b.getDenseI64ArrayAttr(table), most);
+  }
   Value offsets = l.alloc(loc, {m.slots + 1}, i32);
   Value slots = l.alloc(loc, {p}, i32);
-  b.create<MoeRouteOp>(loc, m.ids, offsets, slots, m.slots);
+  b.create<MoeRouteOp>(loc, ids, offsets, slots, m.slots);
   Value rows = l.alloc(loc, {p, h}, elem);
   b.create<MoePermuteOp>(loc, x, slots, rows);
   Value y;
@@ -125,8 +144,6 @@ static LogicalResult lowerMoe(graph::MoeOp op, KernLowering &l) {
 
 static LogicalResult lowerDistMoe(Operation *o, KernLowering &l) {
   auto op = cast<dist::MoeOp>(o);
-  if (op.getPlacement())
-    return l.fail(op, "expert placement is not lowered yet");
   FailureOr<std::pair<int64_t, int64_t>> axis = collectiveAxis(op, l);
   if (failed(axis))
     return failure();
@@ -134,7 +151,8 @@ static LogicalResult lowerDistMoe(Operation *o, KernLowering &l) {
                       {l.get(op.getInput()), l.get(op.getWeights()),
                        l.get(op.getIds()), l.get(op.getGateUp()),
                        l.get(op.getDown()), l.result(op.getResult()),
-                       op.getNumSlots()},
+                       op.getNumSlots(),
+                       op.getPlacement().value_or(ArrayRef<int64_t>())},
                       l, axis->first, axis->second);
 }
 

@@ -277,6 +277,11 @@ void sc_scatter_nd(const sc_desc *y, void *yp, const sc_desc *idx,
 void sc_moe_route(const sc_desc *ids, const void *ip, int64_t experts,
                   int32_t *offsets, int32_t *slots);
 /* rows[slots[t * K + k]] = x[t] (x [T, H], rows [T * K, H], any dtype). */
+/* Expert load balancing: slots[t, k] = table[e * max_copies + t mod
+ * copies[e]] for e = ids[t, k] (ids i32 or i64 [T, K]; slots i32). */
+void sc_moe_place(const sc_desc *ids, const void *ip, int64_t experts,
+                  int64_t max_copies, const int64_t *copies,
+                  const int64_t *table, int32_t *slots);
 void sc_moe_permute(const sc_desc *x, const void *xp, const sc_desc *rows,
                     const int32_t *slots, void *rp);
 /* y[offsets[e]:offsets[e + 1]] = a[same rows] x b[e] for every expert e:

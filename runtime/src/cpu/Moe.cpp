@@ -7,11 +7,37 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Common.h"
+#include "runtime/src/RoutingStats.h"
 
 #include <cstring>
 #include <vector>
 
 using namespace shardc::rt::cpu;
+
+extern "C" void sc_moe_place(const sc_desc *ids, const void *ip,
+                             int64_t experts, int64_t max_copies,
+                             const int64_t *copies, const int64_t *table,
+                             int32_t *slots) {
+  if (ids->dtype != kI32 && ids->dtype != kI64) {
+    sc_fail("moe_place: ids must be int32 or int64, not %s",
+            dtypeName(ids->dtype));
+    return;
+  }
+  int64_t n = numel(ids), k = ids->rank == 2 ? ids->dims[1] : 1;
+  for (int64_t j = 0; j < n; ++j) {
+    int64_t e = ids->dtype == kI64 ? static_cast<const int64_t *>(ip)[j]
+                                   : static_cast<const int32_t *>(ip)[j];
+    if (e < 0 || e >= experts) {
+      sc_fail("moe_place: expert id %lld of choice %lld is out of range "
+              "[0, %lld)",
+              (long long)e, (long long)j, (long long)experts);
+      return;
+    }
+    int64_t token = j / k;
+    slots[j] = static_cast<int32_t>(
+        table[e * max_copies + token % copies[e]]);
+  }
+}
 
 extern "C" void sc_moe_route(const sc_desc *ids, const void *ip,
                              int64_t experts, int32_t *offsets,
@@ -43,6 +69,7 @@ extern "C" void sc_moe_route(const sc_desc *ids, const void *ip,
   std::vector<int32_t> next(offsets, offsets + experts);
   for (int64_t j = 0; j < n; ++j)
     slots[j] = next[at(j)]++;
+  shardc::rt::routingRecord(offsets, experts);
 }
 
 extern "C" void sc_moe_permute(const sc_desc *x, const void *xp,

@@ -27,6 +27,27 @@ using shardc::rt::test::randomVec;
 
 float silu(float v) { return v / (1.0f + std::exp(-v)); }
 
+TEST(Moe, PlaceSpreadsAnExpertsTokensOverItsCopies) {
+  // 3 experts in 4 slots: expert 0 in slots 0 and 3, expert 1 in slot 1,
+  // expert 2 in slot 2. Tokens t = 0..2 (K = 2): a choice of expert 0 goes
+  // to copy t mod 2.
+  sc_desc ids = mk(kI64, {3, 2});
+  int64_t iv[6] = {0, 1, 0, 2, 0, 0};
+  int64_t copies[3] = {2, 1, 1}, table[6] = {0, 3, 1, -1, 2, -1};
+  int32_t slots[6];
+  shardc::rt::clearKernelError();
+  sc_moe_place(&ids, iv, 3, 2, copies, table, slots);
+  std::string message;
+  ASSERT_FALSE(shardc::rt::takeKernelError(message)) << message;
+  EXPECT_EQ(std::vector<int32_t>(slots, slots + 6),
+            (std::vector<int32_t>{0, 1, 3, 2, 0, 0}));
+  iv[5] = 3;
+  sc_moe_place(&ids, iv, 3, 2, copies, table, slots);
+  ASSERT_TRUE(shardc::rt::takeKernelError(message));
+  EXPECT_EQ(message, "moe_place: expert id 3 of choice 5 is out of range "
+                     "[0, 3)");
+}
+
 TEST(Moe, RouteIsAStableSortByExpert) {
   // ids [3, 2]: choices j = 0..5 pick experts 2, 0, 2, 3, 0, 2.
   sc_desc ids = mk(kI32, {3, 2});

@@ -87,3 +87,20 @@ func.func @expert_parallel(%x: tensor<4x8xf32>, %w: tensor<4x2xf32>, %ids: tenso
   %0 = dist.moe %x, %w, %ids, %gu, %d on @mesh axes = ["ep"] : tensor<4x8xf32>, tensor<4x2xf32>, tensor<4x2xi64>, tensor<2x8x6xf32>, tensor<2x3x8xf32> -> tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
 }
+
+// -----
+
+// dist.moe with a placement (expert load balancing): 3 experts in 4 slots
+// over ep = 2, expert 0 in slots 0 and 3. Each choice's expert becomes a
+// slot first (kern.moe_place: the copies' slots per expert, -1 padded);
+// the route sorts by the 4 slots.
+// CHECK-LABEL: func.func @placed
+// CHECK:      %[[P:.*]] = kern.alloc : memref<4x2xi32>
+// CHECK-NEXT: kern.moe_place %{{.*}} into %[[P]] {copies = array<i64: 2, 1, 1>, max_copies = 2 : i64, table = array<i64: 0, 3, 1, -1, 2, -1>}
+// CHECK:      kern.moe_route %[[P]] into %{{.*}}, %{{.*}} {num_experts = 4 : i64} : memref<4x2xi32> into memref<5xi32>, memref<8xi32>
+// CHECK:      kern.moe_dispatch
+dist.mesh @mesh axes = ["ep"] shape = [2]
+func.func @placed(%x: tensor<4x8xf32>, %w: tensor<4x2xf32>, %ids: tensor<4x2xi64>, %gu: tensor<2x8x6xf32>, %d: tensor<2x3x8xf32>) -> tensor<4x8xf32> {
+  %0 = dist.moe %x, %w, %ids, %gu, %d on @mesh axes = ["ep"] placement = [0, 1, 2, 0] : tensor<4x8xf32>, tensor<4x2xf32>, tensor<4x2xi64>, tensor<2x8x6xf32>, tensor<2x3x8xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}

@@ -1071,3 +1071,27 @@ func.func @moe_combine_slots(%rows: memref<32x32xf32>, %w: memref<16x2xf32>, %sl
   kern.moe_combine %rows, %w, %slots into %y : memref<32x32xf32>, memref<16x2xf32>, memref<16xi32> into memref<16x32xf32>
   return
 }
+
+// -----
+
+func.func @moe_place_table(%ids: memref<16x2xi64>, %slots: memref<16x2xi32>) {
+  // expected-error @+1 {{'kern.moe_place' op table must hold max_copies (2) entries for each of the 3 experts, not 5}}
+  kern.moe_place %ids into %slots {copies = array<i64: 2, 1, 1>, max_copies = 2 : i64, table = array<i64: 0, 3, 1, -1, 2>} : memref<16x2xi64> into memref<16x2xi32>
+  return
+}
+
+// -----
+
+func.func @moe_place_missing(%ids: memref<16x2xi64>, %slots: memref<16x2xi32>) {
+  // expected-error @+1 {{'kern.moe_place' op copy 1 of expert 0 has no slot}}
+  kern.moe_place %ids into %slots {copies = array<i64: 2, 1, 1>, max_copies = 2 : i64, table = array<i64: 0, -1, 1, -1, 2, -1>} : memref<16x2xi64> into memref<16x2xi32>
+  return
+}
+
+// -----
+
+func.func @moe_place_slots(%ids: memref<16x2xi64>, %slots: memref<16x2xi64>) {
+  // expected-error @+1 {{'kern.moe_place' op slots must be i32 of the ids' shape, not 'memref<16x2xi64>'}}
+  kern.moe_place %ids into %slots {copies = array<i64: 1, 1>, max_copies = 1 : i64, table = array<i64: 0, 1>} : memref<16x2xi64> into memref<16x2xi64>
+  return
+}

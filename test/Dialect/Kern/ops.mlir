@@ -243,6 +243,10 @@ func.func @scatter(%x: memref<3x4xf32>, %i: memref<3x2xi64>, %g: memref<3x2xf32>
 func.func @moe(%ids: memref<16x2xi64>, %off: memref<5xi32>, %slots: memref<32xi32>, %x: memref<16x32xf32>, %rows: memref<32x32xf32>, %gu: memref<4x32x96xf32>, %h: memref<32x96xf32>, %w: memref<16x2xf32>, %y: memref<16x32xf32>) {
   // CHECK: kern.moe_route %{{.*}} into %{{.*}}, %{{.*}} {num_experts = 4 : i64} : memref<16x2xi64> into memref<5xi32>, memref<32xi32>
   kern.moe_route %ids into %off, %slots {num_experts = 4 : i64} : memref<16x2xi64> into memref<5xi32>, memref<32xi32>
+  // Three experts in four slots (expert 0 twice: slots 0 and 3).
+  // CHECK: kern.moe_place %{{.*}} into %{{.*}} {copies = array<i64: 2, 1, 1>, max_copies = 2 : i64, table = array<i64: 0, 3, 1, -1, 2, -1>} : memref<16x2xi64> into memref<16x2xi32>
+  %placed = kern.alloc : memref<16x2xi32>
+  kern.moe_place %ids into %placed {copies = array<i64: 2, 1, 1>, max_copies = 2 : i64, table = array<i64: 0, 3, 1, -1, 2, -1>} : memref<16x2xi64> into memref<16x2xi32>
   // CHECK: kern.moe_permute %{{.*}}, %{{.*}} into %{{.*}} : memref<16x32xf32>, memref<32xi32> into memref<32x32xf32>
   kern.moe_permute %x, %slots into %rows : memref<16x32xf32>, memref<32xi32> into memref<32x32xf32>
   // CHECK: kern.grouped_matmul %{{.*}}, %{{.*}}, %{{.*}} into %{{.*}} : memref<32x32xf32>, memref<4x32x96xf32>, memref<5xi32> into memref<32x96xf32>

@@ -51,7 +51,10 @@ def Kern_MoePlaceOp : Kern_RuntimeOp<"moe_place"> {
     k) of expert ids[t, k] goes to copy t mod copies[e], so a hot expert's
     tokens spread over its copies. `ids`: [T, K] (i32 or i64) in [0, E),
     E = copies.size(); `slots`: i32 [T, K]. An id out of range fails the
-    run.
+    run on the CPU. A CUDA kernel cannot fail it (moe.cuh): it writes slot
+    -1 for such a choice, which the kern.moe_route after takes as out of
+    range in turn, so the choice gets no row and adds nothing to its
+    token's sum.
 
     ```mlir
     kern.moe_place %ids into %slots {copies = array<i64: 2, 1, 1>,

@@ -6,7 +6,7 @@
 // kern.topk, kern.cumsum, kern.trilu), pad.cuh (kern.pad), resize.cuh
 // (kern.resize), matmul.cuh (kern.matmul_ref, kern.matmul_integer,
 // kern.qlinear_matmul), attention.cuh (kern.attention), moe.cuh
-// (kern.moe_route, kern.moe_permute, kern.grouped_matmul,
+// (kern.moe_place, kern.moe_route, kern.moe_permute, kern.grouped_matmul,
 // kern.moe_combine). kern.einsum has no CUDA form.
 //
 //===----------------------------------------------------------------------===//
@@ -172,6 +172,7 @@ FailureOr<Kernel> cuda::emitCallKernel(kern::RuntimeCallOpInterface op,
       .Case([&](kern::MatmulIntegerOp o) { return matmulInteger(o, name); })
       .Case([&](kern::QLinearMatmulOp o) { return qlinearMatmul(o, name); })
       .Case([&](kern::AttentionOp o) { return attention(o, name); })
+      .Case([&](kern::MoePlaceOp o) { return moePlace(o, name); })
       .Case([&](kern::MoeRouteOp o) { return moeRoute(o, name); })
       .Case([&](kern::MoePermuteOp o) { return moePermute(o, name); })
       .Case([&](kern::GroupedMatmulOp o) { return groupedMatmul(o, name); })

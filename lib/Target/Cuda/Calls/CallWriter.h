@@ -113,6 +113,7 @@ mlir::FailureOr<Kernel> matmulInteger(kern::MatmulIntegerOp op,
 mlir::FailureOr<Kernel> qlinearMatmul(kern::QLinearMatmulOp op,
                                       llvm::StringRef name);
 mlir::FailureOr<Kernel> attention(kern::AttentionOp op, llvm::StringRef name);
+mlir::FailureOr<Kernel> moePlace(kern::MoePlaceOp op, llvm::StringRef name);
 mlir::FailureOr<Kernel> moeRoute(kern::MoeRouteOp op, llvm::StringRef name);
 mlir::FailureOr<Kernel> moePermute(kern::MoePermuteOp op, llvm::StringRef name);
 mlir::FailureOr<Kernel> groupedMatmul(kern::GroupedMatmulOp op,

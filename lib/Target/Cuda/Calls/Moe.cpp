@@ -1,9 +1,10 @@
-//===- Moe.cpp - kern.moe_route, permute, grouped_matmul, combine ---------===//
+//===- Moe.cpp - kern.moe_place, route, permute, grouped_matmul, combine --===//
 //
-// Prelude moe.cuh. The route is one block (its counting sort is stable, as
-// the CPU's); the permute and combine a thread per word / element; the
-// grouped GEMM 64x64 tiles of y over all P rows, each block finding its
-// experts in the offsets at run time.
+// Prelude moe.cuh. The place is a thread per choice over the placement's
+// tables, baked in as static arrays; the route is one block (its counting
+// sort is stable, as the CPU's); the permute and combine a thread per word
+// / element; the grouped GEMM 64x64 tiles of y over all P rows, each block
+// finding its experts in the offsets at run time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +22,47 @@ using target::storageCType;
 /// The route's shared offsets (4 bytes an expert) stay well inside the
 /// 48 KiB of static shared memory.
 constexpr int64_t kMaxRouteExperts = 4096;
+
+/// `static __device__ const int32_t <name>[] = {...};`, 16 values a line.
+static std::string staticTable(const std::string &name,
+                               ArrayRef<int64_t> values) {
+  std::string s = "static __device__ const int32_t " + name + "[] = {";
+  for (auto [i, v] : llvm::enumerate(values))
+    s += (i % 16 ? ", " : (i ? ",\n  " : "\n  ")) + lit(v);
+  return s + "};\n";
+}
+
+FailureOr<Kernel> calls::moePlace(kern::MoePlaceOp op, StringRef name) {
+  CallWriter w(op, name);
+  Value ids = op.getIds();
+  ArrayRef<int64_t> is = shape(ids), copies = op.getCopies(),
+                    table = op.getTable();
+  int64_t total = product(is), experts = copies.size(),
+          most = op.getMaxCopies();
+  // The slots are i32 (the verifier bounds copies by max_copies).
+  constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
+  if (llvm::any_of(table, [](int64_t s) { return s > kMax; }))
+    return w.unsupported("a slot past 2^31 - 1");
+  std::string what = "place " + std::to_string(total) + " choices of " +
+                     std::to_string(experts) + " experts, up to " +
+                     std::to_string(most) + " copies an expert";
+  if (total == 0) {
+    w.finish(32, 0, what + " (empty)");
+    return w.kernel;
+  }
+  w.decls = "// placement of " + w.name + ": copies of each expert; slots, " +
+            std::to_string(most) + " an expert\n" +
+            staticTable(w.name + "_copies", copies) +
+            staticTable(w.name + "_table", table);
+  std::string I = indexType(total);
+  w.launchOver(total);
+  w.body = "  sc_moe_place<" + storageCType(elem(ids)) + ", " + I + ">(" +
+           w.param(op.getIdsMutable()) + ", " + w.name + "_copies, " + w.name +
+           "_table, " + w.param(op.getSlotsMutable()) + ", " + lit(experts) +
+           ", " + lit(most) + ", " + lit(is[1]) + ", " + lit(total) + ");\n";
+  w.finish(w.blockSize, w.gridSize, what);
+  return w.kernel;
+}
 
 FailureOr<Kernel> calls::moeRoute(kern::MoeRouteOp op, StringRef name) {
   CallWriter w(op, name);

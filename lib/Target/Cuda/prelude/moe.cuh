@@ -1,12 +1,36 @@
 // moe.cuh - the mixture-of-experts kernels around graph.moe's GEMMs
 // (runtime/src/cpu/Moe.cpp and sc_grouped_matmul of Dnnl.cpp on CUDA):
-// kern.moe_route, kern.moe_permute, kern.grouped_matmul, kern.moe_combine.
+// kern.moe_place, kern.moe_route, kern.moe_permute, kern.grouped_matmul,
+// kern.moe_combine.
 //
 // Difference from the CPU kernels, which fail the run on an expert id
 // outside [0, E): the device cannot, so such a choice gets no row. Its slot
 // is -1, offsets[E] counts only the other choices, permute skips it and
 // combine adds nothing for it (the token's sum leaves that choice out).
+// Place writes -1 for such an id, which the route after it takes as out of
+// range in turn.
 #pragma once
+
+// ---- place ------------------------------------------------------------------
+
+// slots[j] = table[e * most + t mod copies[e]] for e = ids[j], the choice j
+// = t * K + k (expert load balancing: a hot expert's tokens take its copies
+// in turn), a thread per choice (total = T * K). copies and table are the
+// op's attributes, baked into the kernel as static arrays; an id outside
+// [0, experts) gets -1.
+template <class Ix, class I>
+static __device__ __forceinline__ void
+sc_moe_place(const Ix *__restrict__ ids, const int32_t *__restrict__ copies,
+             const int32_t *__restrict__ table, int32_t *__restrict__ slots,
+             int experts, int most, I K, I total) {
+  for (I j = (I)blockIdx.x * blockDim.x + threadIdx.x; j < total;
+       j += (I)gridDim.x * blockDim.x) {
+    const int64_t e = (int64_t)ids[j];
+    slots[j] = e >= 0 && e < experts
+                   ? table[e * most + (int64_t)(j / K) % copies[e]]
+                   : -1;
+  }
+}
 
 // ---- route ------------------------------------------------------------------
 

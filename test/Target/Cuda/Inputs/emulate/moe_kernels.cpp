@@ -7,7 +7,13 @@
 // without them. The grouped GEMM gets offsets[E] < P, whose rows after must
 // stay as they were, and bf16. Launches as Calls/Moe.cpp makes them, at
 // most 3 blocks (the grid strides). Prints a line per case.
+//
+// kern.moe_place runs as the kernels Calls/Moe.cpp wrote for
+// Inputs/moe_place.mlir (SC_PLACE_KERNELS, its --kern-to-cuda), placement
+// tables baked in: shardc_k0 and shardc_k1 place, shardc_k2 routes k1's
+// slots.
 #include "shardc_cuda.cuh"
+#include SC_PLACE_KERNELS
 
 #include <random>
 #include <string>
@@ -188,6 +194,78 @@ static void skippedChoices() {
   report("ids out of range through permute and combine", ok);
 }
 
+// The CPU's sc_moe_place of [T, K] ids over a placement, with -1 where an
+// id is outside [0, experts) (the CPU fails the run on those: it places
+// them as expert 0 here and the -1 is written after).
+template <class Ix>
+static std::vector<int32_t> cpuPlace(const std::vector<Ix> &ids, int64_t k,
+                                     const std::vector<int64_t> &copies,
+                                     const std::vector<int64_t> &table) {
+  int64_t experts = copies.size(), most = table.size() / experts;
+  std::vector<Ix> valid(ids);
+  for (Ix &e : valid)
+    e = e >= 0 && e < experts ? e : 0;
+  std::vector<int32_t> slots(ids.size());
+  sc_desc d = desc(sizeof(Ix) == 8 ? 7 : 6, {(int64_t)ids.size() / k, k});
+  sc_moe_place(&d, valid.data(), experts, most, copies.data(), table.data(),
+               slots.data());
+  for (size_t j = 0; j < ids.size(); ++j)
+    if (ids[j] < 0 || ids[j] >= experts)
+      slots[j] = -1;
+  return slots;
+}
+
+// Ids in [0, experts), and with probability `bad` one of the out-of-range
+// values given.
+template <class Ix>
+static std::vector<Ix> placeIds(int64_t p, int64_t experts, double bad,
+                                std::vector<Ix> outside) {
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<Ix> ids(p);
+  for (Ix &v : ids)
+    v = u(rng) < bad ? outside[rng() % outside.size()] : (Ix)(rng() % experts);
+  return ids;
+}
+
+static void placeKernels() {
+  // Inputs/moe_place.mlir's first placement: [37, 3] i64 ids, 3 experts
+  // with 2, 1, 3 copies.
+  std::vector<int64_t> ids64 = placeIds<int64_t>(
+      37 * 3, 3, 0.1, {-1, -3, 3, 5, int64_t(1) << 40, INT64_MIN});
+  std::vector<int32_t> got64(ids64.size(), 0x5a5a5a5a);
+  emu_launch(1, 128, [&] { shardc_k0(ids64.data(), got64.data()); });
+  report("place 37x3 i64 of 3 experts on 6 slots, ids out of range",
+         got64 == cpuPlace<int64_t>(ids64, 3, {2, 1, 3},
+                                    {0, 3, -1, 1, -1, -1, 2, 4, 5}));
+  // The second: [300, 4] i32 ids, 5 experts on 11 slots; 5 blocks, 3 run.
+  std::vector<int64_t> copies = {1, 4, 2, 1, 3},
+                       table = {7,  -1, -1, -1, 0,  9,  3, 10, 1, 5,
+                                -1, -1, 8,  -1, -1, -1, 2, 6,  4, -1};
+  std::vector<int32_t> ids32 =
+      placeIds<int32_t>(300 * 4, 5, 0.05, {-1, 5, 7, INT32_MIN, INT32_MAX});
+  std::vector<int32_t> got32(ids32.size(), 0x5a5a5a5a);
+  emu_launch(3, 256, [&] { shardc_k1(ids32.data(), got32.data()); });
+  std::vector<int32_t> want32 = cpuPlace<int32_t>(ids32, 4, copies, table);
+  report("place 300x4 i32 of 5 experts on 11 slots, ids out of range",
+         got32 == want32);
+  // Then the route by slot: the choices placed -1 get no row, the others
+  // the CPU's route of their slots.
+  std::vector<int32_t> off(12, 0x5a5a5a5a), rows(ids32.size(), 0x5a5a5a5a);
+  emu_launch(1, 352, [&] { shardc_k2(got32.data(), off.data(), rows.data()); });
+  std::vector<int32_t> placed, wantOff(12);
+  for (int32_t s : want32)
+    if (s >= 0)
+      placed.push_back(s);
+  std::vector<int32_t> wantPlaced(placed.size()), wantRows(ids32.size(), -1);
+  sc_desc d = desc(6, {(int64_t)placed.size(), 1});
+  sc_moe_route(&d, placed.data(), 11, wantOff.data(), wantPlaced.data());
+  for (size_t j = 0, n = 0; j < ids32.size(); ++j)
+    if (want32[j] >= 0)
+      wantRows[j] = wantPlaced[n++];
+  report("route of the placed slots, dropped choices without a row",
+         off == wantOff && rows == wantRows && off[11] < (int32_t)ids32.size());
+}
+
 int main() {
   routeCase<int64_t, 8>(0, 2, 0, false);
   routeCase<int64_t, 8>(1, 2, 0, false);
@@ -202,5 +280,6 @@ int main() {
   gemmCase<sc_f16>(150, 37, 70, {0, 70, 5, 0, 40, 0}, 2e-3f);
   gemmCase<sc_bf16>(130, 20, 9, {64, 1, 65}, 1.6e-2f);
   skippedChoices();
+  placeKernels();
   return failures ? 1 : 0;
 }

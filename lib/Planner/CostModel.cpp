@@ -1,0 +1,87 @@
+//===- CostModel.cpp - time and memory of a plan --------------------------===//
+
+#include "shardc/Planner/CostModel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+using namespace llvm;
+using namespace shardc::planner;
+
+double shardc::planner::kernelTime(const Cluster &c, double flops,
+                                   double bytes, StringRef dtype) {
+  double peak = c.peakFlops(dtype);
+  double compute = peak > 0 ? flops / peak : 0;
+  double memory = c.memoryBandwidth > 0 ? bytes / c.memoryBandwidth : 0;
+  return std::max({compute, memory, c.launchFloor});
+}
+
+bool shardc::planner::withinNode(const Cluster &c, Group g) {
+  return g.size * g.stride <= c.devicesPerNode;
+}
+
+Link shardc::planner::linkOf(const Cluster &c, Group g) {
+  return withinNode(c, g) ? c.intraNode : c.interNode;
+}
+
+double shardc::planner::collectiveTime(const Cluster &c, Collective kind,
+                                       Algorithm algo, Group g,
+                                       double bytes) {
+  if (g.size <= 1)
+    return 0;
+  Link l = linkOf(c, g);
+  double p = static_cast<double>(g.size), a = l.latency,
+         perByte = 1.0 / l.bandwidth;
+  switch (kind) {
+  case Collective::AllReduce:
+    if (algo == Algorithm::Tree)
+      return 2 * std::ceil(std::log2(p)) * a + 2 * bytes * perByte;
+    return 2 * (p - 1) * a + 2 * (p - 1) / p * bytes * perByte;
+  case Collective::AllGather:
+  case Collective::ReduceScatter:
+  case Collective::AllToAll:
+    return (p - 1) * a + (p - 1) / p * bytes * perByte;
+  case Collective::SendRecv:
+    return a + bytes * perByte;
+  }
+  return 0;
+}
+
+double shardc::planner::allReduceTime(const Cluster &c, Group g,
+                                      double bytes) {
+  return std::min(
+      collectiveTime(c, Collective::AllReduce, Algorithm::Ring, g, bytes),
+      collectiveTime(c, Collective::AllReduce, Algorithm::Tree, g, bytes));
+}
+
+double shardc::planner::pipelineMakespan(ArrayRef<double> stageTimes,
+                                         int64_t microbatches,
+                                         double sendTime) {
+  // finish[s] of the current micro-batch, updated micro-batch by
+  // micro-batch: stage s starts when it is free and stage s-1 has sent.
+  std::vector<double> finish(stageTimes.size(), 0);
+  for (int64_t k = 0; k < microbatches; ++k)
+    for (size_t s = 0; s < stageTimes.size(); ++s) {
+      double ready = s ? finish[s - 1] + sendTime : 0;
+      finish[s] = std::max(finish[s], ready) + stageTimes[s];
+    }
+  return finish.empty() ? 0 : finish.back();
+}
+
+double shardc::planner::pipelineBubble(ArrayRef<double> stageTimes,
+                                       int64_t microbatches,
+                                       double sendTime) {
+  double makespan = pipelineMakespan(stageTimes, microbatches, sendTime);
+  if (makespan <= 0)
+    return 0;
+  double busy = 0;
+  for (double t : stageTimes)
+    busy += t * static_cast<double>(microbatches);
+  return 1 - busy / (static_cast<double>(stageTimes.size()) * makespan);
+}
+
+double shardc::planner::memoryExcess(const Cluster &c,
+                                     const MemoryEstimate &m) {
+  return m.total() - c.memoryBytes;
+}

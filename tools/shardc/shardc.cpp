@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Calibration.h"
+#include "shardc/Planner/Cluster.h"
 #include "FusionReport.h"
 #include "PlanReport.h"
 #include "Toolchain.h"
@@ -55,7 +56,13 @@ using namespace llvm;
 static cl::OptionCategory shardcCat("shardc options");
 
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.onnx>"),
-                                      cl::Required, cl::cat(shardcCat));
+                                      cl::cat(shardcCat));
+static cl::opt<bool> calibrateCluster(
+    "calibrate-cluster",
+    cl::desc("Measure this machine (GEMM rate, memory bandwidth, MPI latency "
+             "and bandwidth between two ranks, under mpirun) into a `cpu` "
+             "cluster spec for the planner, written to -o FILE"),
+    cl::init(false), cl::cat(shardcCat));
 static cl::opt<std::string> outputFile("o", cl::desc("Output file ('-' for stdout)"),
                                        cl::value_desc("file"), cl::init("-"),
                                        cl::cat(shardcCat));
@@ -287,6 +294,35 @@ __attribute__((no_sanitize("vptr"))) static void hideBackendOptions() {
   }
 }
 
+/// --calibrate-cluster: shardc-calibrate-cluster (beside the runtime
+/// libraries) under `mpirun -np 2`, its spec checked by the planner's
+/// parser.
+static int runClusterCalibration(StringRef output) {
+  if (output == "-")
+    return fatal("--calibrate-cluster writes a cluster spec: give -o "
+                 "FILE.json");
+  ErrorOr<std::string> mpirun = sys::findProgramByName("mpirun");
+  if (!mpirun)
+    return fatal("--calibrate-cluster measures the link between two MPI "
+                 "ranks, but mpirun is not on the PATH");
+  std::string tool = SHARDC_RUNTIME_LIB_DIR "/shardc-calibrate-cluster";
+  if (!sys::fs::can_execute(tool))
+    return fatal("--calibrate-cluster: " + tool + " is missing (build the "
+                 "shardc-calibrate-cluster target)");
+  StringRef args[] = {*mpirun, "-np", "2", "--oversubscribe", tool, output};
+  std::string message;
+  if (int rc = sys::ExecuteAndWait(*mpirun, args, std::nullopt, {}, 0, 0,
+                                   &message))
+    return fatal("--calibrate-cluster: mpirun -np 2 " + tool + " failed" +
+                 (message.empty() ? " (exit " + std::to_string(rc) + ")"
+                                  : ": " + message));
+  Expected<shardc::planner::Cluster> spec =
+      shardc::planner::loadCluster(output);
+  if (!spec)
+    return fatal(toString(spec.takeError()));
+  return 0;
+}
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   mlir::registerAsmPrinterCLOptions();
@@ -303,6 +339,11 @@ int main(int argc, char **argv) {
           "  shardc model.onnx --emit=graph -o model.mlir --input-shape "
           "ids=1x128\n"))
     return fatal(*err);
+
+  if (calibrateCluster)
+    return runClusterCalibration(outputFile);
+  if (inputFile.empty())
+    return fatal("no input model given (shardc --help lists the options)");
 
   shardc::ONNXImportOptions options;
   for (const std::string &arg : inputShapes) {

@@ -1,0 +1,79 @@
+//===- Search.h - choosing the mesh ------------------------------*- C++ -*-===//
+//
+// `shardc --devices=N --cluster=SPEC`: every factorization of N into
+// dp x pp x ep x tp (with and without sequence parallelism on tp) and every
+// micro-batch count that divides the batch is priced by the cost model
+// (CostModel.h) on a summary of the model, and the best by the objective
+// is compiled. Families the model cannot take are rejected with their
+// reason (heads or experts that do not divide, a batch too small, memory
+// that does not fit); the others are ranked.
+//
+// The estimate follows what the partitioner makes of each family
+// (docs/design.md, Partitioning): Megatron's two all-reduces of the hidden
+// state per layer over tp (a reduce-scatter and an all-gather each with
+// sp), the attention and dense parts replicated over ep with each rank's
+// share of the tokens dispatched to the experts by two all-to-alls and
+// gathered back, one send of the hidden state per stage boundary, and the
+// outputs gathered over dp.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_PLANNER_SEARCH_H
+#define SHARDC_PLANNER_SEARCH_H
+
+#include "shardc/Planner/CostModel.h"
+
+#include <string>
+#include <vector>
+
+namespace shardc::planner {
+
+/// What the search needs of a model (tools/shardc reads it off the graph).
+struct ModelSummary {
+  std::string dtype = "fp32";
+  double elementBytes = 4;
+  int64_t batch = 1;   ///< the inputs' leading dim
+  int64_t tokens = 1;  ///< rows of the hidden state (batch x sequence)
+  int64_t hidden = 1;  ///< its width
+  int64_t layers = 1;  ///< transformer layers (attention ops)
+  int64_t heads = 0;   ///< attention heads (0: no attention)
+  int64_t experts = 0; ///< experts of the MoE layers (0: dense)
+  int64_t topK = 0;
+  int64_t moeLayers = 0;
+  double denseFlops = 0;   ///< per run, everything but the experts
+  double expertFlops = 0;  ///< per run, the MoE layers' experts
+  double denseWeights = 0; ///< bytes
+  double expertWeights = 0;
+  double outputBytes = 0;     ///< the program's outputs
+  double peakActivation = 0;  ///< the largest intermediate tensor, bytes
+  int64_t kernels = 1;        ///< kernels per run (launch floors)
+};
+
+enum class Objective { Latency, Throughput };
+
+struct Candidate {
+  int64_t dp = 1, pp = 1, ep = 1, tp = 1, microbatches = 1;
+  bool sp = false;
+  double latency = 0;    ///< s per run (fill and drain)
+  double throughput = 0; ///< rows of the batch per second, pipeline full
+  MemoryEstimate memory; ///< per rank
+  /// Bytes each rank moves per run, by collective ("all_reduce", ...).
+  std::vector<std::pair<std::string, double>> traffic;
+  std::string rejected; ///< why the family cannot run (empty: it can)
+
+  std::string name() const;
+};
+
+struct SearchResult {
+  std::vector<Candidate> ranked;   ///< best first
+  std::vector<Candidate> rejected; ///< with their reasons
+};
+
+/// All families of `devices` on `cluster` for `model`, ranked by
+/// `objective` (ties: fewer ranks per group first, then the name), so the
+/// same inputs always give the same order.
+SearchResult searchPlans(const ModelSummary &model, const Cluster &cluster,
+                         int64_t devices, Objective objective);
+
+} // namespace shardc::planner
+
+#endif // SHARDC_PLANNER_SEARCH_H

@@ -1,0 +1,186 @@
+//===- Search.cpp - choosing the mesh -------------------------------------===//
+
+#include "shardc/Planner/Search.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+
+using namespace llvm;
+using namespace shardc::planner;
+
+std::string Candidate::name() const {
+  return formatv("dp{0} pp{1} ep{2} tp{3}{4} mb{5}", dp, pp, ep, tp,
+                 sp ? " sp" : "", microbatches)
+      .str();
+}
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+std::vector<int64_t> divisors(int64_t n) {
+  std::vector<int64_t> out;
+  for (int64_t d = 1; d <= n; ++d)
+    if (n % d == 0)
+      out.push_back(d);
+  return out;
+}
+
+/// Why the family cannot run, or empty.
+std::string reject(const ModelSummary &m, const Candidate &c) {
+  if (m.batch % c.dp != 0)
+    return formatv("the batch of {0} does not split into dp={1} replicas",
+                   m.batch, c.dp);
+  if (c.tp > 1 && m.heads > 0 && m.heads % c.tp != 0)
+    return formatv("{0} heads do not divide by tp={1}", m.heads, c.tp);
+  if (c.tp > 1 && m.hidden % c.tp != 0)
+    return formatv("the hidden size {0} does not divide by tp={1}", m.hidden,
+                   c.tp);
+  if (c.ep > 1 && m.experts == 0)
+    return formatv("ep={0}: the model has no mixture-of-experts layer", c.ep);
+  if (c.ep > 1 && m.experts % c.ep != 0)
+    return formatv("{0} experts do not split over ep={1}", m.experts, c.ep);
+  if (c.pp > m.layers)
+    return formatv("{0} layers give at most {0} stages, not pp={1}",
+                   m.layers, c.pp);
+  int64_t rows = m.tokens / (c.dp * c.microbatches);
+  if (c.ep > 1 && rows % c.ep != 0)
+    return formatv("{0} tokens per replica and micro-batch do not split over "
+                   "ep={1}",
+                   rows, c.ep);
+  if (c.sp && rows % c.tp != 0)
+    return formatv("sp: {0} tokens per micro-batch do not split over tp={1}",
+                   rows, c.tp);
+  return "";
+}
+
+void price(const ModelSummary &m, const Cluster &cl, Candidate &c) {
+  double mb = static_cast<double>(c.microbatches);
+  double rows = static_cast<double>(m.tokens) / (c.dp * mb);
+  double hiddenBytes = rows * m.hidden * m.elementBytes;
+  double layersPerStage = static_cast<double>(m.layers) / c.pp;
+  double moePerStage = static_cast<double>(m.moeLayers) / c.pp;
+
+  // Compute of one stage on one micro-batch: the dense part split over dp,
+  // tp and the stages, the experts also over ep (each rank routes its
+  // share of the tokens); weights read once per micro-batch.
+  double flops = m.denseFlops / (c.dp * c.tp * c.pp * mb) +
+                 m.expertFlops / (c.dp * c.ep * c.tp * c.pp * mb);
+  double weights = m.denseWeights / (c.tp * c.pp) +
+                   m.expertWeights / (c.ep * c.pp);
+  double compute =
+      std::max(flops / cl.peakFlops(m.dtype), weights / cl.memoryBandwidth) +
+      cl.launchFloor * static_cast<double>(m.kernels) / c.pp;
+
+  // Communication of one stage on one micro-batch; the mesh is row-major
+  // over (dp, pp, ep, tp): tp neighbours, ep tp apart, pp ep*tp apart.
+  double comm = 0, arBytes = 0, rsBytes = 0, agBytes = 0, a2aBytes = 0;
+  Group tp{c.tp, 1}, ep{c.ep, c.tp};
+  if (c.tp > 1) {
+    double n = 2 * layersPerStage;
+    if (c.sp) {
+      comm += n * (collectiveTime(cl, Collective::ReduceScatter,
+                                  Algorithm::Ring, tp, hiddenBytes) +
+                   collectiveTime(cl, Collective::AllGather, Algorithm::Ring,
+                                  tp, hiddenBytes));
+      rsBytes += n * hiddenBytes;
+      agBytes += n * hiddenBytes;
+    } else {
+      comm += n * allReduceTime(cl, tp, hiddenBytes);
+      arBytes += n * hiddenBytes;
+    }
+  }
+  if (c.ep > 1) {
+    double sent = rows / (c.ep * c.tp) * m.topK * m.hidden * m.elementBytes;
+    comm += moePerStage *
+            (2 * collectiveTime(cl, Collective::AllToAll, Algorithm::Ring, ep,
+                                sent) +
+             collectiveTime(cl, Collective::AllGather, Algorithm::Ring, tp,
+                            hiddenBytes / c.ep) +
+             collectiveTime(cl, Collective::AllGather, Algorithm::Ring, ep,
+                            hiddenBytes));
+    a2aBytes += moePerStage * 2 * sent;
+    agBytes += moePerStage * (c.tp > 1 ? 2 : 1) * hiddenBytes;
+  }
+  double stage = compute + comm;
+  double send = c.pp > 1 ? collectiveTime(cl, Collective::SendRecv,
+                                          Algorithm::Ring,
+                                          Group{c.pp, c.ep * c.tp},
+                                          hiddenBytes)
+                         : 0;
+  std::vector<double> stages(c.pp, stage);
+  double gather = collectiveTime(cl, Collective::AllGather, Algorithm::Ring,
+                                 Group{c.dp, c.pp * c.ep * c.tp},
+                                 m.outputBytes);
+  c.latency = pipelineMakespan(stages, c.microbatches, send) + gather;
+  c.throughput = m.batch / (mb * (stage + send) + gather);
+
+  c.memory.weights = weights;
+  c.memory.activations = 2 * m.peakActivation / (c.dp * mb * c.tp);
+  if (c.ep > 1) // the dispatch's worst-case receive buffer and staging
+    c.memory.workspace = 2 * c.ep * rows / (c.ep * c.tp) *
+                         std::min<int64_t>(m.topK, m.experts / c.ep) *
+                         m.hidden * m.elementBytes;
+  auto add = [&](const char *kind, double perStage) {
+    if (perStage > 0)
+      c.traffic.emplace_back(kind, perStage * mb);
+  };
+  add("all_reduce", arBytes);
+  add("reduce_scatter", rsBytes);
+  add("all_gather", agBytes);
+  add("all_to_all", a2aBytes);
+  add("send", c.pp > 1 ? hiddenBytes : 0);
+}
+
+} // namespace
+
+SearchResult shardc::planner::searchPlans(const ModelSummary &m,
+                                          const Cluster &cl, int64_t devices,
+                                          Objective objective) {
+  SearchResult result;
+  for (int64_t dp : divisors(devices))
+    for (int64_t pp : divisors(devices / dp))
+      for (int64_t ep : divisors(devices / (dp * pp))) {
+        int64_t tp = devices / (dp * pp * ep);
+        std::vector<int64_t> counts = {1};
+        if (pp > 1 && m.batch % dp == 0)
+          counts = divisors(m.batch / dp);
+        for (bool sp : {false, true}) {
+          if (sp && tp == 1)
+            continue;
+          for (int64_t mb : counts) {
+            Candidate c;
+            c.dp = dp;
+            c.pp = pp;
+            c.ep = ep;
+            c.tp = tp;
+            c.sp = sp;
+            c.microbatches = mb;
+            c.rejected = reject(m, c);
+            if (c.rejected.empty()) {
+              price(m, cl, c);
+              double excess = memoryExcess(cl, c.memory);
+              if (excess > 0)
+                c.rejected = formatv("does not fit: needs {0:F2} GiB per "
+                                     "rank, {1:F2} GiB over",
+                                     c.memory.total() / kGiB, excess / kGiB);
+            }
+            (c.rejected.empty() ? result.ranked : result.rejected)
+                .push_back(c);
+          }
+        }
+      }
+  auto key = [&](const Candidate &c) {
+    double value = objective == Objective::Latency ? c.latency
+                                                   : -c.throughput;
+    return std::make_tuple(value, c.tp * c.ep * c.pp, c.name());
+  };
+  std::stable_sort(result.ranked.begin(), result.ranked.end(),
+                   [&](const Candidate &a, const Candidate &b) {
+                     return key(a) < key(b);
+                   });
+  return result;
+}

@@ -1,0 +1,122 @@
+//===- SearchTest.cpp - the mesh search on hand-built model summaries -----===//
+
+#include "shardc/Planner/Search.h"
+
+#include <gtest/gtest.h>
+
+using namespace shardc::planner;
+
+namespace {
+
+/// 4 x 128 tokens of width 64, 2 layers of 4 heads: 8 GFLOP and 100 MB of
+/// weights per run, 1 MB of outputs.
+ModelSummary small() {
+  ModelSummary m;
+  m.batch = 4;
+  m.tokens = 512;
+  m.hidden = 64;
+  m.layers = 2;
+  m.heads = 4;
+  m.denseFlops = 8e9;
+  m.denseWeights = 1e8;
+  m.outputBytes = 1e6;
+  m.peakActivation = 1e6;
+  m.kernels = 10;
+  return m;
+}
+
+const Candidate *find(const std::vector<Candidate> &v, int64_t dp, int64_t pp,
+                      int64_t ep, int64_t tp, bool sp = false,
+                      int64_t mb = 1) {
+  for (const Candidate &c : v)
+    if (c.dp == dp && c.pp == pp && c.ep == ep && c.tp == tp && c.sp == sp &&
+        c.microbatches == mb)
+      return &c;
+  return nullptr;
+}
+
+TEST(Search, EstimatesWorkedByHand) {
+  Cluster cpu = *presetCluster("cpu");
+  SearchResult r = searchPlans(small(), cpu, 2, Objective::Latency);
+  // dp=2: 4 GFLOP per rank at 80 GFLOP/s (0.05 s) over 100 MB at 10 GB/s
+  // (0.01 s), 10 launches of 1 us; the outputs gathered over 2 ranks:
+  // 1 us + 1/2 * 1 MB / 5 GB/s.
+  const Candidate *dp = find(r.ranked, 2, 1, 1, 1);
+  ASSERT_NE(dp, nullptr);
+  EXPECT_NEAR(dp->latency, 0.05 + 1e-5 + 1e-6 + 1e-4, 1e-12);
+  // tp=2: the same compute over half the weights, and 2 layers x 2 ring
+  // all-reduces of 512 x 64 x 4 B: 2 us + 131072 / 5 GB/s each.
+  const Candidate *tp = find(r.ranked, 1, 1, 1, 2);
+  ASSERT_NE(tp, nullptr);
+  EXPECT_NEAR(tp->latency, 0.05 + 1e-5 + 4 * (2e-6 + 131072 / 5e9), 1e-12);
+  EXPECT_DOUBLE_EQ(tp->memory.weights, 5e7);
+  // The cheaper gather wins.
+  EXPECT_EQ(r.ranked.front().name(), "dp2 pp1 ep1 tp1 mb1");
+}
+
+TEST(Search, RejectionsSayWhy) {
+  ModelSummary m = small();
+  m.heads = 12;
+  m.hidden = 768;
+  SearchResult r = searchPlans(m, *presetCluster("cpu"), 8,
+                               Objective::Latency);
+  const Candidate *tp8 = find(r.rejected, 1, 1, 1, 8);
+  ASSERT_NE(tp8, nullptr);
+  EXPECT_EQ(tp8->rejected, "12 heads do not divide by tp=8");
+  EXPECT_EQ(find(r.rejected, 8, 1, 1, 1)->rejected,
+            "the batch of 4 does not split into dp=8 replicas");
+  EXPECT_EQ(find(r.rejected, 1, 8, 1, 1)->rejected,
+            "2 layers give at most 2 stages, not pp=8");
+  EXPECT_EQ(find(r.rejected, 1, 1, 8, 1)->rejected,
+            "ep=8: the model has no mixture-of-experts layer");
+  // 4 x 2: tp=2 and pp=2 with 1, 2 micro-batches (of the batch of 4), with
+  // and without sp, and dp=4 x tp=2, dp=2 x pp=2 x tp=2, ... all run.
+  EXPECT_NE(find(r.ranked, 1, 2, 1, 4, true, 2), nullptr);
+  EXPECT_NE(find(r.ranked, 4, 1, 1, 2), nullptr);
+}
+
+TEST(Search, MemoryThatDoesNotFit) {
+  ModelSummary m = small();
+  m.denseWeights = 20 * 1024.0 * 1024.0 * 1024.0; // 20 GiB: one rank holds 12
+  SearchResult r = searchPlans(m, *presetCluster("cpu"), 2,
+                               Objective::Latency);
+  const Candidate *dp = find(r.rejected, 2, 1, 1, 1);
+  ASSERT_NE(dp, nullptr);
+  EXPECT_EQ(dp->rejected.rfind("does not fit: needs 20.00 GiB per rank, "
+                               "8.00 GiB over",
+                               0),
+            0u)
+      << dp->rejected;
+  ASSERT_FALSE(r.ranked.empty()); // tp=2 or pp=2 halve the weights
+  EXPECT_LE(r.ranked.front().memory.weights, 10 * 1024.0 * 1024.0 * 1024.0);
+}
+
+TEST(Search, ExpertsAndTheSameOrderEveryTime) {
+  ModelSummary m = small();
+  m.experts = 8;
+  m.topK = 2;
+  m.moeLayers = 2;
+  m.expertFlops = 16e9;
+  m.expertWeights = 4e8;
+  Cluster h100 = *presetCluster("h100-sxm-8");
+  SearchResult a = searchPlans(m, h100, 8, Objective::Throughput);
+  SearchResult b = searchPlans(m, h100, 8, Objective::Throughput);
+  ASSERT_EQ(a.ranked.size(), b.ranked.size());
+  for (size_t i = 0; i < a.ranked.size(); ++i)
+    EXPECT_EQ(a.ranked[i].name(), b.ranked[i].name());
+  EXPECT_NE(find(a.ranked, 1, 1, 8, 1), nullptr);
+  EXPECT_EQ(find(a.rejected, 1, 1, 1, 8)->rejected,
+            "4 heads do not divide by tp=8");
+  // ep=8 on one node: each rank sends 512 / 8 tokens x 2 choices x 64 x 4 B
+  // per MoE layer and all-to-all.
+  const Candidate *ep = find(a.ranked, 1, 1, 8, 1);
+  bool sawAllToAll = false;
+  for (auto &[kind, bytes] : ep->traffic)
+    if (kind == "all_to_all") {
+      sawAllToAll = true;
+      EXPECT_DOUBLE_EQ(bytes, 2 * 2 * 64 * 2 * 64 * 4.0);
+    }
+  EXPECT_TRUE(sawAllToAll);
+}
+
+} // namespace

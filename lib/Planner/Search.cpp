@@ -133,6 +133,8 @@ void price(const ModelSummary &m, const Cluster &cl, Candidate &c) {
   add("all_gather", agBytes);
   add("all_to_all", a2aBytes);
   add("send", c.pp > 1 ? hiddenBytes : 0);
+  if (c.dp > 1) // the outputs, gathered once per run
+    c.traffic.emplace_back("all_gather (outputs)", m.outputBytes);
 }
 
 } // namespace

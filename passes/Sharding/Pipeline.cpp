@@ -65,6 +65,10 @@ double shardc::estimateFlops(Operation *op) {
     int64_t keys = k.getRank() >= 2 ? k.getDimSize(k.getRank() - 2) : 1;
     return 4.0 * numElements(attn.getQuery().getType()) * keys;
   }
+  if (auto moe = dyn_cast<graph::MoeOp>(op))
+    // T * K routed rows through gate/up (H x 2F) and down (F x H).
+    return 6.0 * moe.getNumTokens() * moe.getTopK() * moe.getHidden() *
+           moe.getFfn();
   if (isa<graph::ConvOp, graph::FusedConvOp>(op)) {
     auto w = cast<ShapedType>(op->getOperand(1).getType());
     int64_t taps = w.getRank() ? numElements(w) / std::max<int64_t>(

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Calibration.h"
+#include "Planning.h"
 #include "shardc/Planner/Cluster.h"
 #include "FusionReport.h"
 #include "PlanReport.h"
@@ -181,6 +182,26 @@ static cl::opt<int64_t> expertParallel(
 static cl::alias expertParallelAlias("expert-parallel-size",
                                      cl::desc("Alias for --ep"),
                                      cl::aliasopt(expertParallel));
+static cl::opt<int64_t> devices(
+    "devices",
+    cl::desc("Let the planner choose dp x pp x ep x tp (and sp, the "
+             "micro-batch count) for N devices by its cost model on "
+             "--cluster; --emit=plan explains the choice"),
+    cl::value_desc("N"), cl::init(0), cl::cat(shardcCat));
+static cl::opt<std::string> cluster(
+    "cluster",
+    cl::desc("The machines --devices plans for: a preset (cpu, a100-80g-8, "
+             "h100-sxm-8, h200-8, <preset>x<nodes>) or a JSON spec (shardc "
+             "--calibrate-cluster writes one)"),
+    cl::value_desc("SPEC"), cl::init("cpu"), cl::cat(shardcCat));
+enum class Optimize { Latency, Throughput };
+static cl::opt<Optimize> optimize(
+    "optimize", cl::desc("What --devices optimizes"),
+    cl::values(clEnumValN(Optimize::Latency, "latency",
+                          "the time of one run (default)"),
+               clEnumValN(Optimize::Throughput, "throughput",
+                          "rows per second with the pipeline full")),
+    cl::init(Optimize::Latency), cl::cat(shardcCat));
 static cl::opt<std::string> calibration(
     "calibration",
     cl::desc("Sample inputs (NAME.npy / NAME.pb, or one subdirectory per "
@@ -392,8 +413,32 @@ int main(int argc, char **argv) {
     if (value < 1 || value > 4096)
       return fatal(std::string(flag) + "=" + std::to_string(value) +
                    ": expected a number from 1 to 4096");
-  const int64_t world =
+  int64_t world =
       tensorParallel * pipelineParallel * dataParallel * expertParallel;
+  std::optional<shardc::planner::Cluster> clusterSpec;
+  if (devices.getNumOccurrences()) {
+    if (devices < 1 || devices > 65536)
+      return fatal("--devices=" + std::to_string(devices) +
+                   ": expected a number from 1 to 65536");
+    if (world > 1 || sequenceParallel || microbatches > 1)
+      return fatal("--devices lets the planner choose the mesh: drop --tp, "
+                   "--pp, --dp, --ep, --sp and --microbatches (or drop "
+                   "--devices)");
+    Expected<shardc::planner::Cluster> spec =
+        shardc::planner::loadCluster(cluster);
+    if (!spec)
+      return fatal(toString(spec.takeError()));
+    clusterSpec = *spec;
+    if (devices > 1 && program.cuda && program.cpu)
+      return fatal("--devices=" + std::to_string(devices) +
+                   ": the ranks of a partitioned program run the same code; "
+                   "compile it for --target=cuda (NCCL) or --target=cpu "
+                   "(MPI), not cuda,cpu");
+  } else if (cluster.getNumOccurrences() || optimize.getNumOccurrences()) {
+    return fatal(std::string(cluster.getNumOccurrences() ? "--cluster"
+                                                         : "--optimize") +
+                 " is what the planner plans for: it needs --devices=N");
+  }
   if (world > 65536)
     return fatal("--dp x --pp x --ep x --tp = " + std::to_string(world) +
                  " ranks; at most 65536");
@@ -420,7 +465,7 @@ int main(int argc, char **argv) {
   if (sequenceParallel && tensorParallel == 1)
     return fatal("--sp splits the tokens over the tp axis: it needs --tp=N "
                  "with N > 1");
-  if (emit == Emit::Dist && world == 1)
+  if (emit == Emit::Dist && world == 1 && devices <= 1)
     return fatal("--emit=dist needs a partitioned program (--tp, --pp, --ep "
                  "or --dp)");
   if (emit == Emit::Cuda && !program.cuda)
@@ -584,6 +629,13 @@ int main(int argc, char **argv) {
   mlir::OwningOpRef<mlir::ModuleOp> unfused;
   std::map<std::string, unsigned> fusedGraphOps;
   mlir::OwningOpRef<mlir::ModuleOp> propagated; // for --emit=plan
+  // --devices: the planner's inputs and choice (--emit=plan reports them).
+  std::optional<shardc::planner::ModelSummary> planned;
+  shardc::planner::SearchResult search;
+  auto objective = optimize == Optimize::Latency
+                       ? shardc::planner::Objective::Latency
+                       : shardc::planner::Objective::Throughput;
+
   if (!kernInput) {
   if (fusionReport) {
     unfused = module->clone();
@@ -608,6 +660,72 @@ int main(int argc, char **argv) {
 
   if (fusionReport)
     fusedGraphOps = shardc::countGraphOps(*module);
+  // --devices: the planner picks the mesh, then compilation goes on as if
+  // its degrees had been given.
+  if (clusterSpec) {
+    planned = shardc::summarizeModel(
+        *module, precision == "tf32" ? "tf32" : precision.getValue());
+    search = shardc::planner::searchPlans(*planned, *clusterSpec, devices,
+                                          objective);
+    // The partitioner is the judge of what the estimate allows: the best
+    // family it partitions is chosen; one it refuses (rows that interact
+    // across micro-batches, a layout no reshard reaches) moves to the
+    // rejected with the partitioner's reason.
+    auto partitions = [&](const shardc::planner::Candidate &c,
+                          std::string &why) {
+      mlir::OwningOpRef<mlir::ModuleOp> trial = module->clone();
+      std::string saved = std::move(diagnostic);
+      diagnostic.clear();
+      mlir::PassManager pm(&context);
+      if (c.microbatches > 1) {
+        pm.addPass(shardc::createDistSeedBatch({"mb", c.microbatches}));
+        pm.addPass(shardc::createDistPropagate());
+        pm.addPass(shardc::createDistPartition());
+        pm.addPass(shardc::createDistMicrobatch());
+      }
+      if (c.pp > 1)
+        pm.addPass(shardc::createDistPipeline({c.pp}));
+      if (c.dp > 1)
+        pm.addPass(shardc::createDistSeedBatch({"dp", c.dp}));
+      if (c.ep > 1)
+        pm.addPass(shardc::createDistSeedExperts({c.ep, {}, 0}));
+      if (c.tp > 1)
+        pm.addPass(shardc::createDistSeedMegatron({c.tp, c.sp}));
+      pm.addPass(shardc::createDistPropagate());
+      pm.addPass(shardc::createDistPartition());
+      bool ok = succeeded(pm.run(*trial));
+      why = diagnostic.empty() ? "the partitioner refused it" : diagnostic;
+      diagnostic = std::move(saved);
+      return ok;
+    };
+    while (!search.ranked.empty() && devices > 1) {
+      std::string why;
+      if (partitions(search.ranked.front(), why))
+        break;
+      search.ranked.front().rejected = "partitioning failed: " + why;
+      search.rejected.push_back(search.ranked.front());
+      search.ranked.erase(search.ranked.begin());
+    }
+    if (search.ranked.empty()) {
+      std::string why;
+      for (size_t i = 0; i < search.rejected.size() && i < 3; ++i)
+        why += (i ? "; " : "") + search.rejected[i].name() + ": " +
+               search.rejected[i].rejected;
+      return fatal("--devices=" + std::to_string(devices) + " on " +
+                   clusterSpec->name + ": no plan runs (" + why + ")");
+    }
+    const shardc::planner::Candidate &best = search.ranked.front();
+    tensorParallel = best.tp;
+    pipelineParallel = best.pp;
+    dataParallel = best.dp;
+    expertParallel = best.ep;
+    sequenceParallel = best.sp;
+    microbatches = best.microbatches;
+    world = devices;
+    if (verbose)
+      errs() << "shardc: planner chose " << best.name() << " for " << devices
+             << " devices on " << clusterSpec->name << "\n";
+  }
   if (microbatches > 1) {
     // The program of one micro-batch: the batch split over a mesh axis of
     // its own, partitioned, and one part kept (dist-microbatch).
@@ -730,6 +848,9 @@ int main(int argc, char **argv) {
       svgOut << svg;
     }
     return writeText([&](raw_ostream &os) {
+      if (planned)
+        shardc::printPlannerReport(os, *planned, *clusterSpec, devices,
+                                   objective, search);
       shardc::printPlanReport(os, inputFile, *propagated, *module, svgPath);
     });
   }

@@ -1,0 +1,35 @@
+//===- Planning.h - --devices: the planner in the driver ---------*- C++ -*-===//
+//
+// Reads the summary the planner's search needs off the optimized graph
+// (lib/Planner: Search.h), and writes the planner's part of --emit=plan: the
+// chosen mesh, the runners-up and every rejected family with its reason.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_TOOLS_SHARDC_PLANNING_H
+#define SHARDC_TOOLS_SHARDC_PLANNING_H
+
+#include "shardc/Planner/Search.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace shardc {
+
+/// The model as the search sees it: FLOPs (shardc::estimateFlops), weights,
+/// the hidden state (the input of the first norm, else the first
+/// attention's output), heads, experts, the batch (the inputs' leading dim)
+/// and the largest intermediate tensor. `dtype` is the precision compiled
+/// for ("fp32", "tf32", "fp16", "bf16").
+planner::ModelSummary summarizeModel(mlir::ModuleOp module,
+                                     llvm::StringRef dtype);
+
+/// The planner's section of the plan report.
+void printPlannerReport(llvm::raw_ostream &os,
+                        const planner::ModelSummary &model,
+                        const planner::Cluster &cluster, int64_t devices,
+                        planner::Objective objective,
+                        const planner::SearchResult &result);
+
+} // namespace shardc
+
+#endif // SHARDC_TOOLS_SHARDC_PLANNING_H

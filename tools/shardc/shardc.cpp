@@ -363,7 +363,7 @@ int main(int argc, char **argv) {
 
   if (calibrateCluster)
     return runClusterCalibration(outputFile);
-  if (inputFile.empty())
+  if (!inputFile.getNumOccurrences())
     return fatal("no input model given (shardc --help lists the options)");
 
   shardc::ONNXImportOptions options;

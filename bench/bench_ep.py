@@ -28,14 +28,11 @@ import argparse
 import json
 import os
 import re
-import subprocess
-import sys
 import tempfile
 
 import numpy as np
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-PY = "/usr/bin/python3"
+from benchutil import MPI_ENV, PY, ROOT, p50, run
 
 EXPORT = r'''
 import torch, numpy as np
@@ -77,20 +74,6 @@ print("p50=%f" % (1e3 * float(np.median(t))))
 '''
 
 
-def run(cmd, env=None):
-    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
-    if p.returncode:
-        sys.exit("failed: %s\n%s%s" % (" ".join(cmd), p.stdout, p.stderr))
-    return p.stdout + p.stderr
-
-
-def p50(text):
-    m = re.search(r"p50=([0-9.]+)", text)
-    if not m:
-        sys.exit("no p50 in:\n" + text)
-    return float(m.group(1))
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--python", default="/tmp/moevenv/bin/python")
@@ -100,8 +83,7 @@ def main():
     ap.add_argument("--iterations", type=int, default=20)
     ap.add_argument("--markdown")
     a = ap.parse_args()
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1",
-               OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMP_NUM_THREADS="1")
+    env = MPI_ENV
     d = tempfile.mkdtemp(prefix="bench-ep-")
     model = os.path.join(d, "moe.onnx")
     with open(os.path.join(d, "export.py"), "w") as f:

@@ -19,7 +19,6 @@ rank's (1e-5 relative) first. p = 4 runs 4 ranks on this machine's 2 cores
 import argparse
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
@@ -27,10 +26,8 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-PY = "/usr/bin/python3"
-ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1",
-           OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMP_NUM_THREADS="1")
+import benchutil
+from benchutil import MPI_ENV, PY, ROOT
 
 
 def make_model(path, layers=8, batch=16, seq=64, hidden=256, inner=1024):
@@ -60,10 +57,7 @@ def make_model(path, layers=8, batch=16, seq=64, hidden=256, inner=1024):
 
 
 def run(cmd):
-    r = subprocess.run(cmd, env=ENV, capture_output=True, text=True)
-    if r.returncode:
-        sys.exit("failed: %s\n%s%s" % (" ".join(cmd), r.stdout, r.stderr))
-    return r.stdout + r.stderr
+    return benchutil.run(cmd, MPI_ENV)
 
 
 def throughput(text):

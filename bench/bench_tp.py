@@ -16,15 +16,12 @@ The outputs of TP=2 are checked against one rank's (1e-5 relative) first.
 """
 import argparse
 import os
-import re
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-PY = "/usr/bin/python3"
+from benchutil import PY, ROOT, p50, run
 
 EXPORT = r'''
 import sys, torch
@@ -36,20 +33,6 @@ ids = torch.randint(0, 1024, (4, 128))
 torch.onnx.export(model, (ids,), %(path)r, input_names=["ids"], output_names=["logits"],
                   opset_version=17)
 '''
-
-
-def run(cmd, env=None):
-    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
-    if p.returncode:
-        sys.exit("failed: %s\n%s%s" % (" ".join(cmd), p.stdout, p.stderr))
-    return p.stdout + p.stderr
-
-
-def p50(text):
-    m = re.search(r"p50=([0-9.]+)", text)
-    if not m:
-        sys.exit("no p50 in:\n" + text)
-    return float(m.group(1))
 
 
 def main():

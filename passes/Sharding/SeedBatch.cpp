@@ -37,21 +37,14 @@ void DistSeedBatchPass::runOnOperation() {
   dist::MeshOp mesh = dist::getOrAddMeshAxis(module, axis, parts);
   if (!mesh)
     return signalPassFailure();
-  MLIRContext *ctx = &getContext();
-  auto meshRef = FlatSymbolRefAttr::get(mesh.getSymNameAttr());
-  Builder b(ctx);
   // `v` split along its leading dim, if `parts` divides it.
   auto seed = [&](OpBuilder &ob, Value v) {
     auto type = dyn_cast<RankedTensorType>(v.getType());
     if (!type || type.getRank() < 1 || type.getDimSize(0) < parts ||
         type.getDimSize(0) % parts != 0)
       return false;
-    SmallVector<Attribute> dims{b.getStrArrayAttr({axis})};
-    for (int64_t d = 1; d < type.getRank(); ++d)
-      dims.push_back(b.getArrayAttr({}));
-    auto sharding = dist::ShardingAttr::get(ctx, meshRef, b.getArrayAttr(dims),
-                                            ArrayAttr());
-    auto shard = ob.create<dist::ShardOp>(v.getLoc(), v, sharding);
+    auto shard = ob.create<dist::ShardOp>(
+        v.getLoc(), v, dist::splitAlong(mesh, type.getRank(), 0, axis));
     v.replaceAllUsesExcept(shard.getResult(), shard);
     return true;
   };

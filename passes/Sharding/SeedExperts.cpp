@@ -150,22 +150,13 @@ void DistSeedExpertsPass::runOnOperation() {
   dist::MeshOp mesh = dist::getOrAddMeshAxis(module, "ep", ep);
   if (!mesh)
     return signalPassFailure();
-  MLIRContext *ctx = &getContext();
-  Builder b(ctx);
-  auto meshRef = FlatSymbolRefAttr::get(mesh.getSymNameAttr());
-  auto experts = [&](Value v) {
-    auto type = cast<RankedTensorType>(v.getType());
-    SmallVector<Attribute> dims{b.getStrArrayAttr({"ep"})};
-    for (int64_t d = 1; d < type.getRank(); ++d)
-      dims.push_back(b.getArrayAttr({}));
-    return dist::ShardingAttr::get(ctx, meshRef, b.getArrayAttr(dims),
-                                   ArrayAttr());
-  };
   for (graph::MoeOp op : moes) {
     OpBuilder ob(op);
     for (OpOperand *operand : {&op.getGateUpMutable(), &op.getDownMutable()}) {
       Value v = operand->get();
-      operand->set(ob.create<dist::ShardOp>(op.getLoc(), v, experts(v)));
+      int64_t rank = cast<RankedTensorType>(v.getType()).getRank();
+      operand->set(ob.create<dist::ShardOp>(
+          op.getLoc(), v, dist::splitAlong(mesh, rank, 0, "ep")));
     }
   }
 }

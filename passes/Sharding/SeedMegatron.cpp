@@ -102,18 +102,11 @@ void DistSeedMegatronPass::runOnOperation() {
     module.emitError("--tp=") << tp << ": expected at least 1";
     return signalPassFailure();
   }
-  MLIRContext *ctx = &getContext();
-  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
   dist::MeshOp mesh = dist::getOrAddMeshAxis(module, "tp", tp);
   if (!mesh)
     return signalPassFailure();
-  auto meshRef = FlatSymbolRefAttr::get(mesh.getSymNameAttr());
   auto sharding = [&](int64_t rank, int64_t dim) {
-    SmallVector<Attribute> dims;
-    for (int64_t d = 0; d < rank; ++d)
-      dims.push_back(d == dim ? b.getStrArrayAttr({"tp"}) : b.getArrayAttr({}));
-    return dist::ShardingAttr::get(ctx, meshRef, b.getArrayAttr(dims),
-                                   ArrayAttr());
+    return dist::splitAlong(mesh, rank, dim, "tp");
   };
 
   // Sequence parallelism: a norm's input split along a token dim (one of

@@ -363,17 +363,14 @@ void shardc::printPlanReport(raw_ostream &os, StringRef model,
         group = c.getGroupSize();
         bytes = tensorBytes(c.getInput());
         traffic = bytes * (group - 1) / group;
-      } else if (auto c = dyn_cast<kern::MoeDispatchOp>(op)) {
-        // Expert parallelism: the rows of this rank's tokens; under
-        // uniform routing (n - 1) / n of them go to other ranks.
-        kind = "moe_dispatch";
-        group = c.getGroupSize();
-        bytes = tensorBytes(c.getRows());
-        traffic = bytes * (group - 1) / group;
-      } else if (auto c = dyn_cast<kern::MoeReturnOp>(op)) {
-        kind = "moe_return";
-        group = c.getGroupSize();
-        bytes = tensorBytes(c.getRows());
+      } else if (isa<kern::MoeDispatchOp, kern::MoeReturnOp>(op)) {
+        // Expert parallelism: the rows of this rank's tokens, out and back;
+        // under uniform routing (n - 1) / n of them cross to other ranks.
+        auto d = dyn_cast<kern::MoeDispatchOp>(op);
+        auto r = dyn_cast<kern::MoeReturnOp>(op);
+        kind = d ? "moe_dispatch" : "moe_return";
+        group = d ? d.getGroupSize() : r.getGroupSize();
+        bytes = tensorBytes(d ? d.getRows() : r.getRows());
         traffic = bytes * (group - 1) / group;
       } else if (auto c = dyn_cast<kern::SendOp>(op)) {
         kind = "send";
@@ -392,7 +389,8 @@ void shardc::printPlanReport(raw_ostream &os, StringRef model,
       ++k.first;
       k.second += bytes;
       // The shape of the tensor on this rank: a reduce-scatter's output
-      // (its input may be laid out as [group, shard..] for the call).
+      // (its input may be laid out as [group, shard..] for the call), an
+      // expert exchange's routed rows.
       Value shown = isa<kern::ReduceScatterOp>(op) ? op->getOperand(1)
                     : isa<kern::MoeReturnOp>(op)
                         ? cast<kern::MoeReturnOp>(op).getRows()

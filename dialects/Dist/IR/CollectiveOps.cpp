@@ -1,11 +1,14 @@
 //===- CollectiveOps.cpp - dist collectives -------------------------------===//
 //
 // Verifiers: the mesh exists and holds the axes (each once); the result's
-// shape follows from the input's and the group size.
+// shape follows from the input's and the group size. dist.moe (expert
+// parallelism) checks graph.moe's shapes with the experts local.
 //
 //===----------------------------------------------------------------------===//
 
 #include "dialects/Dist/IR/DistOps.h"
+
+#include "llvm/ADT/SmallBitVector.h"
 
 using namespace mlir;
 using namespace shardc::dist;
@@ -83,6 +86,7 @@ DEFINE_COMMON(ReduceScatterOp)
 DEFINE_COMMON(AllToAllOp)
 DEFINE_COMMON(SendOp)
 DEFINE_COMMON(RecvOp)
+DEFINE_COMMON(MoeOp)
 #undef DEFINE_COMMON
 
 LogicalResult AllReduceOp::verify() {
@@ -158,4 +162,70 @@ LogicalResult RecvOp::verify() {
   if (failed(group(*this, getMeshAttr(), getAxes())))
     return failure();
   return verifyPeer(*this, getAxes(), getOffset());
+}
+
+int64_t MoeOp::getNumExperts() {
+  std::optional<ArrayRef<int64_t>> placement = getPlacement();
+  if (!placement)
+    return getNumSlots();
+  int64_t most = -1;
+  for (int64_t e : *placement)
+    most = std::max(most, e);
+  return most + 1;
+}
+
+/// graph.moe's shapes with the experts local ([L, ..]), and a placement
+/// (when given) of one logical expert per slot that names every expert.
+LogicalResult MoeOp::verify() {
+  FailureOr<int64_t> n = group(*this, getMeshAttr(), getAxes());
+  if (failed(n))
+    return failure();
+  auto x = cast<RankedTensorType>(getInput().getType());
+  auto w = cast<RankedTensorType>(getWeights().getType());
+  auto ids = cast<RankedTensorType>(getIds().getType());
+  auto gu = cast<RankedTensorType>(getGateUp().getType());
+  auto down = cast<RankedTensorType>(getDown().getType());
+  auto out = cast<RankedTensorType>(getResult().getType());
+  Type elem = x.getElementType();
+  if (!isa<FloatType>(elem) || x.getRank() != 2)
+    return emitOpError("input ") << x << " must be [tokens, hidden] floats";
+  int64_t t = x.getDimSize(0), h = x.getDimSize(1);
+  if (ids.getRank() != 2 || ids.getDimSize(0) != t ||
+      !ids.getElementType().isSignlessInteger())
+    return emitOpError("ids ") << ids << " must be [" << t
+                               << ", k] integers";
+  if (w.getShape() != ids.getShape() || w.getElementType() != elem)
+    return emitOpError("weights ") << w << " must have the ids' shape and "
+                                   << "the input's element type";
+  if (down.getRank() != 3 || down.getDimSize(2) != h ||
+      down.getElementType() != elem)
+    return emitOpError("down ") << down << " must be [local experts, ffn, "
+                                << h << "] of the input's element type";
+  int64_t l = down.getDimSize(0), f = down.getDimSize(1);
+  if (l < 1)
+    return emitOpError("needs at least one expert per rank");
+  SmallVector<int64_t> want = {l, h, 2 * f};
+  if (gu.getShape() != ArrayRef<int64_t>(want) || gu.getElementType() != elem)
+    return emitOpError("gate_up ")
+           << gu << " should be " << RankedTensorType::get(want, elem);
+  if (out != x)
+    return emitOpError("result ") << out << " should be " << x;
+  if (std::optional<ArrayRef<int64_t>> placement = getPlacement()) {
+    int64_t slots = l * *n;
+    if (static_cast<int64_t>(placement->size()) != slots)
+      return emitOpError("placement has ")
+             << placement->size() << " slots; the group holds " << slots
+             << " (" << l << " per rank)";
+    int64_t experts = getNumExperts();
+    llvm::SmallBitVector seen(experts);
+    for (int64_t e : *placement) {
+      if (e < 0)
+        return emitOpError("placement names expert ") << e;
+      seen.set(e);
+    }
+    if (!seen.all())
+      return emitOpError("placement leaves expert ")
+             << seen.find_first_unset() << " without a slot";
+  }
+  return success();
 }

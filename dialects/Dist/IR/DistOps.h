@@ -36,6 +36,11 @@ mlir::LogicalResult
 verifyAxes(mlir::ArrayRef<llvm::StringRef> axes, MeshOp mesh,
            llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
 
+/// The sharding of a rank-`rank` tensor on `mesh` split along `dim` over
+/// `axis`, its other dims whole (the seeds' usual form).
+ShardingAttr splitAlong(MeshOp mesh, int64_t rank, int64_t dim,
+                        llvm::StringRef axis);
+
 /// The module's `dist.mesh @mesh` with axis `name` of `size`: made if the
 /// module has none, the axis added if the mesh lacks it. Axes keep the
 /// order dp, pp, ep, tp (the outer axes change slowest, so a tensor-parallel

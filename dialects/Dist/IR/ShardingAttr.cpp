@@ -97,3 +97,14 @@ SmallVector<int64_t> ShardingAttr::localShape(ShapedType type,
         shape[d] /= *mesh.axisSize(a);
   return shape;
 }
+
+ShardingAttr shardc::dist::splitAlong(MeshOp mesh, int64_t rank, int64_t dim,
+                                      StringRef axis) {
+  Builder b(mesh.getContext());
+  SmallVector<Attribute> dims;
+  for (int64_t d = 0; d < rank; ++d)
+    dims.push_back(d == dim ? b.getStrArrayAttr({axis}) : b.getArrayAttr({}));
+  return ShardingAttr::get(mesh.getContext(),
+                           FlatSymbolRefAttr::get(mesh.getSymNameAttr()),
+                           b.getArrayAttr(dims), ArrayAttr());
+}

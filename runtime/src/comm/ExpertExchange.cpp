@@ -67,22 +67,42 @@ Status shardc::rt::planExpertExchange(const int32_t *offsets,
                 std::to_string(capacity)};
   // Regrouped: slot-major, then sender.
   x.groupedOffsets.assign(static_cast<size_t>(L + 1), 0);
+  // Rank q's rows for slot e follow its rows for the slots before e: a
+  // cursor per sender walks its staged rows as the slots go by.
+  std::vector<size_t> staged(x.recvOffsets);
   size_t at = 0;
   for (int64_t e = 0; e < L; ++e) {
     x.groupedOffsets[e] = static_cast<int32_t>(at);
     for (int q = 0; q < n; ++q) {
       size_t rows = static_cast<size_t>(recvCounts[q * L + e]);
-      // Rank q's rows for slot e follow its rows for slots before e.
-      size_t from = x.recvOffsets[q];
-      for (int64_t e2 = 0; e2 < e; ++e2)
-        from += static_cast<size_t>(recvCounts[q * L + e2]);
       if (rows)
-        x.blocks.push_back({from, at, rows});
+        x.blocks.push_back({staged[q], at, rows});
+      staged[q] += rows;
       at += rows;
     }
   }
   x.groupedOffsets[L] = static_cast<int32_t>(at);
   return {};
+}
+
+Status shardc::rt::moveRows(Communicator &c, const ExpertExchange &x,
+                            const void *from, void *to, uint64_t width,
+                            int32_t dtype, bool back, void *stream) {
+  auto elements = [&](const std::vector<size_t> &rows) {
+    std::vector<size_t> out(rows);
+    for (size_t &v : out)
+      v *= width;
+    return out;
+  };
+  std::vector<size_t> sendCounts = elements(x.sendCounts),
+                      sendOffsets = elements(x.sendOffsets),
+                      recvCounts = elements(x.recvCounts),
+                      recvOffsets = elements(x.recvOffsets);
+  if (back) // what arrived from q goes back to q
+    return c.allToAllV(from, recvCounts.data(), recvOffsets.data(), to,
+                       sendCounts.data(), sendOffsets.data(), dtype, stream);
+  return c.allToAllV(from, sendCounts.data(), sendOffsets.data(), to,
+                     recvCounts.data(), recvOffsets.data(), dtype, stream);
 }
 
 namespace {
@@ -91,14 +111,6 @@ bool fail(const Status &s) {
   if (s.failed())
     sc_fail("%s", s.message.c_str());
   return s.failed();
-}
-
-/// Elements per row count: `counts` rows of `width` elements.
-std::vector<size_t> scaled(const std::vector<size_t> &rows, uint64_t width) {
-  std::vector<size_t> out(rows);
-  for (size_t &v : out)
-    v *= width;
-  return out;
 }
 
 /// A staging buffer of at least `bytes` (kept between calls).
@@ -133,10 +145,7 @@ extern "C" void sc_moe_dispatch(sc_comm *comm, const void *rows,
     return;
   size_t rowBytes = width * size;
   char *stage = staging(x.received * rowBytes);
-  if (fail(c.allToAllV(rows, scaled(x.sendCounts, width).data(),
-                       scaled(x.sendOffsets, width).data(), stage,
-                       scaled(x.recvCounts, width).data(),
-                       scaled(x.recvOffsets, width).data(), dtype, nullptr)))
+  if (fail(moveRows(c, x, rows, stage, width, dtype, false, nullptr)))
     return;
   auto *out = static_cast<char *>(recv);
   for (const ExpertExchange::Block &b : x.blocks)
@@ -167,9 +176,5 @@ extern "C" void sc_moe_return(sc_comm *comm, const void *recv,
   for (const ExpertExchange::Block &b : x.blocks)
     std::memcpy(stage + b.staged * rowBytes, in + b.grouped * rowBytes,
                 b.rows * rowBytes);
-  // The dispatch's movement reversed: what arrived from q goes back to q.
-  fail(c.allToAllV(stage, scaled(x.recvCounts, width).data(),
-                   scaled(x.recvOffsets, width).data(), rows,
-                   scaled(x.sendCounts, width).data(),
-                   scaled(x.sendOffsets, width).data(), dtype, nullptr));
+  fail(moveRows(c, x, stage, rows, width, dtype, true, nullptr));
 }

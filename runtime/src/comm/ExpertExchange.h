@@ -22,6 +22,8 @@
 
 namespace shardc::rt {
 
+class Communicator;
+
 struct ExpertExchange {
   int n = 1;       ///< ranks in the group
   int64_t L = 1;   ///< slots per rank
@@ -51,6 +53,14 @@ Status slotCounts(const int32_t *offsets, int n, int64_t L,
 Status planExpertExchange(const int32_t *offsets, const int32_t *recvCounts,
                           int n, int64_t L, size_t capacity,
                           ExpertExchange &x);
+
+/// The rows' variable-size all-to-all (`width` elements of `dtype` each):
+/// the dispatch's, from the rows grouped by slot into the staging buffer in
+/// sender order, or with `back` the return's, the other way. `stream` is
+/// the GPU stream (null on the CPU).
+Status moveRows(Communicator &c, const ExpertExchange &x, const void *from,
+                void *to, uint64_t width, int32_t dtype, bool back,
+                void *stream);
 
 } // namespace shardc::rt
 

@@ -175,19 +175,9 @@ struct Exchange {
   /// that nothing queued uses the old buffer. Null after sc_fail.
   void *staging(size_t bytes) {
     bytes = std::max<size_t>(bytes, 256); // cuMemAlloc rejects 0 bytes
-    if (bytes > cu.expertStagingBytes) {
-      if (cu.expertStaging)
-        cu.drv.cuMemFree(cu.expertStaging);
-      cu.expertStaging = 0;
-      cu.expertStagingBytes = 0;
-      if (CUresult r = cu.drv.cuMemAlloc(&cu.expertStaging, bytes)) {
-        cu.expertStaging = 0;
-        sc_fail("%s: cannot allocate a %zu-byte staging buffer on '%s': %s",
-                what, bytes, cu.gpuName.c_str(), cu.drv.errorText(r).c_str());
-        return nullptr;
-      }
-      cu.expertStagingBytes = bytes;
-    }
+    if (!growDeviceBuffer(cu, cu.expertStaging, cu.expertStagingBytes, bytes,
+                          what, "staging buffer"))
+      return nullptr;
     return devicePointer(cu.expertStaging);
   }
 
@@ -215,15 +205,6 @@ struct Exchange {
         return false;
     }
     return true;
-  }
-
-  /// Elements per peer for allToAllV: `rows` scaled by the row width.
-  static std::vector<size_t> elements(const std::vector<size_t> &rows,
-                                      uint64_t width) {
-    std::vector<size_t> out(rows);
-    for (size_t &v : out)
-      v *= width;
-    return out;
   }
 };
 
@@ -270,12 +251,8 @@ extern "C" void sc_cu_moe_dispatch(sc_cuda *cu, sc_comm *comm, const void *rows,
       !e.ok(shardc::rt::planExpertExchange(hostOffsets, received, e.n, e.L,
                                            static_cast<size_t>(capacity), x)))
     return;
-  if (!e.ok(e.comm->allToAllV(
-          rows, Exchange::elements(x.sendCounts, width).data(),
-          Exchange::elements(x.sendOffsets, width).data(), stage,
-          Exchange::elements(x.recvCounts, width).data(),
-          Exchange::elements(x.recvOffsets, width).data(), dtype,
-          cu->stream)) ||
+  if (!e.ok(shardc::rt::moveRows(*e.comm, x, rows, stage, width, dtype, false,
+                                 cu->stream)) ||
       !e.regroup(x, stage, recv, true))
     return;
   std::copy(x.groupedOffsets.begin(), x.groupedOffsets.end(), grouped);
@@ -304,13 +281,10 @@ extern "C" void sc_cu_moe_return(sc_cuda *cu, sc_comm *comm, const void *recv,
                                            static_cast<size_t>(capacity), x)))
     return;
   void *stage = e.staging(static_cast<size_t>(capacity) * e.rowBytes);
-  // The dispatch's movement reversed: what arrived from q goes back to q.
+  // The dispatch's movement reversed.
   if (stage && e.regroup(x, recv, stage, false))
-    e.ok(e.comm->allToAllV(
-        stage, Exchange::elements(x.recvCounts, width).data(),
-        Exchange::elements(x.recvOffsets, width).data(), rows,
-        Exchange::elements(x.sendCounts, width).data(),
-        Exchange::elements(x.sendOffsets, width).data(), dtype, cu->stream));
+    e.ok(shardc::rt::moveRows(*e.comm, x, stage, rows, width, dtype, true,
+                              cu->stream));
 }
 
 namespace shardc::rt::cuda {

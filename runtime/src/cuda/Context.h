@@ -87,6 +87,12 @@ struct sc_cuda {
 
 namespace shardc::rt::cuda {
 
+/// Grows `buffer` (of `capacity` bytes, device memory of cu) to at least
+/// `bytes`, freeing the old one first: no queued work may still use it.
+/// False after sc_fail() naming `what` and the buffer's `kind`.
+bool growDeviceBuffer(sc_cuda &cu, CUdeviceptr &buffer, size_t &capacity,
+                      size_t bytes, const char *what, const char *kind);
+
 /// Grows cu.workspace to at least `bytes`. Call from create() only: the
 /// old buffer is freed, so no queued or captured work may use it yet, which
 /// holds in init(), before the first run. False after sc_fail() naming

@@ -472,21 +472,27 @@ Status synchronizeStream(sc_cuda &cu, const char *what, CUresult &r) {
   return {};
 }
 
-bool reserveWorkspace(sc_cuda &cu, size_t bytes, const char *what) {
-  if (bytes <= cu.workspaceBytes)
+bool growDeviceBuffer(sc_cuda &cu, CUdeviceptr &buffer, size_t &capacity,
+                      size_t bytes, const char *what, const char *kind) {
+  if (bytes <= capacity)
     return true;
-  if (cu.workspace)
-    cu.drv.cuMemFree(cu.workspace);
-  cu.workspace = 0;
-  cu.workspaceBytes = 0;
-  if (CUresult r = cu.drv.cuMemAlloc(&cu.workspace, bytes)) {
-    cu.workspace = 0;
-    sc_fail("%s: cannot allocate a %zu-byte workspace on '%s': %s", what, bytes,
+  if (buffer)
+    cu.drv.cuMemFree(buffer);
+  buffer = 0;
+  capacity = 0;
+  if (CUresult r = cu.drv.cuMemAlloc(&buffer, bytes)) {
+    buffer = 0;
+    sc_fail("%s: cannot allocate a %zu-byte %s on '%s': %s", what, bytes, kind,
             cu.gpuName.c_str(), cu.drv.errorText(r).c_str());
     return false;
   }
-  cu.workspaceBytes = bytes;
+  capacity = bytes;
   return true;
+}
+
+bool reserveWorkspace(sc_cuda &cu, size_t bytes, const char *what) {
+  return growDeviceBuffer(cu, cu.workspace, cu.workspaceBytes, bytes, what,
+                          "workspace");
 }
 
 } // namespace shardc::rt::cuda

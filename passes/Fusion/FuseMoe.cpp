@@ -329,6 +329,15 @@ Value stackExperts(OpBuilder &b, Location loc,
   int64_t experts = parts.size();
   auto type =
       RankedTensorType::get({experts, rows, cols}, first.getElementType());
+  // Experts whose weights are absent (shape-only planning) stack to a
+  // shape-only constant.
+  bool shapeOnly = llvm::any_of(parts, [](ArrayRef<graph::ConstantOp> mats) {
+    return llvm::any_of(mats, [](graph::ConstantOp c) {
+      return graph::isShapeOnly(c.getValue());
+    });
+  });
+  if (shapeOnly)
+    return b.create<graph::ConstantOp>(loc, graph::shapeOnlyElements(type, key));
   ElementsAttr stacked = graph::elementsFromBytes(
       type, key, [&](MutableArrayRef<char> data) {
         char *out = data.data();

@@ -2,6 +2,7 @@
 
 #include "passes/Precision/Passes.h"
 
+#include "dialects/Graph/IR/ConstantEval.h"
 #include "dialects/Graph/IR/GraphOps.h"
 #include "shardc/Support/Pages.h"
 
@@ -167,9 +168,11 @@ ElementsAttr narrowedValue(ElementsAttr value, FloatType to) {
   auto res = dyn_cast<DenseResourceElementsAttr>(value);
   if (!res)
     return {};
+  std::string key =
+      (res.getRawHandle().getKey() + "." + (to.isF16() ? "f16" : "bf16")).str();
   AsmResourceBlob *blob = res.getRawHandle().getBlob();
-  if (!blob)
-    return {};
+  if (!blob) // shape-only (weights absent): the narrow type, no data either
+    return graph::shapeOnlyElements(cast<RankedTensorType>(type), key);
   ArrayRef<char> raw = blob->getData();
   int64_t n = type.getNumElements();
   if (static_cast<int64_t>(raw.size()) != n * 4)
@@ -183,9 +186,7 @@ ElementsAttr narrowedValue(ElementsAttr value, FloatType to) {
   // An fp32 original in a mapped external data file leaves the resident
   // set: only its narrow copy stays.
   releaseReadOnlyFilePages(raw.data(), raw.size());
-  return DenseResourceElementsAttr::get(
-      type, (res.getRawHandle().getKey() + "." + (to.isF16() ? "f16" : "bf16")).str(),
-      std::move(narrowBlob));
+  return DenseResourceElementsAttr::get(type, key, std::move(narrowBlob));
 }
 
 struct GraphConvertPrecisionPass

@@ -25,6 +25,14 @@ Value shardc::sliceConstantData(OpBuilder &b, graph::ConstantOp op,
   if (auto dense = dyn_cast<DenseElementsAttr>(value); dense && dense.isSplat())
     return b.create<graph::ConstantOp>(op.getLoc(),
                                        dense.resizeSplat(localType));
+  if (graph::isShapeOnly(value)) // planning a model whose weights are absent
+    return b.create<graph::ConstantOp>(
+        op.getLoc(),
+        graph::shapeOnlyElements(
+            localType,
+            (cast<DenseResourceElementsAttr>(value).getRawHandle().getKey() +
+             ".slice")
+                .str()));
   ArrayRef<char> raw = graph::rawElementData(op.getValue());
   int64_t elemBits = type.getElementType().getIntOrFloatBitWidth();
   int64_t elemBytes = elemBits / 8;

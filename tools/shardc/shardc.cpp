@@ -367,6 +367,8 @@ int main(int argc, char **argv) {
     return fatal("no input model given (shardc --help lists the options)");
 
   shardc::ONNXImportOptions options;
+  // --emit=plan reads the graph only: external weights stay unopened.
+  options.shapesOnly = emit == Emit::Plan;
   for (const std::string &arg : inputShapes) {
     std::string name, spec;
     std::vector<int64_t> dims;

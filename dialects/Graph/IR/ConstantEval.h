@@ -172,6 +172,15 @@ std::optional<HostTensor> readElements(mlir::ElementsAttr attr,
 /// The stored bytes of a dense attribute or a dense_resource blob (empty
 /// when the blob is missing). A splat dense attribute stores one element.
 llvm::ArrayRef<char> rawElementData(mlir::ElementsAttr attr);
+/// A shape-only constant: a dense_resource with no blob, as the importer
+/// makes for external data it does not open (--emit=plan plans a model
+/// whose weights are absent). Passes that build weights from weights
+/// (slices, narrowed copies, stacked experts) make shape-only results of
+/// shape-only inputs; code generation refuses them.
+bool isShapeOnly(mlir::Attribute attr);
+/// A shape-only constant of `type` named `key`.
+mlir::ElementsAttr shapeOnlyElements(mlir::RankedTensorType type,
+                                     llvm::StringRef key);
 /// The elements of `type` whose stored bytes `fill` writes (false: no
 /// attribute): a dense attribute, or from 1 MiB a dense_resource blob named
 /// `key`, written in place (weights built at compile time: stacked or

@@ -10,6 +10,7 @@
 
 #include "dialects/Graph/IR/GraphOps.h"
 
+#include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/DenseMap.h"
@@ -47,6 +48,17 @@ ArrayRef<char> rawElementData(ElementsAttr attr) {
   if (auto dense = dyn_cast<DenseElementsAttr>(attr))
     return dense.getRawData();
   return {};
+}
+
+bool isShapeOnly(Attribute attr) {
+  auto res = dyn_cast<DenseResourceElementsAttr>(attr);
+  return res && !res.getRawHandle().getBlob();
+}
+
+ElementsAttr shapeOnlyElements(RankedTensorType type, StringRef key) {
+  auto &manager =
+      DenseResourceElementsHandle::getManagerInterface(type.getContext());
+  return DenseResourceElementsAttr::get(type, manager.insert(key));
 }
 
 ElementsAttr

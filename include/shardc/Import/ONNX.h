@@ -16,6 +16,11 @@ struct ONNXImportOptions {
   std::map<std::string, std::vector<int64_t>> inputShapes;
   /// Graph inputs fixed to a compile-time value: name -> .npy or .pb file.
   std::map<std::string, std::string> constInputs;
+  /// Shape-only import (--emit=plan): initializers stored as external data
+  /// are not opened; they become constants with a type and no data
+  /// (graph::isShapeOnly), enough to plan a model whose weights are absent
+  /// or too large for this machine. Their declarations are still checked.
+  bool shapesOnly = false;
 };
 
 /// Imports an ONNX model file into a module holding `func.func @main` in the

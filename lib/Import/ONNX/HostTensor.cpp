@@ -302,6 +302,47 @@ std::optional<std::string> tensorBytes(const TensorProto &t,
   return std::nullopt;
 }
 
+std::optional<std::string> checkAbsentExternal(const TensorProto &t) {
+  int64_t esize = dtypeSize(t.data_type());
+  if (esize == 0)
+    return "element type " + dtypeName(t.data_type()) + " is not supported";
+  int64_t n = 1;
+  for (int64_t d : t.dims()) {
+    if (d < 0 || d > kMaxDim)
+      return "has an absurd dim " + std::to_string(d);
+    n *= d;
+    if (n > kMaxDim)
+      return "has more than 2^40 elements";
+  }
+  if (t.has_raw_data() || typedDataSize(t))
+    return "is stored externally but also holds data in the model";
+  std::string location;
+  int64_t offset = 0, length = -1;
+  for (const auto &kv : t.external_data()) {
+    if (kv.key() == "location")
+      location = kv.value();
+    else if (kv.key() == "offset" && !parseSize(kv.value(), offset))
+      return "has external data offset '" + printable(kv.value()) +
+             "', not a non-negative decimal integer";
+    else if (kv.key() == "length" && !parseSize(kv.value(), length))
+      return "has external data length '" + printable(kv.value()) +
+             "', not a non-negative decimal integer";
+  }
+  if (location.empty())
+    return "is stored externally but has no location";
+  llvm::SmallString<256> lexical(location);
+  llvm::sys::path::remove_dots(lexical, /*remove_dot_dot=*/true);
+  if (llvm::sys::path::is_absolute(location) || location[0] == '~' ||
+      location.find('\0') != std::string::npos ||
+      *llvm::sys::path::begin(lexical) == "..")
+    return "has external data '" + printable(location) +
+           "' outside the model's folder";
+  if (length >= 0 && length != n * esize)
+    return "has external data of " + std::to_string(length) +
+           " bytes, expected " + std::to_string(n * esize) + " for its shape";
+  return std::nullopt;
+}
+
 static double halfToDouble(uint16_t bits, bool bf16) {
   if (bf16) {
     uint32_t w = uint32_t(bits) << 16;

@@ -334,10 +334,14 @@ Entry *GraphImporter::lookup(StringRef name) {
   return it == values.end() ? nullptr : &it->second;
 }
 
+bool GraphImporter::isAbsent(const onnx::TensorProto &t) const {
+  return shapesOnly && t.data_location() == onnx::TensorProto::EXTERNAL;
+}
+
 HostTensor *GraphImporter::hostOf(Entry &e) {
   if (e.host)
     return e.host.get();
-  if (!e.initializer)
+  if (!e.initializer || isAbsent(*e.initializer))
     return nullptr;
   int64_t n = 1;
   for (int64_t d : e.initializer->dims())
@@ -359,7 +363,21 @@ Value GraphImporter::materialize(Entry &e, StringRef name) {
     return e.value;
   Location loc = NameLoc::get(builder.getStringAttr(name));
   ElementsAttr attr;
-  if (e.initializer && e.initializer->data_type() != onnx::TensorProto::BOOL) {
+  std::string key = name.str();
+  for (char &c : key)
+    if (!llvm::isAlnum(c) && c != '_' && c != '.')
+      c = '_';
+  if (key.empty() || llvm::isDigit(key[0]))
+    key = "w_" + key;
+  if (e.initializer && isAbsent(*e.initializer)) {
+    const onnx::TensorProto &t = *e.initializer;
+    attr = graph::shapeOnlyElements(
+        RankedTensorType::get(
+            SmallVector<int64_t>(t.dims().begin(), t.dims().end()),
+            toMLIRType(&ctx, t.data_type())),
+        key);
+  } else if (e.initializer &&
+             e.initializer->data_type() != onnx::TensorProto::BOOL) {
     const onnx::TensorProto &t = *e.initializer;
     auto storage = std::make_shared<std::string>();
     ArrayRef<char> bytes;
@@ -379,12 +397,6 @@ Value GraphImporter::materialize(Entry &e, StringRef name) {
           bytes, align,
           [storage, mapped, owner = owner](void *, size_t, size_t) {});
     }
-    std::string key = name.str();
-    for (char &c : key)
-      if (!llvm::isAlnum(c) && c != '_' && c != '.')
-        c = '_';
-    if (key.empty() || llvm::isDigit(key[0]))
-      key = "w_" + key;
     attr = DenseResourceElementsAttr::get(type, key, std::move(blob));
   } else {
     HostTensor *h = hostOf(e);
@@ -432,8 +444,11 @@ LogicalResult GraphImporter::declareInputs(const onnx::GraphProto &graph,
       return fail("initializer '" + init.name() + "' is defined twice");
     std::string storage;
     ArrayRef<char> bytes;
-    // Checks every initializer now; external data is only mapped, not read.
-    if (auto err = tensorBytes(init, baseDir, storage, bytes, &externalFiles))
+    // Checks every initializer now; external data is only mapped, not read
+    // (nor opened, shape-only).
+    if (auto err = isAbsent(init) ? checkAbsentExternal(init)
+                                  : tensorBytes(init, baseDir, storage, bytes,
+                                                &externalFiles))
       return fail("initializer '" + init.name() + "' " + *err);
     values[init.name()].initializer = &init;
   }
@@ -884,6 +899,7 @@ OwningOpRef<ModuleOp> importONNXModel(MLIRContext &context,
     baseDir = path.substr(0, slash);
   onnximport::GraphImporter importer(context, path, baseDir);
   importer.owner = model;
+  importer.shapesOnly = options.shapesOnly;
   auto module = importer.run(*model, options);
   if (!module) {
     // Names come from the model: escape control characters so that the

@@ -85,6 +85,11 @@ std::optional<std::string> tensorBytes(const onnx::TensorProto &t,
                                        ExternalFiles *files = nullptr,
                                        std::shared_ptr<const void> *owner =
                                            nullptr);
+/// Checks an external tensor's declaration without opening its file (a
+/// shape-only import): a supported type, sane dims, a location inside the
+/// model's folder by its spelling, and a length, when given, that matches
+/// the shape. Returns an error message, or nothing.
+std::optional<std::string> checkAbsentExternal(const onnx::TensorProto &t);
 /// Decodes a TensorProto (raw, typed or external data) into a HostTensor.
 /// `baseDir` resolves external data. Returns an error message on failure.
 std::optional<std::string> decodeTensor(const onnx::TensorProto &t,
@@ -267,6 +272,10 @@ public:
   std::shared_ptr<const void> owner;
   /// The mapped external data files weight blobs view.
   ExternalFiles externalFiles;
+  /// ONNXImportOptions::shapesOnly: external data stays unopened.
+  bool shapesOnly = false;
+  /// Whether `t` is an initializer whose data this import leaves unread.
+  bool isAbsent(const onnx::TensorProto &t) const;
 
   Entry *lookup(llvm::StringRef name);
   mlir::Value materialize(Entry &e, llvm::StringRef name);

@@ -139,6 +139,20 @@ void price(const ModelSummary &m, const Cluster &cl, Candidate &c) {
 
 } // namespace
 
+Candidate shardc::planner::evaluatePlan(const ModelSummary &m,
+                                        const Cluster &cl, Candidate c) {
+  c.rejected = reject(m, c);
+  if (!c.rejected.empty())
+    return c;
+  price(m, cl, c);
+  double excess = memoryExcess(cl, c.memory);
+  if (excess > 0)
+    c.rejected = formatv("does not fit: needs {0:F2} GiB per rank, {1:F2} "
+                         "GiB over",
+                         c.memory.total() / kGiB, excess / kGiB);
+  return c;
+}
+
 SearchResult shardc::planner::searchPlans(const ModelSummary &m,
                                           const Cluster &cl, int64_t devices,
                                           Objective objective) {
@@ -154,22 +168,14 @@ SearchResult shardc::planner::searchPlans(const ModelSummary &m,
           if (sp && tp == 1)
             continue;
           for (int64_t mb : counts) {
-            Candidate c;
-            c.dp = dp;
-            c.pp = pp;
-            c.ep = ep;
-            c.tp = tp;
-            c.sp = sp;
-            c.microbatches = mb;
-            c.rejected = reject(m, c);
-            if (c.rejected.empty()) {
-              price(m, cl, c);
-              double excess = memoryExcess(cl, c.memory);
-              if (excess > 0)
-                c.rejected = formatv("does not fit: needs {0:F2} GiB per "
-                                     "rank, {1:F2} GiB over",
-                                     c.memory.total() / kGiB, excess / kGiB);
-            }
+            Candidate plan;
+            plan.dp = dp;
+            plan.pp = pp;
+            plan.ep = ep;
+            plan.tp = tp;
+            plan.sp = sp;
+            plan.microbatches = mb;
+            Candidate c = evaluatePlan(m, cl, plan);
             (c.rejected.empty() ? result.ranked : result.rejected)
                 .push_back(c);
           }

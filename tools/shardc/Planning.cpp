@@ -119,11 +119,17 @@ ModelSummary shardc::summarizeModel(ModuleOp module, StringRef dtype) {
 void shardc::printPlannerReport(llvm::raw_ostream &os, const ModelSummary &m,
                                 const Cluster &c, int64_t devices,
                                 Objective objective,
-                                const SearchResult &result) {
+                                const SearchResult &result,
+                                StringRef planFile, StringRef planJson) {
   os << "planner: " << devices << " devices on cluster " << c.name << " ("
      << c.devicesPerNode << " per node, " << c.nodes << " node"
-     << (c.nodes == 1 ? "" : "s") << "), optimizing "
-     << (objective == Objective::Latency ? "latency" : "throughput") << "\n";
+     << (c.nodes == 1 ? "" : "s") << "), ";
+  if (planFile.empty())
+    os << "optimizing "
+       << (objective == Objective::Latency ? "latency" : "throughput");
+  else
+    os << "the plan of " << planFile;
+  os << "\n";
   os << llvm::formatv("  model: {0} layers, {1} heads, hidden {2}, {3} "
                       "tokens (batch {4}), {5:F2} GFLOP and {6} of weights "
                       "per run",
@@ -135,7 +141,8 @@ void shardc::printPlannerReport(llvm::raw_ostream &os, const ModelSummary &m,
                         m.moeLayers, m.experts, m.topK);
   os << "\n";
   if (result.ranked.empty()) {
-    os << "  no family runs on " << devices << " devices\n";
+    if (planFile.empty())
+      os << "  no family runs on " << devices << " devices\n";
   } else {
     const Candidate &best = result.ranked.front();
     auto line = [&](const Candidate &k, const char *lead) {
@@ -162,7 +169,7 @@ void shardc::printPlannerReport(llvm::raw_ostream &os, const ModelSummary &m,
         os << "\n";
       }
     };
-    line(best, "chosen: ");
+    line(best, planFile.empty() ? "chosen: " : "plan: ");
     // The best variant of every other family (micro-batch counts and sp
     // are variants of one family).
     std::set<std::string> seen = {llvm::formatv("{0} {1} {2} {3}", best.dp,
@@ -193,5 +200,8 @@ void shardc::printPlannerReport(llvm::raw_ostream &os, const ModelSummary &m,
     }
     os << ": " << reason << "\n";
   }
+  if (!planJson.empty())
+    os << "  plan file: " << planJson
+       << " (compile it, edited or not, with --plan=FILE)\n";
   os << "\n";
 }

@@ -23,12 +23,16 @@ namespace shardc {
 planner::ModelSummary summarizeModel(mlir::ModuleOp module,
                                      llvm::StringRef dtype);
 
-/// The planner's section of the plan report.
+/// The planner's section of the plan report: the search's choice, or (with
+/// `planFile`) the estimate of the plan --plan=FILE compiles. `planJson`
+/// names the plan file written beside the report, if any.
 void printPlannerReport(llvm::raw_ostream &os,
                         const planner::ModelSummary &model,
                         const planner::Cluster &cluster, int64_t devices,
                         planner::Objective objective,
-                        const planner::SearchResult &result);
+                        const planner::SearchResult &result,
+                        llvm::StringRef planFile = "",
+                        llvm::StringRef planJson = "");
 
 } // namespace shardc
 

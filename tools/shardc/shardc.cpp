@@ -14,6 +14,7 @@
 
 #include "Calibration.h"
 #include "Planning.h"
+#include "shardc/Planner/PlanFile.h"
 #include "shardc/Planner/Cluster.h"
 #include "FusionReport.h"
 #include "PlanReport.h"
@@ -194,6 +195,12 @@ static cl::opt<std::string> cluster(
              "h100-sxm-8, h200-8, <preset>x<nodes>) or a JSON spec (shardc "
              "--calibrate-cluster writes one)"),
     cl::value_desc("SPEC"), cl::init("cpu"), cl::cat(shardcCat));
+static cl::opt<std::string> planFile(
+    "plan",
+    cl::desc("Compile exactly the plan in FILE (JSON: \"plan\": {dp, pp, "
+             "ep, tp, sp, microbatches}), as --devices --emit=plan -o OUT "
+             "writes it beside OUT (OUT's stem + .plan.json), edited or not"),
+    cl::value_desc("FILE"), cl::cat(shardcCat));
 enum class Optimize { Latency, Throughput };
 static cl::opt<Optimize> optimize(
     "optimize", cl::desc("What --devices optimizes"),
@@ -418,7 +425,34 @@ int main(int argc, char **argv) {
   int64_t world =
       tensorParallel * pipelineParallel * dataParallel * expertParallel;
   std::optional<shardc::planner::Cluster> clusterSpec;
-  if (devices.getNumOccurrences()) {
+  // --plan=FILE: the degrees of an edited plan, priced on --cluster (else
+  // the file's) for --emit=plan.
+  std::optional<shardc::planner::Candidate> filePlan;
+  if (planFile.getNumOccurrences()) {
+    if (devices.getNumOccurrences() || world > 1 || sequenceParallel ||
+        microbatches > 1)
+      return fatal("--plan=" + planFile + " fixes the mesh: drop --devices, "
+                   "--tp, --pp, --dp, --ep, --sp and --microbatches");
+    Expected<shardc::planner::PlanChoice> choice =
+        shardc::planner::readPlanFile(planFile);
+    if (!choice)
+      return fatal(toString(choice.takeError()));
+    filePlan = choice->plan;
+    Expected<shardc::planner::Cluster> spec = shardc::planner::loadCluster(
+        cluster.getNumOccurrences() || choice->cluster.empty()
+            ? cluster.getValue()
+            : choice->cluster);
+    if (!spec)
+      return fatal(planFile + ": " + toString(spec.takeError()));
+    clusterSpec = *spec;
+    tensorParallel = filePlan->tp;
+    pipelineParallel = filePlan->pp;
+    dataParallel = filePlan->dp;
+    expertParallel = filePlan->ep;
+    sequenceParallel = filePlan->sp;
+    microbatches = filePlan->microbatches;
+    world = filePlan->dp * filePlan->pp * filePlan->ep * filePlan->tp;
+  } else if (devices.getNumOccurrences()) {
     if (devices < 1 || devices > 65536)
       return fatal("--devices=" + std::to_string(devices) +
                    ": expected a number from 1 to 65536");
@@ -439,7 +473,8 @@ int main(int argc, char **argv) {
   } else if (cluster.getNumOccurrences() || optimize.getNumOccurrences()) {
     return fatal(std::string(cluster.getNumOccurrences() ? "--cluster"
                                                          : "--optimize") +
-                 " is what the planner plans for: it needs --devices=N");
+                 " is what the planner plans for: it needs --devices=N (or "
+                 "--plan=FILE)");
   }
   if (world > 65536)
     return fatal("--dp x --pp x --ep x --tp = " + std::to_string(world) +
@@ -664,7 +699,13 @@ int main(int argc, char **argv) {
     fusedGraphOps = shardc::countGraphOps(*module);
   // --devices: the planner picks the mesh, then compilation goes on as if
   // its degrees had been given.
-  if (clusterSpec) {
+  if (filePlan) {
+    planned = shardc::summarizeModel(
+        *module, precision == "tf32" ? "tf32" : precision.getValue());
+    shardc::planner::Candidate c =
+        shardc::planner::evaluatePlan(*planned, *clusterSpec, *filePlan);
+    (c.rejected.empty() ? search.ranked : search.rejected).push_back(c);
+  } else if (clusterSpec) {
     planned = shardc::summarizeModel(
         *module, precision == "tf32" ? "tf32" : precision.getValue());
     search = shardc::planner::searchPlans(*planned, *clusterSpec, devices,
@@ -849,10 +890,27 @@ int main(int argc, char **argv) {
         return fatal("cannot write '" + svgPath + "': " + ec.message());
       svgOut << svg;
     }
+    // The planner's result as JSON beside the report (OUT's stem +
+    // ".plan.json"): what --plan=FILE compiles, edited or not.
+    std::string planJsonPath;
+    if (planned && !filePlan && outputFile != "-") {
+      SmallString<128> path(outputFile.getValue());
+      sys::path::replace_extension(path, "plan.json");
+      planJsonPath = path.str().str();
+      std::error_code ec;
+      raw_fd_ostream jsonOut(planJsonPath, ec);
+      if (ec)
+        return fatal("cannot write '" + planJsonPath + "': " + ec.message());
+      shardc::planner::writePlanFile(jsonOut, *planned, *clusterSpec, devices,
+                                     objective, search);
+    }
     return writeText([&](raw_ostream &os) {
       if (planned)
-        shardc::printPlannerReport(os, *planned, *clusterSpec, devices,
-                                   objective, search);
+        shardc::printPlannerReport(os, *planned, *clusterSpec,
+                                   filePlan ? world : devices.getValue(),
+                                   objective, search,
+                                   filePlan ? planFile.getValue() : "",
+                                   planJsonPath);
       shardc::printPlanReport(os, inputFile, *propagated, *module, svgPath);
     });
   }

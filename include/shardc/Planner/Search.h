@@ -68,6 +68,12 @@ struct SearchResult {
   std::vector<Candidate> rejected; ///< with their reasons
 };
 
+/// `plan`'s degrees priced on `cluster` for `model`: its estimates filled
+/// in, or `rejected` set to why it cannot run (heads or experts that do not
+/// divide, a batch too small, memory that does not fit).
+Candidate evaluatePlan(const ModelSummary &model, const Cluster &cluster,
+                       Candidate plan);
+
 /// All families of `devices` on `cluster` for `model`, ranked by
 /// `objective` (ties: fewer ranks per group first, then the name), so the
 /// same inputs always give the same order.

@@ -42,6 +42,9 @@ Cluster gpu(StringRef name, double fp32, double tf32, double half,
   c.intraNode = {nvlink, 3e-6};
   c.interNode = {nic, 6e-6};
   c.launchFloor = 4e-6;
+  // Typical, not measured: a CUDA 12 context (~0.5 GiB with lazy loading),
+  // cuBLASLt's workspace and NCCL's channel buffers.
+  c.runtimeBytes = kGiB;
   return c;
 }
 
@@ -56,6 +59,7 @@ std::optional<Cluster> singleNode(StringRef name) {
     c.intraNode = {5e9, 1e-6};    // MPI over shared memory
     c.interNode = {1.25e9, 30e-6}; // TCP over 10 GbE
     c.launchFloor = 1e-6;
+    c.runtimeBytes = 64 * 1024 * 1024; // MPI, oneDNN, the C++ runtime
     return c;
   }
   if (name == "a100-80g-8")
@@ -152,6 +156,12 @@ Expected<Cluster> shardc::planner::parseCluster(StringRef text) {
       return fail("'launch_floor' must be a number of seconds");
     c.launchFloor = *d;
   }
+  if (const json::Value *v = o->get("runtime_bytes")) {
+    std::optional<double> d = v->getAsNumber();
+    if (!d || *d < 0)
+      return fail("'runtime_bytes' must be a number of bytes");
+    c.runtimeBytes = *d;
+  }
   return c;
 }
 
@@ -197,6 +207,7 @@ std::string shardc::planner::toJson(const Cluster &c) {
        json::Object{{"bandwidth", c.interNode.bandwidth},
                     {"latency", c.interNode.latency}}},
       {"launch_floor", c.launchFloor},
+      {"runtime_bytes", c.runtimeBytes},
   };
   std::string out;
   raw_string_ostream os(out);

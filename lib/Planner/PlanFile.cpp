@@ -36,6 +36,7 @@ json::Object estimate(const Candidate &c) {
       json::Object{{"weights", c.memory.weights},
                    {"activations", c.memory.activations},
                    {"workspace", c.memory.workspace},
+                   {"runtime", c.memory.runtime},
                    {"total", c.memory.total()}};
   o["collective_bytes_per_rank"] = std::move(traffic);
   return o;

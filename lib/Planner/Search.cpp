@@ -119,6 +119,7 @@ void price(const ModelSummary &m, const Cluster &cl, Candidate &c) {
   c.throughput = m.batch / (mb * (stage + send) + gather);
 
   c.memory.weights = weights;
+  c.memory.runtime = cl.runtimeBytes;
   c.memory.activations = 2 * m.peakActivation / (c.dp * mb * c.tp);
   if (c.ep > 1) // the dispatch's worst-case receive buffer and staging
     c.memory.workspace = 2 * c.ep * rows / (c.ep * c.tp) *

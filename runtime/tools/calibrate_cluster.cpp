@@ -1,18 +1,25 @@
 //===- calibrate_cluster.cpp - measure this machine into a cluster spec ---===//
 //
-//   mpirun -np 2 shardc-calibrate-cluster FILE   (what shardc
-//                                                 --calibrate-cluster runs)
+//   mpirun -np N shardc-calibrate-cluster FILE   (what shardc
+//                                                 --calibrate-cluster runs,
+//                                                 N = --devices, default 2)
 //
 // Writes a `cpu` cluster spec (lib/Planner's JSON, shardc/Planner/Cluster.h)
-// for the planner from measurements on this machine, one rank per core:
+// for the planner from measurements on this machine, a device being one of
+// the N ranks the plans will run (one thread each):
 //   - fp32 GEMM rate: oneDNN's sgemm, 1024 x 1024 x 1024, one thread, the
-//     best of several runs (what the CPU code's matmuls call);
+//     best of several runs (what the CPU code's matmuls call), every rank
+//     at once: the slowest rank's rate, so that N ranks on fewer cores
+//     measure the share each gets;
 //   - memory bandwidth: a triad a = b + s * c over 3 x 64 MiB, one
-//     thread, bytes read and written per second, best run;
+//     thread, bytes read and written per second, best run, every rank at
+//     once (the slowest);
 //   - the intra-node link: MPI ping-pong between ranks 0 and 1 (8 B for
 //     the latency, 16 MiB for the bandwidth, half the round trip);
-//   - devices per node: the online cores; memory per device: the physical
-//     memory over them.
+//   - devices per node: N; memory per device: the physical memory over N;
+//   - runtime bytes: the largest resident set of a rank once MPI and
+//     oneDNN are loaded and the buffers freed (what every rank of an
+//     executable holds besides its weights and arena).
 // The inter-node link cannot be measured on one host; it keeps the `cpu`
 // preset's figures and the spec says which fields were measured.
 //
@@ -71,6 +78,20 @@ double memoryBandwidth() {
   return 3.0 * n * sizeof(double) / best;
 }
 
+/// This process's resident set (VmRSS of /proc/self/status), bytes.
+double residentBytes() {
+  std::FILE *f = std::fopen("/proc/self/status", "r");
+  if (!f)
+    return 0;
+  char line[256];
+  double kib = 0;
+  while (std::fgets(line, sizeof line, f))
+    if (std::sscanf(line, "VmRSS: %lf kB", &kib) == 1)
+      break;
+  std::fclose(f);
+  return kib * 1024;
+}
+
 /// Half the best round trip of `bytes` between ranks 0 and 1.
 double pingPong(int rank, size_t bytes, int rounds) {
   std::vector<char> buf(bytes ? bytes : 1);
@@ -101,7 +122,7 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (argc != 2) {
     if (rank == 0)
-      std::fprintf(stderr, "usage: mpirun -np 2 %s FILE\n", argv[0]);
+      std::fprintf(stderr, "usage: mpirun -np N %s FILE\n", argv[0]);
     MPI_Finalize();
     return 2;
   }
@@ -114,23 +135,27 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return 2;
   }
-  // Compute and memory alone on rank 0, one thread (a rank per core; the
-  // other rank waits), then the link.
+  // Compute and memory on every rank at once, one thread each (as the
+  // plan's ranks run); the slowest rank's rates. Then the link.
   omp_set_num_threads(1);
-  double flops = 0, bandwidth = 0;
-  if (rank == 0) {
-    flops = gemmRate();
-    bandwidth = memoryBandwidth();
-  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  double mine[2] = {gemmRate(), 0};
+  MPI_Barrier(MPI_COMM_WORLD);
+  mine[1] = memoryBandwidth();
+  double slowest[2];
+  MPI_Reduce(mine, slowest, 2, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
+  double flops = slowest[0], bandwidth = slowest[1];
+  double rss = residentBytes(), runtimeBytes = 0;
+  MPI_Reduce(&rss, &runtimeBytes, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   MPI_Barrier(MPI_COMM_WORLD);
   double latency = pingPong(rank, 8, 200);
   double big = pingPong(rank, 16u << 20, 8);
   int status = 0;
   if (rank == 0) {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    long ranks = size;
     double memory = (double)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
     double link = (16u << 20) / std::max(big - latency, 1e-9);
-    if (flops <= 0 || bandwidth <= 0 || cores < 1) {
+    if (flops <= 0 || bandwidth <= 0 || ranks < 1) {
       std::fprintf(stderr, "shardc-calibrate-cluster: a measurement failed "
                            "(GEMM %g FLOP/s, memory %g B/s)\n",
                    flops, bandwidth);
@@ -148,16 +173,20 @@ int main(int argc, char **argv) {
           "  \"intra_node\": {\"bandwidth\": %.6g, \"latency\": %.6g},\n"
           "  \"inter_node\": {\"bandwidth\": 1.25e9, \"latency\": 3e-05},\n"
           "  \"launch_floor\": 1e-06,\n"
+          "  \"runtime_bytes\": %.6g,\n"
           "  \"measured\": [\"flops.fp32\", \"memory_bandwidth\", "
-          "\"intra_node\", \"devices_per_node\", \"memory_bytes\"]\n"
+          "\"intra_node\", \"memory_bytes\", \"runtime_bytes\"]\n"
           "}\n",
-          cores, flops, memory / (double)cores, bandwidth, link, latency);
+          ranks, flops, memory / (double)ranks, bandwidth, link, latency,
+          runtimeBytes);
       if (std::fclose(f) != 0)
         status = 1;
-      std::printf("fp32 GEMM %.1f GFLOP/s, memory %.1f GB/s, MPI %.2f GB/s "
-                  "and %.2f us between ranks, %ld cores -> %s\n",
-                  flops / 1e9, bandwidth / 1e9, link / 1e9, latency * 1e6,
-                  cores, argv[1]);
+      std::printf("per rank of %ld: fp32 GEMM %.1f GFLOP/s, memory %.1f "
+                  "GB/s, runtime %.1f MiB; MPI %.2f GB/s and %.2f us between "
+                  "ranks -> %s\n",
+                  ranks, flops / 1e9, bandwidth / 1e9,
+                  runtimeBytes / (1 << 20), link / 1e9, latency * 1e6,
+                  argv[1]);
     } else {
       std::fprintf(stderr, "shardc-calibrate-cluster: cannot write '%s'\n",
                    argv[1]);

@@ -154,6 +154,8 @@ void shardc::printPlannerReport(llvm::raw_ostream &os, const ModelSummary &m,
          << bytesText(k.memory.activations);
       if (k.memory.workspace > 0)
         os << ", workspace " << bytesText(k.memory.workspace);
+      if (k.memory.runtime > 0)
+        os << ", runtime " << bytesText(k.memory.runtime);
       os << ")";
       if (&k != &best) {
         double worse = objective == Objective::Latency

@@ -323,9 +323,13 @@ __attribute__((no_sanitize("vptr"))) static void hideBackendOptions() {
 }
 
 /// --calibrate-cluster: shardc-calibrate-cluster (beside the runtime
-/// libraries) under `mpirun -np 2`, its spec checked by the planner's
-/// parser.
-static int runClusterCalibration(StringRef output) {
+/// libraries) under `mpirun -np N` (--devices, default 2: the ranks the
+/// plans will run, which share this machine's cores), its spec checked by
+/// the planner's parser.
+static int runClusterCalibration(StringRef output, int64_t ranks) {
+  if (ranks < 2 || ranks > 1024)
+    return fatal("--calibrate-cluster --devices=" + std::to_string(ranks) +
+                 ": measures the link between ranks, so 2 to 1024");
   if (output == "-")
     return fatal("--calibrate-cluster writes a cluster spec: give -o "
                  "FILE.json");
@@ -337,11 +341,13 @@ static int runClusterCalibration(StringRef output) {
   if (!sys::fs::can_execute(tool))
     return fatal("--calibrate-cluster: " + tool + " is missing (build the "
                  "shardc-calibrate-cluster target)");
-  StringRef args[] = {*mpirun, "-np", "2", "--oversubscribe", tool, output};
+  std::string np = std::to_string(ranks);
+  StringRef args[] = {*mpirun, "-np", np, "--oversubscribe", tool, output};
   std::string message;
   if (int rc = sys::ExecuteAndWait(*mpirun, args, std::nullopt, {}, 0, 0,
                                    &message))
-    return fatal("--calibrate-cluster: mpirun -np 2 " + tool + " failed" +
+    return fatal("--calibrate-cluster: mpirun -np " + np + " " + tool +
+                 " failed" +
                  (message.empty() ? " (exit " + std::to_string(rc) + ")"
                                   : ": " + message));
   Expected<shardc::planner::Cluster> spec =
@@ -369,7 +375,8 @@ int main(int argc, char **argv) {
     return fatal(*err);
 
   if (calibrateCluster)
-    return runClusterCalibration(outputFile);
+    return runClusterCalibration(
+        outputFile, devices.getNumOccurrences() ? devices.getValue() : 2);
   if (!inputFile.getNumOccurrences())
     return fatal("no input model given (shardc --help lists the options)");
 

@@ -41,6 +41,9 @@ struct Cluster {
   Link intraNode, interNode;
   /// The least time any kernel takes (launch and synchronization), s.
   double launchFloor = 0;
+  /// What every rank holds besides its weights, activations and
+  /// workspaces: loaded libraries, a CUDA context and its handles, bytes.
+  double runtimeBytes = 0;
 
   int64_t devices() const { return devicesPerNode * nodes; }
   /// The peak rate of `dtype` (fp32's if the spec has none for it).

@@ -71,7 +71,10 @@ struct MemoryEstimate {
   double weights = 0;     ///< this rank's weights
   double activations = 0; ///< the peak of live activations (memory plan)
   double workspace = 0;   ///< library workspaces, communication buffers
-  double total() const { return weights + activations + workspace; }
+  double runtime = 0;     ///< libraries and contexts (Cluster::runtimeBytes)
+  double total() const {
+    return weights + activations + workspace + runtime;
+  }
 };
 /// How many bytes `m` exceeds a device's memory by (<= 0: it fits).
 double memoryExcess(const Cluster &c, const MemoryEstimate &m);

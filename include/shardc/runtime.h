@@ -131,6 +131,11 @@ shardc_status shardc_bind_input(shardc_model *model, const char *name,
  * number). */
 shardc_status shardc_run(shardc_model *model);
 
+/* Waits until every rank of the job has called it (the world
+ * communicator); returns at once on one rank. A benchmark brackets each
+ * run with it, so that a pipeline's run ends when its last stage does. */
+shardc_status shardc_barrier(shardc_model *model);
+
 /* Output `index` of the last run; valid until the next run or free. */
 shardc_status shardc_output(const shardc_model *model, int index,
                             const void **data, size_t *bytes);

@@ -763,6 +763,22 @@ shardc_status writeTrace(shardc_model &model, const char *path) {
 
 } // namespace
 
+extern "C" shardc_status shardc_barrier(shardc_model *model) {
+  return guarded([&]() -> shardc_status {
+    if (!model)
+      return fail(SHARDC_ERROR_INVALID_ARGUMENT, "no model given");
+    shardc::rt::Communicator *world = model->worldComm.get();
+    if (!world || world->size() == 1)
+      return SHARDC_OK;
+    int32_t token = 0;
+    if (Status s = world->allReduce(&token, &token, 1, fmt::kI32,
+                                    shardc::rt::ReduceOp::Sum, nullptr);
+        s.failed())
+      return fail(s.code, "barrier: " + s.message);
+    return SHARDC_OK;
+  });
+}
+
 extern "C" shardc_status shardc_set_trace(shardc_model *model, int enable) {
   return guarded([&]() -> shardc_status {
     if (!model)

@@ -49,6 +49,7 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 #include <optional>
 
 namespace shardc {
@@ -236,6 +237,18 @@ struct GraphFuseAttentionPass
     : shardc::impl::GraphFuseAttentionBase<GraphFuseAttentionPass> {
   void runOnOperation() override;
   bool fuse(graph::SoftmaxOp softmax);
+
+  /// Constant masks evaluated so far: a decoder's layers share one (CSE
+  /// merged their copies), and a long context's has millions of elements
+  /// (GPT-3's 2048 x 2048: evaluated for each of 96 layers, 22 s). An op's
+  /// entries go when the op is erased.
+  std::map<const void *, std::optional<graph::HostTensor>> masks;
+  const std::optional<graph::HostTensor> &mask(Value v) {
+    auto it = masks.find(v.getAsOpaquePointer());
+    if (it == masks.end())
+      it = masks.emplace(v.getAsOpaquePointer(), evaluateMask(v)).first;
+    return it->second;
+  }
 };
 
 bool GraphFuseAttentionPass::fuse(graph::SoftmaxOp softmax) {
@@ -292,7 +305,7 @@ bool GraphFuseAttentionPass::fuse(graph::SoftmaxOp softmax) {
   };
   SmallVector<Built> parts;
   for (const MaskPart &part : m.masks) {
-    std::optional<graph::HostTensor> h = evaluateMask(part.value);
+    const std::optional<graph::HostTensor> &h = mask(part.value);
     if (!part.isWhere) {
       if (h) {
         bool exact = true, finite = false;
@@ -425,18 +438,22 @@ bool GraphFuseAttentionPass::fuse(graph::SoftmaxOp softmax) {
       if (Operation *def = operand.getDefiningOp())
         if (llvm::find(work, def) == work.end())
           work.push_back(def);
+    for (Value r : op->getResults())
+      masks.erase(r.getAsOpaquePointer());
     op->erase();
   }
   return true;
 }
 
 void GraphFuseAttentionPass::runOnOperation() {
+  masks.clear();
   SmallVector<graph::SoftmaxOp> softmaxes;
   getOperation().walk([&](graph::SoftmaxOp op) { softmaxes.push_back(op); });
   // A fusion erases only its own chain and ops nothing else uses, never
   // another softmax (each has its own use), so the list stays valid.
   for (graph::SoftmaxOp op : softmaxes)
     fuse(op);
+  masks.clear();
 }
 
 } // namespace

@@ -400,6 +400,13 @@ Value GraphImporter::materialize(Entry &e, StringRef name) {
     attr = DenseResourceElementsAttr::get(type, key, std::move(blob));
   } else {
     HostTensor *h = hostOf(e);
+    // hostOf keeps to values small enough to fold; a larger boolean
+    // initializer (a causal mask of a long context) is decoded in full.
+    // Its declaration was checked, so decoding it cannot fail.
+    HostTensor whole;
+    if (!h && e.initializer && !decodeTensor(*e.initializer, baseDir, whole))
+      h = &whole;
+    assert(h && "an entry without a host value is an initializer");
     attr = graph::toElementsAttr(&ctx, *h);
   }
   e.value = builder.create<graph::ConstantOp>(loc, attr);

@@ -35,7 +35,7 @@ import numpy as np
 from benchutil import MPI_ENV, PY, ROOT, p50, run
 
 EXPORT = r'''
-import torch, numpy as np
+import sys, torch, numpy as np
 from transformers import MixtralConfig, MixtralForCausalLM
 torch.manual_seed(0)
 cfg = MixtralConfig(vocab_size=512, hidden_size=256, intermediate_size=1024,
@@ -50,12 +50,8 @@ for layer in model.model.layers:
     gate.weight.data.copy_(moe.gate.weight.data)
     gate.bias.data.copy_(torch.tensor([%(skew)f, %(skew)f, 0, 0, 0, 0, 0, 0]))
     moe.gate = gate
-class Logits(torch.nn.Module):
-    def __init__(self, m):
-        super().__init__()
-        self.m = m
-    def forward(self, ids):
-        return self.m(input_ids=ids, use_cache=False, return_dict=False)[0]
+sys.path.insert(0, %(inputs)r)
+from export_moe import Logits
 ids = torch.randint(0, 512, (4, 64))
 torch.onnx.export(Logits(model), (ids,), %(path)r, input_names=["ids"],
                   output_names=["logits"], opset_version=17)
@@ -87,7 +83,8 @@ def main():
     d = tempfile.mkdtemp(prefix="bench-ep-")
     model = os.path.join(d, "moe.onnx")
     with open(os.path.join(d, "export.py"), "w") as f:
-        f.write(EXPORT % {"path": model, "skew": a.skew})
+        f.write(EXPORT % {"path": model, "skew": a.skew,
+                          "inputs": os.path.join(ROOT, "test", "Models", "Inputs")})
     run([a.python, os.path.join(d, "export.py")])
     rng = np.random.default_rng(1)
     os.makedirs(os.path.join(d, "calib"))

@@ -56,8 +56,10 @@ torch.onnx.export(model, (ids,), %(path)r, input_names=["ids"],
 '''
 
 MOE_EXPORT = r'''
-import torch
+import sys, torch
 from transformers import MixtralConfig, MixtralForCausalLM
+sys.path.insert(0, %(inputs)r)
+from export_moe import Logits
 torch.manual_seed(0)
 cfg = MixtralConfig(vocab_size=2048, hidden_size=256, num_hidden_layers=4,
                     num_attention_heads=8, num_key_value_heads=4,
@@ -65,12 +67,6 @@ cfg = MixtralConfig(vocab_size=2048, hidden_size=256, num_hidden_layers=4,
                     num_experts_per_tok=2, max_position_embeddings=128,
                     use_cache=False, initializer_range=0.2,
                     attn_implementation="eager")
-class Logits(torch.nn.Module):
-    def __init__(self, m):
-        super().__init__()
-        self.m = m
-    def forward(self, ids):
-        return self.m(input_ids=ids, use_cache=False, return_dict=False)[0]
 model = Logits(MixtralForCausalLM(cfg)).eval()
 ids = torch.randint(0, 2048, (4, 64))
 torch.onnx.export(model, (ids,), %(path)r, opset_version=17,

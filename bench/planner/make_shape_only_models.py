@@ -147,8 +147,8 @@ def fail(msg):
 
 def build_module(spec, widths, layers):
     import torch
+    sys.path.insert(0, os.path.join(ROOT, "test", "Models", "Inputs"))
     if spec["family"] == "gpt":
-        sys.path.insert(0, os.path.join(ROOT, "test", "Models", "Inputs"))
         from export_models import GPT2
         return GPT2(vocab=widths["vocab"], d=spec["heads"] * widths["head_dim"],
                     heads=spec["heads"], layers=layers, ctx=spec["ctx"])
@@ -163,15 +163,7 @@ def build_module(spec, widths, layers):
     else:
         model = transformers.MixtralForCausalLM(transformers.MixtralConfig(
             num_local_experts=spec["experts"], num_experts_per_tok=spec["top_k"], **common))
-
-    class Logits(torch.nn.Module):
-        def __init__(self, model):
-            super().__init__()
-            self.model = model
-
-        def forward(self, ids):
-            return self.model(input_ids=ids, use_cache=False, return_dict=False)[0]
-
+    from export_moe import Logits  # the logits of a Hugging Face causal LM
     return Logits(model)
 
 

@@ -25,14 +25,13 @@ Value shardc::sliceConstantData(OpBuilder &b, graph::ConstantOp op,
   if (auto dense = dyn_cast<DenseElementsAttr>(value); dense && dense.isSplat())
     return b.create<graph::ConstantOp>(op.getLoc(),
                                        dense.resizeSplat(localType));
+  // A weight's slice is named after it (its resource key).
+  std::string key = "slice";
+  if (auto res = dyn_cast<DenseResourceElementsAttr>(value))
+    key = (res.getRawHandle().getKey() + ".slice").str();
   if (graph::isShapeOnly(value)) // planning a model whose weights are absent
     return b.create<graph::ConstantOp>(
-        op.getLoc(),
-        graph::shapeOnlyElements(
-            localType,
-            (cast<DenseResourceElementsAttr>(value).getRawHandle().getKey() +
-             ".slice")
-                .str()));
+        op.getLoc(), graph::shapeOnlyElements(localType, key));
   ArrayRef<char> raw = graph::rawElementData(op.getValue());
   int64_t elemBits = type.getElementType().getIntOrFloatBitWidth();
   int64_t elemBytes = elemBits / 8;
@@ -47,9 +46,6 @@ Value shardc::sliceConstantData(OpBuilder &b, graph::ConstantOp op,
   // A large slice (a weight) goes straight into a dense_resource blob: a
   // DenseElementsAttr of gigabytes would be hashed and kept by the context.
   bool large = count * elemBytes >= kLargeSliceBytes;
-  std::string key = "slice";
-  if (auto res = dyn_cast<DenseResourceElementsAttr>(value))
-    key = (res.getRawHandle().getKey() + ".slice").str();
   // A large contiguous block (a row-parallel weight's rows) is a view of the
   // original, which the context keeps (blob manager or attribute storage)
   // as long as the slice.

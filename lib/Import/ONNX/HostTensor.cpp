@@ -93,36 +93,35 @@ std::string printable(llvm::StringRef s) {
   return out;
 }
 
-/// Reads a tensor's external data. Like ONNX Runtime, the location must name
-/// a regular file inside the model's folder once every symlink is resolved:
-/// absolute paths, `..` escapes, symlinks out of the folder, directories and
-/// devices are refused, and so are offsets and lengths that are not plain
-/// decimal numbers or that reach past the end of the file.
-static std::optional<std::string>
-readExternal(const TensorProto &t, const std::string &baseDir,
-             std::string &storage, llvm::ArrayRef<char> &bytes,
-             ExternalFiles *files, std::shared_ptr<const void> *owner) {
-  namespace fs = llvm::sys::fs;
-  if (baseDir.empty())
-    return std::string("is stored externally, which only initializers and "
-                       "Constant nodes of a model file may be");
+/// An external tensor's location, offset and length (-1: to the end of its
+/// file) as the model spells them.
+struct ExternalRef {
   std::string location;
-  bool hasLocation = false;
   int64_t offset = 0, length = -1;
+};
+
+/// Parses `t`'s external data entries, refusing what is wrong before the
+/// file system is asked: offsets and lengths that are not plain decimal
+/// numbers, no location, and a location whose spelling leaves the model's
+/// folder (absolute, `~`, `..`).
+static std::optional<std::string> parseExternalRef(const TensorProto &t,
+                                                   ExternalRef &ref) {
+  bool hasLocation = false;
   for (const auto &kv : t.external_data()) {
     if (kv.key() == "location") {
-      location = kv.value();
+      ref.location = kv.value();
       hasLocation = true;
     } else if (kv.key() == "offset") {
-      if (!parseSize(kv.value(), offset))
+      if (!parseSize(kv.value(), ref.offset))
         return "has external data offset '" + printable(kv.value()) +
                "', not a non-negative decimal integer";
     } else if (kv.key() == "length") {
-      if (!parseSize(kv.value(), length))
+      if (!parseSize(kv.value(), ref.length))
         return "has external data length '" + printable(kv.value()) +
                "', not a non-negative decimal integer";
     }
   }
+  const std::string &location = ref.location;
   std::string shown = "external data '" + printable(location) + "'";
   if (!hasLocation || location.empty())
     return "is stored externally but has no location";
@@ -137,6 +136,28 @@ readExternal(const TensorProto &t, const std::string &baseDir,
   llvm::sys::path::remove_dots(lexical, /*remove_dot_dot=*/true);
   if (*llvm::sys::path::begin(lexical) == "..")
     return "has " + shown + ", a path that leaves the model's folder";
+  return std::nullopt;
+}
+
+/// Reads a tensor's external data. Like ONNX Runtime, the location must name
+/// a regular file inside the model's folder once every symlink is resolved:
+/// absolute paths, `..` escapes, symlinks out of the folder, directories and
+/// devices are refused, and so are offsets and lengths that are not plain
+/// decimal numbers or that reach past the end of the file.
+static std::optional<std::string>
+readExternal(const TensorProto &t, const std::string &baseDir,
+             std::string &storage, llvm::ArrayRef<char> &bytes,
+             ExternalFiles *files, std::shared_ptr<const void> *owner) {
+  namespace fs = llvm::sys::fs;
+  if (baseDir.empty())
+    return std::string("is stored externally, which only initializers and "
+                       "Constant nodes of a model file may be");
+  ExternalRef ref;
+  if (auto err = parseExternalRef(t, ref))
+    return err;
+  const std::string &location = ref.location;
+  int64_t offset = ref.offset, length = ref.length;
+  std::string shown = "external data '" + printable(location) + "'";
   llvm::SmallString<256> dirReal, fileReal;
   if (fs::real_path(baseDir, dirReal))
     return "has " + shown + ": the model's folder cannot be resolved";
@@ -239,16 +260,14 @@ ExternalFiles::map(const std::string &realPath, std::string &error) {
   return m;
 }
 
-std::optional<std::string> tensorBytes(const TensorProto &t,
-                                       const std::string &baseDir,
-                                       std::string &storage,
-                                       llvm::ArrayRef<char> &bytes,
-                                       ExternalFiles *files,
-                                       std::shared_ptr<const void> *owner) {
-  int64_t esize = dtypeSize(t.data_type());
+/// `t`'s element size and element count, or why its type or dims are
+/// refused.
+static std::optional<std::string> declaredSize(const TensorProto &t,
+                                               int64_t &esize, int64_t &n) {
+  esize = dtypeSize(t.data_type());
   if (esize == 0)
     return "element type " + dtypeName(t.data_type()) + " is not supported";
-  int64_t n = 1;
+  n = 1;
   for (int64_t d : t.dims()) {
     if (d < 0 || d > kMaxDim)
       return "has an absurd dim " + std::to_string(d);
@@ -256,6 +275,18 @@ std::optional<std::string> tensorBytes(const TensorProto &t,
     if (n > kMaxDim)
       return "has more than 2^40 elements";
   }
+  return std::nullopt;
+}
+
+std::optional<std::string> tensorBytes(const TensorProto &t,
+                                       const std::string &baseDir,
+                                       std::string &storage,
+                                       llvm::ArrayRef<char> &bytes,
+                                       ExternalFiles *files,
+                                       std::shared_ptr<const void> *owner) {
+  int64_t esize, n;
+  if (auto err = declaredSize(t, esize, n))
+    return err;
   if (t.data_location() == TensorProto::EXTERNAL) {
     if (t.has_raw_data() || typedDataSize(t))
       return "is stored externally but also holds data in the model";
@@ -303,42 +334,16 @@ std::optional<std::string> tensorBytes(const TensorProto &t,
 }
 
 std::optional<std::string> checkAbsentExternal(const TensorProto &t) {
-  int64_t esize = dtypeSize(t.data_type());
-  if (esize == 0)
-    return "element type " + dtypeName(t.data_type()) + " is not supported";
-  int64_t n = 1;
-  for (int64_t d : t.dims()) {
-    if (d < 0 || d > kMaxDim)
-      return "has an absurd dim " + std::to_string(d);
-    n *= d;
-    if (n > kMaxDim)
-      return "has more than 2^40 elements";
-  }
+  int64_t esize, n;
+  if (auto err = declaredSize(t, esize, n))
+    return err;
   if (t.has_raw_data() || typedDataSize(t))
     return "is stored externally but also holds data in the model";
-  std::string location;
-  int64_t offset = 0, length = -1;
-  for (const auto &kv : t.external_data()) {
-    if (kv.key() == "location")
-      location = kv.value();
-    else if (kv.key() == "offset" && !parseSize(kv.value(), offset))
-      return "has external data offset '" + printable(kv.value()) +
-             "', not a non-negative decimal integer";
-    else if (kv.key() == "length" && !parseSize(kv.value(), length))
-      return "has external data length '" + printable(kv.value()) +
-             "', not a non-negative decimal integer";
-  }
-  if (location.empty())
-    return "is stored externally but has no location";
-  llvm::SmallString<256> lexical(location);
-  llvm::sys::path::remove_dots(lexical, /*remove_dot_dot=*/true);
-  if (llvm::sys::path::is_absolute(location) || location[0] == '~' ||
-      location.find('\0') != std::string::npos ||
-      *llvm::sys::path::begin(lexical) == "..")
-    return "has external data '" + printable(location) +
-           "' outside the model's folder";
-  if (length >= 0 && length != n * esize)
-    return "has external data of " + std::to_string(length) +
+  ExternalRef ref;
+  if (auto err = parseExternalRef(t, ref))
+    return err;
+  if (ref.length >= 0 && ref.length != n * esize)
+    return "has external data of " + std::to_string(ref.length) +
            " bytes, expected " + std::to_string(n * esize) + " for its shape";
   return std::nullopt;
 }

@@ -369,13 +369,13 @@ Value GraphImporter::materialize(Entry &e, StringRef name) {
       c = '_';
   if (key.empty() || llvm::isDigit(key[0]))
     key = "w_" + key;
+  RankedTensorType type;
+  if (const onnx::TensorProto *t = e.initializer)
+    type = RankedTensorType::get(
+        SmallVector<int64_t>(t->dims().begin(), t->dims().end()),
+        toMLIRType(&ctx, t->data_type()));
   if (e.initializer && isAbsent(*e.initializer)) {
-    const onnx::TensorProto &t = *e.initializer;
-    attr = graph::shapeOnlyElements(
-        RankedTensorType::get(
-            SmallVector<int64_t>(t.dims().begin(), t.dims().end()),
-            toMLIRType(&ctx, t.data_type())),
-        key);
+    attr = graph::shapeOnlyElements(type, key);
   } else if (e.initializer &&
              e.initializer->data_type() != onnx::TensorProto::BOOL) {
     const onnx::TensorProto &t = *e.initializer;
@@ -384,9 +384,6 @@ Value GraphImporter::materialize(Entry &e, StringRef name) {
     std::shared_ptr<const void> mapped;
     // Sizes were checked when the initializer was declared.
     (void)tensorBytes(t, baseDir, *storage, bytes, &externalFiles, &mapped);
-    auto type = RankedTensorType::get(
-        SmallVector<int64_t>(t.dims().begin(), t.dims().end()),
-        toMLIRType(&ctx, t.data_type()));
     size_t align = std::max<int64_t>(1, dtypeSize(t.data_type()));
     AsmResourceBlob blob;
     if (bytes.empty() ||

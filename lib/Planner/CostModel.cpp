@@ -55,18 +55,31 @@ double shardc::planner::allReduceTime(const Cluster &c, Group g,
       collectiveTime(c, Collective::AllReduce, Algorithm::Tree, g, bytes));
 }
 
+std::vector<std::vector<double>>
+shardc::planner::pipelineStarts(ArrayRef<double> stageTimes,
+                                int64_t microbatches, double sendTime) {
+  // Stage s starts micro-batch k when it has finished k-1 and stage s-1
+  // has finished k and sent it.
+  std::vector<std::vector<double>> start(
+      stageTimes.size(), std::vector<double>(std::max<int64_t>(0, microbatches)));
+  for (int64_t k = 0; k < microbatches; ++k)
+    for (size_t s = 0; s < stageTimes.size(); ++s) {
+      double ready = s ? start[s - 1][k] + stageTimes[s - 1] + sendTime : 0;
+      if (k)
+        ready = std::max(ready, start[s][k - 1] + stageTimes[s]);
+      start[s][k] = ready;
+    }
+  return start;
+}
+
 double shardc::planner::pipelineMakespan(ArrayRef<double> stageTimes,
                                          int64_t microbatches,
                                          double sendTime) {
-  // finish[s] of the current micro-batch, updated micro-batch by
-  // micro-batch: stage s starts when it is free and stage s-1 has sent.
-  std::vector<double> finish(stageTimes.size(), 0);
-  for (int64_t k = 0; k < microbatches; ++k)
-    for (size_t s = 0; s < stageTimes.size(); ++s) {
-      double ready = s ? finish[s - 1] + sendTime : 0;
-      finish[s] = std::max(finish[s], ready) + stageTimes[s];
-    }
-  return finish.empty() ? 0 : finish.back();
+  if (stageTimes.empty() || microbatches <= 0)
+    return 0;
+  std::vector<std::vector<double>> start =
+      pipelineStarts(stageTimes, microbatches, sendTime);
+  return start.back().back() + stageTimes.back();
 }
 
 double shardc::planner::pipelineBubble(ArrayRef<double> stageTimes,

@@ -17,9 +17,26 @@ std::string Candidate::name() const {
       .str();
 }
 
-namespace {
+std::string shardc::planner::formatBytes(double b) {
+  constexpr double kKiB = 1024.0, kMiB = kKiB * 1024, kGiB = kMiB * 1024;
+  if (b >= kGiB)
+    return formatv("{0:F2} GiB", b / kGiB);
+  if (b >= kMiB)
+    return formatv("{0:F1} MiB", b / kMiB);
+  if (b >= kKiB)
+    return formatv("{0:F1} KiB", b / kKiB);
+  return formatv("{0} B", static_cast<int64_t>(b));
+}
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+std::string shardc::planner::formatSeconds(double s) {
+  if (s >= 1)
+    return formatv("{0:F3} s", s);
+  if (s >= 1e-3)
+    return formatv("{0:F3} ms", s * 1e3);
+  return formatv("{0:F1} us", s * 1e6);
+}
+
+namespace {
 
 std::vector<int64_t> divisors(int64_t n) {
   std::vector<int64_t> out;
@@ -69,7 +86,8 @@ void price(const ModelSummary &m, const Cluster &cl, Candidate &c) {
   // share of the tokens); weights read once per micro-batch.
   double flops = m.denseFlops / (c.dp * c.tp * c.pp * mb) +
                  m.expertFlops / (c.dp * c.ep * c.tp * c.pp * mb);
-  double weights = m.denseWeights / (c.tp * c.pp) +
+  double weights = (m.denseWeights - m.tpReplicatedWeights) / (c.tp * c.pp) +
+                   m.tpReplicatedWeights / c.pp +
                    m.expertWeights / (c.ep * c.pp);
   double compute =
       std::max(flops / cl.peakFlops(m.dtype), weights / cl.memoryBandwidth) +
@@ -115,12 +133,23 @@ void price(const ModelSummary &m, const Cluster &cl, Candidate &c) {
   double gather = collectiveTime(cl, Collective::AllGather, Algorithm::Ring,
                                  Group{c.dp, c.pp * c.ep * c.tp},
                                  m.outputBytes);
+  c.stageCompute = compute;
+  c.stageComm = comm;
+  c.sendTime = send;
+  c.gatherTime = gather;
   c.latency = pipelineMakespan(stages, c.microbatches, send) + gather;
   c.throughput = m.batch / (mb * (stage + send) + gather);
 
   c.memory.weights = weights;
   c.memory.runtime = cl.runtimeBytes;
-  c.memory.activations = 2 * m.peakActivation / (c.dp * mb * c.tp);
+  // The memory plan keeps about two of the largest tensors live (an op's
+  // input and output). Without a trial split (peakActivationSplit and
+  // peakActivationWhole 0) every tensor is taken to divide by tp.
+  double peak = m.peakActivationSplit > 0 || m.peakActivationWhole > 0
+                    ? std::max(m.peakActivationSplit / c.tp,
+                               m.peakActivationWhole)
+                    : m.peakActivation / c.tp;
+  c.memory.activations = 2 * peak / (c.dp * mb);
   if (c.ep > 1) // the dispatch's worst-case receive buffer and staging
     c.memory.workspace = 2 * c.ep * rows / (c.ep * c.tp) *
                          std::min<int64_t>(m.topK, m.experts / c.ep) *
@@ -148,9 +177,8 @@ Candidate shardc::planner::evaluatePlan(const ModelSummary &m,
   price(m, cl, c);
   double excess = memoryExcess(cl, c.memory);
   if (excess > 0)
-    c.rejected = formatv("does not fit: needs {0:F2} GiB per rank, {1:F2} "
-                         "GiB over",
-                         c.memory.total() / kGiB, excess / kGiB);
+    c.rejected = "does not fit: needs " + formatBytes(c.memory.total()) +
+                 " per rank, " + formatBytes(excess) + " over";
   return c;
 }
 

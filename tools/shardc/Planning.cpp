@@ -2,10 +2,14 @@
 
 #include "Planning.h"
 
+#include "dialects/Dist/IR/DistOps.h"
 #include "dialects/Graph/IR/GraphOps.h"
 #include "passes/Sharding/Passes.h"
+#include "shardc/Planner/PlanSvg.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <map>
@@ -25,22 +29,68 @@ double bytesOf(Type t) {
          std::max<unsigned>(8, s.getElementType().getIntOrFloatBitWidth()) / 8;
 }
 
-std::string bytesText(double b) {
-  if (b >= 1024.0 * 1024 * 1024)
-    return llvm::formatv("{0:F2} GiB", b / (1024.0 * 1024 * 1024));
-  if (b >= 1024.0 * 1024)
-    return llvm::formatv("{0:F1} MiB", b / (1024.0 * 1024));
-  if (b >= 1024.0)
-    return llvm::formatv("{0:F1} KiB", b / 1024.0);
-  return llvm::formatv("{0} B", static_cast<int64_t>(b));
+/// Whether a tensor of sharding `s` (from dist-propagate) is split, i.e.
+/// smaller on each rank; partial sums are whole.
+bool isSplit(Attribute s) {
+  auto sharding = dyn_cast_or_null<dist::ShardingAttr>(s);
+  if (!sharding)
+    return false;
+  for (unsigned d = 0; d < sharding.getDims().size(); ++d)
+    if (!sharding.axesOf(d).empty())
+      return true;
+  return false;
 }
 
-std::string timeText(double s) {
-  if (s >= 1)
-    return llvm::formatv("{0:F3} s", s);
-  if (s >= 1e-3)
-    return llvm::formatv("{0:F3} ms", s * 1e3);
-  return llvm::formatv("{0:F1} us", s * 1e6);
+/// What a Megatron split leaves whole: seeds tp at the smallest degree the
+/// heads and the hidden size divide by on a clone, propagates, and reads
+/// which weights and intermediates came out split. Nothing is recorded
+/// (the search then takes everything to divide by tp) when no degree
+/// divides or the trial fails.
+void readTensorParallelSplit(ModuleOp module, ModelSummary &m) {
+  int64_t tp = 0;
+  for (int64_t t = 2; t <= 64 && !tp; ++t)
+    if (m.hidden % t == 0 && (m.heads == 0 || m.heads % t == 0))
+      tp = t;
+  if (!tp)
+    return;
+  OwningOpRef<ModuleOp> trial = module.clone();
+  PassManager pm(module.getContext());
+  pm.addPass(createDistSeedMegatron({/*tp=*/tp, /*sp=*/false}));
+  pm.addPass(createDistPropagate());
+  {
+    // A trial that fails says nothing: the driver's own run reports.
+    ScopedDiagnosticHandler quiet(module.getContext(),
+                                  [](Diagnostic &) { return success(); });
+    if (failed(pm.run(*trial)))
+      return;
+  }
+  double replicated = 0, whole = 0, split = 0;
+  trial->walk([&](Operation *op) {
+    auto shardings = op->getAttrOfType<ArrayAttr>("dist.shardings");
+    if (auto c = dyn_cast<graph::ConstantOp>(op)) {
+      // Experts' stacked weights are the search's to split (over ep).
+      bool expert = llvm::any_of(c->getUsers(), [](Operation *u) {
+        return isa<graph::MoeOp>(u);
+      });
+      if (!expert && !(shardings && !shardings.empty() &&
+                       isSplit(shardings[0])))
+        replicated += bytesOf(c.getType());
+      return;
+    }
+    // Seeds (dist.shard) mark a tensor, they hold no memory of their own.
+    if (op->getNumResults() == 0 || isa<func::FuncOp, ModuleOp>(op) ||
+        isa<dist::DistDialect>(op->getDialect()))
+      return;
+    for (auto [i, r] : llvm::enumerate(op->getResults())) {
+      double &peak =
+          shardings && i < shardings.size() && isSplit(shardings[i]) ? split
+                                                                      : whole;
+      peak = std::max(peak, bytesOf(r.getType()));
+    }
+  });
+  m.tpReplicatedWeights = replicated;
+  m.peakActivationWhole = whole;
+  m.peakActivationSplit = split;
 }
 
 } // namespace
@@ -113,6 +163,7 @@ ModelSummary shardc::summarizeModel(ModuleOp module, StringRef dtype) {
         1, static_cast<int64_t>(m.outputBytes / m.elementBytes) /
                std::max<int64_t>(1, m.batch));
   }
+  readTensorParallelSplit(module, m);
   return m;
 }
 
@@ -120,7 +171,9 @@ void shardc::printPlannerReport(llvm::raw_ostream &os, const ModelSummary &m,
                                 const Cluster &c, int64_t devices,
                                 Objective objective,
                                 const SearchResult &result,
-                                StringRef planFile, StringRef planJson) {
+                                StringRef planFile, StringRef planJson,
+                                StringRef timelinePath,
+                                StringRef memoryPath) {
   os << "planner: " << devices << " devices on cluster " << c.name << " ("
      << c.devicesPerNode << " per node, " << c.nodes << " node"
      << (c.nodes == 1 ? "" : "s") << "), ";
@@ -135,7 +188,7 @@ void shardc::printPlannerReport(llvm::raw_ostream &os, const ModelSummary &m,
                       "per run",
                       m.layers, m.heads, m.hidden, m.tokens, m.batch,
                       (m.denseFlops + m.expertFlops) / 1e9,
-                      bytesText(m.denseWeights + m.expertWeights));
+                      formatBytes(m.denseWeights + m.expertWeights));
   if (m.experts)
     os << llvm::formatv(", {0} MoE layers of {1} experts (top-{2})",
                         m.moeLayers, m.experts, m.topK);
@@ -146,16 +199,16 @@ void shardc::printPlannerReport(llvm::raw_ostream &os, const ModelSummary &m,
   } else {
     const Candidate &best = result.ranked.front();
     auto line = [&](const Candidate &k, const char *lead) {
-      os << "  " << lead << k.name() << ": latency " << timeText(k.latency)
+      os << "  " << lead << k.name() << ": latency " << formatSeconds(k.latency)
          << ", throughput "
          << llvm::formatv("{0:F1}", k.throughput) << " rows/s, memory per rank "
-         << bytesText(k.memory.total()) << " (weights "
-         << bytesText(k.memory.weights) << ", activations "
-         << bytesText(k.memory.activations);
+         << formatBytes(k.memory.total()) << " (weights "
+         << formatBytes(k.memory.weights) << ", activations "
+         << formatBytes(k.memory.activations);
       if (k.memory.workspace > 0)
-        os << ", workspace " << bytesText(k.memory.workspace);
+        os << ", workspace " << formatBytes(k.memory.workspace);
       if (k.memory.runtime > 0)
-        os << ", runtime " << bytesText(k.memory.runtime);
+        os << ", runtime " << formatBytes(k.memory.runtime);
       os << ")";
       if (&k != &best) {
         double worse = objective == Objective::Latency
@@ -167,23 +220,16 @@ void shardc::printPlannerReport(llvm::raw_ostream &os, const ModelSummary &m,
       if (!k.traffic.empty()) {
         os << "      collectives per run and rank:";
         for (auto &[kind, bytes] : k.traffic)
-          os << " " << kind << " " << bytesText(bytes);
+          os << " " << kind << " " << formatBytes(bytes);
         os << "\n";
       }
     };
     line(best, planFile.empty() ? "chosen: " : "plan: ");
     // The best variant of every other family (micro-batch counts and sp
     // are variants of one family).
-    std::set<std::string> seen = {llvm::formatv("{0} {1} {2} {3}", best.dp,
-                                                best.pp, best.ep, best.tp)};
-    unsigned shown = 0;
-    for (const Candidate &k : result.ranked) {
-      std::string family =
-          llvm::formatv("{0} {1} {2} {3}", k.dp, k.pp, k.ep, k.tp);
-      if (!seen.insert(family).second)
-        continue;
-      line(k, ++shown <= 3 ? "runner-up: " : "also: ");
-    }
+    std::vector<const Candidate *> bests = familyBests(result);
+    for (size_t i = 1; i < bests.size(); ++i)
+      line(*bests[i], i <= 3 ? "runner-up: " : "also: ");
   }
   // Each rejected family once per reason.
   std::map<std::string, std::set<std::string>> byReason;
@@ -205,5 +251,9 @@ void shardc::printPlannerReport(llvm::raw_ostream &os, const ModelSummary &m,
   if (!planJson.empty())
     os << "  plan file: " << planJson
        << " (compile it, edited or not, with --plan=FILE)\n";
+  if (!timelinePath.empty())
+    os << "  timeline: " << timelinePath << "\n";
+  if (!memoryPath.empty())
+    os << "  memory per rank: " << memoryPath << "\n";
   os << "\n";
 }

@@ -24,15 +24,18 @@ planner::ModelSummary summarizeModel(mlir::ModuleOp module,
                                      llvm::StringRef dtype);
 
 /// The planner's section of the plan report: the search's choice, or (with
-/// `planFile`) the estimate of the plan --plan=FILE compiles. `planJson`
-/// names the plan file written beside the report, if any.
+/// `planFile`) the estimate of the plan --plan=FILE compiles. `planJson`,
+/// `timelinePath` and `memoryPath` name the plan file and the pictures
+/// (PlanSvg.h) written beside the report, if any.
 void printPlannerReport(llvm::raw_ostream &os,
                         const planner::ModelSummary &model,
                         const planner::Cluster &cluster, int64_t devices,
                         planner::Objective objective,
                         const planner::SearchResult &result,
                         llvm::StringRef planFile = "",
-                        llvm::StringRef planJson = "");
+                        llvm::StringRef planJson = "",
+                        llvm::StringRef timelinePath = "",
+                        llvm::StringRef memoryPath = "");
 
 } // namespace shardc
 

@@ -15,6 +15,7 @@
 #include "Calibration.h"
 #include "Planning.h"
 #include "shardc/Planner/PlanFile.h"
+#include "shardc/Planner/PlanSvg.h"
 #include "shardc/Planner/Cluster.h"
 #include "FusionReport.h"
 #include "PlanReport.h"
@@ -322,6 +323,34 @@ __attribute__((no_sanitize("vptr"))) static void hideBackendOptions() {
   }
 }
 
+/// The program of one micro-batch: the batch split over a mesh axis of its
+/// own, partitioned, and one part kept (dist-microbatch).
+static void addMicrobatchPasses(mlir::PassManager &pm, int64_t parts) {
+  pm.addPass(shardc::createDistSeedBatch({/*axis=*/"mb", parts}));
+  pm.addPass(shardc::createDistPropagate());
+  pm.addPass(shardc::createDistPartition());
+  pm.addPass(shardc::createDistMicrobatch());
+}
+
+/// A mesh's stages and seeds, then propagation (dist-partition follows):
+/// what the compile runs, and what the planner's trial partition of a
+/// candidate runs.
+static void addMeshPasses(mlir::PassManager &pm,
+                          const shardc::planner::Candidate &mesh,
+                          ArrayRef<int64_t> expertLoads,
+                          int64_t expertRedundant) {
+  if (mesh.pp > 1)
+    pm.addPass(shardc::createDistPipeline({/*stages=*/mesh.pp}));
+  if (mesh.dp > 1)
+    pm.addPass(shardc::createDistSeedBatch({/*axis=*/"dp", mesh.dp}));
+  if (mesh.ep > 1)
+    pm.addPass(shardc::createDistSeedExperts(
+        {/*ep=*/mesh.ep, expertLoads, expertRedundant}));
+  if (mesh.tp > 1)
+    pm.addPass(shardc::createDistSeedMegatron({mesh.tp, /*sp=*/mesh.sp}));
+  pm.addPass(shardc::createDistPropagate());
+}
+
 /// --calibrate-cluster: shardc-calibrate-cluster (beside the runtime
 /// libraries) under `mpirun -np N` (--devices, default 2: the ranks the
 /// plans will run, which share this machine's cores), its spec checked by
@@ -435,6 +464,17 @@ int main(int argc, char **argv) {
   // --plan=FILE: the degrees of an edited plan, priced on --cluster (else
   // the file's) for --emit=plan.
   std::optional<shardc::planner::Candidate> filePlan;
+  // The degrees of a plan (--plan=FILE's, or the one --devices chooses),
+  // as if they had been given as flags.
+  auto adopt = [&](const shardc::planner::Candidate &plan) {
+    tensorParallel = plan.tp;
+    pipelineParallel = plan.pp;
+    dataParallel = plan.dp;
+    expertParallel = plan.ep;
+    sequenceParallel = plan.sp;
+    microbatches = plan.microbatches;
+    world = plan.dp * plan.pp * plan.ep * plan.tp;
+  };
   if (planFile.getNumOccurrences()) {
     if (devices.getNumOccurrences() || world > 1 || sequenceParallel ||
         microbatches > 1)
@@ -452,13 +492,7 @@ int main(int argc, char **argv) {
     if (!spec)
       return fatal(planFile + ": " + toString(spec.takeError()));
     clusterSpec = *spec;
-    tensorParallel = filePlan->tp;
-    pipelineParallel = filePlan->pp;
-    dataParallel = filePlan->dp;
-    expertParallel = filePlan->ep;
-    sequenceParallel = filePlan->sp;
-    microbatches = filePlan->microbatches;
-    world = filePlan->dp * filePlan->pp * filePlan->ep * filePlan->tp;
+    adopt(*filePlan);
   } else if (devices.getNumOccurrences()) {
     if (devices < 1 || devices > 65536)
       return fatal("--devices=" + std::to_string(devices) +
@@ -706,15 +740,14 @@ int main(int argc, char **argv) {
     fusedGraphOps = shardc::countGraphOps(*module);
   // --devices: the planner picks the mesh, then compilation goes on as if
   // its degrees had been given.
-  if (filePlan) {
+  if (clusterSpec)
     planned = shardc::summarizeModel(
         *module, precision == "tf32" ? "tf32" : precision.getValue());
+  if (filePlan) {
     shardc::planner::Candidate c =
         shardc::planner::evaluatePlan(*planned, *clusterSpec, *filePlan);
     (c.rejected.empty() ? search.ranked : search.rejected).push_back(c);
   } else if (clusterSpec) {
-    planned = shardc::summarizeModel(
-        *module, precision == "tf32" ? "tf32" : precision.getValue());
     search = shardc::planner::searchPlans(*planned, *clusterSpec, devices,
                                           objective);
     // The partitioner is the judge of what the estimate allows: the best
@@ -727,21 +760,9 @@ int main(int argc, char **argv) {
       std::string saved = std::move(diagnostic);
       diagnostic.clear();
       mlir::PassManager pm(&context);
-      if (c.microbatches > 1) {
-        pm.addPass(shardc::createDistSeedBatch({"mb", c.microbatches}));
-        pm.addPass(shardc::createDistPropagate());
-        pm.addPass(shardc::createDistPartition());
-        pm.addPass(shardc::createDistMicrobatch());
-      }
-      if (c.pp > 1)
-        pm.addPass(shardc::createDistPipeline({c.pp}));
-      if (c.dp > 1)
-        pm.addPass(shardc::createDistSeedBatch({"dp", c.dp}));
-      if (c.ep > 1)
-        pm.addPass(shardc::createDistSeedExperts({c.ep, {}, 0}));
-      if (c.tp > 1)
-        pm.addPass(shardc::createDistSeedMegatron({c.tp, c.sp}));
-      pm.addPass(shardc::createDistPropagate());
+      if (c.microbatches > 1)
+        addMicrobatchPasses(pm, c.microbatches);
+      addMeshPasses(pm, c, /*expertLoads=*/{}, /*expertRedundant=*/0);
       pm.addPass(shardc::createDistPartition());
       bool ok = succeeded(pm.run(*trial));
       why = diagnostic.empty() ? "the partitioner refused it" : diagnostic;
@@ -765,27 +786,15 @@ int main(int argc, char **argv) {
                    clusterSpec->name + ": no plan runs (" + why + ")");
     }
     const shardc::planner::Candidate &best = search.ranked.front();
-    tensorParallel = best.tp;
-    pipelineParallel = best.pp;
-    dataParallel = best.dp;
-    expertParallel = best.ep;
-    sequenceParallel = best.sp;
-    microbatches = best.microbatches;
-    world = devices;
+    adopt(best);
     if (verbose)
       errs() << "shardc: planner chose " << best.name() << " for " << devices
              << " devices on " << clusterSpec->name << "\n";
   }
   if (microbatches > 1) {
-    // The program of one micro-batch: the batch split over a mesh axis of
-    // its own, partitioned, and one part kept (dist-microbatch).
     if (!runPipeline(
             [&](mlir::PassManager &pm) {
-              pm.addPass(shardc::createDistSeedBatch(
-                  {/*axis=*/"mb", /*parts=*/microbatches.getValue()}));
-              pm.addPass(shardc::createDistPropagate());
-              pm.addPass(shardc::createDistPartition());
-              pm.addPass(shardc::createDistMicrobatch());
+              addMicrobatchPasses(pm, microbatches);
             },
             "micro-batching"))
       return 1;
@@ -817,24 +826,15 @@ int main(int argc, char **argv) {
   }
   if (world > 1) {
     // Stages, seeds, propagation, then one program per rank.
+    shardc::planner::Candidate mesh;
+    mesh.tp = tensorParallel;
+    mesh.pp = pipelineParallel;
+    mesh.dp = dataParallel;
+    mesh.ep = expertParallel;
+    mesh.sp = sequenceParallel;
     if (!runPipeline(
             [&](mlir::PassManager &pm) {
-              if (pipelineParallel > 1)
-                pm.addPass(shardc::createDistPipeline(
-                    {/*stages=*/pipelineParallel.getValue()}));
-              if (dataParallel > 1)
-                pm.addPass(shardc::createDistSeedBatch(
-                    {/*axis=*/"dp", /*parts=*/dataParallel.getValue()}));
-              if (expertParallel > 1)
-                pm.addPass(shardc::createDistSeedExperts(
-                    {/*ep=*/expertParallel.getValue(),
-                     /*loads=*/expertLoads,
-                     /*redundant=*/expertRedundant.getValue()}));
-              if (tensorParallel > 1)
-                pm.addPass(shardc::createDistSeedMegatron(
-                    {/*tp=*/tensorParallel.getValue(),
-                     /*sp=*/sequenceParallel.getValue()}));
-              pm.addPass(shardc::createDistPropagate());
+              addMeshPasses(pm, mesh, expertLoads, expertRedundant);
             },
             "sharding propagation"))
       return 1;
@@ -911,13 +911,46 @@ int main(int argc, char **argv) {
       shardc::planner::writePlanFile(jsonOut, *planned, *clusterSpec, devices,
                                      objective, search);
     }
+    // The planner's pictures beside the report (PlanSvg.h): OUT's stem +
+    // ".plan-timeline.svg" and ".plan-memory.svg".
+    std::string timelinePath, memoryPath;
+    if (planned && outputFile != "-") {
+      std::vector<const shardc::planner::Candidate *> shown =
+          shardc::planner::familyBests(search);
+      if (shown.size() > 4)
+        shown.resize(4); // the chosen plan and three runners-up
+      auto write = [&](StringRef ext, const std::string &svg,
+                       std::string &path) -> bool {
+        if (svg.empty())
+          return true;
+        SmallString<128> p(outputFile.getValue());
+        sys::path::replace_extension(p, ext);
+        path = p.str().str();
+        std::error_code ec;
+        raw_fd_ostream out(path, ec);
+        if (ec)
+          return false;
+        out << svg;
+        return true;
+      };
+      if (!write("plan-timeline.svg",
+                 shardc::planner::timelineSvg(*clusterSpec, shown,
+                                              filePlan ? "plan" : "chosen"),
+                 timelinePath))
+        return fatal("cannot write '" + timelinePath + "'");
+      if (!write("plan-memory.svg",
+                 shardc::planner::memorySvg(*clusterSpec, shown,
+                                            search.rejected),
+                 memoryPath))
+        return fatal("cannot write '" + memoryPath + "'");
+    }
     return writeText([&](raw_ostream &os) {
       if (planned)
         shardc::printPlannerReport(os, *planned, *clusterSpec,
                                    filePlan ? world : devices.getValue(),
                                    objective, search,
                                    filePlan ? planFile.getValue() : "",
-                                   planJsonPath);
+                                   planJsonPath, timelinePath, memoryPath);
       shardc::printPlanReport(os, inputFile, *propagated, *module, svgPath);
     });
   }

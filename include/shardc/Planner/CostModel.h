@@ -27,6 +27,8 @@
 
 #include "llvm/ADT/ArrayRef.h"
 
+#include <vector>
+
 namespace shardc::planner {
 
 /// One kernel: `flops` of `dtype` reading and writing `bytes`.
@@ -62,6 +64,11 @@ double allReduceTime(const Cluster &c, Group g, double bytes);
 /// makespan of `microbatches` micro-batches over the stages' times.
 double pipelineMakespan(llvm::ArrayRef<double> stageTimes,
                         int64_t microbatches, double sendTime);
+/// The start time of every (stage, micro-batch) in that schedule:
+/// result[s][k].
+std::vector<std::vector<double>>
+pipelineStarts(llvm::ArrayRef<double> stageTimes, int64_t microbatches,
+               double sendTime);
 /// The idle fraction of that makespan: 1 - (busy time of all stages) /
 /// (stages * makespan); (p-1)/(m+p-1) for equal stages and free sends.
 double pipelineBubble(llvm::ArrayRef<double> stageTimes, int64_t microbatches,

@@ -45,6 +45,14 @@ struct ModelSummary {
   double expertWeights = 0;
   double outputBytes = 0;     ///< the program's outputs
   double peakActivation = 0;  ///< the largest intermediate tensor, bytes
+  /// What a Megatron split over tp leaves whole on every rank (read off a
+  /// trial propagation): dense weights such as norms, position embeddings
+  /// and row-parallel biases, and the largest intermediate it does not
+  /// split (the residual stream, gathered logits). The others divide by
+  /// tp; `peakActivationSplit` is the largest of those, whole.
+  double tpReplicatedWeights = 0;
+  double peakActivationWhole = 0;
+  double peakActivationSplit = 0;
   int64_t kernels = 1;        ///< kernels per run (launch floors)
 };
 
@@ -55,6 +63,11 @@ struct Candidate {
   bool sp = false;
   double latency = 0;    ///< s per run (fill and drain)
   double throughput = 0; ///< rows of the batch per second, pipeline full
+  /// One stage's time on one micro-batch (compute: kernels; comm: the tp
+  /// and ep collectives inside it), one stage-to-stage send, and the
+  /// gather of the outputs over dp after the last micro-batch: what the
+  /// timeline (PlanSvg.h) draws.
+  double stageCompute = 0, stageComm = 0, sendTime = 0, gatherTime = 0;
   MemoryEstimate memory; ///< per rank
   /// Bytes each rank moves per run, by collective ("all_reduce", ...).
   std::vector<std::pair<std::string, double>> traffic;
@@ -67,6 +80,11 @@ struct SearchResult {
   std::vector<Candidate> ranked;   ///< best first
   std::vector<Candidate> rejected; ///< with their reasons
 };
+
+/// Bytes as "1.5 GiB", "12.0 MiB", "3.2 KiB" or "100 B"; seconds as
+/// "1.250 s", "3.400 ms" or "12.0 us": the report's and pictures' units.
+std::string formatBytes(double bytes);
+std::string formatSeconds(double seconds);
 
 /// `plan`'s degrees priced on `cluster` for `model`: its estimates filled
 /// in, or `rejected` set to why it cannot run (heads or experts that do not

@@ -145,6 +145,33 @@ static LogicalResult importNonConstant(NodeContext &c) {
                 "invalid inputs)");
 }
 
+/// ConstantOfShape whose result is over the fold limit (a causal mask of
+/// S x S for a long context, a MoE's zeros of tokens x hidden): a
+/// graph.constant_of_shape, which canonicalization makes a splat (one
+/// element stored, whatever the shape).
+static LogicalResult importConstantOfShape(NodeContext &c) {
+  std::optional<SmallVector<int64_t>> shape = c.ints(0, "input shape");
+  if (!shape)
+    return failure();
+  for (int64_t d : *shape)
+    if (d < 0)
+      return c.fail("shape has a negative dim " + std::to_string(d));
+  HostTensor value;
+  value.dims = {1};
+  value.floats = {0.0};
+  for (const auto &a : c.node.attribute())
+    if (a.name() == "value")
+      if (auto err = decodeTensor(a.t(), "", value))
+        return c.fail("value " + *err);
+  if (value.numel() != 1)
+    return c.fail("value must have exactly one element, got " +
+                  std::to_string(value.numel()));
+  c.create("constant_of_shape", {},
+           {c.array("shape", *shape),
+            c.named("value", graph::toElementsAttr(&c.imp.ctx, value))});
+  return c.status();
+}
+
 void registerElementwiseOps(HandlerMap &map) {
   static const std::pair<const char *, const char *> unary[] = {
       {"Sqrt", "sqrt"},       {"Reciprocal", "reciprocal"},
@@ -212,7 +239,7 @@ void registerElementwiseOps(HandlerMap &map) {
   map["Constant"] = importConstant;
   map["Shape"] = importShape;
   map["Size"] = importSize;
-  map["ConstantOfShape"] = importNonConstant;
+  map["ConstantOfShape"] = importConstantOfShape;
   map["Range"] = importNonConstant;
 }
 

@@ -424,7 +424,17 @@ std::optional<HostTensor> evalFill(EvalContext &ctx, const HostTensor &value,
                                    ArrayRef<int64_t> dims) {
   if (value.numel() != 1)
     return std::nullopt;
-  return stridedCopy(ctx, value, dims, 0, SmallVector<int64_t>(dims.size(), 0));
+  int64_t n = boundedNumel(dims, ctx.maxElements);
+  if (n < 0)
+    return std::nullopt;
+  HostTensor r;
+  r.dtype = value.dtype;
+  r.dims.assign(dims.begin(), dims.end());
+  if (value.isFloat())
+    r.floats.assign(n, value.floats[0]);
+  else
+    r.ints.assign(n, value.ints[0]);
+  return r;
 }
 
 std::optional<HostTensor> evalRange(EvalContext &ctx, const HostTensor &start,

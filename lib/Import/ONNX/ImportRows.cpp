@@ -25,6 +25,8 @@
 
 #include "Importer.h"
 
+#include "dialects/Graph/IR/GraphOps.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -50,6 +52,45 @@ int64_t product(ArrayRef<int64_t> dims) {
   for (int64_t d : dims)
     n *= d;
   return n;
+}
+
+/// An index tensor too large to hold expanded (rows x hidden for a long
+/// context): a graph.expand of a host tensor, returned compact, its dims
+/// aligned on the right to the expanded rank (ones where it broadcasts).
+std::optional<HostTensor> compactIndices(Value v) {
+  graph::ExpandOp expand;
+  if (v)
+    expand = v.getDefiningOp<graph::ExpandOp>();
+  if (!expand)
+    return std::nullopt;
+  graph::EvalContext ctx;
+  ctx.maxElements = kFoldLimit;
+  std::optional<HostTensor> h = graph::evaluateValue(expand.getInput(), ctx);
+  if (!h)
+    return std::nullopt;
+  int64_t rank = cast<RankedTensorType>(expand.getType()).getRank();
+  h->dims.insert(h->dims.begin(), rank - h->dims.size(), 1);
+  return h;
+}
+
+/// Whether `v` is zeros known at compile time without holding them: a
+/// splat constant or a graph.constant_of_shape of zero.
+bool isZeroFill(Value v) {
+  if (!v)
+    return false;
+  Attribute value;
+  if (auto c = v.getDefiningOp<graph::ConstantOfShapeOp>())
+    value = c.getValue();
+  else if (auto k = v.getDefiningOp<graph::ConstantOp>())
+    value = k.getValue();
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(value);
+  if (!dense || !dense.isSplat())
+    return false;
+  if (dense.getElementType().isIntOrIndex())
+    return dense.getSplatValue<APInt>().isZero();
+  if (isa<FloatType>(dense.getElementType()))
+    return dense.getSplatValue<APFloat>().isZero();
+  return false;
 }
 
 /// Drops the row dims of a host row tensor along which it is constant (the
@@ -171,6 +212,8 @@ private:
   std::string inputName(int i) { return "'" + printable(node.input(i)) + "'"; }
 
   /// Makes input i of the rewritten node read `e`.
+  /// The outputs stay values even where the evaluator could fold them.
+  bool keepUnfolded = false;
   void replaceInput(int i, Entry e) {
     std::string name = "\x1frows." + std::to_string(imp.values.size()) + "." +
                        std::to_string(synthetic.size());
@@ -568,6 +611,16 @@ LogicalResult RowRewriter::expand() {
   }
   replaceInput(1, int64s(padded));
   outPos.assign(1, out);
+  // Coordinates broadcast over a wide dim (index_add's indices, rows x
+  // hidden) stay a graph.expand of the compact ones: a ScatterElements
+  // checks them compact, and folding them would copy rows x hidden
+  // integers per expert and layer.
+  if (in(0).host && product(padded) > graph::kFoldCap) {
+    Entry compact;
+    compact.value = imp.materialize(in(0), node.input(0));
+    replaceInput(0, std::move(compact));
+    keepUnfolded = true;
+  }
   return finish();
 }
 
@@ -636,18 +689,33 @@ LogicalResult RowRewriter::scatterElements() {
   // then indexes the data's axis.
   // (Row tensors computed from the coordinates alone are host tensors:
   // finish() evaluates them.)
+  // Indices too large to fold are checked compact: broadcasting repeats
+  // them along the dims where they have size 1, which must not be the row
+  // dim they index by (checked against the expanded dims, `full`).
   HostTensor *idx = imp.hostOf(in(1));
+  std::optional<HostTensor> compact;
+  SmallVector<int64_t> full;
+  if (!idx && in(1).value && (compact = compactIndices(in(1).value))) {
+    idx = &*compact;
+    full.assign(
+        cast<RankedTensorType>(in(1).value.getType()).getShape().begin(),
+        cast<RankedTensorType>(in(1).value.getType()).getShape().end());
+  }
   if (!idx)
     return refuse("the scatter indices must be the NonZero coordinates");
+  if (full.empty())
+    full = idx->dims;
   int64_t along = -1;
   SmallVector<int64_t> idims = idx->dims;
+  const int64_t numel = idx->numel();
   for (int64_t k = 0; k < m() && along < 0; ++k) {
     if (set->dims[k] != data[axis] ||
-        (idims[pos + k] != set->dims[k] && set->dims[k] != 1))
+        (idims[pos + k] != set->dims[k] && set->dims[k] != 1) ||
+        full[pos + k] != idims[pos + k])
       continue;
     bool ok = true;
     SmallVector<int64_t> coord(idims.size(), 0);
-    for (int64_t e = 0; e < idx->numel() && ok; ++e) {
+    for (int64_t e = 0; e < numel && ok; ++e) {
       int64_t v = idx->i(e);
       if (v < 0)
         v += data[axis];
@@ -689,8 +757,12 @@ LogicalResult RowRewriter::scatterElements() {
   Value dataValue;
   HostTensor *dataHost = imp.hostOf(in(0));
   bool zeroData =
-      dataHost && llvm::all_of(llvm::seq<int64_t>(0, dataHost->numel()),
-                               [&](int64_t i) { return dataHost->f(i) == 0; });
+      dataHost ? (dataHost->isFloat()
+                      ? llvm::all_of(dataHost->floats,
+                                     [](double v) { return v == 0; })
+                      : llvm::all_of(dataHost->ints,
+                                     [](int64_t v) { return v == 0; }))
+               : isZeroFill(in(0).value);
   if (!zeroData || reduction == "add") {
     dataValue = imp.materialize(in(0), node.input(0));
     Operation *out = nullptr;
@@ -751,7 +823,7 @@ LogicalResult RowRewriter::finish() {
     out.rowPos = outPos[i];
     // Keep what is computed from the coordinates alone a host tensor (the
     // evaluator knows ops the importer's folder does not, such as Split).
-    if (!out.host && out.value) {
+    if (!out.host && out.value && !keepUnfolded) {
       graph::EvalContext ctx;
       ctx.maxElements = kFoldLimit;
       if (auto h = graph::evaluateValue(out.value, ctx)) {

@@ -31,15 +31,21 @@ def const(name, v):
     return numpy_helper.from_array(np.asarray(v), name)
 
 
-def routed(scatter_attrs=None, data_zero=True, indices="t"):
-    """Rows of x where sel == 1, through sigmoid(r) * r @ W, scattered back."""
+def routed(scatter_attrs=None, data_zero=True, indices="t", fill=False):
+    """Rows of x where sel == 1, through sigmoid(r) * r @ W, scattered back.
+    With fill, the zeros are a ConstantOfShape (as torch.zeros exports)."""
     rng = np.random.default_rng(0)
     inits = [const("one", np.int64(1)), const("ax0", np.array([0], np.int64)),
              const("ax1", np.array([1], np.int64)),
              const("W", rng.standard_normal((H, H)).astype(np.float32)),
-             const("last", np.int64(T - 1)),
-             const("data", (np.zeros if data_zero else np.ones)((T, H), np.float32))]
-    nodes = [
+             const("last", np.int64(T - 1))]
+    nodes = []
+    if fill:
+        inits.append(const("data_shape", np.array([T, H], np.int64)))
+        nodes.append(helper.make_node("ConstantOfShape", ["data_shape"], ["data"]))
+    else:
+        inits.append(const("data", (np.zeros if data_zero else np.ones)((T, H), np.float32)))
+    nodes += [
         helper.make_node("Equal", ["sel", "one"], ["mask"]),
         helper.make_node("NonZero", ["mask"], ["nz"], name="nz"),
         helper.make_node("Squeeze", ["nz", "ax0"], ["t"]),
@@ -59,6 +65,7 @@ def routed(scatter_attrs=None, data_zero=True, indices="t"):
 
 
 def main():
+    global T, H
     if sys.argv[1] == "--run":
         import onnxruntime as ort
         path, x, sel, out = sys.argv[2:6]
@@ -105,6 +112,21 @@ def main():
         [helper.make_tensor_value_info("out", TensorProto.FLOAT, [T, H])],
         [const("c", np.array([[0, 3, 0], [1, 0, 2]], np.float32))])
     onnx.save(folded, os.path.join(out, "folded.onnx"))
+    # Wide rows: the scatter's expanded indices (T x H = 76800 elements) are
+    # more than the importer folds, and are checked compact.
+    T, H = 300, 256
+    np.save(os.path.join(out, "x_wide.npy"), rng.standard_normal((T, H)).astype(np.float32))
+    np.save(os.path.join(out, "sel_wide.npy"), rng.integers(0, 3, T).astype(np.int64))
+    onnx.save(routed(), os.path.join(out, "routed_wide.onnx"))
+    onnx.save(routed({"reduction": "add"}, data_zero=False),
+              os.path.join(out, "routed_wide_add.onnx"))
+    onnx.save(routed(indices="t_rev"), os.path.join(out, "reversed_wide.onnx"))
+    # Zeros of 1100 x 1024 from ConstantOfShape: more than the importer
+    # folds, known to be zero all the same.
+    T, H = 1100, 1024
+    np.save(os.path.join(out, "x_fill.npy"), rng.standard_normal((T, H)).astype(np.float32))
+    np.save(os.path.join(out, "sel_fill.npy"), rng.integers(0, 3, T).astype(np.int64))
+    onnx.save(routed(fill=True), os.path.join(out, "routed_fill.onnx"))
 
 
 if __name__ == "__main__":

@@ -14,7 +14,10 @@
 
 #include "mlir/IR/IRMapping.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
+
+#include <functional>
 
 #include <limits>
 #include <map>
@@ -95,13 +98,26 @@ void DistPipelinePass::runOnOperation() {
   Block &body = global.getBody().front();
   auto ret = cast<func::ReturnOp>(body.getTerminator());
 
-  // The ops that compute (constants are copied into the stages that use
-  // them), their costs and each value's last use.
+  // The ops that compute, their costs and each value's last use. Constants
+  // and what is computed from constants alone (a causal mask too large to
+  // fold, rotary tables) are copied into the stages that use them: they
+  // never cross a cut, so a layer boundary stays a point where only the
+  // hidden state does.
   SmallVector<Operation *> ops;
   DenseMap<Operation *, int64_t> index;
+  llvm::DenseSet<Operation *> constantLike;
   for (Operation &op : body.without_terminator()) {
-    if (isa<graph::ConstantOp>(op))
+    bool fromConstants =
+        op.getNumRegions() == 0 &&
+        llvm::all_of(op.getOperands(), [&](Value v) {
+          Operation *def = v.getDefiningOp();
+          return def && constantLike.contains(def);
+        });
+    if (isa<graph::ConstantOp>(op) ||
+        (fromConstants && isa<graph::GraphDialect>(op.getDialect()))) {
+      constantLike.insert(&op);
       continue;
+    }
     index[&op] = ops.size();
     ops.push_back(&op);
   }
@@ -231,13 +247,20 @@ void DistPipelinePass::runOnOperation() {
                                           ppAxes, builder.getI64IntegerAttr(-1));
       map.map(in, recv.getResult());
     }
-    // Constants are cloned where first needed.
+    // Constants and what is computed from them alone are cloned where
+    // first needed, producers first.
+    std::function<void(Value)> cloneConstant = [&](Value v) {
+      Operation *def = v.getDefiningOp();
+      if (!def || !constantLike.contains(def) || map.contains(v))
+        return;
+      for (Value operand : def->getOperands())
+        cloneConstant(operand);
+      sb.clone(*def, map);
+    };
     auto cloneConstants = [&](Operation *op) {
       op->walk([&](Operation *inner) {
         for (Value v : inner->getOperands())
-          if (auto c = v.getDefiningOp<graph::ConstantOp>();
-              c && !map.contains(v))
-            sb.clone(*c, map);
+          cloneConstant(v);
       });
     };
     for (int64_t i = first; i <= last; ++i) {

@@ -66,3 +66,39 @@ func.func @main(%x: tensor<4xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
   %d = graph.neg %b : tensor<2xf32>
   return %c, %d : tensor<2xf32>, tensor<2xf32>
 }
+
+// -----
+
+// A mask computed from constants alone (in a real model, a causal mask too
+// large to fold) is used by every layer: it never counts as crossing a
+// cut, and each stage that uses it computes its own copy. Six ops of 16
+// FLOPs: two stages cut after the second add, three after each ReLU.
+// CHECK-LABEL: func.func @main_stage0
+// CHECK-SAME:    dist.stage_flops = 4.800000e+01
+// CHECK-NEXT:    %[[F:.*]] = graph.constant_of_shape
+// CHECK-NEXT:    %[[M:.*]] = graph.trilu %[[F]]
+// CHECK-NEXT:    graph.add %arg0, %[[M]]
+// CHECK:         dist.send
+// CHECK-LABEL: func.func @main_stage1
+// CHECK-SAME:    dist.stage_flops = 4.800000e+01
+// CHECK-NEXT:    dist.recv
+// CHECK-NEXT:    graph.relu
+// CHECK-NEXT:    %[[F1:.*]] = graph.constant_of_shape
+// CHECK-NEXT:    %[[M1:.*]] = graph.trilu %[[F1]]
+// CHECK-NEXT:    graph.add %{{.*}}, %[[M1]]
+// THREE-LABEL: func.func @main_stage2
+// THREE-SAME:    dist.stage_flops = 3.200000e+01
+// THREE-NEXT:    dist.recv
+// THREE-NEXT:    graph.constant_of_shape
+// THREE-NEXT:    graph.trilu
+func.func @main(%x: tensor<4x4xf32> {graph.name = "x"}) -> (tensor<4x4xf32> {graph.name = "y"}) {
+  %f = graph.constant_of_shape {shape = array<i64: 4, 4>, value = dense<-1.0e+09> : tensor<1xf32>} : tensor<4x4xf32>
+  %m = graph.trilu %f {k = 1 : i64} : tensor<4x4xf32>
+  %a1 = graph.add %x, %m : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+  %r1 = graph.relu %a1 : tensor<4x4xf32>
+  %a2 = graph.add %r1, %m : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+  %r2 = graph.relu %a2 : tensor<4x4xf32>
+  %a3 = graph.add %r2, %m : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+  %r3 = graph.relu %a3 : tensor<4x4xf32>
+  return %r3 : tensor<4x4xf32>
+}

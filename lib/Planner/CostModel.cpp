@@ -55,6 +55,52 @@ double shardc::planner::allReduceTime(const Cluster &c, Group g,
       collectiveTime(c, Collective::AllReduce, Algorithm::Tree, g, bytes));
 }
 
+double shardc::planner::balancedStageCost(ArrayRef<double> segments,
+                                          int64_t stages) {
+  if (stages < 1 || static_cast<int64_t>(segments.size()) < stages)
+    return 0;
+  // The least limit such that greedy grouping (a new stage whenever the
+  // next segment would pass the limit) needs at most `stages` stages; the
+  // answer is one of the sums of consecutive segments, so bisect to the
+  // precision of a double and return the grouping's actual maximum.
+  auto fits = [&](double limit, double &worst) {
+    int64_t used = 1;
+    double current = 0;
+    worst = 0;
+    for (double s : segments) {
+      if (current + s > limit && current > 0) {
+        ++used;
+        current = 0;
+      }
+      current += s;
+      worst = std::max(worst, current);
+    }
+    return used <= stages;
+  };
+  double lo = 0, hi = 0;
+  for (double s : segments) {
+    lo = std::max(lo, s);
+    hi += s;
+  }
+  double worst = hi;
+  if (fits(lo, worst))
+    return worst;
+  for (int i = 0; i < 200 && lo < hi; ++i) {
+    double mid = lo + (hi - lo) / 2;
+    if (mid <= lo || mid >= hi)
+      break;
+    double w;
+    if (fits(mid, w)) {
+      hi = mid;
+      worst = w;
+    } else {
+      lo = mid;
+    }
+  }
+  fits(hi, worst);
+  return worst;
+}
+
 std::vector<std::vector<double>>
 shardc::planner::pipelineStarts(ArrayRef<double> stageTimes,
                                 int64_t microbatches, double sendTime) {

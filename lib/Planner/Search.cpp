@@ -60,7 +60,11 @@ std::string reject(const ModelSummary &m, const Candidate &c) {
     return formatv("ep={0}: the model has no mixture-of-experts layer", c.ep);
   if (c.ep > 1 && m.experts % c.ep != 0)
     return formatv("{0} experts do not split over ep={1}", m.experts, c.ep);
-  if (c.pp > m.layers)
+  if (!m.segments.empty() && c.pp > static_cast<int64_t>(m.segments.size()))
+    return formatv("the graph has {0} points where only one tensor crosses, "
+                   "so at most {1} stages, not pp={2}",
+                   m.segments.size() - 1, m.segments.size(), c.pp);
+  if (m.segments.empty() && c.pp > m.layers)
     return formatv("{0} layers give at most {0} stages, not pp={1}",
                    m.layers, c.pp);
   int64_t rows = m.tokens / (c.dp * c.microbatches);
@@ -78,20 +82,32 @@ void price(const ModelSummary &m, const Cluster &cl, Candidate &c) {
   double mb = static_cast<double>(c.microbatches);
   double rows = static_cast<double>(m.tokens) / (c.dp * mb);
   double hiddenBytes = rows * m.hidden * m.elementBytes;
-  double layersPerStage = static_cast<double>(m.layers) / c.pp;
-  double moePerStage = static_cast<double>(m.moeLayers) / c.pp;
+  // The slowest stage's share of the program: the balanced grouping of the
+  // cut points' segments (dist-pipeline's cuts), else 1/pp. Its layers,
+  // collectives and weights are taken in the same proportion.
+  double share = 1.0 / c.pp;
+  if (c.pp > 1 && !m.segments.empty()) {
+    double total = 0;
+    for (double f : m.segments)
+      total += f;
+    if (total > 0)
+      share = balancedStageCost(m.segments, c.pp) / total;
+  }
+  double layersPerStage = m.layers * share;
+  double moePerStage = m.moeLayers * share;
 
   // Compute of one stage on one micro-batch: the dense part split over dp,
   // tp and the stages, the experts also over ep (each rank routes its
   // share of the tokens); weights read once per micro-batch.
-  double flops = m.denseFlops / (c.dp * c.tp * c.pp * mb) +
-                 m.expertFlops / (c.dp * c.ep * c.tp * c.pp * mb);
-  double weights = (m.denseWeights - m.tpReplicatedWeights) / (c.tp * c.pp) +
-                   m.tpReplicatedWeights / c.pp +
-                   m.expertWeights / (c.ep * c.pp);
+  double flops = m.denseFlops * share / (c.dp * c.tp * mb) +
+                 m.expertFlops * share / (c.dp * c.ep * c.tp * mb);
+  double weights =
+      ((m.denseWeights - m.tpReplicatedWeights) / c.tp +
+       m.tpReplicatedWeights + m.expertWeights / c.ep) *
+      share;
   double compute =
       std::max(flops / cl.peakFlops(m.dtype), weights / cl.memoryBandwidth) +
-      cl.launchFloor * static_cast<double>(m.kernels) / c.pp;
+      cl.launchFloor * static_cast<double>(m.kernels) * share;
 
   // Communication of one stage on one micro-batch; the mesh is row-major
   // over (dp, pp, ep, tp): tp neighbours, ep tp apart, pp ep*tp apart.

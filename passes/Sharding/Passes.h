@@ -7,6 +7,9 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
+#include "llvm/ADT/DenseSet.h"
+
+#include <vector>
 
 namespace shardc {
 
@@ -19,6 +22,22 @@ namespace shardc {
 /// Estimated floating-point operations of one run of `op` (dist-pipeline's
 /// stage balance and the plan report's pipeline timeline).
 double estimateFlops(mlir::Operation *op);
+
+/// Where dist-pipeline may cut a global program: the ops that compute (in
+/// order; constants and what is computed from constants alone are copied
+/// into each stage instead), their FLOPs as a prefix sum, and the op
+/// indices after which exactly one tensor crosses, with that tensor.
+struct PipelineCuts {
+  llvm::SmallVector<mlir::Operation *> ops;
+  llvm::DenseSet<mlir::Operation *> constantLike;
+  llvm::SmallVector<double> prefix;
+  llvm::SmallVector<int64_t> cuts;
+  llvm::SmallVector<mlir::Value> crossing;
+  /// The FLOPs between consecutive cuts (cuts + 1 segments): what the
+  /// planner balances stages over (lib/Planner: balancedStageFlops).
+  std::vector<double> segmentFlops() const;
+};
+PipelineCuts findPipelineCuts(mlir::func::FuncOp global);
 
 } // namespace shardc
 

@@ -82,19 +82,8 @@ double shardc::estimateFlops(Operation *op) {
   return out;
 }
 
-void DistPipelinePass::runOnOperation() {
-  ModuleOp module = getOperation();
-  if (stages < 1) {
-    module.emitError("--pp=") << static_cast<int64_t>(stages) << ": expected at least 1 stage";
-    return signalPassFailure();
-  }
-  SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
-  if (funcs.size() != 1 || funcs.front().isExternal()) {
-    module.emitError("dist-pipeline takes one global program, found ")
-        << funcs.size();
-    return signalPassFailure();
-  }
-  func::FuncOp global = funcs.front();
+PipelineCuts shardc::findPipelineCuts(func::FuncOp global) {
+  PipelineCuts pc;
   Block &body = global.getBody().front();
   auto ret = cast<func::ReturnOp>(body.getTerminator());
 
@@ -103,28 +92,27 @@ void DistPipelinePass::runOnOperation() {
   // fold, rotary tables) are copied into the stages that use them: they
   // never cross a cut, so a layer boundary stays a point where only the
   // hidden state does.
-  SmallVector<Operation *> ops;
+  SmallVector<Operation *> &ops = pc.ops;
   DenseMap<Operation *, int64_t> index;
-  llvm::DenseSet<Operation *> constantLike;
   for (Operation &op : body.without_terminator()) {
     bool fromConstants =
         op.getNumRegions() == 0 &&
         llvm::all_of(op.getOperands(), [&](Value v) {
           Operation *def = v.getDefiningOp();
-          return def && constantLike.contains(def);
+          return def && pc.constantLike.contains(def);
         });
     if (isa<graph::ConstantOp>(op) ||
         (fromConstants && isa<graph::GraphDialect>(op.getDialect()))) {
-      constantLike.insert(&op);
+      pc.constantLike.insert(&op);
       continue;
     }
     index[&op] = ops.size();
     ops.push_back(&op);
   }
   int64_t n = ops.size();
-  SmallVector<double> prefix(n + 1, 0.0);
+  pc.prefix.assign(n + 1, 0.0);
   for (int64_t i = 0; i < n; ++i)
-    prefix[i + 1] = prefix[i] + estimateFlops(ops[i]);
+    pc.prefix[i + 1] = pc.prefix[i] + estimateFlops(ops[i]);
   // Live across the boundary after op i: defined at or before i, used after.
   SmallVector<SmallVector<Value>> endingAt(n + 1);
   for (int64_t i = 0; i < n; ++i)
@@ -141,8 +129,6 @@ void DistPipelinePass::runOnOperation() {
   // Candidate cuts: boundaries after op i (i < n - 1) with one live value.
   // (position of definition, result number) -> value
   std::map<std::pair<int64_t, unsigned>, Value> live;
-  SmallVector<int64_t> cuts;
-  SmallVector<Value> crossing;
   for (int64_t i = 0; i < n - 1; ++i) {
     for (OpResult r : ops[i]->getResults())
       live[{i, r.getResultNumber()}] = r;
@@ -150,10 +136,47 @@ void DistPipelinePass::runOnOperation() {
       live.erase({index[r.getDefiningOp()],
                   cast<OpResult>(r).getResultNumber()});
     if (live.size() == 1 && isa<RankedTensorType>(live.begin()->second.getType())) {
-      cuts.push_back(i);
-      crossing.push_back(live.begin()->second);
+      pc.cuts.push_back(i);
+      pc.crossing.push_back(live.begin()->second);
     }
   }
+  return pc;
+}
+
+std::vector<double> PipelineCuts::segmentFlops() const {
+  std::vector<double> out;
+  double begin = 0;
+  for (int64_t c : cuts) {
+    out.push_back(prefix[c + 1] - begin);
+    begin = prefix[c + 1];
+  }
+  if (!prefix.empty())
+    out.push_back(prefix.back() - begin);
+  return out;
+}
+
+void DistPipelinePass::runOnOperation() {
+  ModuleOp module = getOperation();
+  if (stages < 1) {
+    module.emitError("--pp=") << static_cast<int64_t>(stages) << ": expected at least 1 stage";
+    return signalPassFailure();
+  }
+  SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
+  if (funcs.size() != 1 || funcs.front().isExternal()) {
+    module.emitError("dist-pipeline takes one global program, found ")
+        << funcs.size();
+    return signalPassFailure();
+  }
+  func::FuncOp global = funcs.front();
+  Block &body = global.getBody().front();
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+  PipelineCuts pc = findPipelineCuts(global);
+  const SmallVector<Operation *> &ops = pc.ops;
+  const llvm::DenseSet<Operation *> &constantLike = pc.constantLike;
+  const SmallVector<double> &prefix = pc.prefix;
+  const SmallVector<int64_t> &cuts = pc.cuts;
+  const SmallVector<Value> &crossing = pc.crossing;
+  int64_t n = ops.size();
   int64_t k = cuts.size();
   if (k < stages - 1) {
     global.emitError("--pp=")

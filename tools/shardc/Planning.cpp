@@ -163,6 +163,7 @@ ModelSummary shardc::summarizeModel(ModuleOp module, StringRef dtype) {
         1, static_cast<int64_t>(m.outputBytes / m.elementBytes) /
                std::max<int64_t>(1, m.batch));
   }
+  m.segments = findPipelineCuts(main).segmentFlops();
   readTensorParallelSplit(module, m);
   return m;
 }

@@ -106,3 +106,24 @@ TEST(CostModel, MemoryPerRank) {
 }
 
 } // namespace
+
+TEST(CostModel, BalancedStagesAsDistPipelineCuts) {
+  // Segments 4 1 1 1 1 into two stages: {4} {1 1 1 1} = 4; into three:
+  // {4} {1 1} {1 1} = 4; into five: every segment alone, 4.
+  std::vector<double> a = {4, 1, 1, 1, 1};
+  EXPECT_DOUBLE_EQ(balancedStageCost(a, 1), 8);
+  EXPECT_DOUBLE_EQ(balancedStageCost(a, 2), 4);
+  EXPECT_DOUBLE_EQ(balancedStageCost(a, 5), 4);
+  EXPECT_DOUBLE_EQ(balancedStageCost(a, 6), 0); // more stages than segments
+  // 80 equal layers over 64 stages: some stages hold two, so the slowest
+  // is 2, not 80/64 = 1.25.
+  std::vector<double> layers(80, 1.0);
+  EXPECT_DOUBLE_EQ(balancedStageCost(layers, 64), 2);
+  EXPECT_DOUBLE_EQ(balancedStageCost(layers, 8), 10);
+  EXPECT_DOUBLE_EQ(balancedStageCost(layers, 3), 27);
+  // An embedding of 1, 6 layers of 10 and a head of 30: 3 stages are best
+  // cut as {1 10 10 10} {10 10 10} {30}: 31; two as 41 and 50.
+  std::vector<double> model = {1, 10, 10, 10, 10, 10, 10, 30};
+  EXPECT_DOUBLE_EQ(balancedStageCost(model, 3), 31);
+  EXPECT_DOUBLE_EQ(balancedStageCost(model, 2), 50); // {1 10 10 10 10} {10 10 30}
+}

@@ -75,6 +75,36 @@ TEST(Search, RejectionsSayWhy) {
   EXPECT_NE(find(r.ranked, 4, 1, 1, 2), nullptr);
 }
 
+TEST(Search, StagesBalancedOverTheCutPoints) {
+  // Five segments between cut points: an embedding of 1 GFLOP, two layers
+  // of 3.5, a head of 0 (8 GFLOP in all). pp=2 cuts {1 3.5} {3.5 0}: the
+  // slowest stage is 4.5/8 of the program, not 1/2; pp=8 > 4 segments is
+  // refused as dist-pipeline would.
+  ModelSummary m = small();
+  m.segments = {1e9, 3.5e9, 3.5e9, 0};
+  Cluster cpu = *presetCluster("cpu");
+  Candidate plan;
+  plan.pp = 2;
+  Candidate c = evaluatePlan(m, cpu, plan);
+  ASSERT_TRUE(c.rejected.empty()) << c.rejected;
+  ModelSummary even = small();
+  Candidate e = evaluatePlan(even, cpu, plan);
+  // Kernels: 8e9 * share / peak; weights 1e8 * share / bandwidth; launch
+  // floors kernels * share.
+  double peak = cpu.peakFlops("fp32");
+  auto stage = [&](double share) {
+    return std::max(8e9 * share / peak, 1e8 * share / cpu.memoryBandwidth) +
+           cpu.launchFloor * 10 * share;
+  };
+  EXPECT_NEAR(c.stageCompute, stage(4.5 / 8), 1e-12);
+  EXPECT_NEAR(e.stageCompute, stage(0.5), 1e-12);
+  EXPECT_NEAR(c.memory.weights, 1e8 * 4.5 / 8, 1e-3);
+  plan.pp = 8;
+  EXPECT_EQ(evaluatePlan(m, cpu, plan).rejected,
+            "the graph has 3 points where only one tensor crosses, so at "
+            "most 4 stages, not pp=8");
+}
+
 TEST(Search, MemoryThatDoesNotFit) {
   ModelSummary m = small();
   m.denseWeights = 20 * 1024.0 * 1024.0 * 1024.0; // 20 GiB: one rank holds 12

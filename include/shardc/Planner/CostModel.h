@@ -64,6 +64,13 @@ double allReduceTime(const Cluster &c, Group g, double bytes);
 /// makespan of `microbatches` micro-batches over the stages' times.
 double pipelineMakespan(llvm::ArrayRef<double> stageTimes,
                         int64_t microbatches, double sendTime);
+/// The most expensive stage when `segments` (costs between the points
+/// where a pipeline may cut, in order) are grouped into `stages` contiguous
+/// stages as evenly as possible: the least possible maximum, as
+/// dist-pipeline's cuts achieve. 0 when there are fewer segments than
+/// stages.
+double balancedStageCost(llvm::ArrayRef<double> segments, int64_t stages);
+
 /// The start time of every (stage, micro-batch) in that schedule:
 /// result[s][k].
 std::vector<std::vector<double>>

@@ -54,6 +54,10 @@ struct ModelSummary {
   double peakActivationWhole = 0;
   double peakActivationSplit = 0;
   int64_t kernels = 1;        ///< kernels per run (launch floors)
+  /// FLOPs between the points where dist-pipeline may cut, in program
+  /// order (embedding and head included); empty: `layers` equal stages'
+  /// worth. A pipeline's slowest stage is the balanced grouping's largest.
+  std::vector<double> segments;
 };
 
 enum class Objective { Latency, Throughput };

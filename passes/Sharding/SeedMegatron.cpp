@@ -86,6 +86,20 @@ bool unfuseProjection(graph::SplitOp split) {
   return true;
 }
 
+/// Whether `op`'s only result goes to the program's return through casts
+/// alone (each with one use).
+bool returnedThroughCasts(Operation *op) {
+  while (op->hasOneUse()) {
+    Operation *user = *op->getUsers().begin();
+    if (isa<func::ReturnOp>(user))
+      return true;
+    if (!isa<graph::CastOp>(user))
+      return false;
+    op = user;
+  }
+  return false;
+}
+
 /// Puts `sharding` on operand `index` of `op` with a dist.shard.
 void seed(Operation *op, unsigned index, dist::ShardingAttr sharding) {
   OpBuilder b(op);
@@ -206,14 +220,22 @@ void DistSeedMegatronPass::runOnOperation() {
       return;
     }
     // The LM head: a projection by a constant whose result the program
-    // returns is column-parallel; partitioning all-gathers the logits.
-    if (isa<graph::MatMulOp, graph::LinearOp>(op) && op->hasOneUse() &&
-        isa<func::ReturnOp>(*op->getUsers().begin())) {
+    // returns (directly or through casts, as Hugging Face's fp16 exports
+    // return float32 logits) is column-parallel; partitioning all-gathers
+    // the logits.
+    if (isa<graph::MatMulOp, graph::LinearOp>(op) && returnedThroughCasts(op)) {
       Value w = op->getOperand(1);
       auto t = cast<RankedTensorType>(w.getType());
       if (w.getDefiningOp<graph::ConstantOp>() && t.getRank() == 2 &&
-          t.getDimSize(1) % tp == 0)
+          t.getDimSize(1) % tp == 0) {
         seed(op, 1, sharding(2, 1));
+        // Logits widened by a cast are gathered before it, in the
+        // narrower type (half the bytes of fp16 logits returned as f32).
+        Operation *user = *op->getUsers().begin();
+        if (auto cast = dyn_cast<graph::CastOp>(user))
+          seed(cast, 0,
+               sharding(cast.getInput().getType().getRank(), /*none*/ -1));
+      }
     }
   });
 }

@@ -58,3 +58,32 @@ func.func @norms(%x: tensor<1x4x8xf32>, %y: tensor<6x2x8xf32>, %z: tensor<1x3x8x
   %t = graph.rms_norm %z, %s {axis = 2 : i64} : tensor<1x3x8xf32>, tensor<8xf32>
   return %n, %r, %t : tensor<1x4x8xf32>, tensor<6x2x8xf32>, tensor<1x3x8xf32>
 }
+
+// -----
+
+// The LM head: a projection by a constant returned directly, or through a
+// widening cast (fp16 exports return f32 logits), is column-parallel; the
+// cast's input is seeded whole, so the logits are gathered in f16 before
+// it. A projection whose result goes anywhere else is not a head.
+// CHECK-LABEL: func.func @heads
+// CHECK:       %[[W:.+]] = dist.shard %{{.*}} : tensor<8x16xf16> to #dist.sharding<@mesh, {{\[\[\], \["tp"\]\]}}>
+// CHECK:       %[[L:.+]] = graph.matmul %arg0, %[[W]]
+// CHECK:       %[[R:.+]] = dist.shard %[[L]] : tensor<1x4x16xf16> to #dist.sharding<@mesh, {{\[\[\], \[\], \[\]\]}}>
+// CHECK:       graph.cast %[[R]] {to = f32}
+// CHECK:       %[[W2:.+]] = dist.shard %{{.*}} : tensor<8x16xf32> to #dist.sharding<@mesh, {{\[\[\], \["tp"\]\]}}>
+// CHECK:       graph.matmul %arg1, %[[W2]]
+// CHECK-NOT:   dist.shard
+// CHECK:       return
+// THREE-LABEL: func.func @heads
+// THREE-NOT:   dist.shard
+func.func @heads(%x: tensor<1x4x8xf16>, %y: tensor<1x4x8xf32>) -> (tensor<1x4x16xf32>, tensor<1x4x16xf32>, tensor<1x4x16xf32>) {
+  %w = graph.constant dense<0.5> : tensor<8x16xf16>
+  %l = graph.matmul %x, %w : tensor<1x4x8xf16>, tensor<8x16xf16> -> tensor<1x4x16xf16>
+  %c = graph.cast %l {to = f32} : tensor<1x4x16xf16> -> tensor<1x4x16xf32>
+  %w2 = graph.constant dense<0.25> : tensor<8x16xf32>
+  %l2 = graph.matmul %y, %w2 : tensor<1x4x8xf32>, tensor<8x16xf32> -> tensor<1x4x16xf32>
+  %w3 = graph.constant dense<0.125> : tensor<8x16xf32>
+  %l3 = graph.matmul %y, %w3 : tensor<1x4x8xf32>, tensor<8x16xf32> -> tensor<1x4x16xf32>
+  %e = graph.exp %l3 : tensor<1x4x16xf32>
+  return %c, %l2, %e : tensor<1x4x16xf32>, tensor<1x4x16xf32>, tensor<1x4x16xf32>
+}

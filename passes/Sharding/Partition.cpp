@@ -459,8 +459,32 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
       take(dims, current[v], true);
     for (auto [i, dims] : llvm::enumerate(rule->results))
       take(dims, resultDims(i), false);
-    // Projections; a split that a compound dim cannot hold (a minor factor
-    // split under an unsplit major one) is dropped for that value.
+    // A split that a compound dim of any operand or result cannot hold (a
+    // minor factor split under an unsplit major one: a reshape of [B*S] to
+    // [B, S] with S split) is dropped for the whole op, so that every
+    // value computes it whole: the op then runs on whole data along that
+    // factor and its result is sliced to its recorded layout after.
+    // (Dropping it for one value only would leave the local op with shapes
+    // that do not match.)
+    auto dropInexpressible = [&](const ShardingRule::ValueFactors &dims) {
+      for (const auto &fs : dims) {
+        bool whole = true;
+        for (int64_t f : fs) {
+          if (!whole) {
+            factorAxes[f].clear();
+            continue;
+          }
+          int64_t product = 1;
+          for (StringRef a : factorAxes[f])
+            product *= axisSize(a);
+          whole = product == rule->factors[f].size;
+        }
+      }
+    };
+    for (const auto &dims : rule->operands)
+      dropInexpressible(dims);
+    for (const auto &dims : rule->results)
+      dropInexpressible(dims);
     auto project = [&](const ShardingRule::ValueFactors &dims) {
       DimAxes out;
       for (const auto &fs : dims) {

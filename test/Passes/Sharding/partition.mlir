@@ -84,3 +84,37 @@ func.func @sp_mlp(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
   %z, %m2, %i2 = graph.layer_norm %ys, %scale {axis = 1 : i64} : tensor<4x4xf32>, tensor<4xf32> -> tensor<4x4xf32>, tensor<4x1xf32>, tensor<4x1xf32>
   return %z : tensor<4x4xf32>
 }
+
+// -----
+
+// A reshape that merges [B, S] into B*S cannot carry a split of S (the
+// minor factor under an unsplit major one) on the merged dim: the split is
+// dropped for the whole op, which runs on whole data, and its result is
+// sliced to its recorded layout after (sequence parallelism around a MoE,
+// whose tokens are [B*S, H]). Before, the local reshape was given the
+// split result shape and the whole operand.
+// CHECK-LABEL: func.func @merge_tokens_rank1
+// CHECK:         %[[E:.+]] = graph.exp %arg0 : tensor<16x4xf32>
+// CHECK-NEXT:    %[[R:.+]] = graph.reshape %[[E]] {shape = array<i64: 2, 8, 4>} : tensor<16x4xf32> -> tensor<2x8x4xf32>
+// CHECK-NEXT:    %[[S:.+]] = graph.slice %[[R]] {ends = array<i64: 2, 8, 4>, starts = array<i64: 0, 4, 0>, steps = array<i64: 1, 1, 1>} : tensor<2x8x4xf32> -> tensor<2x4x4xf32>
+// CHECK-NEXT:    graph.neg %[[S]] : tensor<2x4x4xf32>
+// The other way, [B, S] with S split merged into B*S: S is gathered first.
+// CHECK-LABEL: func.func @split_tokens_rank1
+// CHECK:         %[[N:.+]] = graph.neg %{{.*}} : tensor<2x4x4xf32>
+// CHECK-NEXT:    %[[G:.+]] = dist.all_gather %[[N]] on @mesh axes = ["tp"] dim = 1 : tensor<2x4x4xf32> -> tensor<2x8x4xf32>
+// CHECK-NEXT:    graph.reshape %[[G]] {shape = array<i64: 16, 4>} : tensor<2x8x4xf32> -> tensor<16x4xf32>
+dist.mesh @mesh axes = ["tp"] shape = [2]
+func.func @merge_tokens(%x: tensor<16x4xf32>) -> tensor<2x8x4xf32> {
+  %e = graph.exp %x : tensor<16x4xf32>
+  %r = graph.reshape %e {shape = array<i64: 2, 8, 4>} : tensor<16x4xf32> -> tensor<2x8x4xf32>
+  %s = dist.shard %r : tensor<2x8x4xf32> to #dist.sharding<@mesh, [[], ["tp"], []]>
+  %n = graph.neg %s : tensor<2x8x4xf32>
+  return %n : tensor<2x8x4xf32>
+}
+func.func @split_tokens(%x: tensor<2x8x4xf32>) -> tensor<16x4xf32> {
+  %s = dist.shard %x : tensor<2x8x4xf32> to #dist.sharding<@mesh, [[], ["tp"], []]>
+  %n = graph.neg %s : tensor<2x8x4xf32>
+  %r = graph.reshape %n {shape = array<i64: 16, 4>} : tensor<2x8x4xf32> -> tensor<16x4xf32>
+  %e = graph.exp %r : tensor<16x4xf32>
+  return %e : tensor<16x4xf32>
+}

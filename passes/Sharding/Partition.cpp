@@ -329,8 +329,18 @@ LogicalResult RankPartitioner::vocabParallelGather(OpBuilder &b,
   DimAxes want = dimsOf(
       recorded ? dyn_cast<dist::ShardingAttr>(recorded[0]) : nullptr,
       op.getType());
-  DimAxes reduced =
-      reducePartial(b, loc, sum, axes, replicated(op.getType()), want);
+  // The looked-up rows come in the layout the indices arrive in (ids
+  // split over dp give rows split the same way); the data's other dims
+  // are whole.
+  DimAxes rowsLayout(axis);
+  const DimAxes &idxLayout = current[op.getIndices()];
+  for (int64_t d = 0; d < idxType.getRank(); ++d)
+    rowsLayout.push_back(idxLayout.empty() ? SmallVector<StringRef, 2>()
+                                           : idxLayout[d]);
+  while (static_cast<int64_t>(rowsLayout.size()) <
+         cast<RankedTensorType>(op.getType()).getRank())
+    rowsLayout.emplace_back();
+  DimAxes reduced = reducePartial(b, loc, sum, axes, rowsLayout, want);
   auto v = reshard(b, loc, sum, reduced, want);
   if (failed(v))
     return failure();

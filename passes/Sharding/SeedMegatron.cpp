@@ -86,6 +86,14 @@ bool unfuseProjection(graph::SplitOp split) {
   return true;
 }
 
+/// Whether `v` is one of the program's inputs, possibly with a seed on it
+/// (dist-seed-batch splits the ids over dp before this pass runs).
+bool isProgramInput(Value v) {
+  while (auto shard = v.getDefiningOp<dist::ShardOp>())
+    v = shard.getInput();
+  return isa<BlockArgument>(v);
+}
+
 /// Whether `op`'s only result goes to the program's return through casts
 /// alone (each with one use).
 bool returnedThroughCasts(Operation *op) {
@@ -214,7 +222,7 @@ void DistSeedMegatronPass::runOnOperation() {
       auto t = cast<RankedTensorType>(gather.getData().getType());
       if (gather.getData().getDefiningOp<graph::ConstantOp>() &&
           t.getRank() == 2 && gather.getAxis() == 0 &&
-          isa<BlockArgument>(gather.getIndices()) &&
+          isProgramInput(gather.getIndices()) &&
           t.getDimSize(0) > t.getDimSize(1) && t.getDimSize(0) % tp == 0)
         seed(op, 0, sharding(2, 0));
       return;

@@ -97,10 +97,14 @@ void price(const ModelSummary &m, const Cluster &cl, Candidate &c) {
   double moePerStage = m.moeLayers * share;
 
   // Compute of one stage on one micro-batch: the dense part split over dp,
-  // tp and the stages, the experts also over ep (each rank routes its
-  // share of the tokens); weights read once per micro-batch.
+  // tp and the stages; the experts over ep, each rank routing its share of
+  // the tokens, which dist-partition splits over ep and the axes the MoE
+  // leaves idle (tp). Without ep the MoE is replicated over tp (Megatron's
+  // seeds do not split it): every tp rank runs all of it. Weights are read
+  // once per micro-batch.
+  double expertSplit = c.ep > 1 ? c.ep * c.tp : 1;
   double flops = m.denseFlops * share / (c.dp * c.tp * mb) +
-                 m.expertFlops * share / (c.dp * c.ep * c.tp * mb);
+                 m.expertFlops * share / (c.dp * expertSplit * mb);
   double weights =
       ((m.denseWeights - m.tpReplicatedWeights) / c.tp +
        m.tpReplicatedWeights + m.expertWeights / c.ep) *

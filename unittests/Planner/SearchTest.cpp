@@ -149,6 +149,21 @@ TEST(Search, ExpertsAndTheSameOrderEveryTime) {
       EXPECT_DOUBLE_EQ(bytes, 2 * 2 * 64 * 2 * 64 * 4.0);
     }
   EXPECT_TRUE(sawAllToAll);
+  // Without ep the MoE is replicated over tp (the Megatron seeds leave it
+  // whole): tp2 runs all 16 GFLOP of experts on each rank, ep2 x tp2 a
+  // quarter of them (tokens split over ep and tp); the dense 8 GFLOP halve.
+  Cluster cpu = *presetCluster("cpu");
+  double peak = cpu.peakFlops("fp32");
+  Candidate tp2, ep2tp2;
+  tp2.tp = 2;
+  ep2tp2.ep = 2;
+  ep2tp2.tp = 2;
+  Candidate x = evaluatePlan(m, cpu, tp2), y = evaluatePlan(m, cpu, ep2tp2);
+  ASSERT_TRUE(x.rejected.empty() && y.rejected.empty());
+  EXPECT_NEAR(x.stageCompute, (4e9 + 16e9) / peak + 10 * cpu.launchFloor,
+              1e-12);
+  EXPECT_NEAR(y.stageCompute, (4e9 + 4e9) / peak + 10 * cpu.launchFloor,
+              1e-12);
 }
 
 } // namespace

@@ -85,17 +85,14 @@ double shardc::planner::balancedStageCost(ArrayRef<double> segments,
   double worst = hi;
   if (fits(lo, worst))
     return worst;
-  for (int i = 0; i < 200 && lo < hi; ++i) {
+  for (int i = 0; i < 200; ++i) {
     double mid = lo + (hi - lo) / 2;
     if (mid <= lo || mid >= hi)
       break;
-    double w;
-    if (fits(mid, w)) {
+    if (fits(mid, worst))
       hi = mid;
-      worst = w;
-    } else {
+    else
       lo = mid;
-    }
   }
   fits(hi, worst);
   return worst;

@@ -495,23 +495,14 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
       dropInexpressible(dims);
     for (const auto &dims : rule->results)
       dropInexpressible(dims);
+    // Every remaining split is expressible: a dim's axes are its factors'
+    // axes, major to minor.
     auto project = [&](const ShardingRule::ValueFactors &dims) {
       DimAxes out;
       for (const auto &fs : dims) {
         out.emplace_back();
-        bool whole = true;
-        for (int64_t f : fs) {
-          if (!whole && !factorAxes[f].empty()) {
-            out.back().clear();
-            break;
-          }
-          int64_t product = 1;
-          for (StringRef a : factorAxes[f]) {
-            out.back().push_back(a);
-            product *= axisSize(a);
-          }
-          whole = product == rule->factors[f].size;
-        }
+        for (int64_t f : fs)
+          out.back().append(factorAxes[f].begin(), factorAxes[f].end());
       }
       return out;
     };

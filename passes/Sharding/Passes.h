@@ -34,7 +34,7 @@ struct PipelineCuts {
   llvm::SmallVector<int64_t> cuts;
   llvm::SmallVector<mlir::Value> crossing;
   /// The FLOPs between consecutive cuts (cuts + 1 segments): what the
-  /// planner balances stages over (lib/Planner: balancedStageFlops).
+  /// planner balances stages over (lib/Planner: balancedStageCost).
   std::vector<double> segmentFlops() const;
 };
 PipelineCuts findPipelineCuts(mlir::func::FuncOp global);

@@ -13,6 +13,7 @@
 #include "dialects/Dist/IR/DistOps.h"
 #include "dialects/Graph/IR/GraphOps.h"
 #include "dialects/Kern/IR/KernOps.h"
+#include "shardc/Planner/CostModel.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinDialect.h"
@@ -80,7 +81,7 @@ struct Schedule {
   SmallVector<double> stageTime;             // per stage, max = 1
   SmallVector<double> stageFlops;            // per stage, estimated
   int64_t microbatches = 1;
-  SmallVector<SmallVector<double>> start;    // [stage][micro-batch]
+  std::vector<std::vector<double>> start;    // [stage][micro-batch]
   double makespan = 0, bubble = 0;
 };
 
@@ -105,21 +106,10 @@ std::optional<Schedule> scheduleOf(ModuleOp propagated) {
   }
   for (double f : s.stageFlops)
     s.stageTime.push_back(slowest > 0 ? f / slowest : 1.0);
-  int64_t p = stages.size(), m = s.microbatches;
-  s.start.assign(p, SmallVector<double>(m, 0.0));
-  double busy = 0;
-  for (int64_t st = 0; st < p; ++st)
-    for (int64_t k = 0; k < m; ++k) {
-      double ready = 0;
-      if (st > 0)
-        ready = s.start[st - 1][k] + s.stageTime[st - 1];
-      if (k > 0)
-        ready = std::max(ready, s.start[st][k - 1] + s.stageTime[st]);
-      s.start[st][k] = ready;
-      s.makespan = std::max(s.makespan, ready + s.stageTime[st]);
-      busy += s.stageTime[st];
-    }
-  s.bubble = s.makespan > 0 ? 1.0 - busy / (p * s.makespan) : 0.0;
+  // The planner's fill-and-drain model, sends free (they do not wait).
+  s.start = planner::pipelineStarts(s.stageTime, s.microbatches, 0);
+  s.makespan = planner::pipelineMakespan(s.stageTime, s.microbatches, 0);
+  s.bubble = planner::pipelineBubble(s.stageTime, s.microbatches, 0);
   return s;
 }
 

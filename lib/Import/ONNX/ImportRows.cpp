@@ -695,11 +695,11 @@ LogicalResult RowRewriter::scatterElements() {
   HostTensor *idx = imp.hostOf(in(1));
   std::optional<HostTensor> compact;
   SmallVector<int64_t> full;
-  if (!idx && in(1).value && (compact = compactIndices(in(1).value))) {
+  if (!idx && (compact = compactIndices(in(1).value))) {
     idx = &*compact;
-    full.assign(
-        cast<RankedTensorType>(in(1).value.getType()).getShape().begin(),
-        cast<RankedTensorType>(in(1).value.getType()).getShape().end());
+    ArrayRef<int64_t> shape =
+        cast<RankedTensorType>(in(1).value.getType()).getShape();
+    full.assign(shape.begin(), shape.end());
   }
   if (!idx)
     return refuse("the scatter indices must be the NonZero coordinates");

@@ -13,13 +13,20 @@ in an external data file. Each compile runs under /usr/bin/time -v with -v:
 
   weights GB  the model's fp32 weight bytes (initializers)
   wall        the whole compile, .onnx to executable + weights file
-  weights s   wall minus the host C++ compile and link (the one stage that
-              does not touch weights: import, precision conversion, slicing
-              per rank, checksums and the weights file)
+  weights s   until the weights file is written: import, precision
+              conversion, slicing per rank, checksums, C++ generation and
+              the file (the host C++ compile and link, the one stage that
+              does not touch weights, runs beside the file's writing)
+  cxx s       the host compile and link, from its start to its end
   GB/s        weights GB / wall (end to end), and / weights s
   peak RSS    maximum resident set, against the bound: model files + 1 GB
   cpu         user + system seconds (the machine is shared: compare it with
               wall to see the contention)
+
+--no-ccache compiles the generated C++ without ccache (SHARDC_NO_CCACHE=1),
+as a first compile of a new model does; by default a model compiled before
+finds its C++ in ccache (a hit needs the same program and the same weights:
+their checksums are in the source).
 
 --out is where the executables and weights files go (default: a folder in
 /dev/shm, so that the figure is the compiler's, not the disk's; give a
@@ -67,10 +74,9 @@ def compile_once(shardc, env, model, flags, out):
     if p.returncode:
         sys.exit("failed: %s\n%s" % (" ".join(cmd), p.stderr[-3000:]))
     err = p.stderr
-    stages, prev = {}, 0.0
-    for name, ms in re.findall(r"^shardc: (.+?)\s+([0-9.]+) ms$", err, re.M):
-        stages[name] = float(ms) / 1000 - prev  # the -v times are cumulative
-        prev = float(ms) / 1000
+    # The -v times are cumulative from the start.
+    stages = {name: float(ms) / 1000
+              for name, ms in re.findall(r"^shardc: (.+?)\s+([0-9.]+) ms$", err, re.M)}
     wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([0-9.]+)", err)
     wall = int(wall.group(1) or 0) * 3600 + int(wall.group(2)) * 60 + float(wall.group(3))
     rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", err).group(1)) * 1024
@@ -90,8 +96,11 @@ def main():
     ap.add_argument("--shardc", default=os.path.join(ROOT, "build", "tools", "shardc", "shardc"))
     ap.add_argument("--base", default=None, help="reference build dir (compare-builds.py layout)")
     ap.add_argument("--rounds", type=int, default=1, help="best of N")
+    ap.add_argument("--no-ccache", action="store_true", help="compile without ccache")
     args = ap.parse_args()
     env = dict(os.environ)
+    if args.no_ccache:
+        env["SHARDC_NO_CCACHE"] = "1"
     shardc = args.shardc
     if args.base:
         shardc = os.path.join(args.base, "shardc")
@@ -100,9 +109,9 @@ def main():
     out = args.out or "/dev/shm/shardc-bench-weights-%d" % os.getpid()
     os.makedirs(out, exist_ok=True)
     os.makedirs(args.models, exist_ok=True)
-    print("%-6s %-5s %8s %7s %9s %7s %7s %9s %9s %6s %5s" % (
-        "model", "mode", "weights", "wall s", "weights s", "GB/s", "GB/s w", "peak RSS",
-        "bound", "cpu s", "load"))
+    print("%-6s %-5s %8s %7s %9s %6s %7s %7s %9s %9s %6s %5s" % (
+        "model", "mode", "weights", "wall s", "weights s", "cxx s", "GB/s", "GB/s w",
+        "peak RSS", "bound", "cpu s", "load"))
     try:
         for which in args.which.split(","):
             model, files, wbytes = model_files(args.models, which)
@@ -114,10 +123,12 @@ def main():
                     if best is None or r[0] < best[0]:
                         best = r
                 wall, stages, rss, cpu, wsize, load = best
-                host = stages.get("compiled and linked", 0.0)
-                wstages = wall - host
-                print("%-6s %-5s %7.2fG %7.2f %9.2f %7.2f %7.2f %8.2fG %8.2fG%s %6.1f %5.1f" % (
-                    which, mode, wbytes / 1e9, wall, wstages, wbytes / 1e9 / wall,
+                wstages = stages["weights written"]
+                # The compile starts once the C++ is generated (and NVRTC ran).
+                cxx = stages["compiled and linked"] - max(
+                    t for n, t in stages.items() if n not in ("weights written", "compiled and linked"))
+                print("%-6s %-5s %7.2fG %7.2f %9.2f %6.2f %7.2f %7.2f %8.2fG %8.2fG%s %6.1f %5.1f" % (
+                    which, mode, wbytes / 1e9, wall, wstages, cxx, wbytes / 1e9 / wall,
                     wbytes / 1e9 / wstages, rss / 2**30, bound / 2**30,
                     " " if rss < bound else "!", cpu, load), flush=True)
     finally:

@@ -211,7 +211,7 @@ struct OneOp {
     plan.target = kCuda;
     fmt::RankPlan r;
     r.arenaBytes = 256;
-    r.weightsChecksum = fmt::checksum64(nullptr, 0);
+    r.weightsChecksum = fmt::sectionChecksum(nullptr, 0);
     r.numHandles = 1;
     auto sig = [](const std::string &name, const sc_desc &d) {
       return fmt::TensorSig{name, d.dtype,

@@ -58,7 +58,7 @@ inline format::Plan fakePlan(uint32_t targets = format::kTargetCpu) {
   format::RankPlan r;
   r.arenaBytes = 256;
   r.weightsBytes = section.size();
-  r.weightsChecksum = format::checksum64(section.data(), section.size());
+  r.weightsChecksum = format::sectionChecksum(section.data(), section.size());
   r.numHandles = 1;
   r.numKernels = 2;
   r.inputs = {{"x", 1, {2, 3}}, {"ids", 7, {4}}};
@@ -74,7 +74,7 @@ buildWeightsFile(uint64_t modelHash,
   std::vector<uint64_t> sizes, sums;
   for (const auto &s : sections) {
     sizes.push_back(s.size());
-    sums.push_back(format::checksum64(s.data(), s.size()));
+    sums.push_back(format::sectionChecksum(s.data(), s.size()));
   }
   format::WeightsLayout layout;
   std::vector<uint8_t> file =

@@ -30,7 +30,7 @@ Plan twoRankPlan(const std::vector<std::vector<uint8_t>> &sections) {
     RankPlan r;
     r.arenaBytes = 1000 + i;
     r.weightsBytes = sections[i].size();
-    r.weightsChecksum = checksum64(sections[i].data(), sections[i].size());
+    r.weightsChecksum = sectionChecksum(sections[i].data(), sections[i].size());
     r.numHandles = 3;
     r.numKernels = 17;
     r.stage = static_cast<uint32_t>(i / 2);
@@ -478,7 +478,11 @@ TEST_F(WeightsFixture, Mismatches) {
   std::vector<uint8_t> bumped = file;
   detail::storeU32(bumped.data() + 8, kWeightsVersion + 1);
   EXPECT_FALSE(validate(bumped, error));
-  EXPECT_EQ(error, "weights version 2, this runtime reads 1");
+  EXPECT_EQ(error, "weights version 3, this runtime reads 2");
+  // Version 1 (one-pass section checksums) is refused, not misread.
+  detail::storeU32(bumped.data() + 8, 1);
+  EXPECT_FALSE(validate(bumped, error));
+  EXPECT_EQ(error, "weights version 1, this runtime reads 2");
 
   std::vector<std::vector<uint8_t>> fewer(sections.begin(),
                                           sections.begin() + 2);
@@ -504,6 +508,37 @@ TEST_F(WeightsFixture, Mismatches) {
   magic[0] = 'X';
   EXPECT_FALSE(validate(magic, error));
   EXPECT_EQ(error, "not a shardc weights file (bad magic)");
+}
+
+/// A section's checksum is checksum64 over its 16 MiB chunks' checksum64s,
+/// whatever the thread count; it changes with any byte of any chunk.
+TEST(Format, SectionChecksumChunks) {
+  const uint64_t n = 2 * kChecksumChunk + kChecksumChunk / 2 + 3;
+  std::vector<uint8_t> data(n);
+  std::mt19937_64 rng(7);
+  for (uint64_t i = 0; i < n; i += 8)
+    data[i] = static_cast<uint8_t>(rng());
+  uint8_t sums[24];
+  for (int i = 0; i < 3; ++i)
+    detail::storeU64(sums + 8 * i,
+                     checksum64(data.data() + i * kChecksumChunk,
+                                i < 2 ? kChecksumChunk : n - 2 * kChecksumChunk));
+  uint64_t expected = checksum64(sums, sizeof(sums));
+  for (unsigned threads : {1u, 2u, 3u, 8u, 0u})
+    EXPECT_EQ(sectionChecksum(data.data(), n, threads), expected) << threads;
+  EXPECT_EQ(sectionChecksum(nullptr, 0), checksum64(nullptr, 0));
+  EXPECT_EQ(sectionChecksum(data.data(), 100),
+            [&] {
+              uint8_t one[8];
+              detail::storeU64(one, checksum64(data.data(), 100));
+              return checksum64(one, 8);
+            }());
+  for (uint64_t at : {uint64_t(0), kChecksumChunk - 1, kChecksumChunk,
+                      2 * kChecksumChunk + 5, n - 1}) {
+    data[at] ^= 0x10;
+    EXPECT_NE(sectionChecksum(data.data(), n, 2), expected) << at;
+    data[at] ^= 0x10;
+  }
 }
 
 /// Table entries rewritten with a valid header checksum: bounds, alignment

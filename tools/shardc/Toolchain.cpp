@@ -203,6 +203,8 @@ namespace {
 struct Job {
   std::vector<std::string> args;
   std::string log;
+  /// Working directory of the process (empty: shardc's).
+  std::string cwd;
   pid_t pid = 0;
   int status = 0;
   std::string spawnError;
@@ -239,6 +241,8 @@ bool spawn(Job &job, const std::string &program, ToolEnvironment &env) {
   posix_spawn_file_actions_addopen(&actions, 1, job.log.c_str(),
                                    O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  if (!job.cwd.empty())
+    posix_spawn_file_actions_addchdir_np(&actions, job.cwd.c_str());
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   sigset_t none, defaults;
@@ -342,6 +346,8 @@ bool runJobs(std::vector<Job> &jobs, unsigned parallel, bool verbose,
     while (next < jobs.size() && !failed && running < parallel) {
       Job &job = jobs[next++];
       if (verbose) {
+        if (!job.cwd.empty())
+          errs() << "cd " << job.cwd << " && ";
         for (const std::string &a : job.args)
           errs() << a << " ";
         errs() << "\n";
@@ -387,6 +393,16 @@ bool runJobs(std::vector<Job> &jobs, unsigned parallel, bool verbose,
   return ok && !failed;
 }
 
+/// `path` relative to the directory `dir` when it lies directly in it,
+/// else `path` made absolute.
+std::string relativeTo(const std::string &path, StringRef dir) {
+  SmallString<128> abs(path);
+  sys::fs::make_absolute(abs);
+  if (sys::path::parent_path(abs) == dir)
+    return sys::path::filename(abs).str();
+  return abs.str().str();
+}
+
 /// Splits a source at the unit markers: each unit is the text before the
 /// first marker followed by one unit's text. None if the source has no
 /// marker.
@@ -418,7 +434,10 @@ bool shardc::buildExecutable(const std::string &source,
                              std::string &error) {
   std::string cxx = envOr("CXX", "c++");
   std::string libDir = envOr("SHARDC_RUNTIME_LIB_DIR", SHARDC_RUNTIME_LIB_DIR);
-  std::string incDir = envOr("SHARDC_RUNTIME_INCLUDE_DIR", SHARDC_RUNTIME_INCLUDE_DIR);
+  SmallString<128> incPath(
+      envOr("SHARDC_RUNTIME_INCLUDE_DIR", SHARDC_RUNTIME_INCLUDE_DIR));
+  sys::fs::make_absolute(incPath); // the compilers run in `dir`
+  std::string incDir = incPath.str().str();
   SmallString<128> dir(object);
   sys::path::remove_filename(dir);
   if (dir.empty())
@@ -465,10 +484,15 @@ bool shardc::buildExecutable(const std::string &source,
     Job job;
     if (ccache)
       job.args.push_back("ccache");
+    // Run in the build directory on names relative to it: the command
+    // line, and so ccache's key, is then the same on every compile of the
+    // same program (the directory is a fresh temporary one each time).
+    job.cwd = dir.str().str();
     job.args.insert(job.args.end(),
                     {cxx, "-std=c++17", "-O2", "-fopenmp", "-fno-math-errno",
                      "-march=" + options.cpu, "-w", "-I" + incDir, "-c",
-                     unit.first, "-o", unit.second});
+                     relativeTo(unit.first, job.cwd), "-o",
+                     relativeTo(unit.second, job.cwd)});
     job.log = (stem + ".cc" + Twine(i) + ".log").str();
     compiles.push_back(std::move(job));
   }

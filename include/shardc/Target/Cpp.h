@@ -42,7 +42,7 @@ struct WeightsSection {
   };
   std::vector<Piece> pieces; ///< by offset, not overlapping
   uint64_t size = 0;         ///< bytes, a multiple of 64
-  uint64_t checksum = 0;     ///< format::checksum64 of the section's bytes
+  uint64_t checksum = 0;     ///< format::sectionChecksum of its bytes
   /// Bytes made by the writer (booleans, splats) that pieces view.
   std::vector<std::shared_ptr<const std::vector<char>>> owned;
 };

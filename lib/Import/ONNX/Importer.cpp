@@ -7,13 +7,20 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Threading.h"
 #include "mlir/IR/Verifier.h"
+#include "shardc/Support/Pages.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
+
+#include <sys/mman.h>
 #include <sstream>
 
 using namespace mlir;
@@ -335,18 +342,25 @@ Entry *GraphImporter::lookup(StringRef name) {
 }
 
 bool GraphImporter::isAbsent(const onnx::TensorProto &t) const {
-  return shapesOnly && t.data_location() == onnx::TensorProto::EXTERNAL;
+  return shapesOnly && t.data_location() == onnx::TensorProto::EXTERNAL &&
+         !inPlace.contains(&t);
+}
+
+bool GraphImporter::canHost(const Entry &e) const {
+  if (e.host)
+    return true;
+  if (!e.initializer || isAbsent(*e.initializer))
+    return false;
+  int64_t n = 1;
+  for (int64_t d : e.initializer->dims())
+    n *= d;
+  return n <= kFoldLimit && dtypeSize(e.initializer->data_type());
 }
 
 HostTensor *GraphImporter::hostOf(Entry &e) {
   if (e.host)
     return e.host.get();
-  if (!e.initializer || isAbsent(*e.initializer))
-    return nullptr;
-  int64_t n = 1;
-  for (int64_t d : e.initializer->dims())
-    n *= d;
-  if (n > kFoldLimit || !dtypeSize(e.initializer->data_type()))
+  if (!canHost(e))
     return nullptr;
   auto t = std::make_shared<HostTensor>();
   if (decodeTensor(*e.initializer, baseDir, *t))
@@ -386,9 +400,10 @@ Value GraphImporter::materialize(Entry &e, StringRef name) {
     (void)tensorBytes(t, baseDir, *storage, bytes, &externalFiles, &mapped);
     size_t align = std::max<int64_t>(1, dtypeSize(t.data_type()));
     AsmResourceBlob blob;
-    if (bytes.empty() ||
-        reinterpret_cast<uintptr_t>(bytes.data()) % align != 0) {
+    if (bytes.empty()) {
       blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, align);
+    } else if (reinterpret_cast<uintptr_t>(bytes.data()) % align != 0) {
+      blob = alignedCopy(ctx, bytes, align);
     } else {
       blob = UnmanagedAsmResourceBlob::allocateWithAlign(
           bytes, align,
@@ -408,6 +423,30 @@ Value GraphImporter::materialize(Entry &e, StringRef name) {
   }
   e.value = builder.create<graph::ConstantOp>(loc, attr);
   return e.value;
+}
+
+AsmResourceBlob alignedCopy(MLIRContext &ctx, ArrayRef<char> bytes,
+                            size_t align) {
+  constexpr size_t kHuge = size_t(2) << 20, kChunk = size_t(4) << 20;
+  if (bytes.size() < kHuge)
+    return HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, align);
+  size_t size = llvm::alignTo(bytes.size(), kHuge);
+  void *data = std::aligned_alloc(kHuge, size);
+  if (!data)
+    llvm::report_fatal_error("out of memory copying a weight");
+  // Fresh memory costs a fault per page: take it in 2 MiB pages, and fill
+  // it on the context's threads.
+  (void)::madvise(data, size, MADV_HUGEPAGE);
+  size_t chunks = llvm::divideCeil(bytes.size(), kChunk);
+  mlir::parallelFor(&ctx, 0, chunks, [&](size_t i) {
+    size_t at = i * kChunk, n = std::min(kChunk, bytes.size() - at);
+    std::memcpy(static_cast<char *>(data) + at, bytes.data() + at, n);
+  });
+  // The original, read once, leaves the resident set (a mapped file only).
+  shardc::releaseReadOnlyFilePages(bytes.data(), bytes.size());
+  return UnmanagedAsmResourceBlob::allocateWithAlign(
+      ArrayRef<char>(static_cast<char *>(data), bytes.size()), align,
+      [](void *p, size_t, size_t) { std::free(p); });
 }
 
 LogicalResult GraphImporter::checkBoundInput(const onnx::ValueInfoProto &in,
@@ -643,8 +682,12 @@ LogicalResult GraphImporter::dispatchNode(const onnx::NodeProto &node,
   NodeContext nc(*this, node, opset, nodeLoc(node, index));
   nc.index = index;
   SmallVector<const HostTensor *> hostInputs;
-  bool allKnown = true;
-  for (int i = 0; i < node.input_size(); ++i) {
+  // Decode initializers only for a node that can fold: a MatMul's weight is
+  // not worth a host copy when its other operand is a graph value.
+  bool allKnown = llvm::all_of(node.input(), [&](const std::string &name) {
+    return name.empty() || canHost(*lookup(name));
+  });
+  for (int i = 0; allKnown && i < node.input_size(); ++i) {
     const HostTensor *h =
         node.input(i).empty() ? nullptr : hostOf(*lookup(node.input(i)));
     allKnown &= node.input(i).empty() || h != nullptr;
@@ -869,39 +912,50 @@ OwningOpRef<ModuleOp> importONNXModel(MLIRContext &context,
             ": is not a regular file (a device, FIFO or socket)";
     return nullptr;
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = onnximport::printable(path) + ": cannot open file";
-    return nullptr;
-  }
-  // Kept alive by the weight blobs, which view its raw_data.
-  auto model = std::make_shared<onnx::ModelProto>();
-  // A file under 1 GB parses from a mapping (a quarter faster than the
-  // istream on GPT-2-small; protobuf copies raw_data out of it, so the peak
-  // is twice the file, under the file + 1 GB); a larger one streams.
-  bool parsed;
-  uint64_t size = 0;
-  std::unique_ptr<llvm::MemoryBuffer> buffer;
-  if (!llvm::sys::fs::file_size(path, size) && size < (1u << 30))
-    if (auto b = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                             /*RequiresNullTerminator=*/false))
-      buffer = std::move(*b);
-  if (buffer && buffer->getBufferSize() == size)
-    parsed = model->ParseFromArray(buffer->getBufferStart(),
-                                   static_cast<int>(size));
-  else
-    parsed = model->ParseFromIstream(&in);
-  buffer.reset();
-  if (!parsed) {
-    error = path + ": not a valid ONNX model (protobuf parsing failed: the "
-                   "file is truncated, corrupt or not ONNX)";
-    return nullptr;
-  }
   std::string baseDir = ".";
   size_t slash = path.find_last_of('/');
   if (slash != std::string::npos)
     baseDir = path.substr(0, slash);
   onnximport::GraphImporter importer(context, path, baseDir);
+  // Kept alive by the weight blobs that view its small raw_data.
+  auto model = std::make_shared<onnx::ModelProto>();
+  // The file is mapped (through the importer's external files, so that the
+  // weights left in it are viewed through the same mapping) and parsed in
+  // place: large initializers' raw_data is not copied. A file whose real
+  // path is not in the model's folder (a symlink from elsewhere) could not
+  // name itself as external data: protobuf copies its weights.
+  llvm::SmallString<256> realFile, realDir;
+  std::string mapError;
+  std::shared_ptr<const onnximport::ExternalFiles::Mapping> mapping;
+  if (!llvm::sys::fs::real_path(path, realFile) &&
+      !llvm::sys::fs::real_path(baseDir, realDir))
+    mapping = importer.externalFiles.map(realFile.str().str(), mapError);
+  bool inPlace = mapping && llvm::sys::path::parent_path(realFile) == realDir;
+  bool parsed = false;
+  if (mapping && mapping->size < (size_t(1) << 31)) {
+    if (inPlace)
+      parsed = onnximport::parseModelInPlace(
+          mapping->data, mapping->size,
+          llvm::sys::path::filename(realFile).str(), 64 << 10, *model,
+          importer.inPlace);
+    if (!parsed) {
+      importer.inPlace.clear();
+      model->Clear();
+      parsed = model->ParseFromArray(mapping->data, (int)mapping->size);
+    }
+  } else {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+      error = onnximport::printable(path) + ": cannot open file";
+      return nullptr;
+    }
+    parsed = model->ParseFromIstream(&in);
+  }
+  if (!parsed) {
+    error = path + ": not a valid ONNX model (protobuf parsing failed: the "
+                   "file is truncated, corrupt or not ONNX)";
+    return nullptr;
+  }
   importer.owner = model;
   importer.shapesOnly = options.shapesOnly;
   auto module = importer.run(*model, options);

@@ -17,8 +17,10 @@
 
 #include "dialects/Graph/IR/ConstantEval.h"
 
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
 
 #include "onnx/onnx_pb.h"
@@ -85,6 +87,24 @@ std::optional<std::string> tensorBytes(const onnx::TensorProto &t,
                                        ExternalFiles *files = nullptr,
                                        std::shared_ptr<const void> *owner =
                                            nullptr);
+/// Parses the ModelProto encoded in [data, data + size) as
+/// ModelProto::ParseFromArray would, except that the raw_data of each
+/// main-graph initializer of at least `minBytes` is not copied: the tensor
+/// becomes an external-data reference to its own bytes inside the model
+/// file, whose name in the model's folder is `selfName`
+/// (ModelParse.cpp). Those tensors are added to `inPlace`. Returns false if
+/// the bytes are not a model this walk can take apart (malformed; the
+/// caller then lets protobuf parse, and report, the file).
+bool parseModelInPlace(const char *data, size_t size,
+                       const std::string &selfName, size_t minBytes,
+                       onnx::ModelProto &model,
+                       llvm::DenseSet<const onnx::TensorProto *> &inPlace);
+/// A copy of `bytes` aligned to `align`, for weight data that does not
+/// start on its element size (raw_data inside a model file): a large one
+/// in 2 MiB pages, copied on `ctx`'s threads, its source pages released
+/// when they belong to a read-only file mapping.
+mlir::AsmResourceBlob alignedCopy(mlir::MLIRContext &ctx,
+                                  llvm::ArrayRef<char> bytes, size_t align);
 /// Checks an external tensor's declaration without opening its file (a
 /// shape-only import): a supported type, sane dims, a location inside the
 /// model's folder by its spelling, and a length, when given, that matches
@@ -274,12 +294,17 @@ public:
   ExternalFiles externalFiles;
   /// ONNXImportOptions::shapesOnly: external data stays unopened.
   bool shapesOnly = false;
+  /// Initializers whose raw_data parseModelInPlace left in the model file
+  /// (external data of the model file itself, present even shape-only).
+  llvm::DenseSet<const onnx::TensorProto *> inPlace;
   /// Whether `t` is an initializer whose data this import leaves unread.
   bool isAbsent(const onnx::TensorProto &t) const;
 
   Entry *lookup(llvm::StringRef name);
   mlir::Value materialize(Entry &e, llvm::StringRef name);
   HostTensor *hostOf(Entry &e);
+  /// Whether hostOf(e) has, or would decode, a host value (nothing decoded).
+  bool canHost(const Entry &e) const;
   mlir::LogicalResult fail(const llvm::Twine &msg);
   /// The location of a node (its name, or its first output's).
   mlir::Location nodeLoc(const onnx::NodeProto &node, int index);

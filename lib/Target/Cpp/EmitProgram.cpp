@@ -78,33 +78,56 @@ static LogicalResult addWeight(kern::WeightOp op, WeightsSection &section) {
 }
 
 /// Orders the pieces, checks that none overlaps the next, pads the section
-/// to 64 bytes and computes its checksum over the pieces and the zero gaps.
+/// to 64 bytes and computes its checksum over the pieces and the zero gaps
+/// (format::chunkedChecksum: the chunks on every hardware thread, unless the
+/// context is single-threaded).
 static LogicalResult finishSection(func::FuncOp func,
                                    WeightsSection &section) {
-  llvm::stable_sort(section.pieces, [](const auto &a, const auto &b) {
+  auto &pieces = section.pieces;
+  llvm::stable_sort(pieces, [](const auto &a, const auto &b) {
     return a.offset < b.offset;
   });
   section.size = format::alignUp(section.size);
-  format::Checksum64 sum;
-  static const char zeros[4096] = {};
-  uint64_t at = 0;
-  auto pad = [&](uint64_t to) {
-    for (; at < to;) {
-      uint64_t n = std::min<uint64_t>(to - at, sizeof(zeros));
-      sum.update(zeros, n);
-      at += n;
-    }
-  };
-  for (const WeightsSection::Piece &p : section.pieces) {
-    if (p.offset < at)
+  uint64_t end = 0;
+  for (const WeightsSection::Piece &p : pieces) {
+    if (p.offset < end)
       return func.emitError("weights at offsets ")
-             << p.offset << " and below " << at << " overlap";
-    pad(p.offset);
-    sum.update(p.data, p.size);
-    at += p.size;
+             << p.offset << " and below " << end << " overlap";
+    end = p.offset + p.size;
   }
-  pad(section.size);
-  section.checksum = sum.finish();
+  if (end > section.size)
+    return func.emitError("weights end at ")
+           << end << ", past the section's " << section.size << " bytes";
+  static const char zeros[4096] = {};
+  auto chunkSum = [&](uint64_t i) {
+    uint64_t begin = i * format::kChecksumChunk,
+             stop = std::min(section.size, begin + format::kChecksumChunk);
+    format::Checksum64 sum;
+    uint64_t at = begin;
+    auto pad = [&](uint64_t to) {
+      for (; at < to;) {
+        uint64_t n = std::min<uint64_t>(to - at, sizeof(zeros));
+        sum.update(zeros, n);
+        at += n;
+      }
+    };
+    // Pieces are ordered and disjoint, so their ends are ordered too.
+    auto it = llvm::partition_point(pieces, [&](const auto &p) {
+      return p.offset + p.size <= begin;
+    });
+    for (; it != pieces.end() && it->offset < stop; ++it) {
+      uint64_t from = std::max(it->offset, begin),
+               to = std::min(it->offset + it->size, stop);
+      pad(from);
+      sum.update(it->data + (from - it->offset), to - from);
+      at = to;
+    }
+    pad(stop);
+    return sum.finish();
+  };
+  section.checksum = format::chunkedChecksum(
+      section.size, chunkSum,
+      func->getContext()->isMultithreadingEnabled() ? 0 : 1);
   return success();
 }
 

@@ -27,7 +27,7 @@
 //                                  dims[0] rows; other bits are 0)
 //   u64      checksum             (checksum64 of every byte before it)
 //
-// Weights file, version 1:
+// Weights file, version 2 (version 1 summed each section in one pass):
 //   [0,64)   header: char magic[8] = "SHRDWGTS"; u32 version; u32 world_size;
 //            u64 model_hash; u64 file_size; u64 table_offset (= 64);
 //            u64 header_checksum (checksum64 of bytes [0,40) and the table);
@@ -50,8 +50,10 @@
 //     one at alignUp(end of the previous one); file_size is the end of the
 //     last section (no trailing padding), or the padded table end if there
 //     is no section; every gap is zero;
-//   - a section's table checksum is checksum64 of its bytes and equals the
-//     plan's weights_checksum for that rank, as its size equals weights_bytes.
+//   - a section's table checksum is sectionChecksum of its bytes (checksum64
+//     of each 16 MiB chunk, then checksum64 of those sums as little-endian
+//     u64s) and equals the plan's weights_checksum for that rank, as its
+//     size equals weights_bytes.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_FORMAT_H
@@ -59,8 +61,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace shardc::format {
@@ -70,7 +75,7 @@ constexpr char kWeightsMagic[8] = {'S', 'H', 'R', 'D', 'W', 'G', 'T', 'S'};
 constexpr uint32_t kPlanVersion = 2;
 /// The oldest plan version the decoder still reads.
 constexpr uint32_t kPlanVersionMin = 1;
-constexpr uint32_t kWeightsVersion = 1;
+constexpr uint32_t kWeightsVersion = 2;
 constexpr uint32_t kTargetCpu = 1;  // target mask bits
 constexpr uint32_t kTargetCuda = 2;
 constexpr uint64_t kAlign = 64;
@@ -707,12 +712,58 @@ inline bool allZero(const uint8_t *p, uint64_t n) {
 }
 } // namespace detail
 
+/// A weights section is checksummed in chunks of this many bytes, each on
+/// its own, so that the writer and the loader spread it over threads.
+constexpr uint64_t kChecksumChunk = uint64_t(16) << 20;
+
+/// The checksum of a weights section of `n` bytes whose chunk `i` (bytes
+/// [i * kChecksumChunk, min(n, (i + 1) * kChecksumChunk)) ) has checksum64
+/// `chunkSum(i)`: checksum64 of the chunks' sums as little-endian u64s. The
+/// chunks are summed on up to `threads` threads (0: one per hardware
+/// thread); the value does not depend on the count.
+template <typename ChunkSum>
+uint64_t chunkedChecksum(uint64_t n, ChunkSum chunkSum, unsigned threads) {
+  uint64_t chunks = (n + kChecksumChunk - 1) / kChecksumChunk;
+  if (!threads)
+    threads = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<uint64_t> sums(chunks);
+  std::atomic<uint64_t> next{0};
+  auto work = [&] {
+    for (uint64_t i; (i = next++) < chunks;)
+      sums[i] = chunkSum(i);
+  };
+  std::vector<std::thread> helpers;
+  for (uint64_t t = 1; t < threads && t < chunks; ++t)
+    helpers.emplace_back(work);
+  work();
+  for (std::thread &t : helpers)
+    t.join();
+  std::vector<uint8_t> bytes(chunks * 8);
+  for (uint64_t i = 0; i < chunks; ++i)
+    detail::storeU64(bytes.data() + 8 * i, sums[i]);
+  return checksum64(bytes.data(), bytes.size());
+}
+
+/// The checksum of the weights section [data, data + n) (chunkedChecksum).
+inline uint64_t sectionChecksum(const void *data, uint64_t n,
+                                unsigned threads = 1) {
+  const uint8_t *p = static_cast<const uint8_t *>(data);
+  return chunkedChecksum(
+      n,
+      [&](uint64_t i) {
+        uint64_t at = i * kChecksumChunk;
+        return checksum64(p + at, std::min(kChecksumChunk, n - at));
+      },
+      threads);
+}
+
 /// Checks a mapped weights file against the plan. Every section's table
 /// entry is checked; the section bytes are checksummed for every rank, or
-/// only for `rank` when it is >= 0. On failure returns false with a one-line
-/// `error`.
+/// only for `rank` when it is >= 0, on `threads` threads (0: one per
+/// hardware thread). On failure returns false with a one-line `error`.
 inline bool validateWeights(const void *data, size_t size, const Plan &plan,
-                            std::string &error, int rank = -1) {
+                            std::string &error, int rank = -1,
+                            unsigned threads = 0) {
   const uint8_t *p = static_cast<const uint8_t *>(data);
   if (!p)
     size = 0;
@@ -788,7 +839,8 @@ inline bool validateWeights(const void *data, size_t size, const Plan &plan,
                   ", the program expects " +
                   detail::hex64(plan.ranks[i].weightsChecksum) +
                   " (weights from another build?)");
-    if ((rank < 0 || uint32_t(rank) == i) && checksum64(p + off, sz) != sum)
+    if ((rank < 0 || uint32_t(rank) == i) &&
+        sectionChecksum(p + off, sz, threads) != sum)
       return fail(what + " is corrupt (checksum mismatch)");
     prevEnd = off + sz;
   }

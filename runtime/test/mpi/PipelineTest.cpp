@@ -82,7 +82,7 @@ struct Pipeline {
       fmt::RankPlan r;
       r.arenaBytes = 64;
       r.weightsBytes = section.size();
-      r.weightsChecksum = fmt::checksum64(section.data(), section.size());
+      r.weightsChecksum = fmt::sectionChecksum(section.data(), section.size());
       r.stage = static_cast<uint32_t>(s);
       if (s == 0)
         r.inputs = {{"x", fmt::kF32, {2, 3}, true}};

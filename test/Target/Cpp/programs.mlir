@@ -33,7 +33,7 @@
 // CHECK:      static const sc_rank_entry ranks[] = {{[{][{]}}prog0_init, prog0_run}, {prog1_init, prog1_run}, {prog1_init, prog1_run}};
 // CHECK:      const shardc_program shardc_model_program = {SC_ABI_VERSION, 3, plan_data,
 
-// WEIGHTS:      magic SHRDWGTS version 1 world 3
+// WEIGHTS:      magic SHRDWGTS version 2 world 3
 // WEIGHTS-NEXT: section 0: 64 B checksum [[W0:0x[0-9a-f]+]] floats 1 2 3 4 0 0 0 0
 // WEIGHTS-NEXT: section 1: 64 B checksum [[W1:0x[0-9a-f]+]] floats 10 20 30 40 50 60 70 80
 // WEIGHTS-NEXT: section 2: 64 B checksum [[W1]] floats 10 20 30 40 50 60 70 80

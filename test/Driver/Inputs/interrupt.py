@@ -5,8 +5,8 @@ usage: interrupt.py SHARDC MODEL WORKDIR SIGNAL fake|real
 Runs `SHARDC MODEL -o WORKDIR/exe` with TMPDIR=WORKDIR/tmp (empty, private)
 and, for `fake`, CXX set to a compiler that records its pid and sleeps (so
 the signal surely arrives during the compile); for `real`, the host
-compiler (with ccache when present) on a program large enough to still be
-compiling after a second. Sends SIGNAL (INT, TERM, HUP) to shardc once the
+compiler (through ccache when present, told to recompile) on a program large
+enough to still be compiling after a second. Sends SIGNAL (INT, TERM, HUP) to shardc once the
 compile has started, then prints one line each: how shardc ended, what is
 left in TMPDIR, and whether a compiler process of this run survived."""
 import os
@@ -27,6 +27,10 @@ if mode == "fake":
         f.write("#!/bin/sh\necho $$ >> %s\nexec sleep 600\n" % started)
     os.chmod(cc, 0o755)
     env.update(CXX=cc, SHARDC_NO_CCACHE="1")
+else:
+    # ccache hits since the driver compiles on relative names: make it
+    # compile again, or the run ends before the signal.
+    env.update(CCACHE_RECACHE="1")
 
 
 

@@ -2,6 +2,7 @@
 
 #include "shardc/Planner/PlanFile.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -12,12 +13,18 @@ using namespace shardc::planner;
 namespace {
 
 json::Object degrees(const Candidate &c) {
+  json::Array layers;
+  for (int64_t l : c.replicatedLayers)
+    layers.push_back(l);
   return json::Object{{"dp", c.dp},
                       {"pp", c.pp},
                       {"ep", c.ep},
                       {"tp", c.tp},
                       {"sp", c.sp},
-                      {"microbatches", c.microbatches}};
+                      {"microbatches", c.microbatches},
+                      {"embedding", c.embeddingWhole ? "whole" : "vocab"},
+                      {"head", c.headWhole ? "whole" : "column"},
+                      {"replicated_layers", std::move(layers)}};
 }
 
 json::Object estimate(const Candidate &c) {
@@ -39,6 +46,12 @@ json::Object estimate(const Candidate &c) {
                    {"runtime", c.memory.runtime},
                    {"total", c.memory.total()}};
   o["collective_bytes_per_rank"] = std::move(traffic);
+  if (!c.strategyNotes.empty()) {
+    json::Array notes;
+    for (const std::string &n : c.strategyNotes)
+      notes.push_back(n);
+    o["per_layer"] = std::move(notes);
+  }
   return o;
 }
 
@@ -113,6 +126,31 @@ Expected<PlanChoice> shardc::planner::readPlanFile(StringRef path) {
       p.sp = *b;
       continue;
     }
+    if (k == "embedding" || k == "head") {
+      std::optional<StringRef> str = v.getAsString();
+      StringRef split = k == "embedding" ? "vocab" : "column";
+      if (!str || (*str != split && *str != "whole"))
+        return fail("plan." + k + " must be \"" + split + "\" or \"whole\"");
+      (k == "embedding" ? p.embeddingWhole : p.headWhole) = *str == "whole";
+      continue;
+    }
+    if (k == "replicated_layers") {
+      const json::Array *layers = v.getAsArray();
+      if (!layers)
+        return fail("plan.replicated_layers must be a list of layer numbers");
+      for (const json::Value &l : *layers) {
+        std::optional<int64_t> n = l.getAsInteger();
+        if (!n || *n < 0 || *n > 100000)
+          return fail("plan.replicated_layers must be a list of layer "
+                      "numbers from 0");
+        if (llvm::is_contained(p.replicatedLayers, *n))
+          return fail("plan.replicated_layers names layer " + Twine(*n) +
+                      " twice");
+        p.replicatedLayers.push_back(*n);
+      }
+      llvm::sort(p.replicatedLayers);
+      continue;
+    }
     int64_t *field = k == "dp"             ? &p.dp
                      : k == "pp"           ? &p.pp
                      : k == "ep"           ? &p.ep
@@ -121,7 +159,8 @@ Expected<PlanChoice> shardc::planner::readPlanFile(StringRef path) {
                                            : nullptr;
     if (!field)
       return fail("plan." + k +
-                  " is not a plan field (dp, pp, ep, tp, sp, microbatches)");
+                  " is not a plan field (dp, pp, ep, tp, sp, microbatches, "
+                  "embedding, head, replicated_layers)");
     std::optional<int64_t> n = v.getAsInteger();
     if (!n || *n < 1 || *n > 4096)
       return fail("plan." + k + " must be an integer from 1 to 4096");
@@ -129,6 +168,10 @@ Expected<PlanChoice> shardc::planner::readPlanFile(StringRef path) {
   }
   if (p.sp && p.tp == 1)
     return fail("plan.sp splits the tokens over tp: it needs tp > 1");
+  if (p.tp == 1 && (p.embeddingWhole || p.headWhole ||
+                    !p.replicatedLayers.empty()))
+    return fail("plan.embedding, plan.head and plan.replicated_layers choose "
+                "what tp splits: they need tp > 1 (or their defaults)");
   if (p.dp * p.pp * p.ep * p.tp > 65536)
     return fail("dp x pp x ep x tp is more than 65536 ranks");
   return choice;

@@ -12,9 +12,16 @@ using namespace llvm;
 using namespace shardc::planner;
 
 std::string Candidate::name() const {
-  return formatv("dp{0} pp{1} ep{2} tp{3}{4} mb{5}", dp, pp, ep, tp,
-                 sp ? " sp" : "", microbatches)
-      .str();
+  std::string n = formatv("dp{0} pp{1} ep{2} tp{3}{4} mb{5}", dp, pp, ep, tp,
+                          sp ? " sp" : "", microbatches)
+                      .str();
+  if (embeddingWhole)
+    n += " embedding-whole";
+  if (headWhole)
+    n += " head-whole";
+  if (!replicatedLayers.empty())
+    n += formatv(" replicated-layers{0}", replicatedLayers.size()).str();
+  return n;
 }
 
 std::string shardc::planner::formatBytes(double b) {
@@ -67,6 +74,11 @@ std::string reject(const ModelSummary &m, const Candidate &c) {
   if (m.segments.empty() && c.pp > m.layers)
     return formatv("{0} layers give at most {0} stages, not pp={1}",
                    m.layers, c.pp);
+  for (int64_t layer : c.replicatedLayers)
+    if (layer < 0 || layer >= m.layers)
+      return formatv("replicated layer {0} is not one of the model's {1} "
+                     "layers",
+                     layer, m.layers);
   int64_t rows = m.tokens / (c.dp * c.microbatches);
   if (c.ep > 1 && rows % c.ep != 0)
     return formatv("{0} tokens per replica and micro-batch do not split over "
@@ -93,8 +105,27 @@ void price(const ModelSummary &m, const Cluster &cl, Candidate &c) {
     if (total > 0)
       share = balancedStageCost(m.segments, c.pp) / total;
   }
-  double layersPerStage = m.layers * share;
   double moePerStage = m.moeLayers * share;
+
+  // The per-layer strategies: what tp splits and what it leaves whole on
+  // every rank (the trial's whole weights, and the parts chosen whole).
+  bool tpMesh = c.tp > 1;
+  double replicated = tpMesh ? static_cast<double>(c.replicatedLayers.size())
+                             : 0;
+  bool embeddingSplit = tpMesh && !c.embeddingWhole &&
+                        m.embeddingWeights > 0 &&
+                        m.embeddingRows % c.tp == 0;
+  bool headSplit = tpMesh && !c.headWhole && m.headWeights > 0 &&
+                   m.headColumns % c.tp == 0;
+  double wholeWeights = std::min(
+      m.denseWeights,
+      m.tpReplicatedWeights + replicated * m.layerWeights +
+          (embeddingSplit ? 0 : m.embeddingWeights) +
+          (headSplit ? 0 : m.headWeights));
+  double wholeFlops = std::min(
+      m.denseFlops, replicated * m.layerFlops + (headSplit ? 0 : m.headFlops));
+  if (!tpMesh)
+    wholeWeights = wholeFlops = 0;
 
   // Compute of one stage on one micro-batch: the dense part split over dp,
   // tp and the stages; the experts over ep, each rank routing its share of
@@ -103,12 +134,12 @@ void price(const ModelSummary &m, const Cluster &cl, Candidate &c) {
   // seeds do not split it): every tp rank runs all of it. Weights are read
   // once per micro-batch.
   double expertSplit = c.ep > 1 ? c.ep * c.tp : 1;
-  double flops = m.denseFlops * share / (c.dp * c.tp * mb) +
-                 m.expertFlops * share / (c.dp * expertSplit * mb);
-  double weights =
-      ((m.denseWeights - m.tpReplicatedWeights) / c.tp +
-       m.tpReplicatedWeights + m.expertWeights / c.ep) *
-      share;
+  double flops =
+      ((m.denseFlops - wholeFlops) / c.tp + wholeFlops) * share / (c.dp * mb) +
+      m.expertFlops * share / (c.dp * expertSplit * mb);
+  double weights = ((m.denseWeights - wholeWeights) / c.tp + wholeWeights +
+                    m.expertWeights / c.ep) *
+                   share;
   double compute =
       std::max(flops / cl.peakFlops(m.dtype), weights / cl.memoryBandwidth) +
       cl.launchFloor * static_cast<double>(m.kernels) * share;
@@ -118,17 +149,33 @@ void price(const ModelSummary &m, const Cluster &cl, Candidate &c) {
   double comm = 0, arBytes = 0, rsBytes = 0, agBytes = 0, a2aBytes = 0;
   Group tp{c.tp, 1}, ep{c.ep, c.tp};
   if (c.tp > 1) {
-    double n = 2 * layersPerStage;
+    // Two per split layer, one more for a vocab-parallel embedding. (The
+    // embedding's and the head's collectives belong to the first and last
+    // stage; every stage is priced as the slowest.)
+    double n = 2 * (m.layers - replicated) * share + (embeddingSplit ? 1 : 0);
+    double rs = collectiveTime(cl, Collective::ReduceScatter, Algorithm::Ring,
+                               tp, hiddenBytes),
+           ag = collectiveTime(cl, Collective::AllGather, Algorithm::Ring, tp,
+                               hiddenBytes);
     if (c.sp) {
-      comm += n * (collectiveTime(cl, Collective::ReduceScatter,
-                                  Algorithm::Ring, tp, hiddenBytes) +
-                   collectiveTime(cl, Collective::AllGather, Algorithm::Ring,
-                                  tp, hiddenBytes));
+      comm += n * (rs + ag);
       rsBytes += n * hiddenBytes;
       agBytes += n * hiddenBytes;
+      // Replicated layers take the whole hidden state: one all-gather
+      // where they begin (the tokens are split again locally after them).
+      if (replicated > 0) {
+        comm += ag;
+        agBytes += hiddenBytes;
+      }
     } else {
       comm += n * allReduceTime(cl, tp, hiddenBytes);
       arBytes += n * hiddenBytes;
+    }
+    if (headSplit) {
+      double logits = m.logitsBytes / (c.dp * mb);
+      comm += collectiveTime(cl, Collective::AllGather, Algorithm::Ring, tp,
+                             logits);
+      agBytes += logits;
     }
   }
   if (c.ep > 1) {
@@ -202,6 +249,107 @@ Candidate shardc::planner::evaluatePlan(const ModelSummary &m,
   return c;
 }
 
+Candidate shardc::planner::chooseLayerStrategies(const ModelSummary &m,
+                                                 const Cluster &cl,
+                                                 Candidate family) {
+  family.embeddingWhole = family.headWhole = false;
+  family.replicatedLayers.clear();
+  family.strategyNotes.clear();
+  Candidate split = evaluatePlan(m, cl, family);
+  if (family.tp == 1 || !reject(m, family).empty())
+    return split;
+  bool embeddingOption =
+      m.embeddingWeights > 0 && m.embeddingRows % family.tp == 0;
+  bool headOption = m.headWeights > 0 && m.headColumns % family.tp == 0;
+  int64_t layers = family.pp == 1 && (m.layerFlops > 0 || m.layerWeights > 0)
+                       ? m.layers
+                       : 0;
+  auto with = [&](bool embeddingWhole, bool headWhole, int64_t k) {
+    Candidate c = family;
+    c.embeddingWhole = embeddingWhole;
+    c.headWhole = headWhole;
+    for (int64_t l = m.layers - k; l < m.layers; ++l)
+      c.replicatedLayers.push_back(l);
+    return evaluatePlan(m, cl, c);
+  };
+  auto stage = [](const Candidate &c) { return c.stageCompute + c.stageComm; };
+  // Evaluated in order, the first of equal times kept: Megatron's splits
+  // win ties (less memory).
+  Candidate best = split;
+  bool found = split.rejected.empty();
+  for (bool e : {false, true})
+    for (bool h : {false, true}) {
+      if ((e && !embeddingOption) || (h && !headOption))
+        continue;
+      std::vector<int64_t> ks = {0};
+      if (layers > 0) {
+        ks.push_back(layers);
+        // Memory is linear in k: the largest k that fits.
+        Candidate none = with(e, h, 0), one = with(e, h, 1);
+        double perLayer = one.memory.total() - none.memory.total();
+        if (perLayer > 0) {
+          double room = cl.memoryBytes - none.memory.total();
+          int64_t fit = static_cast<int64_t>(std::floor(room / perLayer));
+          if (fit > 0 && fit < layers)
+            ks.push_back(fit);
+        }
+      }
+      for (int64_t k : ks) {
+        Candidate c = with(e, h, k);
+        if (!c.rejected.empty())
+          continue;
+        if (!found || stage(c) < stage(best) * (1 - 1e-9)) {
+          best = c;
+          found = true;
+        }
+      }
+    }
+  if (!found)
+    return split;
+
+  // Each part's alternative, priced.
+  auto note = [&](const std::string &chosen, const std::string &other,
+                  const Candidate &alt) {
+    std::string line = chosen + "; " + other;
+    if (!alt.rejected.empty()) {
+      best.strategyNotes.push_back(line + " does not fit");
+      return;
+    }
+    double dt = alt.latency - best.latency,
+           dm = alt.memory.total() - best.memory.total();
+    line += formatv(" would take {0} {1} per run and {2} {3} per rank",
+                    formatSeconds(std::abs(dt)), dt >= 0 ? "more" : "less",
+                    formatBytes(std::abs(dm)), dm >= 0 ? "more" : "less");
+    best.strategyNotes.push_back(line);
+  };
+  int64_t k = static_cast<int64_t>(best.replicatedLayers.size());
+  if (embeddingOption)
+    note(best.embeddingWhole ? "embedding whole" : "embedding vocab-parallel",
+         best.embeddingWhole ? "vocab-parallel" : "whole",
+         with(!best.embeddingWhole, best.headWhole, k));
+  if (layers > 0) {
+    std::string chosen =
+        k == 0 ? "every layer split by heads and columns"
+        : k == layers
+            ? "every layer replicated"
+        : k == 1 ? formatv("layer {0} replicated, the others split",
+                           layers - 1)
+                       .str()
+                 : formatv("layers {0}-{1} replicated, the others split",
+                           layers - k, layers - 1)
+                       .str();
+    int64_t otherK = k == 0 ? layers : 0;
+    note(chosen,
+         otherK == 0 ? "splitting every layer" : "replicating every layer",
+         with(best.embeddingWhole, best.headWhole, otherK));
+  }
+  if (headOption)
+    note(best.headWhole ? "head whole" : "head column-parallel",
+         best.headWhole ? "column-parallel" : "whole",
+         with(best.embeddingWhole, !best.headWhole, k));
+  return best;
+}
+
 SearchResult shardc::planner::searchPlans(const ModelSummary &m,
                                           const Cluster &cl, int64_t devices,
                                           Objective objective) {
@@ -224,7 +372,7 @@ SearchResult shardc::planner::searchPlans(const ModelSummary &m,
             plan.tp = tp;
             plan.sp = sp;
             plan.microbatches = mb;
-            Candidate c = evaluatePlan(m, cl, plan);
+            Candidate c = chooseLayerStrategies(m, cl, plan);
             (c.rejected.empty() ? result.ranked : result.rejected)
                 .push_back(c);
           }

@@ -39,6 +39,15 @@ struct PipelineCuts {
 };
 PipelineCuts findPipelineCuts(mlir::func::FuncOp global);
 
+/// The parts dist-seed-megatron splits besides the layers, found from the
+/// graph's structure (SeedMegatron.cpp), for its seeds and the planner's
+/// per-layer options: the embedding, a gather of rows of a constant table
+/// that has more rows than columns (a vocabulary) by the program's ids;
+/// the LM head, a graph.matmul by a rank-2 constant whose result the
+/// program returns, directly or through casts.
+bool isVocabularyEmbedding(graph::GatherOp gather);
+bool isLanguageModelHead(mlir::Operation *op);
+
 } // namespace shardc
 
 #endif // SHARDC_PASSES_SHARDING_PASSES_H

@@ -86,6 +86,14 @@ def DistSeedMegatron : Pass<"dist-seed-megatron", "mlir::ModuleOp"> {
     reduce-scatter along the tokens and all-gathers the tokens before the
     next column-parallel projection: per layer 2 reduce-scatters and 2
     all-gathers of the same total volume as TP's 2 all-reduces.
+
+    Per-layer strategies (the planner's, `--plan=FILE`): `whole-embedding`
+    and `whole-head` leave those whole on every rank, and
+    `replicated-layers` lists layers that get no seeds. Layer i is the i-th
+    `graph.attention` in program order; an MLP belongs to the layer of the
+    last attention before it, a norm to the layer of the next attention or
+    MLP after it. Propagation and partitioning reshard at the borders (a
+    replicated layer after a sequence-parallel one all-gathers its input).
   }];
   let options = [
     Option<"tp", "tp", "int64_t", /*default=*/"1",
@@ -93,6 +101,15 @@ def DistSeedMegatron : Pass<"dist-seed-megatron", "mlir::ModuleOp"> {
     Option<"sp", "sp", "bool", /*default=*/"false",
            "Sequence parallelism: norms and the residual stream split "
            "along the tokens over tp">,
+    Option<"wholeEmbedding", "whole-embedding", "bool", /*default=*/"false",
+           "Leave the embedding whole on every rank (no vocab-parallel "
+           "split, no all-reduce)">,
+    Option<"wholeHead", "whole-head", "bool", /*default=*/"false",
+           "Leave the LM head whole on every rank (no column-parallel "
+           "split, no all-gather of the logits)">,
+    ListOption<"replicatedLayers", "replicated-layers", "int64_t",
+               "Layers (by attention, from 0) left replicated: no seeds on "
+               "their attention, MLP or norms">,
   ];
   let dependentDialects = ["shardc::dist::DistDialect",
                            "shardc::graph::GraphDialect"];

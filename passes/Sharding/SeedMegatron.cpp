@@ -108,6 +108,17 @@ bool returnedThroughCasts(Operation *op) {
   return false;
 }
 
+/// Whether `linear` is an MLP's first projection: an activation fused in,
+/// or applied by its only user (targets that keep it a separate op, as the
+/// CUDA target does for GELU).
+bool isActivated(graph::LinearOp linear) {
+  return linear.getActivation() != "none" ||
+         (linear->hasOneUse() && !linear.getResidual() &&
+          isa<graph::GeluOp, graph::ReluOp, graph::SiluOp, graph::TanhOp,
+              graph::SigmoidOp, graph::HardSwishOp>(
+              *linear->getUsers().begin()));
+}
+
 /// Puts `sharding` on operand `index` of `op` with a dist.shard.
 void seed(Operation *op, unsigned index, dist::ShardingAttr sharding) {
   OpBuilder b(op);
@@ -117,6 +128,25 @@ void seed(Operation *op, unsigned index, dist::ShardingAttr sharding) {
 }
 
 } // namespace
+
+bool shardc::isVocabularyEmbedding(graph::GatherOp gather) {
+  auto t = cast<RankedTensorType>(gather.getData().getType());
+  return gather.getData().getDefiningOp<graph::ConstantOp>() &&
+         t.getRank() == 2 && gather.getAxis() == 0 &&
+         isProgramInput(gather.getIndices()) &&
+         t.getDimSize(0) > t.getDimSize(1);
+}
+
+bool shardc::isLanguageModelHead(Operation *op) {
+  // A graph.linear returned (a block's last projection, as in a bare
+  // Llama-style stack) is a row-parallel projection's work: one all-reduce
+  // is cheaper than gathering its input and its output.
+  if (!isa<graph::MatMulOp>(op) || !returnedThroughCasts(op))
+    return false;
+  Value w = op->getOperand(1);
+  return w.getDefiningOp<graph::ConstantOp>() &&
+         cast<RankedTensorType>(w.getType()).getRank() == 2;
+}
 
 void DistSeedMegatronPass::runOnOperation() {
   ModuleOp module = getOperation();
@@ -158,49 +188,82 @@ void DistSeedMegatronPass::runOnOperation() {
   for (graph::SplitOp s : splits)
     unfuseProjection(s);
 
-  module.walk([&](Operation *op) {
+  // Layers, for the per-layer strategies: layer i is the i-th attention in
+  // program order; an MLP (an activated projection, a SwiGLU) belongs to
+  // the layer of the last attention before it, a norm to the layer of the
+  // next attention or MLP after it (pre-norm and post-norm stacks alike).
+  SmallVector<Operation *> ops;
+  module.walk([&](Operation *op) { ops.push_back(op); });
+  auto isMlp = [](Operation *op) {
+    if (isa<graph::SwigluOp>(op))
+      return true;
+    auto linear = dyn_cast<graph::LinearOp>(op);
+    return linear && isActivated(linear);
+  };
+  DenseMap<Operation *, int64_t> layerOf;
+  int64_t attentions = 0;
+  for (Operation *op : ops) {
+    if (isa<graph::AttentionOp>(op))
+      layerOf[op] = attentions++;
+    else if (isMlp(op))
+      layerOf[op] = attentions - 1;
+  }
+  int64_t next = -1;
+  for (Operation *op : llvm::reverse(ops)) {
+    if (isa<graph::AttentionOp>(op) || isMlp(op))
+      next = layerOf[op];
+    else if (isa<graph::LayerNormOp, graph::RmsNormOp>(op))
+      layerOf[op] = next;
+  }
+  for (int64_t layer : replicatedLayers)
+    if (layer < 0 || layer >= attentions) {
+      module.emitError("dist-seed-megatron: replicated layer ")
+          << layer << " is not one of the model's " << attentions
+          << " attention layers";
+      return signalPassFailure();
+    }
+  auto replicated = [&](Operation *op) {
+    auto it = layerOf.find(op);
+    return it != layerOf.end() && it->second >= 0 &&
+           llvm::is_contained(replicatedLayers, it->second);
+  };
+
+  for (Operation *op : ops) {
+    if (replicated(op))
+      continue;
     if (sp && isa<graph::LayerNormOp, graph::RmsNormOp>(op)) {
       seedTokens(op);
-      return;
+      continue;
     }
     if (auto attn = dyn_cast<graph::AttentionOp>(op)) {
       auto q = cast<RankedTensorType>(attn.getQuery().getType());
       if (q.getRank() < 3)
-        return;
+        continue;
       int64_t heads = q.getRank() - 3;
-      for (unsigned i = 0; i < 3; ++i) {
-        auto t = cast<RankedTensorType>(op->getOperand(i).getType());
-        if (t.getDimSize(heads) % tp != 0)
-          return; // indivisible heads: replicated
-      }
+      bool divisible = llvm::all_of(op->getOperands().take_front(3), [&](Value v) {
+        return cast<RankedTensorType>(v.getType()).getDimSize(heads) % tp == 0;
+      });
+      if (!divisible)
+        continue; // indivisible heads: replicated
       for (unsigned i = 0; i < 3; ++i)
         seed(op, i, sharding(q.getRank(), heads));
-      return;
+      continue;
     }
     // A gated MLP (SwiGLU): gate and up are column-parallel, so both
     // operands are split along their last dim.
     if (auto swiglu = dyn_cast<graph::SwigluOp>(op)) {
       auto t = cast<RankedTensorType>(swiglu.getGate().getType());
       if (t.getRank() < 1 || t.getDimSize(t.getRank() - 1) % tp != 0)
-        return;
+        continue;
       seed(op, 0, sharding(t.getRank(), t.getRank() - 1));
       seed(op, 1, sharding(t.getRank(), t.getRank() - 1));
-      return;
+      continue;
     }
     if (auto linear = dyn_cast<graph::LinearOp>(op)) {
       auto w = cast<RankedTensorType>(linear.getB().getType());
-      // An activation fused in, or applied by the only user (targets that
-      // keep it a separate op, as the CUDA target does for GELU).
-      bool activated =
-          linear.getActivation() != "none" ||
-          (linear->hasOneUse() && !linear.getResidual() &&
-           isa<graph::GeluOp, graph::ReluOp, graph::SiluOp, graph::TanhOp,
-               graph::SigmoidOp, graph::HardSwishOp>(
-               *linear->getUsers().begin()));
-      if (!activated || w.getRank() != 2 || w.getDimSize(1) % tp != 0)
-        return;
-      seed(op, 1, sharding(2, 1));
-      return;
+      if (isActivated(linear) && w.getRank() == 2 && w.getDimSize(1) % tp == 0)
+        seed(op, 1, sharding(2, 1));
+      continue;
     }
     // A convolution by constant filters is split on its output channels
     // (the filters' first dim): each rank computes its channels from the
@@ -212,7 +275,7 @@ void DistSeedMegatronPass::runOnOperation() {
       if (w.getDefiningOp<graph::ConstantOp>() && t.getRank() >= 3 &&
           t.getDimSize(0) % tp == 0)
         seed(op, 1, sharding(t.getRank(), 0));
-      return;
+      continue;
     }
     // The embedding: a gather of rows of a constant table by the
     // program's token ids is vocab-parallel (rows over "tp"). Only a
@@ -220,22 +283,18 @@ void DistSeedMegatronPass::runOnOperation() {
     // two token types) saves bytes of weights and costs an all-reduce.
     if (auto gather = dyn_cast<graph::GatherOp>(op)) {
       auto t = cast<RankedTensorType>(gather.getData().getType());
-      if (gather.getData().getDefiningOp<graph::ConstantOp>() &&
-          t.getRank() == 2 && gather.getAxis() == 0 &&
-          isProgramInput(gather.getIndices()) &&
-          t.getDimSize(0) > t.getDimSize(1) && t.getDimSize(0) % tp == 0)
+      if (!wholeEmbedding && isVocabularyEmbedding(gather) &&
+          t.getDimSize(0) % tp == 0)
         seed(op, 0, sharding(2, 0));
-      return;
+      continue;
     }
     // The LM head: a projection by a constant whose result the program
     // returns (directly or through casts, as Hugging Face's fp16 exports
     // return float32 logits) is column-parallel; partitioning all-gathers
     // the logits.
-    if (isa<graph::MatMulOp, graph::LinearOp>(op) && returnedThroughCasts(op)) {
-      Value w = op->getOperand(1);
-      auto t = cast<RankedTensorType>(w.getType());
-      if (w.getDefiningOp<graph::ConstantOp>() && t.getRank() == 2 &&
-          t.getDimSize(1) % tp == 0) {
+    if (!wholeHead && isLanguageModelHead(op)) {
+      auto t = cast<RankedTensorType>(op->getOperand(1).getType());
+      if (t.getDimSize(1) % tp == 0) {
         seed(op, 1, sharding(2, 1));
         // Logits widened by a cast are gathered before it, in the
         // narrower type (half the bytes of fp16 logits returned as f32).
@@ -245,5 +304,5 @@ void DistSeedMegatronPass::runOnOperation() {
                sharding(cast.getInput().getType().getRank(), /*none*/ -1));
       }
     }
-  });
+  }
 }

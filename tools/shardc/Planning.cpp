@@ -46,13 +46,13 @@ bool isSplit(Attribute s) {
 /// which weights and intermediates came out split. Nothing is recorded
 /// (the search then takes everything to divide by tp) when no degree
 /// divides or the trial fails.
-void readTensorParallelSplit(ModuleOp module, ModelSummary &m) {
+int64_t readTensorParallelSplit(ModuleOp module, ModelSummary &m) {
   int64_t tp = 0;
   for (int64_t t = 2; t <= 64 && !tp; ++t)
     if (m.hidden % t == 0 && (m.heads == 0 || m.heads % t == 0))
       tp = t;
   if (!tp)
-    return;
+    return 0;
   OwningOpRef<ModuleOp> trial = module.clone();
   PassManager pm(module.getContext());
   pm.addPass(createDistSeedMegatron({/*tp=*/tp, /*sp=*/false}));
@@ -62,7 +62,7 @@ void readTensorParallelSplit(ModuleOp module, ModelSummary &m) {
     ScopedDiagnosticHandler quiet(module.getContext(),
                                   [](Diagnostic &) { return success(); });
     if (failed(pm.run(*trial)))
-      return;
+      return 0;
   }
   double replicated = 0, whole = 0, split = 0;
   trial->walk([&](Operation *op) {
@@ -91,6 +91,43 @@ void readTensorParallelSplit(ModuleOp module, ModelSummary &m) {
   m.tpReplicatedWeights = replicated;
   m.peakActivationWhole = whole;
   m.peakActivationSplit = split;
+  return tp;
+}
+
+/// The per-layer options' sizes (ModelSummary): the embedding and the LM
+/// head as dist-seed-megatron finds them, counted as split when the trial
+/// degree `tp` divides them (the seeds' condition), and one layer's share
+/// of the rest.
+void readLayerParts(func::FuncOp main, int64_t tp, int64_t attentions,
+                    ModelSummary &m) {
+  if (!tp)
+    return;
+  main.walk([&](Operation *op) {
+    if (auto gather = dyn_cast<graph::GatherOp>(op)) {
+      auto t = cast<ShapedType>(gather.getData().getType());
+      if (m.embeddingRows == 0 && isVocabularyEmbedding(gather) &&
+          t.getDimSize(0) % tp == 0) {
+        m.embeddingWeights = bytesOf(t);
+        m.embeddingRows = t.getDimSize(0);
+      }
+    }
+  });
+  main.walk([&](Operation *op) {
+    if (m.headFlops > 0 || !isLanguageModelHead(op))
+      return;
+    auto w = cast<ShapedType>(op->getOperand(1).getType());
+    m.headFlops = estimateFlops(op);
+    m.logitsBytes = bytesOf(op->getResult(0).getType());
+    m.headColumns = w.getDimSize(1);
+    if (w.getDimSize(1) % tp == 0)
+      m.headWeights = bytesOf(w);
+  });
+  if (attentions == 0)
+    return;
+  m.layerFlops = std::max(0.0, m.denseFlops - m.headFlops) / m.layers;
+  m.layerWeights = std::max(0.0, m.denseWeights - m.tpReplicatedWeights -
+                                     m.embeddingWeights - m.headWeights) /
+                   m.layers;
 }
 
 } // namespace
@@ -164,7 +201,7 @@ ModelSummary shardc::summarizeModel(ModuleOp module, StringRef dtype) {
                std::max<int64_t>(1, m.batch));
   }
   m.segments = findPipelineCuts(main).segmentFlops();
-  readTensorParallelSplit(module, m);
+  readLayerParts(main, readTensorParallelSplit(module, m), attentions, m);
   return m;
 }
 
@@ -226,6 +263,8 @@ void shardc::printPlannerReport(llvm::raw_ostream &os, const ModelSummary &m,
       }
     };
     line(best, planFile.empty() ? "chosen: " : "plan: ");
+    for (const std::string &note : best.strategyNotes)
+      os << "      per layer: " << note << "\n";
     // The best variant of every other family (micro-batch counts and sp
     // are variants of one family).
     std::vector<const Candidate *> bests = familyBests(result);

@@ -348,7 +348,10 @@ static void addMeshPasses(mlir::PassManager &pm,
     pm.addPass(shardc::createDistSeedExperts(
         {/*ep=*/mesh.ep, expertLoads, expertRedundant}));
   if (mesh.tp > 1)
-    pm.addPass(shardc::createDistSeedMegatron({mesh.tp, /*sp=*/mesh.sp}));
+    pm.addPass(shardc::createDistSeedMegatron(
+        {mesh.tp, /*sp=*/mesh.sp, /*wholeEmbedding=*/mesh.embeddingWhole,
+         /*wholeHead=*/mesh.headWhole,
+         /*replicatedLayers=*/mesh.replicatedLayers}));
   pm.addPass(shardc::createDistPropagate());
 }
 
@@ -466,8 +469,10 @@ int main(int argc, char **argv) {
   // the file's) for --emit=plan.
   std::optional<shardc::planner::Candidate> filePlan;
   // The degrees of a plan (--plan=FILE's, or the one --devices chooses),
-  // as if they had been given as flags.
+  // as if they had been given as flags, and its per-layer strategies.
+  shardc::planner::Candidate layerPlan;
   auto adopt = [&](const shardc::planner::Candidate &plan) {
+    layerPlan = plan;
     tensorParallel = plan.tp;
     pipelineParallel = plan.pp;
     dataParallel = plan.dp;
@@ -828,6 +833,9 @@ int main(int argc, char **argv) {
   if (world > 1) {
     // Stages, seeds, propagation, then one program per rank.
     shardc::planner::Candidate mesh;
+    mesh.embeddingWhole = layerPlan.embeddingWhole;
+    mesh.headWhole = layerPlan.headWhole;
+    mesh.replicatedLayers = layerPlan.replicatedLayers;
     mesh.tp = tensorParallel;
     mesh.pp = pipelineParallel;
     mesh.dp = dataParallel;

@@ -55,11 +55,31 @@ TEST(PlanFile, MissingFieldsDefaultToOne) {
   llvm::sys::fs::remove(path);
 }
 
+TEST(PlanFile, PerLayerStrategiesReadBack) {
+  std::string path = writeTemp(
+      R"({"plan": {"tp": 2, "embedding": "whole", "head": "column",
+                   "replicated_layers": [3, 1]}})");
+  llvm::Expected<PlanChoice> p = readPlanFile(path);
+  ASSERT_TRUE(static_cast<bool>(p)) << llvm::toString(p.takeError());
+  EXPECT_TRUE(p->plan.embeddingWhole);
+  EXPECT_FALSE(p->plan.headWhole);
+  EXPECT_EQ(p->plan.replicatedLayers, (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(p->plan.name(),
+            "dp1 pp1 ep1 tp2 mb1 embedding-whole replicated-layers2");
+  llvm::sys::fs::remove(path);
+}
+
 TEST(PlanFile, RefusesWhatTheDriverCannotCompile) {
   for (const char *bad :
        {R"({"plan": {"tp": 1, "sp": true}})", R"({"plan": {"dp": 2.5}})",
         R"({"plan": {"dp": 65536, "tp": 4096}})", R"({"plan": []})",
-        R"({"plan": {"pp": 2}, "cluster": 3})"}) {
+        R"({"plan": {"pp": 2}, "cluster": 3})",
+        R"({"plan": {"tp": 2, "embedding": "rows"}})",
+        R"({"plan": {"tp": 2, "head": true}})",
+        R"({"plan": {"tp": 2, "replicated_layers": [1, 1]}})",
+        R"({"plan": {"tp": 2, "replicated_layers": [-1]}})",
+        R"({"plan": {"tp": 2, "replicated_layers": 1}})",
+        R"({"plan": {"tp": 1, "head": "whole"}})"}) {
     std::string path = writeTemp(bad);
     llvm::Expected<PlanChoice> p = readPlanFile(path);
     EXPECT_FALSE(static_cast<bool>(p)) << bad;

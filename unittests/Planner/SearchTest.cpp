@@ -166,4 +166,128 @@ TEST(Search, ExpertsAndTheSameOrderEveryTime) {
               1e-12);
 }
 
+
+/// small() with an embedding table and an LM head tp splits (50000 rows and
+/// columns, 40 MB each) and 2 layers of 3 GFLOP and 10 MB each.
+ModelSummary withParts() {
+  ModelSummary m = small();
+  m.embeddingWeights = 4e7;
+  m.embeddingRows = 50000;
+  m.headWeights = 4e7;
+  m.headColumns = 50000;
+  m.headFlops = 2e9;
+  m.logitsBytes = 1.5e8;
+  m.layerFlops = 3e9;
+  m.layerWeights = 1e7;
+  return m;
+}
+
+TEST(Search, PerLayerStrategiesByTime) {
+  Cluster cpu = *presetCluster("cpu");
+  Candidate tp2;
+  tp2.tp = 2;
+  // The head: split, it saves 2 GFLOP / 2 at 80 GFLOP/s (12.5 ms) and
+  // all-gathers 150 MB of logits at 5 GB/s, (2-1)/2 of it: 15 ms + 1 us.
+  // Whole is faster. The embedding: whole saves one all-reduce of 512 x 64
+  // x 4 B (ring: 2 us + 131072 / 5 GB/s = 28.2 us) and costs 20 MB per
+  // rank. A layer replicated costs 3 GFLOP / 2 at 80 GFLOP/s (18.75 ms)
+  // and saves two all-reduces: the layers stay split.
+  Candidate c = chooseLayerStrategies(withParts(), cpu, tp2);
+  ASSERT_TRUE(c.rejected.empty()) << c.rejected;
+  EXPECT_TRUE(c.embeddingWhole);
+  EXPECT_TRUE(c.headWhole);
+  EXPECT_TRUE(c.replicatedLayers.empty());
+  EXPECT_EQ(c.name(), "dp1 pp1 ep1 tp2 mb1 embedding-whole head-whole");
+  Candidate megatron = evaluatePlan(withParts(), cpu, tp2);
+  double ar = 2e-6 + 131072 / 5e9;
+  double gather = 1e-6 + 0.5 * 1.5e8 / 5e9;
+  EXPECT_NEAR(megatron.latency - c.latency, ar + gather - 2e9 / 2 / 80e9,
+              1e-9);
+  EXPECT_NEAR(c.memory.weights - megatron.memory.weights, 4e7, 1e-3);
+  ASSERT_EQ(c.strategyNotes.size(), 3u);
+  EXPECT_EQ(c.strategyNotes[0].rfind("embedding whole; vocab-parallel would "
+                                     "take 28.2 us more per run and 19.1 "
+                                     "MiB less per rank",
+                                     0),
+            0u)
+      << c.strategyNotes[0];
+  EXPECT_EQ(c.strategyNotes[1].rfind("every layer split by heads and "
+                                     "columns; replicating every layer would "
+                                     "take",
+                                     0),
+            0u)
+      << c.strategyNotes[1];
+  EXPECT_EQ(c.strategyNotes[2].rfind("head whole; column-parallel would take "
+                                     "2.501 ms more",
+                                     0),
+            0u)
+      << c.strategyNotes[2];
+
+  // Smaller logits (50 MB, 5 ms to gather): the split head is faster.
+  ModelSummary m = withParts();
+  m.logitsBytes = 5e7;
+  EXPECT_FALSE(chooseLayerStrategies(m, cpu, tp2).headWhole);
+  // Rows tp does not divide: no choice, and the embedding counts as whole.
+  m.embeddingRows = 50001;
+  Candidate odd = chooseLayerStrategies(m, cpu, tp2);
+  EXPECT_FALSE(odd.embeddingWhole);
+  EXPECT_EQ(odd.strategyNotes.size(), 2u);
+  EXPECT_NEAR(odd.memory.weights, evaluatePlan(withParts(), cpu, [&] {
+                                    Candidate w = tp2;
+                                    w.embeddingWhole = true;
+                                    return w;
+                                  }()).memory.weights,
+              1e-3);
+}
+
+TEST(Search, PerLayerStrategiesByMemory) {
+  // A 16 GB vocabulary: whole it does not fit the cpu preset's 12 GiB, so
+  // it stays vocab-parallel although whole would be faster.
+  ModelSummary m = withParts();
+  m.embeddingWeights = 1.6e10;
+  m.denseWeights += 1.6e10;
+  Candidate tp2;
+  tp2.tp = 2;
+  Candidate c = chooseLayerStrategies(m, *presetCluster("cpu"), tp2);
+  ASSERT_TRUE(c.rejected.empty()) << c.rejected;
+  EXPECT_FALSE(c.embeddingWhole);
+  EXPECT_EQ(c.strategyNotes[0],
+            "embedding vocab-parallel; whole does not fit");
+
+  // Layers not worth their collectives (a link of 1 ms latency, 1.5
+  // MFLOP layers): every layer replicated, as memory allows.
+  Cluster slow = *presetCluster("cpu");
+  slow.intraNode.latency = 1e-3;
+  ModelSummary tiny = withParts();
+  tiny.denseFlops = 8e6;
+  tiny.layerFlops = 3e6;
+  tiny.headFlops = 2e6;
+  tiny.logitsBytes = 1e3;
+  Candidate all = chooseLayerStrategies(tiny, slow, tp2);
+  EXPECT_EQ(all.replicatedLayers, (std::vector<int64_t>{0, 1}));
+  // Room for one layer's extra 5 MB (10 MB whole instead of 5 MB split)
+  // above Megatron's plan, not for a whole embedding or head (20 MB more
+  // each): the last layer replicated, the rest as Megatron splits them.
+  Candidate split = evaluatePlan(tiny, slow, tp2);
+  slow.memoryBytes = split.memory.total() + 7e6;
+  Candidate one = chooseLayerStrategies(tiny, slow, tp2);
+  EXPECT_EQ(one.replicatedLayers, (std::vector<int64_t>{1}));
+  EXPECT_FALSE(one.embeddingWhole);
+  EXPECT_FALSE(one.headWhole);
+  // Splitting it again costs two all-reduces (ring: 2 x 1 ms + 131072 /
+  // 5 GB/s each) and saves reading 5 MB of weights at 10 GB/s (0.5 ms).
+  EXPECT_EQ(one.strategyNotes[1].rfind("layer 1 replicated, the others "
+                                       "split; splitting every layer would "
+                                       "take 3.552 ms more",
+                                       0),
+            0u)
+      << one.strategyNotes[1];
+  EXPECT_LE(one.memory.total(), slow.memoryBytes);
+  // The plan file's layer numbers are checked against the model.
+  Candidate bad = tp2;
+  bad.replicatedLayers = {2};
+  EXPECT_EQ(evaluatePlan(tiny, slow, bad).rejected,
+            "replicated layer 2 is not one of the model's 2 layers");
+}
+
 } // namespace

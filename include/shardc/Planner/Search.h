@@ -11,7 +11,9 @@
 // The estimate follows what the partitioner makes of each family
 // (docs/design.md, Partitioning): Megatron's two all-reduces of the hidden
 // state per layer over tp (a reduce-scatter and an all-gather each with
-// sp), the attention and dense parts replicated over ep with each rank's
+// sp), one more for a vocab-parallel embedding and an all-gather of the
+// logits for a column-parallel head (each part may instead stay whole,
+// chooseLayerStrategies), the attention and dense parts replicated over ep with each rank's
 // share of the tokens dispatched to the experts by two all-to-alls and
 // gathered back, one send of the hidden state per stage boundary, and the
 // outputs gathered over dp.
@@ -53,6 +55,17 @@ struct ModelSummary {
   double tpReplicatedWeights = 0;
   double peakActivationWhole = 0;
   double peakActivationSplit = 0;
+  /// The per-layer options' sizes, from the same trial (0 where the trial
+  /// did not split the part): the embedding table the seeds split by rows
+  /// (vocab-parallel) and its row count; the LM head's weight they split
+  /// by columns, its column count, FLOPs and logits (bytes per run); one
+  /// transformer layer's share of the dense FLOPs and of the weights tp
+  /// splits (the layers taken as equal; the experts are ep's).
+  double embeddingWeights = 0;
+  int64_t embeddingRows = 0;
+  double headWeights = 0, headFlops = 0, logitsBytes = 0;
+  int64_t headColumns = 0;
+  double layerFlops = 0, layerWeights = 0;
   int64_t kernels = 1;        ///< kernels per run (launch floors)
   /// FLOPs between the points where dist-pipeline may cut, in program
   /// order (embedding and head included); empty: `layers` equal stages'
@@ -65,6 +78,15 @@ enum class Objective { Latency, Throughput };
 struct Candidate {
   int64_t dp = 1, pp = 1, ep = 1, tp = 1, microbatches = 1;
   bool sp = false;
+  /// Per-layer strategies on tp (Megatron's by default): the embedding
+  /// whole instead of vocab-parallel, the LM head whole instead of
+  /// column-parallel, and layers (by attention, from 0) replicated instead
+  /// of split by heads and columns.
+  bool embeddingWhole = false, headWhole = false;
+  std::vector<int64_t> replicatedLayers;
+  /// Why the search chose the per-layer strategies it did: each part's
+  /// alternative with its cost in time and memory (report lines).
+  std::vector<std::string> strategyNotes;
   double latency = 0;    ///< s per run (fill and drain)
   double throughput = 0; ///< rows of the batch per second, pipeline full
   /// One stage's time on one micro-batch (compute: kernels; comm: the tp
@@ -95,6 +117,16 @@ std::string formatSeconds(double seconds);
 /// divide, a batch too small, memory that does not fit).
 Candidate evaluatePlan(const ModelSummary &model, const Cluster &cluster,
                        Candidate plan);
+
+/// `family`'s degrees with the per-layer strategies that make its stage
+/// fastest among those that fit (the embedding and the head whole or
+/// split, the last k layers replicated), priced, with `strategyNotes`.
+/// Layers are equal in the model summary, so a stage's time and memory
+/// are linear in k: the best k is 0, or the largest that fits, or every
+/// layer, and only those are priced (no replicated layers with pp > 1,
+/// where they would all land in the last stage).
+Candidate chooseLayerStrategies(const ModelSummary &model,
+                                const Cluster &cluster, Candidate family);
 
 /// All families of `devices` on `cluster` for `model`, ranked by
 /// `objective` (ties: fewer ranks per group first, then the name), so the

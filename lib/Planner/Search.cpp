@@ -149,10 +149,13 @@ void price(const ModelSummary &m, const Cluster &cl, Candidate &c) {
   double comm = 0, arBytes = 0, rsBytes = 0, agBytes = 0, a2aBytes = 0;
   Group tp{c.tp, 1}, ep{c.ep, c.tp};
   if (c.tp > 1) {
-    // Two per split layer, one more for a vocab-parallel embedding. (The
-    // embedding's and the head's collectives belong to the first and last
-    // stage; every stage is priced as the slowest.)
-    double n = 2 * (m.layers - replicated) * share + (embeddingSplit ? 1 : 0);
+    // Two per split layer, one more for a vocab-parallel embedding. The
+    // embedding's and the head's collectives belong to the first and the
+    // last stage; stages are priced alike, so each stage takes 1/pp of
+    // them (a run of one micro-batch counts each once).
+    double ends = 1.0 / c.pp;
+    double n = 2 * (m.layers - replicated) * share +
+               (embeddingSplit ? ends : 0);
     double rs = collectiveTime(cl, Collective::ReduceScatter, Algorithm::Ring,
                                tp, hiddenBytes),
            ag = collectiveTime(cl, Collective::AllGather, Algorithm::Ring, tp,
@@ -173,9 +176,9 @@ void price(const ModelSummary &m, const Cluster &cl, Candidate &c) {
     }
     if (headSplit) {
       double logits = m.logitsBytes / (c.dp * mb);
-      comm += collectiveTime(cl, Collective::AllGather, Algorithm::Ring, tp,
-                             logits);
-      agBytes += logits;
+      comm += ends * collectiveTime(cl, Collective::AllGather,
+                                    Algorithm::Ring, tp, logits);
+      agBytes += ends * logits;
     }
   }
   if (c.ep > 1) {

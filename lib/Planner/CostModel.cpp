@@ -98,6 +98,28 @@ double shardc::planner::balancedStageCost(ArrayRef<double> segments,
   return worst;
 }
 
+std::vector<int64_t>
+shardc::planner::balancedStageStarts(ArrayRef<double> segments,
+                                     int64_t stages) {
+  int64_t n = static_cast<int64_t>(segments.size());
+  if (stages < 1 || n < stages)
+    return {};
+  double limit = balancedStageCost(segments, stages);
+  std::vector<int64_t> starts = {0};
+  double current = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t opened = static_cast<int64_t>(starts.size());
+    bool full = current > 0 && current + segments[i] > limit * (1 + 1e-12);
+    bool needed = n - i == stages - opened; // one segment per stage left
+    if (i > 0 && opened < stages && (full || needed)) {
+      starts.push_back(i);
+      current = 0;
+    }
+    current += segments[i];
+  }
+  return starts;
+}
+
 std::vector<std::vector<double>>
 shardc::planner::pipelineStarts(ArrayRef<double> stageTimes,
                                 int64_t microbatches, double sendTime) {

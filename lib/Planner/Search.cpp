@@ -106,6 +106,23 @@ void price(const ModelSummary &m, const Cluster &cl, Candidate &c) {
       share = balancedStageCost(m.segments, c.pp) / total;
   }
   double moePerStage = m.moeLayers * share;
+  // The weights of the stage holding the most, in the same grouping.
+  double weightShare = share;
+  if (c.pp > 1 && m.segmentWeights.size() == m.segments.size() &&
+      m.denseWeights + m.expertWeights > 0) {
+    std::vector<int64_t> starts = balancedStageStarts(m.segments, c.pp);
+    if (!starts.empty()) {
+      double most = 0;
+      for (size_t g = 0; g < starts.size(); ++g) {
+        size_t end = g + 1 < starts.size() ? starts[g + 1] : m.segments.size();
+        double sum = 0;
+        for (size_t i = starts[g]; i < end; ++i)
+          sum += m.segmentWeights[i];
+        most = std::max(most, sum);
+      }
+      weightShare = most / (m.denseWeights + m.expertWeights);
+    }
+  }
 
   // The per-layer strategies: what tp splits and what it leaves whole on
   // every rank (the trial's whole weights, and the parts chosen whole).
@@ -139,7 +156,7 @@ void price(const ModelSummary &m, const Cluster &cl, Candidate &c) {
       m.expertFlops * share / (c.dp * expertSplit * mb);
   double weights = ((m.denseWeights - wholeWeights) / c.tp + wholeWeights +
                     m.expertWeights / c.ep) *
-                   share;
+                   weightShare;
   double compute =
       std::max(flops / cl.peakFlops(m.dtype), weights / cl.memoryBandwidth) +
       cl.launchFloor * static_cast<double>(m.kernels) * share;
@@ -212,14 +229,28 @@ void price(const ModelSummary &m, const Cluster &cl, Candidate &c) {
 
   c.memory.weights = weights;
   c.memory.runtime = cl.runtimeBytes;
-  // The memory plan keeps about two of the largest tensors live (an op's
-  // input and output). Without a trial split (peakActivationSplit and
+  // The memory plan's arena: the most bytes live at once, read off the
+  // trial's program. Without it, about two of the largest tensors (an op's
+  // input and output); without a trial split (peakActivationSplit and
   // peakActivationWhole 0) every tensor is taken to divide by tp.
-  double peak = m.peakActivationSplit > 0 || m.peakActivationWhole > 0
-                    ? std::max(m.peakActivationSplit / c.tp,
-                               m.peakActivationWhole)
-                    : m.peakActivation / c.tp;
-  c.memory.activations = 2 * peak / (c.dp * mb);
+  if (!m.liveWhole.empty() && m.liveWhole.size() == m.liveSplit.size()) {
+    // A split output's staging; over dp too, the tp-gathered part is a
+    // temporary of its own before the dp gather.
+    double staging = c.tp == 1 ? 0 : c.dp > 1 ? 2 : 1;
+    double live = 0;
+    for (size_t i = 0; i < m.liveWhole.size(); ++i)
+      live = std::max(live, m.liveWhole[i] + m.liveSplit[i] / c.tp +
+                                (i < m.liveGathered.size()
+                                     ? staging * m.liveGathered[i]
+                                     : 0));
+    c.memory.activations = live / (c.dp * mb);
+  } else {
+    double peak = m.peakActivationSplit > 0 || m.peakActivationWhole > 0
+                      ? std::max(m.peakActivationSplit / c.tp,
+                                 m.peakActivationWhole)
+                      : m.peakActivation / c.tp;
+    c.memory.activations = 2 * peak / (c.dp * mb);
+  }
   if (c.ep > 1) // the dispatch's worst-case receive buffer and staging
     c.memory.workspace = 2 * c.ep * rows / (c.ep * c.tp) *
                          std::min<int64_t>(m.topK, m.experts / c.ep) *

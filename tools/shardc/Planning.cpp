@@ -12,6 +12,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <functional>
 #include <map>
 #include <set>
 
@@ -39,6 +40,90 @@ bool isSplit(Attribute s) {
     if (!sharding.axesOf(d).empty())
       return true;
   return false;
+}
+
+/// The bytes of intermediates live after each op of the trial's program, as
+/// kern-plan-memory's arena holds them: a tensor from the op that makes it
+/// to its last reader, reshapes and seeds (views, no memory of their own)
+/// extending their source's life, the program's inputs and outputs apart;
+/// whole tensors, those the trial split, and the staging of split outputs
+/// gathered at the end, apart (ModelSummary::liveWhole, liveSplit,
+/// liveGathered).
+void readLiveBytes(ModuleOp trial, ModelSummary &m) {
+  func::FuncOp main;
+  for (auto f : trial.getOps<func::FuncOp>())
+    if (!f.isExternal()) {
+      main = f;
+      break;
+    }
+  if (!main)
+    return;
+  Block &body = main.getBody().front();
+  DenseMap<Operation *, int64_t> index;
+  for (Operation &op : body)
+    index[&op] = static_cast<int64_t>(index.size());
+  auto isView = [](Operation *op) {
+    return isa<graph::ReshapeOp, dist::ShardOp>(op);
+  };
+  // The last op reading `v`, through views; -1 if the program returns it.
+  std::function<int64_t(Value)> lastUse = [&](Value v) -> int64_t {
+    int64_t last = 0;
+    for (Operation *user : v.getUsers()) {
+      if (isa<func::ReturnOp>(user))
+        return -1;
+      int64_t at = index.lookup(user);
+      if (isView(user)) {
+        int64_t viewLast = lastUse(user->getResult(0));
+        if (viewLast < 0)
+          return -1;
+        at = std::max(at, viewLast);
+      }
+      last = std::max(last, at);
+    }
+    return last;
+  };
+  size_t n = index.size();
+  std::vector<double> whole(n + 1, 0), split(n + 1, 0), gather(n + 1, 0);
+  auto live = [](std::vector<double> &v, int64_t first, int64_t last,
+                 double bytes) {
+    v[first] += bytes;
+    v[last + 1] -= bytes;
+  };
+  for (Operation &op : body) {
+    if (isView(&op) || isa<graph::ConstantOp, func::ReturnOp>(op))
+      continue;
+    auto shardings = op.getAttrOfType<ArrayAttr>("dist.shardings");
+    int64_t at = index[&op];
+    for (auto [i, r] : llvm::enumerate(op.getResults())) {
+      if (r.use_empty())
+        continue;
+      int64_t last = lastUse(r);
+      bool isSplitResult =
+          shardings && i < shardings.size() && isSplit(shardings[i]);
+      double bytes = bytesOf(r.getType());
+      // An output is the caller's buffer; a split one is gathered into it,
+      // after the op, through a whole staging buffer beside the rank's part.
+      if (last < 0) {
+        if (isSplitResult) {
+          live(split, at, at + 1, bytes);
+          live(gather, at + 1, at + 1, bytes);
+        }
+        continue;
+      }
+      live(isSplitResult ? split : whole, at, last, bytes);
+    }
+  }
+  for (size_t i = 1; i <= n; ++i) {
+    whole[i] += whole[i - 1];
+    split[i] += split[i - 1];
+    gather[i] += gather[i - 1];
+  }
+  whole.pop_back();
+  split.pop_back();
+  gather.pop_back();
+  m.liveWhole = std::move(whole);
+  m.liveSplit = std::move(split);
+  m.liveGathered = std::move(gather);
 }
 
 /// What a Megatron split leaves whole: seeds tp at the smallest degree the
@@ -91,6 +176,7 @@ int64_t readTensorParallelSplit(ModuleOp module, ModelSummary &m) {
   m.tpReplicatedWeights = replicated;
   m.peakActivationWhole = whole;
   m.peakActivationSplit = split;
+  readLiveBytes(*trial, m);
   return tp;
 }
 
@@ -200,7 +286,21 @@ ModelSummary shardc::summarizeModel(ModuleOp module, StringRef dtype) {
         1, static_cast<int64_t>(m.outputBytes / m.elementBytes) /
                std::max<int64_t>(1, m.batch));
   }
-  m.segments = findPipelineCuts(main).segmentFlops();
+  PipelineCuts cuts = findPipelineCuts(main);
+  m.segments = cuts.segmentFlops();
+  m.segmentWeights.assign(m.segments.size(), 0);
+  size_t segment = 0;
+  DenseSet<std::pair<size_t, Operation *>> counted;
+  for (auto [i, op] : llvm::enumerate(cuts.ops)) {
+    while (segment < cuts.cuts.size() &&
+           static_cast<int64_t>(i) > cuts.cuts[segment])
+      ++segment;
+    for (Value v : op->getOperands())
+      if (auto c = v.getDefiningOp<graph::ConstantOp>();
+          c && segment < m.segmentWeights.size() &&
+          counted.insert({segment, c}).second)
+        m.segmentWeights[segment] += bytesOf(c.getType());
+  }
   readLayerParts(main, readTensorParallelSplit(module, m), attentions, m);
   return m;
 }

@@ -127,3 +127,23 @@ TEST(CostModel, BalancedStagesAsDistPipelineCuts) {
   EXPECT_DOUBLE_EQ(balancedStageCost(model, 3), 31);
   EXPECT_DOUBLE_EQ(balancedStageCost(model, 2), 50); // {1 10 10 10 10} {10 10 30}
 }
+
+TEST(CostModel, BalancedStageStartsGiveEveryStageASegment) {
+  // The groupings above, as the first segment of each stage.
+  std::vector<double> model = {1, 10, 10, 10, 10, 10, 10, 30};
+  EXPECT_EQ(balancedStageStarts(model, 3), (std::vector<int64_t>{0, 4, 7}));
+  EXPECT_EQ(balancedStageStarts(model, 2), (std::vector<int64_t>{0, 5}));
+  // Greedy up to the limit (4) would make {4} {1 1 1 1} and leave the
+  // other stages empty: the last ones take one segment each instead.
+  std::vector<double> a = {4, 1, 1, 1, 1};
+  EXPECT_EQ(balancedStageStarts(a, 5), (std::vector<int64_t>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(balancedStageStarts(a, 3), (std::vector<int64_t>{0, 1, 4}));
+  EXPECT_TRUE(balancedStageStarts(a, 6).empty());
+  std::vector<double> layers(80, 1.0);
+  std::vector<int64_t> starts = balancedStageStarts(layers, 64);
+  ASSERT_EQ(starts.size(), 64u);
+  for (size_t i = 1; i < starts.size(); ++i) {
+    EXPECT_GT(starts[i], starts[i - 1]);
+    EXPECT_LE(starts[i] - starts[i - 1], 2);
+  }
+}

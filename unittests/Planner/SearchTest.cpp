@@ -291,3 +291,44 @@ TEST(Search, PerLayerStrategiesByMemory) {
 }
 
 } // namespace
+
+namespace {
+
+/// The arena from the live bytes after each op, and a pipeline rank's
+/// weights from the stage that holds the most.
+TEST(Search, MemoryFromLiveBytesAndStageWeights) {
+  ModelSummary m = small();
+  // After op 0: 1 MB whole + 4 MB split; op 1: 2 MB whole + 2 MB split;
+  // op 2: a split output of 3 MB gathered through 3 MB of staging.
+  m.liveWhole = {1e6, 2e6, 0};
+  m.liveSplit = {4e6, 2e6, 3e6};
+  m.liveGathered = {0, 0, 3e6};
+  Cluster cpu = *presetCluster("cpu");
+  auto activations = [&](int64_t dp, int64_t tp) {
+    Candidate c;
+    c.dp = dp;
+    c.tp = tp;
+    return evaluatePlan(m, cpu, c).memory.activations;
+  };
+  EXPECT_DOUBLE_EQ(activations(1, 1), 5e6);             // op 0, no staging
+  EXPECT_DOUBLE_EQ(activations(1, 2), 1.5e6 + 3e6);     // op 2: 1.5 + 3
+  EXPECT_DOUBLE_EQ(activations(1, 4), 0.75e6 + 3e6);    // op 2
+  EXPECT_DOUBLE_EQ(activations(2, 2), (1.5e6 + 6e6) / 2); // staging twice
+  EXPECT_DOUBLE_EQ(activations(2, 1), 5e6 / 2);
+
+  // Segments of 1, 3, 3, 1 GFLOP holding 30, 10, 10, 50 MB (a head
+  // heavier than its FLOPs): pp2 cuts {1 3} {3 1}, and the second stage
+  // holds 60 MB of the 100, not the FLOPs share 4/8 of them.
+  m.segments = {1e9, 3e9, 3e9, 1e9};
+  m.segmentWeights = {3e7, 1e7, 1e7, 5e7};
+  Candidate pp;
+  pp.pp = 2;
+  EXPECT_DOUBLE_EQ(evaluatePlan(m, cpu, pp).memory.weights, 6e7);
+  // pp3 (limit 4): {1 3} {3} {1}; with an embedding of 60 MB the first
+  // stage holds 70 of the 100 MB.
+  pp.pp = 3;
+  m.segmentWeights = {6e7, 1e7, 1e7, 2e7};
+  EXPECT_DOUBLE_EQ(evaluatePlan(m, cpu, pp).memory.weights, 7e7);
+}
+
+} // namespace

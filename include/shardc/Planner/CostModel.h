@@ -71,6 +71,12 @@ double pipelineMakespan(llvm::ArrayRef<double> stageTimes,
 /// stages.
 double balancedStageCost(llvm::ArrayRef<double> segments, int64_t stages);
 
+/// The first segment of each of the `stages` groups of that grouping: the
+/// balanced maximum, reached greedily, with every stage given at least one
+/// segment. Empty when there are fewer segments than stages.
+std::vector<int64_t> balancedStageStarts(llvm::ArrayRef<double> segments,
+                                         int64_t stages);
+
 /// The start time of every (stage, micro-batch) in that schedule:
 /// result[s][k].
 std::vector<std::vector<double>>

@@ -55,6 +55,13 @@ struct ModelSummary {
   double tpReplicatedWeights = 0;
   double peakActivationWhole = 0;
   double peakActivationSplit = 0;
+  /// Bytes of intermediates live after each op of the program in order (a
+  /// tensor from its op to its last reader, as the memory plan places
+  /// them), whole and split by the trial apart: a rank at degree tp holds
+  /// max over ops of whole + split / tp (+ gathered with tp > 1: the whole
+  /// staging buffer of a split output's all-gather). Empty: no trial (the
+  /// search then takes twice the largest tensor).
+  std::vector<double> liveWhole, liveSplit, liveGathered;
   /// The per-layer options' sizes, from the same trial (0 where the trial
   /// did not split the part): the embedding table the seeds split by rows
   /// (vocab-parallel) and its row count; the LM head's weight they split
@@ -71,6 +78,10 @@ struct ModelSummary {
   /// order (embedding and head included); empty: `layers` equal stages'
   /// worth. A pipeline's slowest stage is the balanced grouping's largest.
   std::vector<double> segments;
+  /// The weights each segment's ops read (a constant read by two segments
+  /// counts in both: each stage holds its copy). A pipeline rank holds its
+  /// stage's; without them, its FLOPs share of all weights.
+  std::vector<double> segmentWeights;
 };
 
 enum class Objective { Latency, Throughput };

@@ -8,6 +8,7 @@
 
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Threading.h"
 
 #include <cstring>
 
@@ -68,33 +69,46 @@ Value shardc::sliceConstantData(OpBuilder &b, graph::ConstantOp op,
                   ArrayRef<char>(data, count * elemBytes), elemBytes)));
   }
   std::vector<char> small;
-  AsmResourceBlob blob;
   char *out;
   if (large) {
-    blob = HeapAsmResourceBlob::allocate(count * elemBytes, elemBytes,
-                                         /*dataIsMutable=*/true);
-    out = blob.getMutableData().data();
+    // Fresh memory in 2 MiB pages (a fault per 4 KiB page was most of the
+    // cost), filled on the context's threads.
+    out = static_cast<char *>(allocateWeightBytes(count * elemBytes));
+    if (!out)
+      return Value();
   } else {
     small.resize(count * elemBytes);
     out = small.data();
   }
-  // Row by row of the innermost dim.
+  // Row by row of the innermost dim, in blocks of rows.
   int64_t inner = rank ? sizes.back() : 1;
-  SmallVector<int64_t> idx(rank, 0);
-  for (int64_t row = 0; inner && row * inner < count; ++row) {
-    int64_t rest = row;
-    for (int64_t d = rank - 2; d >= 0; --d) {
-      idx[d] = rest % sizes[d];
-      rest /= sizes[d];
+  int64_t rows = inner ? count / inner : 0;
+  auto copyRows = [&](int64_t first, int64_t end) {
+    SmallVector<int64_t> idx(rank, 0);
+    for (int64_t row = first; row < end; ++row) {
+      int64_t rest = row;
+      for (int64_t d = rank - 2; d >= 0; --d) {
+        idx[d] = rest % sizes[d];
+        rest /= sizes[d];
+      }
+      int64_t src = 0;
+      for (int64_t d = 0; d + 1 < rank; ++d)
+        src += (offset[d] + idx[d]) * strides[d];
+      if (rank)
+        src += offset.back();
+      std::memcpy(out + row * inner * elemBytes,
+                  raw.data() + src * elemBytes, inner * elemBytes);
     }
-    int64_t src = 0;
-    for (int64_t d = 0; d + 1 < rank; ++d)
-      src += (offset[d] + idx[d]) * strides[d];
-    if (rank)
-      src += offset.back();
-    std::memcpy(out + row * inner * elemBytes,
-                raw.data() + src * elemBytes, inner * elemBytes);
-  }
+  };
+  int64_t perBlock = std::max<int64_t>(
+      1, (int64_t(4) << 20) / std::max<int64_t>(1, inner * elemBytes));
+  int64_t blocks = (rows + perBlock - 1) / perBlock;
+  if (large)
+    mlir::parallelFor(b.getContext(), 0, blocks, [&](int64_t i) {
+      copyRows(i * perBlock, std::min(rows, (i + 1) * perBlock));
+    });
+  else
+    copyRows(0, rows);
   if (!large)
     return b.create<graph::ConstantOp>(
         op.getLoc(), DenseElementsAttr::getFromRawBuffer(localType, small));
@@ -104,5 +118,9 @@ Value shardc::sliceConstantData(OpBuilder &b, graph::ConstantOp op,
   releaseReadOnlyFilePages(raw.data(), raw.size());
   return b.create<graph::ConstantOp>(
       op.getLoc(),
-      DenseResourceElementsAttr::get(localType, key, std::move(blob)));
+      DenseResourceElementsAttr::get(
+          localType, key,
+          UnmanagedAsmResourceBlob::allocateWithAlign(
+              ArrayRef<char>(out, count * elemBytes), elemBytes,
+              [](void *p, size_t, size_t) { std::free(p); })));
 }

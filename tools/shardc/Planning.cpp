@@ -30,6 +30,14 @@ double bytesOf(Type t) {
          std::max<unsigned>(8, s.getElementType().getIntOrFloatBitWidth()) / 8;
 }
 
+/// The program: the module's first function with a body.
+func::FuncOp mainFunction(ModuleOp module) {
+  for (auto f : module.getOps<func::FuncOp>())
+    if (!f.isExternal())
+      return f;
+  return {};
+}
+
 /// Whether a tensor of sharding `s` (from dist-propagate) is split, i.e.
 /// smaller on each rank; partial sums are whole.
 bool isSplit(Attribute s) {
@@ -50,12 +58,7 @@ bool isSplit(Attribute s) {
 /// gathered at the end, apart (ModelSummary::liveWhole, liveSplit,
 /// liveGathered).
 void readLiveBytes(ModuleOp trial, ModelSummary &m) {
-  func::FuncOp main;
-  for (auto f : trial.getOps<func::FuncOp>())
-    if (!f.isExternal()) {
-      main = f;
-      break;
-    }
+  func::FuncOp main = mainFunction(trial);
   if (!main)
     return;
   Block &body = main.getBody().front();
@@ -222,12 +225,7 @@ ModelSummary shardc::summarizeModel(ModuleOp module, StringRef dtype) {
   ModelSummary m;
   m.dtype = dtype.str();
   m.elementBytes = dtype == "fp16" || dtype == "bf16" ? 2 : 4;
-  func::FuncOp main;
-  for (auto f : module.getOps<func::FuncOp>())
-    if (!f.isExternal()) {
-      main = f;
-      break;
-    }
+  func::FuncOp main = mainFunction(module);
   if (!main)
     return m;
   for (Type t : main.getArgumentTypes())

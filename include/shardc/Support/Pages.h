@@ -59,6 +59,22 @@ inline bool releaseReadOnlyFilePages(const void *data, size_t size) {
                              MADV_DONTNEED) == 0;
 }
 
+/// Memory for a weight written once (a sliced or re-aligned copy), 64-byte
+/// aligned; null when out of memory; free with std::free. Fresh memory
+/// costs a fault per page, so a large one (32 MiB and up) is advised to
+/// come in 2 MiB pages; a smaller one keeps 4 KiB pages, since rounding it
+/// up to 2 MiB would hold up to twice its size.
+inline void *allocateWeightBytes(size_t bytes) {
+  constexpr size_t kHuge = size_t(2) << 20, kLarge = size_t(32) << 20;
+  if (bytes < kLarge)
+    return std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
+  size_t size = (bytes + kHuge - 1) / kHuge * kHuge;
+  void *data = std::aligned_alloc(kHuge, size);
+  if (data)
+    (void)::madvise(data, size, MADV_HUGEPAGE);
+  return data;
+}
+
 } // namespace shardc
 
 #endif // SHARDC_SUPPORT_PAGES_H

@@ -19,8 +19,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-
-#include <sys/mman.h>
 #include <sstream>
 
 using namespace mlir;
@@ -430,13 +428,10 @@ AsmResourceBlob alignedCopy(MLIRContext &ctx, ArrayRef<char> bytes,
   constexpr size_t kHuge = size_t(2) << 20, kChunk = size_t(4) << 20;
   if (bytes.size() < kHuge)
     return HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, align);
-  size_t size = llvm::alignTo(bytes.size(), kHuge);
-  void *data = std::aligned_alloc(kHuge, size);
+  // Fresh memory in 2 MiB pages, filled on the context's threads.
+  void *data = shardc::allocateWeightBytes(bytes.size());
   if (!data)
     llvm::report_fatal_error("out of memory copying a weight");
-  // Fresh memory costs a fault per page: take it in 2 MiB pages, and fill
-  // it on the context's threads.
-  (void)::madvise(data, size, MADV_HUGEPAGE);
   size_t chunks = llvm::divideCeil(bytes.size(), kChunk);
   mlir::parallelFor(&ctx, 0, chunks, [&](size_t i) {
     size_t at = i * kChunk, n = std::min(kChunk, bytes.size() - at);

@@ -148,8 +148,10 @@ def main():
             for i, c in enumerate(result["candidates"]):
                 tag = "%s_n%d_%d" % (key, n, i)
                 pf = os.path.join(work, tag + ".json")
+                # The degrees and the per-layer strategies, as --plan reads them.
                 json.dump({"plan": {k: c[k] for k in
-                                    ("dp", "pp", "ep", "tp", "sp", "microbatches")}},
+                                    ("dp", "pp", "ep", "tp", "sp", "microbatches",
+                                     "embedding", "head", "replicated_layers") if k in c}},
                           open(pf, "w"))
                 exe = os.path.join(work, tag)
                 p = subprocess.run([args.shardc, onnx_path, "--plan=" + pf, "-o", exe],

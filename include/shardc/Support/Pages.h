@@ -61,12 +61,13 @@ inline bool releaseReadOnlyFilePages(const void *data, size_t size) {
 
 /// Memory for a weight written once (a sliced or re-aligned copy), 64-byte
 /// aligned; null when out of memory; free with std::free. Fresh memory
-/// costs a fault per page, so a large one (32 MiB and up) is advised to
-/// come in 2 MiB pages; a smaller one keeps 4 KiB pages, since rounding it
-/// up to 2 MiB would hold up to twice its size.
-inline void *allocateWeightBytes(size_t bytes) {
-  constexpr size_t kHuge = size_t(2) << 20, kLarge = size_t(32) << 20;
-  if (bytes < kLarge)
+/// costs a fault per page, so from `hugeFrom` bytes on it is advised to
+/// come in 2 MiB pages (its last page then holds up to 2 MiB more than it
+/// needs); a smaller one keeps 4 KiB pages.
+inline void *allocateWeightBytes(size_t bytes,
+                                 size_t hugeFrom = size_t(32) << 20) {
+  constexpr size_t kHuge = size_t(2) << 20;
+  if (bytes < hugeFrom || bytes < kHuge)
     return std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
   size_t size = (bytes + kHuge - 1) / kHuge * kHuge;
   void *data = std::aligned_alloc(kHuge, size);

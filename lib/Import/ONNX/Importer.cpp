@@ -429,7 +429,9 @@ AsmResourceBlob alignedCopy(MLIRContext &ctx, ArrayRef<char> bytes,
   if (bytes.size() < kHuge)
     return HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, align);
   // Fresh memory in 2 MiB pages, filled on the context's threads.
-  void *data = shardc::allocateWeightBytes(bytes.size());
+  // (From 2 MiB: the importer's copies are one per initializer, so the
+  // pages' rounding costs little beside the faults it saves.)
+  void *data = shardc::allocateWeightBytes(bytes.size(), kHuge);
   if (!data)
     llvm::report_fatal_error("out of memory copying a weight");
   size_t chunks = llvm::divideCeil(bytes.size(), kChunk);

@@ -174,7 +174,8 @@ def main():
                 plans.append(dict(model=key, n=n, name=c["name"], chosen=i == 0,
                                   predicted=c["latency_s"] * 1e3, exe=exe, ids=ids,
                                   predicted_memory=mem["total"],
-                                  predicted_program=mem["total"] - mem["runtime"],
+                                  predicted_program=(mem["total"] - mem["runtime"]
+                                                     - mem.get("io", 0)),
                                   planned_memory=planned, rss=rss, p50=[]))
                 print("%s n=%d %-26s predicted %.2f ms, memory %.1f MiB (program %.1f, "
                       "rss %.1f)" % (key, n, c["name"], plans[-1]["predicted"],

@@ -44,6 +44,7 @@ json::Object estimate(const Candidate &c) {
                    {"activations", c.memory.activations},
                    {"workspace", c.memory.workspace},
                    {"runtime", c.memory.runtime},
+                   {"io", c.memory.io},
                    {"total", c.memory.total()}};
   o["collective_bytes_per_rank"] = std::move(traffic);
   if (!c.strategyNotes.empty()) {

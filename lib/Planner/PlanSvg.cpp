@@ -244,7 +244,7 @@ shardc::planner::memorySvg(const Cluster &cluster,
             .str(),
         " font-size=\"14\"");
   static const char *const kParts[] = {"#4e79a7", "#59a14f", "#f28e2b",
-                                       "#9c9c9c"};
+                                       "#9c9c9c", "#b07aa1"};
   double y = kTop;
   for (auto &[c, fits] : rows) {
     const MemoryEstimate &m = c->memory;
@@ -252,10 +252,12 @@ shardc::planner::memorySvg(const Cluster &cluster,
           c->name() + (fits ? "" : " (does not fit)"),
           fits ? "" : " fill=\"#c00000\"");
     double x = kLeft;
-    double parts[] = {m.weights, m.activations, m.workspace, m.runtime};
+    double parts[] = {m.weights, m.activations, m.workspace, m.runtime,
+                      m.io};
     static const char *const kNames[] = {"weights", "activations",
-                                         "workspace", "runtime"};
-    for (int i = 0; i < 4; ++i) {
+                                         "workspace", "runtime",
+                                         "inputs and outputs"};
+    for (int i = 0; i < 5; ++i) {
       rect(os, x, y + 4, parts[i] * scale, kRow - 8, kParts[i],
            std::string(kNames[i]) + ": " + formatBytes(parts[i]));
       x += parts[i] * scale;
@@ -276,6 +278,7 @@ shardc::planner::memorySvg(const Cluster &cluster,
           {kParts[1], "activations"},
           {kParts[2], "workspace"},
           {kParts[3], "runtime"},
+          {kParts[4], "inputs and outputs"},
           {"#c00000", "device memory"}});
   os << "</svg>\n";
   return out;

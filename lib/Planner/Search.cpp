@@ -229,6 +229,9 @@ void price(const ModelSummary &m, const Cluster &cl, Candidate &c) {
 
   c.memory.weights = weights;
   c.memory.runtime = cl.runtimeBytes;
+  // The runtime's buffers for the inputs every rank reads and the outputs
+  // (whole after their gather), the most a rank holds.
+  c.memory.io = m.inputBytes + m.outputBytes;
   // The memory plan's arena: the most bytes live at once, read off the
   // trial's program. Without it, about two of the largest tensors (an op's
   // input and output); without a trial split (peakActivationSplit and

@@ -233,6 +233,8 @@ ModelSummary shardc::summarizeModel(ModuleOp module, StringRef dtype) {
       m.batch = s.getDimSize(0);
       break;
     }
+  for (Type t : main.getArgumentTypes())
+    m.inputBytes += bytesOf(t);
   double totalFlops = 0, weights = 0;
   int64_t attentions = 0, kernels = 0;
   Value hiddenState;
@@ -345,6 +347,8 @@ void shardc::printPlannerReport(llvm::raw_ostream &os, const ModelSummary &m,
         os << ", workspace " << formatBytes(k.memory.workspace);
       if (k.memory.runtime > 0)
         os << ", runtime " << formatBytes(k.memory.runtime);
+      if (k.memory.io > 0)
+        os << ", inputs and outputs " << formatBytes(k.memory.io);
       os << ")";
       if (&k != &best) {
         double worse = objective == Objective::Latency

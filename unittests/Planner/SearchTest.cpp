@@ -306,6 +306,16 @@ TEST(Search, MemoryFromLiveBytesAndStageWeights) {
   EXPECT_DOUBLE_EQ(activations(1, 4), 0.75e6 + 3e6);    // op 2
   EXPECT_DOUBLE_EQ(activations(2, 2), (1.5e6 + 6e6) / 2); // staging twice
   EXPECT_DOUBLE_EQ(activations(2, 1), 5e6 / 2);
+  // Beside the arena, the runtime holds the inputs every rank reads and
+  // the outputs, whole after their gather.
+  m.inputBytes = 4096;
+  Candidate tp2;
+  tp2.tp = 2;
+  Candidate io = evaluatePlan(m, cpu, tp2);
+  EXPECT_DOUBLE_EQ(io.memory.io, 4096 + 1e6);
+  EXPECT_DOUBLE_EQ(io.memory.total(), io.memory.weights +
+                                          io.memory.activations +
+                                          cpu.runtimeBytes + 4096 + 1e6);
 
   // Segments of 1, 3, 3, 1 GFLOP holding 30, 10, 10, 50 MB (a head
   // heavier than its FLOPs): pp2 cuts {1 3} {3 1}, and the second stage

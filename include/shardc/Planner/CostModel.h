@@ -16,8 +16,9 @@
 //                where n is the all-reduced tensor, the gathered result,
 //                the scattered input, or what each rank sends in all;
 //   pipelines    fill and drain over the stages' times;
-//   memory       weights + peak activations + workspace per rank against
-//                the device's memory.
+//   memory       weights + peak activations + workspace + the runtime's
+//                libraries + the program's inputs and outputs per rank,
+//                against the device's memory.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_PLANNER_COSTMODEL_H
@@ -92,8 +93,9 @@ struct MemoryEstimate {
   double activations = 0; ///< the peak of live activations (memory plan)
   double workspace = 0;   ///< library workspaces, communication buffers
   double runtime = 0;     ///< libraries and contexts (Cluster::runtimeBytes)
+  double io = 0; ///< the program's inputs and outputs, beside the arena
   double total() const {
-    return weights + activations + workspace + runtime;
+    return weights + activations + workspace + runtime + io;
   }
 };
 /// How many bytes `m` exceeds a device's memory by (<= 0: it fits).

@@ -46,6 +46,7 @@ struct ModelSummary {
   double denseWeights = 0; ///< bytes
   double expertWeights = 0;
   double outputBytes = 0;     ///< the program's outputs
+  double inputBytes = 0;      ///< the program's inputs
   double peakActivation = 0;  ///< the largest intermediate tensor, bytes
   /// What a Megatron split over tp leaves whole on every rank (read off a
   /// trial propagation): dense weights such as norms, position embeddings

@@ -58,7 +58,7 @@ void decodeOne(const uint8_t *data, size_t size, bool load) {
   std::vector<uint64_t> sizes, sums;
   for (fmt::RankPlan &r : plan.ranks) {
     std::vector<uint8_t> zeros(r.weightsBytes, 0);
-    r.weightsChecksum = fmt::checksum64(zeros.data(), zeros.size());
+    r.weightsChecksum = fmt::sectionChecksum(zeros.data(), zeros.size());
     sizes.push_back(r.weightsBytes);
     sums.push_back(r.weightsChecksum);
   }

@@ -27,7 +27,7 @@ fmt::Plan fixedPlan() {
   std::vector<uint8_t> section(24);
   for (size_t i = 0; i < section.size(); ++i)
     section[i] = static_cast<uint8_t>(i + 1);
-  r.weightsChecksum = fmt::checksum64(section.data(), section.size());
+  r.weightsChecksum = fmt::sectionChecksum(section.data(), section.size());
   plan.ranks.push_back(r);
   return plan;
 }
@@ -76,7 +76,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     uint8_t *e = file.data() + fmt::kWeightsHeaderBytes + i * 32;
     uint64_t off = fmt::detail::loadU64(e), sz = fmt::detail::loadU64(e + 8);
     if (off <= size && sz <= size - off)
-      fmt::detail::storeU64(e + 16, fmt::checksum64(file.data() + off, sz));
+      fmt::detail::storeU64(e + 16, fmt::sectionChecksum(file.data() + off, sz));
     plan.ranks[i].arenaBytes = 64;
     plan.ranks[i].weightsBytes = sz;
     plan.ranks[i].weightsChecksum = fmt::detail::loadU64(e + 16);

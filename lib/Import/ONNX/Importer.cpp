@@ -929,7 +929,11 @@ OwningOpRef<ModuleOp> importONNXModel(MLIRContext &context,
     mapping = importer.externalFiles.map(realFile.str().str(), mapError);
   bool inPlace = mapping && llvm::sys::path::parent_path(realFile) == realDir;
   bool parsed = false;
-  if (mapping && mapping->size < (size_t(1) << 31)) {
+  // protobuf reads at most 2 GB. Parsed whole from the mapping, a file would
+  // live twice in memory; from 1 GB on it streams instead, so that the peak
+  // stays under the file + 1 GB.
+  if (mapping && mapping->size < (size_t(1) << 31) &&
+      (inPlace || mapping->size < (size_t(1) << 30))) {
     if (inPlace)
       parsed = onnximport::parseModelInPlace(
           mapping->data, mapping->size,

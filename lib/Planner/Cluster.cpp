@@ -156,12 +156,15 @@ Expected<Cluster> shardc::planner::parseCluster(StringRef text) {
       return fail("'launch_floor' must be a number of seconds");
     c.launchFloor = *d;
   }
-  if (const json::Value *v = o->get("runtime_bytes")) {
-    std::optional<double> d = v->getAsNumber();
-    if (!d || *d < 0)
-      return fail("'runtime_bytes' must be a number of bytes");
-    c.runtimeBytes = *d;
-  }
+  for (auto [key, field] :
+       {std::pair{"runtime_bytes", &c.runtimeBytes},
+        std::pair{"runtime_bytes_one_rank", &c.runtimeBytesOneRank}})
+    if (const json::Value *v = o->get(key)) {
+      std::optional<double> d = v->getAsNumber();
+      if (!d || *d < 0)
+        return fail("'" + Twine(key) + "' must be a number of bytes");
+      *field = *d;
+    }
   return c;
 }
 
@@ -208,6 +211,7 @@ std::string shardc::planner::toJson(const Cluster &c) {
                     {"latency", c.interNode.latency}}},
       {"launch_floor", c.launchFloor},
       {"runtime_bytes", c.runtimeBytes},
+      {"runtime_bytes_one_rank", c.runtimeBytesOneRank},
   };
   std::string out;
   raw_string_ostream os(out);

@@ -228,7 +228,9 @@ void price(const ModelSummary &m, const Cluster &cl, Candidate &c) {
   c.throughput = m.batch / (mb * (stage + send) + gather);
 
   c.memory.weights = weights;
-  c.memory.runtime = cl.runtimeBytes;
+  c.memory.runtime = c.dp * c.pp * c.ep * c.tp == 1 && cl.runtimeBytesOneRank > 0
+                         ? cl.runtimeBytesOneRank
+                         : cl.runtimeBytes;
   // The runtime's buffers for the inputs every rank reads and the outputs
   // (whole after their gather), the most a rank holds.
   c.memory.io = m.inputBytes + m.outputBytes;

@@ -35,6 +35,13 @@ TEST(Cluster, JsonRoundTrip) {
   EXPECT_EQ(back->intraNode.bandwidth, 450e9);
   EXPECT_EQ(back->interNode.latency, 6e-6);
   EXPECT_EQ(back->launchFloor, 4e-6);
+  // The calibrated runtime of one rank (no MPI) travels too.
+  Cluster cpu = *presetCluster("cpu");
+  cpu.runtimeBytesOneRank = 15e6;
+  llvm::Expected<Cluster> cpuBack = parseCluster(toJson(cpu));
+  ASSERT_TRUE(static_cast<bool>(cpuBack));
+  EXPECT_EQ(cpuBack->runtimeBytesOneRank, 15e6);
+  EXPECT_EQ(cpuBack->runtimeBytes, cpu.runtimeBytes);
 }
 
 TEST(Cluster, JsonErrorsNameTheField) {

@@ -316,6 +316,12 @@ TEST(Search, MemoryFromLiveBytesAndStageWeights) {
   EXPECT_DOUBLE_EQ(io.memory.total(), io.memory.weights +
                                           io.memory.activations +
                                           cpu.runtimeBytes + 4096 + 1e6);
+  // A one-rank program loads no MPI: its runtime is the spec's one-rank
+  // figure when the calibration measured one.
+  cpu.runtimeBytesOneRank = 15e6;
+  EXPECT_DOUBLE_EQ(evaluatePlan(m, cpu, Candidate()).memory.runtime, 15e6);
+  EXPECT_DOUBLE_EQ(evaluatePlan(m, cpu, tp2).memory.runtime,
+                   cpu.runtimeBytes);
 
   // Segments of 1, 3, 3, 1 GFLOP holding 30, 10, 10, 50 MB (a head
   // heavier than its FLOPs): pp2 cuts {1 3} {3 1}, and the second stage

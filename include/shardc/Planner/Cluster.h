@@ -44,6 +44,9 @@ struct Cluster {
   /// What every rank holds besides its weights, activations and
   /// workspaces: loaded libraries, a CUDA context and its handles, bytes.
   double runtimeBytes = 0;
+  /// The same for a program of one rank, which loads no MPI or NCCL (0:
+  /// runtimeBytes).
+  double runtimeBytesOneRank = 0;
 
   int64_t devices() const { return devicesPerNode * nodes; }
   /// The peak rate of `dtype` (fp32's if the spec has none for it).

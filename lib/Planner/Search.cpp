@@ -320,21 +320,21 @@ Candidate shardc::planner::chooseLayerStrategies(const ModelSummary &m,
     for (bool h : {false, true}) {
       if ((e && !embeddingOption) || (h && !headOption))
         continue;
-      std::vector<int64_t> ks = {0};
+      Candidate none = e || h ? with(e, h, 0) : split;
+      std::vector<Candidate> tried = {none};
       if (layers > 0) {
-        ks.push_back(layers);
+        tried.push_back(with(e, h, layers));
         // Memory is linear in k: the largest k that fits.
-        Candidate none = with(e, h, 0), one = with(e, h, 1);
+        Candidate one = with(e, h, 1);
         double perLayer = one.memory.total() - none.memory.total();
         if (perLayer > 0) {
           double room = cl.memoryBytes - none.memory.total();
           int64_t fit = static_cast<int64_t>(std::floor(room / perLayer));
           if (fit > 0 && fit < layers)
-            ks.push_back(fit);
+            tried.push_back(fit == 1 ? one : with(e, h, fit));
         }
       }
-      for (int64_t k : ks) {
-        Candidate c = with(e, h, k);
+      for (const Candidate &c : tried) {
         if (!c.rejected.empty())
           continue;
         if (!found || stage(c) < stage(best) * (1 - 1e-9)) {

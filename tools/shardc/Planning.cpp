@@ -199,9 +199,8 @@ void readLayerParts(func::FuncOp main, int64_t tp, int64_t attentions,
         m.embeddingWeights = bytesOf(t);
         m.embeddingRows = t.getDimSize(0);
       }
+      return;
     }
-  });
-  main.walk([&](Operation *op) {
     if (m.headFlops > 0 || !isLanguageModelHead(op))
       return;
     auto w = cast<ShapedType>(op->getOperand(1).getType());
@@ -228,13 +227,15 @@ ModelSummary shardc::summarizeModel(ModuleOp module, StringRef dtype) {
   func::FuncOp main = mainFunction(module);
   if (!main)
     return m;
-  for (Type t : main.getArgumentTypes())
-    if (auto s = dyn_cast<ShapedType>(t); s && s.getRank() >= 1) {
-      m.batch = s.getDimSize(0);
-      break;
-    }
-  for (Type t : main.getArgumentTypes())
+  bool batchSeen = false;
+  for (Type t : main.getArgumentTypes()) {
     m.inputBytes += bytesOf(t);
+    if (auto s = dyn_cast<ShapedType>(t);
+        !batchSeen && s && s.getRank() >= 1) {
+      m.batch = s.getDimSize(0);
+      batchSeen = true;
+    }
+  }
   double totalFlops = 0, weights = 0;
   int64_t attentions = 0, kernels = 0;
   Value hiddenState;

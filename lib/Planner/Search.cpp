@@ -131,9 +131,9 @@ void price(const ModelSummary &m, const Cluster &cl, Candidate &c) {
                              : 0;
   bool embeddingSplit = tpMesh && !c.embeddingWhole &&
                         m.embeddingWeights > 0 &&
-                        m.embeddingRows % c.tp == 0;
+                        m.embeddingRows >= c.tp;
   bool headSplit = tpMesh && !c.headWhole && m.headWeights > 0 &&
-                   m.headColumns % c.tp == 0;
+                   m.headColumns >= c.tp;
   double wholeWeights = std::min(
       m.denseWeights,
       m.tpReplicatedWeights + replicated * m.layerWeights +
@@ -154,7 +154,18 @@ void price(const ModelSummary &m, const Cluster &cl, Candidate &c) {
   double flops =
       ((m.denseFlops - wholeFlops) / c.tp + wholeFlops) * share / (c.dp * mb) +
       m.expertFlops * share / (c.dp * expertSplit * mb);
+  // A vocabulary tp does not divide is padded to a multiple: each rank
+  // holds ceil(rows / tp) rows.
+  auto padding = [&](bool split, double bytes, int64_t rows) {
+    if (!split || rows <= 0)
+      return 0.0;
+    double perRank = static_cast<double>((rows + c.tp - 1) / c.tp);
+    return bytes / static_cast<double>(rows) *
+           (perRank - static_cast<double>(rows) / c.tp);
+  };
   double weights = ((m.denseWeights - wholeWeights) / c.tp + wholeWeights +
+                    padding(embeddingSplit, m.embeddingWeights, m.embeddingRows) +
+                    padding(headSplit, m.headWeights, m.headColumns) +
                     m.expertWeights / c.ep) *
                    weightShare;
   double compute =
@@ -298,8 +309,8 @@ Candidate shardc::planner::chooseLayerStrategies(const ModelSummary &m,
   if (family.tp == 1 || !reject(m, family).empty())
     return split;
   bool embeddingOption =
-      m.embeddingWeights > 0 && m.embeddingRows % family.tp == 0;
-  bool headOption = m.headWeights > 0 && m.headColumns % family.tp == 0;
+      m.embeddingWeights > 0 && m.embeddingRows >= family.tp;
+  bool headOption = m.headWeights > 0 && m.headColumns >= family.tp;
   int64_t layers = family.pp == 1 && (m.layerFlops > 0 || m.layerWeights > 0)
                        ? m.layers
                        : 0;

@@ -72,6 +72,16 @@ def DistSeedMegatron : Pass<"dist-seed-megatron", "mlir::ModuleOp"> {
     each can be split by heads. Heads or hidden sizes that `tp` does not
     divide are left unsplit (that op is replicated).
 
+    A vocabulary that `tp` does not divide (GPT-2's 50257 rows) is padded
+    with zeros to the next multiple, as Megatron-LM and vLLM pad theirs:
+    the embedding's table gets zero rows (negative ids are wrapped by the
+    real row count first), the LM head zero columns, and a `graph.slice`
+    after the head drops their logits once partitioning has gathered them.
+    The padded constant is never made whole: its value is shape-only, the
+    original data rides along as `dist.pad_source`, and dist-partition cuts
+    each rank's block from it with zeros past its end (`dist.padded_from`
+    keeps the original shape for the plan report).
+
     `sp=true` adds Megatron's sequence parallelism on the same axis: the
     input of every `graph.layer_norm` and `graph.rms_norm` is split along
     a token dim (the largest leading dim that `tp` divides; the sequence

@@ -127,6 +127,57 @@ void seed(Operation *op, unsigned index, dist::ShardingAttr sharding) {
   op->setOperand(index, shard);
 }
 
+/// Makes operand `index` of `user` (a constant) divisible by `parts` along
+/// `dim`: when it is not, `user` takes a copy padded with zeros to the next
+/// multiple (marked `dist.padded_from` with the original shape, for the
+/// plan report). Returns the padded size, or 0 when the dim is smaller than
+/// `parts` or the constant cannot be padded (left unsplit).
+int64_t padToMultiple(Operation *user, unsigned index, int64_t dim,
+                      int64_t parts) {
+  auto weight = user->getOperand(index).getDefiningOp<graph::ConstantOp>();
+  auto type = cast<RankedTensorType>(user->getOperand(index).getType());
+  int64_t size = type.getDimSize(dim);
+  if (size % parts == 0)
+    return size;
+  if (!weight || size < parts)
+    return 0;
+  int64_t padded = (size + parts - 1) / parts * parts;
+  OpBuilder b(user);
+  Value p = padConstantData(b, weight, dim, padded);
+  if (!p)
+    return 0;
+  p.getDefiningOp()->setLoc(weight.getLoc());
+  p.getDefiningOp()->setAttr("dist.padded_from",
+                             b.getDenseI64ArrayAttr(type.getShape()));
+  user->setOperand(index, p);
+  if (weight->use_empty())
+    weight.erase();
+  return padded;
+}
+
+/// Gathers by `gather`'s ids with the negative ones wrapped by `rows` (as
+/// ONNX Gather wraps them by the table's own rows, before it was padded).
+void wrapNegativeIds(graph::GatherOp gather, int64_t rows) {
+  Value ids = gather.getIndices();
+  auto type = cast<RankedTensorType>(ids.getType());
+  Type elem = type.getElementType();
+  if (elem.isUnsignedInteger())
+    return;
+  OpBuilder b(gather);
+  Location loc = gather.getLoc();
+  auto scalar = [&](int64_t v) {
+    return b.create<graph::ConstantOp>(
+        loc, DenseElementsAttr::get(RankedTensorType::get({}, elem),
+                                    b.getIntegerAttr(elem, v)));
+  };
+  Value negative = b.create<graph::LessOp>(loc, type.clone(b.getI1Type()),
+                                           ids, scalar(0));
+  Value shifted = b.create<graph::AddOp>(loc, type, ids, scalar(rows));
+  Value wrapped =
+      b.create<graph::WhereOp>(loc, type, negative, shifted, ids);
+  gather.getIndicesMutable().assign(wrapped);
+}
+
 } // namespace
 
 bool shardc::isVocabularyEmbedding(graph::GatherOp gather) {
@@ -282,10 +333,19 @@ void DistSeedMegatronPass::runOnOperation() {
     // vocabulary (more rows than its width): splitting a small table (BERT's
     // two token types) saves bytes of weights and costs an all-reduce.
     if (auto gather = dyn_cast<graph::GatherOp>(op)) {
-      auto t = cast<RankedTensorType>(gather.getData().getType());
-      if (!wholeEmbedding && isVocabularyEmbedding(gather) &&
-          t.getDimSize(0) % tp == 0)
+      // A vocabulary that tp does not divide is padded with zero rows
+      // (no token id reaches them).
+      if (!wholeEmbedding && isVocabularyEmbedding(gather)) {
+        int64_t rows = cast<RankedTensorType>(gather.getData().getType())
+                           .getDimSize(0);
+        int64_t padded = padToMultiple(op, 0, 0, tp);
+        if (!padded)
+          continue;
+        // Negative ids count from the vocabulary's end, not the padding's.
+        if (padded != rows)
+          wrapNegativeIds(gather, rows);
         seed(op, 0, sharding(2, 0));
+      }
       continue;
     }
     // The LM head: a projection by a constant whose result the program
@@ -294,7 +354,32 @@ void DistSeedMegatronPass::runOnOperation() {
     // the logits.
     if (!wholeHead && isLanguageModelHead(op)) {
       auto t = cast<RankedTensorType>(op->getOperand(1).getType());
-      if (t.getDimSize(1) % tp == 0) {
+      int64_t columns = t.getDimSize(1);
+      if (columns % tp != 0 && padToMultiple(op, 1, 1, tp)) {
+        // A padded vocabulary's logits: the projection makes the padded
+        // columns (zeros), a slice drops them once they are gathered.
+        auto out = cast<RankedTensorType>(op->getResult(0).getType());
+        SmallVector<int64_t> shape(out.getShape());
+        int64_t last = out.getRank() - 1;
+        shape[last] = cast<RankedTensorType>(op->getOperand(1).getType())
+                          .getDimSize(1);
+        OpBuilder b(op);
+        b.setInsertionPointAfter(op);
+        Operation *wide = b.create<graph::MatMulOp>(
+            op->getLoc(), out.clone(shape), op->getOperand(0),
+            op->getOperand(1));
+        SmallVector<int64_t> starts(out.getRank(), 0), steps(out.getRank(), 1);
+        auto slice = b.create<graph::SliceOp>(
+            op->getLoc(), out, wide->getResult(0),
+            b.getDenseI64ArrayAttr(starts),
+            b.getDenseI64ArrayAttr(out.getShape()),
+            b.getDenseI64ArrayAttr(steps));
+        op->replaceAllUsesWith(slice);
+        op->erase();
+        seed(wide, 1, sharding(2, 1));
+        continue;
+      }
+      if (columns % tp == 0) {
         seed(op, 1, sharding(2, 1));
         // Logits widened by a cast are gathered before it, in the
         // narrower type (half the bytes of fp16 logits returned as f32).

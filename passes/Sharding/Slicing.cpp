@@ -10,6 +10,7 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Threading.h"
 
+#include <algorithm>
 #include <cstring>
 
 using namespace mlir;
@@ -30,19 +31,26 @@ Value shardc::sliceConstantData(OpBuilder &b, graph::ConstantOp op,
   std::string key = "slice";
   if (auto res = dyn_cast<DenseResourceElementsAttr>(value))
     key = (res.getRawHandle().getKey() + ".slice").str();
-  if (graph::isShapeOnly(value)) // planning a model whose weights are absent
+  // A padded constant's data is its source's, zeros beyond.
+  auto source = op->getAttrOfType<ElementsAttr>(kPadSource);
+  auto sourceType = source ? cast<RankedTensorType>(source.getType()) : type;
+  if (!source && graph::isShapeOnly(value)) // planning a model whose weights are absent
     return b.create<graph::ConstantOp>(
         op.getLoc(), graph::shapeOnlyElements(localType, key));
-  ArrayRef<char> raw = graph::rawElementData(op.getValue());
+  ArrayRef<char> raw = graph::rawElementData(source ? source : op.getValue());
   int64_t elemBits = type.getElementType().getIntOrFloatBitWidth();
   int64_t elemBytes = elemBits / 8;
   if (elemBits % 8 != 0 ||
-      static_cast<int64_t>(raw.size()) != type.getNumElements() * elemBytes)
+      static_cast<int64_t>(raw.size()) != sourceType.getNumElements() * elemBytes)
     return Value();
   int64_t rank = type.getRank();
   SmallVector<int64_t> strides(rank, 1);
   for (int64_t d = rank - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * type.getDimSize(d + 1);
+    strides[d] = strides[d + 1] * sourceType.getDimSize(d + 1);
+  // Whether the block lies inside the source (no zeros to add).
+  bool inside = true;
+  for (int64_t d = 0; d < rank; ++d)
+    inside &= offset[d] + sizes[d] <= sourceType.getDimSize(d);
   int64_t count = localType.getNumElements();
   // A large slice (a weight) goes straight into a dense_resource blob: a
   // DenseElementsAttr of gigabytes would be hashed and kept by the context.
@@ -51,11 +59,11 @@ Value shardc::sliceConstantData(OpBuilder &b, graph::ConstantOp op,
   // original, which the context keeps (blob manager or attribute storage)
   // as long as the slice.
   int64_t last = rank - 1;
-  while (last >= 0 && sizes[last] == type.getDimSize(last))
+  while (last >= 0 && sizes[last] == sourceType.getDimSize(last))
     --last;
   bool contiguous = llvm::all_of(sizes.take_front(std::max<int64_t>(last, 0)),
                                  [](int64_t s) { return s == 1; });
-  if (large && contiguous) {
+  if (large && contiguous && inside) {
     int64_t start = 0;
     for (int64_t d = 0; d < rank; ++d)
       start += offset[d] * strides[d];
@@ -91,13 +99,24 @@ Value shardc::sliceConstantData(OpBuilder &b, graph::ConstantOp op,
         idx[d] = rest % sizes[d];
         rest /= sizes[d];
       }
+      char *to = out + row * inner * elemBytes;
       int64_t src = 0;
-      for (int64_t d = 0; d + 1 < rank; ++d)
+      bool zeros = false;
+      for (int64_t d = 0; d + 1 < rank; ++d) {
         src += (offset[d] + idx[d]) * strides[d];
-      if (rank)
+        zeros |= offset[d] + idx[d] >= sourceType.getDimSize(d);
+      }
+      // The elements of the row the source has; zeros after them.
+      int64_t have = inner;
+      if (rank) {
         src += offset.back();
-      std::memcpy(out + row * inner * elemBytes,
-                  raw.data() + src * elemBytes, inner * elemBytes);
+        have = std::clamp<int64_t>(
+            sourceType.getDimSize(rank - 1) - offset.back(), 0, inner);
+      }
+      if (zeros)
+        have = 0;
+      std::memcpy(to, raw.data() + src * elemBytes, have * elemBytes);
+      std::memset(to + have * elemBytes, 0, (inner - have) * elemBytes);
     }
   };
   int64_t perBlock = std::max<int64_t>(
@@ -123,4 +142,28 @@ Value shardc::sliceConstantData(OpBuilder &b, graph::ConstantOp op,
           UnmanagedAsmResourceBlob::allocateWithAlign(
               ArrayRef<char>(out, count * elemBytes), elemBytes,
               [](void *p, size_t, size_t) { std::free(p); })));
+}
+
+Value shardc::padConstantData(OpBuilder &b, graph::ConstantOp op, int64_t dim,
+                              int64_t size) {
+  auto type = cast<RankedTensorType>(op.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  if (dim < 0 || dim >= type.getRank() || size < shape[dim] ||
+      op->hasAttr(kPadSource))
+    return Value();
+  if (auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
+      dense && dense.isSplat())
+    return Value();
+  shape[dim] = size;
+  auto paddedType = RankedTensorType::get(shape, type.getElementType());
+  std::string key = "padded";
+  if (auto res = dyn_cast<DenseResourceElementsAttr>(op.getValue()))
+    key = (res.getRawHandle().getKey() + ".padded").str();
+  // The padded data is never made whole: its value is shape-only, and the
+  // source, on the side, is what sliceConstantData reads.
+  auto padded = b.create<graph::ConstantOp>(
+      op.getLoc(), graph::shapeOnlyElements(paddedType, key));
+  if (!graph::isShapeOnly(op.getValue()))
+    padded->setAttr(kPadSource, op.getValue());
+  return padded;
 }

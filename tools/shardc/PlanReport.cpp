@@ -214,6 +214,19 @@ void shardc::printPlanReport(raw_ostream &os, StringRef model,
      << (perProgram.size() > 1 ? ", per rank at most " : ", per rank ")
      << bytesText(perRank) << "\n\n";
 
+  // Vocabularies padded to a multiple of the tp degree.
+  propagated.walk([&](graph::ConstantOp op) {
+    auto from = op->getAttrOfType<DenseI64ArrayAttr>("dist.padded_from");
+    if (!from)
+      return;
+    auto type = cast<RankedTensorType>(op.getType());
+    os << "padded with zeros so that tp divides it: "
+       << weightName(op, 0) << " "
+       << shapeText(RankedTensorType::get(from.asArrayRef(),
+                                          type.getElementType()))
+       << " -> " << shapeText(type) << "\n";
+  });
+
   // Ops without a sharding rule run replicated.
   std::map<std::string, unsigned> noRule;
   propagated.walk([&](Operation *op) {

@@ -184,8 +184,9 @@ int64_t readTensorParallelSplit(ModuleOp module, ModelSummary &m) {
 }
 
 /// The per-layer options' sizes (ModelSummary): the embedding and the LM
-/// head as dist-seed-megatron finds them, counted as split when the trial
-/// degree `tp` divides them (the seeds' condition), and one layer's share
+/// head as dist-seed-megatron finds them, counted as split when they have
+/// at least the trial degree `tp` rows or columns (the seeds pad the rest
+/// to a multiple), and one layer's share
 /// of the rest.
 void readLayerParts(func::FuncOp main, int64_t tp, int64_t attentions,
                     ModelSummary &m) {
@@ -195,7 +196,7 @@ void readLayerParts(func::FuncOp main, int64_t tp, int64_t attentions,
     if (auto gather = dyn_cast<graph::GatherOp>(op)) {
       auto t = cast<ShapedType>(gather.getData().getType());
       if (m.embeddingRows == 0 && isVocabularyEmbedding(gather) &&
-          t.getDimSize(0) % tp == 0) {
+          t.getDimSize(0) >= tp) {
         m.embeddingWeights = bytesOf(t);
         m.embeddingRows = t.getDimSize(0);
       }
@@ -207,7 +208,7 @@ void readLayerParts(func::FuncOp main, int64_t tp, int64_t attentions,
     m.headFlops = estimateFlops(op);
     m.logitsBytes = bytesOf(op->getResult(0).getType());
     m.headColumns = w.getDimSize(1);
-    if (w.getDimSize(1) % tp == 0)
+    if (w.getDimSize(1) >= tp)
       m.headWeights = bytesOf(w);
   });
   if (attentions == 0)

@@ -221,17 +221,21 @@ TEST(Search, PerLayerStrategiesByTime) {
   ModelSummary m = withParts();
   m.logitsBytes = 5e7;
   EXPECT_FALSE(chooseLayerStrategies(m, cpu, tp2).headWhole);
-  // Rows tp does not divide: no choice, and the embedding counts as whole.
+  // Rows tp does not divide are padded to a multiple (dist-seed-megatron
+  // pads with zeros): the options stay, and a vocab-parallel rank holds
+  // ceil(50001 / 2) = 25001 rows of 4e7 / 50001 bytes, half a row more than
+  // an even split.
   m.embeddingRows = 50001;
   Candidate odd = chooseLayerStrategies(m, cpu, tp2);
-  EXPECT_FALSE(odd.embeddingWhole);
-  EXPECT_EQ(odd.strategyNotes.size(), 2u);
-  EXPECT_NEAR(odd.memory.weights, evaluatePlan(withParts(), cpu, [&] {
-                                    Candidate w = tp2;
-                                    w.embeddingWhole = true;
-                                    return w;
-                                  }()).memory.weights,
-              1e-3);
+  EXPECT_TRUE(odd.embeddingWhole);
+  EXPECT_EQ(odd.strategyNotes.size(), 3u);
+  Candidate even = evaluatePlan(withParts(), cpu, tp2);
+  Candidate padded = evaluatePlan(m, cpu, tp2);
+  EXPECT_NEAR(padded.memory.weights - even.memory.weights,
+              4e7 / 50001 * (25001 - 50001 / 2.0), 1e-3);
+  // Fewer rows than ranks: nothing to split, no choice.
+  m.embeddingRows = 1;
+  EXPECT_EQ(chooseLayerStrategies(m, cpu, tp2).strategyNotes.size(), 2u);
 }
 
 TEST(Search, PerLayerStrategiesByMemory) {

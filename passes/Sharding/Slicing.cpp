@@ -67,14 +67,17 @@ Value shardc::sliceConstantData(OpBuilder &b, graph::ConstantOp op,
     int64_t start = 0;
     for (int64_t d = 0; d < rank; ++d)
       start += offset[d] * strides[d];
+    // (At an odd address, as a weight in place in the model file may be,
+    // with alignment 1: readers copy bytes.)
     const char *data = raw.data() + start * elemBytes;
-    if (reinterpret_cast<uintptr_t>(data) % elemBytes == 0)
-      return b.create<graph::ConstantOp>(
-          op.getLoc(),
-          DenseResourceElementsAttr::get(
-              localType, key,
-              UnmanagedAsmResourceBlob::allocateWithAlign(
-                  ArrayRef<char>(data, count * elemBytes), elemBytes)));
+    size_t align =
+        reinterpret_cast<uintptr_t>(data) % elemBytes == 0 ? elemBytes : 1;
+    return b.create<graph::ConstantOp>(
+        op.getLoc(),
+        DenseResourceElementsAttr::get(
+            localType, key,
+            UnmanagedAsmResourceBlob::allocateWithAlign(
+                ArrayRef<char>(data, count * elemBytes), align)));
   }
   std::vector<char> small;
   char *out;

@@ -7,9 +7,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/Threading.h"
 #include "mlir/IR/Verifier.h"
-#include "shardc/Support/Pages.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
@@ -400,9 +398,13 @@ Value GraphImporter::materialize(Entry &e, StringRef name) {
     AsmResourceBlob blob;
     if (bytes.empty()) {
       blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, align);
-    } else if (reinterpret_cast<uintptr_t>(bytes.data()) % align != 0) {
-      blob = alignedCopy(ctx, bytes, align);
     } else {
+      // A weight at an odd offset of the model file (protobuf packs
+      // raw_data wherever it falls) is viewed where it is, with alignment
+      // 1: every reader copies bytes (memcpy), and the weights file that
+      // the kernels read is aligned.
+      if (reinterpret_cast<uintptr_t>(bytes.data()) % align != 0)
+        align = 1;
       blob = UnmanagedAsmResourceBlob::allocateWithAlign(
           bytes, align,
           [storage, mapped, owner = owner](void *, size_t, size_t) {});
@@ -421,29 +423,6 @@ Value GraphImporter::materialize(Entry &e, StringRef name) {
   }
   e.value = builder.create<graph::ConstantOp>(loc, attr);
   return e.value;
-}
-
-AsmResourceBlob alignedCopy(MLIRContext &ctx, ArrayRef<char> bytes,
-                            size_t align) {
-  constexpr size_t kHuge = size_t(2) << 20, kChunk = size_t(4) << 20;
-  if (bytes.size() < kHuge)
-    return HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, align);
-  // Fresh memory in 2 MiB pages, filled on the context's threads.
-  // (From 2 MiB: the importer's copies are one per initializer, so the
-  // pages' rounding costs little beside the faults it saves.)
-  void *data = shardc::allocateWeightBytes(bytes.size(), kHuge);
-  if (!data)
-    llvm::report_fatal_error("out of memory copying a weight");
-  size_t chunks = llvm::divideCeil(bytes.size(), kChunk);
-  mlir::parallelFor(&ctx, 0, chunks, [&](size_t i) {
-    size_t at = i * kChunk, n = std::min(kChunk, bytes.size() - at);
-    std::memcpy(static_cast<char *>(data) + at, bytes.data() + at, n);
-  });
-  // The original, read once, leaves the resident set (a mapped file only).
-  shardc::releaseReadOnlyFilePages(bytes.data(), bytes.size());
-  return UnmanagedAsmResourceBlob::allocateWithAlign(
-      ArrayRef<char>(static_cast<char *>(data), bytes.size()), align,
-      [](void *p, size_t, size_t) { std::free(p); });
 }
 
 LogicalResult GraphImporter::checkBoundInput(const onnx::ValueInfoProto &in,

@@ -99,12 +99,6 @@ bool parseModelInPlace(const char *data, size_t size,
                        const std::string &selfName, size_t minBytes,
                        onnx::ModelProto &model,
                        llvm::DenseSet<const onnx::TensorProto *> &inPlace);
-/// A copy of `bytes` aligned to `align`, for weight data that does not
-/// start on its element size (raw_data inside a model file): a large one
-/// in 2 MiB pages, copied on `ctx`'s threads, its source pages released
-/// when they belong to a read-only file mapping.
-mlir::AsmResourceBlob alignedCopy(mlir::MLIRContext &ctx,
-                                  llvm::ArrayRef<char> bytes, size_t align);
 /// Checks an external tensor's declaration without opening its file (a
 /// shape-only import): a supported type, sane dims, a location inside the
 /// model's folder by its spelling, and a length, when given, that matches

@@ -1,6 +1,6 @@
 """Models whose weights sit in the model file as raw_data, large enough for
-the importer to leave them there (parseModelInPlace: 64 KiB and up) and to
-copy the misaligned ones in 2 MiB pages (2 MiB and up), for
+the importer to leave them there (parseModelInPlace: 64 KiB and up), some
+of them misaligned (viewed where they are, with alignment 1), for
 test/Import/ONNX/in-place-weights.test.
 
   make_in_place_models.py OUT_DIR

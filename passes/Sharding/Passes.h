@@ -36,6 +36,9 @@ struct PipelineCuts {
   /// The FLOPs between consecutive cuts (cuts + 1 segments): what the
   /// planner balances stages over (lib/Planner: balancedStageCost).
   std::vector<double> segmentFlops() const;
+  /// The bytes of the constants each segment's ops read (a constant read
+  /// by two segments counts in both: each stage holds its copy).
+  std::vector<double> segmentWeights() const;
 };
 PipelineCuts findPipelineCuts(mlir::func::FuncOp global);
 

@@ -155,6 +155,24 @@ std::vector<double> PipelineCuts::segmentFlops() const {
   return out;
 }
 
+std::vector<double> PipelineCuts::segmentWeights() const {
+  std::vector<double> out(cuts.size() + 1, 0);
+  size_t segment = 0;
+  DenseSet<std::pair<size_t, Operation *>> counted;
+  for (auto [i, op] : llvm::enumerate(ops)) {
+    while (segment < cuts.size() && static_cast<int64_t>(i) > cuts[segment])
+      ++segment;
+    for (Value v : op->getOperands())
+      if (auto c = v.getDefiningOp<graph::ConstantOp>();
+          c && counted.insert({segment, c}).second) {
+        auto t = cast<ShapedType>(c.getType());
+        out[segment] += static_cast<double>(t.getNumElements()) *
+                        std::max<int64_t>(1, t.getElementTypeBitWidth() / 8);
+      }
+  }
+  return out;
+}
+
 void DistPipelinePass::runOnOperation() {
   ModuleOp module = getOperation();
   if (stages < 1) {

@@ -290,19 +290,7 @@ ModelSummary shardc::summarizeModel(ModuleOp module, StringRef dtype) {
   }
   PipelineCuts cuts = findPipelineCuts(main);
   m.segments = cuts.segmentFlops();
-  m.segmentWeights.assign(m.segments.size(), 0);
-  size_t segment = 0;
-  DenseSet<std::pair<size_t, Operation *>> counted;
-  for (auto [i, op] : llvm::enumerate(cuts.ops)) {
-    while (segment < cuts.cuts.size() &&
-           static_cast<int64_t>(i) > cuts.cuts[segment])
-      ++segment;
-    for (Value v : op->getOperands())
-      if (auto c = v.getDefiningOp<graph::ConstantOp>();
-          c && segment < m.segmentWeights.size() &&
-          counted.insert({segment, c}).second)
-        m.segmentWeights[segment] += bytesOf(c.getType());
-  }
+  m.segmentWeights = cuts.segmentWeights();
   readLayerParts(main, readTensorParallelSplit(module, m), attentions, m);
   return m;
 }

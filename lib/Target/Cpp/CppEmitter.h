@@ -123,6 +123,10 @@ private:
   unsigned numParts = 0;
   std::string parts;
   std::map<std::string, std::string> splitKernels;
+  /// An unsplit program's kernels by their text (after the name): an
+  /// identical kernel (a layer's, the same in every layer) is called, not
+  /// written again.
+  std::map<std::string, std::string> kernelsByText;
   std::set<std::string> declaredKernels;
   std::map<std::string, unsigned> cudaKernelsByText; ///< shared CUDA kernels
   // The whole module: declarations of the parts' entry points, every

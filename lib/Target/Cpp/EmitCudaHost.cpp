@@ -70,13 +70,14 @@ LogicalResult CppEmitter::emitCudaOp(Operation *op) {
            << op->getName() << "'";
 
   std::string name = "shardc_k" + std::to_string(cudaKernels.size());
-  // A split program shares one kernel among those with the same text once
-  // the operands' offsets are in the pointers (as its CPU code does): NVRTC
-  // time grows with the kernels it compiles.
-  bool share = split && isa<kern::MapOp, kern::ReduceOp>(op);
+  // Kernels with the same text share one (NVRTC time grows with the
+  // kernels it compiles); a split program first moves the operands'
+  // offsets into the pointers, so that more texts agree (as its CPU code
+  // does).
+  bool share = isa<kern::MapOp, kern::ReduceOp>(op);
   static constexpr llvm::StringLiteral kPlaceholder = "shardc_k_NAME_";
-  FailureOr<cuda::Kernel> kernel =
-      cuda::emitKernel(op, share ? StringRef(kPlaceholder) : StringRef(name), share);
+  FailureOr<cuda::Kernel> kernel = cuda::emitKernel(
+      op, share ? StringRef(kPlaceholder) : StringRef(name), split);
   if (failed(kernel))
     return failure();
   unsigned index = cudaKernels.size();

@@ -44,8 +44,15 @@ Operation *firstDifference(func::FuncOp first, func::FuncOp other) {
       continue;
     if (auto cx = dyn_cast<graph::ConstantOp>(x)) {
       auto cy = cast<graph::ConstantOp>(y);
-      if (cx.getValue() != cy.getValue() && graph::rawElementData(cx.getValue()) !=
-                                 graph::rawElementData(cy.getValue()))
+      // Windows (graph::Window) are the same data when they view the same
+      // source at the same place.
+      bool windows = cx->hasAttr(graph::kSourceAttr) || cy->hasAttr(graph::kSourceAttr);
+      if (windows ? cx->getAttr(graph::kSourceAttr) != cy->getAttr(graph::kSourceAttr) ||
+                        cx->getAttr(graph::kSourceOffsetAttr) !=
+                            cy->getAttr(graph::kSourceOffsetAttr)
+                  : cx.getValue() != cy.getValue() &&
+                        graph::rawElementData(cx.getValue()) !=
+                            graph::rawElementData(cy.getValue()))
         return &x;
       continue;
     }

@@ -255,27 +255,18 @@ FailureOr<Value> RankPartitioner::sliceConstant(OpBuilder &b,
   SmallVector<int64_t> local = localShape(type, dims);
   SmallVector<int64_t> offset(type.getRank(), 0);
   auto whole = [&]() -> Value {
-    // A padded constant (padConstantData) is made whole only here.
-    if (op->hasAttr(kPadSource))
-      return sliceConstantData(b, op, offset, type.getShape());
     Operation *c = b.clone(*op);
     c->removeAttr("dist.shardings");
     return c->getResult(0);
   };
-  if (ArrayRef<int64_t>(local) == type.getShape()) {
-    if (Value v = whole())
-      return v;
-    return op.emitError("cannot read the data of this padded constant");
-  }
+  if (ArrayRef<int64_t>(local) == type.getShape())
+    return whole();
   for (auto [d, axes] : llvm::enumerate(dims))
     offset[d] = part(axes).second * local[d];
   if (Value v = sliceConstantData(b, op, offset, local))
     return v;
   // Data the slicer cannot read (bit-packed booleans): slice at run time.
-  Value all = whole();
-  if (!all)
-    return op.emitError("cannot read the data of this padded constant");
-  return reshard(b, op.getLoc(), all, replicated(type), dims);
+  return reshard(b, op.getLoc(), whole(), replicated(type), dims);
 }
 
 /// A gather from a table split along the gathered axis (Megatron's

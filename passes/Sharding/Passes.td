@@ -77,10 +77,10 @@ def DistSeedMegatron : Pass<"dist-seed-megatron", "mlir::ModuleOp"> {
     the embedding's table gets zero rows (negative ids are wrapped by the
     real row count first), the LM head zero columns, and a `graph.slice`
     after the head drops their logits once partitioning has gathered them.
-    The padded constant is never made whole: its value is shape-only, the
-    original data rides along as `dist.pad_source`, and dist-partition cuts
-    each rank's block from it with zeros past its end (`dist.padded_from`
-    keeps the original shape for the plan report).
+    The padded constant is never made whole: it is a window of the original
+    (`graph.source`, see graph::Window), and dist-partition cuts each rank's
+    block from it with zeros past its end (`dist.padded_from` keeps the
+    original shape for the plan report).
 
     `sp=true` adds Megatron's sequence parallelism on the same axis: the
     input of every `graph.layer_norm` and `graph.rms_norm` is split along

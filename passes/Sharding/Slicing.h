@@ -10,22 +10,20 @@ namespace shardc {
 
 /// A new graph.constant holding the block of `op`'s data that starts at
 /// `offset` and has shape `sizes` (weights sliced per rank, projections
-/// split apart). Null when the data cannot be read byte-wise (bit-packed
-/// booleans, a missing blob).
+/// split apart). From 1 MiB nothing is copied: a contiguous block of the
+/// data is a view of it, any other a window (graph::kSourceAttr: the
+/// weights writer reads its rows from the source). A window of a window
+/// is a window of the same source. Null when the data cannot be read
+/// byte-wise (bit-packed booleans, a missing blob).
 mlir::Value sliceConstantData(mlir::OpBuilder &b, graph::ConstantOp op,
                               llvm::ArrayRef<int64_t> offset,
                               llvm::ArrayRef<int64_t> sizes);
 
-/// The attribute of a constant padded by padConstantData: the data it
-/// extends (the constant's own value is shape-only).
-inline constexpr llvm::StringLiteral kPadSource = "dist.pad_source";
-
 /// A new graph.constant whose data is `op`'s followed by zeros along `dim`,
 /// which grows to `size` (a vocabulary padded to a multiple of the tp
-/// degree, as Megatron-LM and vLLM pad theirs). The padded data is never
-/// made whole: sliceConstantData cuts each rank's block from the source,
-/// with zeros where the block passes its end (a slice of the whole shape
-/// makes it whole). Null for a splat or an already padded constant.
+/// degree, as Megatron-LM and vLLM pad theirs): a window of `op`'s data
+/// as large as the padded shape, never made whole. Null for a splat or a
+/// window.
 mlir::Value padConstantData(mlir::OpBuilder &b, graph::ConstantOp op,
                             int64_t dim, int64_t size);
 

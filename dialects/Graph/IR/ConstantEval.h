@@ -25,7 +25,9 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
 
 #include <optional>
 #include <string>
@@ -188,6 +190,38 @@ mlir::ElementsAttr shapeOnlyElements(mlir::RankedTensorType type,
 mlir::ElementsAttr
 elementsFromBytes(mlir::RankedTensorType type, llvm::StringRef key,
                   llvm::function_ref<bool(llvm::MutableArrayRef<char>)> fill);
+/// A window of another constant's data: compile-time slices and paddings
+/// of weights (dist-partition's blocks per rank, dist-seed-megatron's
+/// split projections and padded vocabularies) that are never copied. The
+/// op (a graph.constant, or the kern.weight lowered from it) has a
+/// shape-only value; `graph.source` holds the data it is cut from and
+/// `graph.source_offset` (absent: zeros) where its first element lies in
+/// it; elements past the source's end are zeros. The weights writer
+/// (lib/Target/Cpp) reads the window's rows straight from the source.
+inline constexpr llvm::StringLiteral kSourceAttr = "graph.source";
+inline constexpr llvm::StringLiteral kSourceOffsetAttr = "graph.source_offset";
+
+/// Where an op's data lies: the source's bytes, shape and element size and
+/// the op's offset in it (its own data at offset 0 when it is no window).
+struct Window {
+  llvm::ArrayRef<char> raw;
+  llvm::SmallVector<int64_t> sourceShape;
+  int64_t elemBytes = 0;
+  llvm::SmallVector<int64_t> offset;
+  mlir::ElementsAttr source;
+};
+/// The window of `op`, whose value is `value`; none for shape-only data
+/// without a source, splats, and elements that are not whole bytes.
+std::optional<Window> windowOf(mlir::Operation *op, mlir::ElementsAttr value);
+/// Calls `run(at, src, n)` for each run of `n` bytes of the window's
+/// row-major data of shape `shape` that the source holds, `at` bytes into
+/// it, in order, with adjacent runs merged; the bytes no run covers are
+/// zeros. Only rows [firstRow, endRow) of the innermost dim (default: all).
+void forEachRun(const Window &w, llvm::ArrayRef<int64_t> shape,
+                llvm::function_ref<void(int64_t at, const char *src,
+                                        int64_t n)> run,
+                int64_t firstRow = 0, int64_t endRow = -1);
+
 /// A dense attribute holding `t`.
 mlir::DenseElementsAttr toElementsAttr(mlir::MLIRContext *ctx,
                                        const HostTensor &t);

@@ -16,6 +16,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 
@@ -48,6 +49,95 @@ ArrayRef<char> rawElementData(ElementsAttr attr) {
   if (auto dense = dyn_cast<DenseElementsAttr>(attr))
     return dense.getRawData();
   return {};
+}
+
+std::optional<Window> windowOf(Operation *op, ElementsAttr value) {
+  Window w;
+  w.source = value;
+  if (auto source = op->getAttrOfType<ElementsAttr>(kSourceAttr))
+    w.source = source;
+  auto type = dyn_cast<RankedTensorType>(w.source.getType());
+  if (!type || !type.getElementType().isIntOrFloat())
+    return std::nullopt;
+  int64_t bits = type.getElementType().getIntOrFloatBitWidth();
+  if (bits % 8 != 0)
+    return std::nullopt;
+  if (auto dense = dyn_cast<DenseElementsAttr>(w.source); dense && dense.isSplat())
+    return std::nullopt;
+  w.raw = rawElementData(w.source);
+  w.elemBytes = bits / 8;
+  if (static_cast<int64_t>(w.raw.size()) != type.getNumElements() * w.elemBytes)
+    return std::nullopt;
+  w.sourceShape.assign(type.getShape().begin(), type.getShape().end());
+  w.offset.assign(type.getRank(), 0);
+  if (auto offset = op->getAttrOfType<DenseI64ArrayAttr>(kSourceOffsetAttr)) {
+    if (offset.size() != type.getRank() ||
+        llvm::any_of(offset.asArrayRef(), [](int64_t o) { return o < 0; }))
+      return std::nullopt;
+    w.offset.assign(offset.asArrayRef().begin(), offset.asArrayRef().end());
+  }
+  return w;
+}
+
+void forEachRun(const Window &w, ArrayRef<int64_t> shape,
+                function_ref<void(int64_t, const char *, int64_t)> run,
+                int64_t firstRow, int64_t endRow) {
+  int64_t rank = static_cast<int64_t>(shape.size());
+  if (rank != static_cast<int64_t>(w.sourceShape.size()))
+    return;
+  int64_t eb = w.elemBytes;
+  if (rank == 0) {
+    if (firstRow == 0 && endRow != 0)
+      run(0, w.raw.data(), eb);
+    return;
+  }
+  SmallVector<int64_t> strides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * w.sourceShape[d + 1];
+  int64_t inner = shape.back();
+  int64_t rows = 1;
+  for (int64_t d = 0; d + 1 < rank; ++d)
+    rows *= shape[d];
+  if (endRow < 0 || endRow > rows)
+    endRow = rows;
+  // The part of each row the source holds.
+  int64_t last = w.offset.back();
+  int64_t have = std::clamp<int64_t>(w.sourceShape.back() - last, 0, inner);
+  if (have == 0)
+    return;
+  // A pending run, extended while the next one follows it in both.
+  int64_t pendAt = -1, pendN = 0;
+  const char *pendSrc = nullptr;
+  SmallVector<int64_t> idx(rank, 0);
+  for (int64_t row = firstRow; row < endRow; ++row) {
+    int64_t rest = row;
+    for (int64_t d = rank - 2; d >= 0; --d) {
+      idx[d] = rest % shape[d];
+      rest /= shape[d];
+    }
+    int64_t src = last;
+    bool inside = true;
+    for (int64_t d = 0; d + 1 < rank; ++d) {
+      int64_t i = w.offset[d] + idx[d];
+      inside &= i < w.sourceShape[d];
+      src += i * strides[d];
+    }
+    if (!inside)
+      continue;
+    int64_t at = row * inner * eb;
+    const char *from = w.raw.data() + src * eb;
+    if (pendAt >= 0 && pendAt + pendN == at && pendSrc + pendN == from) {
+      pendN += have * eb;
+      continue;
+    }
+    if (pendAt >= 0)
+      run(pendAt, pendSrc, pendN);
+    pendAt = at;
+    pendSrc = from;
+    pendN = have * eb;
+  }
+  if (pendAt >= 0)
+    run(pendAt, pendSrc, pendN);
 }
 
 bool isShapeOnly(Attribute attr) {

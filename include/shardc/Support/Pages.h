@@ -3,10 +3,11 @@
 // The importer maps external weight files read-only (lib/Import/ONNX,
 // ExternalFiles) and weight blobs view the mapping. A pass that has read
 // such a blob for the last time in a while (graph-convert-precision after
-// narrowing it, the compile-time slicer after cutting it per rank) calls
-// releaseReadOnlyFilePages so that the fp32 original does not stay in the
-// compiler's resident set beside its converted or sliced copy: a 4 GB model
-// compiles in little more than 4 GB.
+// narrowing it) calls releaseReadOnlyFilePages so that the fp32 original
+// does not stay in the compiler's resident set beside its converted copy:
+// a 4 GB model compiles in little more than 4 GB. (Slices per rank copy
+// nothing: they are views or windows of the mapping, read by the weights
+// writer.)
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_SUPPORT_PAGES_H
@@ -57,23 +58,6 @@ inline bool releaseReadOnlyFilePages(const void *data, size_t size) {
   std::fclose(maps);
   return inside && ::madvise(reinterpret_cast<void *>(first), last - first,
                              MADV_DONTNEED) == 0;
-}
-
-/// Memory for a weight written once (a sliced or re-aligned copy), 64-byte
-/// aligned; null when out of memory; free with std::free. Fresh memory
-/// costs a fault per page, so from `hugeFrom` bytes on it is advised to
-/// come in 2 MiB pages (its last page then holds up to 2 MiB more than it
-/// needs); a smaller one keeps 4 KiB pages.
-inline void *allocateWeightBytes(size_t bytes,
-                                 size_t hugeFrom = size_t(32) << 20) {
-  constexpr size_t kHuge = size_t(2) << 20;
-  if (bytes < hugeFrom || bytes < kHuge)
-    return std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
-  size_t size = (bytes + kHuge - 1) / kHuge * kHuge;
-  void *data = std::aligned_alloc(kHuge, size);
-  if (data)
-    (void)::madvise(data, size, MADV_HUGEPAGE);
-  return data;
 }
 
 } // namespace shardc

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Lowering.h"
+#include "dialects/Graph/IR/ConstantEval.h"
 #include "shardc/Conversion/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -43,6 +44,10 @@ Value KernLowering::get(Value v) {
   Value weight = b.create<WeightOp>(
       constant.getLoc(), MemRefType::get(type.getShape(), type.getElementType()),
       constant.getValue(), IntegerAttr());
+  // A window of another constant's data stays one (graph::Window).
+  for (StringRef name : {graph::kSourceAttr, graph::kSourceOffsetAttr})
+    if (Attribute a = constant->getAttr(name))
+      weight.getDefiningOp()->setAttr(name, a);
   buffers[v] = weight;
   return weight;
 }

@@ -18,6 +18,7 @@
 #include "shardc/format.h"
 
 #include "dialects/Dist/IR/DistOps.h"
+#include "dialects/Graph/IR/ConstantEval.h"
 
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/Support/Format.h"
@@ -45,6 +46,21 @@ static LogicalResult addWeight(kern::WeightOp op, WeightsSection &section) {
     return owned->data();
   };
   Attribute value = op.getValue();
+  // A window of another weight's data (graph::Window: a column-parallel
+  // slice, a padded vocabulary): a piece per run of its rows, viewing the
+  // source; the rest of it is zeros, which the section's gaps are.
+  if (op->hasAttr(graph::kSourceAttr)) {
+    std::optional<graph::Window> w = graph::windowOf(op, op.getValue());
+    if (!w || w->elemBytes * type.getNumElements() != bytes)
+      return op.emitError("cannot read the data this weight is a window of");
+    graph::forEachRun(*w, type.getShape(),
+                      [&](int64_t at, const char *src, int64_t n) {
+                        section.pieces.push_back(
+                            {offset + at, src, static_cast<uint64_t>(n)});
+                      });
+    section.size = std::max<uint64_t>(section.size, offset + bytes);
+    return success();
+  }
   if (auto res = dyn_cast<DenseResourceElementsAttr>(value)) {
     AsmResourceBlob *blob = res.getRawHandle().getBlob();
     if (!blob || static_cast<int64_t>(blob->getData().size()) != bytes)

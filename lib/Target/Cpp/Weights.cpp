@@ -1,8 +1,10 @@
 //===- Weights.cpp - the weights file writer -------------------------------===//
 //
 // Streams the sections into the file without assembling them: the header,
-// then every piece (a view of a weight's data) cut into chunks of at most
-// kChunk bytes and written with pwrite at its final offset, in file order
+// then every piece (a view of a weight's data, or of one row of a window)
+// cut into chunks of at most kChunk bytes and written with pwritev at its
+// final offset (chunks that follow each other in the file together), in
+// file order
 // (by several threads that take the chunks in turn when asked to). The
 // file is sized first, so the zero padding between tensors and sections is
 // never written. The checksums were computed while the sections were
@@ -21,6 +23,7 @@
 #include <thread>
 
 #include <fcntl.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 using namespace shardc;
@@ -29,6 +32,8 @@ namespace {
 /// Bytes per pwrite: large enough for sequential throughput, small enough
 /// to spread a few big tensors over the threads.
 constexpr uint64_t kChunk = 8 << 20;
+/// Parts of one pwritev (IOV_MAX is 1024 on Linux).
+constexpr size_t kMaxIov = 1024;
 /// More writer threads than this does not help a disk.
 constexpr unsigned kMaxThreads = 4;
 /// The default: one writer. Buffered writes into one file serialize on its
@@ -78,14 +83,34 @@ bool shardc::writeWeightsFile(const std::string &path, uint64_t modelHash,
     return fail(err);
   }
 
+  // Chunks that follow each other in the file (the rows of a window, many
+  // small tensors) go in one pwritev, up to kChunk bytes and kMaxIov parts.
+  std::vector<size_t> batches; // where each batch begins in `chunks`
+  for (size_t i = 0, bytes = 0; i < chunks.size(); ++i) {
+    bool follows = i > 0 && chunks[i - 1].offset + chunks[i - 1].size ==
+                                chunks[i].offset;
+    if (!follows || bytes + chunks[i].size > kChunk ||
+        i - batches.back() >= kMaxIov) {
+      batches.push_back(i);
+      bytes = 0;
+    }
+    bytes += chunks[i].size;
+  }
+  batches.push_back(chunks.size());
+
   std::atomic<size_t> next{0};
   std::atomic<int> firstError{0};
   auto work = [&] {
-    for (size_t i; !firstError.load() && (i = next++) < chunks.size();) {
-      const Chunk &c = chunks[i];
-      for (uint64_t done = 0; done < c.size;) {
-        ssize_t n = ::pwrite(fd, c.data + done, c.size - done,
-                             static_cast<off_t>(c.offset + done));
+    std::vector<iovec> iov;
+    for (size_t b; !firstError.load() && (b = next++) + 1 < batches.size();) {
+      iov.clear();
+      for (size_t i = batches[b]; i < batches[b + 1]; ++i)
+        iov.push_back({const_cast<char *>(chunks[i].data), chunks[i].size});
+      uint64_t at = chunks[batches[b]].offset;
+      for (size_t first = 0; first < iov.size();) {
+        ssize_t n = ::pwritev(fd, iov.data() + first,
+                              static_cast<int>(iov.size() - first),
+                              static_cast<off_t>(at));
         if (n < 0 && errno == EINTR)
           continue;
         if (n <= 0) {
@@ -93,14 +118,25 @@ bool shardc::writeWeightsFile(const std::string &path, uint64_t modelHash,
           firstError.compare_exchange_strong(expected, n < 0 ? errno : EIO);
           return;
         }
-        done += n;
+        // A short write: on from where it stopped.
+        at += n;
+        for (uint64_t left = n; left > 0;) {
+          if (left >= iov[first].iov_len) {
+            left -= iov[first].iov_len;
+            ++first;
+          } else {
+            iov[first].iov_base = static_cast<char *>(iov[first].iov_base) + left;
+            iov[first].iov_len -= left;
+            left = 0;
+          }
+        }
       }
     }
   };
   if (threads == 0)
     threads = kDefaultThreads;
   threads = static_cast<unsigned>(std::min<size_t>(
-      {threads, kMaxThreads, chunks.size()}));
+      {threads, kMaxThreads, batches.size() - 1}));
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < threads; ++t)
     pool.emplace_back(work);

@@ -122,7 +122,8 @@ func.func @split_tokens(%x: tensor<2x8x4xf32>) -> tensor<16x4xf32> {
 // -----
 
 // A padded vocabulary (dist-seed-megatron): each rank's block is cut from
-// the data on the side, zeros where it passes the source's end. Rank 1
+// the window's source, zeros where it passes the source's end (small
+// blocks are copied; from 1 MiB a block is a window too). Rank 1
 // holds the table's row 2 and a zero row, and the head's column 2 and a
 // zero column; the padded logits are gathered, then sliced back to 3.
 // CHECK-LABEL: func.func @padded_rank0
@@ -135,10 +136,10 @@ func.func @split_tokens(%x: tensor<2x8x4xf32>) -> tensor<16x4xf32> {
 // CHECK:         graph.slice %[[G]] {ends = array<i64: 1, 3>, starts = array<i64: 0, 0>, steps = array<i64: 1, 1>} : tensor<1x4xf32> -> tensor<1x3xf32>
 dist.mesh @mesh axes = ["tp"] shape = [2]
 func.func @padded(%ids: tensor<1xi64>) -> tensor<1x3xf32> {
-  %t = graph.constant {dist.pad_source = dense<[[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]]> : tensor<3x2xf32>, dist.padded_from = array<i64: 3, 2>} dense_resource<padded> : tensor<4x2xf32>
+  %t = graph.constant {graph.source = dense<[[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]]> : tensor<3x2xf32>, dist.padded_from = array<i64: 3, 2>} dense_resource<padded> : tensor<4x2xf32>
   %ts = dist.shard %t : tensor<4x2xf32> to #dist.sharding<@mesh, [["tp"], []]>
   %rows = graph.gather %ts, %ids {axis = 0 : i64} : tensor<4x2xf32>, tensor<1xi64> -> tensor<1x2xf32>
-  %h = graph.constant {dist.pad_source = dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>, dist.padded_from = array<i64: 2, 3>} dense_resource<padded_1> : tensor<2x4xf32>
+  %h = graph.constant {graph.source = dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>, dist.padded_from = array<i64: 2, 3>} dense_resource<padded_1> : tensor<2x4xf32>
   %hs = dist.shard %h : tensor<2x4xf32> to #dist.sharding<@mesh, [[], ["tp"]]>
   %l = graph.matmul %rows, %hs : tensor<1x2xf32>, tensor<2x4xf32> -> tensor<1x4xf32>
   %o = graph.slice %l {ends = array<i64: 1, 3>, starts = array<i64: 0, 0>, steps = array<i64: 1, 1>} : tensor<1x4xf32> -> tensor<1x3xf32>

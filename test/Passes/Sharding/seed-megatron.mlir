@@ -92,27 +92,27 @@ func.func @heads(%x: tensor<1x4x8xf16>, %y: tensor<1x4x8xf32>) -> (tensor<1x4x16
 
 // A vocabulary that tp does not divide (5 rows; 5 columns of the head) is
 // padded with zeros to the next multiple, 6 at tp=2 and at tp=3. The
-// padded constants keep their data on the side (dist.pad_source: the
+// padded constants are windows of the original data (graph.source: the
 // partitioner cuts each rank's block from it); negative ids are wrapped by
 // the 5 real rows before the lookup; the head's padded logits are sliced
 // back to 5 (where partitioning gathers them).
 // CHECK-LABEL: func.func @padded
-// CHECK:       %[[T:.+]] = graph.constant {dist.pad_source = dense<{{.*}}> : tensor<5x4xf32>, dist.padded_from = array<i64: 5, 4>} dense_resource<padded> : tensor<6x4xf32>
+// CHECK:       %[[T:.+]] = graph.constant {dist.padded_from = array<i64: 5, 4>, graph.source = dense<{{.*}}> : tensor<5x4xf32>} dense_resource<padded> : tensor<6x4xf32>
 // CHECK:       %[[NEG:.+]] = graph.less %arg0
 // CHECK:       %[[FIVE:.+]] = graph.constant dense<5> : tensor<i64>
 // CHECK:       %[[UP:.+]] = graph.add %arg0, %[[FIVE]]
 // CHECK:       %[[IDS:.+]] = graph.where %[[NEG]], %[[UP]], %arg0
 // CHECK:       %[[S:.+]] = dist.shard %[[T]] : tensor<6x4xf32> to #dist.sharding<@mesh, {{\[\["tp"\], \[\]\]}}>
 // CHECK:       %[[ROWS:.+]] = graph.gather %[[S]], %[[IDS]]
-// CHECK:       %[[H:.+]] = graph.constant {dist.pad_source = dense<{{.*}}> : tensor<4x5xf32>, dist.padded_from = array<i64: 4, 5>} dense_resource<padded{{.*}}> : tensor<4x6xf32>
+// CHECK:       %[[H:.+]] = graph.constant {dist.padded_from = array<i64: 4, 5>, graph.source = dense<{{.*}}> : tensor<4x5xf32>} dense_resource<padded{{.*}}> : tensor<4x6xf32>
 // CHECK:       %[[HS:.+]] = dist.shard %[[H]] : tensor<4x6xf32> to #dist.sharding<@mesh, {{\[\[\], \["tp"\]\]}}>
 // CHECK:       %[[L:.+]] = graph.matmul %[[ROWS]], %[[HS]] : tensor<1x3x4xf32>, tensor<4x6xf32> -> tensor<1x3x6xf32>
 // CHECK:       %[[OUT:.+]] = graph.slice %[[L]] {ends = array<i64: 1, 3, 5>, starts = array<i64: 0, 0, 0>, steps = array<i64: 1, 1, 1>} : tensor<1x3x6xf32> -> tensor<1x3x5xf32>
 // CHECK:       return %[[OUT]]
 // THREE-LABEL: func.func @padded
-// THREE:       dist.padded_from = array<i64: 5, 4>} dense_resource<padded> : tensor<6x4xf32>
+// THREE:       dist.padded_from = array<i64: 5, 4>, graph.source = {{.*}} dense_resource<padded> : tensor<6x4xf32>
 // THREE:       dist.shard %{{.*}} : tensor<6x4xf32> to #dist.sharding<@mesh, {{\[\["tp"\], \[\]\]}}>
-// THREE:       dist.padded_from = array<i64: 4, 5>} dense_resource<padded{{.*}}> : tensor<4x6xf32>
+// THREE:       dist.padded_from = array<i64: 4, 5>, graph.source = {{.*}} dense_resource<padded{{.*}}> : tensor<4x6xf32>
 // THREE:       graph.slice {{.*}} : tensor<1x3x6xf32> -> tensor<1x3x5xf32>
 func.func @padded(%ids: tensor<1x3xi64>) -> tensor<1x3x5xf32> {
   %t = graph.constant dense<[[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0], [8.0, 9.0, 10.0, 11.0], [12.0, 13.0, 14.0, 15.0], [16.0, 17.0, 18.0, 19.0]]> : tensor<5x4xf32>

@@ -69,6 +69,9 @@ std::atomic<pid_t> children[kMaxChildren];
 char dirs[kMaxDirs][4096];
 std::atomic<unsigned> numDirs{0};
 std::atomic<bool> interrupted{false};
+/// Set once the first handler has killed the compilers and removed the
+/// directories.
+std::atomic<bool> cleaned{false};
 struct sigaction previous[NSIG];
 bool installed[NSIG];
 
@@ -79,8 +82,8 @@ void sleepMs(long ms) {
 }
 
 /// Removes the entries of a flat directory, then the directory (system
-/// calls only: no allocation, no stdio).
-void removeFlatDirectory(const char *path) {
+/// calls only: no allocation, no stdio). Returns whether it is gone.
+bool removeFlatDirectory(const char *path) {
   int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd >= 0) {
     static char buffer[8192];
@@ -100,7 +103,7 @@ void removeFlatDirectory(const char *path) {
     }
     close(fd);
   }
-  rmdir(path);
+  return rmdir(path) == 0 || errno == ENOENT;
 }
 
 void onSignal(int sig) {
@@ -125,8 +128,18 @@ void onSignal(int sig) {
             kill(-pid, SIGKILL);
       sleepMs(10);
     }
+    // Another thread (the handler runs on whichever one the signal found)
+    // may still write a file into the directory: again until it is gone,
+    // for up to 0.5 s.
     for (unsigned i = 0, e = numDirs.load(); i < e; ++i)
-      removeFlatDirectory(dirs[i]);
+      for (int tries = 0; !removeFlatDirectory(dirs[i]) && tries < 50; ++tries)
+        sleepMs(10);
+    cleaned.store(true);
+  } else {
+    // A second signal on another thread (timeout(1) signals the process,
+    // then its group): dying now would cut the first one's cleanup short.
+    for (int waited = 0; !cleaned.load() && waited < 5000; waited += 10)
+      sleepMs(10);
   }
   // Let the signal take its course under the disposition found at
   // installation (delivered when this handler returns).
@@ -178,6 +191,17 @@ private:
 };
 
 } // namespace
+
+std::error_code
+shardc::createDirectoryRemovedOnSignal(llvm::SmallVectorImpl<char> &dir) {
+  installHandlers();
+  // No signal between the directory's creation and its registration.
+  BlockSignals block;
+  if (std::error_code ec = llvm::sys::fs::createUniqueDirectory("shardc", dir))
+    return ec;
+  removeDirectoryOnSignal(std::string(dir.data(), dir.size()));
+  return {};
+}
 
 void shardc::removeDirectoryOnSignal(const std::string &dir) {
   installHandlers();

@@ -2,7 +2,10 @@
 #ifndef SHARDC_TOOLS_SHARDC_TOOLCHAIN_H
 #define SHARDC_TOOLS_SHARDC_TOOLCHAIN_H
 
+#include "llvm/ADT/SmallVector.h"
+
 #include <string>
+#include <system_error>
 
 namespace shardc {
 
@@ -32,6 +35,10 @@ bool buildExecutable(const std::string &source, const std::string &object,
 /// `dir` itself, then lets the signal take its course. For the driver's
 /// temporary directory (not for --save-temps).
 void removeDirectoryOnSignal(const std::string &dir);
+/// A new unique temporary directory ("shardc-XXXXXX" in TMPDIR), removed
+/// on a signal as removeDirectoryOnSignal says; no signal is handled
+/// between its creation and its registration.
+std::error_code createDirectoryRemovedOnSignal(llvm::SmallVectorImpl<char> &dir);
 
 } // namespace shardc
 

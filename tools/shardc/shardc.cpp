@@ -988,10 +988,8 @@ int main(int argc, char **argv) {
         return fatal("cannot create '" + saveTemps + "': " + ec.message());
       sys::fs::make_absolute(dir);
     } else if (std::error_code ec =
-                   sys::fs::createUniqueDirectory("shardc", dir)) {
+                   shardc::createDirectoryRemovedOnSignal(dir)) { // Toolchain.h
       return fatal("cannot create a temporary directory: " + ec.message());
-    } else {
-      shardc::removeDirectoryOnSignal(dir.str().str()); // Toolchain.h
     }
     if (program.cuda) {
       if (StringRef(dir).find_first_of("\"\\\n") != StringRef::npos)

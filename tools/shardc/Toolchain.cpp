@@ -195,7 +195,9 @@ private:
 std::error_code
 shardc::createDirectoryRemovedOnSignal(llvm::SmallVectorImpl<char> &dir) {
   installHandlers();
-  // No signal between the directory's creation and its registration.
+  // No signal on this thread between the directory's creation and its
+  // registration (the driver creates it before it starts other threads of
+  // its own; MLIR's pool may take one, in a window of two system calls).
   BlockSignals block;
   if (std::error_code ec = llvm::sys::fs::createUniqueDirectory("shardc", dir))
     return ec;

@@ -36,8 +36,8 @@ bool buildExecutable(const std::string &source, const std::string &object,
 /// temporary directory (not for --save-temps).
 void removeDirectoryOnSignal(const std::string &dir);
 /// A new unique temporary directory ("shardc-XXXXXX" in TMPDIR), removed
-/// on a signal as removeDirectoryOnSignal says; no signal is handled
-/// between its creation and its registration.
+/// on a signal as removeDirectoryOnSignal says; the calling thread handles
+/// no signal between its creation and its registration.
 std::error_code createDirectoryRemovedOnSignal(llvm::SmallVectorImpl<char> &dir);
 
 } // namespace shardc

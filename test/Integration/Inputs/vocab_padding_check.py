@@ -1,5 +1,5 @@
-"""Checks each run's logits against numpy: table[ids] @ head, with the
-table and head of Inputs/vocab-odd.mlir."""
+"""Checks each run of test/Integration/vocab-padding.test against numpy:
+table[ids] @ head, with the table and head of Inputs/vocab-odd.mlir."""
 import os
 import sys
 

@@ -15,6 +15,9 @@
 
 #include "dialects/Graph/IR/ConstantEval.h"
 
+#include <cstring>
+#include <vector>
+
 namespace shardc {
 #define GEN_PASS_DEF_DISTMICROBATCH
 #include "passes/Sharding/Passes.h.inc"
@@ -30,6 +33,36 @@ struct DistMicrobatchPass
   void runOnOperation() override;
 };
 
+/// The bytes of constant `c`: its data, or its window's (zeros past the
+/// source's end); empty when they cannot be read.
+std::vector<char> bytesOf(graph::ConstantOp c) {
+  std::optional<graph::Window> w = graph::windowOf(c, c.getValue());
+  auto type = cast<RankedTensorType>(c.getType());
+  if (!w)
+    return {};
+  std::vector<char> out(type.getNumElements() * w->elemBytes, 0);
+  graph::forEachRun(*w, type.getShape(),
+                    [&](int64_t at, const char *src, int64_t n) {
+                      std::memcpy(out.data() + at, src, n);
+                    });
+  return out;
+}
+
+/// Whether two constants of one type hold the same data.
+bool sameData(graph::ConstantOp x, graph::ConstantOp y) {
+  if (x.getValue() == y.getValue() &&
+      x->getAttr(graph::kSourceAttr) == y->getAttr(graph::kSourceAttr) &&
+      x->getAttr(graph::kSourceOffsetAttr) == y->getAttr(graph::kSourceOffsetAttr))
+    return true;
+  // Windows (graph::Window) compare by what they show.
+  if (x->hasAttr(graph::kSourceAttr) || y->hasAttr(graph::kSourceAttr)) {
+    std::vector<char> a = bytesOf(x);
+    return !a.empty() && a == bytesOf(y);
+  }
+  return graph::rawElementData(x.getValue()) ==
+         graph::rawElementData(y.getValue());
+}
+
 /// Whether rank `other`'s program is rank 0's: the same ops, types and
 /// attributes, constants with the same data, except the slices that cut
 /// each rank's rows of an input. Returns the first op that differs.
@@ -44,15 +77,7 @@ Operation *firstDifference(func::FuncOp first, func::FuncOp other) {
       continue;
     if (auto cx = dyn_cast<graph::ConstantOp>(x)) {
       auto cy = cast<graph::ConstantOp>(y);
-      // Windows (graph::Window) are the same data when they view the same
-      // source at the same place.
-      bool windows = cx->hasAttr(graph::kSourceAttr) || cy->hasAttr(graph::kSourceAttr);
-      if (windows ? cx->getAttr(graph::kSourceAttr) != cy->getAttr(graph::kSourceAttr) ||
-                        cx->getAttr(graph::kSourceOffsetAttr) !=
-                            cy->getAttr(graph::kSourceOffsetAttr)
-                  : cx.getValue() != cy.getValue() &&
-                        graph::rawElementData(cx.getValue()) !=
-                            graph::rawElementData(cy.getValue()))
+      if (!sameData(cx, cy))
         return &x;
       continue;
     }

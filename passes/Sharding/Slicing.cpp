@@ -105,8 +105,9 @@ Value shardc::padConstantData(OpBuilder &b, graph::ConstantOp op, int64_t dim,
   if (dim < 0 || dim >= type.getRank() || size < shape[dim] ||
       op->hasAttr(graph::kSourceAttr))
     return Value();
-  if (auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
-      dense && dense.isSplat())
+  // Data the slicer could not cut (a splat, bit-packed booleans) stays
+  // unpadded and whole.
+  if (!graph::isShapeOnly(op.getValue()) && !graph::windowOf(op, op.getValue()))
     return Value();
   shape[dim] = size;
   auto paddedType = RankedTensorType::get(shape, type.getElementType());

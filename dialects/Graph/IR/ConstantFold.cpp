@@ -57,7 +57,10 @@ std::optional<Window> windowOf(Operation *op, ElementsAttr value) {
   if (auto source = op->getAttrOfType<ElementsAttr>(kSourceAttr))
     w.source = source;
   auto type = dyn_cast<RankedTensorType>(w.source.getType());
-  if (!type || !type.getElementType().isIntOrFloat())
+  auto own = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || !own || !type.getElementType().isIntOrFloat() ||
+      type.getElementType() != own.getElementType() ||
+      type.getRank() != own.getRank())
     return std::nullopt;
   int64_t bits = type.getElementType().getIntOrFloatBitWidth();
   if (bits % 8 != 0)

@@ -61,7 +61,7 @@ namespace {
 
 constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
 constexpr unsigned kMaxChildren = 256;
-constexpr unsigned kMaxDirs = 4;
+constexpr unsigned kMaxDirs = 8;
 
 /// Process groups (leader pids) of running compilers; 0 is a free slot.
 std::atomic<pid_t> children[kMaxChildren];
@@ -195,23 +195,34 @@ private:
 std::error_code
 shardc::createDirectoryRemovedOnSignal(llvm::SmallVectorImpl<char> &dir) {
   installHandlers();
-  // No signal on this thread between the directory's creation and its
-  // registration (the driver creates it before it starts other threads of
-  // its own; MLIR's pool may take one, in a window of two system calls).
-  BlockSignals block;
-  if (std::error_code ec = llvm::sys::fs::createUniqueDirectory("shardc", dir))
-    return ec;
-  removeDirectoryOnSignal(std::string(dir.data(), dir.size()));
-  return {};
+  // Registered before it exists, so that a signal on any thread (MLIR's
+  // pool runs already) finds it: the handler skips a path that is not
+  // there. The name holds this process's id, so no live process can own
+  // a directory of that name (one of a dead process with the same id may
+  // be removed with ours). A few tries on a name that exists.
+  std::string model = "shardc-" + std::to_string(::getpid()) + "-%%%%%%";
+  for (int tries = 0; tries < 3; ++tries) {
+    llvm::sys::fs::createUniquePath(model, dir, /*MakeAbsolute=*/true);
+    std::string path(dir.data(), dir.size());
+    if (!removeDirectoryOnSignal(path))
+      return std::make_error_code(std::errc::too_many_files_open);
+    std::error_code ec =
+        llvm::sys::fs::create_directory(path, /*IgnoreExisting=*/false,
+                                        llvm::sys::fs::perms::owner_all);
+    if (ec != std::errc::file_exists)
+      return ec;
+  }
+  return std::make_error_code(std::errc::file_exists);
 }
 
-void shardc::removeDirectoryOnSignal(const std::string &dir) {
+bool shardc::removeDirectoryOnSignal(const std::string &dir) {
   installHandlers();
   unsigned n = numDirs.load();
   if (n >= kMaxDirs || dir.size() >= sizeof(dirs[0]))
-    return;
+    return false;
   std::memcpy(dirs[n], dir.c_str(), dir.size() + 1);
   numDirs.store(n + 1);
+  return true;
 }
 
 //===----------------------------------------------------------------------===//

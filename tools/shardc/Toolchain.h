@@ -34,10 +34,11 @@ bool buildExecutable(const std::string &source, const std::string &object,
 /// removes the files in `dir` (a flat directory of intermediate files) and
 /// `dir` itself, then lets the signal take its course. For the driver's
 /// temporary directory (not for --save-temps).
-void removeDirectoryOnSignal(const std::string &dir);
-/// A new unique temporary directory ("shardc-XXXXXX" in TMPDIR), removed
-/// on a signal as removeDirectoryOnSignal says; the calling thread handles
-/// no signal between its creation and its registration.
+/// Returns false when it cannot register one more.
+bool removeDirectoryOnSignal(const std::string &dir);
+/// A new unique temporary directory ("shardc-PID-XXXXXX" in TMPDIR, mode
+/// 0700), removed on a signal as removeDirectoryOnSignal says: registered
+/// before it is created, so that no signal finds it unregistered.
 std::error_code createDirectoryRemovedOnSignal(llvm::SmallVectorImpl<char> &dir);
 
 } // namespace shardc

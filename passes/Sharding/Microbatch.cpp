@@ -15,7 +15,6 @@
 
 #include "dialects/Graph/IR/ConstantEval.h"
 
-#include <cstring>
 #include <vector>
 
 namespace shardc {
@@ -37,15 +36,9 @@ struct DistMicrobatchPass
 /// source's end); empty when they cannot be read.
 std::vector<char> bytesOf(graph::ConstantOp c) {
   std::optional<graph::Window> w = graph::windowOf(c, c.getValue());
-  auto type = cast<RankedTensorType>(c.getType());
   if (!w)
     return {};
-  std::vector<char> out(type.getNumElements() * w->elemBytes, 0);
-  graph::forEachRun(*w, type.getShape(),
-                    [&](int64_t at, const char *src, int64_t n) {
-                      std::memcpy(out.data() + at, src, n);
-                    });
-  return out;
+  return graph::windowBytes(*w, cast<RankedTensorType>(c.getType()).getShape());
 }
 
 /// Whether two constants of one type hold the same data.

@@ -253,14 +253,14 @@ FailureOr<Value> RankPartitioner::sliceConstant(OpBuilder &b,
                                                 const DimAxes &dims) {
   auto type = cast<RankedTensorType>(op.getType());
   SmallVector<int64_t> local = localShape(type, dims);
-  SmallVector<int64_t> offset(type.getRank(), 0);
-  auto whole = [&]() -> Value {
+  auto whole = [&] {
     Operation *c = b.clone(*op);
     c->removeAttr("dist.shardings");
     return c->getResult(0);
   };
   if (ArrayRef<int64_t>(local) == type.getShape())
     return whole();
+  SmallVector<int64_t> offset(type.getRank(), 0);
   for (auto [d, axes] : llvm::enumerate(dims))
     offset[d] = part(axes).second * local[d];
   if (Value v = sliceConstantData(b, op, offset, local))

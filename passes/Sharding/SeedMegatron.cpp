@@ -130,8 +130,9 @@ void seed(Operation *op, unsigned index, dist::ShardingAttr sharding) {
 /// Makes operand `index` of `user` (a constant) divisible by `parts` along
 /// `dim`: when it is not, `user` takes the constant padded with zeros to
 /// the next multiple (padConstantData: a window, no copy), marked
-/// `dist.padded_from` with the original shape for the plan report. Returns the padded size, or 0 when the dim is smaller than
-/// `parts` or the constant cannot be padded (left unsplit).
+/// `dist.padded_from` with the original shape for the plan report.
+/// Returns the padded size, or 0 when the dim is smaller than `parts` or
+/// the constant cannot be padded (left unsplit).
 int64_t padToMultiple(Operation *user, unsigned index, int64_t dim,
                       int64_t parts) {
   auto weight = user->getOperand(index).getDefiningOp<graph::ConstantOp>();

@@ -7,7 +7,6 @@
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 
-#include <cstring>
 
 using namespace mlir;
 
@@ -86,12 +85,9 @@ Value shardc::sliceConstantData(OpBuilder &b, graph::ConstantOp op,
     return slice;
   }
   // A small block is copied (zeros where it passes the source's end).
-  std::vector<char> small(bytes, 0);
   graph::Window block = *w;
   block.offset = at;
-  graph::forEachRun(block, sizes, [&](int64_t to, const char *src, int64_t n) {
-    std::memcpy(small.data() + to, src, n);
-  });
+  std::vector<char> small = graph::windowBytes(block, sizes);
   return b.create<graph::ConstantOp>(
       op.getLoc(), DenseElementsAttr::getFromRawBuffer(localType, small));
 }

@@ -186,8 +186,7 @@ int64_t readTensorParallelSplit(ModuleOp module, ModelSummary &m) {
 /// The per-layer options' sizes (ModelSummary): the embedding and the LM
 /// head as dist-seed-megatron finds them, counted as split when they have
 /// at least the trial degree `tp` rows or columns (the seeds pad the rest
-/// to a multiple), and one layer's share
-/// of the rest.
+/// to a multiple), and one layer's share of the rest.
 void readLayerParts(func::FuncOp main, int64_t tp, int64_t attentions,
                     ModelSummary &m) {
   if (!tp)

@@ -190,6 +190,16 @@ private:
   sigset_t old;
 };
 
+/// Registers `dir` for the handler; false when it cannot take one more.
+bool registerDirectory(const std::string &dir) {
+  unsigned n = numDirs.load();
+  if (n >= kMaxDirs || dir.size() >= sizeof(dirs[0]))
+    return false;
+  std::memcpy(dirs[n], dir.c_str(), dir.size() + 1);
+  numDirs.store(n + 1);
+  return true;
+}
+
 } // namespace
 
 std::error_code
@@ -204,7 +214,7 @@ shardc::createDirectoryRemovedOnSignal(llvm::SmallVectorImpl<char> &dir) {
   for (int tries = 0; tries < 3; ++tries) {
     llvm::sys::fs::createUniquePath(model, dir, /*MakeAbsolute=*/true);
     std::string path(dir.data(), dir.size());
-    if (!removeDirectoryOnSignal(path))
+    if (!registerDirectory(path))
       return std::make_error_code(std::errc::too_many_files_open);
     std::error_code ec =
         llvm::sys::fs::create_directory(path, /*IgnoreExisting=*/false,
@@ -215,15 +225,6 @@ shardc::createDirectoryRemovedOnSignal(llvm::SmallVectorImpl<char> &dir) {
   return std::make_error_code(std::errc::file_exists);
 }
 
-bool shardc::removeDirectoryOnSignal(const std::string &dir) {
-  installHandlers();
-  unsigned n = numDirs.load();
-  if (n >= kMaxDirs || dir.size() >= sizeof(dirs[0]))
-    return false;
-  std::memcpy(dirs[n], dir.c_str(), dir.size() + 1);
-  numDirs.store(n + 1);
-  return true;
-}
 
 //===----------------------------------------------------------------------===//
 // Running the tools

@@ -30,15 +30,12 @@ bool buildExecutable(const std::string &source, const std::string &object,
                      const std::string &output,
                      const ToolchainOptions &options, std::string &error);
 
-/// On SIGINT, SIGTERM or SIGHUP: kills the host compiler processes, then
-/// removes the files in `dir` (a flat directory of intermediate files) and
-/// `dir` itself, then lets the signal take its course. For the driver's
-/// temporary directory (not for --save-temps).
-/// Returns false when it cannot register one more.
-bool removeDirectoryOnSignal(const std::string &dir);
 /// A new unique temporary directory ("shardc-PID-XXXXXX" in TMPDIR, mode
-/// 0700), removed on a signal as removeDirectoryOnSignal says: registered
-/// before it is created, so that no signal finds it unregistered.
+/// 0700) for the driver's intermediate files (not for --save-temps). On
+/// SIGINT, SIGTERM or SIGHUP shardc kills the host compiler processes,
+/// then removes the files in it (a flat directory) and it, then lets the
+/// signal take its course. It is registered before it is created, so that
+/// no signal finds it unregistered.
 std::error_code createDirectoryRemovedOnSignal(llvm::SmallVectorImpl<char> &dir);
 
 } // namespace shardc

@@ -216,11 +216,12 @@ std::optional<Window> windowOf(mlir::Operation *op, mlir::ElementsAttr value);
 /// Calls `run(at, src, n)` for each run of `n` bytes of the window's
 /// row-major data of shape `shape` that the source holds, `at` bytes into
 /// it, in order, with adjacent runs merged; the bytes no run covers are
-/// zeros. Only rows [firstRow, endRow) of the innermost dim (default: all).
+/// zeros.
 void forEachRun(const Window &w, llvm::ArrayRef<int64_t> shape,
                 llvm::function_ref<void(int64_t at, const char *src,
-                                        int64_t n)> run,
-                int64_t firstRow = 0, int64_t endRow = -1);
+                                        int64_t n)> run);
+/// The window's data of shape `shape`, copied (zeros past the source).
+std::vector<char> windowBytes(const Window &w, llvm::ArrayRef<int64_t> shape);
 
 /// A dense attribute holding `t`.
 mlir::DenseElementsAttr toElementsAttr(mlir::MLIRContext *ctx,

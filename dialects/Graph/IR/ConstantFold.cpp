@@ -83,15 +83,13 @@ std::optional<Window> windowOf(Operation *op, ElementsAttr value) {
 }
 
 void forEachRun(const Window &w, ArrayRef<int64_t> shape,
-                function_ref<void(int64_t, const char *, int64_t)> run,
-                int64_t firstRow, int64_t endRow) {
+                function_ref<void(int64_t, const char *, int64_t)> run) {
   int64_t rank = static_cast<int64_t>(shape.size());
   if (rank != static_cast<int64_t>(w.sourceShape.size()))
     return;
   int64_t eb = w.elemBytes;
   if (rank == 0) {
-    if (firstRow == 0 && endRow != 0)
-      run(0, w.raw.data(), eb);
+    run(0, w.raw.data(), eb);
     return;
   }
   SmallVector<int64_t> strides(rank, 1);
@@ -101,8 +99,6 @@ void forEachRun(const Window &w, ArrayRef<int64_t> shape,
   int64_t rows = 1;
   for (int64_t d = 0; d + 1 < rank; ++d)
     rows *= shape[d];
-  if (endRow < 0 || endRow > rows)
-    endRow = rows;
   // The part of each row the source holds.
   int64_t last = w.offset.back();
   int64_t have = std::clamp<int64_t>(w.sourceShape.back() - last, 0, inner);
@@ -112,7 +108,7 @@ void forEachRun(const Window &w, ArrayRef<int64_t> shape,
   int64_t pendAt = -1, pendN = 0;
   const char *pendSrc = nullptr;
   SmallVector<int64_t> idx(rank, 0);
-  for (int64_t row = firstRow; row < endRow; ++row) {
+  for (int64_t row = 0; row < rows; ++row) {
     int64_t rest = row;
     for (int64_t d = rank - 2; d >= 0; --d) {
       idx[d] = rest % shape[d];
@@ -141,6 +137,17 @@ void forEachRun(const Window &w, ArrayRef<int64_t> shape,
   }
   if (pendAt >= 0)
     run(pendAt, pendSrc, pendN);
+}
+
+std::vector<char> windowBytes(const Window &w, ArrayRef<int64_t> shape) {
+  int64_t count = 1;
+  for (int64_t d : shape)
+    count *= d;
+  std::vector<char> out(count * w.elemBytes, 0);
+  forEachRun(w, shape, [&](int64_t at, const char *src, int64_t n) {
+    std::memcpy(out.data() + at, src, n);
+  });
+  return out;
 }
 
 bool isShapeOnly(Attribute attr) {

@@ -122,13 +122,14 @@ private:
                            const DimAxes &from, const DimAxes &to);
   FailureOr<Value> reshardUncached(OpBuilder &b, Location loc, Value v,
                                    const DimAxes &from, const DimAxes &to);
-  /// `v`, laid out as `layout` and holding partial sums over `axes`,
-  /// reduced: by a reduce-scatter along a dim that `want` splits over
-  /// exactly `axes` and `layout` does not split (Megatron's sequence
-  /// parallelism), else by an all-reduce. Returns the layout it gives.
+  /// `v`, laid out as `layout` and holding partial values over `axes`
+  /// that `kind` combines ("sum", "max", "min", "prod"), reduced: by a
+  /// reduce-scatter along a dim that `want` splits over exactly `axes` and
+  /// `layout` does not split (Megatron's sequence parallelism), else by an
+  /// all-reduce. Returns the layout it gives.
   DimAxes reducePartial(OpBuilder &b, Location loc, Value &v,
-                        ArrayRef<StringRef> axes, DimAxes layout,
-                        const DimAxes &want);
+                        ArrayRef<StringRef> axes, StringRef kind,
+                        DimAxes layout, const DimAxes &want);
   /// The layout of a value sent between pipeline stages: its rows split
   /// over "dp" when the mesh has that axis and it divides them (each data
   /// parallel replica pipelines its own rows), else whole.
@@ -182,7 +183,8 @@ FailureOr<Value> RankPartitioner::reshard(OpBuilder &b, Location loc, Value v,
 
 DimAxes RankPartitioner::reducePartial(OpBuilder &b, Location loc, Value &v,
                                        ArrayRef<StringRef> axes,
-                                       DimAxes layout, const DimAxes &want) {
+                                       StringRef kind, DimAxes layout,
+                                       const DimAxes &want) {
   for (auto [d, dimAxes] : llvm::enumerate(layout)) {
     if (!dimAxes.empty() || ArrayRef<StringRef>(want[d]) != axes)
       continue;
@@ -192,12 +194,12 @@ DimAxes RankPartitioner::reducePartial(OpBuilder &b, Location loc, Value &v,
     v = b.create<dist::ReduceScatterOp>(
         loc, RankedTensorType::get(shape, type.getElementType()), v,
         meshRef(), axesAttr(axes), b.getI64IntegerAttr(d),
-        b.getStringAttr("sum"));
+        b.getStringAttr(kind));
     dimAxes.assign(axes.begin(), axes.end());
     return layout;
   }
   v = b.create<dist::AllReduceOp>(loc, v.getType(), v, meshRef(),
-                                  axesAttr(axes), b.getStringAttr("sum"));
+                                  axesAttr(axes), b.getStringAttr(kind));
   return layout;
 }
 
@@ -271,7 +273,10 @@ FailureOr<Value> RankPartitioner::sliceConstant(OpBuilder &b,
 
 /// A gather from a table split along the gathered axis (Megatron's
 /// vocab-parallel embedding): each rank looks up the indices that fall in
-/// its rows, zeroes the others, and an all-reduce sums the parts. Fails
+/// its rows (graph.gather's `part`: indices are checked against the whole
+/// table's rows, as on one rank, and the others give zeros), and an
+/// all-reduce sums the parts. A vocabulary padded to a multiple of the
+/// ranks (dist.padded_from) is checked and wrapped by its real rows. Fails
 /// (without changing anything) when the table is not split that way.
 LogicalResult RankPartitioner::vocabParallelGather(OpBuilder &b,
                                                    graph::GatherOp op) {
@@ -281,7 +286,7 @@ LogicalResult RankPartitioner::vocabParallelGather(OpBuilder &b,
   if (axis < 0)
     axis += type.getRank();
   const DimAxes &layout = current[data];
-  if (layout.empty() || layout[axis].empty())
+  if (layout.empty() || layout[axis].empty() || op.getPart())
     return failure();
   for (auto [d, axes] : llvm::enumerate(layout))
     if (static_cast<int64_t>(d) != axis && !axes.empty())
@@ -289,42 +294,19 @@ LogicalResult RankPartitioner::vocabParallelGather(OpBuilder &b,
   Location loc = op.getLoc();
   SmallVector<StringRef> axes(layout[axis].begin(), layout[axis].end());
   auto [parts, index] = part(axes);
-  int64_t rows = type.getDimSize(axis), localRows = rows / parts;
-  Value idx = map.lookup(op.getIndices());
-  auto idxType = cast<RankedTensorType>(idx.getType());
-  Type idxElem = idxType.getElementType();
-  auto scalar = [&](int64_t v) {
-    return b.create<graph::ConstantOp>(
-        loc, DenseElementsAttr::get(RankedTensorType::get({}, idxElem),
-                                    b.getIntegerAttr(idxElem, v)));
-  };
-  // ONNX wraps negative indices; then shift to this rank's rows.
-  Value zero = scalar(0);
-  Value negative = b.create<graph::LessOp>(loc, idx, zero);
-  Value wrapped = b.create<graph::WhereOp>(
-      loc, negative, b.create<graph::AddOp>(loc, idx, scalar(rows)), idx);
-  Value local = b.create<graph::SubOp>(loc, wrapped, scalar(index * localRows));
-  Value below = b.create<graph::LessOp>(loc, local, zero);
-  Value inside = b.create<graph::AndOp>(
-      loc, b.create<graph::NotOp>(loc, below),
-      b.create<graph::LessOp>(loc, local, scalar(localRows)));
-  Value safe = b.create<graph::WhereOp>(loc, inside, local, zero);
-  Value looked = b.create<graph::GatherOp>(loc, map.lookup(data), safe,
-                                           op.getAxisAttr());
-  // Broadcast the mask over the gathered rows' trailing dims.
-  auto lookedType = cast<RankedTensorType>(looked.getType());
-  SmallVector<int64_t> trailing;
-  for (int64_t d = axis + idxType.getRank(); d < lookedType.getRank(); ++d)
-    trailing.push_back(d);
-  Value mask = inside;
-  if (!trailing.empty())
-    mask = b.create<graph::UnsqueezeOp>(loc, inside,
-                                        b.getDenseI64ArrayAttr(trailing));
-  Value zeros = b.create<graph::ConstantOp>(
-      loc, DenseElementsAttr::get(
-               RankedTensorType::get({}, lookedType.getElementType()),
-               b.getZeroAttr(lookedType.getElementType())));
-  Value sum = b.create<graph::WhereOp>(loc, mask, looked, zeros);
+  int64_t localRows = type.getDimSize(axis) / parts;
+  int64_t rows = type.getDimSize(axis);
+  Value source = data;
+  if (auto shard = source.getDefiningOp<dist::ShardOp>())
+    source = shard.getInput();
+  if (Operation *def = source.getDefiningOp())
+    if (auto from = def->getAttrOfType<DenseI64ArrayAttr>("dist.padded_from"))
+      if (static_cast<int64_t>(from.size()) == type.getRank())
+        rows = from[axis];
+  Value sum = b.create<graph::GatherOp>(
+      loc, map.lookup(data), map.lookup(op.getIndices()), op.getAxisAttr(),
+      b.getDenseI64ArrayAttr({rows, index * localRows}));
+  auto idxType = cast<RankedTensorType>(op.getIndices().getType());
   auto recorded = op->getAttrOfType<ArrayAttr>("dist.shardings");
   DimAxes want = dimsOf(
       recorded ? dyn_cast<dist::ShardingAttr>(recorded[0]) : nullptr,
@@ -340,13 +322,31 @@ LogicalResult RankPartitioner::vocabParallelGather(OpBuilder &b,
   while (static_cast<int64_t>(rowsLayout.size()) <
          cast<RankedTensorType>(op.getType()).getRank())
     rowsLayout.emplace_back();
-  DimAxes reduced = reducePartial(b, loc, sum, axes, rowsLayout, want);
+  DimAxes reduced =
+      reducePartial(b, loc, sum, axes, "sum", rowsLayout, want);
   auto v = reshard(b, loc, sum, reduced, want);
   if (failed(v))
     return failure();
   map.map(op.getResult(), *v);
   current[op.getResult()] = want;
   return success();
+}
+
+/// `sum` (the reduced sums of a reduce_mean's parts) divided by the number
+/// of elements the global reduce_mean averages.
+static Value divideByCount(OpBuilder &b, Location loc, Value sum,
+                           graph::ReduceMeanOp mean) {
+  auto in = cast<ShapedType>(mean.getInput().getType());
+  ArrayRef<int64_t> axes = mean.getAxes();
+  int64_t count = 1;
+  for (int64_t d = 0; d < in.getRank(); ++d)
+    if (axes.empty() || llvm::is_contained(axes, d))
+      count *= in.getDimSize(d);
+  Type elem = cast<ShapedType>(sum.getType()).getElementType();
+  Value n = b.create<graph::ConstantOp>(
+      loc, DenseElementsAttr::get(RankedTensorType::get({}, elem),
+                                  b.getFloatAttr(elem, count)));
+  return b.create<graph::DivOp>(loc, sum, n);
 }
 
 LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
@@ -417,6 +417,7 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
       rule = iface.getShardingRule();
   SmallVector<DimAxes> need, produced;
   SmallVector<StringRef> partial;
+  StringRef partialKind = "sum";
   if (!rule) {
     for (Value v : op->getOperands())
       need.push_back(replicated(v.getType()));
@@ -514,10 +515,17 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
     for (const auto &dims : rule->results)
       for (const auto &fs : dims)
         inResults.insert(fs.begin(), fs.end());
-    for (size_t f = 0; f < numFactors; ++f)
-      if (rule->factors[f].kind == graph::FactorKind::Reduction &&
-          !inResults.contains(f))
-        partial.append(factorAxes[f].begin(), factorAxes[f].end());
+    for (size_t f = 0; f < numFactors; ++f) {
+      if (rule->factors[f].kind != graph::FactorKind::Reduction ||
+          inResults.contains(f) || factorAxes[f].empty())
+        continue;
+      if (!partial.empty() && partialKind != rule->factors[f].combiner)
+        return op->emitError("cannot partition '")
+               << op->getName() << "': its split reductions combine by "
+               << partialKind << " and " << rule->factors[f].combiner;
+      partial.append(factorAxes[f].begin(), factorAxes[f].end());
+      partialKind = rule->factors[f].combiner;
+    }
   }
 
   // Expert parallelism (dist-seed-experts): a graph.moe whose stacked
@@ -586,6 +594,13 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
     clone = b.create<graph::LinearOp>(
         loc, operands[0], operands[1], Value(), Value(),
         linear.getActivationAttr());
+  } else if (auto mean = dyn_cast<graph::ReduceMeanOp>(op);
+             mean && partialKind == "mean") {
+    // A mean's partial state is (sum, count): each rank sums its part, the
+    // sums are added, and the total is divided by the whole count below.
+    clone = b.create<graph::ReduceSumOp>(loc, op->getResult(0).getType(),
+                                         operands[0], mean.getAxesAttr(),
+                                         mean.getKeepdimsAttr());
   } else {
     clone = b.clone(*op);
     clone->setOperands(operands);
@@ -653,8 +668,13 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
     Value result = clone->getResult(i);
     DimAxes recorded = resultDims(i);
     DimAxes layout = produced[i];
-    if (!partial.empty())
-      layout = reducePartial(b, loc, result, partial, layout, recorded);
+    if (!partial.empty()) {
+      StringRef kind = partialKind == "mean" ? "sum" : partialKind;
+      layout = reducePartial(b, loc, result, partial, kind, layout, recorded);
+      if (partialKind == "mean")
+        result = divideByCount(b, loc, result,
+                               cast<graph::ReduceMeanOp>(op));
+    }
     if (splitOff) {
       // Bias and residual broadcast against the result's trailing dims:
       // each takes the reduced result's layout of the dims it spans.

@@ -35,6 +35,9 @@ using Axes = SmallVector<StringRef, 2>;
 struct ValueState {
   SmallVector<Axes> dims;
   Axes partial;
+  /// The reduction that combines the partial values (ShardingAttr's
+  /// partial kind: the reduction factor's combiner).
+  StringRef partialKind = "sum";
   /// Lower is stronger: seeds are 0, then the round the value was reached.
   int priority = 0;
   bool fixed = false; ///< a seed: never changed
@@ -49,6 +52,7 @@ public:
     for (unsigned d = 0; d < sharding.getDims().size(); ++d)
       s.dims.push_back(Axes(sharding.axesOf(d)));
     s.partial = Axes(sharding.partialAxes());
+    s.partialKind = sharding.getPartialKind();
     s.fixed = true;
     states[v] = s;
   }
@@ -196,8 +200,10 @@ bool Propagator::propagate(Operation *op, const ShardingRule &rule,
     if (isResult)
       for (size_t f = 0; f < numFactors; ++f)
         if (rule.factors[f].kind == FactorKind::Reduction &&
-            !inResults.contains(f))
+            !inResults.contains(f) && !factorAxes[f].empty()) {
           next.partial.append(factorAxes[f].begin(), factorAxes[f].end());
+          next.partialKind = rule.factors[f].combiner;
+        }
     bool anything = !next.partial.empty() ||
                     llvm::any_of(next.dims, [](const Axes &a) {
                       return !a.empty();
@@ -215,7 +221,9 @@ bool Propagator::propagate(Operation *op, const ShardingRule &rule,
     if (cur.fixed || cur.dims.size() != next.dims.size())
       return;
     // Refinement: every dim equal, or empty before; partial sums equal.
-    bool refines = cur.partial == next.partial, grows = false;
+    bool refines = cur.partial == next.partial &&
+                   cur.partialKind == next.partialKind,
+         grows = false;
     for (auto [a, b] : llvm::zip(cur.dims, next.dims)) {
       if (a == b)
         continue;
@@ -322,8 +330,9 @@ void DistPropagatePass::runOnOperation() {
           axes.push_back(StringAttr::get(ctx, a));
         partial = ArrayAttr::get(ctx, axes);
       }
-      return dist::ShardingAttr::get(ctx, meshRef, ArrayAttr::get(ctx, dims),
-                                     partial);
+      return dist::ShardingAttr::get(meshRef, ArrayAttr::get(ctx, dims),
+                                     partial,
+                                     s ? s->partialKind : StringRef("sum"));
     };
     for (BlockArgument arg : func.getArguments())
       if (isa<ShapedType>(arg.getType()))

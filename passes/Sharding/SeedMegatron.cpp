@@ -156,29 +156,6 @@ int64_t padToMultiple(Operation *user, unsigned index, int64_t dim,
   return padded;
 }
 
-/// Gathers by `gather`'s ids with the negative ones wrapped by `rows` (as
-/// ONNX Gather wraps them by the table's own rows, before it was padded).
-void wrapNegativeIds(graph::GatherOp gather, int64_t rows) {
-  Value ids = gather.getIndices();
-  auto type = cast<RankedTensorType>(ids.getType());
-  Type elem = type.getElementType();
-  if (elem.isUnsignedInteger())
-    return;
-  OpBuilder b(gather);
-  Location loc = gather.getLoc();
-  auto scalar = [&](int64_t v) {
-    return b.create<graph::ConstantOp>(
-        loc, DenseElementsAttr::get(RankedTensorType::get({}, elem),
-                                    b.getIntegerAttr(elem, v)));
-  };
-  Value negative = b.create<graph::LessOp>(loc, type.clone(b.getI1Type()),
-                                           ids, scalar(0));
-  Value shifted = b.create<graph::AddOp>(loc, type, ids, scalar(rows));
-  Value wrapped =
-      b.create<graph::WhereOp>(loc, type, negative, shifted, ids);
-  gather.getIndicesMutable().assign(wrapped);
-}
-
 } // namespace
 
 bool shardc::isVocabularyEmbedding(graph::GatherOp gather) {
@@ -337,14 +314,10 @@ void DistSeedMegatronPass::runOnOperation() {
       // A vocabulary that tp does not divide is padded with zero rows
       // (no token id reaches them).
       if (!wholeEmbedding && isVocabularyEmbedding(gather)) {
-        int64_t rows = cast<RankedTensorType>(gather.getData().getType())
-                           .getDimSize(0);
-        int64_t padded = padToMultiple(op, 0, 0, tp);
-        if (!padded)
+        // (dist-partition checks and wraps ids by the real rows, which
+        // dist.padded_from keeps.)
+        if (!padToMultiple(op, 0, 0, tp))
           continue;
-        // Negative ids count from the vocabulary's end, not the padding's.
-        if (padded != rows)
-          wrapNegativeIds(gather, rows);
         seed(op, 0, sharding(2, 0));
       }
       continue;

@@ -339,7 +339,7 @@ void shardc::printPlanReport(raw_ostream &os, StringRef model,
     unsigned n = 0;
     std::map<std::string, std::pair<unsigned, uint64_t>> byKind;
     func.walk([&](Operation *op) {
-      StringRef kind;
+      StringRef kind, reduction;
       int64_t group = 1;
       uint64_t bytes = 0, traffic = 0;
       auto tensorBytes = [](Value v) {
@@ -348,6 +348,7 @@ void shardc::printPlanReport(raw_ostream &os, StringRef model,
       };
       if (auto c = dyn_cast<kern::AllReduceOp>(op)) {
         kind = "all_reduce";
+        reduction = c.getKind();
         group = c.getGroupSize();
         bytes = tensorBytes(c.getInput());
         traffic = 2 * bytes * (group - 1) / group;
@@ -358,6 +359,7 @@ void shardc::printPlanReport(raw_ostream &os, StringRef model,
         traffic = bytes * (group - 1) / group;
       } else if (auto c = dyn_cast<kern::ReduceScatterOp>(op)) {
         kind = "reduce_scatter";
+        reduction = c.getKind();
         group = c.getGroupSize();
         bytes = tensorBytes(c.getInput());
         traffic = bytes * (group - 1) / group;
@@ -400,7 +402,11 @@ void shardc::printPlanReport(raw_ostream &os, StringRef model,
                         : op->getOperand(0);
       os << "    " << llvm::left_justify(kind, 15)
          << llvm::left_justify(shapeText(shown.getType()), 22)
-         << " group " << group << ": tensor " << bytesText(bytes)
+         << " group " << group
+         << (reduction.empty() || reduction == "sum"
+                 ? std::string()
+                 : ", " + reduction.str())
+         << ": tensor " << bytesText(bytes)
          << ", moves " << bytesText(traffic) << "\n";
     });
     os << "    " << n << " collectives";

@@ -38,9 +38,9 @@ static FailureOr<int64_t> group(Operation *op, FlatSymbolRefAttr meshName,
 }
 
 static LogicalResult verifyKind(Operation *op, StringRef kind) {
-  if (kind != "sum" && kind != "max" && kind != "min")
-    return op->emitOpError("kind '") << kind
-                                     << "': expected sum, max or min";
+  if (kind != "sum" && kind != "max" && kind != "min" && kind != "prod")
+    return op->emitOpError("kind '")
+           << kind << "': expected sum, max, min or prod";
   return success();
 }
 

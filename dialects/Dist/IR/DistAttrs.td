@@ -13,10 +13,16 @@ def Dist_ShardingAttr : AttrDef<Dist_Dialect, "Sharding"> {
   let description = [{
     `dims` has one entry per tensor dim: the mesh axes the dim is split over,
     major to minor (`[]`: not split). `partial` lists the axes along which
-    each rank holds a partial sum of the tensor.
+    each rank holds a partial value of the tensor, and `partial_kind` the
+    reduction that combines the partial values into the tensor (upstream
+    MLIR mesh's partial type): `sum`, `max`, `min`, `prod`, or `mean`, where
+    each rank holds the sum of its part and the combined sum is divided by
+    the whole count (a mean's partial state is (sum, count), not a mean).
+    `sum` is the default and is not printed.
 
       #dist.sharding<@mesh, [["tp"], []]>                  rows split over tp
       #dist.sharding<@mesh, [[], []], partial = ["tp"]>    partial sums over tp
+      #dist.sharding<@mesh, [[], []], partial = max ["tp"]>  partial maxima
       #dist.sharding<@mesh, [["dp", "tp"], []]>            rows over dp x tp
 
     An axis appears at most once in a sharding. Whether the dims divide and
@@ -25,14 +31,26 @@ def Dist_ShardingAttr : AttrDef<Dist_Dialect, "Sharding"> {
   }];
   let parameters = (ins "::mlir::FlatSymbolRefAttr":$mesh,
                         "::mlir::ArrayAttr":$dims,
-                        OptionalParameter<"::mlir::ArrayAttr">:$partial);
-  let assemblyFormat = "`<` $mesh `,` $dims (`,` `partial` `=` $partial^)? `>`";
+                        OptionalParameter<"::mlir::ArrayAttr">:$partial,
+                        StringRefParameter<"the reduction of the partial "
+                                           "values", "\"sum\"">:$partial_kind);
+  let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
+  let builders = [
+    AttrBuilderWithInferredContext<(ins "::mlir::FlatSymbolRefAttr":$mesh,
+                                        "::mlir::ArrayAttr":$dims,
+                                        CArg<"::mlir::ArrayAttr", "{}">:$partial,
+                                        CArg<"::llvm::StringRef", "\"sum\"">:$partialKind), [{
+      return $_get(mesh.getContext(), mesh, dims, partial, partialKind);
+    }]>
+  ];
   let extraClassDeclaration = [{
     /// The axes of tensor dim `dim`.
     llvm::SmallVector<llvm::StringRef> axesOf(unsigned dim) const;
-    /// The partial-sum axes.
+    /// The partial axes (combined by `getPartialKind()`).
     llvm::SmallVector<llvm::StringRef> partialAxes() const;
+    /// Whether `kind` names a reduction that combines partial values.
+    static bool isPartialKind(llvm::StringRef kind);
     /// No dim split and no partial sums.
     bool isReplicated() const;
     /// Checks the sharding against a tensor of `type` on `mesh`: one entry

@@ -15,12 +15,57 @@ static SmallVector<StringRef> strings(ArrayAttr array) {
   return out;
 }
 
+bool ShardingAttr::isPartialKind(StringRef kind) {
+  return kind == "sum" || kind == "max" || kind == "min" || kind == "prod" ||
+         kind == "mean";
+}
+
+/// #dist.sharding<@mesh, [["tp"], []], partial = max ["tp"]>: the kind is
+/// printed before the partial axes unless it is "sum".
+Attribute ShardingAttr::parse(AsmParser &parser, Type) {
+  FlatSymbolRefAttr mesh;
+  ArrayAttr dims, partial;
+  std::string kind = "sum";
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseLess() || parser.parseAttribute(mesh) ||
+      parser.parseComma() || parser.parseAttribute(dims))
+    return {};
+  if (succeeded(parser.parseOptionalComma())) {
+    if (parser.parseKeyword("partial") || parser.parseEqual())
+      return {};
+    StringRef word;
+    if (succeeded(parser.parseOptionalKeyword(&word)))
+      kind = word.str();
+    if (parser.parseAttribute(partial))
+      return {};
+  }
+  if (parser.parseGreater())
+    return {};
+  return ShardingAttr::getChecked([&] { return parser.emitError(loc); },
+                                  parser.getContext(), mesh, dims, partial,
+                                  StringRef(kind));
+}
+
+void ShardingAttr::print(AsmPrinter &printer) const {
+  printer << "<" << getMesh() << ", " << getDims();
+  if (getPartial()) {
+    printer << ", partial = ";
+    if (getPartialKind() != "sum")
+      printer << getPartialKind() << " ";
+    printer << getPartial();
+  }
+  printer << ">";
+}
+
 LogicalResult
 ShardingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                      FlatSymbolRefAttr mesh, ArrayAttr dims,
-                     ArrayAttr partial) {
+                     ArrayAttr partial, StringRef partialKind) {
   if (!mesh)
     return emitError() << "a sharding needs a mesh";
+  if (!isPartialKind(partialKind))
+    return emitError() << "unknown partial kind '" << partialKind
+                       << "' (expected sum, max, min, prod or mean)";
   llvm::StringSet<> seen;
   auto checkAxes = [&](ArrayAttr axes, const Twine &where) -> LogicalResult {
     for (Attribute a : axes) {
@@ -104,7 +149,6 @@ ShardingAttr shardc::dist::splitAlong(MeshOp mesh, int64_t rank, int64_t dim,
   SmallVector<Attribute> dims;
   for (int64_t d = 0; d < rank; ++d)
     dims.push_back(d == dim ? b.getStrArrayAttr({axis}) : b.getArrayAttr({}));
-  return ShardingAttr::get(mesh.getContext(),
-                           FlatSymbolRefAttr::get(mesh.getSymNameAttr()),
-                           b.getArrayAttr(dims), ArrayAttr());
+  return ShardingAttr::get(FlatSymbolRefAttr::get(mesh.getSymNameAttr()),
+                           b.getArrayAttr(dims));
 }

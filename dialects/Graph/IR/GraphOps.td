@@ -279,6 +279,8 @@ def Graph_BatchNormOp : Graph_Op<"batch_norm"> {
 def Graph_ReduceMeanOp : Graph_ReduceOp<"reduce_mean", "ReduceMean">;
 def Graph_ReduceSumOp : Graph_ReduceOp<"reduce_sum", "ReduceSum">;
 def Graph_ReduceMaxOp : Graph_ReduceOp<"reduce_max", "ReduceMax">;
+def Graph_ReduceMinOp : Graph_ReduceOp<"reduce_min", "ReduceMin">;
+def Graph_ReduceProdOp : Graph_ReduceOp<"reduce_prod", "ReduceProd">;
 
 def Graph_EinsumOp : Graph_Op<"einsum"> {
   let summary = "Einstein summation with an explicit or implicit output";
@@ -340,8 +342,17 @@ def Graph_SliceOp : Graph_Op<"slice"> {
 
 def Graph_GatherOp : Graph_Op<"gather"> {
   let summary = "take slices along `axis` at the given indices (negative wraps)";
+  let description = [{
+    An index outside [-n, n) (n: `data`'s size along `axis`) fails the run.
+
+    With `part = array<i64: rows, offset>` (dist-partition's vocab-parallel
+    lookup), `data` holds rows [offset, offset + n) of a table of `rows`
+    rows along `axis`: indices are checked against [-rows, rows) and wrap by
+    `rows`, as the whole table's gather would, and an index outside this
+    part gives zeros (the parts are summed after).
+  }];
   let arguments = (ins Graph_Tensor:$data, Graph_IndexTensor:$indices,
-                       I64Attr:$axis);
+                       I64Attr:$axis, OptionalAttr<DenseI64ArrayAttr>:$part);
   let results = (outs Graph_Tensor:$output);
   let assemblyFormat = "$data `,` $indices attr-dict `:` type($data) `,` type($indices) `->` type($output)";
   let hasFolder = 1;

@@ -5,9 +5,12 @@
 //   gemm    the same with transposes; the bias C broadcasts onto [m, n]
 //   einsum  a factor per letter: letters missing from the output are sum
 //           reductions
-//   reduce_sum / reduce_max: reduced dims are sum / max reductions;
-//   reduce_mean's need replication (a mean of partial means is not the
-//   mean unless every rank holds the same count: kept simple and exact)
+//   reduce_sum / max / min / prod: reduced dims are reductions combined by
+//   the same reduction (partial values of that kind);
+//   reduce_mean of floats: a "mean" reduction, whose partial state is
+//   (sum, count): dist-partition sums locally, sums the sums and divides by
+//   the whole count (a mean of partial means would be wrong for uneven
+//   parts); of other types, the reduced dims need replication
 //   softmax, log_softmax: the axis needs replication
 //   layer_norm, rms_norm (FusedSharding.cpp), batch_norm: the normalized
 //   dims need replication; batch_norm normalizes per channel with
@@ -164,8 +167,16 @@ static std::optional<ShardingRule> reduceSum(Operation *o) {
 static std::optional<ShardingRule> reduceMax(Operation *o) {
   return reduction<ReduceMaxOp>(o, "max");
 }
+static std::optional<ShardingRule> reduceMin(Operation *o) {
+  return reduction<ReduceMinOp>(o, "min");
+}
+static std::optional<ShardingRule> reduceProd(Operation *o) {
+  return reduction<ReduceProdOp>(o, "prod");
+}
 static std::optional<ShardingRule> reduceMean(Operation *o) {
-  return reduction<ReduceMeanOp>(o, "");
+  Type elem = typeOf(o->getResult(0)).getElementType();
+  return reduction<ReduceMeanOp>(o, elem.isF32() || elem.isF64() ? "mean"
+                                                                  : "");
 }
 
 template <typename Op>
@@ -236,6 +247,8 @@ void shardc::graph::attachLinalgShardingRules(MLIRContext *ctx) {
   attachRule<einsum, EinsumOp>(ctx);
   attachRule<reduceSum, ReduceSumOp>(ctx);
   attachRule<reduceMax, ReduceMaxOp>(ctx);
+  attachRule<reduceMin, ReduceMinOp>(ctx);
+  attachRule<reduceProd, ReduceProdOp>(ctx);
   attachRule<reduceMean, ReduceMeanOp>(ctx);
   attachRule<softmax<SoftmaxOp>, SoftmaxOp>(ctx);
   attachRule<softmax<LogSoftmaxOp>, LogSoftmaxOp>(ctx);

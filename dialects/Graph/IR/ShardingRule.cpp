@@ -15,6 +15,9 @@ using namespace shardc::graph;
 
 int64_t ShardingRule::addFactor(int64_t size, FactorKind kind,
                                 StringRef combiner) {
+  // A reduction says how its partial values combine; sum unless told.
+  if (kind == FactorKind::Reduction && combiner.empty())
+    combiner = "sum";
   factors.push_back({size, kind, combiner});
   return static_cast<int64_t>(factors.size()) - 1;
 }

@@ -24,7 +24,9 @@ enum class FactorKind {
   /// Split it, and each rank computes its slice of the result.
   Parallel,
   /// Split it, and each rank holds a partial result: `combiner` ("sum",
-  /// "max", "min") over the group restores it.
+  /// "max", "min", "prod"; "mean": each rank holds the sum of its part,
+  /// divided by the whole count after the sum) over the group restores it.
+  /// The combiner must be exact: a reduction with none is NeedReplication.
   Reduction,
   /// Must be whole on every rank (a softmax axis, a window, a gathered dim).
   NeedReplication,
@@ -45,7 +47,8 @@ public:
   llvm::SmallVector<ShardingFactor> factors;
   llvm::SmallVector<ValueFactors> operands, results;
 
-  /// Adds a factor and returns its index.
+  /// Adds a factor and returns its index (a reduction without a combiner
+  /// sums).
   int64_t addFactor(int64_t size, FactorKind kind,
                     llvm::StringRef combiner = "");
 

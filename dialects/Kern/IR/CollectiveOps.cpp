@@ -30,8 +30,9 @@ static LogicalResult verifyCollective(Op op, int64_t outPerIn,
 }
 
 static LogicalResult verifyKind(Operation *op, StringRef kind) {
-  if (kind != "sum" && kind != "max" && kind != "min")
-    return op->emitOpError("kind '") << kind << "': expected sum, max or min";
+  if (kind != "sum" && kind != "max" && kind != "min" && kind != "prod")
+    return op->emitOpError("kind '")
+           << kind << "': expected sum, max, min or prod";
   return success();
 }
 

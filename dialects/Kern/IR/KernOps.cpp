@@ -105,7 +105,8 @@ LogicalResult ReduceOp::verify() {
   if (getOutputs().size() != 1)
     return emitOpError("has one output");
   StringRef kind = getKind();
-  if (kind != "sum" && kind != "max" && kind != "min" && kind != "mean")
+  if (kind != "sum" && kind != "max" && kind != "min" && kind != "mean" &&
+      kind != "prod")
     return emitOpError("unknown reduction kind '") << kind << "'";
   auto outLayout = cast<DenseI64ArrayAttr>(getLayouts()[getInputs().size()]);
   for (int64_t d : getReduceDims()) {

@@ -14,13 +14,19 @@ def Kern_GatherOp : Kern_RuntimeOp<"gather"> {
     copied by size). `indices` are i32 or i64; negative ones count from the
     end, out-of-range ones fail the run.
 
+    With `part = array<i64: rows, offset>` (graph.gather's), `data` is rows
+    [offset, offset + n) of a table of `rows` rows: indices are checked
+    against [-rows, rows) and wrap by `rows`, and one outside the part gives
+    a row of zeros (sc_gather_part).
+
     ```mlir
     kern.gather %data, %indices into %y {axis = 0 : i64}
       : memref<512x64xf32>, memref<1x16xi64> into memref<1x16x64xf32>
     ```
   }];
   let arguments = (ins Kern_In:$data, Kern_In:$indices, Kern_Out:$y,
-                       Kern_I64Attr:$axis);
+                       Kern_I64Attr:$axis,
+                       OptionalAttr<DenseI64ArrayAttr>:$part);
   let assemblyFormat = [{
     $data `,` $indices `into` $y attr-dict `:` type($data) `,` type($indices)
     `into` type($y)

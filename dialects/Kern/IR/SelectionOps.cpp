@@ -33,13 +33,18 @@ LogicalResult GatherOp::verify() {
   return success();
 }
 
-StringRef GatherOp::getRuntimeCallee() { return "sc_gather"; }
+StringRef GatherOp::getRuntimeCallee() {
+  return getPart() ? "sc_gather_part" : "sc_gather";
+}
 
 // sc_gather(data desc, data, idx desc, idx, y, axis)
+// sc_gather_part(data desc, data, idx desc, idx, y, axis, rows, offset)
 void GatherOp::getRuntimeArgs(SmallVectorImpl<RuntimeArg> &args) {
   args.append({RuntimeArg::desc(getData()), RuntimeArg::ptr(getData()),
                RuntimeArg::desc(getIndices()), RuntimeArg::ptr(getIndices()),
                RuntimeArg::ptr(getY()), RuntimeArg::i64(getAxis())});
+  if (std::optional<ArrayRef<int64_t>> part = getPart())
+    args.append({RuntimeArg::i64((*part)[0]), RuntimeArg::i64((*part)[1])});
 }
 
 //===----------------------------------------------------------------------===//

@@ -283,6 +283,8 @@ void shardc::kern::addLinalgLowerings(LoweringTable &t) {
   reduction<graph::ReduceSumOp>(t, "sum");
   reduction<graph::ReduceMeanOp>(t, "mean");
   reduction<graph::ReduceMaxOp>(t, "max");
+  reduction<graph::ReduceMinOp>(t, "min");
+  reduction<graph::ReduceProdOp>(t, "prod");
   addLowering<graph::EinsumOp>(t, [](graph::EinsumOp op, KernLowering &l) {
     SmallVector<Value> ins;
     for (Value v : op.getInputs())

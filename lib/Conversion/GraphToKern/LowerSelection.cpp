@@ -15,7 +15,8 @@ void shardc::kern::addSelectionLowerings(LoweringTable &t) {
     Value out = l.result(op.getOutput());
     Value data = l.get(op.getData());
     Value indices = l.get(op.getIndices());
-    l.b.create<GatherOp>(op.getLoc(), data, indices, out, op.getAxis());
+    l.b.create<GatherOp>(op.getLoc(), data, indices, out, op.getAxis(),
+                         op.getPartAttr());
     return success();
   });
   addLowering<graph::TopKOp>(t, [](graph::TopKOp op, KernLowering &l) {

@@ -2,6 +2,8 @@
 
 #include "Importer.h"
 
+#include "dialects/Graph/IR/GraphOps.h"
+
 using namespace mlir;
 using onnx::TensorProto;
 
@@ -138,6 +140,100 @@ static LogicalResult importReduceL2(NodeContext &c) {
   return c.status();
 }
 
+// Reductions that are a map, then a sum, then maybe a unary op:
+//   ReduceSumSquare  reduce_sum(x * x)
+//   ReduceL1         reduce_sum(abs(x))
+//   ReduceLogSum     log(reduce_sum(x))
+// (each partitions as a sum over a split reduced dim).
+static LogicalResult importMappedSum(NodeContext &c, StringRef map,
+                                     StringRef after) {
+  std::optional<ReduceAxes> r = reduceAxes(c, 18);
+  if (!r)
+    return failure();
+  Value x = c.in(0);
+  if (r->noop) {
+    // The reference applies the map, not the reduction, with no axes.
+    if (map == "square")
+      c.create("mul", {x, x});
+    else if (map == "abs")
+      c.create("abs", {x});
+    else if (after == "log")
+      c.create("log", {x});
+    else
+      c.create("identity", {x});
+    return c.status();
+  }
+  Operation *mapped = map == "square" ? c.create("mul", {x, x})
+                      : map == "abs"  ? c.create("abs", {x})
+                                      : nullptr;
+  if (mapped)
+    x = mapped->getResult(0);
+  else if (c.failed())
+    return failure();
+  Operation *sum = c.create("reduce_sum", {x},
+                            {c.array("axes", r->axes),
+                             c.boolean("keepdims", c.getInt("keepdims", 1))});
+  if (!sum)
+    return failure();
+  if (!after.empty())
+    c.create(after, {sum->getResult(0)});
+  return c.status();
+}
+
+// ReduceLogSumExp, computed stably as ONNX's reference does: with m the
+// maximum over the axes (0 where it is infinite), log(sum(exp(x - m))) + m.
+// Over a split axis its partial state is (max, sum of exponentials): the
+// maximum is combined first, then the sum.
+static LogicalResult importReduceLogSumExp(NodeContext &c) {
+  std::optional<ReduceAxes> r = reduceAxes(c, 18);
+  if (!r)
+    return failure();
+  Value x = c.in(0);
+  if (r->noop) {
+    c.create("identity", {x});
+    return c.status();
+  }
+  bool keep = c.getInt("keepdims", 1);
+  Type elem = c.type(0).getElementType();
+  if (!isa<FloatType>(elem))
+    return c.fail("ReduceLogSumExp of a non-float tensor is not supported");
+  Value zero = c.b.create<graph::ConstantOp>(
+      c.loc, DenseElementsAttr::get(RankedTensorType::get({}, elem),
+                                    c.b.getFloatAttr(elem, 0.0)));
+  // m with and without the reduced dims; a finite m is the one m - m == 0.
+  auto finiteMax = [&](bool keepdims) -> Value {
+    Operation *m = c.create("reduce_max", {x},
+                            {c.array("axes", r->axes),
+                             c.boolean("keepdims", keepdims)});
+    if (!m)
+      return {};
+    Value mv = m->getResult(0);
+    Operation *diff = c.create("sub", {mv, mv});
+    Operation *finite =
+        diff ? c.create("equal", {diff->getResult(0), zero}) : nullptr;
+    Operation *fixed =
+        finite ? c.create("where", {finite->getResult(0), mv, zero})
+               : nullptr;
+    return fixed ? fixed->getResult(0) : Value();
+  };
+  Value mKept = finiteMax(true);
+  if (!mKept)
+    return failure();
+  Value mOut = keep ? mKept : finiteMax(false);
+  if (!mOut)
+    return failure();
+  Operation *shifted = c.create("sub", {x, mKept});
+  Operation *e = shifted ? c.create("exp", {shifted->getResult(0)}) : nullptr;
+  Operation *sum =
+      e ? c.create("reduce_sum", {e->getResult(0)},
+                   {c.array("axes", r->axes), c.boolean("keepdims", keep)})
+        : nullptr;
+  Operation *log = sum ? c.create("log", {sum->getResult(0)}) : nullptr;
+  if (log)
+    c.create("add", {log->getResult(0), mOut});
+  return c.status();
+}
+
 static LogicalResult importQuantize(NodeContext &c, bool quantize) {
   if (c.getInt("block_size", 0))
     return c.fail("blocked quantization (block_size) is not supported");
@@ -207,6 +303,22 @@ void registerMathOps(HandlerMap &map) {
     return importReduce(c, "reduce_sum", 13);
   };
   map["ReduceL2"] = importReduceL2;
+  map["ReduceMin"] = [](NodeContext &c) {
+    return importReduce(c, "reduce_min", 18);
+  };
+  map["ReduceProd"] = [](NodeContext &c) {
+    return importReduce(c, "reduce_prod", 18);
+  };
+  map["ReduceSumSquare"] = [](NodeContext &c) {
+    return importMappedSum(c, "square", "");
+  };
+  map["ReduceL1"] = [](NodeContext &c) {
+    return importMappedSum(c, "abs", "");
+  };
+  map["ReduceLogSum"] = [](NodeContext &c) {
+    return importMappedSum(c, "", "log");
+  };
+  map["ReduceLogSumExp"] = importReduceLogSumExp;
   map["Einsum"] = [](NodeContext &c) {
     SmallVector<Value> inputs;
     for (int i = 0; i < c.numInputs(); ++i)

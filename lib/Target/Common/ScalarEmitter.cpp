@@ -104,6 +104,8 @@ target::ReduceForm target::reduceForm(StringRef kind, Type elem) {
   std::string init;
   if (kind == "sum" || kind == "mean")
     init = "0";
+  else if (kind == "prod")
+    init = "1";
   else if (elem.isInteger(1))
     init = kind == "max" ? "false" : "true";
   else if (isa<FloatType>(bodyT))
@@ -122,6 +124,8 @@ std::string target::reduceCombine(StringRef kind, Type elem,
                                   const std::string &v) {
   if (kind == "sum" || kind == "mean")
     return "(" + acc + " + " + v + ")";
+  if (kind == "prod")
+    return "(" + acc + " * " + v + ")";
   Type bodyT = kern::bodyType(elem);
   std::string cmp = kind == "max" ? ">" : "<";
   std::string lhs = v, rhs = acc;

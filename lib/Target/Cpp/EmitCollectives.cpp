@@ -23,9 +23,10 @@ using namespace shardc;
 using namespace shardc::target;
 
 static std::string reduceKind(StringRef kind) {
-  return kind == "max"   ? "SC_REDUCE_MAX"
-         : kind == "min" ? "SC_REDUCE_MIN"
-                         : "SC_REDUCE_SUM";
+  return kind == "max"    ? "SC_REDUCE_MAX"
+         : kind == "min"  ? "SC_REDUCE_MIN"
+         : kind == "prod" ? "SC_REDUCE_PROD"
+                          : "SC_REDUCE_SUM";
 }
 
 LogicalResult CppEmitter::emitCollective(Operation *op, bool cuda) {

@@ -127,6 +127,7 @@ void sc_comm_free(sc_comm *comm);
 #define SC_REDUCE_SUM 0
 #define SC_REDUCE_MAX 1
 #define SC_REDUCE_MIN 2
+#define SC_REDUCE_PROD 3
 /* ctx->comms[axis], or NULL after sc_fail when the rank has no such axis. */
 sc_comm *sc_ctx_comm(const sc_rank_ctx *ctx, int32_t axis);
 /* out = in combined over the group (in == out allowed). */
@@ -230,6 +231,13 @@ void sc_layer_norm(const sc_desc *x, const void *xp, const void *scale,
  * calls sc_fail. Any dtype (copied by element size). */
 void sc_gather(const sc_desc *data, const void *dp, const sc_desc *idx,
                const void *ip, void *y, int64_t axis);
+/* Gather from rows [offset, offset + n) of a table of `rows` rows along axis
+ * (a vocab-parallel lookup): indices are checked against [-rows, rows) with
+ * sc_gather's message and wrap by `rows`; one outside the part gives a row
+ * of zeros. */
+void sc_gather_part(const sc_desc *data, const void *dp, const sc_desc *idx,
+                    const void *ip, void *y, int64_t axis, int64_t rows,
+                    int64_t offset);
 /* TopK along axis; values have x's dtype, indices int64. Ties: lower index
  * first. sorted=0 may still sort. */
 void sc_topk(const sc_desc *x, const void *xp, void *values, int64_t *indices,

@@ -32,6 +32,7 @@ bool shardc::rt::reduceOpOf(int32_t kind, ReduceOp &op, const char *what) {
   case SC_REDUCE_SUM: op = ReduceOp::Sum; return true;
   case SC_REDUCE_MAX: op = ReduceOp::Max; return true;
   case SC_REDUCE_MIN: op = ReduceOp::Min; return true;
+  case SC_REDUCE_PROD: op = ReduceOp::Prod; return true;
   default: sc_fail("%s: unknown reduction %d", what, kind); return false;
   }
 }

@@ -45,7 +45,10 @@
 
 namespace shardc::rt {
 
-enum class ReduceOp { Sum, Max, Min };
+/// Max and min of floating-point values propagate NaN (as a kernel on one
+/// rank does: a NaN anywhere in the group gives NaN), which MPI_MAX and
+/// ncclMax do not promise.
+enum class ReduceOp { Sum, Max, Min, Prod };
 
 class Communicator {
 public:

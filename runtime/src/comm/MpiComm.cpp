@@ -39,15 +39,51 @@ void halfOp(void *in, void *inout, int *len, MPI_Datatype *) {
   uint16_t *b = static_cast<uint16_t *>(inout);
   for (int i = 0; i < *len; ++i) {
     float x = ToF(a[i]), y = ToF(b[i]);
-    float r = Kind == 0 ? x + y
-              : Kind == 1 ? (x != x || x > y ? x : y)  // NaN wins
-                          : (x != x || x < y ? x : y);
+    float r = Kind == 0   ? x + y
+              : Kind == 1 ? (x != x || x > y ? x : y) // NaN wins
+              : Kind == 2 ? (x != x || x < y ? x : y)
+                          : x * y;
     b[i] = FromF(r);
   }
 }
 
+//===----------------------------------------------------------------------===//
+// float / double max and min: MPI_MAX and MPI_MIN do not say what a NaN
+// does (Open MPI's `a > b ? a : b` drops it when it comes first), while a
+// reduction on one rank propagates it. These ops make a NaN in any rank's
+// value the result, as the generated reduction kernels do.
+//===----------------------------------------------------------------------===//
+
+template <typename T, bool Max>
+void nanPropagatingOp(void *in, void *inout, int *len, MPI_Datatype *) {
+  const T *a = static_cast<const T *>(in);
+  T *b = static_cast<T *>(inout);
+  for (int i = 0; i < *len; ++i) {
+    T x = a[i], y = b[i];
+    if (y != y)
+      continue;
+    b[i] = x != x || (Max ? x > y : x < y) ? x : y;
+  }
+}
+
+struct FloatOps {
+  MPI_Op op[2][2]; // [float, double][max, min]
+};
+
+const FloatOps &floatOps() {
+  static FloatOps ops = [] {
+    FloatOps f;
+    MPI_Op_create(nanPropagatingOp<float, true>, 1, &f.op[0][0]);
+    MPI_Op_create(nanPropagatingOp<float, false>, 1, &f.op[0][1]);
+    MPI_Op_create(nanPropagatingOp<double, true>, 1, &f.op[1][0]);
+    MPI_Op_create(nanPropagatingOp<double, false>, 1, &f.op[1][1]);
+    return f;
+  }();
+  return ops;
+}
+
 struct HalfOps {
-  MPI_Op op[2][3]; // [f16, bf16][sum, max, min]
+  MPI_Op op[2][4]; // [f16, bf16][sum, max, min, prod]
 };
 
 const HalfOps &halfOps() {
@@ -56,9 +92,11 @@ const HalfOps &halfOps() {
     MPI_Op_create(halfOp<sc_h2f, sc_f2h, 0>, 1, &h.op[0][0]);
     MPI_Op_create(halfOp<sc_h2f, sc_f2h, 1>, 1, &h.op[0][1]);
     MPI_Op_create(halfOp<sc_h2f, sc_f2h, 2>, 1, &h.op[0][2]);
+    MPI_Op_create(halfOp<sc_h2f, sc_f2h, 3>, 1, &h.op[0][3]);
     MPI_Op_create(halfOp<sc_bf2f, sc_f2bf, 0>, 1, &h.op[1][0]);
     MPI_Op_create(halfOp<sc_bf2f, sc_f2bf, 1>, 1, &h.op[1][1]);
     MPI_Op_create(halfOp<sc_bf2f, sc_f2bf, 2>, 1, &h.op[1][2]);
+    MPI_Op_create(halfOp<sc_bf2f, sc_f2bf, 3>, 1, &h.op[1][3]);
     return h;
   }();
   return ops;
@@ -340,7 +378,12 @@ private:
       o = *op == ReduceOp::Max ? MPI_LOR : MPI_LAND;
       return {};
     }
-    o = k == 0 ? MPI_SUM : k == 1 ? MPI_MAX : MPI_MIN;
+    bool isFloat = dtype == fmt::kF32 || dtype == fmt::kF64;
+    if (isFloat && (*op == ReduceOp::Max || *op == ReduceOp::Min)) {
+      o = floatOps().op[dtype == fmt::kF64][*op == ReduceOp::Min];
+      return {};
+    }
+    o = k == 0 ? MPI_SUM : k == 1 ? MPI_MAX : k == 2 ? MPI_MIN : MPI_PROD;
     return {};
   }
   /// Checks the call (prepare), then makes it with the datatype and op and

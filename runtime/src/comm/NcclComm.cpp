@@ -438,7 +438,12 @@ private:
                    ncclDataType_t &t, ncclRedOp_t &o) const {
     if (Status s = usable(what, stream); s.failed())
       return s;
-    o = op == ReduceOp::Sum ? ncclSum : op == ReduceOp::Max ? ncclMax : ncclMin;
+    // ncclMax and ncclMin do not promise NaN propagation
+    // (docs/gpu-validation.md lists it among what a GPU session checks).
+    o = op == ReduceOp::Sum   ? ncclSum
+        : op == ReduceOp::Max ? ncclMax
+        : op == ReduceOp::Min ? ncclMin
+                              : ncclProd;
     switch (dtype) {
     case fmt::kF32: t = ncclFloat32; return {};
     case fmt::kF64: t = ncclFloat64; return {};
@@ -451,7 +456,7 @@ private:
     case fmt::kI64: t = ncclInt64; return {};
     case fmt::kU64: t = ncclUint64; return {};
     case fmt::kBool:
-      // 0 / 1 bytes: max is or, min is and.
+      // 0 / 1 bytes: max is or, min (and prod) is and.
       if (op == ReduceOp::Sum)
         return invalid(std::string(what) + ": no sum of booleans");
       t = ncclUint8;

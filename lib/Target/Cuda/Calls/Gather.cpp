@@ -23,6 +23,11 @@ FailureOr<Kernel> calls::gather(kern::GatherOp op, StringRef name) {
   int64_t total = outer * nidx * row;
   std::string word = wordType(wb),
               I = indexType(std::max(total, outer * n * row));
+  int64_t rows = n, offset = 0;
+  if (std::optional<ArrayRef<int64_t>> part = op.getPart()) {
+    rows = (*part)[0];
+    offset = (*part)[1];
+  }
   w.launchOver(total);
   w.body = "  // rows of " + std::to_string(rowBytes) + " bytes as " +
            std::to_string(row) + " words of " + std::to_string(wb) + "\n" +
@@ -31,7 +36,8 @@ FailureOr<Kernel> calls::gather(kern::GatherOp op, StringRef name) {
            w.param(op.getDataMutable()) + "), " +
            w.param(op.getIndicesMutable()) + ", reinterpret_cast<" + word +
            " *>(" + w.param(op.getYMutable()) + "), " + lit(outer) + ", " +
-           lit(n) + ", " + lit(nidx) + ", " + lit(row) + ");\n";
+           lit(n) + ", " + lit(nidx) + ", " + lit(row) + ", " +
+           std::to_string(rows) + "LL, " + std::to_string(offset) + "LL);\n";
   w.finish(w.blockSize, w.gridSize,
            "gather " + dimsText(ds) + " along axis " + std::to_string(axis) +
                " by " + dimsText(shape(idx)));

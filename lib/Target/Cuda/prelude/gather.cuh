@@ -6,16 +6,20 @@
 // length), one word per thread, so a warp reads consecutive words of a row
 // (an embedding lookup reads whole rows, coalesced).
 //
-// Indices are int32 or int64; negative ones wrap once (v + n). Difference
-// from the CPU kernel: an index still outside [0, n) cannot fail the run
-// from the device, so its row of y is written as zero bytes.
+// Indices are int32 or int64; negative ones wrap once (v + rows). Difference
+// from the CPU kernel: an index still outside [0, rows) cannot fail the run
+// from the device, so its row of y is written as zero bytes. A part of a
+// table (a vocab-parallel lookup) holds rows [offset, offset + n) of `rows`;
+// the whole table is rows = n, offset = 0.
 #pragma once
 
 template <class W, class Ix, class I>
 static __device__ __forceinline__ void sc_gather(const W *__restrict__ data,
                                                  const Ix *__restrict__ idx,
                                                  W *__restrict__ y, I outer,
-                                                 I n, I nidx, I row) {
+                                                 I n, I nidx, I row,
+                                                 int64_t rows,
+                                                 int64_t offset) {
   const I total = outer * nidx * row;
   for (I t = (I)blockIdx.x * blockDim.x + threadIdx.x; t < total;
        t += (I)gridDim.x * blockDim.x) {
@@ -23,7 +27,8 @@ static __device__ __forceinline__ void sc_gather(const W *__restrict__ data,
     const I j = r % nidx, o = r / nidx;
     int64_t v = (int64_t)idx[j];
     if (v < 0)
-      v += n;
+      v += rows;
+    v = v >= 0 && v < rows ? v - offset : -1;
     W out = W();
     if (v >= 0 && v < (int64_t)n)
       out = data[(o * n + (I)v) * row + w];

@@ -261,6 +261,20 @@ void registerConvOps(HandlerMap &map) {
     c.create("global_average_pool", {c.in(0)});
     return c.status();
   };
+  // GlobalMaxPool: the maximum over the spatial dims, kept (a reduce_max,
+  // so that a split spatial or token dim combines by max).
+  map["GlobalMaxPool"] = [](NodeContext &c) {
+    int64_t rank = c.rank(0);
+    if (rank < 3)
+      return c.fail("GlobalMaxPool needs an input of rank 3 or more, not " +
+                    std::to_string(rank));
+    SmallVector<int64_t> spatial;
+    for (int64_t d = 2; d < rank; ++d)
+      spatial.push_back(d);
+    c.create("reduce_max", {c.in(0)},
+             {c.array("axes", spatial), c.boolean("keepdims", true)});
+    return c.status();
+  };
   map["Resize"] = importResize;
   map["Pad"] = importPad;
 }

@@ -85,9 +85,18 @@ func.func @no_mesh(%x: tensor<8xf32>) -> tensor<8xf32> {
 // -----
 
 dist.mesh @mesh axes = ["tp"] shape = [4]
+func.func @bad_partial_kind(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @+1 {{unknown partial kind 'avg' (expected sum, max, min, prod or mean)}}
+  %0 = dist.shard %x : tensor<8xf32> to #dist.sharding<@mesh, [[]], partial = avg ["tp"]>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+dist.mesh @mesh axes = ["tp"] shape = [4]
 func.func @bad_kind(%x: tensor<8xf32>) -> tensor<8xf32> {
-  // expected-error @+1 {{'dist.all_reduce' op kind 'prod': expected sum, max or min}}
-  %0 = dist.all_reduce %x on @mesh axes = ["tp"] kind = "prod" : tensor<8xf32>
+  // expected-error @+1 {{'dist.all_reduce' op kind 'mean': expected sum, max, min or prod}}
+  %0 = dist.all_reduce %x on @mesh axes = ["tp"] kind = "mean" : tensor<8xf32>
   return %0 : tensor<8xf32>
 }
 

@@ -17,7 +17,7 @@ func.func @scatter_size(%a: memref<8xf32>, %b: memref<4xf32>) {
 // -----
 
 func.func @kind(%a: memref<8xf32>) {
-  // expected-error @+1 {{'kern.all_reduce' op kind 'mean': expected sum, max or min}}
+  // expected-error @+1 {{'kern.all_reduce' op kind 'mean': expected sum, max, min or prod}}
   kern.all_reduce %a, %a {axis = 0 : i64, group_size = 2 : i64, kind = "mean"} : memref<8xf32>, memref<8xf32>
   return
 }

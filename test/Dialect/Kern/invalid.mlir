@@ -167,8 +167,8 @@ func.func @yield_type(%x: memref<4xf32>, %y: memref<4xi32>) {
 // -----
 
 func.func @reduce_kind(%x: memref<4x5xf32>, %y: memref<4xf32>) {
-  // expected-error @+1 {{'kern.reduce' op unknown reduction kind 'prod'}}
-  kern.reduce "prod" ins(%x : memref<4x5xf32>) outs(%y : memref<4xf32>) attributes {layouts = [array<i64: 0, 5, 1>, array<i64: 0, 1, 0>], reduce_dims = array<i64: 1>, shape = array<i64: 4, 5>} {
+  // expected-error @+1 {{'kern.reduce' op unknown reduction kind 'avg'}}
+  kern.reduce "avg" ins(%x : memref<4x5xf32>) outs(%y : memref<4xf32>) attributes {layouts = [array<i64: 0, 5, 1>, array<i64: 0, 1, 0>], reduce_dims = array<i64: 1>, shape = array<i64: 4, 5>} {
   ^bb0(%a: f32):
     kern.yield %a : f32
   }

@@ -61,11 +61,12 @@ func.func @backward(%x: tensor<4x6xf32>) -> tensor<4x6xf32> {
 
 // -----
 
-// Look-alikes that must not be split: a softmax over a sharded axis and a
-// reduce_mean over one keep that axis whole; the other axis stays split.
+// A softmax over a sharded axis keeps that axis whole (the other stays
+// split); a reduce_mean over one reduces locally and holds partial values
+// of kind mean ((sum, count)) over it.
 // CHECK-LABEL: func.func @needs_replication
 // CHECK:       graph.softmax {{.*}}dist.shardings = [#dist.sharding<@mesh, {{\[\["x"\], \[\]\]}}>]
-// CHECK:       graph.reduce_mean {{.*}}dist.shardings = [#dist.sharding<@mesh, {{\[\[\], \["y"\]\]}}>]
+// CHECK:       graph.reduce_mean {{.*}}dist.shardings = [#dist.sharding<@mesh, {{\[\[\], \["y"\]\]}}, partial = mean ["x"]>]
 dist.mesh @mesh axes = ["x", "y"] shape = [2, 2]
 func.func @needs_replication(%a: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<1x8xf32>) {
   %s = dist.shard %a : tensor<4x8xf32> to #dist.sharding<@mesh, [["x"], ["y"]]>

@@ -93,17 +93,13 @@ func.func @heads(%x: tensor<1x4x8xf16>, %y: tensor<1x4x8xf32>) -> (tensor<1x4x16
 // A vocabulary that tp does not divide (5 rows; 5 columns of the head) is
 // padded with zeros to the next multiple, 6 at tp=2 and at tp=3. The
 // padded constants are windows of the original data (graph.source: the
-// partitioner cuts each rank's block from it); negative ids are wrapped by
-// the 5 real rows before the lookup; the head's padded logits are sliced
+// partitioner cuts each rank's block from it; its lookup checks and wraps
+// ids by the 5 real rows, dist.padded_from); the head's padded logits are sliced
 // back to 5 (where partitioning gathers them).
 // CHECK-LABEL: func.func @padded
 // CHECK:       %[[T:.+]] = graph.constant {dist.padded_from = array<i64: 5, 4>, graph.source = dense<{{.*}}> : tensor<5x4xf32>} dense_resource<padded> : tensor<6x4xf32>
-// CHECK:       %[[NEG:.+]] = graph.less %arg0
-// CHECK:       %[[FIVE:.+]] = graph.constant dense<5> : tensor<i64>
-// CHECK:       %[[UP:.+]] = graph.add %arg0, %[[FIVE]]
-// CHECK:       %[[IDS:.+]] = graph.where %[[NEG]], %[[UP]], %arg0
 // CHECK:       %[[S:.+]] = dist.shard %[[T]] : tensor<6x4xf32> to #dist.sharding<@mesh, {{\[\["tp"\], \[\]\]}}>
-// CHECK:       %[[ROWS:.+]] = graph.gather %[[S]], %[[IDS]]
+// CHECK:       %[[ROWS:.+]] = graph.gather %[[S]], %arg0
 // CHECK:       %[[H:.+]] = graph.constant {dist.padded_from = array<i64: 4, 5>, graph.source = dense<{{.*}}> : tensor<4x5xf32>} dense_resource<padded{{.*}}> : tensor<4x6xf32>
 // CHECK:       %[[HS:.+]] = dist.shard %[[H]] : tensor<4x6xf32> to #dist.sharding<@mesh, {{\[\[\], \["tp"\]\]}}>
 // CHECK:       %[[L:.+]] = graph.matmul %[[ROWS]], %[[HS]] : tensor<1x3x4xf32>, tensor<4x6xf32> -> tensor<1x3x6xf32>

@@ -48,16 +48,22 @@ func.func @einsum(%x: tensor<2x4x8xf32>, %w: tensor<8x16xf32>) -> tensor<2x4x16x
 
 // -----
 
-// Reductions: sum and max reduce partial results; a mean needs its dims
-// whole.
-func.func @reductions(%x: tensor<2x4x16xf32>) -> (tensor<1x4x1xf32>, tensor<2x16xf32>, tensor<2x4x1xf32>) {
+// Reductions: a split reduced dim gives partial values of the reduction's
+// kind; a mean's are (sum, count), of floats only.
+func.func @reductions(%x: tensor<2x4x16xf32>, %i: tensor<2x4xi32>) -> (tensor<1x4x1xf32>, tensor<2x16xf32>, tensor<2x4x1xf32>, tensor<2xf32>, tensor<1x4x16xf32>, tensor<2x1xi32>) {
   // expected-remark @+1 {{sharding rule: ([i, j, k]) -> ([1, j, 1]) {i=2, j=4, k=16} reduction={i:sum, k:sum}}}
   %0 = graph.reduce_sum %x {axes = array<i64: 0, 2>} : tensor<2x4x16xf32> -> tensor<1x4x1xf32>
   // expected-remark @+1 {{sharding rule: ([i, j, k]) -> ([i, k]) {i=2, j=4, k=16} reduction={j:max}}}
   %1 = graph.reduce_max %x {axes = array<i64: 1>, keepdims = false} : tensor<2x4x16xf32> -> tensor<2x16xf32>
-  // expected-remark @+1 {{sharding rule: ([i, j, k]) -> ([i, j, 1]) {i=2, j=4, k=16} need_replication={k}}}
+  // expected-remark @+1 {{sharding rule: ([i, j, k]) -> ([i, j, 1]) {i=2, j=4, k=16} reduction={k:mean}}}
   %2 = graph.reduce_mean %x {axes = array<i64: 2>} : tensor<2x4x16xf32> -> tensor<2x4x1xf32>
-  return %0, %1, %2 : tensor<1x4x1xf32>, tensor<2x16xf32>, tensor<2x4x1xf32>
+  // expected-remark @+1 {{sharding rule: ([i, j, k]) -> ([i]) {i=2, j=4, k=16} reduction={j:min, k:min}}}
+  %3 = graph.reduce_min %x {axes = array<i64: 1, 2>, keepdims = false} : tensor<2x4x16xf32> -> tensor<2xf32>
+  // expected-remark @+1 {{sharding rule: ([i, j, k]) -> ([1, j, k]) {i=2, j=4, k=16} reduction={i:prod}}}
+  %4 = graph.reduce_prod %x {axes = array<i64: 0>} : tensor<2x4x16xf32> -> tensor<1x4x16xf32>
+  // expected-remark @+1 {{sharding rule: ([i, j]) -> ([i, 1]) {i=2, j=4} need_replication={j}}}
+  %5 = graph.reduce_mean %i {axes = array<i64: 1>} : tensor<2x4xi32> -> tensor<2x1xi32>
+  return %0, %1, %2, %3, %4, %5 : tensor<1x4x1xf32>, tensor<2x16xf32>, tensor<2x4x1xf32>, tensor<2xf32>, tensor<1x4x16xf32>, tensor<2x1xi32>
 }
 
 // -----

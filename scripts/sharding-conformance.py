@@ -4,8 +4,9 @@ alone in a small graph, partitioned every legal way its operands can be
 split, on 2 and 3 CPU ranks and on a 2 x 2 mesh, must give the one-rank
 answer (the way the ONNX conformance run checks single ops).
 
-  sharding-conformance.py --shardc BUILD/tools [--sample N] [--seed S]
-                          [--full] [--keep DIR] [-v]
+  sharding-conformance.py [--shardc build/tools/shardc/shardc]
+                          [--shardc-opt build/tools/shardc-opt/shardc-opt]
+                          [--sample N] [--seed S] [--full] [--keep DIR] [-v]
 
 For each case (an ONNX node with its inputs; scripts/sharding_cases.py) it
   1. writes the one-node ONNX model and compiles it for one rank (`shardc`),
@@ -19,8 +20,9 @@ For each case (an ONNX node with its inputs; scripts/sharding_cases.py) it
      `mpirun`, and compares: NaN and infinities at the same places, finite
      values within 1e-5 of the output's scale (float) or equal (integer).
 
-Without --full a seeded sample of --sample shardings (default 40) runs,
-always including every case's "split every reduced dim" sharding. It prints
+Without --full a seeded sample runs: for every case and mesh one sharding
+that splits a reduced dim (where a combiner must be right), one random
+sharding of every other case, and --sample more (default 20). It prints
 one line per op, a total "ops N, shardings T, pass P", and the factors each
 rule declares "needs replication" (graph-print-sharding-rules), which is
 where a reduction must not hide from its combiner. Exits 1 on a failure.
@@ -87,9 +89,6 @@ def seeded_module(imported, mesh, shardings):
     """The imported module with a mesh and a dist.shard of each split
     argument in front of the body (later uses read the seed)."""
     name, axes, sizes = mesh
-    head, sep, body = imported.partition("{\n")
-    # `head` ends with the func signature; the first "{\n" after it opens the
-    # body of @main (module { is on its own line before it).
     lines = imported.split("\n")
     out, in_main = [], False
     for line in lines:
@@ -160,22 +159,24 @@ def needs_replication(shardc_opt, mlir_path):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--shardc", required=True,
-                    help="the build's tools folder (shardc, shardc-opt)")
-    ap.add_argument("--sample", type=int, default=40)
+    ap.add_argument("--shardc", default="build/tools/shardc/shardc")
+    ap.add_argument("--shardc-opt", default="build/tools/shardc-opt/shardc-opt")
+    ap.add_argument("--sample", type=int, default=20)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--full", action="store_true")
     ap.add_argument("--keep", help="keep the work folder here")
+    ap.add_argument("--case", action="append",
+                    help="run only this case (repeatable)")
     ap.add_argument("-v", action="store_true")
     args = ap.parse_args()
-    shardc = os.path.join(args.shardc, "shardc", "shardc")
-    shardc_opt = os.path.join(args.shardc, "shardc-opt", "shardc-opt")
+    shardc, shardc_opt = args.shardc, args.shardc_opt
     work = args.keep or tempfile.mkdtemp(prefix="sharding-conformance-")
     os.makedirs(work, exist_ok=True)
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1",
                OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMP_NUM_THREADS="1")
 
-    cases = sharding_cases.cases()
+    cases = [c for c in sharding_cases.cases()
+             if not args.case or c.name in args.case]
     # Every (case, mesh, sharding) there is; then the sample.
     plan = []
     prepared = {}
@@ -200,17 +201,24 @@ def main():
     total = len(plan)
     if not args.full:
         rng = random.Random(args.seed)
-        # Always the shardings that split a reduced dim (where a combiner
-        # must be right), then a seeded sample of the rest.
-        must = [p for p in plan if p[0].reduced and any(
-            p[2][0][d] for d in p[0].reduced)]
-        keep = {}
-        for p in must:
-            keep.setdefault((p[0].name, p[1][0]), p)
-        chosen = list(keep.values())
+        # Always one sharding per case and mesh that splits a reduced dim
+        # (where a combiner must be right), one random sharding of every
+        # other case, then a seeded sample of the rest.
+        chosen, seen = [], set()
+        for p in plan:
+            key = (p[0].name, p[1][0])
+            if p[0].reduced and key not in seen and any(
+                    p[2][0][d] for d in p[0].reduced):
+                seen.add(key)
+                chosen.append(p)
         rest = [p for p in plan if p not in chosen]
         rng.shuffle(rest)
-        chosen += rest[:max(0, args.sample - len(chosen))]
+        for p in rest:
+            if not p[0].reduced and p[0].name not in seen:
+                seen.add(p[0].name)
+                chosen.append(p)
+        rest = [p for p in rest if p not in chosen]
+        chosen += rest[:args.sample]
         plan = chosen
 
     failures = []

@@ -46,7 +46,8 @@ class Case:
                                 **self.attrs)
         graph = helper.make_graph(
             [node], self.name, ins,
-            [helper.make_tensor_value_info(o, F, None) for o in self.outputs],
+            [helper.make_tensor_value_info(o, TensorProto.UNDEFINED, None)
+             for o in self.outputs],
             [numpy_helper.from_array(v, n) for n, v in self.consts])
         model = helper.make_model(
             graph, opset_imports=[helper.make_opsetid("", self.opset)])

@@ -185,21 +185,28 @@ DimAxes RankPartitioner::reducePartial(OpBuilder &b, Location loc, Value &v,
                                        ArrayRef<StringRef> axes,
                                        StringRef kind, DimAxes layout,
                                        const DimAxes &want) {
+  // A collective runs over one mesh axis: partial values over several are
+  // reduced one axis after the other, major first (the reduction is
+  // associative; a reduce-scatter over [a, b] is one over a, then one over
+  // b within a's block).
   for (auto [d, dimAxes] : llvm::enumerate(layout)) {
     if (!dimAxes.empty() || ArrayRef<StringRef>(want[d]) != axes)
       continue;
-    auto type = cast<RankedTensorType>(v.getType());
-    SmallVector<int64_t> shape(type.getShape());
-    shape[d] /= part(axes).first;
-    v = b.create<dist::ReduceScatterOp>(
-        loc, RankedTensorType::get(shape, type.getElementType()), v,
-        meshRef(), axesAttr(axes), b.getI64IntegerAttr(d),
-        b.getStringAttr(kind));
+    for (StringRef axis : axes) {
+      auto type = cast<RankedTensorType>(v.getType());
+      SmallVector<int64_t> shape(type.getShape());
+      shape[d] /= axisSize(axis);
+      v = b.create<dist::ReduceScatterOp>(
+          loc, RankedTensorType::get(shape, type.getElementType()), v,
+          meshRef(), axesAttr({axis}), b.getI64IntegerAttr(d),
+          b.getStringAttr(kind));
+    }
     dimAxes.assign(axes.begin(), axes.end());
     return layout;
   }
-  v = b.create<dist::AllReduceOp>(loc, v.getType(), v, meshRef(),
-                                  axesAttr(axes), b.getStringAttr(kind));
+  for (StringRef axis : axes)
+    v = b.create<dist::AllReduceOp>(loc, v.getType(), v, meshRef(),
+                                    axesAttr({axis}), b.getStringAttr(kind));
   return layout;
 }
 
@@ -303,8 +310,25 @@ LogicalResult RankPartitioner::vocabParallelGather(OpBuilder &b,
     if (auto from = def->getAttrOfType<DenseI64ArrayAttr>("dist.padded_from"))
       if (static_cast<int64_t>(from.size()) == type.getRank())
         rows = from[axis];
+  // Every rank of the table's group must look up the same ids (their parts
+  // are summed): ids split over one of the table's axes are gathered first.
+  Value ids = op.getIndices();
+  DimAxes idxLayout = current[ids];
+  if (idxLayout.empty())
+    idxLayout = replicated(ids.getType());
+  DimAxes idsWanted = idxLayout;
+  for (auto &dimAxes : idsWanted)
+    for (size_t i = 0; i < dimAxes.size(); ++i)
+      if (llvm::is_contained(axes, dimAxes[i])) {
+        dimAxes.resize(i); // a dim keeps only its axes major to this one
+        break;
+      }
+  auto localIds = reshard(b, loc, map.lookup(ids), idxLayout, idsWanted);
+  if (failed(localIds))
+    return failure();
+  idxLayout = idsWanted;
   Value sum = b.create<graph::GatherOp>(
-      loc, map.lookup(data), map.lookup(op.getIndices()), op.getAxisAttr(),
+      loc, map.lookup(data), *localIds, op.getAxisAttr(),
       b.getDenseI64ArrayAttr({rows, index * localRows}));
   auto idxType = cast<RankedTensorType>(op.getIndices().getType());
   auto recorded = op->getAttrOfType<ArrayAttr>("dist.shardings");
@@ -315,10 +339,8 @@ LogicalResult RankPartitioner::vocabParallelGather(OpBuilder &b,
   // split over dp give rows split the same way); the data's other dims
   // are whole.
   DimAxes rowsLayout(axis);
-  const DimAxes &idxLayout = current[op.getIndices()];
   for (int64_t d = 0; d < idxType.getRank(); ++d)
-    rowsLayout.push_back(idxLayout.empty() ? SmallVector<StringRef, 2>()
-                                           : idxLayout[d]);
+    rowsLayout.push_back(idxLayout[d]);
   while (static_cast<int64_t>(rowsLayout.size()) <
          cast<RankedTensorType>(op.getType()).getRank())
     rowsLayout.emplace_back();

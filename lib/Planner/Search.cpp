@@ -80,10 +80,6 @@ std::string reject(const ModelSummary &m, const Candidate &c) {
                      "layers",
                      layer, m.layers);
   int64_t rows = m.tokens / (c.dp * c.microbatches);
-  if (c.ep > 1 && rows % c.ep != 0)
-    return formatv("{0} tokens per replica and micro-batch do not split over "
-                   "ep={1}",
-                   rows, c.ep);
   if (c.sp && rows % c.tp != 0)
     return formatv("sp: {0} tokens per micro-batch do not split over tp={1}",
                    rows, c.tp);
@@ -210,7 +206,10 @@ void price(const ModelSummary &m, const Cluster &cl, Candidate &c) {
     }
   }
   if (c.ep > 1) {
-    double sent = rows / (c.ep * c.tp) * m.topK * m.hidden * m.elementBytes;
+    // Tokens the ranks do not divide are padded: each rank routes
+    // ceil(rows / (ep * tp)) of them.
+    double perRank = std::ceil(rows / (c.ep * c.tp));
+    double sent = perRank * m.topK * m.hidden * m.elementBytes;
     comm += moePerStage *
             (2 * collectiveTime(cl, Collective::AllToAll, Algorithm::Ring, ep,
                                 sent) +
@@ -268,7 +267,7 @@ void price(const ModelSummary &m, const Cluster &cl, Candidate &c) {
     c.memory.activations = 2 * peak / (c.dp * mb);
   }
   if (c.ep > 1) // the dispatch's worst-case receive buffer and staging
-    c.memory.workspace = 2 * c.ep * rows / (c.ep * c.tp) *
+    c.memory.workspace = 2 * c.ep * std::ceil(rows / (c.ep * c.tp)) *
                          std::min<int64_t>(m.topK, m.experts / c.ep) *
                          m.hidden * m.elementBytes;
   auto add = [&](const char *kind, double perStage) {

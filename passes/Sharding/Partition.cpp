@@ -145,6 +145,11 @@ private:
   FailureOr<Value> sliceConstant(OpBuilder &b, graph::ConstantOp op,
                                  const DimAxes &dims);
   LogicalResult partitionOp(OpBuilder &b, Operation *op);
+  /// Operand `v` of an expert-parallel moe (its tokens [T, ...] on dim 0)
+  /// whole along the tokens, padded with zero rows to `rows`, then laid
+  /// out as `want` (its block of the padded rows).
+  FailureOr<Value> padTokens(OpBuilder &b, Location loc, Value v,
+                             const DimAxes &want, int64_t rows);
   LogicalResult vocabParallelGather(OpBuilder &b, graph::GatherOp op);
 
   dist::MeshOp mesh;
@@ -354,6 +359,34 @@ LogicalResult RankPartitioner::vocabParallelGather(OpBuilder &b,
   return success();
 }
 
+/// `type` with `rows` rows (dim 0).
+static RankedTensorType padRows(RankedTensorType type, int64_t rows) {
+  SmallVector<int64_t> shape(type.getShape());
+  shape[0] = rows;
+  return RankedTensorType::get(shape, type.getElementType());
+}
+
+FailureOr<Value> RankPartitioner::padTokens(OpBuilder &b, Location loc,
+                                            Value v, const DimAxes &want,
+                                            int64_t rows) {
+  DimAxes whole = want;
+  whole[0].clear();
+  auto local = reshard(b, loc, map.lookup(v), current[v], whole);
+  if (failed(local))
+    return failure();
+  auto type = cast<RankedTensorType>(local->getType());
+  SmallVector<int64_t> zerosShape(type.getShape());
+  zerosShape[0] = rows - type.getDimSize(0);
+  auto zerosType = RankedTensorType::get(zerosShape, type.getElementType());
+  Value zeros = b.create<graph::ConstantOp>(
+      loc, DenseElementsAttr::get(zerosType,
+                                  b.getZeroAttr(type.getElementType())));
+  Value padded = b.create<graph::ConcatOp>(
+      loc, padRows(type, rows), ValueRange{*local, zeros},
+      b.getI64IntegerAttr(0));
+  return reshard(b, loc, padded, whole, want);
+}
+
 /// `sum` (the reduced sums of a reduce_mean's parts) divided by the number
 /// of elements the global reduce_mean averages.
 static Value divideByCount(OpBuilder &b, Location loc, Value sum,
@@ -554,8 +587,12 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
   // expert weights are split along the experts becomes a dist.moe over
   // those axes. Its tokens are split over them too (each rank dispatches
   // its share) and over every other mesh axis the op leaves idle but the
-  // pipeline's, so that no two ranks route the same tokens.
+  // pipeline's, so that no two ranks route the same tokens. Tokens the
+  // ranks do not divide (7 over 2, a decode step's 1) are padded with zero
+  // rows to the next multiple (weight 0 on expert 0: they add nothing), and
+  // the padding is sliced off once the result is gathered.
   SmallVector<StringRef> expertAxes;
+  int64_t paddedTokens = 0;
   if (auto moe = dyn_cast<graph::MoeOp>(op); moe && rule) {
     const DimAxes &experts = current[moe.getGateUp()];
     if (!experts.empty() && !experts[0].empty()) {
@@ -580,10 +617,9 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
           tokenAxes.push_back(name);
       }
       int64_t parts = part(tokenAxes).first;
-      if (moe.getNumTokens() % parts != 0)
-        return op->emitError("expert parallelism splits the ")
-               << moe.getNumTokens() << " tokens of this mixture of experts "
-               << "over " << parts << " ranks, which does not divide them";
+      int64_t tokens = moe.getNumTokens();
+      if (tokens % parts != 0)
+        paddedTokens = (tokens + parts - 1) / parts * parts;
       for (int i : {0, 1, 2})
         need[i][0].assign(tokenAxes.begin(), tokenAxes.end());
       produced[0][0].assign(tokenAxes.begin(), tokenAxes.end());
@@ -599,6 +635,13 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
   for (auto [i, v, want] : llvm::enumerate(op->getOperands(), need)) {
     if (splitOff && i >= 2)
       break;
+    if (paddedTokens && i <= 2) {
+      auto padded = padTokens(b, loc, v, want, paddedTokens);
+      if (failed(padded))
+        return failure();
+      operands.push_back(*padded);
+      continue;
+    }
     auto local = reshard(b, loc, map.lookup(v), current[v], want);
     if (failed(local))
       return failure();
@@ -631,6 +674,8 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
   clone->removeAttr("dist.no_rule");
   for (unsigned i = 0; i < op->getNumResults(); ++i) {
     auto type = cast<RankedTensorType>(op->getResult(i).getType());
+    if (paddedTokens)
+      type = padRows(type, paddedTokens);
     clone->getResult(i).setType(RankedTensorType::get(
         localShape(type, produced[i]), type.getElementType()));
   }
@@ -690,7 +735,28 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
     Value result = clone->getResult(i);
     DimAxes recorded = resultDims(i);
     DimAxes layout = produced[i];
-    if (!partial.empty()) {
+    if (paddedTokens) {
+      // Reduce, gather the padded tokens whole, drop the padding; then the
+      // recorded layout as below.
+      if (!partial.empty())
+        layout = reducePartial(b, loc, result, partial, partialKind, layout,
+                               layout);
+      DimAxes whole = layout;
+      whole[0].clear();
+      auto gathered = reshard(b, loc, result, layout, whole);
+      if (failed(gathered))
+        return failure();
+      auto type = cast<RankedTensorType>(gathered->getType());
+      SmallVector<int64_t> starts(type.getRank(), 0),
+          ends(type.getShape()), steps(type.getRank(), 1);
+      ends[0] = cast<RankedTensorType>(op->getResult(i).getType())
+                    .getDimSize(0);
+      result = b.create<graph::SliceOp>(loc, *gathered,
+                                        b.getDenseI64ArrayAttr(starts),
+                                        b.getDenseI64ArrayAttr(ends),
+                                        b.getDenseI64ArrayAttr(steps));
+      layout = whole;
+    } else if (!partial.empty()) {
       StringRef kind = partialKind == "mean" ? "sum" : partialKind;
       layout = reducePartial(b, loc, result, partial, kind, layout, recorded);
       if (partialKind == "mean")

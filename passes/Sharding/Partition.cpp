@@ -146,10 +146,12 @@ private:
                                  const DimAxes &dims);
   LogicalResult partitionOp(OpBuilder &b, Operation *op);
   /// Operand `v` of an expert-parallel moe (its tokens [T, ...] on dim 0)
-  /// whole along the tokens, padded with zero rows to `rows`, then laid
-  /// out as `want` (its block of the padded rows).
+  /// whole along the tokens, padded to `rows` with zero rows (`iota`: rows
+  /// [0, 1, .., K-1], the expert ids of a padded token, which must be
+  /// distinct as a router's top-k are), then laid out as `want` (its block
+  /// of the padded rows).
   FailureOr<Value> padTokens(OpBuilder &b, Location loc, Value v,
-                             const DimAxes &want, int64_t rows);
+                             const DimAxes &want, int64_t rows, bool iota);
   LogicalResult vocabParallelGather(OpBuilder &b, graph::GatherOp op);
 
   dist::MeshOp mesh;
@@ -368,7 +370,7 @@ static RankedTensorType padRows(RankedTensorType type, int64_t rows) {
 
 FailureOr<Value> RankPartitioner::padTokens(OpBuilder &b, Location loc,
                                             Value v, const DimAxes &want,
-                                            int64_t rows) {
+                                            int64_t rows, bool iota) {
   DimAxes whole = want;
   whole[0].clear();
   auto local = reshard(b, loc, map.lookup(v), current[v], whole);
@@ -378,9 +380,18 @@ FailureOr<Value> RankPartitioner::padTokens(OpBuilder &b, Location loc,
   SmallVector<int64_t> zerosShape(type.getShape());
   zerosShape[0] = rows - type.getDimSize(0);
   auto zerosType = RankedTensorType::get(zerosShape, type.getElementType());
-  Value zeros = b.create<graph::ConstantOp>(
-      loc, DenseElementsAttr::get(zerosType,
-                                  b.getZeroAttr(type.getElementType())));
+  Type elem = type.getElementType();
+  DenseElementsAttr fill =
+      DenseElementsAttr::get(zerosType, b.getZeroAttr(elem));
+  if (iota && type.getRank() == 2 && isa<IntegerType>(elem)) {
+    SmallVector<APInt> ids;
+    unsigned width = elem.getIntOrFloatBitWidth();
+    for (int64_t r = 0; r < zerosShape[0]; ++r)
+      for (int64_t k = 0; k < zerosShape[1]; ++k)
+        ids.push_back(APInt(width, k));
+    fill = DenseElementsAttr::get(zerosType, ids);
+  }
+  Value zeros = b.create<graph::ConstantOp>(loc, fill);
   Value padded = b.create<graph::ConcatOp>(
       loc, padRows(type, rows), ValueRange{*local, zeros},
       b.getI64IntegerAttr(0));
@@ -636,7 +647,7 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
     if (splitOff && i >= 2)
       break;
     if (paddedTokens && i <= 2) {
-      auto padded = padTokens(b, loc, v, want, paddedTokens);
+      auto padded = padTokens(b, loc, v, want, paddedTokens, i == 2);
       if (failed(padded))
         return failure();
       operands.push_back(*padded);

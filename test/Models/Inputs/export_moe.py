@@ -76,6 +76,22 @@ def main():
         print("%s: %d bytes, logits %s (torch %s, transformers %s)" % (
             path, os.path.getsize(path), tuple(logits.shape),
             torch.__version__, transformers.__version__))
+        if name == "mixtral":
+            # The same weights with dynamic batch and sequence axes (bound
+            # by --input-shape): token counts expert parallelism does not
+            # divide (7; a decode step's 1).
+            path = os.path.join(out, name + "_dynamic.onnx")
+            torch.onnx.export(model, (ids,), path, opset_version=17,
+                              input_names=["ids"], output_names=["logits"],
+                              dynamic_axes={"ids": {0: "batch", 1: "seq"},
+                                            "logits": {0: "batch", 1: "seq"}})
+            for n in (7, 1):
+                few = ids[:1, :n]
+                with torch.no_grad():
+                    np.save(os.path.join(out, "%s.%d.torch.npy" % (name, n)),
+                            model(few).numpy())
+                np.save(os.path.join(out, "%s.%d.ids.npy" % (name, n)),
+                        few.numpy())
 
 
 if __name__ == "__main__":

@@ -65,8 +65,6 @@ std::string reject(const ModelSummary &m, const Candidate &c) {
                    c.tp);
   if (c.ep > 1 && m.experts == 0)
     return formatv("ep={0}: the model has no mixture-of-experts layer", c.ep);
-  if (c.ep > 1 && m.experts % c.ep != 0)
-    return formatv("{0} experts do not split over ep={1}", m.experts, c.ep);
   if (!m.segments.empty() && c.pp > static_cast<int64_t>(m.segments.size()))
     return formatv("the graph has {0} points where only one tensor crosses, "
                    "so at most {1} stages, not pp={2}",
@@ -159,10 +157,16 @@ void price(const ModelSummary &m, const Cluster &cl, Candidate &c) {
     return bytes / static_cast<double>(rows) *
            (perRank - static_cast<double>(rows) / c.tp);
   };
+  // Experts ep does not divide fill the slots with copies: each rank holds
+  // ceil(E / ep) experts' weights.
+  double expertShare =
+      m.experts > 0 ? static_cast<double>((m.experts + c.ep - 1) / c.ep) /
+                          static_cast<double>(m.experts)
+                    : 1.0 / c.ep;
   double weights = ((m.denseWeights - wholeWeights) / c.tp + wholeWeights +
                     padding(embeddingSplit, m.embeddingWeights, m.embeddingRows) +
                     padding(headSplit, m.headWeights, m.headColumns) +
-                    m.expertWeights / c.ep) *
+                    expertShare * m.expertWeights) *
                    weightShare;
   double compute =
       std::max(flops / cl.peakFlops(m.dtype), weights / cl.memoryBandwidth) +
@@ -268,7 +272,7 @@ void price(const ModelSummary &m, const Cluster &cl, Candidate &c) {
   }
   if (c.ep > 1) // the dispatch's worst-case receive buffer and staging
     c.memory.workspace = 2 * c.ep * std::ceil(rows / (c.ep * c.tp)) *
-                         std::min<int64_t>(m.topK, m.experts / c.ep) *
+                         std::min<int64_t>(m.topK, (m.experts + c.ep - 1) / c.ep) *
                          m.hidden * m.elementBytes;
   auto add = [&](const char *kind, double perStage) {
     if (perStage > 0)

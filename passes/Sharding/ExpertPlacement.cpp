@@ -15,7 +15,7 @@ ExpertPlacement shardc::placeExperts(llvm::ArrayRef<int64_t> loads,
   ExpertPlacement p;
   p.before.assign(ranks, 0.0);
   for (int64_t e = 0; e < experts; ++e)
-    p.before[e / (experts / ranks)] += static_cast<double>(loads[e]);
+    p.before[e * ranks / experts] += static_cast<double>(loads[e]);
 
   // Copies: each extra one to the expert whose copies carry the most (the
   // lower id on ties).

@@ -28,7 +28,8 @@ struct DistSeedExpertsPass
     : shardc::impl::DistSeedExpertsBase<DistSeedExpertsPass> {
   using Base::Base;
   void runOnOperation() override;
-  LogicalResult place(graph::MoeOp op, ArrayRef<int64_t> layerLoads);
+  LogicalResult place(graph::MoeOp op, ArrayRef<int64_t> layerLoads,
+                      int64_t copies);
 };
 
 /// The rows of constant `v` ([E, ..]) in the order of `slots`: [S, ..].
@@ -63,8 +64,9 @@ FailureOr<Value> placeRows(OpBuilder &b, graph::MoeOp op, Value v,
 }
 
 LogicalResult DistSeedExpertsPass::place(graph::MoeOp op,
-                                         ArrayRef<int64_t> layerLoads) {
-  ExpertPlacement p = placeExperts(layerLoads, ep, redundant);
+                                         ArrayRef<int64_t> layerLoads,
+                                         int64_t copies) {
+  ExpertPlacement p = placeExperts(layerLoads, ep, copies);
   OpBuilder b(op);
   FailureOr<Value> gu = placeRows(b, op, op.getGateUp(), p.slots,
                                   "moe.gate_up.placed");
@@ -106,13 +108,13 @@ void DistSeedExpertsPass::runOnOperation() {
            "--fusion-report)";
     return signalPassFailure();
   }
-  for (graph::MoeOp op : moes)
-    if (loads.empty() && op.getNumExperts() % ep != 0) {
-      op.emitError("its ")
-          << op.getNumExperts() << " experts do not split over --ep="
-          << static_cast<int64_t>(ep);
-      return signalPassFailure();
-    }
+  // Copies that fill the slots up to a multiple of the ranks: 6 experts
+  // over --ep=4 take 2 copies (8 slots, 2 per rank), the way EPLB's
+  // redundant experts do (the hottest ones, by calibration; without it,
+  // the first ones).
+  auto fill = [&](int64_t slots) {
+    return (slots + ep - 1) / ep * ep - slots;
+  };
   if (redundant < 0 || (redundant > 0 && loads.empty())) {
     module.emitError("--ep-redundant=")
         << static_cast<int64_t>(redundant)
@@ -120,7 +122,17 @@ void DistSeedExpertsPass::runOnOperation() {
            "finds: give --calibration DIR";
     return signalPassFailure();
   }
-  if (!loads.empty()) {
+  if (loads.empty()) {
+    for (graph::MoeOp op : moes) {
+      int64_t extra = fill(op.getNumExperts());
+      if (extra == 0)
+        continue;
+      SmallVector<int64_t> uniform(op.getNumExperts(), 1);
+      if (failed(place(op, uniform, extra)))
+        return signalPassFailure();
+      op->setAttr("dist.load_uniform", UnitAttr::get(&getContext()));
+    }
+  } else {
     int64_t want = 0;
     for (graph::MoeOp op : moes)
       want += op.getNumExperts();
@@ -135,15 +147,7 @@ void DistSeedExpertsPass::runOnOperation() {
       int64_t experts = op.getNumExperts();
       ArrayRef<int64_t> layer = ArrayRef<int64_t>(loads).slice(at, experts);
       at += experts;
-      if ((experts + redundant) % ep != 0) {
-        op.emitError("its ")
-            << experts << " experts and " << static_cast<int64_t>(redundant)
-            << " copies make " << experts + redundant
-            << " slots, which do not split over --ep="
-            << static_cast<int64_t>(ep);
-        return signalPassFailure();
-      }
-      if (failed(place(op, layer)))
+      if (failed(place(op, layer, redundant + fill(experts + redundant))))
         return signalPassFailure();
     }
   }

@@ -250,8 +250,14 @@ void shardc::printPlanReport(raw_ostream &os, StringRef model,
     if (!placement || !before || !after)
       return;
     if (layer == 0)
-      os << "expert placement (tokens per ep rank expected from the "
-            "calibration; before: experts in order, after: placed):\n";
+      os << (op->hasAttr("dist.load_uniform")
+                 ? "expert placement (ep does not divide the experts: "
+                   "copies fill its slots; without --calibration every "
+                   "expert counts 1; before: experts in order, after: "
+                   "placed):\n"
+                 : "expert placement (tokens per ep rank expected from the "
+                   "calibration; before: experts in order, after: "
+                   "placed):\n");
     auto list = [&](ArrayRef<int64_t> v) {
       std::string text;
       int64_t most = 0;

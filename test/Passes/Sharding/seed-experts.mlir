@@ -34,11 +34,14 @@ func.func @main(%x: tensor<8x2xf32>, %w: tensor<8x2xf32>, %ids: tensor<8x2xi64>)
 
 // -----
 
-// Experts that do not split over the group.
+// Experts that do not split over the group: a copy of expert 0 fills the
+// fourth slot (rank 0 holds experts 0 and 1, rank 1 expert 0's copy and
+// expert 2, as EPLB packs them), and the weights are placed rows.
+// CHECK-LABEL: func.func @uneven
+// CHECK:       graph.moe {{.*}}dist.load_uniform, dist.placement = array<i64: 0, 1, 0, 2>} {{.*}}tensor<4x2x2xf32>, tensor<4x1x2xf32> -> tensor<8x2xf32>
 func.func @uneven(%x: tensor<8x2xf32>, %w: tensor<8x2xf32>, %ids: tensor<8x2xi64>) -> tensor<8x2xf32> {
   %gu = graph.constant dense<1.0> : tensor<3x2x2xf32>
   %dn = graph.constant dense<1.0> : tensor<3x1x2xf32>
-  // expected-error @+1 {{its 3 experts do not split over --ep=2}}
   %y = graph.moe %x, %w, %ids, %gu, %dn : tensor<8x2xf32>, tensor<8x2xf32>, tensor<8x2xi64>, tensor<3x2x2xf32>, tensor<3x1x2xf32> -> tensor<8x2xf32>
   return %y : tensor<8x2xf32>
 }

@@ -62,6 +62,11 @@ def Graph_ScatterNDOp : Graph_Op<"scatter_nd"> {
     Negative indices count from the end of their dim; an out-of-range tuple
     fails the run (CPU) or is skipped (CUDA). Duplicate tuples with `none`
     behave as in `graph.scatter_elements`.
+
+    Folds to `updates` when `indices` is a constant that names every
+    position of `data` in order (updates then replace all of it): what
+    Hugging Face's `mask[:, :, :, :n] = ...` exports when n is the whole
+    sequence, which would otherwise keep the batch rows of a mask together.
   }];
   let arguments = (ins Graph_Tensor:$data, Graph_IndexTensor:$indices,
                        Graph_Tensor:$updates,
@@ -71,6 +76,7 @@ def Graph_ScatterNDOp : Graph_Op<"scatter_nd"> {
     $data `,` $indices `,` $updates attr-dict `:` type($data) `,`
     type($indices) `,` type($updates) `->` type($output)
   }];
+  let hasFolder = 1;
 }
 
 #endif // SHARDC_GRAPH_SCATTER_OPS

@@ -1,6 +1,7 @@
 //===- ScatterOps.cpp - gather_elements, scatter_elements, scatter_nd -----===//
 
 #include "dialects/Graph/IR/GraphOps.h"
+#include "dialects/Graph/IR/ConstantEval.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -98,6 +99,48 @@ LogicalResult ScatterNDOp::inferReturnTypes(MLIRContext *, Loc loc,
                              k, ") and the element type of ", typeStr(data));
   types.push_back(data);
   return success();
+}
+
+/// Whether `indices` (a constant [d0, .., dn-1, n] of integers) names every
+/// position of a tensor of dims d0..dn-1 in row-major order.
+static bool enumeratesEveryPosition(Value indices, ArrayRef<int64_t> dims) {
+  auto c = indices.getDefiningOp<shardc::graph::ConstantOp>();
+  if (!c)
+    return false;
+  auto type = cast<RankedTensorType>(c.getType());
+  int64_t n = static_cast<int64_t>(dims.size());
+  if (type.getRank() != n + 1 || type.getShape().drop_back() != dims ||
+      type.getShape().back() != n)
+    return false;
+  auto elements = dyn_cast<DenseIntElementsAttr>(c.getValue());
+  if (!elements || elements.isSplat())
+    return n == 0;
+  SmallVector<int64_t> pos(n, 0);
+  int64_t j = 0;
+  for (const APInt &v : elements.getValues<APInt>()) {
+    if (v.getSExtValue() != pos[j])
+      return false;
+    if (++j < n)
+      continue;
+    j = 0;
+    // The next position, row-major.
+    for (int64_t d = n - 1; d >= 0; --d) {
+      if (++pos[d] < dims[d])
+        break;
+      pos[d] = 0;
+    }
+  }
+  return true;
+}
+
+OpFoldResult ScatterNDOp::fold(FoldAdaptor) {
+  auto data = cast<RankedTensorType>(getData().getType());
+  if (getReduction() != "none" || getUpdates().getType() != data ||
+      !data.hasStaticShape())
+    return {};
+  if (!enumeratesEveryPosition(getIndices(), data.getShape()))
+    return {};
+  return getUpdates();
 }
 
 } // namespace shardc::graph

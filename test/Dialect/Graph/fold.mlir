@@ -307,3 +307,26 @@ func.func @splat_reshape_any_size() -> tensor<512x512xi8> {
   %0 = graph.reshape %a {shape = array<i64: 512, 512>} : tensor<262144xi8> -> tensor<512x512xi8>
   return %0 : tensor<512x512xi8>
 }
+
+// -----
+
+// A scatter_nd whose constant indices name every position of data in order
+// replaces all of it: the result is the updates.
+// CHECK-LABEL: func.func @scatter_nd_whole
+// CHECK-NEXT:    return %arg1
+func.func @scatter_nd_whole(%d: tensor<2x2xf32>, %u: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  %i = graph.constant dense<[[[0, 0], [0, 1]], [[1, 0], [1, 1]]]> : tensor<2x2x2xi64>
+  %0 = graph.scatter_nd %d, %i, %u : tensor<2x2xf32>, tensor<2x2x2xi64>, tensor<2x2xf32> -> tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}
+
+// -----
+
+// Indices out of order (rows swapped) are a real scatter.
+// CHECK-LABEL: func.func @scatter_nd_permuted
+// CHECK:         graph.scatter_nd
+func.func @scatter_nd_permuted(%d: tensor<2x2xf32>, %u: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  %i = graph.constant dense<[[[1, 0], [1, 1]], [[0, 0], [0, 1]]]> : tensor<2x2x2xi64>
+  %0 = graph.scatter_nd %d, %i, %u : tensor<2x2xf32>, tensor<2x2x2xi64>, tensor<2x2xf32> -> tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}

@@ -9,7 +9,51 @@ using onnx::TensorProto;
 
 namespace shardc::onnximport {
 
+/// A Gemm whose A carries data-dependent rows (ImportRows.cpp pads them into
+/// leading dims: A is [rows.., K]) is row-wise: alpha * (A @ B') + beta * C
+/// with B' = B or its transpose and C broadcast over [N].
+static LogicalResult importRowGemm(NodeContext &c) {
+  if (c.getInt("transA", 0))
+    return c.fail("a transposed A with data-dependent rows is not supported");
+  Value b = c.in(1);
+  if (c.getInt("transB", 0)) {
+    Operation *t = c.create("transpose", {b}, {c.array("perm", {1, 0})});
+    if (!t)
+      return failure();
+    b = t->getResult(0);
+  }
+  Operation *y = c.create("matmul", {c.in(0), b});
+  if (!y)
+    return failure();
+  Type elem = c.type(0).getElementType();
+  auto scalar = [&](float v) -> Value {
+    return c.b.create<graph::ConstantOp>(
+        c.loc, DenseElementsAttr::get(RankedTensorType::get({}, elem),
+                                      c.b.getFloatAttr(elem, v)));
+  };
+  float alpha = c.getFloat("alpha", 1.0f), beta = c.getFloat("beta", 1.0f);
+  if (alpha != 1.0f)
+    y = c.create("mul", {y->getResult(0), scalar(alpha)});
+  if (!y || !c.has(2) || beta == 0.0f)
+    return c.status();
+  RankedTensorType ct = c.type(2);
+  if (ct.getRank() == 2 && ct.getDimSize(0) != 1)
+    return c.fail("C of " + std::to_string(ct.getDimSize(0)) +
+                  " rows cannot follow A's data-dependent rows");
+  Value bias = c.in(2);
+  if (beta != 1.0f) {
+    Operation *scaled = c.create("mul", {bias, scalar(beta)});
+    if (!scaled)
+      return failure();
+    bias = scaled->getResult(0);
+  }
+  c.create("add", {y->getResult(0), bias});
+  return c.status();
+}
+
 static LogicalResult importGemm(NodeContext &c) {
+  if (c.rank(0) > 2)
+    return importRowGemm(c);
   SmallVector<Value> operands{c.in(0), c.in(1)};
   if (c.has(2))
     operands.push_back(c.in(2));

@@ -252,6 +252,7 @@ private:
 
   LogicalResult elementwise();
   LogicalResult matmul();
+  LogicalResult gemm();
   LogicalResult transpose();
   LogicalResult squeeze(bool unsqueeze);
   LogicalResult split();
@@ -290,6 +291,8 @@ LogicalResult RowRewriter::run() {
     return elementwise();
   if (op == "MatMul")
     return matmul();
+  if (op == "Gemm")
+    return gemm();
   if (op == "Transpose")
     return transpose();
   if (op == "Squeeze" || op == "Unsqueeze")
@@ -359,6 +362,21 @@ LogicalResult RowRewriter::matmul() {
     return refuse("the right operand's batch dims reach the data-dependent "
                   "dim");
   outPos.assign(1, pos);
+  return finish();
+}
+
+/// Gemm(A, B, C) with A's rows data-dependent and B, C static (nn.Linear
+/// with a bias on 2-D rows): row-wise, imported as a matmul and an add on
+/// the padded rows (importGemm).
+LogicalResult RowRewriter::gemm() {
+  if (in(1).hasRows() || (node.input_size() > 2 && !node.input(2).empty() &&
+                          in(2).hasRows()))
+    return refuse("a Gemm whose B or C has data-dependent rows is not "
+                  "supported");
+  if (in(0).rowPos != 0 || attrInt(node, "transA", 0))
+    return refuse("a Gemm that contracts the data-dependent dim is not "
+                  "supported");
+  outPos.assign(1, 0);
   return finish();
 }
 

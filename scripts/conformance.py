@@ -49,11 +49,12 @@ Add Sub Mul Div Pow Max Min Sqrt Reciprocal Exp Log Erf Tanh Sigmoid Relu LeakyR
 HardSigmoid HardSwish Neg Abs
 Where Equal Less Greater Not And Or Cast
 MatMul Gemm Softmax LogSoftmax LayerNormalization BatchNormalization
-ReduceMean ReduceSum ReduceMax ReduceL2
+ReduceMean ReduceSum ReduceMax ReduceL2 ReduceMin ReduceProd ReduceSumSquare ReduceL1
+ReduceLogSum ReduceLogSumExp
 Reshape Transpose Concat Split Slice Gather Expand Squeeze Unsqueeze Flatten
 Identity Trilu Range ConstantOfShape
-Conv ConvTranspose MaxPool AveragePool GlobalAveragePool Resize Pad
-TopK ArgMax CumSum Einsum
+Conv ConvTranspose MaxPool AveragePool GlobalAveragePool GlobalMaxPool Resize Pad
+TopK ArgMax ArgMin CumSum Einsum
 GatherElements ScatterElements Scatter ScatterND
 QuantizeLinear DequantizeLinear MatMulInteger QLinearMatMul
 Shape Size Constant

@@ -151,6 +151,10 @@ def cases():
                       [("x", [6, 6], F, "mixed")],
                       attrs={"axis": 1, "keepdims": 1,
                              "select_last_index": last}))
+        c.append(Case("argmin_last%d" % last, "ArgMin",
+                      [("x", [6, 6], F, "mixed")],
+                      attrs={"axis": 1, "keepdims": 0,
+                             "select_last_index": last}))
     c.append(Case("topk", "TopK", [("x", [4, 6], F, "plain")],
                   attrs={"axis": 1}, consts=[("k", axes(2))],
                   outputs=("values", "indices")))

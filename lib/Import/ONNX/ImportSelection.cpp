@@ -31,6 +31,22 @@ static LogicalResult importArgMax(NodeContext &c) {
   return c.status();
 }
 
+// ArgMin of floats is the ArgMax of their negation: the same positions win,
+// ties resolve alike (select_last_index as given), and a NaN, which both
+// take as the extreme, stays NaN.
+static LogicalResult importArgMin(NodeContext &c) {
+  if (!isa<FloatType>(c.type(0).getElementType()))
+    return c.fail("ArgMin of a non-float tensor is not supported");
+  Operation *neg = c.create("neg", {c.in(0)});
+  if (!neg)
+    return failure();
+  c.create("arg_max", {neg->getResult(0)},
+           {c.i64("axis", c.axis(c.getInt("axis", 0), c.rank(0))),
+            c.boolean("keepdims", c.getInt("keepdims", 1)),
+            c.boolean("select_last_index", c.getInt("select_last_index", 0))});
+  return c.status();
+}
+
 static LogicalResult importCumSum(NodeContext &c) {
   auto axis = c.scalar(1, "axis");
   if (!axis)
@@ -166,6 +182,7 @@ void registerSelectionOps(HandlerMap &map) {
   map["OneHot"] = importOneHot;
   map["TopK"] = importTopK;
   map["ArgMax"] = importArgMax;
+  map["ArgMin"] = importArgMin;
   map["CumSum"] = importCumSum;
 }
 

@@ -122,6 +122,10 @@ void usage() {
       "                        GPU is usable, else the CPU code), cpu or cuda\n"
       "  --threads N           OpenMP threads of the CPU code (default: "
       "OpenMP's)\n"
+      "  --comm-timeout S      end the job when a collective waits S seconds "
+      "for a silent\n"
+      "                        rank, naming it (SHARDC_COMM_TIMEOUT; default "
+      "600)\n"
       "  --trace FILE          write the runs' timeline as a Chrome trace "
       "(Perfetto,\n"
       "                        chrome://tracing): one track per rank, an "
@@ -233,6 +237,15 @@ Options parseArgs(int argc, char **argv) {
         die("--device expects auto, cpu or cuda, got '" + v + "'");
     } else if (arg == "--threads") {
       o.threads = parseCount(arg, takeValue(), 1);
+    } else if (arg == "--comm-timeout") {
+      // Read by the communicators (SHARDC_COMM_TIMEOUT), which check it.
+      std::string v = takeValue();
+      char *end = nullptr;
+      double s = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end || !(s > 0))
+        die("--comm-timeout expects a number of seconds greater than 0, "
+            "got '" + v + "'");
+      setenv("SHARDC_COMM_TIMEOUT", v.c_str(), 1);
     } else if (arg == "--trace") {
       o.trace = takeValue();
       if (o.trace.empty())

@@ -1,11 +1,13 @@
 //===- MpiComm.cpp - communicators over MPI -------------------------------===//
 
 #include "runtime/src/comm/Mpi.h"
+#include "runtime/src/comm/Watchdog.h"
 
 #include "shardc/cpu.h"
 #include "shardc/format.h"
 
 #include <mpi.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -281,6 +283,7 @@ public:
     for (const Pending &p : pending)
       bytes += static_cast<int64_t>(p.bytes);
     TraceScope scope(trace, "flush", bytes);
+    CommGuard guard("flush", worldRanks);
     return check("flush", reclaim(true));
   }
   void abort() override { MPI_Abort(comm, 1); }
@@ -407,6 +410,7 @@ private:
     TraceScope scope(trace, what,
                      static_cast<int64_t>(elements * fmt::dtypeSize(dtype)),
                      peerWhat ? worldRanks[peer] : -1);
+    CommGuard guard(what, worldRanks);
     return check(what, fn(t, o), peerWhat ? peer : -1);
   }
   Status checkPeer(const char *what, int peer) const {
@@ -471,6 +475,34 @@ Status shardc::rt::createMpiWorld(std::unique_ptr<Communicator> &out) {
     return {SHARDC_ERROR_RUNTIME,
             "cannot duplicate MPI_COMM_WORLD: " + mpiError(code)};
   MPI_Comm_set_errhandler(world, MPI_ERRORS_RETURN);
+  int size = 1, rank = 0;
+  MPI_Comm_size(world, &size);
+  MPI_Comm_rank(world, &rank);
+  if (size > 1) {
+    // Where every rank runs, for the watchdog's report of a silent one.
+    double timeout = 0;
+    std::string error;
+    if (!commTimeoutSeconds(timeout, error)) {
+      MPI_Comm_free(&world);
+      return {SHARDC_ERROR_INVALID_ARGUMENT, error};
+    }
+    constexpr int kHost = 256;
+    char host[kHost] = {};
+    gethostname(host, kHost - 1);
+    std::vector<char> hosts(static_cast<size_t>(size) * kHost);
+    std::vector<int> pids(size);
+    int pid = static_cast<int>(getpid());
+    if (MPI_Allgather(host, kHost, MPI_CHAR, hosts.data(), kHost, MPI_CHAR,
+                      world) == MPI_SUCCESS &&
+        MPI_Allgather(&pid, 1, MPI_INT, pids.data(), 1, MPI_INT, world) ==
+            MPI_SUCCESS) {
+      std::vector<RankPlace> places(size);
+      for (int i = 0; i < size; ++i)
+        places[i] = {std::string(hosts.data() + static_cast<size_t>(i) * kHost),
+                     pids[i]};
+      startWatchdog(std::move(places), rank, timeout);
+    }
+  }
   out = std::make_unique<MpiComm>(world);
   return {};
 }

@@ -1,7 +1,8 @@
-"""Kills one rank of a running multi-rank executable with SIGKILL and checks
-that the job ends, with a line naming the lost rank, within 30 s.
+"""Kills one rank of a running multi-rank executable with SIGKILL (or stops
+it with SIGSTOP: --stop) and checks that the job ends, with a line naming
+the lost (or silent) rank, within 30 s.
 
-  kill_rank.py MODEL NP RANK -- ARGS...
+  kill_rank.py MODEL NP RANK [--stop] -- ARGS...
 
 Starts `mpirun --oversubscribe -np NP MODEL ARGS...` (ARGS should make it
 run for a while: --benchmark with many iterations), waits until every rank
@@ -15,6 +16,7 @@ import sys
 import time
 
 model, np_, victim = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+stop = "--stop" in sys.argv[4:sys.argv.index("--")]
 args = sys.argv[sys.argv.index("--") + 1:]
 proc = subprocess.Popen(["mpirun", "--oversubscribe", "-np", str(np_), model] + args,
                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -46,13 +48,18 @@ if len(ranks) < np_:
     proc.kill()
     sys.exit("the ranks did not start: %s" % proc.communicate()[0])
 time.sleep(1.0)  # let them get into their collectives
-os.kill(ranks[victim], signal.SIGKILL)
+os.kill(ranks[victim], signal.SIGSTOP if stop else signal.SIGKILL)
 start = time.time()
 try:
     out, _ = proc.communicate(timeout=30)
     ended = True
 except subprocess.TimeoutExpired:
     proc.kill()
+    for pid in ranks:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
     out, _ = proc.communicate()
     ended = False
 took = time.time() - start

@@ -25,6 +25,8 @@ namespace shardc::rt {
 struct RankCode {
   const shardc_program *program = nullptr;
   int rank = 0;
+  /// The rank's index on its node (Communicator::localRank): its GPU.
+  int localRank = 0;
   /// Where the rank runs (its communicators); a device that has a stream
   /// passes a copy with `stream` set.
   const sc_rank_ctx *ctx = nullptr;

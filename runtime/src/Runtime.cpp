@@ -423,6 +423,7 @@ shardc_status load(const shardc_program *program, const char *weightsPath,
   RankCode code;
   code.program = program;
   code.rank = rank;
+  code.localRank = model->worldComm ? model->worldComm->localRank() : 0;
   code.ctx = &model->ctx;
   code.plan = model->rp;
   code.weights = static_cast<const char *>(model->weights.base) +

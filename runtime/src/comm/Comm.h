@@ -57,6 +57,11 @@ public:
   virtual const char *backend() const = 0;
   virtual int rank() const = 0;
   virtual int size() const = 0;
+  /// This rank's index among the group's ranks on its node (MPI's
+  /// shared-memory split): the GPU a rank takes is its local rank, not its
+  /// rank modulo the node's GPUs (which clashes when nodes hold different
+  /// numbers of ranks).
+  virtual int localRank() const { return rank(); }
 
   /// recv = op over the group of every rank's send (count elements each);
   /// send == recv is allowed.

@@ -167,6 +167,18 @@ public:
 
   const char *backend() const override { return "mpi"; }
   int rank() const override { return r; }
+  int localRank() const override {
+    if (local < 0) {
+      MPI_Comm node;
+      local = r;
+      if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, r, MPI_INFO_NULL,
+                              &node) == MPI_SUCCESS) {
+        MPI_Comm_rank(node, &local);
+        MPI_Comm_free(&node);
+      }
+    }
+    return local;
+  }
   int size() const override { return n; }
   MPI_Comm handle() const { return comm; }
 
@@ -438,6 +450,7 @@ private:
 
   MPI_Comm comm;
   int r = 0, n = 1;
+  mutable int local = -1; ///< localRank(), once asked
   std::vector<int> worldRanks;
   std::vector<Pending> pending;
   std::vector<Buffer> spare; ///< staging buffers of finished sends

@@ -1,7 +1,8 @@
 //===- CudaDevice.cpp - a rank's CUDA code on a GPU -----------------------===//
 //
-// Opening: the GPU (device `rank % count`, so CUDA_VISIBLE_DEVICES picks
-// it), its primary context (the one cuBLASLt and cuDNN, which use the CUDA
+// Opening: the GPU (device `localRank % count`: the rank's index on its node,
+// from MPI's shared-memory split, so CUDA_VISIBLE_DEVICES picks it), its
+// primary context (the one cuBLASLt and cuDNN, which use the CUDA
 // runtime, attach to), a non-blocking stream, the image its architecture
 // runs (Image.h), the kernels, and device memory: the arena, the weights
 // section uploaded once, and one staging buffer per input and output. Host
@@ -197,7 +198,7 @@ Status CudaDevice::open() {
             "no usable GPU: cuDeviceGetCount failed: " + d.errorText(r)};
   if (count <= 0)
     return {SHARDC_ERROR_UNSUPPORTED, "no usable GPU: no CUDA device found"};
-  if (CUresult r = d.cuDeviceGet(&cu.device, code.rank % count))
+  if (CUresult r = d.cuDeviceGet(&cu.device, code.localRank % count))
     return {SHARDC_ERROR_UNSUPPORTED,
             "no usable GPU: cuDeviceGet failed: " + d.errorText(r)};
   char gpuName[256] = {};

@@ -54,9 +54,10 @@ void checkAllReduce(int32_t dtype, ReduceOp op) {
     double expect = contribution(0, i);
     for (int r = 1; r < n; ++r) {
       double v = contribution(r, i);
-      expect = op == ReduceOp::Sum   ? expect + v
-               : op == ReduceOp::Max ? std::max(expect, v)
-                                     : std::min(expect, v);
+      expect = op == ReduceOp::Sum    ? expect + v
+               : op == ReduceOp::Max  ? std::max(expect, v)
+               : op == ReduceOp::Min  ? std::min(expect, v)
+                                      : expect * v;
     }
     EXPECT_EQ(static_cast<double>(recv[i]), static_cast<double>(static_cast<T>(expect)))
         << "element " << i;
@@ -75,7 +76,8 @@ TEST(MpiComm, World) {
 }
 
 TEST(MpiComm, AllReduceEveryTypeAndOp) {
-  for (ReduceOp op : {ReduceOp::Sum, ReduceOp::Max, ReduceOp::Min}) {
+  for (ReduceOp op :
+       {ReduceOp::Sum, ReduceOp::Max, ReduceOp::Min, ReduceOp::Prod}) {
     checkAllReduce<float>(1, op);
     checkAllReduce<double>(11, op);
     checkAllReduce<int32_t>(6, op);
@@ -110,6 +112,34 @@ TEST(MpiComm, AllReduceHalfTypesInFloat) {
   ASSERT_FALSE(
       w.allReduce(v.data(), v.data(), 1, 10, ReduceOp::Max, nullptr).failed());
   EXPECT_TRUE(std::isnan(sc_h2f(v[0])));
+}
+
+// Max and min of f32 and f64 propagate a NaN from any rank, first or last
+// in the reduction order, as a kernel on one rank does (MPI_MAX would keep
+// the other operand when the NaN comes first).
+TEST(MpiComm, MaxMinPropagateNaN) {
+  Communicator &w = world();
+  int n = w.size();
+  for (int nanRank : {0, n - 1}) {
+    for (ReduceOp op : {ReduceOp::Max, ReduceOp::Min}) {
+      std::vector<float> f = {w.rank() == nanRank ? NAN : 1.0f * w.rank(),
+                              2.0f * w.rank()};
+      ASSERT_FALSE(
+          w.allReduce(f.data(), f.data(), 2, 1, op, nullptr).failed());
+      EXPECT_TRUE(std::isnan(f[0])) << "NaN on rank " << nanRank;
+      EXPECT_EQ(f[1], op == ReduceOp::Max ? 2.0f * (n - 1) : 0.0f);
+      std::vector<double> d = {w.rank() == nanRank ? NAN : -1.0 * w.rank()};
+      ASSERT_FALSE(
+          w.allReduce(d.data(), d.data(), 1, 11, op, nullptr).failed());
+      EXPECT_TRUE(std::isnan(d[0])) << "NaN on rank " << nanRank;
+    }
+  }
+}
+
+// Every rank of this test runs on one host: its local rank is its rank.
+TEST(MpiComm, LocalRankOnOneNode) {
+  Communicator &w = world();
+  EXPECT_EQ(w.localRank(), w.rank());
 }
 
 TEST(MpiComm, InPlaceAllReduce) {

@@ -600,8 +600,9 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
   // its share) and over every other mesh axis the op leaves idle but the
   // pipeline's, so that no two ranks route the same tokens. Tokens the
   // ranks do not divide (7 over 2, a decode step's 1) are padded with zero
-  // rows to the next multiple (weight 0 on expert 0: they add nothing), and
-  // the padding is sliced off once the result is gathered.
+  // rows to the next multiple (weight 0 on distinct experts 0..K-1: they
+  // add nothing), and the padding is sliced off once the result is
+  // gathered.
   SmallVector<StringRef> expertAxes;
   int64_t paddedTokens = 0;
   if (auto moe = dyn_cast<graph::MoeOp>(op); moe && rule) {

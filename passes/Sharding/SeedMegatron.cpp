@@ -190,10 +190,12 @@ void DistSeedMegatronPass::runOnOperation() {
     return dist::splitAlong(mesh, rank, dim, "tp");
   };
 
-  // Sequence parallelism: a norm's input split along a token dim (one of
-  // the leading, not normalized, dims): the largest that tp divides, the
-  // later one on a tie (the sequence of [batch, seq, hidden]).
-  auto seedTokens = [&](Operation *norm) {
+  // Sequence parallelism: a norm's input split along its token dim (the
+  // largest of the leading, not normalized, dims, the later one on a tie:
+  // the sequence of [batch, seq, hidden]). When tp does not divide it,
+  // that is an error: splitting another dim (the batch) instead would not
+  // be sequence parallelism, and silently so.
+  auto seedTokens = [&](Operation *norm) -> LogicalResult {
     auto t = cast<RankedTensorType>(norm->getOperand(0).getType());
     uint64_t axisAttr =
         isa<graph::LayerNormOp>(norm)
@@ -201,14 +203,20 @@ void DistSeedMegatronPass::runOnOperation() {
             : cast<graph::RmsNormOp>(norm).getAxis();
     int64_t axis = graph::normalizedAxis(axisAttr, t.getRank());
     int64_t best = -1;
-    for (int64_t d = 0; d < axis; ++d) {
-      int64_t size = t.getDimSize(d);
-      if (size >= tp && size % tp == 0 &&
-          (best < 0 || size >= t.getDimSize(best)))
+    for (int64_t d = 0; d < axis; ++d)
+      if (best < 0 || t.getDimSize(d) >= t.getDimSize(best))
         best = d;
-    }
-    if (best >= 0)
-      seed(norm, 0, sharding(t.getRank(), best));
+    if (best < 0)
+      return success(); // nothing but normalized dims: stays whole
+    int64_t tokens = t.getDimSize(best);
+    if (tokens % tp != 0)
+      return norm->emitError("--sp: the ")
+             << tokens << " tokens of this norm's input (dim " << best
+             << ") do not divide by --tp=" << static_cast<int64_t>(tp)
+             << "; sequence parallelism needs them to (pad the sequence to "
+                "a multiple of tp, or drop --sp)";
+    seed(norm, 0, sharding(t.getRank(), best));
+    return success();
   };
 
   // Fused QKV projections first, so that q, k and v each have their own.
@@ -261,7 +269,8 @@ void DistSeedMegatronPass::runOnOperation() {
     if (replicated(op))
       continue;
     if (sp && isa<graph::LayerNormOp, graph::RmsNormOp>(op)) {
-      seedTokens(op);
+      if (failed(seedTokens(op)))
+        return signalPassFailure();
       continue;
     }
     if (auto attn = dyn_cast<graph::AttentionOp>(op)) {

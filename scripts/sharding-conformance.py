@@ -50,8 +50,14 @@ MESHES = [
 
 
 def run(cmd, timeout=120, **kw):
-    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          text=True, timeout=timeout, **kw)
+    """The command's exit status and output; a command that cannot start or
+    runs past `timeout` is a failure with that message."""
+    try:
+        return subprocess.run(cmd, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True,
+                              timeout=timeout, **kw)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return subprocess.CompletedProcess(cmd, 1, stdout=str(e))
 
 
 def dim_options(size, axes, sizes):
@@ -282,6 +288,9 @@ def main():
         stats[1] += 1
         if args.v:
             print("ok  ", label, flush=True)
+        elif (i + 1) % 100 == 0:
+            print("... %d of %d" % (i + 1, len(plan)), file=sys.stderr,
+                  flush=True)
 
     for op in sorted(per_op):
         tried, passed = per_op[op]

@@ -81,6 +81,15 @@ std::string reject(const ModelSummary &m, const Candidate &c) {
   if (c.sp && rows % c.tp != 0)
     return formatv("sp: {0} tokens per micro-batch do not split over tp={1}",
                    rows, c.tp);
+  // dist-seed-megatron splits the norms' token dim (the largest leading
+  // one: the sequence of [batch, seq, hidden]) and refuses one tp does not
+  // divide.
+  int64_t localBatch = std::max<int64_t>(1, m.batch / (c.dp * c.microbatches));
+  int64_t tokenDim = std::max(localBatch, m.tokens / std::max<int64_t>(1, m.batch));
+  if (c.sp && tokenDim % c.tp != 0)
+    return formatv("sp: the sequence of {0} tokens does not split over "
+                   "tp={1}",
+                   tokenDim, c.tp);
   return "";
 }
 

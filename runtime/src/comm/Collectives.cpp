@@ -1,13 +1,17 @@
 //===- Collectives.cpp - the collectives generated code calls -------------===//
 //
 // The C entry points of shardc/cpu.h over the Communicator of an sc_comm:
-// errors become sc_fail messages (the first one fails the run).
+// errors become sc_fail messages (the first one fails the run). Also the
+// communicators' shared helpers (secondsFromEnv).
 //
 //===----------------------------------------------------------------------===//
 
 #include "runtime/src/comm/Comm.h"
 
 #include "shardc/cpu.h"
+
+#include <cstdlib>
+#include <string>
 
 using namespace shardc::rt;
 
@@ -26,6 +30,23 @@ void report(const Status &s) {
 }
 
 } // namespace
+
+bool shardc::rt::secondsFromEnv(const char *name, double dflt,
+                                double &seconds, std::string &error) {
+  seconds = dflt;
+  const char *env = std::getenv(name);
+  if (!env || !*env)
+    return true;
+  char *end = nullptr;
+  double v = std::strtod(env, &end);
+  if (*end || !(v > 0) || v > 1e9) {
+    error = std::string(name) + "=" + env +
+            ": expected a number of seconds greater than 0";
+    return false;
+  }
+  seconds = v;
+  return true;
+}
 
 bool shardc::rt::reduceOpOf(int32_t kind, ReduceOp &op, const char *what) {
   switch (kind) {

@@ -41,6 +41,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace shardc::rt {
@@ -121,6 +122,13 @@ protected:
 /// of splitMesh: fails unless `shape` has `size` devices.
 Status meshCoordinates(const std::vector<int64_t> &shape, int rank, int size,
                        std::vector<int64_t> &coord);
+
+/// A time limit from environment variable `name` in seconds (`dflt` when
+/// unset or empty); false with a one-line error naming the variable when
+/// it is not a number of seconds greater than 0 (the communicators'
+/// SHARDC_COMM_TIMEOUT and SHARDC_NCCL_TIMEOUT).
+bool secondsFromEnv(const char *name, double dflt, double &seconds,
+                    std::string &error);
 
 /// The ReduceOp of a generated code's SC_REDUCE_* kind; an unknown kind is
 /// an sc_fail naming `what` (shared by the CPU and CUDA entry points).

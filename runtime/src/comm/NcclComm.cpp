@@ -31,19 +31,7 @@ using namespace shardc::rt;
 namespace fmt = shardc::format;
 
 bool shardc::rt::ncclTimeoutSeconds(double &seconds, std::string &error) {
-  seconds = 30;
-  const char *env = std::getenv("SHARDC_NCCL_TIMEOUT");
-  if (!env || !*env)
-    return true;
-  char *end = nullptr;
-  double v = std::strtod(env, &end);
-  if (*end || !(v > 0) || v > 1e9) {
-    error = std::string("SHARDC_NCCL_TIMEOUT=") + env +
-            ": expected a number of seconds greater than 0";
-    return false;
-  }
-  seconds = v;
-  return true;
+  return secondsFromEnv("SHARDC_NCCL_TIMEOUT", 30, seconds, error);
 }
 
 namespace {

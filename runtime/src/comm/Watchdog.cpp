@@ -2,6 +2,8 @@
 
 #include "runtime/src/comm/Watchdog.h"
 
+#include "runtime/src/comm/Comm.h"
+
 #include <unistd.h>
 
 #include <atomic>
@@ -104,19 +106,7 @@ void watch() {
 } // namespace
 
 bool shardc::rt::commTimeoutSeconds(double &seconds, std::string &error) {
-  seconds = 600;
-  const char *env = std::getenv("SHARDC_COMM_TIMEOUT");
-  if (!env || !*env)
-    return true;
-  char *end = nullptr;
-  double v = std::strtod(env, &end);
-  if (*end || !(v > 0) || v > 1e9) {
-    error = std::string("SHARDC_COMM_TIMEOUT=") + env +
-            ": expected a number of seconds greater than 0";
-    return false;
-  }
-  seconds = v;
-  return true;
+  return secondsFromEnv("SHARDC_COMM_TIMEOUT", 600, seconds, error);
 }
 
 void shardc::rt::startWatchdog(std::vector<RankPlace> places, int worldRank,

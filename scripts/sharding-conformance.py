@@ -40,6 +40,7 @@ import tempfile
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import npy_compare  # noqa: E402
 import sharding_cases  # noqa: E402
 
 MESHES = [
@@ -122,30 +123,11 @@ def seeded_module(imported, mesh, shardings):
 
 def compare(got_dir, ref_dir, names):
     for n in names:
-        ref = np.load(os.path.join(ref_dir, n + ".npy"))
-        got = np.load(os.path.join(got_dir, n + ".npy"))
-        if got.shape != ref.shape or got.dtype != ref.dtype:
-            return "%s: %s %s, expected %s %s" % (n, got.shape, got.dtype,
-                                                  ref.shape, ref.dtype)
-        if ref.dtype.kind != "f":
-            if not np.array_equal(got, ref):
-                return "%s: %d of %d elements differ" % (
-                    n, int((got != ref).sum()), ref.size)
-            continue
-        if not np.array_equal(np.isnan(got), np.isnan(ref)):
-            return "%s: NaN at %d places, expected %d" % (
-                n, int(np.isnan(got).sum()), int(np.isnan(ref).sum()))
-        inf = np.isinf(ref)
-        if not np.array_equal(inf, np.isinf(got)) or \
-                not np.array_equal(ref[inf], got[inf]):
-            return "%s: infinities differ" % n
-        fin = np.isfinite(ref)
-        if fin.any():
-            r, g = ref[fin].astype(np.float64), got[fin].astype(np.float64)
-            scale = float(np.max(np.abs(r))) or 1.0
-            err = float(np.max(np.abs(g - r))) / scale
-            if err > 1e-5:
-                return "%s: max_rel_err %.3g" % (n, err)
+        diff = npy_compare.difference(np.load(os.path.join(got_dir, n + ".npy")),
+                                      np.load(os.path.join(ref_dir, n + ".npy")),
+                                      1e-5)
+        if diff:
+            return "%s: %s" % (n, diff)
     return None
 
 

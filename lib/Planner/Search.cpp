@@ -84,8 +84,10 @@ std::string reject(const ModelSummary &m, const Candidate &c) {
   // dist-seed-megatron splits the norms' token dim (the largest leading
   // one: the sequence of [batch, seq, hidden]) and refuses one tp does not
   // divide.
-  int64_t localBatch = std::max<int64_t>(1, m.batch / (c.dp * c.microbatches));
-  int64_t tokenDim = std::max(localBatch, m.tokens / std::max<int64_t>(1, m.batch));
+  int64_t localBatch =
+      std::max<int64_t>(1, m.batch / (c.dp * c.microbatches));
+  int64_t tokenDim =
+      std::max(localBatch, m.tokens / std::max<int64_t>(1, m.batch));
   if (c.sp && tokenDim % c.tp != 0)
     return formatv("sp: the sequence of {0} tokens does not split over "
                    "tp={1}",
@@ -168,10 +170,10 @@ void price(const ModelSummary &m, const Cluster &cl, Candidate &c) {
   };
   // Experts ep does not divide fill the slots with copies: each rank holds
   // ceil(E / ep) experts' weights.
-  double expertShare =
-      m.experts > 0 ? static_cast<double>((m.experts + c.ep - 1) / c.ep) /
-                          static_cast<double>(m.experts)
-                    : 1.0 / c.ep;
+  int64_t expertsPerRank = (m.experts + c.ep - 1) / c.ep;
+  double expertShare = m.experts > 0 ? static_cast<double>(expertsPerRank) /
+                                           static_cast<double>(m.experts)
+                                     : 1.0 / c.ep;
   double weights = ((m.denseWeights - wholeWeights) / c.tp + wholeWeights +
                     padding(embeddingSplit, m.embeddingWeights, m.embeddingRows) +
                     padding(headSplit, m.headWeights, m.headColumns) +
@@ -281,7 +283,7 @@ void price(const ModelSummary &m, const Cluster &cl, Candidate &c) {
   }
   if (c.ep > 1) // the dispatch's worst-case receive buffer and staging
     c.memory.workspace = 2 * c.ep * std::ceil(rows / (c.ep * c.tp)) *
-                         std::min<int64_t>(m.topK, (m.experts + c.ep - 1) / c.ep) *
+                         std::min<int64_t>(m.topK, expertsPerRank) *
                          m.hidden * m.elementBytes;
   auto add = [&](const char *kind, double perStage) {
     if (perStage > 0)

@@ -9,6 +9,13 @@ using onnx::TensorProto;
 
 namespace shardc::onnximport {
 
+/// A graph.constant scalar of float type `elem` holding `v`.
+static Value floatScalar(NodeContext &c, Type elem, double v) {
+  return c.b.create<graph::ConstantOp>(
+      c.loc, DenseElementsAttr::get(RankedTensorType::get({}, elem),
+                                    c.b.getFloatAttr(elem, v)));
+}
+
 /// A Gemm whose A carries data-dependent rows (ImportRows.cpp pads them into
 /// leading dims: A is [rows.., K]) is row-wise: alpha * (A @ B') + beta * C
 /// with B' = B or its transpose and C broadcast over [N].
@@ -26,11 +33,7 @@ static LogicalResult importRowGemm(NodeContext &c) {
   if (!y)
     return failure();
   Type elem = c.type(0).getElementType();
-  auto scalar = [&](float v) -> Value {
-    return c.b.create<graph::ConstantOp>(
-        c.loc, DenseElementsAttr::get(RankedTensorType::get({}, elem),
-                                      c.b.getFloatAttr(elem, v)));
-  };
+  auto scalar = [&](float v) { return floatScalar(c, elem, v); };
   float alpha = c.getFloat("alpha", 1.0f), beta = c.getFloat("beta", 1.0f);
   if (alpha != 1.0f)
     y = c.create("mul", {y->getResult(0), scalar(alpha)});
@@ -241,9 +244,7 @@ static LogicalResult importReduceLogSumExp(NodeContext &c) {
   Type elem = c.type(0).getElementType();
   if (!isa<FloatType>(elem))
     return c.fail("ReduceLogSumExp of a non-float tensor is not supported");
-  Value zero = c.b.create<graph::ConstantOp>(
-      c.loc, DenseElementsAttr::get(RankedTensorType::get({}, elem),
-                                    c.b.getFloatAttr(elem, 0.0)));
+  Value zero = floatScalar(c, elem, 0.0);
   // m with and without the reduced dims; a finite m is the one m - m == 0.
   auto finiteMax = [&](bool keepdims) -> Value {
     Operation *m = c.create("reduce_max", {x},

@@ -30,6 +30,15 @@ std::string mpiError(int code) {
   return std::string(text, len);
 }
 
+/// x combined with y by ReduceOp `Kind` (Sum, Max, Min, Prod); max and min
+/// let a NaN on either side win, as the generated reduction kernels do.
+template <int Kind, typename T> T combine(T x, T y) {
+  return Kind == 0   ? x + y
+         : Kind == 1 ? (x != x || x > y ? x : y)
+         : Kind == 2 ? (x != x || x < y ? x : y)
+                     : x * y;
+}
+
 //===----------------------------------------------------------------------===//
 // fp16 / bf16 reductions: MPI has no half types; they travel as 16-bit
 // words and reduce in float (rounded once per combine, as NCCL does).
@@ -39,33 +48,23 @@ template <float (*ToF)(uint16_t), uint16_t (*FromF)(float), int Kind>
 void halfOp(void *in, void *inout, int *len, MPI_Datatype *) {
   const uint16_t *a = static_cast<const uint16_t *>(in);
   uint16_t *b = static_cast<uint16_t *>(inout);
-  for (int i = 0; i < *len; ++i) {
-    float x = ToF(a[i]), y = ToF(b[i]);
-    float r = Kind == 0   ? x + y
-              : Kind == 1 ? (x != x || x > y ? x : y) // NaN wins
-              : Kind == 2 ? (x != x || x < y ? x : y)
-                          : x * y;
-    b[i] = FromF(r);
-  }
+  for (int i = 0; i < *len; ++i)
+    b[i] = FromF(combine<Kind>(ToF(a[i]), ToF(b[i])));
 }
 
 //===----------------------------------------------------------------------===//
 // float / double max and min: MPI_MAX and MPI_MIN do not say what a NaN
 // does (Open MPI's `a > b ? a : b` drops it when it comes first), while a
 // reduction on one rank propagates it. These ops make a NaN in any rank's
-// value the result, as the generated reduction kernels do.
+// value the result (combine).
 //===----------------------------------------------------------------------===//
 
-template <typename T, bool Max>
-void nanPropagatingOp(void *in, void *inout, int *len, MPI_Datatype *) {
+template <typename T, int Kind>
+void floatOp(void *in, void *inout, int *len, MPI_Datatype *) {
   const T *a = static_cast<const T *>(in);
   T *b = static_cast<T *>(inout);
-  for (int i = 0; i < *len; ++i) {
-    T x = a[i], y = b[i];
-    if (y != y)
-      continue;
-    b[i] = x != x || (Max ? x > y : x < y) ? x : y;
-  }
+  for (int i = 0; i < *len; ++i)
+    b[i] = combine<Kind>(a[i], b[i]);
 }
 
 struct FloatOps {
@@ -75,10 +74,10 @@ struct FloatOps {
 const FloatOps &floatOps() {
   static FloatOps ops = [] {
     FloatOps f;
-    MPI_Op_create(nanPropagatingOp<float, true>, 1, &f.op[0][0]);
-    MPI_Op_create(nanPropagatingOp<float, false>, 1, &f.op[0][1]);
-    MPI_Op_create(nanPropagatingOp<double, true>, 1, &f.op[1][0]);
-    MPI_Op_create(nanPropagatingOp<double, false>, 1, &f.op[1][1]);
+    MPI_Op_create(floatOp<float, 1>, 1, &f.op[0][0]);
+    MPI_Op_create(floatOp<float, 2>, 1, &f.op[0][1]);
+    MPI_Op_create(floatOp<double, 1>, 1, &f.op[1][0]);
+    MPI_Op_create(floatOp<double, 2>, 1, &f.op[1][1]);
     return f;
   }();
   return ops;

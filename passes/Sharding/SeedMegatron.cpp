@@ -2,6 +2,7 @@
 
 #include "passes/Sharding/Passes.h"
 
+#include "passes/Sharding/KvHeads.h"
 #include "passes/Sharding/Slicing.h"
 
 #include "dialects/Graph/IR/ShardingRule.h"
@@ -278,6 +279,9 @@ void DistSeedMegatronPass::runOnOperation() {
       if (q.getRank() < 3)
         continue;
       int64_t heads = q.getRank() - 3;
+      // Fewer KV heads than ranks: each rank gets a copy of the KV head
+      // its query heads read (the ops it replaces all precede `op`).
+      replicateKvHeads(attn, tp);
       bool divisible = llvm::all_of(op->getOperands().take_front(3), [&](Value v) {
         return cast<RankedTensorType>(v.getType()).getDimSize(heads) % tp == 0;
       });

@@ -2,8 +2,13 @@
 query attention with 4 query heads and 2 KV heads, SwiGLU MLP), random
 weights, exported at opset 17 with its input and PyTorch's output.
 
-  export_llama.py DIR   writes DIR/llama.onnx, DIR/x.npy, DIR/torch.npy
+  export_llama.py DIR [--heads H] [--kv-heads KV] [--qkv-bias] [--name N]
+      writes DIR/N.onnx (default llama.onnx), DIR/x.npy, DIR/torch.npy
+      (DIR/N.x.npy, DIR/N.torch.npy with --name): Llama's layout by
+      default; --kv-heads 1 is multi-query attention, --qkv-bias Qwen2's
+      biased q, k and v projections.
 """
+import argparse
 import math
 import os
 import sys
@@ -30,13 +35,13 @@ def rotate_half(x):
 
 
 class Block(nn.Module):
-    def __init__(self, d=64, heads=4, kv_heads=2, ffn=128, seq=16):
+    def __init__(self, d=64, heads=4, kv_heads=2, ffn=128, seq=16, bias=False):
         super().__init__()
         self.h, self.kv, self.hd = heads, kv_heads, d // heads
         self.norm1, self.norm2 = RMSNorm(d), RMSNorm(d)
-        self.q = nn.Linear(d, heads * self.hd, bias=False)
-        self.k = nn.Linear(d, kv_heads * self.hd, bias=False)
-        self.v = nn.Linear(d, kv_heads * self.hd, bias=False)
+        self.q = nn.Linear(d, heads * self.hd, bias=bias)
+        self.k = nn.Linear(d, kv_heads * self.hd, bias=bias)
+        self.v = nn.Linear(d, kv_heads * self.hd, bias=bias)
         self.o = nn.Linear(heads * self.hd, d, bias=False)
         self.gate = nn.Linear(d, ffn, bias=False)
         self.up = nn.Linear(d, ffn, bias=False)
@@ -69,12 +74,28 @@ class Block(nn.Module):
         return x + self.down(torch.nn.functional.silu(self.gate(h)) * self.up(h))
 
 
-d = sys.argv[1]
+ap = argparse.ArgumentParser()
+ap.add_argument("dir")
+ap.add_argument("--heads", type=int, default=4)
+ap.add_argument("--kv-heads", type=int, default=2)
+ap.add_argument("--qkv-bias", action="store_true")
+ap.add_argument("--name", default="")
+args = ap.parse_args()
+d = args.dir
 torch.manual_seed(0)
-model = nn.Sequential(Block(), Block()).eval()
+blocks = [Block(heads=args.heads, kv_heads=args.kv_heads, bias=args.qkv_bias)
+          for _ in range(2)]
+if args.qkv_bias:  # nn.Linear's biases are small; make them matter
+    with torch.no_grad():
+        for blk in blocks:
+            for lin in (blk.q, blk.k, blk.v):
+                lin.bias.uniform_(-1, 1)
+model = nn.Sequential(*blocks).eval()
 x = torch.randn(1, 16, 64)
-torch.onnx.export(model, (x,), os.path.join(d, "llama.onnx"), opset_version=17,
+name = args.name or "llama"
+pre = args.name + "." if args.name else ""
+torch.onnx.export(model, (x,), os.path.join(d, name + ".onnx"), opset_version=17,
                   input_names=["x"], output_names=["y"])
-np.save(os.path.join(d, "x.npy"), x.numpy())
+np.save(os.path.join(d, pre + "x.npy"), x.numpy())
 with torch.no_grad():
-    np.save(os.path.join(d, "torch.npy"), model(x).numpy())
+    np.save(os.path.join(d, pre + "torch.npy"), model(x).numpy())

@@ -53,14 +53,29 @@ std::vector<int64_t> divisors(int64_t n) {
   return out;
 }
 
+/// The summary whose trial ran at `tp`, else `m`.
+const ModelSummary &atDegree(const ModelSummary &m, int64_t tp) {
+  for (const ModelSummary &s : m.atDegrees)
+    if (s.trialTp == tp)
+      return s;
+  return m;
+}
+
 /// Why the family cannot run, or empty.
-std::string reject(const ModelSummary &m, const Candidate &c) {
+std::string reject(const ModelSummary &model, const Candidate &c) {
+  const ModelSummary &m = atDegree(model, c.tp);
   if (m.batch % c.dp != 0)
     return formatv("the batch of {0} does not split into dp={1} replicas",
                    m.batch, c.dp);
-  if (c.tp > 1 && m.heads > 0 && m.heads % c.tp != 0)
+  // A trial at this degree is the partitioner's own answer: it refuses
+  // (trialError), or splits what divides and leaves the rest whole (the
+  // attention of heads tp does not divide), which the price counts.
+  bool trial = c.tp > 1 && m.trialTp == c.tp;
+  if (trial && !m.trialError.empty())
+    return formatv("tp={0}: {1}", c.tp, m.trialError);
+  if (!trial && c.tp > 1 && m.heads > 0 && m.heads % c.tp != 0)
     return formatv("{0} heads do not divide by tp={1}", m.heads, c.tp);
-  if (c.tp > 1 && m.hidden % c.tp != 0)
+  if (!trial && c.tp > 1 && m.hidden % c.tp != 0)
     return formatv("the hidden size {0} does not divide by tp={1}", m.hidden,
                    c.tp);
   if (c.ep > 1 && m.experts == 0)
@@ -95,7 +110,8 @@ std::string reject(const ModelSummary &m, const Candidate &c) {
   return "";
 }
 
-void price(const ModelSummary &m, const Cluster &cl, Candidate &c) {
+void price(const ModelSummary &model, const Cluster &cl, Candidate &c) {
+  const ModelSummary &m = atDegree(model, c.tp);
   double mb = static_cast<double>(c.microbatches);
   double rows = static_cast<double>(m.tokens) / (c.dp * mb);
   double hiddenBytes = rows * m.hidden * m.elementBytes;
@@ -144,8 +160,9 @@ void price(const ModelSummary &m, const Cluster &cl, Candidate &c) {
       m.tpReplicatedWeights + replicated * m.layerWeights +
           (embeddingSplit ? 0 : m.embeddingWeights) +
           (headSplit ? 0 : m.headWeights));
-  double wholeFlops = std::min(
-      m.denseFlops, replicated * m.layerFlops + (headSplit ? 0 : m.headFlops));
+  double wholeFlops =
+      std::min(m.denseFlops, m.tpWholeFlops + replicated * m.layerFlops +
+                                 (headSplit ? 0 : m.headFlops));
   if (!tpMesh)
     wholeWeights = wholeFlops = 0;
 
@@ -306,6 +323,13 @@ Candidate shardc::planner::evaluatePlan(const ModelSummary &m,
   if (!c.rejected.empty())
     return c;
   price(m, cl, c);
+  // dist-seed-megatron leaves attention whose heads tp does not divide
+  // whole on every rank (the price counts it through the degree's trial).
+  if (c.tp > 1 && m.heads > 0 && m.heads % c.tp != 0)
+    c.strategyNotes.push_back(
+        formatv("attention whole on every rank: {0} heads do not divide by "
+                "tp={1}",
+                m.heads, c.tp));
   double excess = memoryExcess(cl, c.memory);
   if (excess > 0)
     c.rejected = "does not fit: needs " + formatBytes(c.memory.total()) +
@@ -322,10 +346,11 @@ Candidate shardc::planner::chooseLayerStrategies(const ModelSummary &m,
   Candidate split = evaluatePlan(m, cl, family);
   if (family.tp == 1 || !reject(m, family).empty())
     return split;
+  const ModelSummary &d = atDegree(m, family.tp);
   bool embeddingOption =
-      m.embeddingWeights > 0 && m.embeddingRows >= family.tp;
-  bool headOption = m.headWeights > 0 && m.headColumns >= family.tp;
-  int64_t layers = family.pp == 1 && (m.layerFlops > 0 || m.layerWeights > 0)
+      d.embeddingWeights > 0 && d.embeddingRows >= family.tp;
+  bool headOption = d.headWeights > 0 && d.headColumns >= family.tp;
+  int64_t layers = family.pp == 1 && (d.layerFlops > 0 || d.layerWeights > 0)
                        ? m.layers
                        : 0;
   auto with = [&](bool embeddingWhole, bool headWhole, int64_t k) {

@@ -129,30 +129,37 @@ void readLiveBytes(ModuleOp trial, ModelSummary &m) {
   m.liveGathered = std::move(gather);
 }
 
-/// What a Megatron split leaves whole: seeds tp at the smallest degree the
-/// heads and the hidden size divide by on a clone, propagates, and reads
-/// which weights and intermediates came out split. Nothing is recorded
-/// (the search then takes everything to divide by tp) when no degree
-/// divides or the trial fails.
-int64_t readTensorParallelSplit(ModuleOp module, ModelSummary &m) {
-  int64_t tp = 0;
-  for (int64_t t = 2; t <= 64 && !tp; ++t)
-    if (m.hidden % t == 0 && (m.heads == 0 || m.heads % t == 0))
-      tp = t;
-  if (!tp)
-    return 0;
+/// What a Megatron split at degree `tp` leaves whole: seeds tp on a clone,
+/// propagates, and reads which weights, FLOPs and intermediates came out
+/// split. Returns false when the seeds refuse the degree (`trialError`
+/// then holds why, one line) or propagation fails; nothing is recorded
+/// then.
+bool readTensorParallelSplit(ModuleOp module, int64_t tp, ModelSummary &m) {
   OwningOpRef<ModuleOp> trial = module.clone();
   PassManager pm(module.getContext());
   pm.addPass(createDistSeedMegatron({/*tp=*/tp, /*sp=*/false}));
   pm.addPass(createDistPropagate());
+  std::string error;
   {
-    // A trial that fails says nothing: the driver's own run reports.
-    ScopedDiagnosticHandler quiet(module.getContext(),
-                                  [](Diagnostic &) { return success(); });
-    if (failed(pm.run(*trial)))
-      return 0;
+    // The trial's diagnostics are the search's (a rejected degree's
+    // reason); the driver's own run reports its own.
+    ScopedDiagnosticHandler quiet(module.getContext(), [&](Diagnostic &d) {
+      if (error.empty() && d.getSeverity() == DiagnosticSeverity::Error)
+        error = d.str();
+      return success();
+    });
+    if (failed(pm.run(*trial))) {
+      m.trialError = error.empty() ? "the trial partition failed" : error;
+      return false;
+    }
   }
-  double replicated = 0, whole = 0, split = 0;
+  double replicated = 0, weights = 0, whole = 0, split = 0, wholeFlops = 0,
+         flops = 0;
+  auto splitAttr = [](ArrayAttr shardings) {
+    return shardings && llvm::any_of(shardings, [](Attribute a) {
+             return isSplit(a);
+           });
+  };
   trial->walk([&](Operation *op) {
     auto shardings = op->getAttrOfType<ArrayAttr>("dist.shardings");
     if (auto c = dyn_cast<graph::ConstantOp>(op)) {
@@ -160,15 +167,34 @@ int64_t readTensorParallelSplit(ModuleOp module, ModelSummary &m) {
       bool expert = llvm::any_of(c->getUsers(), [](Operation *u) {
         return isa<graph::MoeOp>(u);
       });
-      if (!expert && !(shardings && !shardings.empty() &&
-                       isSplit(shardings[0])))
-        replicated += bytesOf(c.getType());
+      if (expert)
+        return;
+      // A padded constant counts at its size: the search prices padding.
+      double bytes = bytesOf(c.getType());
+      if (auto from = c->getAttrOfType<DenseI64ArrayAttr>("dist.padded_from"))
+        bytes = bytesOf(RankedTensorType::get(
+            from.asArrayRef(), c.getType().getElementType()));
+      weights += bytes;
+      if (!(shardings && !shardings.empty() && isSplit(shardings[0])))
+        replicated += bytes;
       return;
     }
     // Seeds (dist.shard) mark a tensor, they hold no memory of their own.
     if (op->getNumResults() == 0 || isa<func::FuncOp, ModuleOp>(op) ||
         isa<dist::DistDialect>(op->getDialect()))
       return;
+    if (!isa<graph::MoeOp>(op)) {
+      // An op runs whole unless a result, or an operand as it arrives
+      // (a row-parallel projection's partial sums), is split.
+      double f = estimateFlops(op);
+      flops += f;
+      bool splitOperand = llvm::any_of(op->getOperands(), [&](Value v) {
+        Operation *d = v.getDefiningOp();
+        return d && splitAttr(d->getAttrOfType<ArrayAttr>("dist.shardings"));
+      });
+      if (!splitAttr(shardings) && !splitOperand)
+        wholeFlops += f;
+    }
     for (auto [i, r] : llvm::enumerate(op->getResults())) {
       double &peak =
           shardings && i < shardings.size() && isSplit(shardings[i]) ? split
@@ -176,11 +202,27 @@ int64_t readTensorParallelSplit(ModuleOp module, ModelSummary &m) {
       peak = std::max(peak, bytesOf(r.getType()));
     }
   });
-  m.tpReplicatedWeights = replicated;
+  // What the trial added (KV head copies) costs each rank x / tp, as
+  // x / (tp - 1) more of the whole share does.
+  double addedWeights = std::max(0.0, weights - m.denseWeights);
+  double addedFlops = std::max(0.0, flops - m.denseFlops);
+  m.trialTp = tp;
+  m.tpReplicatedWeights =
+      std::min(m.denseWeights, replicated + addedWeights / (tp - 1));
+  m.tpWholeFlops = std::min(m.denseFlops, wholeFlops + addedFlops / (tp - 1));
   m.peakActivationWhole = whole;
   m.peakActivationSplit = split;
   readLiveBytes(*trial, m);
-  return tp;
+  return true;
+}
+
+/// The smallest degree the heads and the hidden size divide by (0: none
+/// up to 64): the trial of a summary priced at any degree.
+int64_t smallestTrialDegree(const ModelSummary &m) {
+  for (int64_t t = 2; t <= 64; ++t)
+    if (m.hidden % t == 0 && (m.heads == 0 || m.heads % t == 0))
+      return t;
+  return 0;
 }
 
 /// The per-layer options' sizes (ModelSummary): the embedding and the LM
@@ -220,7 +262,8 @@ void readLayerParts(func::FuncOp main, int64_t tp, int64_t attentions,
 
 } // namespace
 
-ModelSummary shardc::summarizeModel(ModuleOp module, StringRef dtype) {
+ModelSummary shardc::summarizeModel(ModuleOp module, StringRef dtype,
+                                    ArrayRef<int64_t> tpDegrees) {
   ModelSummary m;
   m.dtype = dtype.str();
   m.elementBytes = dtype == "fp16" || dtype == "bf16" ? 2 : 4;
@@ -290,7 +333,22 @@ ModelSummary shardc::summarizeModel(ModuleOp module, StringRef dtype) {
   PipelineCuts cuts = findPipelineCuts(main);
   m.segments = cuts.segmentFlops();
   m.segmentWeights = cuts.segmentWeights();
-  readLayerParts(main, readTensorParallelSplit(module, m), attentions, m);
+  ModelSummary base = m;
+  int64_t tp = smallestTrialDegree(m);
+  if (tp && readTensorParallelSplit(module, tp, m))
+    readLayerParts(main, tp, attentions, m);
+  else
+    m.trialError.clear(); // no figures: the search takes all to divide
+  for (int64_t t : tpDegrees) {
+    if (t < 2)
+      continue;
+    ModelSummary at = base;
+    if (readTensorParallelSplit(module, t, at))
+      readLayerParts(main, t, attentions, at);
+    else
+      at.trialTp = t; // refused: trialError says why
+    m.atDegrees.push_back(std::move(at));
+  }
   return m;
 }
 

@@ -19,9 +19,14 @@ namespace shardc {
 /// the hidden state (the input of the first norm, else the first
 /// attention's output), heads, experts, the batch (the inputs' leading dim)
 /// and the largest intermediate tensor. `dtype` is the precision compiled
-/// for ("fp32", "tf32", "fp16", "bf16").
+/// for ("fp32", "tf32", "fp16", "bf16"). What tp leaves whole is read off
+/// a trial partition at the smallest degree that divides the heads, and
+/// at each of `tpDegrees` into `atDegrees` (the degrees the search prices:
+/// a degree's own trial sees its KV head copies and the attention it
+/// cannot split, or its refusal).
 planner::ModelSummary summarizeModel(mlir::ModuleOp module,
-                                     llvm::StringRef dtype);
+                                     llvm::StringRef dtype,
+                                     llvm::ArrayRef<int64_t> tpDegrees = {});
 
 /// The planner's section of the plan report: the search's choice, or (with
 /// `planFile`) the estimate of the plan --plan=FILE compiles. `planJson`,

@@ -746,9 +746,19 @@ int main(int argc, char **argv) {
     fusedGraphOps = shardc::countGraphOps(*module);
   // --devices: the planner picks the mesh, then compilation goes on as if
   // its degrees had been given.
-  if (clusterSpec)
+  if (clusterSpec) {
+    // Each tp degree the search prices gets its own trial partition.
+    llvm::SmallVector<int64_t> tpDegrees;
+    if (filePlan)
+      tpDegrees.push_back(filePlan->tp);
+    else
+      for (int64_t t = 2; t <= devices; ++t)
+        if (devices % t == 0)
+          tpDegrees.push_back(t);
     planned = shardc::summarizeModel(
-        *module, precision == "tf32" ? "tf32" : precision.getValue());
+        *module, precision == "tf32" ? "tf32" : precision.getValue(),
+        tpDegrees);
+  }
   if (filePlan) {
     shardc::planner::Candidate c =
         shardc::planner::evaluatePlan(*planned, *clusterSpec, *filePlan);

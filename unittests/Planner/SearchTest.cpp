@@ -57,6 +57,34 @@ TEST(Search, EstimatesWorkedByHand) {
   EXPECT_EQ(r.ranked.front().name(), "dp2 pp1 ep1 tp1 mb1");
 }
 
+TEST(Search, TrialAtTheDegreePriced) {
+  // A trial at tp=8 (12 heads: the partitioner leaves attention whole):
+  // the figures of that degree price tp=8, which is no longer refused;
+  // its whole FLOPs (the attention) run on every rank.
+  ModelSummary m = small();
+  m.heads = 12;
+  m.hidden = 768;
+  ModelSummary at8 = m;
+  at8.trialTp = 8;
+  at8.tpWholeFlops = 2e9;
+  at8.tpReplicatedWeights = 2e7;
+  m.atDegrees.push_back(at8);
+  Candidate c;
+  c.tp = 8;
+  Candidate tp8 = evaluatePlan(m, *presetCluster("cpu"), c);
+  EXPECT_EQ(tp8.rejected, "");
+  // (6e9 / 8 + 2e9) FLOP at 80 GFLOP/s; (8e7 / 8 + 2e7) B of weights.
+  EXPECT_DOUBLE_EQ(tp8.memory.weights, 3e7);
+  EXPECT_NEAR(tp8.stageCompute, (6e9 / 8 + 2e9) / 80e9 + 10e-6, 1e-12);
+  ASSERT_EQ(tp8.strategyNotes.size(), 1u);
+  EXPECT_EQ(tp8.strategyNotes[0],
+            "attention whole on every rank: 12 heads do not divide by tp=8");
+  // The trial at the degree refused: its error is the reason.
+  m.atDegrees[0].trialError = "--sp: the 7 tokens do not divide";
+  EXPECT_EQ(evaluatePlan(m, *presetCluster("cpu"), c).rejected,
+            "tp=8: --sp: the 7 tokens do not divide");
+}
+
 TEST(Search, RejectionsSayWhy) {
   ModelSummary m = small();
   m.heads = 12;

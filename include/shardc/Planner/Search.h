@@ -54,6 +54,20 @@ struct ModelSummary {
   /// split (the residual stream, gathered logits). The others divide by
   /// tp; `peakActivationSplit` is the largest of those, whole.
   double tpReplicatedWeights = 0;
+  /// The dense FLOPs the same trial leaves whole on every rank (norms and
+  /// residual adds, attention whose heads tp does not divide). Weights and
+  /// FLOPs a trial adds (the copies of KV heads for more ranks than KV
+  /// heads) count here and above as the whole share with the same cost per
+  /// rank: x / (tp - 1) for x added.
+  double tpWholeFlops = 0;
+  /// The tp degree of the trial these figures come from (0: none), and its
+  /// error when dist-seed-megatron refuses that degree.
+  int64_t trialTp = 0;
+  std::string trialError;
+  /// The same model with the trial run at other degrees: a candidate of
+  /// tp t is priced from the one whose trialTp is t, where there is one
+  /// (the figures of the degree being priced), else from this one.
+  std::vector<ModelSummary> atDegrees;
   double peakActivationWhole = 0;
   double peakActivationSplit = 0;
   /// Bytes of intermediates live after each op of the program in order (a

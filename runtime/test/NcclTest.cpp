@@ -177,9 +177,25 @@ TEST(Nccl, TimeoutVariable) {
   double seconds = 0;
   std::string error;
   {
+    // Neither set: 600 s, which a long prefill does not trip.
     ScopedEnv env("SHARDC_NCCL_TIMEOUT", "");
+    ScopedEnv common("SHARDC_COMM_TIMEOUT", "");
     EXPECT_TRUE(ncclTimeoutSeconds(seconds, error));
-    EXPECT_EQ(seconds, 30);
+    EXPECT_EQ(seconds, 600);
+  }
+  {
+    // --comm-timeout (SHARDC_COMM_TIMEOUT) bounds NCCL's waits too...
+    ScopedEnv env("SHARDC_NCCL_TIMEOUT", "");
+    ScopedEnv common("SHARDC_COMM_TIMEOUT", "7");
+    EXPECT_TRUE(ncclTimeoutSeconds(seconds, error));
+    EXPECT_EQ(seconds, 7);
+  }
+  {
+    // ...unless SHARDC_NCCL_TIMEOUT sets NCCL's own.
+    ScopedEnv env("SHARDC_NCCL_TIMEOUT", "2");
+    ScopedEnv common("SHARDC_COMM_TIMEOUT", "7");
+    EXPECT_TRUE(ncclTimeoutSeconds(seconds, error));
+    EXPECT_EQ(seconds, 2);
   }
   {
     ScopedEnv env("SHARDC_NCCL_TIMEOUT", "0.5");
@@ -516,7 +532,8 @@ TEST(NcclGpu, AMissingPeerIsAbortedAfterTheTimeout) {
   EXPECT_TRUE(s.failed());
   EXPECT_EQ(s.message,
             "NCCL communicator of mesh axis 0 (rank 0 of 2, world rank 5): "
-            "initialization did not finish within 2 s (SHARDC_NCCL_TIMEOUT): "
+            "initialization did not finish within 2 s (--comm-timeout, "
+            "SHARDC_NCCL_TIMEOUT): "
             "a peer is gone or stuck; communicators aborted");
   EXPECT_GE(took.count(), 2.0);
   EXPECT_LT(took.count(), 30.0);

@@ -13,7 +13,7 @@
 // (ncclConfig_t.blocking = 0), so no NCCL call waits without a bound: every
 // wait (the initialization, a call that returns ncclInProgress, the end of a
 // run) polls ncclCommGetAsyncError, and on an asynchronous error, or after
-// SHARDC_NCCL_TIMEOUT seconds (default 30) without completion, every
+// the NCCL timeout (ncclTimeoutSeconds) without completion, every
 // communicator of the rank is aborted (ncclCommAbort) and the wait fails
 // with one line naming the communicator and the rank.
 //
@@ -72,14 +72,16 @@ Status createNcclComms(const std::vector<Communicator *> &hosts, int worldRank,
 
 /// Waits until `done()` returns true, polling the communicators in `comms`
 /// (from createNcclComms) for asynchronous errors between calls. On an
-/// error, or once SHARDC_NCCL_TIMEOUT seconds have passed, aborts every
+/// error, or once the NCCL timeout has passed, aborts every
 /// communicator of the rank and fails with one line naming `what`, the
 /// communicator and the rank.
 Status waitWithNccl(const std::vector<std::unique_ptr<Communicator>> &comms,
                     const std::function<bool()> &done, const char *what);
 
-/// SHARDC_NCCL_TIMEOUT in seconds (default 30); false with a one-line error
-/// when it is set to anything but a positive number.
+/// The NCCL timeout in seconds: SHARDC_NCCL_TIMEOUT where set, else
+/// SHARDC_COMM_TIMEOUT (the executable's --comm-timeout sets it), else 600
+/// (a long prefill's collective does not trip it); false with a one-line
+/// error when the variable read is anything but a positive number.
 bool ncclTimeoutSeconds(double &seconds, std::string &error);
 
 } // namespace shardc::rt

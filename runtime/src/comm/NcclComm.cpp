@@ -31,7 +31,12 @@ using namespace shardc::rt;
 namespace fmt = shardc::format;
 
 bool shardc::rt::ncclTimeoutSeconds(double &seconds, std::string &error) {
-  return secondsFromEnv("SHARDC_NCCL_TIMEOUT", 30, seconds, error);
+  // NCCL's own limit where it is set, else the communicators' common one
+  // (--comm-timeout), whose default a long prefill does not trip.
+  const char *own = std::getenv("SHARDC_NCCL_TIMEOUT");
+  if (own && *own)
+    return secondsFromEnv("SHARDC_NCCL_TIMEOUT", 600, seconds, error);
+  return secondsFromEnv("SHARDC_COMM_TIMEOUT", 600, seconds, error);
 }
 
 namespace {
@@ -512,7 +517,7 @@ Status NcclRank::wait(const std::function<bool()> &done,
       return {SHARDC_ERROR_RUNTIME,
               who + ": " + what + " did not finish within " +
                   formatSeconds(timeout) +
-                  " s (SHARDC_NCCL_TIMEOUT): a peer is gone or stuck; "
+                  " s (--comm-timeout, SHARDC_NCCL_TIMEOUT): a peer is gone or stuck; "
                   "communicators aborted"};
     }
     backoff.pause();

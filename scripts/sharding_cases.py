@@ -145,21 +145,29 @@ def cases():
     c.append(Case("layer_norm", "LayerNormalization",
                   [("x", [4, 6], F, "plain"), ("g", [6], F, "plain"),
                    ("bt", [6], F, "plain")], attrs={"axis": -1}))
-    # Selection: their axis stays whole (or carries value and index).
+    # Selection and scans: split along their axis, the ranks combine value
+    # and index (arg max, top k) or the blocks' totals (cumsum).
     for last in (0, 1):
         c.append(Case("argmax_last%d" % last, "ArgMax",
                       [("x", [6, 6], F, "mixed")],
                       attrs={"axis": 1, "keepdims": 1,
-                             "select_last_index": last}))
+                             "select_last_index": last}, reduced=(1,)))
         c.append(Case("argmin_last%d" % last, "ArgMin",
                       [("x", [6, 6], F, "mixed")],
                       attrs={"axis": 1, "keepdims": 0,
-                             "select_last_index": last}))
+                             "select_last_index": last}, reduced=(1,)))
     c.append(Case("topk", "TopK", [("x", [4, 6], F, "plain")],
                   attrs={"axis": 1}, consts=[("k", axes(2))],
-                  outputs=("values", "indices")))
+                  outputs=("values", "indices"), reduced=(1,)))
+    c.append(Case("topk_smallest", "TopK", [("x", [4, 6], F, "mixed")],
+                  attrs={"axis": 1, "largest": 0}, consts=[("k", axes(2))],
+                  outputs=("values", "indices"), reduced=(1,)))
     c.append(Case("cumsum", "CumSum", [("x", [4, 6], F, "plain")],
-                  consts=[("ax", np.array(1, np.int64))]))
+                  consts=[("ax", np.array(1, np.int64))], reduced=(1,)))
+    c.append(Case("cumsum_reverse_exclusive", "CumSum",
+                  [("x", [4, 6], F, "plain")],
+                  attrs={"exclusive": 1, "reverse": 1},
+                  consts=[("ax", np.array(1, np.int64))], reduced=(1,)))
     # Shapes and movement.
     c.append(Case("transpose", "Transpose", [("x", [6, 4], F, "mixed")],
                   attrs={"perm": [1, 0]}))

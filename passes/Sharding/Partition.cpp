@@ -153,6 +153,15 @@ private:
   FailureOr<Value> padTokens(OpBuilder &b, Location loc, Value v,
                              const DimAxes &want, int64_t rows, bool iota);
   LogicalResult vocabParallelGather(OpBuilder &b, graph::GatherOp op);
+  /// arg_max, topk (sorted) and cumsum whose operand arrives split along
+  /// their axis: each rank selects or scans its block and the ranks combine
+  /// (value and index, or the blocks' totals), instead of gathering the
+  /// operand whole. Fails (without changing anything) otherwise.
+  LogicalResult splitSelection(OpBuilder &b, Operation *op);
+  /// `v` all-gathered along `dim` over `axes` (minor first: the blocks in
+  /// the order of part()'s index).
+  Value allGather(OpBuilder &b, Location loc, Value v,
+                  ArrayRef<StringRef> axes, int64_t dim);
 
   dist::MeshOp mesh;
   int64_t rank;
@@ -361,6 +370,148 @@ LogicalResult RankPartitioner::vocabParallelGather(OpBuilder &b,
   return success();
 }
 
+Value RankPartitioner::allGather(OpBuilder &b, Location loc, Value v,
+                                 ArrayRef<StringRef> axes, int64_t dim) {
+  for (size_t i = axes.size(); i-- > 0;) {
+    auto type = cast<RankedTensorType>(v.getType());
+    SmallVector<int64_t> shape(type.getShape());
+    shape[dim] *= axisSize(axes[i]);
+    v = b.create<dist::AllGatherOp>(
+        loc, RankedTensorType::get(shape, type.getElementType()), v,
+        meshRef(), axesAttr({axes[i]}), b.getI64IntegerAttr(dim));
+  }
+  return v;
+}
+
+/// A constant i64 tensor of `rank` ones-dims holding `value`.
+static Value indexConstant(OpBuilder &b, Location loc, int64_t rank,
+                           int64_t value) {
+  auto type = RankedTensorType::get(SmallVector<int64_t>(rank, 1),
+                                    b.getI64Type());
+  return b.create<graph::ConstantOp>(loc,
+                                     DenseElementsAttr::get(type, value));
+}
+
+LogicalResult RankPartitioner::splitSelection(OpBuilder &b, Operation *op) {
+  int64_t axis;
+  if (auto a = dyn_cast<graph::ArgMaxOp>(op))
+    axis = a.getAxis();
+  else if (auto t = dyn_cast<graph::TopKOp>(op); t && t.getSorted())
+    axis = t.getAxis();
+  else if (auto c = dyn_cast<graph::CumSumOp>(op))
+    axis = c.getAxis();
+  else
+    return failure();
+  Value in = op->getOperand(0);
+  auto type = cast<RankedTensorType>(in.getType());
+  axis = axis < 0 ? axis + type.getRank() : axis;
+  const DimAxes &layout = current[in];
+  if (layout.empty() || axis < 0 || axis >= type.getRank() ||
+      layout[axis].empty())
+    return failure();
+  ArrayRef<StringRef> axes = layout[axis];
+  auto [parts, index] = part(axes);
+  int64_t block = type.getDimSize(axis) / parts;
+  auto topk = dyn_cast<graph::TopKOp>(op);
+  if (topk && static_cast<int64_t>(topk.getK()) > block)
+    return failure(); // a block has fewer than k: selected whole
+  Location loc = op->getLoc();
+  Value x = map.lookup(in);
+  int64_t rank = type.getRank();
+  auto axisAttr = b.getI64IntegerAttr(axis);
+  // Results keep the operand's layout off the axis; the axis is whole
+  // (selections) or stays split (a scan).
+  DimAxes whole = layout;
+  whole[axis].clear();
+  SmallVector<std::pair<Value, DimAxes>> results;
+
+  if (auto cumsum = dyn_cast<graph::CumSumOp>(op)) {
+    // Each block's scan, plus the totals of the blocks before it (after
+    // it, reversed), all-gathered.
+    Value local = b.create<graph::CumSumOp>(loc, x, axisAttr,
+                                            cumsum.getExclusiveAttr(),
+                                            cumsum.getReverseAttr());
+    Value total = b.create<graph::ReduceSumOp>(
+        loc, x, b.getDenseI64ArrayAttr({axis}), b.getBoolAttr(true));
+    Value totals = allGather(b, loc, total, axes, axis);
+    int64_t from = cumsum.getReverse() ? index + 1 : 0;
+    int64_t to = cumsum.getReverse() ? parts : index;
+    if (from < to) {
+      auto t = cast<RankedTensorType>(totals.getType());
+      SmallVector<int64_t> starts(rank, 0), ends(t.getShape()),
+          steps(rank, 1);
+      starts[axis] = from;
+      ends[axis] = to;
+      Value before = b.create<graph::SliceOp>(
+          loc, totals, b.getDenseI64ArrayAttr(starts),
+          b.getDenseI64ArrayAttr(ends), b.getDenseI64ArrayAttr(steps));
+      before = b.create<graph::ReduceSumOp>(
+          loc, before, b.getDenseI64ArrayAttr({axis}), b.getBoolAttr(true));
+      local = b.create<graph::AddOp>(loc, local, before);
+    }
+    results.push_back({local, layout});
+  } else if (auto argmax = dyn_cast<graph::ArgMaxOp>(op)) {
+    // Each block's winner (the value at its index, so that NaN and ties
+    // are judged as on one rank) with its global index; the winner of the
+    // winners, first (or last) on a tie as the blocks are in order.
+    Value idx = b.create<graph::ArgMaxOp>(loc, x, axisAttr,
+                                          b.getBoolAttr(true),
+                                          argmax.getSelectLastIndexAttr());
+    Value val = b.create<graph::GatherElementsOp>(loc, x, idx, axisAttr);
+    if (index > 0)
+      idx = b.create<graph::AddOp>(
+          loc, idx, indexConstant(b, loc, rank, index * block));
+    Value vals = allGather(b, loc, val, axes, axis);
+    Value idxs = allGather(b, loc, idx, axes, axis);
+    Value which = b.create<graph::ArgMaxOp>(loc, vals, axisAttr,
+                                            b.getBoolAttr(true),
+                                            argmax.getSelectLastIndexAttr());
+    Value out = b.create<graph::GatherElementsOp>(loc, idxs, which, axisAttr);
+    DimAxes outLayout = whole;
+    if (!argmax.getKeepdims()) {
+      auto t = cast<RankedTensorType>(out.getType());
+      SmallVector<int64_t> shape(t.getShape());
+      shape.erase(shape.begin() + axis);
+      out = b.create<graph::ReshapeOp>(loc, out,
+                                       b.getDenseI64ArrayAttr(shape));
+      outLayout.erase(outLayout.begin() + axis);
+    }
+    results.push_back({out, outLayout});
+  } else {
+    // Each block's top k with their global indices; the top k of those
+    // (a tie goes to the lower index, as the blocks are in order).
+    auto k = topk.getKAttr();
+    auto local = b.create<graph::TopKOp>(loc, x, k, axisAttr,
+                                         topk.getLargestAttr(),
+                                         b.getBoolAttr(true));
+    Value idx = local.getIndices();
+    if (index > 0)
+      idx = b.create<graph::AddOp>(
+          loc, idx, indexConstant(b, loc, rank, index * block));
+    Value vals = allGather(b, loc, local.getValues(), axes, axis);
+    Value idxs = allGather(b, loc, idx, axes, axis);
+    auto merged = b.create<graph::TopKOp>(loc, vals, k, axisAttr,
+                                          topk.getLargestAttr(),
+                                          b.getBoolAttr(true));
+    Value out = b.create<graph::GatherElementsOp>(
+        loc, idxs, merged.getIndices(), axisAttr);
+    results.push_back({merged.getValues(), whole});
+    results.push_back({out, whole});
+  }
+  for (auto [i, r] : llvm::enumerate(results)) {
+    auto recorded = op->getAttrOfType<ArrayAttr>("dist.shardings");
+    DimAxes want = dimsOf(
+        recorded ? dyn_cast<dist::ShardingAttr>(recorded[i]) : nullptr,
+        op->getResult(i).getType());
+    auto v = reshard(b, loc, r.first, r.second, want);
+    if (failed(v))
+      return failure();
+    map.map(op->getResult(i), *v);
+    current[op->getResult(i)] = want;
+  }
+  return success();
+}
+
 /// `type` with `rows` rows (dim 0).
 static RankedTensorType padRows(RankedTensorType type, int64_t rows) {
   SmallVector<int64_t> shape(type.getShape());
@@ -461,6 +612,9 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
   if (auto gather = dyn_cast<graph::GatherOp>(op))
     if (succeeded(vocabParallelGather(b, gather)))
       return success();
+  if (isa<graph::ArgMaxOp, graph::TopKOp, graph::CumSumOp>(op) &&
+      succeeded(splitSelection(b, op)))
+    return success();
   if (auto constant = dyn_cast<graph::ConstantOp>(op)) {
     DimAxes dims = resultDims(0);
     auto v = sliceConstant(b, constant, dims);

@@ -135,6 +135,117 @@ static LogicalResult importGatherElements(NodeContext &c) {
   return c.status();
 }
 
+/// GatherND(data, indices, batch_dims b) with indices [..., k]: each
+/// component j of an index is checked and wrapped by a gather from the
+/// iota [0, d_j) (so an index outside [-d_j, d_j) fails the run with the
+/// gather's message, naming this node, on every plan), the components make
+/// a row number of the data's first b + k dims merged (the batch's rows
+/// first), and a gather of those rows gives the result,
+/// indices.shape[:-1] + data.shape[b + k:].
+static LogicalResult importGatherND(NodeContext &c) {
+  RankedTensorType data = c.type(0), idx = c.type(1);
+  if (c.failed())
+    return failure();
+  int64_t b = c.getInt("batch_dims", 0);
+  int64_t r = data.getRank(), q = idx.getRank();
+  if (q < 1 || idx.isDynamicDim(q - 1))
+    return c.fail("indices must have a static last dim");
+  int64_t k = idx.getDimSize(q - 1);
+  if (b < 0 || b >= q || b > r)
+    return c.fail("batch_dims " + std::to_string(b) + " is outside [0, " +
+                  std::to_string(std::min(q, r + 1)) + ")");
+  if (k < 1 || b + k > r)
+    return c.fail("indices of " + std::to_string(k) +
+                  " components index past the data's rank " +
+                  std::to_string(r) + " (batch_dims " + std::to_string(b) +
+                  ")");
+  if (!data.hasStaticShape() || !idx.hasStaticShape())
+    return c.fail("GatherND needs static shapes");
+  for (int64_t d = 0; d < b; ++d)
+    if (data.getDimSize(d) != idx.getDimSize(d))
+      return c.fail("batch dim " + std::to_string(d) + " of data (" +
+                    std::to_string(data.getDimSize(d)) +
+                    ") and indices (" + std::to_string(idx.getDimSize(d)) +
+                    ") differ");
+  auto i64Tensor = [](ArrayRef<int64_t> dims, auto value) {
+    HostTensor t;
+    t.dtype = graph::ScalarType::I64;
+    t.dims.assign(dims.begin(), dims.end());
+    int64_t n = 1;
+    for (int64_t d : dims)
+      n *= d;
+    t.resize(n);
+    for (int64_t i = 0; i < n; ++i)
+      t.setInt(i, value(i));
+    return t;
+  };
+  SmallVector<int64_t> rows(idx.getShape().drop_back()); // indices.shape[:-1]
+  SmallVector<int64_t> starts(q, 0), ends(idx.getShape()), steps(q, 1);
+  Value row;
+  int64_t stride = 1;
+  for (int64_t j = k - 1; j >= 0; --j) {
+    int64_t dj = data.getDimSize(b + j);
+    starts[q - 1] = j;
+    ends[q - 1] = j + 1;
+    Operation *comp = c.create("slice", {c.in(1)},
+                               {c.array("starts", starts),
+                                c.array("ends", ends), c.array("steps", steps)});
+    Operation *flat =
+        comp ? c.create("reshape", {comp->getResult(0)},
+                        {c.array("shape", rows)})
+             : nullptr;
+    Value iota = c.constantOf(i64Tensor({dj}, [](int64_t i) { return i; }));
+    Operation *wrapped =
+        flat ? c.create("gather", {iota, flat->getResult(0)}, {c.i64("axis", 0)})
+             : nullptr;
+    if (!wrapped)
+      return failure();
+    Value term = wrapped->getResult(0);
+    if (stride != 1) {
+      Operation *m = c.create(
+          "mul", {term, c.constantOf(i64Tensor({1}, [&](int64_t) {
+                    return stride;
+                  }))});
+      if (!m)
+        return failure();
+      term = m->getResult(0);
+    }
+    if (row) {
+      Operation *sum = c.create("add", {row, term});
+      if (!sum)
+        return failure();
+      term = sum->getResult(0);
+    }
+    row = term;
+    stride *= dj;
+  }
+  // The batch's rows: batch coordinate i (row-major over the b dims) starts
+  // at row i * stride.
+  int64_t batch = 1;
+  for (int64_t d = 0; d < b; ++d)
+    batch *= data.getDimSize(d);
+  if (b > 0) {
+    SmallVector<int64_t> dims(rows.begin(), rows.begin() + b);
+    dims.resize(rows.size(), 1);
+    Operation *sum = c.create(
+        "add", {row, c.constantOf(i64Tensor(dims, [&](int64_t i) {
+                  return i * stride;
+                }))});
+    if (!sum)
+      return failure();
+    row = sum->getResult(0);
+  }
+  SmallVector<int64_t> merged{batch * stride};
+  for (int64_t d = b + k; d < r; ++d)
+    merged.push_back(data.getDimSize(d));
+  Operation *table =
+      c.create("reshape", {c.in(0)}, {c.array("shape", merged)});
+  if (!table)
+    return failure();
+  c.create("gather", {table->getResult(0), row}, {c.i64("axis", 0)});
+  return c.status();
+}
+
 /// The `reduction` attribute of a scatter, checked against what its opset
 /// defines (none before 16; add, mul from 16; max, min from 18).
 static std::optional<std::string> scatterReduction(NodeContext &c) {
@@ -176,6 +287,7 @@ static LogicalResult importScatterND(NodeContext &c) {
 
 void registerSelectionOps(HandlerMap &map) {
   map["GatherElements"] = importGatherElements;
+  map["GatherND"] = importGatherND;
   map["ScatterElements"] = importScatterElements;
   map["Scatter"] = importScatterElements;
   map["ScatterND"] = importScatterND;

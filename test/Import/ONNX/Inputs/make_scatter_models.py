@@ -49,6 +49,16 @@ nd("scatter_nd_11", 11)
 nd("scatter_nd_16", 16, reduction="add")
 nd("scatter_nd_18", 18, reduction="max")
 
+
+
+def gnd(name, opset, x, i, y, check=True, **attrs):
+    save(name, helper.make_node("GatherND", ["x", "i"], ["y"], name="y", **attrs),
+         [vi("x", x), vi("i", i, I64)], vi("y", y), opset, check)
+
+
+gnd("gather_nd_12", 12, [2, 3, 4], [5, 2], [5, 4])
+gnd("gather_nd_batch", 12, [2, 3, 4], [2, 1], [2, 4], batch_dims=1)
+
 # --- refused ---------------------------------------------------------------
 # A reduction from a later opset; an unknown one; indices whose rank or
 # size does not fit the data; updates of the wrong shape.
@@ -60,3 +70,5 @@ elements("indices_dims", "ScatterElements", 13, axis=1, idx=(4, 2), check=False)
 save("updates_shape", helper.make_node("ScatterND", ["x", "i", "u"], ["y"], name="y"),
      [vi("x", [3, 4]), vi("i", [2, 2], I64), vi("u", [2, 4])], vi("y", [3, 4]), 13,
      check=False)
+gnd("gather_nd_components", 12, [3, 4], [2, 3], [2], check=False)
+gnd("gather_nd_batch_dims", 12, [3, 4], [3, 1], [3], check=False, batch_dims=2)

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/Dist/IR/DistOps.h"
+#include "shardc/Support/ReductionKinds.h"
 
 #include "llvm/ADT/SmallBitVector.h"
 
@@ -38,7 +39,7 @@ static FailureOr<int64_t> group(Operation *op, FlatSymbolRefAttr meshName,
 }
 
 static LogicalResult verifyKind(Operation *op, StringRef kind) {
-  if (kind != "sum" && kind != "max" && kind != "min" && kind != "prod")
+  if (!shardc::isCollectiveReduction(kind))
     return op->emitOpError("kind '")
            << kind << "': expected sum, max, min or prod";
   return success();

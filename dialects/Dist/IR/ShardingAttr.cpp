@@ -1,6 +1,7 @@
 //===- ShardingAttr.cpp - #dist.sharding ----------------------------------===//
 
 #include "dialects/Dist/IR/DistOps.h"
+#include "shardc/Support/ReductionKinds.h"
 
 #include "llvm/ADT/StringSet.h"
 
@@ -16,8 +17,7 @@ static SmallVector<StringRef> strings(ArrayAttr array) {
 }
 
 bool ShardingAttr::isPartialKind(StringRef kind) {
-  return kind == "sum" || kind == "max" || kind == "min" || kind == "prod" ||
-         kind == "mean";
+  return shardc::isReductionKind(kind);
 }
 
 /// #dist.sharding<@mesh, [["tp"], []], partial = max ["tp"]>: the kind is

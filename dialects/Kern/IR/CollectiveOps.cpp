@@ -1,6 +1,7 @@
 //===- CollectiveOps.cpp - verifiers of kern collectives ------------------===//
 
 #include "dialects/Kern/IR/KernOps.h"
+#include "shardc/Support/ReductionKinds.h"
 
 using namespace mlir;
 using namespace shardc::kern;
@@ -30,7 +31,7 @@ static LogicalResult verifyCollective(Op op, int64_t outPerIn,
 }
 
 static LogicalResult verifyKind(Operation *op, StringRef kind) {
-  if (kind != "sum" && kind != "max" && kind != "min" && kind != "prod")
+  if (!shardc::isCollectiveReduction(kind))
     return op->emitOpError("kind '")
            << kind << "': expected sum, max, min or prod";
   return success();

@@ -1,6 +1,7 @@
 //===- KernOps.cpp - kern dialect verifiers --------------------------------===//
 
 #include "dialects/Kern/IR/KernOps.h"
+#include "shardc/Support/ReductionKinds.h"
 
 using namespace mlir;
 using namespace shardc::kern;
@@ -105,8 +106,7 @@ LogicalResult ReduceOp::verify() {
   if (getOutputs().size() != 1)
     return emitOpError("has one output");
   StringRef kind = getKind();
-  if (kind != "sum" && kind != "max" && kind != "min" && kind != "mean" &&
-      kind != "prod")
+  if (!shardc::isReductionKind(kind))
     return emitOpError("unknown reduction kind '") << kind << "'";
   auto outLayout = cast<DenseI64ArrayAttr>(getLayouts()[getInputs().size()]);
   for (int64_t d : getReduceDims()) {

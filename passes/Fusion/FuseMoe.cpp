@@ -20,7 +20,9 @@
 //   W[k, t, 0] = gather(reshape(weights, [T * K, 1]), C, axis 0),
 //                C[k, t] = t * K + k                  (constant)
 //   Y_e = matmul(swiglu(matmul(X, G_e), matmul(X, U_e)), D_e)
-//                G_e, U_e: [H, F], D_e: [F, H] constants
+//                G_e, U_e: [H, F], D_e: [F, H] constants; each matmul may
+//                be followed by the add of a constant bias (nn.Linear
+//                experts, exported as Gemm: the importer's matmul + add)
 //   X = x through reshapes and gathers that copy (indices 0..n-1 over the
 //       whole axis)
 //
@@ -33,7 +35,8 @@
 //   graph.moe reshape(x, [T, H]), weights, ids, gate_up, down
 //
 // with gate_up = [G_e | U_e] stacked to [E, H, 2F] and down = D_e stacked to
-// [E, F, H]. That equals the sum because a top-k over E yields ids in
+// [E, F, H]; with biases, `biases` gate_up_bias [E, 2F] and down_bias [E,
+// H] stacked the same way (zeros where a projection has none). That equals the sum because a top-k over E yields ids in
 // [0, E), so each (t, k) lands in exactly one expert's mask.
 //
 // Left alone (test/Passes/Fusion/fuse-moe.mlir): an expert missing or
@@ -149,6 +152,8 @@ struct Term {
   Value weights; ///< routing weights [T, K]
   Value tokens;  ///< x, any shape of T * H elements in row-major order
   graph::ConstantOp gate, up, down;
+  /// nn.Linear's biases (null: none): [F], [F], [H], or with leading 1s.
+  graph::ConstantOp gateBias, upBias, downBias;
 };
 
 /// The ids and expert e of a mask with M[k, t, 0] = (ids[t, k] == e).
@@ -249,26 +254,50 @@ graph::ConstantOp matrixOperand(graph::MatMulOp mm, int64_t rows, int64_t cols,
   return c;
 }
 
-/// Y_e = down(swiglu(gate(X), up(X))) of shape [1, T, H] or [T, H].
+/// `v` = add(p, c) with c a constant bias of `n` elements of `elem` along
+/// the last dim (shape [n] or [1, .., 1, n]): p, with `bias` set to c.
+/// Otherwise `v` itself.
+Value peelBias(Value v, int64_t n, Type elem, graph::ConstantOp &bias) {
+  auto add = onlyUse<graph::AddOp>(v);
+  if (!add)
+    return v;
+  for (auto [p, c] : {std::pair(add.getLhs(), add.getRhs()),
+                      std::pair(add.getRhs(), add.getLhs())}) {
+    auto k = c.getDefiningOp<graph::ConstantOp>();
+    ArrayRef<int64_t> cs = k ? shapeOf(c) : ArrayRef<int64_t>();
+    if (!k || cs.empty() || cs.back() != n || numel(c) != n ||
+        elemOf(c) != elem || p.getType() != v.getType())
+      continue;
+    bias = k;
+    return p;
+  }
+  return v;
+}
+
+/// Y_e = down(swiglu(gate(X), up(X))) of shape [1, T, H] or [T, H], each
+/// projection with or without a bias (nn.Linear's).
 bool matchExpert(Value y, int64_t t, int64_t h, Term &term) {
   ArrayRef<int64_t> s = shapeOf(y);
   if (s != ArrayRef<int64_t>{1, t, h} && s != ArrayRef<int64_t>{t, h})
     return false;
-  auto down = onlyUse<graph::MatMulOp>(y);
+  Type elem = elemOf(y);
+  auto down = onlyUse<graph::MatMulOp>(peelBias(y, h, elem, term.downBias));
   auto swiglu =
       down ? onlyUse<graph::SwigluOp>(down.getLhs()) : graph::SwigluOp();
   if (!swiglu)
     return false;
-  auto gate = onlyUse<graph::MatMulOp>(swiglu.getGate());
-  auto up = onlyUse<graph::MatMulOp>(swiglu.getUp());
+  int64_t ffn = shapeOf(swiglu.getOutput()).back();
+  auto gate = onlyUse<graph::MatMulOp>(
+      peelBias(swiglu.getGate(), ffn, elem, term.gateBias));
+  auto up = onlyUse<graph::MatMulOp>(
+      peelBias(swiglu.getUp(), ffn, elem, term.upBias));
   if (!gate || !up || gate.getLhs() != up.getLhs())
     return false;
   Value x = gate.getLhs();
   ArrayRef<int64_t> xs = shapeOf(x);
   if (xs.size() < 2 || xs.back() != h || numel(x) != t * h)
     return false;
-  Type elem = elemOf(y);
-  int64_t f = shapeOf(swiglu.getOutput()).back();
+  int64_t f = ffn;
   term.gate = matrixOperand(gate, h, f, elem);
   term.up = matrixOperand(up, h, f, elem);
   term.down = matrixOperand(down, f, h, elem);
@@ -361,6 +390,58 @@ Value stackExperts(OpBuilder &b, Location loc,
   return b.create<graph::ConstantOp>(loc, stacked);
 }
 
+/// [E, sum of widths]: for each expert, its biases side by side, zeros for
+/// a missing one (a projection without a bias). Null when no expert has a
+/// bias in any part.
+Value stackBiases(OpBuilder &b, Location loc,
+                  ArrayRef<SmallVector<graph::ConstantOp>> parts,
+                  ArrayRef<int64_t> widths, Type elem, StringRef key) {
+  bool any = llvm::any_of(parts, [](ArrayRef<graph::ConstantOp> biases) {
+    return llvm::any_of(biases, [](graph::ConstantOp c) { return bool(c); });
+  });
+  if (!any)
+    return {};
+  int64_t experts = parts.size(), cols = 0;
+  for (int64_t w : widths)
+    cols += w;
+  auto type = RankedTensorType::get({experts, cols}, elem);
+  bool shapeOnly = llvm::any_of(parts, [](ArrayRef<graph::ConstantOp> bs) {
+    return llvm::any_of(bs, [](graph::ConstantOp c) {
+      return c && graph::isShapeOnly(c.getValue());
+    });
+  });
+  if (shapeOnly)
+    return b.create<graph::ConstantOp>(loc, graph::shapeOnlyElements(type, key));
+  int64_t eb = elem.getIntOrFloatBitWidth() / 8;
+  ElementsAttr stacked = graph::elementsFromBytes(
+      type, key, [&](MutableArrayRef<char> data) {
+        std::memset(data.data(), 0, data.size());
+        for (auto [e, biases] : llvm::enumerate(parts)) {
+          int64_t col = 0;
+          for (auto [i, bias] : llvm::enumerate(biases)) {
+            char *out = data.data() + (e * cols + col) * eb;
+            col += widths[i];
+            graph::ConstantOp c = bias;
+            if (!c)
+              continue;
+            ArrayRef<char> raw = graph::rawElementData(c.getValue());
+            if (static_cast<int64_t>(raw.size()) == eb) { // a splat
+              for (int64_t j = 0; j < widths[i]; ++j)
+                std::memcpy(out + j * eb, raw.data(), eb);
+            } else if (static_cast<int64_t>(raw.size()) == widths[i] * eb) {
+              std::memcpy(out, raw.data(), raw.size());
+            } else {
+              return false;
+            }
+          }
+        }
+        return true;
+      });
+  if (!stacked)
+    return {};
+  return b.create<graph::ConstantOp>(loc, stacked);
+}
+
 struct GraphFuseMoePass : shardc::impl::GraphFuseMoeBase<GraphFuseMoePass> {
   void runOnOperation() override;
   bool fuse(graph::AddOp root);
@@ -401,7 +482,7 @@ bool GraphFuseMoePass::fuse(graph::AddOp root) {
   if ((int64_t)terms.size() != numExperts)
     return false;
   SmallVector<SmallVector<graph::ConstantOp>> gateUp(numExperts),
-      down(numExperts);
+      down(numExperts), gateUpBias(numExperts), downBias(numExperts);
   llvm::SmallSet<int64_t, 16> seen;
   for (Term &term : terms) {
     if (term.ids != first.ids || term.weights != first.weights ||
@@ -411,6 +492,8 @@ bool GraphFuseMoePass::fuse(graph::AddOp root) {
       return false;
     gateUp[term.expert] = {term.gate, term.up};
     down[term.expert] = {term.down};
+    gateUpBias[term.expert] = {term.gateBias, term.upBias};
+    downBias[term.expert] = {term.downBias};
   }
   OpBuilder b(root);
   Location loc = root.getLoc();
@@ -421,11 +504,36 @@ bool GraphFuseMoePass::fuse(graph::AddOp root) {
       gu.getDefiningOp()->erase();
     return false;
   }
+  // nn.Linear experts' biases: both stacked (zeros where a projection has
+  // none) when any expert has one.
+  Type elem = elemOf(root.getOutput());
+  int64_t f = shapeOf(first.gate.getOutput())[1];
+  int64_t h = shapeOf(first.down.getOutput())[1];
+  bool biased = llvm::any_of(terms, [](const Term &t) {
+    return t.gateBias || t.upBias || t.downBias;
+  });
+  Value gub, db;
+  if (biased) {
+    // One all-zero part still makes the pair: the op takes both or neither.
+    gub = stackBiases(b, loc, gateUpBias, {f, f}, elem, "moe.gate_up_bias");
+    if (!gub)
+      gub = b.create<graph::ConstantOp>(
+          loc, DenseElementsAttr::get(
+                   RankedTensorType::get({numExperts, 2 * f}, elem),
+                   b.getZeroAttr(elem)));
+    db = stackBiases(b, loc, downBias, {h}, elem, "moe.down_bias");
+    if (!db)
+      db = b.create<graph::ConstantOp>(
+          loc, DenseElementsAttr::get(
+                   RankedTensorType::get({numExperts, h}, elem),
+                   b.getZeroAttr(elem)));
+  }
   ArrayRef<int64_t> out = shapeOf(root.getOutput());
   Value x = first.tokens;
   if (shapeOf(x) != out)
     x = b.create<graph::ReshapeOp>(loc, x, b.getDenseI64ArrayAttr(out));
-  Value y = b.create<graph::MoeOp>(loc, x, first.weights, first.ids, gu, dn);
+  Value y = b.create<graph::MoeOp>(loc, x, first.weights, first.ids, gu, dn,
+                                   gub, db);
   for (Value other : others)
     y = b.create<graph::AddOp>(loc, y, other);
   root.getOutput().replaceAllUsesWith(y);

@@ -769,6 +769,9 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
                              "split differently");
       need[3][0] = experts[0];
       need[4][0] = experts[0];
+      // Biases go with their experts' weights.
+      for (unsigned i = 5; i < need.size(); ++i)
+        need[i][0] = experts[0];
       llvm::StringSet<> busy;
       for (const DimAxes &dims : need)
         for (const auto &axes : dims)
@@ -816,10 +819,12 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
   Operation *clone;
   if (!expertAxes.empty()) {
     // dist-seed-experts' placement (expert load balancing), if any.
+    bool biased = operands.size() == 7;
     clone = b.create<dist::MoeOp>(
         loc, op->getResult(0).getType(), operands[0], operands[1],
-        operands[2], operands[3], operands[4], meshRef(),
-        axesAttr(expertAxes),
+        operands[2], operands[3], operands[4],
+        biased ? operands[5] : Value(), biased ? operands[6] : Value(),
+        meshRef(), axesAttr(expertAxes),
         op->getAttrOfType<DenseI64ArrayAttr>("dist.placement"));
   } else if (splitOff) {
     clone = b.create<graph::LinearOp>(

@@ -78,6 +78,21 @@ LogicalResult DistSeedExpertsPass::place(graph::MoeOp op,
     return failure();
   op.getGateUpMutable().set(*gu);
   op.getDownMutable().set(*dn);
+  // Biases go with their experts.
+  for (OpOperand &bias : op.getGateUpBiasMutable()) {
+    FailureOr<Value> placed = placeRows(b, op, bias.get(), p.slots,
+                                        "moe.gate_up_bias.placed");
+    if (failed(placed))
+      return failure();
+    bias.set(*placed);
+  }
+  for (OpOperand &bias : op.getDownBiasMutable()) {
+    FailureOr<Value> placed =
+        placeRows(b, op, bias.get(), p.slots, "moe.down_bias.placed");
+    if (failed(placed))
+      return failure();
+    bias.set(*placed);
+  }
   auto rounded = [](ArrayRef<double> v) {
     SmallVector<int64_t> out;
     for (double x : v)
@@ -156,7 +171,13 @@ void DistSeedExpertsPass::runOnOperation() {
     return signalPassFailure();
   for (graph::MoeOp op : moes) {
     OpBuilder ob(op);
-    for (OpOperand *operand : {&op.getGateUpMutable(), &op.getDownMutable()}) {
+    SmallVector<OpOperand *> experts{&op.getGateUpMutable(),
+                                     &op.getDownMutable()};
+    for (OpOperand &bias : op.getGateUpBiasMutable())
+      experts.push_back(&bias);
+    for (OpOperand &bias : op.getDownBiasMutable())
+      experts.push_back(&bias);
+    for (OpOperand *operand : experts) {
       Value v = operand->get();
       int64_t rank = cast<RankedTensorType>(v.getType()).getRank();
       operand->set(ob.create<dist::ShardOp>(

@@ -121,6 +121,25 @@ TEST(Moe, SkewedRoutingMatchesTokenByToken) {
   }
 }
 
+TEST(Moe, GroupedBiasAddsEachExpertsRow) {
+  // 3 experts over 5 rows: expert 0 rows [0, 2), expert 1 none, expert 2
+  // rows [2, 4); row 4 is past offsets[3] and stays as it is.
+  sc_desc bias = mk(kF32, {3, 2}), y = mk(kF32, {5, 2});
+  std::vector<float> bv = {1, 2, 10, 20, 100, 200};
+  std::vector<float> yv = {0, 0, 1, 1, 2, 2, 3, 3, 4, 4};
+  int32_t offsets[4] = {0, 2, 2, 4};
+  sc_grouped_bias(&bias, bv.data(), offsets, &y, yv.data());
+  EXPECT_EQ(yv, (std::vector<float>{1, 2, 2, 3, 102, 202, 103, 203, 4, 4}));
+
+  std::string message;
+  shardc::rt::clearKernelError();
+  int32_t bad[4] = {0, 3, 2, 4};
+  sc_grouped_bias(&bias, bv.data(), bad, &y, yv.data());
+  ASSERT_TRUE(shardc::rt::takeKernelError(message));
+  EXPECT_EQ(message, "grouped bias: row offsets of expert 1 ([3, 2)) are not "
+                     "within [0, 5) in order");
+}
+
 TEST(Moe, BadIdsAndOffsetsFailTheRun) {
   sc_desc ids = mk(kI64, {2, 2});
   int64_t iv[4] = {0, 1, 4, 1};

@@ -311,6 +311,9 @@ ModelSummary shardc::summarizeModel(ModuleOp module, StringRef dtype,
       m.expertFlops += estimateFlops(op);
       m.expertWeights += bytesOf(moe.getGateUp().getType()) +
                          bytesOf(moe.getDown().getType());
+      for (Value bias : {moe.getGateUpBias(), moe.getDownBias()})
+        if (bias)
+          m.expertWeights += bytesOf(bias.getType());
     }
     if (!hiddenState && isa<graph::LayerNormOp, graph::RmsNormOp>(op))
       hiddenState = op->getOperand(0);

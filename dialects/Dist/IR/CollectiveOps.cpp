@@ -211,6 +211,18 @@ LogicalResult MoeOp::verify() {
            << gu << " should be " << RankedTensorType::get(want, elem);
   if (out != x)
     return emitOpError("result ") << out << " should be " << x;
+  if (!getGateUpBias() != !getDownBias())
+    return emitOpError("gate_up_bias and down_bias come together");
+  if (Value gub = getGateUpBias()) {
+    auto gb = cast<RankedTensorType>(gub.getType());
+    auto db = cast<RankedTensorType>(getDownBias().getType());
+    if (gb != RankedTensorType::get({l, 2 * f}, elem))
+      return emitOpError("gate_up_bias ")
+             << gb << " should be " << RankedTensorType::get({l, 2 * f}, elem);
+    if (db != RankedTensorType::get({l, h}, elem))
+      return emitOpError("down_bias ")
+             << db << " should be " << RankedTensorType::get({l, h}, elem);
+  }
   if (std::optional<ArrayRef<int64_t>> placement = getPlacement()) {
     int64_t slots = l * *n;
     if (static_cast<int64_t>(placement->size()) != slots)

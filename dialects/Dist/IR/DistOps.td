@@ -158,7 +158,7 @@ def Dist_RecvOp : Dist_CollectiveOp<"recv"> {
 // Expert parallelism
 //===----------------------------------------------------------------------===//
 
-def Dist_MoeOp : Dist_CollectiveOp<"moe"> {
+def Dist_MoeOp : Dist_CollectiveOp<"moe", [AttrSizedOperandSegments]> {
   let summary = "graph.moe with its experts split across a group: tokens "
                 "go to their experts' ranks and come back (all-to-all)";
   let description = [{
@@ -182,6 +182,9 @@ def Dist_MoeOp : Dist_CollectiveOp<"moe"> {
     copies goes to copy number t mod (its copies), t the token's index
     within the rank. Without it, slot s holds expert s.
 
+    With `biases` (graph.moe's), `gate_up_bias` [L, 2F] and `down_bias`
+    [L, H] are the local experts' (slots').
+
     ```mlir
     %y = dist.moe %x, %w, %ids, %gate_up, %down on @mesh axes = ["ep"]
       : tensor<8x32xf32>, tensor<8x2xf32>, tensor<8x2xi64>,
@@ -190,15 +193,18 @@ def Dist_MoeOp : Dist_CollectiveOp<"moe"> {
   }];
   let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$weights,
                        AnyRankedTensor:$ids, AnyRankedTensor:$gate_up,
-                       AnyRankedTensor:$down, FlatSymbolRefAttr:$mesh,
-                       StrArrayAttr:$axes,
+                       AnyRankedTensor:$down,
+                       Optional<AnyRankedTensor>:$gate_up_bias,
+                       Optional<AnyRankedTensor>:$down_bias,
+                       FlatSymbolRefAttr:$mesh, StrArrayAttr:$axes,
                        OptionalAttr<DenseI64ArrayAttr>:$placement);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
-    $input `,` $weights `,` $ids `,` $gate_up `,` $down `on` $mesh `axes`
+    $input `,` $weights `,` $ids `,` $gate_up `,` $down
+    (`biases` $gate_up_bias^ `,` $down_bias)? `on` $mesh `axes`
     `=` $axes (`placement` `=` $placement^)? attr-dict `:` type($input) `,`
-    type($weights) `,` type($ids) `,` type($gate_up) `,` type($down) `->`
-    type($result)
+    type($weights) `,` type($ids) `,` type($gate_up) `,` type($down)
+    (`,` type($gate_up_bias)^ `,` type($down_bias))? `->` type($result)
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = commonDeclaration # [{

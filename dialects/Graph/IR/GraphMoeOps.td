@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-def Graph_MoeOp : Graph_Op<"moe"> {
+def Graph_MoeOp : Graph_Op<"moe", [AttrSizedOperandSegments]> {
   let summary = "dropless mixture of SwiGLU experts: y[t] = sum_k "
                 "weights[t, k] * expert_{ids[t, k]}(x[t])";
   let description = [{
@@ -20,7 +20,9 @@ def Graph_MoeOp : Graph_Op<"moe"> {
 
       expert_e(x[t]) = (silu(g) * u) down[e]
 
-    and the result is [T, H]. Dropless: every (t, k) is computed, no token
+    and the result is [T, H]. With `biases` (nn.Linear experts; both or
+    neither), `gate_up_bias` [E, 2F] is added to `[g | u]` and `down_bias`
+    [E, H] to the expert's output. Dropless: every (t, k) is computed, no token
     is dropped for capacity. The kernels permute the T * K choices by
     expert, run one grouped GEMM per projection and combine the rows back
     (kern.moe_route, kern.moe_permute, kern.grouped_matmul,
@@ -37,13 +39,25 @@ def Graph_MoeOp : Graph_Op<"moe"> {
   }];
   let arguments = (ins Graph_Tensor:$input, Graph_Tensor:$weights,
                        Graph_IndexTensor:$ids, Graph_Tensor:$gate_up,
-                       Graph_Tensor:$down);
+                       Graph_Tensor:$down,
+                       Optional<Graph_Tensor>:$gate_up_bias,
+                       Optional<Graph_Tensor>:$down_bias);
   let results = (outs Graph_Tensor:$output);
   let assemblyFormat = [{
-    $input `,` $weights `,` $ids `,` $gate_up `,` $down attr-dict `:`
+    $input `,` $weights `,` $ids `,` $gate_up `,` $down
+    (`biases` $gate_up_bias^ `,` $down_bias)? attr-dict `:`
     type($input) `,` type($weights) `,` type($ids) `,` type($gate_up) `,`
-    type($down) `->` type($output)
+    type($down) (`,` type($gate_up_bias)^ `,` type($down_bias))? `->`
+    type($output)
   }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$input, "::mlir::Value":$weights,
+                   "::mlir::Value":$ids, "::mlir::Value":$gate_up,
+                   "::mlir::Value":$down), [{
+      build($_builder, $_state, input, weights, ids, gate_up, down,
+            ::mlir::Value(), ::mlir::Value());
+    }]>
+  ];
   let extraClassDeclaration = [{
     int64_t getNumTokens() { return tensorOf(getInput()).getDimSize(0); }
     int64_t getHidden() { return tensorOf(getInput()).getDimSize(1); }

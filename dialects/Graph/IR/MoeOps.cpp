@@ -41,6 +41,22 @@ LogicalResult MoeOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor adaptor,
                              shapeStr(want),
                              " (gate then up columns of each of the ", e,
                              " experts) of the input's element type");
+  Value gub = adaptor.getGateUpBias(), db = adaptor.getDownBias();
+  if (!gub != !db)
+    return emitOptionalError(loc, "gate_up_bias and down_bias come together");
+  if (gub) {
+    auto gb = tensorOf(gub), dbt = tensorOf(db);
+    if (gb.getShape() != ArrayRef<int64_t>{e, 2 * f} ||
+        gb.getElementType() != x.getElementType())
+      return emitOptionalError(loc, "gate_up_bias ", typeStr(gb), " must be ",
+                               shapeStr({e, 2 * f}),
+                               " of the input's element type");
+    if (dbt.getShape() != ArrayRef<int64_t>{e, h} ||
+        dbt.getElementType() != x.getElementType())
+      return emitOptionalError(loc, "down_bias ", typeStr(dbt), " must be ",
+                               shapeStr({e, h}),
+                               " of the input's element type");
+  }
   types.push_back(x);
   return success();
 }

@@ -8,6 +8,9 @@
 //        K, E and the gate/up pair need replication (H is contracted
 //        under the SiLU; expert parallelism moves tokens by all-to-all,
 //        which --ep partitions explicitly rather than through a factor).
+//        Biases gate_up_bias [E, (2, F)] and down_bias [E, O] share those
+//        factors; with them F needs replication (a down bias added to
+//        partial sums would count once per rank).
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,13 +28,22 @@ static std::optional<ShardingRule> moe(Operation *o) {
   int64_t k = rule.addFactor(op.getTopK(), FactorKind::NeedReplication);
   int64_t e = rule.addFactor(op.getNumExperts(), FactorKind::NeedReplication);
   int64_t pair = rule.addFactor(2, FactorKind::NeedReplication);
-  int64_t f = rule.addFactor(op.getFfn(), FactorKind::Reduction, "sum");
+  // A down bias would be added to each rank's partial sums: with biases
+  // the ffn stays whole.
+  bool biased = static_cast<bool>(op.getDownBias());
+  int64_t f = biased
+                  ? rule.addFactor(op.getFfn(), FactorKind::NeedReplication)
+                  : rule.addFactor(op.getFfn(), FactorKind::Reduction, "sum");
   int64_t out = rule.addFactor(op.getHidden(), FactorKind::Parallel);
   rule.operands = {{{t}, {h}},
                    {{t}, {k}},
                    {{t}, {k}},
                    {{e}, {h}, {pair, f}},
                    {{e}, {f}, {out}}};
+  if (biased) {
+    rule.operands.push_back({{e}, {pair, f}});
+    rule.operands.push_back({{e}, {out}});
+  }
   rule.results = {{{t}, {out}}};
   return rule;
 }

@@ -112,6 +112,26 @@ def Kern_GroupedMatmulOp : Kern_RuntimeOp<"grouped_matmul"> {
   }];
 }
 
+def Kern_GroupedBiasOp : Kern_RuntimeOp<"grouped_bias"> {
+  let summary = "y[rows of e] += bias[e] (sc_grouped_bias)";
+  let description = [{
+    The biases of nn.Linear experts after their grouped GEMM: `bias`
+    [E, N]; `offsets`: i32 [E + 1] as kern.grouped_matmul's (rows past
+    offsets[E] are left as they are); `y`: [P, N], read and written.
+    f32, f16, bf16 (bias and y of one type).
+
+    ```mlir
+    kern.grouped_bias %bias, %offsets into %y
+      : memref<4x96xf32>, memref<5xi32> into memref<32x96xf32>
+    ```
+  }];
+  let arguments = (ins Kern_In:$bias, Kern_In:$offsets, Kern_InOut:$y);
+  let assemblyFormat = [{
+    $bias `,` $offsets `into` $y attr-dict `:` type($bias) `,`
+    type($offsets) `into` type($y)
+  }];
+}
+
 def Kern_MoeCombineOp : Kern_RuntimeOp<"moe_combine"> {
   let summary = "y[t] = sum_k weights[t, k] * rows[slots[t * K + k]] "
                 "(sc_moe_combine)";

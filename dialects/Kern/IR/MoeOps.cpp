@@ -151,6 +151,33 @@ void GroupedMatmulOp::getRuntimeArgs(SmallVectorImpl<RuntimeArg> &args) {
 }
 
 //===----------------------------------------------------------------------===//
+// kern.grouped_bias
+//===----------------------------------------------------------------------===//
+
+LogicalResult GroupedBiasOp::verify() {
+  MemRefType bias = getBias().getType(), y = getY().getType();
+  if (bias.getRank() != 2 || y.getRank() != 2 ||
+      bias.getDimSize(1) != y.getDimSize(1))
+    return emitOpError("needs bias [experts, n] and y [rows, n], got ")
+           << bias << ", " << y;
+  Type e = bias.getElementType();
+  if (!(e.isF32() || e.isF16() || e.isBF16()) || y.getElementType() != e)
+    return emitOpError("bias and y must be one of f32, f16, bf16, got ")
+           << bias << ", " << y;
+  return verifyI32Vector(*this, getOffsets(), bias.getDimSize(0) + 1,
+                         "offsets");
+}
+
+StringRef GroupedBiasOp::getRuntimeCallee() { return "sc_grouped_bias"; }
+
+// sc_grouped_bias(bias desc, bias, offsets, y desc, y)
+void GroupedBiasOp::getRuntimeArgs(SmallVectorImpl<RuntimeArg> &args) {
+  args.append({RuntimeArg::desc(getBias()), RuntimeArg::ptr(getBias()),
+               RuntimeArg::ptr(getOffsets()), RuntimeArg::desc(getY()),
+               RuntimeArg::ptr(getY())});
+}
+
+//===----------------------------------------------------------------------===//
 // kern.moe_combine
 //===----------------------------------------------------------------------===//
 

@@ -18,15 +18,19 @@ using namespace shardc;
 using namespace shardc::kern;
 
 /// The SwiGLU experts over `rows` ([P, H], grouped by expert at `offsets`):
-/// gate and up in one grouped GEMM, silu(gate) * up, then down. [P, H].
+/// gate and up in one grouped GEMM (plus their biases, if any),
+/// silu(gate) * up, then down (plus its bias). [P, H].
 static Value expertMlp(KernLowering &l, Location loc, Value rows,
-                       Value gateUp, Value down, Value offsets, Type elem) {
+                       Value gateUp, Value down, Value gateUpBias,
+                       Value downBias, Value offsets, Type elem) {
   OpBuilder &b = l.b;
   auto shape = cast<MemRefType>(rows.getType()).getShape();
   int64_t p = shape[0], h = shape[1];
   int64_t f = cast<MemRefType>(down.getType()).getDimSize(1);
   Value gu = l.alloc(loc, {p, 2 * f}, elem);
   b.create<GroupedMatmulOp>(loc, rows, gateUp, offsets, gu);
+  if (gateUpBias)
+    b.create<GroupedBiasOp>(loc, gateUpBias, offsets, gu);
   // silu(gate) * up over the two halves of each row.
   Value act = l.alloc(loc, {p, f}, elem);
   Type ct = computeType(elem);
@@ -37,6 +41,8 @@ static Value expertMlp(KernLowering &l, Location loc, Value rows,
         });
   Value y = l.alloc(loc, {p, h}, elem);
   b.create<GroupedMatmulOp>(loc, act, down, offsets, y);
+  if (downBias)
+    b.create<GroupedBiasOp>(loc, downBias, offsets, y);
   return y;
 }
 
@@ -44,7 +50,8 @@ static Value expertMlp(KernLowering &l, Location loc, Value rows,
 /// [T, K], the experts' stacked weights and the result.
 struct MoeParts {
   Value x, weights, ids, gateUp, down, out;
-  int64_t slots; ///< the route's experts (all slots of the group)
+  Value gateUpBias, downBias; ///< both or neither
+  int64_t slots = 0; ///< the route's experts (all slots of the group)
   ArrayRef<int64_t> placement = {}; ///< dist.moe's (empty: slot s = expert s)
 };
 
@@ -71,12 +78,17 @@ static LogicalResult lowerExperts(Operation *op, MoeParts m,
   Type half = elem;
   bool widen = (elem.isF16() || elem.isBF16()) && !l.halfGemm;
   Value x = m.x, weights = m.weights, gateUp = m.gateUp, down = m.down;
+  Value gateUpBias = m.gateUpBias, downBias = m.downBias;
   if (widen) {
     elem = b.getF32Type();
     x = l.converted(loc, x, elem);
     weights = l.converted(loc, weights, elem);
     gateUp = l.converted(loc, gateUp, elem);
     down = l.converted(loc, down, elem);
+    if (gateUpBias) {
+      gateUpBias = l.converted(loc, gateUpBias, elem);
+      downBias = l.converted(loc, downBias, elem);
+    }
   }
 
   // Expert load balancing: each choice's logical expert becomes one of its
@@ -104,7 +116,8 @@ static LogicalResult lowerExperts(Operation *op, MoeParts m,
   b.create<MoePermuteOp>(loc, x, slots, rows);
   Value y;
   if (!axis) {
-    y = expertMlp(l, loc, rows, gateUp, down, offsets, elem);
+    y = expertMlp(l, loc, rows, gateUp, down, gateUpBias, downBias, offsets,
+                  elem);
   } else {
     // Expert parallelism: the rows of each rank's experts go there (at
     // most T * min(K, L) from each of the group's ranks), are computed by
@@ -116,7 +129,8 @@ static LogicalResult lowerExperts(Operation *op, MoeParts m,
     Value counts = l.alloc(loc, {m.slots}, i32);
     b.create<MoeDispatchOp>(loc, rows, offsets, recv, recvOffsets, counts,
                             *axis, group);
-    Value computed = expertMlp(l, loc, recv, gateUp, down, recvOffsets, elem);
+    Value computed = expertMlp(l, loc, recv, gateUp, down, gateUpBias,
+                               downBias, recvOffsets, elem);
     y = l.alloc(loc, {p, h}, elem);
     b.create<MoeReturnOp>(loc, computed, counts, offsets, y, *axis, group);
   }
@@ -133,13 +147,17 @@ static LogicalResult lowerExperts(Operation *op, MoeParts m,
   return success();
 }
 
+/// The buffers of an optional bias operand (null when absent).
+static Value optional(KernLowering &l, Value v) { return v ? l.get(v) : v; }
+
 static LogicalResult lowerMoe(graph::MoeOp op, KernLowering &l) {
-  return lowerExperts(op,
-                      {l.get(op.getInput()), l.get(op.getWeights()),
-                       l.get(op.getIds()), l.get(op.getGateUp()),
-                       l.get(op.getDown()), l.result(op.getOutput()),
-                       op.getNumExperts()},
-                      l);
+  MoeParts m{l.get(op.getInput()), l.get(op.getWeights()),
+             l.get(op.getIds()),   l.get(op.getGateUp()),
+             l.get(op.getDown()),  l.result(op.getOutput()),
+             optional(l, op.getGateUpBias()),
+             optional(l, op.getDownBias())};
+  m.slots = op.getNumExperts();
+  return lowerExperts(op, m, l);
 }
 
 static LogicalResult lowerDistMoe(Operation *o, KernLowering &l) {
@@ -147,13 +165,14 @@ static LogicalResult lowerDistMoe(Operation *o, KernLowering &l) {
   FailureOr<std::pair<int64_t, int64_t>> axis = collectiveAxis(op, l);
   if (failed(axis))
     return failure();
-  return lowerExperts(op,
-                      {l.get(op.getInput()), l.get(op.getWeights()),
-                       l.get(op.getIds()), l.get(op.getGateUp()),
-                       l.get(op.getDown()), l.result(op.getResult()),
-                       op.getNumSlots(),
-                       op.getPlacement().value_or(ArrayRef<int64_t>())},
-                      l, axis->first, axis->second);
+  MoeParts m{l.get(op.getInput()), l.get(op.getWeights()),
+             l.get(op.getIds()),   l.get(op.getGateUp()),
+             l.get(op.getDown()),  l.result(op.getResult()),
+             optional(l, op.getGateUpBias()),
+             optional(l, op.getDownBias())};
+  m.slots = op.getNumSlots();
+  m.placement = op.getPlacement().value_or(ArrayRef<int64_t>());
+  return lowerExperts(op, m, l, axis->first, axis->second);
 }
 
 void shardc::kern::addMoeLowerings(LoweringTable &t) {

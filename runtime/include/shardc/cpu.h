@@ -298,6 +298,11 @@ void sc_moe_permute(const sc_desc *x, const void *xp, const sc_desc *rows,
  * not written. */
 void sc_grouped_matmul(const sc_desc *a, const void *ap, const sc_desc *b,
                        const void *bp, const int32_t *offsets, void *yp);
+/* y[offsets[e]:offsets[e + 1]] += bias[e] for every expert e: bias [E, N],
+ * y [P, N] of one dtype (f32, f16, bf16; added in f32). Rows past
+ * offsets[E] are left as they are. */
+void sc_grouped_bias(const sc_desc *bias, const void *bp,
+                     const int32_t *offsets, const sc_desc *y, void *yp);
 /* y[t] = sum over k in order of weights[t, k] * rows[slots[t * K + k]]
  * (rows [P, H], weights [T, K], y [T, H]; one float dtype, summed in f32
  * for f16 / bf16). */

@@ -132,3 +132,47 @@ extern "C" void sc_moe_combine(const sc_desc *rows, const void *rp,
     sc_fail("moe_combine: unsupported dtype %s", dtypeName(rows->dtype));
   }
 }
+
+namespace {
+
+template <class T>
+void groupedBias(const T *bias, const int32_t *offsets, T *y, int64_t experts,
+                 int64_t n) {
+  using A = typename Elem<T>::Acc;
+  for (int64_t e = 0; e < experts; ++e) {
+    const T *b = bias + e * n;
+#pragma omp parallel for if ((offsets[e + 1] - offsets[e]) * n > kParallelGrain)
+    for (int64_t r = offsets[e]; r < offsets[e + 1]; ++r)
+      for (int64_t c = 0; c < n; ++c)
+        y[r * n + c] = store<T>(A(load(y[r * n + c])) + A(load(b[c])));
+  }
+}
+
+} // namespace
+
+extern "C" void sc_grouped_bias(const sc_desc *bias, const void *bp,
+                                const int32_t *offsets, const sc_desc *y,
+                                void *yp) {
+  int64_t experts = bias->dims[0], n = bias->dims[1], p = y->dims[0];
+  for (int64_t e = 0; e < experts; ++e)
+    if (offsets[0] != 0 || offsets[e + 1] < offsets[e] ||
+        offsets[e + 1] > p) {
+      sc_fail("grouped bias: row offsets of expert %lld ([%d, %d)) are not "
+              "within [0, %lld) in order",
+              (long long)e, offsets[e], offsets[e + 1], (long long)p);
+      return;
+    }
+  switch (bias->dtype) {
+  case kF32:
+    return groupedBias(static_cast<const float *>(bp), offsets,
+                       static_cast<float *>(yp), experts, n);
+  case kF16:
+    return groupedBias(static_cast<const Half *>(bp), offsets,
+                       static_cast<Half *>(yp), experts, n);
+  case kBF16:
+    return groupedBias(static_cast<const BHalf *>(bp), offsets,
+                       static_cast<BHalf *>(yp), experts, n);
+  default:
+    sc_fail("grouped bias: unsupported dtype %s", dtypeName(bias->dtype));
+  }
+}

@@ -104,3 +104,18 @@ func.func @placed(%x: tensor<4x8xf32>, %w: tensor<4x2xf32>, %ids: tensor<4x2xi64
   %0 = dist.moe %x, %w, %ids, %gu, %d on @mesh axes = ["ep"] placement = [0, 1, 2, 0] : tensor<4x8xf32>, tensor<4x2xf32>, tensor<4x2xi64>, tensor<2x8x6xf32>, tensor<2x3x8xf32> -> tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
 }
+
+// -----
+
+// nn.Linear experts: each grouped GEMM is followed by its experts' biases,
+// added by the same row offsets.
+// CHECK-LABEL: func.func @biases
+// CHECK:      kern.grouped_matmul %{{.*}}, %{{.*}}, %[[OFF:.*]] into %[[H:.*]] : memref<8x8xf32>, memref<3x8x6xf32>, memref<4xi32> into memref<8x6xf32>
+// CHECK-NEXT: kern.grouped_bias %{{.*}}, %[[OFF]] into %[[H]] : memref<3x6xf32>, memref<4xi32> into memref<8x6xf32>
+// CHECK:      kern.grouped_matmul %{{.*}}, %{{.*}}, %[[OFF]] into %[[OUT:.*]] : memref<8x3xf32>, memref<3x3x8xf32>, memref<4xi32> into memref<8x8xf32>
+// CHECK-NEXT: kern.grouped_bias %{{.*}}, %[[OFF]] into %[[OUT]] : memref<3x8xf32>, memref<4xi32> into memref<8x8xf32>
+// CHECK-NEXT: kern.moe_combine %[[OUT]]
+func.func @biases(%x: tensor<4x8xf32>, %w: tensor<4x2xf32>, %ids: tensor<4x2xi64>, %gu: tensor<3x8x6xf32>, %d: tensor<3x3x8xf32>, %gub: tensor<3x6xf32>, %db: tensor<3x8xf32>) -> tensor<4x8xf32> {
+  %0 = graph.moe %x, %w, %ids, %gu, %d biases %gub, %db : tensor<4x8xf32>, tensor<4x2xf32>, tensor<4x2xi64>, tensor<3x8x6xf32>, tensor<3x3x8xf32>, tensor<3x6xf32>, tensor<3x8xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}

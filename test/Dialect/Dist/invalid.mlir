@@ -193,6 +193,15 @@ func.func @moe_gate_up(%x: tensor<4x32xf32>, %w: tensor<4x2xf32>, %ids: tensor<4
 // -----
 
 dist.mesh @mesh axes = ["ep"] shape = [2]
+func.func @moe_down_bias(%x: tensor<4x32xf32>, %w: tensor<4x2xf32>, %ids: tensor<4x2xi64>, %gu: tensor<2x32x96xf32>, %dn: tensor<2x48x32xf32>, %gub: tensor<2x96xf32>, %db: tensor<4x32xf32>) -> tensor<4x32xf32> {
+  // expected-error @+1 {{'dist.moe' op down_bias 'tensor<4x32xf32>' should be 'tensor<2x32xf32>'}}
+  %0 = dist.moe %x, %w, %ids, %gu, %dn biases %gub, %db on @mesh axes = ["ep"] : tensor<4x32xf32>, tensor<4x2xf32>, tensor<4x2xi64>, tensor<2x32x96xf32>, tensor<2x48x32xf32>, tensor<2x96xf32>, tensor<4x32xf32> -> tensor<4x32xf32>
+  return %0 : tensor<4x32xf32>
+}
+
+// -----
+
+dist.mesh @mesh axes = ["ep"] shape = [2]
 func.func @moe_ids(%x: tensor<4x32xf32>, %w: tensor<4x2xf32>, %ids: tensor<3x2xi64>, %gu: tensor<2x32x96xf32>, %dn: tensor<2x48x32xf32>) -> tensor<4x32xf32> {
   // expected-error @+1 {{'dist.moe' op ids 'tensor<3x2xi64>' must be [4, k] integers}}
   %0 = dist.moe %x, %w, %ids, %gu, %dn on @mesh axes = ["ep"] : tensor<4x32xf32>, tensor<4x2xf32>, tensor<3x2xi64>, tensor<2x32x96xf32>, tensor<2x48x32xf32> -> tensor<4x32xf32>

@@ -51,3 +51,14 @@ func.func @moe(%x: tensor<4x32xf32>, %w: tensor<4x2xf32>, %ids: tensor<4x2xi64>,
   %1 = dist.moe %x, %w, %ids, %gu, %dn on @mesh axes = ["ep"] placement = [0, 1, 2, 3, 0, 4, 5, 1] : tensor<4x32xf32>, tensor<4x2xf32>, tensor<4x2xi64>, tensor<2x32x96xf32>, tensor<2x48x32xf32> -> tensor<4x32xf32>
   return %1 : tensor<4x32xf32>
 }
+
+// -----
+
+// nn.Linear experts: their biases, the local experts' rows.
+// CHECK-LABEL: func.func @moe_biases
+// CHECK:         dist.moe %arg0, %arg1, %arg2, %arg3, %arg4 biases %arg5, %arg6 on @mesh axes = ["ep"] : tensor<4x32xf32>, tensor<4x2xf32>, tensor<4x2xi64>, tensor<2x32x96xf32>, tensor<2x48x32xf32>, tensor<2x96xf32>, tensor<2x32xf32> -> tensor<4x32xf32>
+dist.mesh @mesh axes = ["ep"] shape = [4]
+func.func @moe_biases(%x: tensor<4x32xf32>, %w: tensor<4x2xf32>, %ids: tensor<4x2xi64>, %gu: tensor<2x32x96xf32>, %dn: tensor<2x48x32xf32>, %gub: tensor<2x96xf32>, %db: tensor<2x32xf32>) -> tensor<4x32xf32> {
+  %0 = dist.moe %x, %w, %ids, %gu, %dn biases %gub, %db on @mesh axes = ["ep"] : tensor<4x32xf32>, tensor<4x2xf32>, tensor<4x2xi64>, tensor<2x32x96xf32>, tensor<2x48x32xf32>, tensor<2x96xf32>, tensor<2x32xf32> -> tensor<4x32xf32>
+  return %0 : tensor<4x32xf32>
+}

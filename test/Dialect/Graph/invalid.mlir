@@ -389,6 +389,15 @@ func.func @moe_weights(%x: tensor<16x32xf32>, %w: tensor<16x2xf16>, %ids: tensor
 
 // -----
 
+func.func @moe_gate_up_bias(%x: tensor<16x32xf32>, %w: tensor<16x2xf32>, %ids: tensor<16x2xi64>, %gu: tensor<4x32x96xf32>, %d: tensor<4x48x32xf32>, %gub: tensor<4x48xf32>, %db: tensor<4x32xf32>) {
+  // expected-error @+2 {{gate_up_bias tensor<4x48xf32> must be [4, 96] of the input's element type}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = graph.moe %x, %w, %ids, %gu, %d biases %gub, %db : tensor<16x32xf32>, tensor<16x2xf32>, tensor<16x2xi64>, tensor<4x32x96xf32>, tensor<4x48x32xf32>, tensor<4x48xf32>, tensor<4x32xf32> -> tensor<16x32xf32>
+  return
+}
+
+// -----
+
 func.func @moe_down(%x: tensor<16x32xf32>, %w: tensor<16x2xf32>, %ids: tensor<16x2xi64>, %gu: tensor<4x32x96xf32>, %d: tensor<4x48x16xf32>) {
   // expected-error @+2 {{down tensor<4x48x16xf32> must be [experts, ffn, 32] of the input's element type}}
   // expected-error @+1 {{failed to infer returned types}}

@@ -223,3 +223,12 @@ func.func @moe(%x: tensor<16x32xf32>, %w: tensor<16x2xf32>, %ids: tensor<16x2xi6
   %0 = graph.moe %x, %w, %ids, %gu, %d : tensor<16x32xf32>, tensor<16x2xf32>, tensor<16x2xi64>, tensor<4x32x96xf32>, tensor<4x48x32xf32> -> tensor<16x32xf32>
   return %0 : tensor<16x32xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func @moe_biases
+func.func @moe_biases(%x: tensor<16x32xf32>, %w: tensor<16x2xf32>, %ids: tensor<16x2xi64>, %gu: tensor<4x32x96xf32>, %d: tensor<4x48x32xf32>, %gub: tensor<4x96xf32>, %db: tensor<4x32xf32>) -> tensor<16x32xf32> {
+  // CHECK: graph.moe %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} biases %{{.*}}, %{{.*}} : tensor<16x32xf32>, tensor<16x2xf32>, tensor<16x2xi64>, tensor<4x32x96xf32>, tensor<4x48x32xf32>, tensor<4x96xf32>, tensor<4x32xf32> -> tensor<16x32xf32>
+  %0 = graph.moe %x, %w, %ids, %gu, %d biases %gub, %db : tensor<16x32xf32>, tensor<16x2xf32>, tensor<16x2xi64>, tensor<4x32x96xf32>, tensor<4x48x32xf32>, tensor<4x96xf32>, tensor<4x32xf32> -> tensor<16x32xf32>
+  return %0 : tensor<16x32xf32>
+}

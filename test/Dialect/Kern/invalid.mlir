@@ -1066,6 +1066,22 @@ func.func @grouped_matmul_type(%a: memref<32x32xi8>, %b: memref<4x32x96xi8>, %of
 
 // -----
 
+func.func @grouped_bias_width(%b: memref<4x32xf32>, %off: memref<5xi32>, %y: memref<32x96xf32>) {
+  // expected-error @+1 {{'kern.grouped_bias' op needs bias [experts, n] and y [rows, n], got 'memref<4x32xf32>', 'memref<32x96xf32>'}}
+  kern.grouped_bias %b, %off into %y : memref<4x32xf32>, memref<5xi32> into memref<32x96xf32>
+  return
+}
+
+// -----
+
+func.func @grouped_bias_offsets(%b: memref<4x96xf32>, %off: memref<4xi32>, %y: memref<32x96xf32>) {
+  // expected-error @+1 {{'kern.grouped_bias' op offsets}}
+  kern.grouped_bias %b, %off into %y : memref<4x96xf32>, memref<4xi32> into memref<32x96xf32>
+  return
+}
+
+// -----
+
 func.func @moe_combine_slots(%rows: memref<32x32xf32>, %w: memref<16x2xf32>, %slots: memref<16xi32>, %y: memref<16x32xf32>) {
   // expected-error @+1 {{'kern.moe_combine' op slots must be memref<32xi32>, not 'memref<16xi32>'}}
   kern.moe_combine %rows, %w, %slots into %y : memref<32x32xf32>, memref<16x2xf32>, memref<16xi32> into memref<16x32xf32>

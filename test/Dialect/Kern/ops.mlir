@@ -240,7 +240,7 @@ func.func @scatter(%x: memref<3x4xf32>, %i: memref<3x2xi64>, %g: memref<3x2xf32>
 // -----
 
 // CHECK-LABEL: func.func @moe
-func.func @moe(%ids: memref<16x2xi64>, %off: memref<5xi32>, %slots: memref<32xi32>, %x: memref<16x32xf32>, %rows: memref<32x32xf32>, %gu: memref<4x32x96xf32>, %h: memref<32x96xf32>, %w: memref<16x2xf32>, %y: memref<16x32xf32>) {
+func.func @moe(%ids: memref<16x2xi64>, %off: memref<5xi32>, %slots: memref<32xi32>, %x: memref<16x32xf32>, %rows: memref<32x32xf32>, %gu: memref<4x32x96xf32>, %h: memref<32x96xf32>, %w: memref<16x2xf32>, %y: memref<16x32xf32>, %gub: memref<4x96xf32>) {
   // CHECK: kern.moe_route %{{.*}} into %{{.*}}, %{{.*}} {num_experts = 4 : i64} : memref<16x2xi64> into memref<5xi32>, memref<32xi32>
   kern.moe_route %ids into %off, %slots {num_experts = 4 : i64} : memref<16x2xi64> into memref<5xi32>, memref<32xi32>
   // Three experts in four slots (expert 0 twice: slots 0 and 3).
@@ -251,6 +251,8 @@ func.func @moe(%ids: memref<16x2xi64>, %off: memref<5xi32>, %slots: memref<32xi3
   kern.moe_permute %x, %slots into %rows : memref<16x32xf32>, memref<32xi32> into memref<32x32xf32>
   // CHECK: kern.grouped_matmul %{{.*}}, %{{.*}}, %{{.*}} into %{{.*}} : memref<32x32xf32>, memref<4x32x96xf32>, memref<5xi32> into memref<32x96xf32>
   kern.grouped_matmul %rows, %gu, %off into %h : memref<32x32xf32>, memref<4x32x96xf32>, memref<5xi32> into memref<32x96xf32>
+  // CHECK: kern.grouped_bias %{{.*}}, %{{.*}} into %{{.*}} : memref<4x96xf32>, memref<5xi32> into memref<32x96xf32>
+  kern.grouped_bias %gub, %off into %h : memref<4x96xf32>, memref<5xi32> into memref<32x96xf32>
   // CHECK: kern.moe_combine %{{.*}}, %{{.*}}, %{{.*}} into %{{.*}} : memref<32x32xf32>, memref<16x2xf32>, memref<32xi32> into memref<16x32xf32>
   kern.moe_combine %rows, %w, %slots into %y : memref<32x32xf32>, memref<16x2xf32>, memref<32xi32> into memref<16x32xf32>
   return

@@ -7,7 +7,7 @@
 // (kern.resize), matmul.cuh (kern.matmul_ref, kern.matmul_integer,
 // kern.qlinear_matmul), attention.cuh (kern.attention), moe.cuh
 // (kern.moe_place, kern.moe_route, kern.moe_permute, kern.grouped_matmul,
-// kern.moe_combine). kern.einsum has no CUDA form.
+// kern.grouped_bias, kern.moe_combine). kern.einsum has no CUDA form.
 //
 //===----------------------------------------------------------------------===//
 
@@ -176,6 +176,7 @@ FailureOr<Kernel> cuda::emitCallKernel(kern::RuntimeCallOpInterface op,
       .Case([&](kern::MoeRouteOp o) { return moeRoute(o, name); })
       .Case([&](kern::MoePermuteOp o) { return moePermute(o, name); })
       .Case([&](kern::GroupedMatmulOp o) { return groupedMatmul(o, name); })
+      .Case([&](kern::GroupedBiasOp o) { return groupedBias(o, name); })
       .Case([&](kern::MoeCombineOp o) { return moeCombine(o, name); })
       .Default([&](Operation *o) -> FailureOr<Kernel> {
         return CallWriter(op, name).unsupported(

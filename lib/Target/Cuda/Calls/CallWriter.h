@@ -118,6 +118,8 @@ mlir::FailureOr<Kernel> moeRoute(kern::MoeRouteOp op, llvm::StringRef name);
 mlir::FailureOr<Kernel> moePermute(kern::MoePermuteOp op, llvm::StringRef name);
 mlir::FailureOr<Kernel> groupedMatmul(kern::GroupedMatmulOp op,
                                       llvm::StringRef name);
+mlir::FailureOr<Kernel> groupedBias(kern::GroupedBiasOp op,
+                                    llvm::StringRef name);
 mlir::FailureOr<Kernel> moeCombine(kern::MoeCombineOp op, llvm::StringRef name);
 
 } // namespace shardc::cuda::calls

@@ -129,6 +129,25 @@ FailureOr<Kernel> calls::groupedMatmul(kern::GroupedMatmulOp op,
   return w.kernel;
 }
 
+FailureOr<Kernel> calls::groupedBias(kern::GroupedBiasOp op, StringRef name) {
+  CallWriter w(op, name);
+  ArrayRef<int64_t> bs = shape(op.getBias()), ys = shape(op.getY());
+  int64_t experts = bs[0], n = bs[1], total = ys[0] * n;
+  std::string what = "grouped bias " + dimsText(bs) + " into " + dimsText(ys);
+  if (total == 0) {
+    w.finish(32, 0, what + " (empty)");
+    return w.kernel;
+  }
+  std::string I = indexType(total);
+  w.launchOver(total);
+  w.body = "  sc_grouped_bias<" + elemKind(elem(op.getBias())) + ", " + I +
+           ">(" + w.param(op.getBiasMutable()) + ", " +
+           w.param(op.getOffsetsMutable()) + ", " + w.param(op.getYMutable()) +
+           ", " + lit(experts) + ", " + lit(n) + ", " + lit(total) + ");\n";
+  w.finish(w.blockSize, w.gridSize, what);
+  return w.kernel;
+}
+
 FailureOr<Kernel> calls::moeCombine(kern::MoeCombineOp op, StringRef name) {
   CallWriter w(op, name);
   ArrayRef<int64_t> rs = shape(op.getRows()), ws = shape(op.getWeights());

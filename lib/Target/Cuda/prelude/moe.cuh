@@ -1,7 +1,7 @@
 // moe.cuh - the mixture-of-experts kernels around graph.moe's GEMMs
 // (runtime/src/cpu/Moe.cpp and sc_grouped_matmul of Dnnl.cpp on CUDA):
 // kern.moe_place, kern.moe_route, kern.moe_permute, kern.grouped_matmul,
-// kern.moe_combine.
+// kern.grouped_bias, kern.moe_combine.
 //
 // Difference from the CPU kernels, which fail the run on an expert id
 // outside [0, E): the device cannot, so such a choice gets no row. Its slot
@@ -194,6 +194,36 @@ sc_grouped_matmul(const typename sc_elem<E>::S *__restrict__ a,
         }
       }
     }
+  }
+}
+
+// ---- grouped bias -----------------------------------------------------------
+
+// y[r, c] += bias[e, c] for the expert e whose rows [offsets[e],
+// offsets[e + 1]) hold r (a binary search of offsets), a thread per element
+// of the first offsets[NE] rows (total = P * N); rows past offsets[NE] are
+// left as they are. Added in float.
+template <class E, class I>
+static __device__ __forceinline__ void
+sc_grouped_bias(const typename sc_elem<E>::S *__restrict__ bias,
+                const int32_t *__restrict__ offsets,
+                typename sc_elem<E>::S *__restrict__ y, int experts, I N,
+                I total) {
+  typedef sc_elem<E> T;
+  const I taken = (I)offsets[experts] * N;
+  for (I i = (I)blockIdx.x * blockDim.x + threadIdx.x; i < total && i < taken;
+       i += (I)gridDim.x * blockDim.x) {
+    const int32_t r = (int32_t)(i / N);
+    int lo = 0, hi = experts - 1; // the last e with offsets[e] <= r
+    while (lo < hi) {
+      const int mid = (lo + hi + 1) >> 1;
+      if (offsets[mid] <= r)
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+    y[i] = T::store((float)T::load(y[i]) +
+                    (float)T::load(bias[(I)lo * N + i % N]));
   }
 }
 

@@ -50,8 +50,10 @@ def routing(t, k, e, counts):
     return bias
 
 
-def moe_block(p, x, t, h, f, e, k, counts, dt):
-    """Mixtral's block on x [t, h] of numpy type dt; returns its output."""
+def moe_block(p, x, t, h, f, e, k, counts, dt, bias=False):
+    """Mixtral's block on x [t, h] of numpy type dt; returns its output.
+    With `bias`, each projection is an nn.Linear with a bias (an Add after
+    the MatMul)."""
     onnx_t = TensorProto.FLOAT16 if dt == np.float16 else TensorProto.FLOAT
     w = lambda shape, fan: const(p + "w%d" % len(inits),
                                  (rng.standard_normal(shape) / np.sqrt(fan)).astype(dt))
@@ -82,10 +84,16 @@ def moe_block(p, x, t, h, f, e, k, counts, dt):
         top_x = node("Squeeze", [s1, c([1])], [q + "top_x"])
         cur = node("Reshape", [node("Gather", [xu, top_x], [q + "g"], axis=1), c([-1, h])],
                    [q + "cur"])
-        g = node("MatMul", [cur, w((h, f), h)], [q + "gate"])
+        def proj(a, shape, fan, name):
+            y = node("MatMul", [a, w(shape, fan)], [q + name])
+            if bias:
+                b = const(q + name + "_b", rng.uniform(-1, 1, shape[1]).astype(dt))
+                y = node("Add", [y, b], [q + name + "_biased"])
+            return y
+        g = proj(cur, (h, f), h, "gate")
         silu = node("Mul", [g, node("Sigmoid", [g], [q + "sig"])], [q + "silu"])
-        up = node("MatMul", [cur, w((h, f), h)], [q + "up"])
-        y = node("MatMul", [node("Mul", [silu, up], [q + "act"]), w((f, h), f)], [q + "y"])
+        up = proj(cur, (h, f), h, "up")
+        y = proj(node("Mul", [silu, up], [q + "act"]), (f, h), f, "y")
         # routing_weights[top_x, idx, None]
         wu = node("Unsqueeze", [weights, c([2])], [q + "wu"])
         shape = node("Shape", [wu], [q + "shape"])
@@ -111,14 +119,20 @@ def moe_block(p, x, t, h, f, e, k, counts, dt):
 
 moe_block("a_", "moe_x", 80, 24, 20, 4, 2, [70, 0, 80, 10], np.float32)
 moe_block("h_", "moe16_x", 72, 20, 36, 6, 3, [0, 72, 8, 66, 70, 0], np.float16)
+# nn.Linear experts (biases; kern.grouped_bias), last so that the kernels
+# of the two blocks above keep their numbers.
+moe_block("b_", "moeb_x", 80, 24, 20, 4, 2, [70, 0, 80, 10], np.float32, bias=True)
 nodes.append(helper.make_node("Identity", ["a_e3_acc"], ["approx_moe"]))
 nodes.append(helper.make_node("Identity", ["h_e5_acc"], ["half_moe"]))
+nodes.append(helper.make_node("Identity", ["b_e3_acc"], ["approx_moe_bias"]))
 vi = helper.make_tensor_value_info
 graph = helper.make_graph(
     nodes, "emulate_moe",
-    [vi("moe_x", TensorProto.FLOAT, [80, 24]), vi("moe16_x", TensorProto.FLOAT16, [72, 20])],
+    [vi("moe_x", TensorProto.FLOAT, [80, 24]), vi("moe16_x", TensorProto.FLOAT16, [72, 20]),
+     vi("moeb_x", TensorProto.FLOAT, [80, 24])],
     [vi("approx_moe", TensorProto.FLOAT, [80, 24]),
-     vi("half_moe", TensorProto.FLOAT16, [72, 20])], inits)
+     vi("half_moe", TensorProto.FLOAT16, [72, 20]),
+     vi("approx_moe_bias", TensorProto.FLOAT, [80, 24])], inits)
 model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 onnx.checker.check_model(model)
 onnx.save(model, os.path.join(out, "emulate_moe.onnx"))

@@ -13,6 +13,7 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "llvm/ADT/APFloat.h"
 
+#include <cmath>
 #include <cstring>
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -70,6 +71,20 @@ inline uint16_t bf16Bits(uint32_t bits) {
   return static_cast<uint16_t>((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16);
 }
 
+/// The largest finite magnitude of fp16 / bf16, as bits.
+constexpr uint16_t kHalfMax = 0x7BFF, kBf16Max = 0x7F7F;
+
+/// `r`, the narrow bits of fp32 `bits`, saturated: a finite fp32 value
+/// that rounded to infinity becomes the largest finite value of its sign
+/// (as ONNX Runtime's float16 converter clamps: a mask's finfo(float32).min
+/// stays a huge negative number, not -inf, whose product with 0 is NaN).
+template <bool Half> inline uint16_t saturated(uint32_t bits, uint16_t r) {
+  const uint16_t inf = Half ? 0x7C00 : 0x7F80;
+  const uint16_t max = Half ? kHalfMax : kBf16Max;
+  bool overflow = (r & 0x7FFF) == inf && (bits & 0x7FFFFFFFu) < 0x7F800000u;
+  return overflow ? static_cast<uint16_t>((r & 0x8000) | max) : r;
+}
+
 /// Converts [begin, end) without branches; returns whether a NaN was seen
 /// (the caller redoes NaNs with APFloat).
 template <bool Half>
@@ -80,7 +95,7 @@ bool convertRange(const char *src, uint16_t *dst, int64_t begin,
     uint32_t bits;
     std::memcpy(&bits, src + 4 * i, 4);
     nan |= (bits & 0x7FFFFFFFu) > 0x7F800000u;
-    dst[i] = Half ? halfBits(bits) : bf16Bits(bits);
+    dst[i] = saturated<Half>(bits, Half ? halfBits(bits) : bf16Bits(bits));
   }
   return nan;
 }
@@ -98,6 +113,12 @@ convertHalfF16C(const char *src, uint16_t *dst, int64_t begin, int64_t end) {
     _mm_storeu_si128(
         reinterpret_cast<__m128i *>(dst + i),
         _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+  }
+  // Saturate what overflowed (rare: a second pass over the chunk).
+  for (int64_t j = begin; j < i; ++j) {
+    uint32_t bits;
+    std::memcpy(&bits, src + 4 * j, 4);
+    dst[j] = saturated<true>(bits, dst[j]);
   }
   return convertRange<true>(src, dst, i, end) || nan != 0;
 }
@@ -151,10 +172,14 @@ void convertBlob(MLIRContext *ctx, const char *src, uint16_t *dst, int64_t n,
 ElementsAttr narrowedValue(ElementsAttr value, FloatType to) {
   auto type = narrowed(value.getType(), to);
   const llvm::fltSemantics &sem = to.getFloatSemantics();
+  // Saturating: a finite value past the type's range is its largest finite
+  // value (see saturated()), infinities stay.
   auto narrow = [&](float f) {
     bool lost;
     APFloat a(f);
     a.convert(sem, APFloat::rmNearestTiesToEven, &lost);
+    if (a.isInfinity() && std::isfinite(f))
+      return APFloat::getLargest(sem, /*Negative=*/f < 0);
     return a;
   };
   if (auto dense = dyn_cast<DenseElementsAttr>(value)) {

@@ -30,3 +30,33 @@ func.func @main(%x: tensor<2x4xf32>, %i: tensor<2xi64>) -> (tensor<2x4xf32>, ten
   %c = graph.cast %i {to = f32} : tensor<2xi64> -> tensor<2xf32>
   return %r, %mean : tensor<2x4xf32>, tensor<2x1xf32>
 }
+
+// -----
+
+// Saturation: a finite fp32 value past the narrow type's range becomes its
+// largest finite value (a mask's finfo(float32).min must stay a huge
+// negative number: as -inf, 0 * it is NaN), as ONNX Runtime's float16
+// converter clamps; infinities stay. Dense constants (APFloat) and
+// dense_resource blobs (the vectorized converter, 8 elements: one F16C
+// vector) alike.
+// CHECK-LABEL: func.func @saturate
+// CHECK-DAG: graph.constant dense<[-6.550400e+04, 6.550400e+04, 0x7C00, 0xFC00]> : tensor<4xf16>
+// CHECK-DAG: graph.constant dense_resource<sat.f16> : tensor<8xf16>
+// CHECK: sat.f16: "0x02000000FFFBFF7BFF7B007C00FC003CFFFBFF7B"
+// BF16-LABEL: func.func @saturate
+// BF16-DAG: graph.constant dense<[-3.389530e+38, 9.984000e+04, 0x7F80, 0xFF80]> : tensor<4xbf16>
+// BF16-DAG: graph.constant dense_resource<sat.bf16> : tensor<8xbf16>
+// BF16: sat.bf16: "0x020000007FFFC3478947807F80FF803F80C78047"
+func.func @saturate() -> (tensor<4xf32>, tensor<8xf32>) {
+  %a = graph.constant dense<[-3.4028235e+38, 1.0e5, 0x7F800000, 0xFF800000]> : tensor<4xf32>
+  %b = graph.constant dense_resource<sat> : tensor<8xf32>
+  return %a, %b : tensor<4xf32>, tensor<8xf32>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      sat: "0x04000000FFFF7FFF0050C34700B888470000807F000080FF0000803F00F07FC700EF7F47"
+    }
+  }
+#-}

@@ -9,6 +9,7 @@
 // saying why.
 //
 //===----------------------------------------------------------------------===//
+#include "runtime/src/Cpus.h"
 #include "runtime/src/TensorIO.h"
 #include "shardc/cpu.h"
 #include "shardc/format.h"
@@ -28,6 +29,7 @@
 #include <utility>
 #include <vector>
 
+#include <omp.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -35,34 +37,29 @@ extern "C" const shardc_program shardc_model_program;
 
 namespace {
 
-// The OpenMP wait policy (docs/performance.md, "Under contention"). By
-// default libgomp's idle threads spin for 300,000 iterations before they
-// sleep; when other processes keep the cores busy, a spinning thread burns
-// the time slice its team mate needs and every parallel region waits for a
-// descheduled thread (mobilenet_v3_small 6.8x slower with two busy loops
-// on two cores, ONNX Runtime 1.5x). A short spin (GOMP_SPINCOUNT=100)
-// keeps quiet runs as fast, and under load the waiting threads sleep, so
-// the scheduler wakes them promptly. libgomp reads its environment once,
-// in its own initializer, before main() (and before the executable's
-// preinit functions can safely call setenv), so the executable sets the
-// variable and re-executes itself once. A user's OMP_WAIT_POLICY or
-// GOMP_SPINCOUNT is left alone; SHARDC_SPINCOUNT=N picks another count
-// (SHARDC_SPINCOUNT=default keeps libgomp's). Programs that embed the
-// runtime through the C API set these variables themselves.
-constexpr const char *kSpinCount = "100";
-
+// The OpenMP wait policy (docs/performance.md, "Under contention"): libgomp's
+// own (idle threads spin 300,000 iterations, then sleep). Measured on this
+// 2-core machine in three regimes (quiet, one and two busy processes) on
+// GPT-2, mobilenet_v3_small and resnet18, it is the fastest or within 15%
+// of it everywhere, where a short spin (GOMP_SPINCOUNT=100, the default
+// before) made quiet runs 1.7-3.4x slower and counts between 1,000 and
+// 30,000 were erratic under one busy process (up to 12x). SHARDC_SPINCOUNT=N
+// still sets GOMP_SPINCOUNT for a machine where another count measures
+// better: libgomp reads its environment once, in its own initializer,
+// before main(), so the executable sets the variable and re-executes
+// itself once. A user's OMP_WAIT_POLICY or GOMP_SPINCOUNT is left alone.
 void setWaitPolicy(char **argv) {
   if (std::getenv("OMP_WAIT_POLICY") || std::getenv("GOMP_SPINCOUNT"))
+    return;
+  const char *n = std::getenv("SHARDC_SPINCOUNT");
+  if (!n || !*n || std::strcmp(n, "default") == 0)
     return;
   // Nothing runs in parallel: no need to start again.
   for (char **a = argv + 1; *a; ++a)
     if (!std::strcmp(*a, "--info") || !std::strcmp(*a, "--help") ||
         (!std::strcmp(*a, "--threads") && a[1] && !std::strcmp(a[1], "1")))
       return;
-  const char *n = std::getenv("SHARDC_SPINCOUNT");
-  if (n && std::strcmp(n, "default") == 0)
-    return;
-  if (setenv("GOMP_SPINCOUNT", n && *n ? n : kSpinCount, 1) != 0)
+  if (setenv("GOMP_SPINCOUNT", n, 1) != 0)
     return;
   execv("/proc/self/exe", argv);
   unsetenv("GOMP_SPINCOUNT"); // no /proc: run as is
@@ -577,7 +574,7 @@ void bindInputs(shardc_model *m, const Options &o, const WorldIO &io) {
 /// Throughput: the same number of runs back to back, as a pipeline
 /// streams them (stage 0 starts the next run while the last stage ends
 /// this one).
-void benchmark(shardc_model *m, const Options &o) {
+void benchmark(shardc_model *m, const Options &o, const std::string &threads) {
   using Clock = std::chrono::steady_clock;
   for (long i = 0; i < o.warmup; ++i)
     check(shardc_run(m));
@@ -609,8 +606,11 @@ void benchmark(shardc_model *m, const Options &o) {
   mean /= static_cast<double>(ms.size());
   if (shardc_rank(m) != 0)
     return; // every rank ran the same runs; rank 0 reports
-  std::fprintf(stderr, "%s: benchmark: %ld warm-up runs, %ld timed runs\n",
-               progName.c_str(), o.warmup, o.iterations);
+  std::fprintf(stderr,
+               "%s: benchmark: %ld warm-up runs, %ld timed runs, %d threads "
+               "(%s)\n",
+               progName.c_str(), o.warmup, o.iterations, omp_get_max_threads(),
+               threads.c_str());
   std::printf("latency_ms p50=%.3f p90=%.3f p99=%.3f mean=%.3f "
               "throughput=%.2f\n",
               pct(50), pct(90), pct(99), mean,
@@ -690,8 +690,17 @@ int main(int argc, char **argv) {
       o.weights.empty() ? defaultWeightsPath(argv[0]) : o.weights;
   if (o.info)
     return printInfo(o, weights);
-  if (o.threads > 0)
+  // Threads: --threads, else OMP_NUM_THREADS (OpenMP's own), else what
+  // this rank is given (Cpus.h: affinity, cgroup quota, its share of an
+  // unbound node).
+  std::string threadsWhy = "--threads";
+  if (o.threads > 0) {
     shardc_set_threads(static_cast<int>(o.threads));
+  } else if (const char *env = std::getenv("OMP_NUM_THREADS"); env && *env) {
+    threadsWhy = "OMP_NUM_THREADS";
+  } else {
+    shardc_set_threads(shardc::rt::placeThisRank(threadsWhy));
+  }
   int worldSize = shardc_world_size(&shardc_model_program);
   if (worldSize < 0)
     die(shardc_last_error());
@@ -707,7 +716,7 @@ int main(int argc, char **argv) {
   if (!o.routingStats.empty())
     check(shardc_set_routing_stats(1));
   if (o.benchmark)
-    benchmark(m, o);
+    benchmark(m, o, threadsWhy);
   else
     check(shardc_run(m));
   if (!o.trace.empty()) {

@@ -42,7 +42,7 @@ namespace {
 // 2-core machine in three regimes (quiet, one and two busy processes) on
 // GPT-2, mobilenet_v3_small and resnet18, it is the fastest or within 15%
 // of it everywhere, where a short spin (GOMP_SPINCOUNT=100, the default
-// before) made quiet runs 1.7-3.4x slower and counts between 1,000 and
+// before) made quiet runs 1.8-2.7x slower and counts between 1,000 and
 // 30,000 were erratic under one busy process (up to 12x). SHARDC_SPINCOUNT=N
 // still sets GOMP_SPINCOUNT for a machine where another count measures
 // better: libgomp reads its environment once, in its own initializer,

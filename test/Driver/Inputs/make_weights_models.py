@@ -14,8 +14,9 @@ For fp32, fp16 and bf16 the model is compiled twice, with MLIR's thread
 pool and with --mlir-disable-threading (one thread converting and
 writing); the two weights files must be byte-identical. A second model,
 y = x + W, run with x = 0, gives W as stored: fp32 bit for bit, fp16 equal
-to numpy's float16 rounding and bf16 to PyTorch's bfloat16 rounding (NaN
-where W is NaN; -0 + 0 is +0, which compares equal). The shape [399, 501]
+to numpy's float16 rounding and bf16 to PyTorch's bfloat16 rounding,
+saturated (a finite value that rounds to infinity is the type's largest
+finite value; NaN where W is NaN; -0 + 0 is +0, which compares equal). The shape [399, 501]
 leaves a tail that the F16C loop hands to the scalar conversion.
 """
 import filecmp
@@ -89,12 +90,19 @@ def main():
         subprocess.run([shardc, src, "-o", os.path.join(out, name)] + flags, check=True)
         return os.path.join(out, name + ".weights")
 
+    def saturated(narrow, largest):
+        # graph-convert-precision saturates: a finite value that rounds to
+        # infinity becomes the type's largest finite value of its sign.
+        over = np.isinf(narrow) & np.isfinite(w)
+        return np.where(over, np.copysign(np.float32(largest), w), narrow)
+
     with np.errstate(over="ignore"):  # the values that round to infinity
         half = w.astype(np.float16).astype(np.float32)
+    bf16 = torch.from_numpy(w.copy()).to(torch.bfloat16).to(torch.float32).numpy()
     refs = {
         "fp32": w,
-        "fp16": half,
-        "bf16": torch.from_numpy(w.copy()).to(torch.bfloat16).to(torch.float32).numpy(),
+        "fp16": saturated(half, 65504.0),
+        "bf16": saturated(bf16, float(torch.finfo(torch.bfloat16).max)),
     }
     for prec in ("fp32", "fp16", "bf16"):
         flags = [] if prec == "fp32" else ["--precision=" + prec]

@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Makes the models of the weights-at-scale benchmark (bench/bench_weights.py).
 
-  bench/make_big_models.py gpt2 OUT_DIR       GPT-2-small-sized export
+  bench/make_big_models.py gpt2 OUT_DIR [--batch B --seq S]
+                                              GPT-2-small-sized export
   bench/make_big_models.py stack OUT_DIR [--gb 4] [--d 8192]
 
 gpt2: the GPT-2-style decoder of test/Models/Inputs/export_models.py at the
 size of GPT-2 small (12 layers, d=768, 12 heads, vocab 50257, context 1024,
 124 M parameters, LM head tied to the token embedding), random weights,
-exported by Debian's torch 1.13 (opset 17, ids 1x16 static) into one
-protobuf file (weights as raw_data): OUT_DIR/gpt2_small.onnx.
+exported by Debian's torch 1.13 (opset 17, ids 1x16 static, or B x S) into
+one protobuf file (weights as raw_data): OUT_DIR/gpt2_small.onnx.
 
 stack: a stack of d x d fp32 MatMuls with Relu between them and a bias Add
 after each, built with the onnx helpers (no torch), weights in one external
@@ -25,7 +26,7 @@ import sys
 import numpy as np
 
 
-def make_gpt2(out):
+def make_gpt2(out, batch=1, seq=16):
     import torch
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                                     "test", "Models", "Inputs"))
@@ -34,7 +35,7 @@ def make_gpt2(out):
     model = GPT2(vocab=50257, d=768, heads=12, layers=12, ctx=1024).eval()
     params = sum(p.numel() for p in model.parameters())
     path = os.path.join(out, "gpt2_small.onnx")
-    ids = torch.randint(0, 50257, (1, 16))
+    ids = torch.randint(0, 50257, (batch, seq))
     with torch.no_grad():
         torch.onnx.export(model, (ids,), path, input_names=["ids"], output_names=["logits"],
                           opset_version=17)
@@ -96,10 +97,12 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--gb", type=float, default=4.0, help="stack: GiB of weights")
     ap.add_argument("--d", type=int, default=8192, help="stack: matrix size")
+    ap.add_argument("--batch", type=int, default=1, help="gpt2: batch")
+    ap.add_argument("--seq", type=int, default=16, help="gpt2: tokens per row")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     if args.which == "gpt2":
-        make_gpt2(args.out)
+        make_gpt2(args.out, args.batch, args.seq)
     else:
         make_stack(args.out, args.gb, args.d)
 

@@ -1,7 +1,7 @@
 //===- LowerConv.cpp - convolution, pooling and resize ---------------------===//
 //
 // Conv, ConvTranspose and fused_conv become kern.conv (oneDNN on the CPU,
-// cuDNN on CUDA; fp16/bf16 through fp32 copies unless `half-gemm`). Pooling and Resize call
+// cuDNN on CUDA; fp16 through fp32 copies unless `half-gemm`, bf16 narrow). Pooling and Resize call
 // the runtime; GlobalAveragePool is a generated mean reduction.
 //
 //===----------------------------------------------------------------------===//
@@ -33,9 +33,11 @@ static LogicalResult lowerConv(OpTy op, KernLowering &l, bool transposed) {
   if (spatial < 1 || spatial > 3)
     return l.fail(op, "oneDNN takes 1 to 3 spatial dims, not " +
                           std::to_string(spatial));
-  // fp16/bf16 without native half library calls (the CPU): an fp32
-  // convolution of widened copies, narrowed at the end.
-  bool widen = half && !l.halfGemm;
+  // fp16 without native half library calls (the CPU: oneDNN 2.6 has no
+  // fp16 convolution there): an fp32 convolution of widened copies,
+  // narrowed at the end. bf16 stays narrow (oneDNN's bf16 convolution, on
+  // AMX where the CPU has it; cuDNN).
+  bool widen = elem.isF16() && !l.halfGemm;
   Type f32 = l.b.getF32Type();
   auto operand = [&](Value v) {
     return widen ? l.converted(loc, l.get(v), f32) : l.get(v);

@@ -29,6 +29,15 @@ static void matmul(KernLowering &l, Location loc, Value a, Value b, Value bias,
 
 static bool isHalf(Type t) { return t.isF16() || t.isBF16(); }
 
+/// Whether a GEMM of `elem` multiplies fp32 copies: fp16 without native half
+/// GEMMs (oneDNN 2.6 has no fp16 matmul on the CPU). bf16 stays narrow on
+/// both targets: cuBLASLt, and oneDNN's bf16 matmul (AMX or AVX-512 BF16
+/// where the CPU has them), accumulating in fp32 and rounding once, as the
+/// widened product did.
+static bool widensGemm(Type elem, bool halfGemm) {
+  return elem.isF16() && !halfGemm;
+}
+
 /// numpy MatMul shapes at equal ranks (>= 2): ONNX's 1-D rules (a 1-D lhs
 /// is a [1,K] row, a 1-D rhs a [K,1] column), then leading 1s; `y` gets the
 /// product's shape at that rank.
@@ -74,7 +83,7 @@ static void lowerProduct(KernLowering &l, Location loc, Value lhs, Value rhs,
   }
   if (residual)
     resv = l.view(loc, l.get(residual), y);
-  if (isHalf(elem) && !l.halfGemm) {
+  if (widensGemm(elem, l.halfGemm)) {
     Type f32 = l.b.getF32Type();
     auto widened = [&](Value v) {
       return v ? l.converted(loc, v, f32) : Value();
@@ -132,7 +141,7 @@ static LogicalResult lowerGemm(graph::GemmOp op, KernLowering &l) {
   ArrayRef<int64_t> y = shapeOf(op.getOutput());
   Value out = l.result(op.getOutput());
   // Without native half GEMMs: the product in fp32, converted at the end.
-  bool widen = isHalf(elem) && !l.halfGemm;
+  bool widen = widensGemm(elem, l.halfGemm);
   Type f32 = l.b.getF32Type();
   Type t = widen ? f32 : elem;
   Value y32 = widen ? l.alloc(loc, y, f32) : out;

@@ -345,6 +345,13 @@ ModelSummary shardc::summarizeModel(ModuleOp module, StringRef dtype,
   for (int64_t t : tpDegrees) {
     if (t < 2)
       continue;
+    // The degree of the trial just run: its figures, not a second trial.
+    if (t == m.trialTp) {
+      ModelSummary same = m;
+      same.atDegrees.clear();
+      m.atDegrees.push_back(std::move(same));
+      continue;
+    }
     ModelSummary at = base;
     if (readTensorParallelSplit(module, t, at))
       readLayerParts(main, t, attentions, at);

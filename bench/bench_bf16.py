@@ -11,22 +11,13 @@ the cosine of the logits.
 """
 import argparse
 import os
-import re
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-PY = "/usr/bin/python3"
-
-
-def p50(exe, ids, threads, iterations):
-    out = subprocess.run([exe, "--input", "ids=" + ids, "--benchmark", "--warmup", "1",
-                          "--iterations", str(iterations), "--threads", str(threads)],
-                         check=True, capture_output=True, text=True).stdout
-    return float(re.search(r"p50=([0-9.]+)", out).group(1))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchutil import PY, ROOT, p50, run  # noqa: E402
 
 
 def main():
@@ -42,19 +33,20 @@ def main():
     work = args.work or tempfile.mkdtemp(prefix="bench_bf16_")
     model = os.path.join(work, "gpt2_small.onnx")
     if not os.path.exists(model):
-        subprocess.check_call([PY, os.path.join(ROOT, "bench", "make_big_models.py"), "gpt2",
-                               work, "--batch", str(args.batch), "--seq", str(args.seq)])
+        run([PY, os.path.join(ROOT, "bench", "make_big_models.py"), "gpt2", work,
+             "--batch", str(args.batch), "--seq", str(args.seq)])
     ids = os.path.join(work, "gpt2_small_ids.npy")
     shape = "ids=%dx%d" % (args.batch, args.seq)
     results = {}
     for prec in ("fp32", "bf16"):
         exe = os.path.join(work, prec)
         flags = [] if prec == "fp32" else ["--precision=bf16"]
-        subprocess.check_call([args.shardc, model, "--input-shape", shape, "-o", exe] + flags)
+        run([args.shardc, model, "--input-shape", shape, "-o", exe] + flags)
         out = os.path.join(work, prec + ".out")
-        subprocess.check_call([exe, "--input", "ids=" + ids, "--output", out,
-                               "--threads", str(args.threads)])
-        results[prec] = (p50(exe, ids, args.threads, args.iterations),
+        run([exe, "--input", "ids=" + ids, "--output", out, "--threads", str(args.threads)])
+        bench = run([exe, "--input", "ids=" + ids, "--benchmark", "--warmup", "1",
+                     "--iterations", str(args.iterations), "--threads", str(args.threads)])
+        results[prec] = (p50(bench),
                          np.load(os.path.join(out, "logits.npy")).astype(np.float64))
     (t32, y32), (t16, y16) = results["fp32"], results["bf16"]
     top1 = float((y32.argmax(-1) == y16.argmax(-1)).mean())

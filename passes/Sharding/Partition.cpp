@@ -241,14 +241,7 @@ FailureOr<Value> RankPartitioner::reshardUncached(OpBuilder &b, Location loc,
         std::equal(to[d].begin(), to[d].end(), axes.begin()))
       prefix = to[d].size();
     kept[d] = prefix;
-    for (size_t i = axes.size(); i-- > prefix;) {
-      auto type = cast<RankedTensorType>(v.getType());
-      SmallVector<int64_t> shape(type.getShape());
-      shape[d] *= axisSize(axes[i]);
-      v = b.create<dist::AllGatherOp>(
-          loc, RankedTensorType::get(shape, type.getElementType()), v,
-          meshRef(), axesAttr({axes[i]}), b.getI64IntegerAttr(d));
-    }
+    v = allGather(b, loc, v, ArrayRef<StringRef>(axes).drop_front(prefix), d);
   }
   // Slice the dims the target splits further than what is left.
   auto type = cast<RankedTensorType>(v.getType());

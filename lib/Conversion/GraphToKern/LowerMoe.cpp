@@ -147,17 +147,21 @@ static LogicalResult lowerExperts(Operation *op, MoeParts m,
   return success();
 }
 
-/// The buffers of an optional bias operand (null when absent).
-static Value optional(KernLowering &l, Value v) { return v ? l.get(v) : v; }
-
-static LogicalResult lowerMoe(graph::MoeOp op, KernLowering &l) {
+/// The buffers of graph.moe's or dist.moe's operands and result; `slots`
+/// the route's experts.
+template <typename OpTy>
+static MoeParts partsOf(OpTy op, KernLowering &l, int64_t slots) {
+  auto optional = [&](Value v) { return v ? l.get(v) : v; };
   MoeParts m{l.get(op.getInput()), l.get(op.getWeights()),
              l.get(op.getIds()),   l.get(op.getGateUp()),
-             l.get(op.getDown()),  l.result(op.getOutput()),
-             optional(l, op.getGateUpBias()),
-             optional(l, op.getDownBias())};
-  m.slots = op.getNumExperts();
-  return lowerExperts(op, m, l);
+             l.get(op.getDown()),  l.result(op->getResult(0)),
+             optional(op.getGateUpBias()), optional(op.getDownBias())};
+  m.slots = slots;
+  return m;
+}
+
+static LogicalResult lowerMoe(graph::MoeOp op, KernLowering &l) {
+  return lowerExperts(op, partsOf(op, l, op.getNumExperts()), l);
 }
 
 static LogicalResult lowerDistMoe(Operation *o, KernLowering &l) {
@@ -165,12 +169,7 @@ static LogicalResult lowerDistMoe(Operation *o, KernLowering &l) {
   FailureOr<std::pair<int64_t, int64_t>> axis = collectiveAxis(op, l);
   if (failed(axis))
     return failure();
-  MoeParts m{l.get(op.getInput()), l.get(op.getWeights()),
-             l.get(op.getIds()),   l.get(op.getGateUp()),
-             l.get(op.getDown()),  l.result(op.getResult()),
-             optional(l, op.getGateUpBias()),
-             optional(l, op.getDownBias())};
-  m.slots = op.getNumSlots();
+  MoeParts m = partsOf(op, l, op.getNumSlots());
   m.placement = op.getPlacement().value_or(ArrayRef<int64_t>());
   return lowerExperts(op, m, l, axis->first, axis->second);
 }

@@ -122,6 +122,22 @@ template <class A> inline bool beatsMaxNaN(A best, A v) {
   return v > best || (v != v && best == best);
 }
 
+/// Whether `offsets` (experts + 1 of them) are row offsets of a grouped
+/// kernel over `rows` rows: from 0, non-decreasing, within [0, rows]. If not,
+/// fails the run naming `what` and the first expert out of order.
+inline bool groupOffsetsOk(const char *what, const int32_t *offsets,
+                           int64_t experts, int64_t rows) {
+  for (int64_t e = 0; e < experts; ++e)
+    if (offsets[0] != 0 || offsets[e + 1] < offsets[e] ||
+        offsets[e + 1] > rows) {
+      sc_fail("%s: row offsets of expert %lld ([%d, %d)) are not within "
+              "[0, %lld) in order",
+              what, (long long)e, offsets[e], offsets[e + 1], (long long)rows);
+      return false;
+    }
+  return true;
+}
+
 // Dispatch helpers: call f(T{}) with the element type of `dtype`; return
 // false when the dtype is not in the family.
 template <class F> bool dispatchFloat(int32_t dtype, F &&f) {

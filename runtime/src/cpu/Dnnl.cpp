@@ -735,14 +735,8 @@ extern "C" void sc_grouped_matmul(const sc_desc *a, const void *ap,
             dtypeName(a->dtype), dtypeName(b->dtype));
     return;
   }
-  for (int64_t e = 0; e < experts; ++e)
-    if (offsets[0] != 0 || offsets[e + 1] < offsets[e] ||
-        offsets[e + 1] > p) {
-      sc_fail("grouped matmul: row offsets of expert %lld ([%d, %d)) are "
-              "not within [0, %lld) in order",
-              (long long)e, offsets[e], offsets[e + 1], (long long)p);
-      return;
-    }
+  if (!groupOffsetsOk("grouped matmul", offsets, experts, p))
+    return;
   size_t eb = dtypeSize(a->dtype);
   try {
     static std::mutex mu;

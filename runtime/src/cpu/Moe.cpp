@@ -153,26 +153,13 @@ void groupedBias(const T *bias, const int32_t *offsets, T *y, int64_t experts,
 extern "C" void sc_grouped_bias(const sc_desc *bias, const void *bp,
                                 const int32_t *offsets, const sc_desc *y,
                                 void *yp) {
-  int64_t experts = bias->dims[0], n = bias->dims[1], p = y->dims[0];
-  for (int64_t e = 0; e < experts; ++e)
-    if (offsets[0] != 0 || offsets[e + 1] < offsets[e] ||
-        offsets[e + 1] > p) {
-      sc_fail("grouped bias: row offsets of expert %lld ([%d, %d)) are not "
-              "within [0, %lld) in order",
-              (long long)e, offsets[e], offsets[e + 1], (long long)p);
-      return;
-    }
-  switch (bias->dtype) {
-  case kF32:
-    return groupedBias(static_cast<const float *>(bp), offsets,
-                       static_cast<float *>(yp), experts, n);
-  case kF16:
-    return groupedBias(static_cast<const Half *>(bp), offsets,
-                       static_cast<Half *>(yp), experts, n);
-  case kBF16:
-    return groupedBias(static_cast<const BHalf *>(bp), offsets,
-                       static_cast<BHalf *>(yp), experts, n);
-  default:
+  int64_t experts = bias->dims[0], n = bias->dims[1];
+  if (!groupOffsetsOk("grouped bias", offsets, experts, y->dims[0]))
+    return;
+  if (!dispatchFloat(bias->dtype, [&](auto t) {
+        using T = decltype(t);
+        groupedBias(static_cast<const T *>(bp), offsets, static_cast<T *>(yp),
+                    experts, n);
+      }))
     sc_fail("grouped bias: unsupported dtype %s", dtypeName(bias->dtype));
-  }
 }

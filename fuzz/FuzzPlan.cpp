@@ -29,7 +29,7 @@ bool modest(const fmt::Plan &plan) {
     uint64_t io = 0;
     for (const auto *sigs : {&r.inputs, &r.outputs})
       for (const fmt::TensorSig &s : *sigs) {
-        uint64_t user = s.userSig(plan.microbatches).bytes();
+        uint64_t user = s.userSig(plan.microbatches, plan.batchItems).bytes();
         io += s.bytes() + (plan.microbatches > 1 && s.batched ? user : 0);
         if (user > (64u << 20) || io > (64u << 20))
           return false;

@@ -5,6 +5,7 @@
 #include "dialects/Kern/Transforms/Passes.h"
 #include "passes/Fusion/Passes.h"
 #include "passes/Precision/Passes.h"
+#include "passes/Sharding/Passes.h"
 #include "shardc/Conversion/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -78,6 +79,9 @@ void shardc::buildGraphPipeline(OpPassManager &pm,
 void shardc::buildKernPipeline(OpPassManager &pm,
                                const KernPipelineOptions &options) {
   TargetSet targets = targetsOf(options.target);
+  // NCCL's max and min drop NaN; MPI's (comm/MpiComm.cpp) keep it.
+  if (targets.cuda)
+    pm.addNestedPass<func::FuncOp>(createDistKeepNan());
   // The CPU code multiplies fp16/bf16 through fp32 copies; a CUDA-only
   // program keeps them narrow for cuBLASLt.
   pm.addPass(createConvertGraphToKern(

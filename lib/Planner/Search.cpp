@@ -61,12 +61,26 @@ const ModelSummary &atDegree(const ModelSummary &m, int64_t tp) {
   return m;
 }
 
+/// The batch items one rank computes per micro-batch: the compile splits
+/// the batch into micro-batches, then each over dp, and pads what does not
+/// divide (dist-pad-batch: 5 over 2 computes 3 on each).
+int64_t itemsPerRank(const ModelSummary &m, const Candidate &c) {
+  int64_t batch = std::max<int64_t>(1, m.batch);
+  int64_t mb = std::min(std::max<int64_t>(1, c.microbatches), batch);
+  int64_t perMicrobatch = (batch + mb - 1) / mb;
+  return (perMicrobatch + c.dp - 1) / c.dp;
+}
+
+/// What the batch is divided by for one rank's micro-batch: dp times the
+/// micro-batches when they divide it, less with padding.
+double batchSplit(const ModelSummary &m, const Candidate &c) {
+  return static_cast<double>(std::max<int64_t>(1, m.batch)) /
+         static_cast<double>(itemsPerRank(m, c));
+}
+
 /// Why the family cannot run, or empty.
 std::string reject(const ModelSummary &model, const Candidate &c) {
   const ModelSummary &m = atDegree(model, c.tp);
-  if (m.batch % c.dp != 0)
-    return formatv("the batch of {0} does not split into dp={1} replicas",
-                   m.batch, c.dp);
   // A trial at this degree is the partitioner's own answer: it refuses
   // (trialError), or splits what divides and leaves the rest whole (the
   // attention of heads tp does not divide), which the price counts.
@@ -92,15 +106,15 @@ std::string reject(const ModelSummary &model, const Candidate &c) {
       return formatv("replicated layer {0} is not one of the model's {1} "
                      "layers",
                      layer, m.layers);
-  int64_t rows = m.tokens / (c.dp * c.microbatches);
+  int64_t rows =
+      itemsPerRank(m, c) * (m.tokens / std::max<int64_t>(1, m.batch));
   if (c.sp && rows % c.tp != 0)
     return formatv("sp: {0} tokens per micro-batch do not split over tp={1}",
                    rows, c.tp);
   // dist-seed-megatron splits the norms' token dim (the largest leading
   // one: the sequence of [batch, seq, hidden]) and refuses one tp does not
   // divide.
-  int64_t localBatch =
-      std::max<int64_t>(1, m.batch / (c.dp * c.microbatches));
+  int64_t localBatch = itemsPerRank(m, c);
   int64_t tokenDim =
       std::max(localBatch, m.tokens / std::max<int64_t>(1, m.batch));
   if (c.sp && tokenDim % c.tp != 0)
@@ -113,7 +127,9 @@ std::string reject(const ModelSummary &model, const Candidate &c) {
 void price(const ModelSummary &model, const Cluster &cl, Candidate &c) {
   const ModelSummary &m = atDegree(model, c.tp);
   double mb = static_cast<double>(c.microbatches);
-  double rows = static_cast<double>(m.tokens) / (c.dp * mb);
+  // A rank's share of the batch per micro-batch, padding included.
+  double split = batchSplit(m, c);
+  double rows = static_cast<double>(m.tokens) / split;
   double hiddenBytes = rows * m.hidden * m.elementBytes;
   // The slowest stage's share of the program: the balanced grouping of the
   // cut points' segments (dist-pipeline's cuts), else 1/pp. Its layers,
@@ -174,8 +190,8 @@ void price(const ModelSummary &model, const Cluster &cl, Candidate &c) {
   // once per micro-batch.
   double expertSplit = c.ep > 1 ? c.ep * c.tp : 1;
   double flops =
-      ((m.denseFlops - wholeFlops) / c.tp + wholeFlops) * share / (c.dp * mb) +
-      m.expertFlops * share / (c.dp * expertSplit * mb);
+      ((m.denseFlops - wholeFlops) / c.tp + wholeFlops) * share / split +
+      m.expertFlops * share / (split * expertSplit);
   // A vocabulary tp does not divide is padded to a multiple: each rank
   // holds ceil(rows / tp) rows.
   auto padding = [&](bool split, double bytes, int64_t rows) {
@@ -231,7 +247,7 @@ void price(const ModelSummary &model, const Cluster &cl, Candidate &c) {
       arBytes += n * hiddenBytes;
     }
     if (headSplit) {
-      double logits = m.logitsBytes / (c.dp * mb);
+      double logits = m.logitsBytes / split;
       comm += ends * collectiveTime(cl, Collective::AllGather,
                                     Algorithm::Ring, tp, logits);
       agBytes += ends * logits;
@@ -290,13 +306,13 @@ void price(const ModelSummary &model, const Cluster &cl, Candidate &c) {
                                 (i < m.liveGathered.size()
                                      ? staging * m.liveGathered[i]
                                      : 0));
-    c.memory.activations = live / (c.dp * mb);
+    c.memory.activations = live / split;
   } else {
     double peak = m.peakActivationSplit > 0 || m.peakActivationWhole > 0
                       ? std::max(m.peakActivationSplit / c.tp,
                                  m.peakActivationWhole)
                       : m.peakActivation / c.tp;
-    c.memory.activations = 2 * peak / (c.dp * mb);
+    c.memory.activations = 2 * peak / split;
   }
   if (c.ep > 1) // the dispatch's worst-case receive buffer and staging
     c.memory.workspace = 2 * c.ep * std::ceil(rows / (c.ep * c.tp)) *
@@ -447,9 +463,13 @@ SearchResult shardc::planner::searchPlans(const ModelSummary &m,
     for (int64_t pp : divisors(devices / dp))
       for (int64_t ep : divisors(devices / (dp * pp))) {
         int64_t tp = devices / (dp * pp * ep);
+        // Micro-batches need not divide the batch (dist-pad-batch): any
+        // count up to the batch, the few smallest and the divisors.
         std::vector<int64_t> counts = {1};
-        if (pp > 1 && m.batch % dp == 0)
-          counts = divisors(m.batch / dp);
+        if (pp > 1)
+          for (int64_t mb = 2; mb <= m.batch; ++mb)
+            if (mb <= 8 || m.batch % mb == 0)
+              counts.push_back(mb);
         for (bool sp : {false, true}) {
           if (sp && tp == 1)
             continue;

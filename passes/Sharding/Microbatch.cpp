@@ -206,4 +206,10 @@ void DistMicrobatchPass::runOnOperation() {
   mesh.erase();
   module->setAttr("dist.microbatches",
                   IntegerAttr::get(IntegerType::get(&getContext(), 64), count));
+  // A batch dist-pad-batch padded: the real rows the runtime spreads over
+  // the micro-batches.
+  if (auto items = first->getAttrOfType<IntegerAttr>("dist.batch_items")) {
+    first->removeAttr("dist.batch_items");
+    module->setAttr("dist.batch_items", items);
+  }
 }

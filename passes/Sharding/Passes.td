@@ -150,6 +150,46 @@ def DistSeedBatch : Pass<"dist-seed-batch", "mlir::ModuleOp"> {
   let dependentDialects = ["shardc::dist::DistDialect"];
 }
 
+def DistPadBatch : Pass<"dist-pad-batch", "mlir::ModuleOp"> {
+  let summary = "Pad a batch that the data-parallel parts or micro-batches "
+                "do not divide";
+  let description = [{
+    Before `dist-seed-batch` (and `dist-pipeline`): when `parts` does not
+    divide the batch B (the inputs' largest leading dim), the program is
+    re-typed to B' = parts * ceil(B / parts) rows. Part r holds its
+    balanced share of the real rows (B / parts, plus one for the first
+    B % parts parts; none when B < parts), then copies of its last real
+    row, which compute exactly what that row computes and are dropped.
+
+    The dims that carry the batch are those linked to the inputs' leading
+    dim through sharding-rule factors that are the major factor of their
+    dims. Refused, with the node named: an op that reduces over the batch
+    or needs it whole, one that folds it under another dim, an op without
+    a sharding rule on a batch dim, and a shape attribute that cannot take
+    the padded size.
+
+    With axis "dp" the inputs and outputs keep their shapes: a
+    `graph.gather` of constant indices lays out the padded rows (marked
+    `dist.batch_source = dim`, which `dist-seed-batch` seeds) and another
+    drops the padding from each output:
+
+      %p = graph.gather %arg0, %idx {axis = 0} {dist.batch_source = 0}
+          : (tensor<3x16xi64>, tensor<4xi64>) -> tensor<4x16xi64>
+
+    With axis "mb" the inputs and outputs take the padded shape and the
+    function gets `dist.batch_items = B`: `dist-microbatch` keeps one
+    micro-batch's program and the runtime fills each micro-batch's rows.
+    A batch that `parts` divides is left as it is.
+  }];
+  let options = [
+    Option<"axis", "axis", "std::string", /*default=*/"\"dp\"",
+           "dp (gathers inside the program) or mb (the runtime pads)">,
+    Option<"parts", "parts", "int64_t", /*default=*/"1",
+           "The number of parts the batch is split into">,
+  ];
+  let dependentDialects = ["shardc::graph::GraphDialect"];
+}
+
 def DistSeedExperts : Pass<"dist-seed-experts", "mlir::ModuleOp"> {
   let summary = "Seed expert parallelism: every graph.moe's experts split "
                 "over mesh axis ep";
@@ -208,7 +248,9 @@ def DistMicrobatch : Pass<"dist-microbatch", "mlir::ModuleOp"> {
     micro-batch's shapes, with `dist.batched` on the inputs and outputs
     whose leading dim is the micro-batch's rows and `dist.microbatches = M`
     on the module. The runtime runs it M times, on consecutive blocks of
-    rows (the pipeline stages overlap them).
+    rows (the pipeline stages overlap them). A batch `dist-pad-batch`
+    padded (`dist.batch_items` on the function) moves that count to the
+    module: the runtime then gives micro-batch k its share of the rows.
 
     The sharding rules decide whether rows are independent. Refused, with
     the op named: an op that needs other micro-batches' rows (any
@@ -244,6 +286,30 @@ def DistPipeline : Pass<"dist-pipeline", "mlir::ModuleOp"> {
            "The number of pipeline stages (the size of mesh axis pp)">,
   ];
   let dependentDialects = ["shardc::dist::DistDialect"];
+}
+
+def DistKeepNan : Pass<"dist-keep-nan", "mlir::func::FuncOp"> {
+  let summary = "Max and min collectives of floats that keep a NaN (NCCL's "
+                "drop it)";
+  let description = [{
+    NCCL reduces floats with `fmaxf`/`fminf` (and halves with
+    `__hmax`/`__hmin`), which return the other operand when one is NaN: a
+    NaN on one rank would vanish where the reduction on one rank gives
+    NaN. Each `dist.all_reduce` and `dist.reduce_scatter` of kind max or
+    min on floats gets an OR of a NaN mask over the same axes (a max of
+    booleans) and a select of NaN where any rank had one:
+
+      %eq  = graph.equal %x, %x
+      %nan = graph.not %eq
+      %any = dist.all_reduce %nan on @mesh axes = ["tp"] kind = "max"
+      %r   = dist.all_reduce %x on @mesh axes = ["tp"] kind = "max"
+      %y   = graph.where %any, %quiet_nan, %r
+
+    `shardc-kern-pipeline` runs it for programs with CUDA code; the CPU
+    ranks' MPI reductions keep NaN by themselves.
+  }];
+  let dependentDialects = ["shardc::graph::GraphDialect",
+                           "shardc::dist::DistDialect"];
 }
 
 def DistPartition : Pass<"dist-partition", "mlir::ModuleOp"> {

@@ -4,7 +4,9 @@
 // a pipeline stage receives) whose leading dim the axis divides is seeded
 // split along that dim. Data parallelism (`--dp=N`, axis "dp") and
 // micro-batching (`--microbatches=M`, axis "mb", see dist-microbatch) are
-// both this seed followed by dist-propagate and dist-partition.
+// both this seed followed by dist-propagate and dist-partition. A batch
+// dist-pad-batch padded is seeded where its gather marks it
+// (`dist.batch_source`).
 //
 //===----------------------------------------------------------------------===//
 
@@ -69,7 +71,27 @@ void DistSeedBatchPass::runOnOperation() {
       if (seed(ob, recv.getResult()))
         ++seeded;
     });
+    // A padded batch (dist-pad-batch): its rows laid out for the parts.
+    func.walk([&](Operation *op) {
+      auto dim = op->getAttrOfType<IntegerAttr>("dist.batch_source");
+      if (!dim || op->getNumResults() != 1)
+        return;
+      op->removeAttr("dist.batch_source");
+      Value v = op->getResult(0);
+      auto type = cast<RankedTensorType>(v.getType());
+      int64_t d = dim.getInt();
+      if (d < 0 || d >= type.getRank() || type.getDimSize(d) % parts != 0)
+        return;
+      ob.setInsertionPointAfter(op);
+      auto shard = ob.create<dist::ShardOp>(
+          v.getLoc(), v, dist::splitAlong(mesh, type.getRank(), d, axis));
+      v.replaceAllUsesExcept(shard.getResult(), shard);
+      ++seeded;
+    });
   }
+  // A batch of one row: each part computes it (nothing to split).
+  if (seeded == 0 && dist::batchRows(module) == 1)
+    return;
   if (seeded == 0) {
     module.emitError("cannot split the batch into ")
         << static_cast<int64_t>(parts) << " parts (axis \"" << axis

@@ -36,6 +36,7 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <fcntl.h>
@@ -319,7 +320,7 @@ shardc_status prepareMicrobatches(shardc_model &model) {
                    const char *what) -> shardc_status {
     staging.resize(sigs.size());
     for (size_t i = 0; i < sigs.size(); ++i) {
-      user.push_back(sigs[i].userSig(m));
+      user.push_back(sigs[i].userSig(m, model.plan.batchItems));
       if (m > 1 && sigs[i].batched && !staging[i].allocate(user[i].bytes()))
         return fail(SHARDC_ERROR_RUNTIME,
                     "cannot allocate " + std::to_string(user[i].bytes()) +
@@ -588,10 +589,30 @@ namespace {
 /// run (a "microbatch k" trace event), the outputs' block k out.
 Status runMicrobatch(shardc_model &model, uint32_t k) {
   const fmt::RankPlan &rp = *model.rp;
+  const fmt::Plan &plan = model.plan;
+  // Even micro-batches are consecutive blocks; a batch they do not divide
+  // (Plan::batchItems) gives block k its share of the items, padded to
+  // `per` with copies of its last item (of the batch's last for an empty
+  // share), and only the share's rows of each output are read back.
+  int64_t per = 0, first = 0, count = 0;
+  if (plan.batchItems) {
+    per = fmt::itemsPerMicrobatch(plan.batchItems, plan.microbatches);
+    std::tie(first, count) =
+        fmt::microbatchShare(plan.batchItems, plan.microbatches, k);
+  }
   for (size_t i = 0; i < rp.inputs.size(); ++i)
     if (const char *all = model.inputStaging[i].data) {
       uint64_t block = rp.inputs[i].bytes();
-      std::memcpy(model.device->input(i), all + k * block, block);
+      char *to = static_cast<char *>(model.device->input(i));
+      if (!per) {
+        std::memcpy(to, all + k * block, block);
+        continue;
+      }
+      uint64_t item = block / static_cast<uint64_t>(per);
+      std::memcpy(to, all + first * item, count * item);
+      int64_t last = count ? first + count - 1 : plan.batchItems - 1;
+      for (int64_t j = count; j < per; ++j)
+        std::memcpy(to + j * item, all + last * item, item);
     }
   shardc::rt::TraceSink *trace = model.tracing ? model.trace.get() : nullptr;
   int64_t start = trace ? shardc::rt::TraceSink::now() : 0;
@@ -604,7 +625,13 @@ Status runMicrobatch(shardc_model &model, uint32_t k) {
   for (size_t i = 0; i < rp.outputs.size(); ++i)
     if (char *all = model.outputStaging[i].data) {
       uint64_t block = rp.outputs[i].bytes();
-      std::memcpy(all + k * block, model.device->output(i), block);
+      const char *from = static_cast<const char *>(model.device->output(i));
+      if (!per) {
+        std::memcpy(all + k * block, from, block);
+        continue;
+      }
+      uint64_t item = block / static_cast<uint64_t>(per);
+      std::memcpy(all + first * item, from, count * item);
     }
   return {};
 }

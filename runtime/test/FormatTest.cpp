@@ -62,7 +62,8 @@ void expectOneLine(const std::string &error) {
 bool samePlan(const Plan &a, const Plan &b) {
   if (a.version != b.version || a.worldSize != b.worldSize ||
       a.modelHash != b.modelHash || a.target != b.target ||
-      a.microbatches != b.microbatches || a.ranks.size() != b.ranks.size())
+      a.microbatches != b.microbatches || a.batchItems != b.batchItems ||
+      a.ranks.size() != b.ranks.size())
     return false;
   auto sameSigs = [](const std::vector<TensorSig> &x,
                      const std::vector<TensorSig> &y) {
@@ -98,7 +99,8 @@ TEST(Format, PlanRoundTrip) {
   EXPECT_EQ(back.ranks[0].outputs[0].str(), "float32 [1,128,50257]");
   EXPECT_EQ(back.ranks[0].outputs[1].str(), "float64 []");
   // v2: micro-batches, stages, batched signatures and what the user sees.
-  EXPECT_EQ(back.version, 2u);
+  EXPECT_EQ(back.version, 3u);
+  EXPECT_EQ(back.batchItems, 0u);
   EXPECT_EQ(back.microbatches, 3u);
   EXPECT_EQ(back.ranks[3].stage, 1u);
   EXPECT_TRUE(back.ranks[0].inputs[0].batched);
@@ -206,14 +208,14 @@ TEST(Format, PlanStructuralChecks) {
 
 TEST(Format, PlanVersionBump) {
   Plan plan = shardc::testing::fakePlan();
-  for (uint32_t version : {0u, 3u}) {
+  for (uint32_t version : {0u, 4u}) {
     plan.version = version;
     std::vector<uint8_t> b = encodePlan(plan);
     Plan out;
     std::string error;
     EXPECT_FALSE(decodePlan(b.data(), b.size(), out, error));
     EXPECT_EQ(error, "plan version " + std::to_string(version) +
-                         ", this runtime reads 1 to 2");
+                         ", this runtime reads 1 to 3");
   }
 }
 
@@ -337,6 +339,60 @@ TEST(Format, PlanVersion2Corruption) {
     EXPECT_EQ(error, "plan is corrupt (tensor 'input_ids' has unknown flags " +
                          std::to_string(bad) + ")");
   }
+}
+
+/// v3: a batch the micro-batches split unevenly (dist-pad-batch). The
+/// user's batched tensors hold batch_items items; each micro-batch's
+/// program ceil(items / M); micro-batch k holds its balanced share.
+TEST(Format, PlanVersion3BatchItems) {
+  std::mt19937_64 rng(8);
+  Plan plan = twoRankPlan(randomSections(rng));
+  plan.worldSize = static_cast<uint32_t>(plan.ranks.size());
+  // 5 items over 2 micro-batches: programs of 3 items (3 and 2 real).
+  plan.microbatches = 2;
+  plan.batchItems = 5;
+  for (RankPlan &r : plan.ranks) {
+    r.inputs[0].dims = {3, 128};
+    r.outputs[0].dims = {3 * 128, 50257}; // items merged with tokens
+  }
+  std::vector<uint8_t> b = encodePlan(plan);
+  Plan back;
+  std::string error;
+  ASSERT_TRUE(decodePlan(b.data(), b.size(), back, error)) << error;
+  EXPECT_TRUE(samePlan(plan, back));
+  EXPECT_EQ(back.ranks[0].inputs[0].userSig(2, 5).str(), "int64 [5,128]");
+  EXPECT_EQ(back.ranks[0].outputs[0].userSig(2, 5).str(),
+            "float32 [640,50257]");
+  EXPECT_EQ(back.ranks[0].inputs[1].userSig(2, 5).str(), "bool [1,128]");
+  EXPECT_EQ(itemsPerMicrobatch(5, 2), 3);
+  EXPECT_EQ(microbatchShare(5, 2, 0), (std::pair<int64_t, int64_t>{0, 3}));
+  EXPECT_EQ(microbatchShare(5, 2, 1), (std::pair<int64_t, int64_t>{3, 2}));
+  // 5 over 4: 2, 1, 1, 1.
+  EXPECT_EQ(microbatchShare(5, 4, 0), (std::pair<int64_t, int64_t>{0, 2}));
+  EXPECT_EQ(microbatchShare(5, 4, 3), (std::pair<int64_t, int64_t>{4, 1}));
+  // 2 over 3: the last holds none.
+  EXPECT_EQ(microbatchShare(2, 3, 2), (std::pair<int64_t, int64_t>{2, 0}));
+
+  auto refuse = [](const Plan &p, const std::string &want) {
+    std::vector<uint8_t> bytes = encodePlan(p);
+    Plan out;
+    std::string err;
+    EXPECT_FALSE(decodePlan(bytes.data(), bytes.size(), out, err)) << want;
+    EXPECT_EQ(err, want);
+  };
+  Plan p = plan;
+  p.microbatches = 1;
+  refuse(p, "plan is corrupt (a batch of 5 items without micro-batches)");
+  p = plan;
+  p.ranks[2].inputs[0].dims = {4, 128};
+  refuse(p, "plan is corrupt (tensor 'input_ids' has 4 rows for 3 items "
+            "per micro-batch)");
+  // Before v3 the field was reserved: a v2 plan with it set is corrupt.
+  b = encodePlan(plan);
+  detail::storeU32(b.data() + 8, 2);
+  detail::storeU64(b.data() + b.size() - 8, checksum64(b.data(), b.size() - 8));
+  EXPECT_FALSE(decodePlan(b.data(), b.size(), back, error));
+  EXPECT_EQ(error, "plan is corrupt (reserved header field is not 0)");
 }
 
 TEST(Format, PlanGarbage) {

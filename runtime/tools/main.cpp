@@ -329,8 +329,15 @@ int printInfo(const Options &o, const std::string &weights) {
                 static_cast<unsigned long long>(plan.ranks[i].arenaBytes),
                 static_cast<unsigned long long>(plan.ranks[i].weightsBytes),
                 stageOf(plan.ranks[i]).c_str());
-  if (pipelined)
-    std::printf("micro-batches %u\n", plan.microbatches);
+  if (pipelined) {
+    std::printf("micro-batches %u", plan.microbatches);
+    if (plan.batchItems)
+      std::printf(" of a batch of %u (up to %lld each, padded)",
+                  plan.batchItems,
+                  static_cast<long long>(shardc::format::itemsPerMicrobatch(
+                      plan.batchItems, plan.microbatches)));
+    std::printf("\n");
+  }
   // The job's inputs and outputs (a pipeline's first stage has the inputs,
   // its last the outputs), as the user binds and reads them: each name
   // once, from the lowest rank that has it.
@@ -340,7 +347,7 @@ int printInfo(const Options &o, const std::string &weights) {
       for (const fmt::TensorSig &s : in ? rp.inputs : rp.outputs)
         if (seen.insert((in ? "i:" : "o:") + s.name).second)
           std::printf("%s %s: %s\n", in ? "input" : "output", s.name.c_str(),
-                      s.userSig(plan.microbatches).str().c_str());
+                      s.userSig(plan.microbatches, plan.batchItems).str().c_str());
   // Where it would run: that takes loading it (weights included).
   shardc_model *m = nullptr;
   if (load(o, weights, &m) != SHARDC_OK) {

@@ -327,6 +327,7 @@ __attribute__((no_sanitize("vptr"))) static void hideBackendOptions() {
 /// The program of one micro-batch: the batch split over a mesh axis of its
 /// own, partitioned, and one part kept (dist-microbatch).
 static void addMicrobatchPasses(mlir::PassManager &pm, int64_t parts) {
+  pm.addPass(shardc::createDistPadBatch({/*axis=*/"mb", parts}));
   pm.addPass(shardc::createDistSeedBatch({/*axis=*/"mb", parts}));
   pm.addPass(shardc::createDistPropagate());
   pm.addPass(shardc::createDistPartition());
@@ -340,6 +341,8 @@ static void addMeshPasses(mlir::PassManager &pm,
                           const shardc::planner::Candidate &mesh,
                           ArrayRef<int64_t> expertLoads,
                           int64_t expertRedundant) {
+  if (mesh.dp > 1)
+    pm.addPass(shardc::createDistPadBatch({/*axis=*/"dp", mesh.dp}));
   if (mesh.pp > 1)
     pm.addPass(shardc::createDistPipeline({/*stages=*/mesh.pp}));
   if (mesh.dp > 1)
@@ -806,6 +809,14 @@ int main(int argc, char **argv) {
     if (verbose)
       errs() << "shardc: planner chose " << best.name() << " for " << devices
              << " devices on " << clusterSpec->name << "\n";
+  }
+  // More micro-batches than rows would only repeat rows: one row each.
+  if (int64_t rows = shardc::dist::batchRows(*module);
+      microbatches > 1 && rows >= 1 && microbatches > rows) {
+    if (verbose)
+      errs() << "shardc: " << microbatches << " micro-batches of a batch of "
+             << rows << ": running " << rows << "\n";
+    microbatches = rows;
   }
   if (microbatches > 1) {
     if (!runPipeline(

@@ -94,8 +94,14 @@ TEST(Search, RejectionsSayWhy) {
   const Candidate *tp8 = find(r.rejected, 1, 1, 1, 8);
   ASSERT_NE(tp8, nullptr);
   EXPECT_EQ(tp8->rejected, "12 heads do not divide by tp=8");
-  EXPECT_EQ(find(r.rejected, 8, 1, 1, 1)->rejected,
-            "the batch of 4 does not split into dp=8 replicas");
+  // dp=8 on a batch of 4 runs (dist-pad-batch: four replicas compute a
+  // copy of a row), each replica costing what one of dp=4's does.
+  const Candidate *dp8 = find(r.ranked, 8, 1, 1, 1);
+  ASSERT_NE(dp8, nullptr);
+  Candidate dp4;
+  dp4.dp = 4;
+  EXPECT_DOUBLE_EQ(dp8->stageCompute,
+                   evaluatePlan(m, *presetCluster("cpu"), dp4).stageCompute);
   EXPECT_EQ(find(r.rejected, 1, 8, 1, 1)->rejected,
             "2 layers give at most 2 stages, not pp=8");
   EXPECT_EQ(find(r.rejected, 1, 1, 8, 1)->rejected,

@@ -50,6 +50,11 @@ ShardingAttr splitAlong(MeshOp mesh, int64_t rank, int64_t dim,
 MeshOp getOrAddMeshAxis(mlir::ModuleOp module, llvm::StringRef name,
                         int64_t size);
 
+/// The batch of `module`'s programs: the largest leading dim of their
+/// inputs (0 when none has one). dist-seed-batch splits it, dist-pad-batch
+/// pads it.
+int64_t batchRows(mlir::ModuleOp module);
+
 } // namespace shardc::dist
 
 #endif // SHARDC_DIALECTS_DIST_IR_DISTOPS_H

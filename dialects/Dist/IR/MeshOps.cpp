@@ -2,6 +2,7 @@
 
 #include "dialects/Dist/IR/DistOps.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
@@ -23,6 +24,15 @@ LogicalResult shardc::dist::verifyAxes(
       return emitError() << "mesh axis '" << a << "' is used twice";
   }
   return success();
+}
+
+int64_t shardc::dist::batchRows(ModuleOp module) {
+  int64_t rows = 0;
+  for (auto func : module.getOps<func::FuncOp>())
+    for (Type t : func.getArgumentTypes())
+      if (auto r = dyn_cast<RankedTensorType>(t); r && r.getRank() >= 1)
+        rows = std::max(rows, r.getDimSize(0));
+  return rows;
 }
 
 MeshOp shardc::dist::getOrAddMeshAxis(ModuleOp module, StringRef name,

@@ -377,6 +377,11 @@ LogicalResult CppEmitter::emit(ModuleOp module, raw_ostream &out) {
     plan.microbatches = static_cast<uint32_t>(m.getInt());
   if (plan.microbatches > 1)
     identity += ";mb" + std::to_string(plan.microbatches);
+  // A batch the micro-batches split unevenly (dist-pad-batch).
+  if (auto items = module->getAttrOfType<IntegerAttr>("dist.batch_items")) {
+    plan.batchItems = static_cast<uint32_t>(items.getInt());
+    identity += ";items" + std::to_string(plan.batchItems);
+  }
   artifacts.modelHash = format::checksum64(identity.data(), identity.size());
   plan.modelHash = artifacts.modelHash;
   plan.target = (options.cpu ? format::kTargetCpu : 0) |

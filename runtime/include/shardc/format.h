@@ -4,13 +4,21 @@
 // Header-only, no dependencies beyond the C++ standard library. All integers
 // are little-endian.
 //
-// Plan (embedded in the executable), version 2 (version 1 still decodes:
-// it has none of the fields marked v2, which take their defaults):
+// Plan (embedded in the executable), version 3 (versions 1 and 2 still
+// decode: they have none of the fields marked v2 or v3, which take their
+// defaults):
 //   char     magic[8] = "SHRDPLAN"
 //   u32      version, world_size
 //   u64      model_hash           (equal to the weights file's)
 //   u32      targets              (mask: 1 = cpu code, 2 = cuda code)
-//   u32      reserved             (0)
+//   u32      batch_items          (v3; reserved, 0, before: 0 when the
+//                                  micro-batches split the batch evenly,
+//                                  else the user's batch B, which they
+//                                  split unevenly: micro-batch k holds
+//                                  B / M items, one more for k < B % M,
+//                                  padded to per = ceil(B / M) items, and
+//                                  a batched tensor's dims[0] is per
+//                                  items; only with microbatches > 1)
 //   u32      microbatches         (v2; 1..65536, 1 in v1: how many micro-batches
 //                                  one run of the model pipelines; each call
 //                                  of a rank's generated run() does one)
@@ -24,7 +32,8 @@
 //       u32  flags                (v2; bit 0 = batched: dims[0] is one
 //                                  micro-batch's rows and the tensor the
 //                                  user binds or reads has microbatches *
-//                                  dims[0] rows; other bits are 0)
+//                                  dims[0] rows, or dims[0] / per *
+//                                  batch_items; other bits are 0)
 //   u64      checksum             (checksum64 of every byte before it)
 //
 // Weights file, version 2 (version 1 summed each section in one pass):
@@ -66,13 +75,14 @@
 #include <cstring>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace shardc::format {
 
 constexpr char kPlanMagic[8] = {'S', 'H', 'R', 'D', 'P', 'L', 'A', 'N'};
 constexpr char kWeightsMagic[8] = {'S', 'H', 'R', 'D', 'W', 'G', 'T', 'S'};
-constexpr uint32_t kPlanVersion = 2;
+constexpr uint32_t kPlanVersion = 3;
 /// The oldest plan version the decoder still reads.
 constexpr uint32_t kPlanVersionMin = 1;
 constexpr uint32_t kWeightsVersion = 2;
@@ -282,6 +292,22 @@ constexpr uint32_t kMaxMicrobatches = 1u << 16;
 /// TensorSig flags (plan v2).
 constexpr uint32_t kSigBatched = 1;
 
+/// The items each micro-batch's program holds when `microbatches` split a
+/// batch of `items` unevenly: ceil(items / microbatches).
+inline int64_t itemsPerMicrobatch(uint32_t items, uint32_t microbatches) {
+  return (static_cast<int64_t>(items) + microbatches - 1) / microbatches;
+}
+
+/// Micro-batch k's real items of `items` over `microbatches`: B / M, one
+/// more for the first B % M; returns {first item, count}.
+inline std::pair<int64_t, int64_t> microbatchShare(uint32_t items,
+                                                   uint32_t microbatches,
+                                                   uint32_t k) {
+  int64_t base = items / microbatches, extra = items % microbatches;
+  int64_t kk = k;
+  return {kk * base + std::min(kk, extra), base + (kk < extra ? 1 : 0)};
+}
+
 struct TensorSig {
   std::string name;
   int32_t dtype = 0;
@@ -299,11 +325,18 @@ struct TensorSig {
   uint64_t bytes() const { return numElements() * dtypeSize(dtype); }
   std::string str() const { return formatSig(dtype, dims.data(), dims.size()); }
   /// The tensor the user binds or reads when a run pipelines
-  /// `microbatches` micro-batches: dims[0] scaled for a batched one.
-  TensorSig userSig(uint32_t microbatches) const {
+  /// `microbatches` micro-batches: dims[0] scaled for a batched one (to
+  /// `batchItems` items of dims[0] / per rows each when they split the
+  /// batch unevenly, see Plan::batchItems).
+  TensorSig userSig(uint32_t microbatches, uint32_t batchItems = 0) const {
     TensorSig s = *this;
-    if (batched && !s.dims.empty())
-      s.dims[0] *= static_cast<int64_t>(microbatches);
+    if (batched && !s.dims.empty()) {
+      if (batchItems)
+        s.dims[0] = s.dims[0] / itemsPerMicrobatch(batchItems, microbatches) *
+                    static_cast<int64_t>(batchItems);
+      else
+        s.dims[0] *= static_cast<int64_t>(microbatches);
+    }
     return s;
   }
 };
@@ -323,6 +356,10 @@ struct Plan {
   /// Micro-batches per run (the runtime calls each rank's run() this many
   /// times per shardc_run).
   uint32_t microbatches = 1;
+  /// 0, or the batch B the micro-batches split unevenly (v3): the user's
+  /// batched tensors have B items, micro-batch k holds microbatchShare's
+  /// and its program itemsPerMicrobatch (the rest copies of its last).
+  uint32_t batchItems = 0;
   std::vector<RankPlan> ranks;
 };
 
@@ -412,7 +449,8 @@ inline std::string hex64(uint64_t v) {
 /// Reads one signature of a plan of `version` whose runs pipeline
 /// `microbatches` micro-batches.
 inline bool readSig(Reader &r, TensorSig &sig, std::string &error,
-                    uint32_t version, uint32_t microbatches) {
+                    uint32_t version, uint32_t microbatches,
+                    uint32_t batchItems) {
   uint32_t nameLen = 0, rank = 0, dtype = 0;
   const uint8_t *name = nullptr;
   if (!r.u32(nameLen) || nameLen > kMaxNameBytes || !r.bytes(nameLen, name)) {
@@ -487,6 +525,14 @@ inline bool readSig(Reader &r, TensorSig &sig, std::string &error,
             std::to_string(microbatches) + " micro-batches)";
     return false;
   }
+  if (sig.batched && batchItems &&
+      sig.dims[0] % itemsPerMicrobatch(batchItems, microbatches) != 0) {
+    error = "plan is corrupt (tensor '" + sig.name + "' has " +
+            std::to_string(sig.dims[0]) + " rows for " +
+            std::to_string(itemsPerMicrobatch(batchItems, microbatches)) +
+            " items per micro-batch)";
+    return false;
+  }
   return true;
 }
 
@@ -514,7 +560,7 @@ inline std::vector<uint8_t> encodePlan(const Plan &plan) {
   w.u32(static_cast<uint32_t>(plan.ranks.size()));
   w.u64(plan.modelHash);
   w.u32(plan.target);
-  w.u32(0);
+  w.u32(plan.version >= 3 ? plan.batchItems : 0);
   if (v2)
     w.u32(plan.microbatches);
   for (const RankPlan &r : plan.ranks) {
@@ -536,8 +582,8 @@ inline std::vector<uint8_t> encodePlan(const Plan &plan) {
   return std::move(w.buf);
 }
 
-/// Parses and checks a plan (version 2, or 1 with the v2 fields at their
-/// defaults). On failure returns false with a one-line `error` and leaves
+/// Parses and checks a plan (version 3, or 1 and 2 with the later fields
+/// at their defaults). On failure returns false with a one-line `error` and leaves
 /// `out` unchanged.
 inline bool decodePlan(const void *data, size_t size, Plan &out,
                        std::string &error) {
@@ -578,13 +624,13 @@ inline bool decodePlan(const void *data, size_t size, Plan &out,
   Plan plan;
   detail::Reader r(p, size - 8);
   r.pos = 8;
-  uint32_t reserved = 0;
+  uint32_t batchItems = 0;
   r.u32(plan.version);
   r.u32(plan.worldSize);
   r.u64(plan.modelHash);
   r.u32(plan.target);
-  r.u32(reserved);
-  if (reserved != 0) {
+  r.u32(batchItems);
+  if (version < 3 && batchItems != 0) {
     error = "plan is corrupt (reserved header field is not 0)";
     return false;
   }
@@ -597,6 +643,13 @@ inline bool decodePlan(const void *data, size_t size, Plan &out,
       return false;
     }
   }
+  // An uneven split needs micro-batches, and at least one item.
+  if (batchItems != 0 && plan.microbatches < 2) {
+    error = "plan is corrupt (a batch of " + std::to_string(batchItems) +
+            " items without micro-batches)";
+    return false;
+  }
+  plan.batchItems = batchItems;
   if (plan.worldSize == 0 || plan.worldSize > kMaxWorldSize ||
       plan.worldSize > r.remaining() / kRankRecord) {
     error =
@@ -635,10 +688,12 @@ inline bool decodePlan(const void *data, size_t size, Plan &out,
     rank.inputs.resize(numInputs);
     rank.outputs.resize(numOutputs);
     for (TensorSig &s : rank.inputs)
-      if (!detail::readSig(r, s, error, version, plan.microbatches))
+      if (!detail::readSig(r, s, error, version, plan.microbatches,
+                             plan.batchItems))
         return false;
     for (TensorSig &s : rank.outputs)
-      if (!detail::readSig(r, s, error, version, plan.microbatches))
+      if (!detail::readSig(r, s, error, version, plan.microbatches,
+                             plan.batchItems))
         return false;
     for (size_t a = 0; a < rank.inputs.size(); ++a)
       for (size_t b = a + 1; b < rank.inputs.size(); ++b)

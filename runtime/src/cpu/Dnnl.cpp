@@ -38,6 +38,7 @@
 #include <exception>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -172,7 +173,14 @@ void execute(const dnnl::primitive &p, dnnl::stream &strm,
                           "could not execute a primitive");
 }
 
-// A primitive and the memory objects of its arguments.
+bool inReadOnlyMemory(const void *p, size_t bytes);
+
+// A matmul primitive and the memory objects of its arguments. Its weights
+// (B) are taken in the caller's plain layout; when the first B it runs on
+// lies in read-only memory (the mapped weights file), a second primitive
+// whose weights layout oneDNN chooses (format any: its blocked packing) is
+// made and B is reordered into it once, as ONNX Runtime pre-packs its
+// GEMM weights; the packed copy serves every later run on that pointer.
 struct DnnlHandle : shardc::rt::Handle {
   dnnl::primitive prim;
   dnnl::memory src, weights, bias, dst, binary, residual;
@@ -186,6 +194,38 @@ struct DnnlHandle : shardc::rt::Handle {
   bool reluAfter = false;
   int32_t dstType = 0;
   int64_t dstElems = 0;
+  // What the packed primitive is made from (kept from create()).
+  std::optional<dnnl::matmul::desc> anyDesc;
+  dnnl::primitive_attr attr;
+  dnnl::memory::desc plainWeights;
+  // The packed primitive, its weights and the user pointer they hold.
+  dnnl::primitive packedPrim;
+  dnnl::memory packed;
+  const void *packedFrom = nullptr;
+  bool packTried = false;
+  ExecArgs args, packedArgs;
+
+  // At the first run: packs B when it is read-only and oneDNN would lay it
+  // out differently.
+  void tryPack(const void *w) {
+    packTried = true;
+    if (!anyDesc || !inReadOnlyMemory(w, plainWeights.get_size()))
+      return;
+    dnnl::matmul::primitive_desc pd(*anyDesc, attr, cpuEngine());
+    if (pd.weights_desc() == plainWeights)
+      return;
+    packed = dnnl::memory(pd.weights_desc(), cpuEngine());
+    dnnl::memory user = unbound(plainWeights);
+    bind(user, w);
+    dnnl::reorder(user, packed).execute(cpuStream(), user, packed);
+    cpuStream().wait();
+    packedPrim = dnnl::matmul(pd);
+    packedFrom = w;
+    packedArgs = args;
+    for (dnnl_exec_arg_t &a : packedArgs)
+      if (a.arg == DNNL_ARG_WEIGHTS)
+        a.memory = packed.get();
+  }
 
   void run(const void *s, const void *w, const void *b, const void *r,
            void *d) {
@@ -193,24 +233,19 @@ struct DnnlHandle : shardc::rt::Handle {
       return;
     ThreadLimit limit(serial);
     try {
+      if (!packTried)
+        tryPack(w);
       bind(src, s);
       bind(weights, w);
       bind(dst, d);
-      std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, src},
-                                                 {DNNL_ARG_WEIGHTS, weights},
-                                                 {DNNL_ARG_DST, dst}};
-      if (hasBias && biasIsPostOp) {
-        bind(binary, b);
-        args.emplace(binaryArg, binary);
-      } else if (hasBias) {
-        bind(bias, b);
-        args.emplace(DNNL_ARG_BIAS, bias);
-      }
-      if (hasResidual) {
+      if (hasBias)
+        bind(biasIsPostOp ? binary : bias, b);
+      if (hasResidual)
         bind(residual, r);
-        args.emplace(residualArg, residual);
-      }
-      prim.execute(cpuStream(), args);
+      if (packedFrom && w == packedFrom)
+        execute(packedPrim, cpuStream(), packedArgs);
+      else
+        execute(prim, cpuStream(), args);
       cpuStream().wait();
       if (reluAfter)
         reluInPlace(d, dstType, dstElems);
@@ -478,10 +513,28 @@ extern "C" void *sc_dnnl_matmul_create(const sc_desc *a, const sc_desc *b,
     h->src = unbound(amd);
     h->weights = unbound(bmd);
     h->dst = unbound(ymd);
-    if (bias)
-      (h->biasIsPostOp ? h->binary : h->bias) = unbound(biasMd);
-    if (residual)
+    h->args = {arg(DNNL_ARG_SRC, h->src), arg(DNNL_ARG_WEIGHTS, h->weights),
+               arg(DNNL_ARG_DST, h->dst)};
+    if (bias && h->biasIsPostOp) {
+      h->binary = unbound(biasMd);
+      h->args.push_back(arg(h->binaryArg, h->binary));
+    } else if (bias) {
+      h->bias = unbound(biasMd);
+      h->args.push_back(arg(DNNL_ARG_BIAS, h->bias));
+    }
+    if (residual) {
       h->residual = unbound(ymd);
+      h->args.push_back(arg(h->residualArg, h->residual));
+    }
+    // The packed variant (DnnlHandle::tryPack), for f32 weights.
+    h->plainWeights = bmd;
+    h->attr = attr;
+    if (tb == dt::f32) {
+      dnnl::memory::desc anyB(bmd.dims(), tb, dnnl::memory::format_tag::any);
+      h->anyDesc = bias && !h->biasIsPostOp
+                       ? dnnl::matmul::desc(amd, anyB, biasMd, ymd)
+                       : dnnl::matmul::desc(amd, anyB, ymd);
+    }
     return h.release();
   } catch (const std::exception &e) {
     sc_fail("oneDNN: matmul %s x %s -> %s (trans %d %d, epilogue %d%s): %s",

@@ -16,8 +16,10 @@
 // Anything else (a view, a GEMM, other runtime kernels, a function result
 // or argument) keeps the buffer NCHW. Buffers tied by one flag (a conv's y
 // and residual, a pool's input and output) are decided together, and a
-// group converts only when one of its uses is a convolution: maps and
-// reductions alone gain nothing from the layout.
+// group converts when one of its uses is a convolution, or when a map or
+// reduction that uses it also uses a converted buffer of the same dims
+// (else that kernel transposes in its inner loop), to a fixpoint: maps
+// and reductions alone gain nothing from the layout.
 //
 // A converted buffer's type becomes the physical dims [N, spatial..., C];
 // the convolutions and pools that use it carry the flag that says so, and
@@ -198,6 +200,33 @@ struct KernChannelsLastPass
       unsigned g = groups[indexOf[buffer]];
       if (anyWanted[g] && !anyRejected[g])
         convert.insert(buffer);
+    }
+    // Elementwise neighbours: a group that only maps and reductions use
+    // converts too when one of those kernels also reads or writes a
+    // converted buffer of the same dims. Left NCHW, that kernel would read
+    // one layout and write the other, a transpose in its inner loop (the
+    // scale, shift and activation maps between two convolutions that a
+    // value with two uses splits in two).
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (Value buffer : candidates) {
+        unsigned g = groups[indexOf[buffer]];
+        if (convert.count(buffer) || anyRejected[g])
+          continue;
+        bool near = llvm::any_of(buffer.getUsers(), [&](Operation *user) {
+          return isa<kern::MapOp, kern::ReduceOp>(user) &&
+                 llvm::any_of(user->getOperands(), [&](Value other) {
+                   return other != buffer && convert.count(other) &&
+                          other.getType() == buffer.getType();
+                 });
+        });
+        if (!near)
+          continue;
+        for (Value member : candidates)
+          if (groups[indexOf[member]] == g)
+            convert.insert(member);
+        changed = true;
+      }
     }
     for (Value buffer : candidates)
       if (convert.count(buffer))

@@ -1,7 +1,8 @@
 //===- Normalize.cpp - Softmax, LogSoftmax, LayerNormalization ------------===//
 //
 // Softmax subtracts the maximum along the axis before exponentiating
-// (numerically stable); LayerNormalization accumulates mean and variance in
+// (numerically stable; fp32 along the last axis through VecMath.h's row
+// kernels, the sum in float); LayerNormalization accumulates mean and variance in
 // double (two passes: the mean, then the squared deviations from it). For
 // fp32 the rows are summed in eight double lanes, vectorized and cloned for
 // AVX-512 and AVX2 (the runtime is built for the baseline ISA), which only
@@ -9,8 +10,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Common.h"
+#include "VecMath.h"
 
 #include <algorithm>
+#include <type_traits>
 #include <limits>
 #include <vector>
 
@@ -52,6 +55,22 @@ void softmaxTile(const T *x, T *y, int64_t n, int64_t inner, int64_t i0,
   }
 }
 
+// fp32 softmax along the last axis: each row's maximum, e^(x - max) in
+// place with its sum and a division (VecMath.h; the sum in float lanes).
+void softmaxRowsF32(const float *x, float *y, int64_t rows, int64_t n) {
+#pragma omp parallel for if (rows * n > kParallelGrain)
+  for (int64_t r = 0; r < rows; ++r) {
+    const float *in = x + r * n;
+    float *out = y + r * n;
+    float m = rowMaxF32(in, n);
+    if (out != in)
+      std::copy(in, in + n, out);
+    float sum = expSumF32(out, n, m);
+    for (int64_t j = 0; j < n; ++j)
+      out[j] = out[j] / sum;
+  }
+}
+
 template <class T>
 void softmaxImpl(const sc_desc *xd, const T *x, T *y, int64_t axis,
                  bool isLog) {
@@ -62,6 +81,9 @@ void softmaxImpl(const sc_desc *xd, const T *x, T *y, int64_t axis,
   int64_t tiles = outer * blocks;
   if (n == 0 || tiles == 0)
     return;
+  if constexpr (std::is_same_v<T, float>)
+    if (inner == 1 && !isLog)
+      return softmaxRowsF32(x, y, outer, n);
 #pragma omp parallel for if (outer * n * inner > kParallelGrain)
   for (int64_t t = 0; t < tiles; ++t) {
     int64_t o = t / blocks, b = t % blocks;

@@ -91,3 +91,28 @@ func.func @main(%x: tensor<1x4x6x8xf32>, %w: tensor<4x4x3x3xf32>) -> tensor<1x4x
   %2 = graph.sigmoid %1 : tensor<1x4x6x8xf32>
   return %2 : tensor<1x4x6x8xf32>
 }
+
+// -----
+
+// Maps between two convolutions: the conv's output is scaled and shifted
+// (%1, used twice: by the activation and by the product), then activated
+// into the next conv's input. %1 is used only by maps, but those maps
+// also read and write channels-last buffers of its dims, so it converts
+// too (left NCHW, both maps would transpose in their inner loops).
+// CHECK-LABEL: func.func @main
+// CHECK:       kern.conv {{.*}}y_channels_last} : memref<1x4x6x8xf32>, memref<4x4x3x3xf32> into memref<1x6x8x4xf32>
+// CHECK-NOT:   kern.alloc : memref<1x4x6x8xf32>
+// CHECK-COUNT-4: kern.map ins({{.*}}memref<1x6x8x4xf32>{{.*}}) outs(%{{.*}} : memref<1x6x8x4xf32>)
+// CHECK-NOT:   kern.alloc : memref<1x4x6x8xf32>
+// CHECK:       kern.conv {{.*}}x_channels_last
+func.func @main(%x: tensor<1x4x6x8xf32>, %w: tensor<4x4x3x3xf32>) -> tensor<1x4x6x8xf32> {
+  %s = graph.constant dense<2.0> : tensor<1xf32>
+  %t = graph.constant dense<3.0> : tensor<1xf32>
+  %0 = graph.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>} : tensor<1x4x6x8xf32>, tensor<4x4x3x3xf32> -> tensor<1x4x6x8xf32>
+  %1 = graph.mul %0, %s : tensor<1x4x6x8xf32>, tensor<1xf32> -> tensor<1x4x6x8xf32>
+  %2 = graph.add %1, %t : tensor<1x4x6x8xf32>, tensor<1xf32> -> tensor<1x4x6x8xf32>
+  %3 = graph.sigmoid %2 : tensor<1x4x6x8xf32>
+  %4 = graph.mul %1, %3 : tensor<1x4x6x8xf32>, tensor<1x4x6x8xf32> -> tensor<1x4x6x8xf32>
+  %5 = graph.conv %4, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>} : tensor<1x4x6x8xf32>, tensor<4x4x3x3xf32> -> tensor<1x4x6x8xf32>
+  return %5 : tensor<1x4x6x8xf32>
+}

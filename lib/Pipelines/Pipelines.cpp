@@ -68,6 +68,7 @@ void shardc::buildGraphPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createGraphFuseActivations());
   pm.addNestedPass<func::FuncOp>(createGraphFuseMoe());
   pm.addNestedPass<func::FuncOp>(createGraphFuseAttention());
+  pm.addNestedPass<func::FuncOp>(createGraphFoldConvAffine());
   // cuBLASLt's GELU epilogue is the tanh form: programs with CUDA code keep
   // the exact (erf) GELU out of their GEMMs, and (cuDNN's call takes none
   // yet) their convolutions' residual adds and activations apart.

@@ -6,6 +6,9 @@
 //   GELU (tanh): x * 0.5 * (1 + tanh(v))
 //                v = sqrt(2/pi) * (x + 0.044715 * c),  c = Pow(x, 3) | x * (x * x)
 //   SiLU:        x * sigmoid(x)
+//   HardSwish:   x * clip(x + 3, 0, 6) / 6 (the product and the sixth in
+//                either order: Paddle's and torch's decompositions), or
+//                x * hard_sigmoid(x) with alpha 1/6, beta 1/2
 //   SwiGLU:      silu(a) * b                  a, b and the result of one type
 //
 // The three factors of a GELU multiply in any order and association
@@ -191,11 +194,83 @@ struct FuseSwiglu : OpRewritePattern<graph::MulOp> {
   }
 };
 
+/// `v` = clip(x + 3, 0, 6) with no other use.
+bool isRelu6Shift(Value v, Value x) {
+  Type t = x.getType();
+  auto clip = intermediate<graph::ClipOp>(v, t);
+  if (!clip || !clip.getMinAttr() || !clip.getMaxAttr() ||
+      clip.getMinAttr().getValueAsDouble() != 0.0 ||
+      clip.getMaxAttr().getValueAsDouble() != 6.0)
+    return false;
+  auto add = intermediate<graph::AddOp>(clip.getInput(), t);
+  return add && llvm::any_of(orders(add), [&](auto ab) {
+           return ab.first == x && isConstant(ab.second, 3.0);
+         });
+}
+
+/// `v` = clip(x + 3, 0, 6) / 6 (or * 1/6), or hard_sigmoid(x) with alpha
+/// 1/6 and beta 1/2, with no other use.
+bool isHardSigmoid(Value v, Value x) {
+  Type t = x.getType();
+  if (auto hs = intermediate<graph::HardSigmoidOp>(v, t))
+    return hs.getInput() == x &&
+           std::abs(hs.getAlpha().convertToDouble() - 1.0 / 6) < 1e-6 &&
+           hs.getBeta().convertToDouble() == 0.5;
+  if (auto div = intermediate<graph::DivOp>(v, t))
+    return isConstant(div.getRhs(), 6.0) && isRelu6Shift(div.getLhs(), x);
+  if (auto mul = intermediate<graph::MulOp>(v, t))
+    return llvm::any_of(orders(mul), [&](auto ab) {
+      return isConstant(ab.second, 1.0 / 6) && isRelu6Shift(ab.first, x);
+    });
+  return false;
+}
+
+/// x * clip(x + 3, 0, 6) / 6 -> hard_swish(x), rooted at the last op: the
+/// sixth (Div or Mul) of the product, or the product of x and the sixth.
+struct FuseHardSwish : RewritePattern {
+  FuseHardSwish(MLIRContext *ctx)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+  LogicalResult matchAndRewrite(Operation *root,
+                                PatternRewriter &rewriter) const override {
+    if (!isa<graph::MulOp, graph::DivOp>(root) ||
+        !isa<FloatType>(
+            cast<ShapedType>(root->getResult(0).getType()).getElementType()))
+      return failure();
+    Type t = root->getResult(0).getType();
+    auto replace = [&](Value x) {
+      rewriter.replaceOpWithNewOp<graph::HardSwishOp>(root, x);
+      return success();
+    };
+    // (x * r) / 6 or (x * r) * 1/6, r = clip(x + 3, 0, 6).
+    auto product = [&](Value v) -> Value {
+      auto mul = intermediate<graph::MulOp>(v, t);
+      if (!mul)
+        return {};
+      for (auto [x, r] : orders(mul))
+        if (x.getType() == t && isRelu6Shift(r, x))
+          return x;
+      return {};
+    };
+    if (auto div = dyn_cast<graph::DivOp>(root)) {
+      if (Value x = product(div.getLhs()); x && isConstant(div.getRhs(), 6.0))
+        return replace(x);
+      return failure();
+    }
+    for (auto [a, b] : orders(root)) {
+      if (Value x = product(a); x && isConstant(b, 1.0 / 6))
+        return replace(x);
+      if (a.getType() == t && isHardSigmoid(b, a))
+        return replace(a);
+    }
+    return failure();
+  }
+};
+
 struct GraphFuseActivationsPass
     : shardc::impl::GraphFuseActivationsBase<GraphFuseActivationsPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<FuseGelu, FuseSilu, FuseSwiglu>(&getContext());
+    patterns.add<FuseGelu, FuseSilu, FuseSwiglu, FuseHardSwish>(&getContext());
     if (failed(applyPatternsAndFoldGreedily(getOperation(),
                                             std::move(patterns))))
       signalPassFailure();

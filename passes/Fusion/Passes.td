@@ -102,6 +102,28 @@ def GraphFuseMoe : Pass<"graph-fuse-moe", "mlir::func::FuncOp"> {
   let dependentDialects = ["shardc::graph::GraphDialect"];
 }
 
+def GraphFoldConvAffine : Pass<"graph-fold-conv-affine", "mlir::func::FuncOp"> {
+  let summary = "Fold a per-channel scale, shift or batch norm after a "
+                "convolution into its weights";
+  let description = [{
+    ONNX Runtime's Conv+BatchNormalization, Conv+Mul and Conv+Add fusions:
+
+      %y = graph.conv %x, %w, %b
+      %n = graph.batch_norm %y, %gamma, %beta, %mean, %var {epsilon = e}
+
+    becomes `graph.conv %x, %w', %b'` with `w' = w s`, `b' = (b - mean) s +
+    beta` and `s = gamma / sqrt(var + e)` per output channel, computed at
+    compile time; a Mul by a constant that broadcasts along the output
+    channels only (a scalar, `[1]`, `[C, 1, 1]`, `[1, C, 1, 1]`) scales `w`
+    and `b`, an Add of one shifts `b`. Only when the convolution has no
+    other user and its weights (and bias) are f32 constants; chains fold
+    one op at a time (Paddle's batch norm, then a learnable scale and
+    shift), so that graph-fuse-epilogues then finds the activation right
+    after the convolution. The result differs by rounding only.
+  }];
+  let dependentDialects = ["shardc::graph::GraphDialect"];
+}
+
 def GraphFuseEpilogues : Pass<"graph-fuse-epilogues", "mlir::func::FuncOp"> {
   let summary = "Fold bias, activation and residual adds into GEMMs and "
                 "convolutions";

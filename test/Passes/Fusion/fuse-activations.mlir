@@ -249,3 +249,62 @@ func.func @no_silu(%a: tensor<2x8xf32>, %z: tensor<2x8xf32>, %b: tensor<8xf32>) 
   %4 = graph.mul %3, %b : tensor<2x8xf32>, tensor<8xf32> -> tensor<2x8xf32>
   return %1, %4 : tensor<2x8xf32>, tensor<2x8xf32>
 }
+
+// -----
+
+// HardSwish as exporters decompose it: Paddle's (x * clip(x + 3, 0, 6)) / 6,
+// torch's x * (relu6(x + 3) / 6) and x * (clip(x + 3, 0, 6) * 1/6), and
+// ONNX's x * hard_sigmoid(x) with alpha 1/6, beta 1/2.
+// CHECK-LABEL: func.func @hard_swish
+// CHECK-SAME: (%[[X:.*]]: tensor<2x8xf32>)
+// CHECK-NOT:  graph.clip
+// CHECK-COUNT-4: graph.hard_swish %[[X]] : tensor<2x8xf32>
+// CHECK-NOT:  graph.clip
+// CHECK-NOT:  graph.hard_sigmoid
+func.func @hard_swish(%x: tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>) {
+  %three = graph.constant dense<3.0> : tensor<1xf32>
+  %six = graph.constant dense<6.0> : tensor<1xf32>
+  %sixth = graph.constant dense<0.166666672> : tensor<f32>
+  %0 = graph.add %x, %three : tensor<2x8xf32>, tensor<1xf32> -> tensor<2x8xf32>
+  %1 = graph.clip %0 {max = 6.000000e+00 : f64, min = 0.000000e+00 : f64} : tensor<2x8xf32>
+  %2 = graph.mul %x, %1 : tensor<2x8xf32>, tensor<2x8xf32> -> tensor<2x8xf32>
+  %3 = graph.div %2, %six : tensor<2x8xf32>, tensor<1xf32> -> tensor<2x8xf32>
+  %4 = graph.add %three, %x : tensor<1xf32>, tensor<2x8xf32> -> tensor<2x8xf32>
+  %5 = graph.clip %4 {max = 6.000000e+00 : f64, min = 0.000000e+00 : f64} : tensor<2x8xf32>
+  %6 = graph.div %5, %six : tensor<2x8xf32>, tensor<1xf32> -> tensor<2x8xf32>
+  %7 = graph.mul %x, %6 : tensor<2x8xf32>, tensor<2x8xf32> -> tensor<2x8xf32>
+  %8 = graph.add %x, %three : tensor<2x8xf32>, tensor<1xf32> -> tensor<2x8xf32>
+  %9 = graph.clip %8 {max = 6.000000e+00 : f64, min = 0.000000e+00 : f64} : tensor<2x8xf32>
+  %10 = graph.mul %9, %sixth : tensor<2x8xf32>, tensor<f32> -> tensor<2x8xf32>
+  %11 = graph.mul %10, %x : tensor<2x8xf32>, tensor<2x8xf32> -> tensor<2x8xf32>
+  %12 = graph.hard_sigmoid %x {alpha = 0.166666672 : f32, beta = 5.000000e-01 : f32} : tensor<2x8xf32>
+  %13 = graph.mul %x, %12 : tensor<2x8xf32>, tensor<2x8xf32> -> tensor<2x8xf32>
+  return %3, %7, %11, %13 : tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>
+}
+
+// -----
+
+// Look-alikes: a clip to 5, a shift by 2, the clip of another tensor, and
+// hard_sigmoid's default alpha (0.2): nothing is fused.
+// CHECK-LABEL: func.func @no_hard_swish
+// CHECK-NOT:  graph.hard_swish
+func.func @no_hard_swish(%x: tensor<2x8xf32>, %z: tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>) {
+  %two = graph.constant dense<2.0> : tensor<1xf32>
+  %three = graph.constant dense<3.0> : tensor<1xf32>
+  %six = graph.constant dense<6.0> : tensor<1xf32>
+  %0 = graph.add %x, %three : tensor<2x8xf32>, tensor<1xf32> -> tensor<2x8xf32>
+  %1 = graph.clip %0 {max = 5.000000e+00 : f64, min = 0.000000e+00 : f64} : tensor<2x8xf32>
+  %2 = graph.mul %x, %1 : tensor<2x8xf32>, tensor<2x8xf32> -> tensor<2x8xf32>
+  %3 = graph.div %2, %six : tensor<2x8xf32>, tensor<1xf32> -> tensor<2x8xf32>
+  %4 = graph.add %x, %two : tensor<2x8xf32>, tensor<1xf32> -> tensor<2x8xf32>
+  %5 = graph.clip %4 {max = 6.000000e+00 : f64, min = 0.000000e+00 : f64} : tensor<2x8xf32>
+  %6 = graph.mul %x, %5 : tensor<2x8xf32>, tensor<2x8xf32> -> tensor<2x8xf32>
+  %7 = graph.div %6, %six : tensor<2x8xf32>, tensor<1xf32> -> tensor<2x8xf32>
+  %8 = graph.add %z, %three : tensor<2x8xf32>, tensor<1xf32> -> tensor<2x8xf32>
+  %9 = graph.clip %8 {max = 6.000000e+00 : f64, min = 0.000000e+00 : f64} : tensor<2x8xf32>
+  %10 = graph.mul %x, %9 : tensor<2x8xf32>, tensor<2x8xf32> -> tensor<2x8xf32>
+  %11 = graph.div %10, %six : tensor<2x8xf32>, tensor<1xf32> -> tensor<2x8xf32>
+  %12 = graph.hard_sigmoid %x : tensor<2x8xf32>
+  %13 = graph.mul %x, %12 : tensor<2x8xf32>, tensor<2x8xf32> -> tensor<2x8xf32>
+  return %3, %7, %11, %13 : tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>
+}

@@ -1,0 +1,214 @@
+//===- FoldConvAffine.cpp - the graph-fold-conv-affine pass ---------------===//
+//
+// A convolution followed by a per-output-channel affine map is one
+// convolution with other weights (ONNX Runtime's Conv+BatchNormalization,
+// Conv+Mul and Conv+Add fusions):
+//
+//   batch_norm(conv(x, W, b))   W' = W s,  b' = (b - mean) s + beta,
+//                               s = gamma / sqrt(var + eps)
+//   conv(x, W, b) * c           W' = W c,  b' = b c
+//   conv(x, W, b) + c           b' = b + c
+//
+// per output channel, when the convolution's only user is that op, W (and
+// b) are f32 constants, and c is a constant that broadcasts along the
+// output channels only (a scalar, [1], [C, 1, 1] or [1, C, 1, 1]). The
+// folded weights are computed at compile time; the result differs from
+// the unfolded one by rounding only. Chains fold one op at a time (Paddle's
+// learnable affine blocks: conv, batch norm, then a scale and a shift),
+// leaving a convolution whose activation graph-fuse-epilogues can take.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Fusion/Passes.h"
+
+#include "dialects/Graph/IR/ConstantEval.h"
+
+#include "mlir/IR/BuiltinDialect.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace shardc {
+#define GEN_PASS_DEF_GRAPHFOLDCONVAFFINE
+#include "passes/Fusion/Passes.h.inc"
+} // namespace shardc
+
+using namespace mlir;
+using namespace shardc;
+
+namespace {
+
+/// Weights larger than this many elements are left unfolded.
+constexpr int64_t kMaxFoldElements = int64_t(1) << 24;
+
+/// The f32 values of a graph.constant, or none.
+std::optional<graph::HostTensor> f32Values(Value v) {
+  auto c = v.getDefiningOp<graph::ConstantOp>();
+  if (!c || c->hasAttr(graph::kSourceAttr) ||
+      !cast<ShapedType>(c.getType()).getElementType().isF32())
+    return std::nullopt;
+  auto attr = dyn_cast<ElementsAttr>(c.getValue());
+  if (!attr || graph::isShapeOnly(attr))
+    return std::nullopt;
+  return graph::readElements(attr, kMaxFoldElements);
+}
+
+/// The per-channel values of constant `v` that broadcasts against a conv
+/// output of rank `rank` with `channels` channels along dim 1 only.
+std::optional<SmallVector<double>> perChannel(Value v, int64_t rank,
+                                              int64_t channels) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || type.getRank() > rank)
+    return std::nullopt;
+  int64_t lead = rank - type.getRank(), along = 1;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    int64_t size = type.getDimSize(d);
+    if (size == 1)
+      continue;
+    if (d + lead != 1 || size != channels)
+      return std::nullopt;
+    along = size;
+  }
+  std::optional<graph::HostTensor> t = f32Values(v);
+  if (!t || t->numel() != along)
+    return std::nullopt;
+  SmallVector<double> out(channels);
+  for (int64_t c = 0; c < channels; ++c)
+    out[c] = t->f(along == 1 ? 0 : c);
+  return out;
+}
+
+/// The values of a [C] constant (batch norm's parameters).
+std::optional<SmallVector<double>> channelVector(Value v, int64_t channels) {
+  std::optional<graph::HostTensor> t = f32Values(v);
+  if (!t || t->dims.size() != 1 || t->numel() != channels)
+    return std::nullopt;
+  SmallVector<double> out(channels);
+  for (int64_t c = 0; c < channels; ++c)
+    out[c] = t->f(c);
+  return out;
+}
+
+/// A new f32 constant of `type` holding `values`, named after `like`.
+Value f32Constant(PatternRewriter &rewriter, Location loc,
+                  RankedTensorType type, ArrayRef<double> values,
+                  Value like) {
+  std::string key = "folded";
+  if (auto c = like ? like.getDefiningOp<graph::ConstantOp>() : nullptr)
+    if (auto res = dyn_cast<DenseResourceElementsAttr>(c.getValue()))
+      key = (res.getRawHandle().getKey() + ".folded").str();
+  ElementsAttr attr = graph::elementsFromBytes(
+      type, key, [&](MutableArrayRef<char> out) {
+        if (out.size() != values.size() * sizeof(float))
+          return false;
+        for (size_t i = 0; i < values.size(); ++i) {
+          float f = static_cast<float>(values[i]);
+          std::memcpy(out.data() + i * sizeof(float), &f, sizeof(float));
+        }
+        return true;
+      });
+  if (!attr)
+    return {};
+  return rewriter.create<graph::ConstantOp>(loc, attr);
+}
+
+/// Folds `op` (a batch_norm, mul or add of a conv) into the conv.
+struct FoldIntoConv : RewritePattern {
+  FoldIntoConv(MLIRContext *ctx)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    if (!isa<graph::BatchNormOp, graph::MulOp, graph::AddOp>(op))
+      return failure();
+    // The conv operand and the other one.
+    graph::ConvOp conv;
+    Value other;
+    for (unsigned i = 0; i < (isa<graph::BatchNormOp>(op) ? 1u : 2u); ++i)
+      if (auto c = op->getOperand(i).getDefiningOp<graph::ConvOp>();
+          c && !conv) {
+        conv = c;
+        other = isa<graph::BatchNormOp>(op) ? Value() : op->getOperand(1 - i);
+      }
+    if (!conv || !conv->hasOneUse() ||
+        op->getResult(0).getType() != conv.getType())
+      return failure();
+    auto outType = cast<RankedTensorType>(conv.getType());
+    auto wType = cast<RankedTensorType>(conv.getWeight().getType());
+    if (outType.getRank() < 3 || !outType.getElementType().isF32())
+      return failure();
+    int64_t channels = outType.getDimSize(1);
+    std::optional<graph::HostTensor> w = f32Values(conv.getWeight());
+    if (!w || wType.getDimSize(0) != channels)
+      return failure();
+    SmallVector<double> bias(channels, 0.0);
+    if (Value b = conv.getBias()) {
+      std::optional<graph::HostTensor> bv = f32Values(b);
+      if (!bv || bv->numel() != channels)
+        return failure();
+      for (int64_t c = 0; c < channels; ++c)
+        bias[c] = bv->f(c);
+    }
+    // Per channel: W' = W scale, b' = b scale + shift.
+    SmallVector<double> scale(channels, 1.0), shift(channels, 0.0);
+    if (auto bn = dyn_cast<graph::BatchNormOp>(op)) {
+      auto gamma = channelVector(bn.getScale(), channels);
+      auto beta = channelVector(bn.getBias(), channels);
+      auto mean = channelVector(bn.getMean(), channels);
+      auto var = channelVector(bn.getVariance(), channels);
+      if (!gamma || !beta || !mean || !var)
+        return failure();
+      double eps = bn.getEpsilon().convertToDouble();
+      for (int64_t c = 0; c < channels; ++c) {
+        scale[c] = (*gamma)[c] / std::sqrt((*var)[c] + eps);
+        shift[c] = (*beta)[c] - (*mean)[c] * scale[c];
+      }
+    } else {
+      auto c = perChannel(other, outType.getRank(), channels);
+      if (!c)
+        return failure();
+      if (isa<graph::MulOp>(op))
+        scale = *c;
+      else
+        shift = *c;
+    }
+    int64_t per = w->numel() / channels;
+    SmallVector<double> nw(w->numel()), nb(channels);
+    for (int64_t c = 0; c < channels; ++c) {
+      for (int64_t i = 0; i < per; ++i)
+        nw[c * per + i] = w->f(c * per + i) * scale[c];
+      nb[c] = bias[c] * scale[c] + shift[c];
+    }
+    Location loc = op->getLoc();
+    Value weight = f32Constant(rewriter, loc, wType, nw, conv.getWeight());
+    Value b = f32Constant(
+        rewriter, loc,
+        RankedTensorType::get({channels}, rewriter.getF32Type()), nb,
+        conv.getBias());
+    if (!weight || !b)
+      return failure();
+    auto folded = rewriter.create<graph::ConvOp>(
+        conv.getLoc(), outType, conv.getInput(), weight, b,
+        conv.getStridesAttr(), conv.getDilationsAttr(), conv.getPadsAttr(),
+        conv.getGroupAttr());
+    rewriter.replaceOp(op, folded.getResult());
+    rewriter.eraseOp(conv);
+    return success();
+  }
+};
+
+struct GraphFoldConvAffinePass
+    : shardc::impl::GraphFoldConvAffineBase<GraphFoldConvAffinePass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<FoldIntoConv>(&getContext());
+    if (failed(applyPatternsAndFoldGreedily(getOperation(),
+                                            std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -27,8 +27,12 @@
 // to a larger shape); activations other than relu and gelu; a "residual"
 // that broadcasts (not the result's type); a residual after an activation
 // (the libraries add C before their activation); Gemm with alpha != 1 or
-// transposes (graph.linear has none) or a C that is neither a row nor
-// unused; MatMul with a 1-D operand.
+// transposes (graph.linear has none; but a constant B of Gemm's trans_b,
+// torch's nn.Linear on 2-D rows, is transposed at compile time, up to 2^24
+// elements) or a C that is neither a row nor unused; MatMul with a 1-D
+// operand. A residual add may follow a reshape of the product that keeps
+// its last dim (torch's out-projection: [S*B, E] -> [S, B, E], then the
+// residual): the GEMM's A is reshaped instead, so that the add folds.
 //
 // Convolutions (unless conv-epilogues=false), into one graph.fused_conv
 // that oneDNN runs with post-ops (sum, then eltwise):
@@ -46,6 +50,13 @@
 
 #include "passes/Fusion/Passes.h"
 #include "passes/Fusion/PatternUtils.h"
+
+#include "dialects/Graph/IR/ConstantEval.h"
+
+#include "mlir/IR/BuiltinDialect.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+
+#include <cstring>
 
 namespace shardc {
 #define GEN_PASS_DEF_GRAPHFUSEEPILOGUES
@@ -85,8 +96,48 @@ bool isConstantRow(Value v, RankedTensorType out) {
 }
 
 
+/// The transpose of a 2-D constant `b` (Gemm's trans_b) of at most 2^24
+/// elements, computed at compile time; null otherwise.
+Value transposedConstant(OpBuilder &builder, Value b) {
+  auto c = b.getDefiningOp<graph::ConstantOp>();
+  auto type = cast<RankedTensorType>(b.getType());
+  if (!c || type.getRank() != 2 || type.getNumElements() > (int64_t(1) << 24) ||
+      c->hasAttr(graph::kSourceAttr))
+    return {};
+  auto attr = dyn_cast<ElementsAttr>(c.getValue());
+  if (!attr || graph::isShapeOnly(attr) ||
+      type.getElementType().getIntOrFloatBitWidth() % 8 != 0)
+    return {};
+  int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+  auto out = RankedTensorType::get({cols, rows}, type.getElementType());
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr); dense && dense.isSplat())
+    return builder.create<graph::ConstantOp>(c.getLoc(), dense.resizeSplat(out));
+  ArrayRef<char> raw = graph::rawElementData(attr);
+  size_t eb = type.getElementType().getIntOrFloatBitWidth() / 8;
+  if (raw.size() != static_cast<size_t>(rows * cols) * eb)
+    return {};
+  std::string key = "transposed";
+  if (auto res = dyn_cast<DenseResourceElementsAttr>(attr))
+    key = (res.getRawHandle().getKey() + ".t").str();
+  ElementsAttr t = graph::elementsFromBytes(
+      out, key, [&](MutableArrayRef<char> dst) {
+        if (dst.size() != raw.size())
+          return false;
+        for (int64_t i = 0; i < rows; ++i)
+          for (int64_t j = 0; j < cols; ++j)
+            std::memcpy(dst.data() + (j * rows + i) * eb,
+                        raw.data() + (i * cols + j) * eb, eb);
+        return true;
+      });
+  if (!t)
+    return {};
+  return builder.create<graph::ConstantOp>(c.getLoc(), t);
+}
+
 struct Chain {
   Value a, b, bias, residual;
+  bool transposeB = false; ///< b is Gemm's constant trans_b operand
+  graph::ReshapeOp reshape; ///< of the product, before the residual
   StringRef activation = "none";
   SmallVector<Operation *, 4> ops; // the GEMM and what folds, in order
   Operation *last() const { return ops.back(); }
@@ -108,8 +159,10 @@ struct GraphFuseEpiloguesPass
     } else {
       auto gemm = cast<graph::GemmOp>(op);
       if (!gemm.getAlpha().isExactlyValue(1.0) || gemm.getTransA() ||
-          gemm.getTransB())
+          (gemm.getTransB() &&
+           !gemm.getB().getDefiningOp<graph::ConstantOp>()))
         return false;
+      c.transposeB = gemm.getTransB();
       c.a = gemm.getA();
       c.b = gemm.getB();
       Value cv = gemm.getC();
@@ -206,15 +259,30 @@ struct GraphFuseEpiloguesPass
         c.ops.push_back(user);
       }
 
-      // The residual add: only after no activation (the op's rule).
-      if (c.activation == "none")
-        if (auto add = dyn_cast_or_null<graph::AddOp>(soleUser(cur)))
-          if (Value other = patterns::otherOperand(add, cur);
-              other && other.getType() == type && add.getType() == type) {
+      // The residual add: only after no activation (the op's rule), maybe
+      // after a reshape of the product that keeps its last dim.
+      if (c.activation == "none") {
+        auto reshape = dyn_cast_or_null<graph::ReshapeOp>(soleUser(cur));
+        Value at = cur;
+        auto atType = type;
+        if (reshape && reshape.getType().getRank() >= 2 &&
+            reshape.getType().getShape().back() == type.getShape().back()) {
+          at = reshape.getOutput();
+          atType = reshape.getType();
+        }
+        if (auto add = dyn_cast_or_null<graph::AddOp>(soleUser(at)))
+          if (Value other = patterns::otherOperand(add, at);
+              other && other.getType() == atType && add.getType() == atType) {
             c.residual = other;
+            if (at != cur) {
+              c.reshape = reshape;
+              c.ops.push_back(reshape);
+              type = atType;
+            }
             cur = add.getOutput();
             c.ops.push_back(add);
           }
+      }
 
       if (c.ops.size() < 2)
         continue;
@@ -222,6 +290,24 @@ struct GraphFuseEpiloguesPass
       // operand of a chain op, all of which come before or at it).
       // The GEMM's location: errors name its node.
       OpBuilder b(c.last());
+      if (c.transposeB) {
+        b.setInsertionPoint(op);
+        c.b = transposedConstant(b, c.b);
+        if (!c.b)
+          continue;
+        b.setInsertionPoint(c.last());
+      }
+      if (c.reshape) {
+        // A's rows regrouped as the product's: [.., K] -> reshape's dims
+        // with K last.
+        auto aType = cast<RankedTensorType>(c.a.getType());
+        SmallVector<int64_t> shape(c.reshape.getType().getShape());
+        shape.back() = aType.getShape().back();
+        c.a = b.create<graph::ReshapeOp>(
+            c.reshape.getLoc(),
+            RankedTensorType::get(shape, aType.getElementType()), c.a,
+            b.getDenseI64ArrayAttr(shape));
+      }
       auto linear = b.create<graph::LinearOp>(
           op->getLoc(), type, c.a, c.b, c.bias, c.residual,
           b.getStringAttr(c.activation));

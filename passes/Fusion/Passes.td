@@ -128,9 +128,12 @@ def GraphFuseEpilogues : Pass<"graph-fuse-epilogues", "mlir::func::FuncOp"> {
   let summary = "Fold bias, activation and residual adds into GEMMs and "
                 "convolutions";
   let description = [{
-    A MatMul (or a Gemm with alpha 1 and no transposes) followed by a bias
-    Add (a constant row), an activation (`graph.relu`, `graph.gelu`) and a
-    residual Add (a tensor of the result's type) becomes one `graph.linear`,
+    A MatMul (or a Gemm with alpha 1, no transpose of A, and B either not
+    transposed or a constant, which is transposed at compile time: torch's
+    nn.Linear on 2-D rows) followed by a bias Add (a constant row), an
+    activation (`graph.relu`, `graph.gelu`) and a residual Add (a tensor of
+    the result's type, also after a reshape of the product that keeps its
+    last dim: the reshape then applies to A) becomes one `graph.linear`,
     which the GEMM libraries run as one call with an epilogue. An op is
     folded only when the value it consumes has no other user; a residual
     only without an activation (see passes/Fusion/FuseEpilogues.cpp).

@@ -323,8 +323,9 @@ static LogicalResult lowerProgram(func::FuncOp func, bool halfGemm) {
   }();
   lowering.table = &table;
   for (Operation &op : llvm::reverse(body.without_terminator())) {
-    if (!isa<graph::SplitOp, graph::TransposeOp, graph::ReshapeOp,
-             graph::SqueezeOp, graph::UnsqueezeOp, graph::FlattenOp>(op))
+    if (!isa<graph::SplitOp, graph::SliceOp, graph::TransposeOp,
+             graph::ReshapeOp, graph::SqueezeOp, graph::UnsqueezeOp,
+             graph::FlattenOp>(op))
       continue;
     bool absorbed = !op.use_empty();
     for (OpOperand &use : op.getUses()) {

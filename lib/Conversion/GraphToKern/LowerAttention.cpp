@@ -9,8 +9,9 @@
 // in transformer exports cost nothing:
 //
 // - inputs: q, k and v are read through the deferred layout ops that
-//   produce them (GraphToKern.cpp defers a split / transpose / reshape whose
-//   every use absorbs it): GPT-2's split of the QKV GEMM output, reshape to
+//   produce them (GraphToKern.cpp defers a split / slice / transpose /
+//   reshape whose every use absorbs it): GPT-2's split of the QKV GEMM
+//   output (torch's nn.MultiheadAttention: slices of it), reshape to
 //   [B, S, H, D] and transpose (0, 2, 1, 3) become offsets and strides into
 //   the GEMM's buffer. A view the strides cannot express (a reshape that
 //   merges non-contiguous dims) is materialized after all.
@@ -117,6 +118,18 @@ Strided stridedView(KernLowering &l, Value v) {
         start += shapeOf(r)[axis];
       }
       in.offset += start * in.strides[axis];
+      in.shape.assign(shape.begin(), shape.end());
+      return in;
+    }
+    // A slice with positive steps (torch's q, k, v cut out of the packed
+    // projection): an offset and scaled strides.
+    if (auto sl = dyn_cast<graph::SliceOp>(def);
+        sl && llvm::all_of(sl.getSteps(), [](int64_t s) { return s > 0; })) {
+      Strided in = stridedView(l, sl.getInput());
+      for (auto [d, start] : llvm::enumerate(sl.getStarts())) {
+        in.offset += start * in.strides[d];
+        in.strides[d] *= sl.getSteps()[d];
+      }
       in.shape.assign(shape.begin(), shape.end());
       return in;
     }

@@ -81,19 +81,41 @@ func.func @gemm(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 // -----
 
-// Gemm look-alikes stay: alpha != 1, a transpose, a C of the full shape,
-// beta 2 on a row (and nothing folds into them).
+// torch's nn.Linear on 2-D rows (Gemm with a constant trans_b B, the
+// weight [N, K]: transposed at compile time) and nn.MultiheadAttention's
+// out-projection: its [S*B, E] product reshaped to [S, B, E] before the
+// residual add. The reshape moves to A, and the residual folds.
+// CHECK-LABEL: func.func @gemm_trans_b
+// CHECK-SAME:    (%[[X:.*]]: tensor<6x2xf32>, %[[R:.*]]: tensor<2x3x3xf32>)
+// CHECK-DAG:   %[[WT:.*]] = graph.constant dense<{{\[\[}}1.000000e+00, 3.000000e+00, 5.000000e+00], [2.000000e+00, 4.000000e+00, 6.000000e+00]]> : tensor<2x3xf32>
+// CHECK-DAG:   %[[A:.*]] = graph.reshape %[[X]] {shape = array<i64: 2, 3, 2>} : tensor<6x2xf32> -> tensor<2x3x2xf32>
+// CHECK:       %[[L:.*]] = graph.linear %[[A]], %[[WT]] bias %{{.*}} : tensor<3xf32> residual %[[R]] : tensor<2x3x3xf32> : tensor<2x3x2xf32>, tensor<2x3xf32> -> tensor<2x3x3xf32>
+// CHECK-NEXT:  return %[[L]]
+func.func @gemm_trans_b(%x: tensor<6x2xf32>, %r: tensor<2x3x3xf32>) -> tensor<2x3x3xf32> {
+  %w = graph.constant dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]> : tensor<3x2xf32>
+  %c = graph.constant dense<[0.5, 0.25, 0.125]> : tensor<3xf32>
+  %0 = graph.gemm %x, %w, %c {trans_b = true} : tensor<6x2xf32>, tensor<3x2xf32>, tensor<3xf32> -> tensor<6x3xf32>
+  %1 = graph.reshape %0 {shape = array<i64: 2, 3, 3>} : tensor<6x3xf32> -> tensor<2x3x3xf32>
+  %2 = graph.add %r, %1 : tensor<2x3x3xf32>, tensor<2x3x3xf32> -> tensor<2x3x3xf32>
+  return %2 : tensor<2x3x3xf32>
+}
+
+// -----
+
+// Gemm look-alikes stay: alpha != 1, a transpose of a B that is not a
+// constant, a C of the full shape, beta 2 on a row (and nothing folds into
+// them).
 // CHECK-LABEL: func.func @gemm_negatives
 // CHECK-NOT:   graph.linear
 // CHECK-COUNT-4: graph.relu
 // CHECK-NOT:   graph.linear
-func.func @gemm_negatives(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+func.func @gemm_negatives(%x: tensor<4x8xf32>, %wx: tensor<8x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
   %w = graph.constant dense<0.5> : tensor<8x8xf32>
   %c = graph.constant dense<0.25> : tensor<8xf32>
   %f = graph.constant dense<0.25> : tensor<4x8xf32>
   %0 = graph.gemm %x, %w, %c {alpha = 2.0 : f32} : tensor<4x8xf32>, tensor<8x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
   %1 = graph.relu %0 : tensor<4x8xf32>
-  %2 = graph.gemm %x, %w, %c {trans_b = true} : tensor<4x8xf32>, tensor<8x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+  %2 = graph.gemm %x, %wx, %c {trans_b = true} : tensor<4x8xf32>, tensor<8x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
   %3 = graph.relu %2 : tensor<4x8xf32>
   %4 = graph.gemm %x, %w, %f : tensor<4x8xf32>, tensor<8x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
   %5 = graph.relu %4 : tensor<4x8xf32>

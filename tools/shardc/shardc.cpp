@@ -57,19 +57,25 @@
 
 using namespace llvm;
 
-static cl::OptionCategory shardcCat("shardc options");
+// --help shows shardc's options in these groups (and MLIR's --mlir-*).
+static cl::OptionCategory inputCat("Input");
+static cl::OptionCategory precisionCat("Precision and simplification");
+static cl::OptionCategory partitionCat("Partitioning (run the executable "
+                                       "with mpirun -np <ranks>)");
+static cl::OptionCategory plannerCat("Planner");
+static cl::OptionCategory outputCat("Output and emit");
 
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<model.onnx>"),
-                                      cl::cat(shardcCat));
+                                      cl::cat(inputCat));
 static cl::opt<bool> calibrateCluster(
     "calibrate-cluster",
     cl::desc("Measure this machine (GEMM rate, memory bandwidth, MPI latency "
              "and bandwidth between two ranks, under mpirun) into a `cpu` "
              "cluster spec for the planner, written to -o FILE"),
-    cl::init(false), cl::cat(shardcCat));
+    cl::init(false), cl::cat(plannerCat));
 static cl::opt<std::string> outputFile("o", cl::desc("Output file ('-' for stdout)"),
                                        cl::value_desc("file"), cl::init("-"),
-                                       cl::cat(shardcCat));
+                                       cl::cat(outputCat));
 
 enum class Emit { Import, Graph, Dist, Kern, Plan, Cuda, Cpp, Exe };
 static cl::opt<Emit> emit(
@@ -95,63 +101,63 @@ static cl::opt<Emit> emit(
                    "the generated C++: CPU kernels and the host side"),
         clEnumValN(Emit::Exe, "exe",
                    "the executable and its .weights file (default)")),
-    cl::cat(shardcCat));
+    cl::cat(outputCat));
 
 static cl::opt<std::string> target(
     "target",
     cl::desc("Code generation target: cpu, cuda, or cuda,cpu (CUDA with the "
              "CPU code as a fallback when the machine has no usable GPU)"),
-    cl::init("cpu"), cl::cat(shardcCat));
+    cl::init("cpu"), cl::cat(outputCat));
 static cl::opt<std::string> precision(
     "precision",
     cl::desc("Numerics: fp32 (default); tf32 (fp32 storage, TF32 tensor "
              "cores in CUDA GEMMs and convolutions); fp16 or bf16 (activations "
              "and weights stored narrow, arithmetic, GEMM accumulation and "
              "normalization statistics in fp32; inputs and outputs stay fp32)"),
-    cl::init("fp32"), cl::cat(shardcCat));
+    cl::init("fp32"), cl::cat(precisionCat));
 static cl::list<std::string>
     cudaArchs("cuda-arch",
               cl::desc("NVRTC targets: cubins for sm_XY, PTX for compute_XY "
                        "(default sm_80,sm_90,compute_90)"),
-              cl::CommaSeparated, cl::cat(shardcCat));
+              cl::CommaSeparated, cl::cat(outputCat));
 static cl::opt<std::string> cacheDir(
     "cache-dir",
     cl::desc("Cache of NVRTC results (default $SHARDC_CACHE_DIR or "
              "~/.cache/shardc; empty disables)"),
-    cl::cat(shardcCat));
+    cl::cat(outputCat));
 static cl::opt<std::string> cpu("cpu",
                                 cl::desc("-march for the generated CPU code "
                                          "(default native; x86-64-v3 to deploy "
                                          "on other AVX2 machines)"),
-                                cl::init("native"), cl::cat(shardcCat));
+                                cl::init("native"), cl::cat(outputCat));
 static cl::opt<std::string>
     saveTemps("save-temps",
               cl::desc("Keep the generated C++ and object file in DIR"),
-              cl::value_desc("DIR"), cl::cat(shardcCat));
+              cl::value_desc("DIR"), cl::cat(outputCat));
 static cl::opt<bool> verbose("v", cl::desc("Print each stage with its time "
                                            "and the host compiler commands"),
-                             cl::init(false), cl::cat(shardcCat));
+                             cl::init(false), cl::cat(outputCat));
 
 static cl::list<std::string>
     inputShapes("input-shape",
                 cl::desc("Static shape of a graph input: NAME=1x128 (repeatable, "
                          "or comma separated)"),
                 cl::value_desc("NAME=DIMS"), cl::CommaSeparated,
-                cl::cat(shardcCat));
+                cl::cat(inputCat));
 static cl::list<std::string>
     constInputs("const-input",
                 cl::desc("Fix a graph input to the tensor in FILE (.npy or .pb); "
                          "needed where an input determines a shape"),
-                cl::value_desc("NAME=FILE"), cl::cat(shardcCat));
+                cl::value_desc("NAME=FILE"), cl::cat(inputCat));
 static cl::opt<bool> printWeights(
     "print-weights",
     cl::desc("Print weight blobs in full (default: elide those over 64 bytes)"),
-    cl::init(false), cl::cat(shardcCat));
+    cl::init(false), cl::cat(outputCat));
 static cl::opt<int64_t> tensorParallel(
     "tp",
     cl::desc("Tensor-parallel degree: split attention by heads and the MLP "
              "Megatron-style over N ranks (run with mpirun -np N)"),
-    cl::value_desc("N"), cl::init(1), cl::cat(shardcCat));
+    cl::value_desc("N"), cl::init(1), cl::cat(partitionCat));
 static cl::alias tensorParallelAlias("tensor-parallel-size",
                                      cl::desc("Alias for --tp"),
                                      cl::aliasopt(tensorParallel));
@@ -159,7 +165,7 @@ static cl::opt<int64_t> pipelineParallel(
     "pp",
     cl::desc("Pipeline-parallel degree: cut the graph into N stages between "
              "layers, balanced by estimated cost, joined by send/recv"),
-    cl::value_desc("N"), cl::init(1), cl::cat(shardcCat));
+    cl::value_desc("N"), cl::init(1), cl::cat(partitionCat));
 static cl::alias pipelineParallelAlias("pipeline-parallel-size",
                                        cl::desc("Alias for --pp"),
                                        cl::aliasopt(pipelineParallel));
@@ -167,12 +173,12 @@ static cl::opt<int64_t> microbatches(
     "microbatches",
     cl::desc("Split the batch (the inputs' leading dim) into M micro-batches "
              "that the pipeline stages overlap"),
-    cl::value_desc("M"), cl::init(1), cl::cat(shardcCat));
+    cl::value_desc("M"), cl::init(1), cl::cat(partitionCat));
 static cl::opt<int64_t> dataParallel(
     "dp",
     cl::desc("Data-parallel degree: N replicas, each on its share of the "
              "batch; only the outputs are gathered"),
-    cl::value_desc("N"), cl::init(1), cl::cat(shardcCat));
+    cl::value_desc("N"), cl::init(1), cl::cat(partitionCat));
 static cl::alias dataParallelAlias("data-parallel-size",
                                    cl::desc("Alias for --dp"),
                                    cl::aliasopt(dataParallel));
@@ -181,7 +187,7 @@ static cl::opt<int64_t> expertParallel(
     cl::desc("Expert-parallel degree: split every mixture-of-experts "
              "layer's experts over N ranks; tokens reach them by "
              "all-to-all"),
-    cl::value_desc("N"), cl::init(1), cl::cat(shardcCat));
+    cl::value_desc("N"), cl::init(1), cl::cat(partitionCat));
 static cl::alias expertParallelAlias("expert-parallel-size",
                                      cl::desc("Alias for --ep"),
                                      cl::aliasopt(expertParallel));
@@ -190,19 +196,19 @@ static cl::opt<int64_t> devices(
     cl::desc("Let the planner choose dp x pp x ep x tp (and sp, the "
              "micro-batch count) for N devices by its cost model on "
              "--cluster; --emit=plan explains the choice"),
-    cl::value_desc("N"), cl::init(0), cl::cat(shardcCat));
+    cl::value_desc("N"), cl::init(0), cl::cat(plannerCat));
 static cl::opt<std::string> cluster(
     "cluster",
     cl::desc("The machines --devices plans for: a preset (cpu, a100-80g-8, "
              "h100-sxm-8, h200-8, <preset>x<nodes>) or a JSON spec (shardc "
              "--calibrate-cluster writes one)"),
-    cl::value_desc("SPEC"), cl::init("cpu"), cl::cat(shardcCat));
+    cl::value_desc("SPEC"), cl::init("cpu"), cl::cat(plannerCat));
 static cl::opt<std::string> planFile(
     "plan",
     cl::desc("Compile exactly the plan in FILE (JSON: \"plan\": {dp, pp, "
              "ep, tp, sp, microbatches}), as --devices --emit=plan -o OUT "
              "writes it beside OUT (OUT's stem + .plan.json), edited or not"),
-    cl::value_desc("FILE"), cl::cat(shardcCat));
+    cl::value_desc("FILE"), cl::cat(plannerCat));
 enum class Optimize { Latency, Throughput };
 static cl::opt<Optimize> optimize(
     "optimize", cl::desc("What --devices optimizes"),
@@ -210,39 +216,39 @@ static cl::opt<Optimize> optimize(
                           "the time of one run (default)"),
                clEnumValN(Optimize::Throughput, "throughput",
                           "rows per second with the pipeline full")),
-    cl::init(Optimize::Latency), cl::cat(shardcCat));
+    cl::init(Optimize::Latency), cl::cat(plannerCat));
 static cl::opt<std::string> calibration(
     "calibration",
     cl::desc("Sample inputs (NAME.npy / NAME.pb, or one subdirectory per "
              "sample): run one rank on them to count the tokens each expert "
              "gets, and place the experts of --ep by that load"),
-    cl::value_desc("DIR"), cl::cat(shardcCat));
+    cl::value_desc("DIR"), cl::cat(inputCat));
 static cl::opt<int64_t> expertRedundant(
     "ep-redundant",
     cl::desc("Give the K hottest experts of each layer extra copies on other "
              "ranks (DeepSeek's EPLB; needs --ep and --calibration)"),
-    cl::value_desc("K"), cl::init(0), cl::cat(shardcCat));
+    cl::value_desc("K"), cl::init(0), cl::cat(partitionCat));
 static cl::opt<bool> sequenceParallel(
     "sp",
     cl::desc("Sequence parallelism on the tp axis (Megatron): norms and "
              "residual adds split along the tokens; each all-reduce becomes "
              "a reduce-scatter plus an all-gather (needs --tp)"),
-    cl::init(false), cl::cat(shardcCat));
+    cl::init(false), cl::cat(partitionCat));
 static cl::alias sequenceParallelAlias("sequence-parallel",
                                        cl::desc("Alias for --sp"),
                                        cl::aliasopt(sequenceParallel));
 static cl::opt<bool> noFusion(
     "no-fusion",
     cl::desc("Skip pattern recognition and fusion (one kernel per graph op)"),
-    cl::init(false), cl::cat(shardcCat));
+    cl::init(false), cl::cat(precisionCat));
 static cl::opt<bool> fusionReport(
     "fusion-report",
     cl::desc("Print what fusion did: ops per kind before and after, kernels "
              "per layer, estimated bytes moved"),
-    cl::init(false), cl::cat(shardcCat));
+    cl::init(false), cl::cat(outputCat));
 static cl::opt<bool> noCanonicalize("no-canonicalize",
                                     cl::desc("Skip the graph canonicalization"),
-                                    cl::init(false), cl::cat(shardcCat));
+                                    cl::init(false), cl::cat(precisionCat));
 
 static int fatal(const std::string &msg) {
   // One line, whatever the paths and names in it hold.
@@ -307,20 +313,24 @@ static std::optional<std::string> parseCommandLine(int argc, char **argv,
   return first.trim().str() + " (shardc --help lists the options)";
 }
 
-/// --help lists shardc's options and MLIR's (`--mlir-*`: timing, IR
-/// printing, statistics); the hundreds of LLVM backend flags that come with
-/// linking LLVM move to --help-hidden. LLVM is built without RTTI, so
-/// UBSan's vptr check cannot type its cl::Option objects: it is off here.
+/// --help lists shardc's options in their groups and MLIR's (`--mlir-*`:
+/// timing, IR printing, statistics, the pass manager); the hundreds of LLVM
+/// backend and Polly flags that come with linking LLVM move to
+/// --help-hidden. LLVM is built without RTTI, so UBSan's vptr check cannot
+/// type its cl::Option objects: it is off here.
 __attribute__((no_sanitize("vptr"))) static void hideBackendOptions() {
+  const cl::OptionCategory *ours[] = {&inputCat, &precisionCat, &partitionCat,
+                                      &plannerCat, &outputCat};
   for (auto &entry : cl::getRegisteredOptions()) {
     cl::Option *opt = entry.getValue();
-    // --help, --version and --color have categories of their own.
-    bool general =
-        llvm::is_contained(opt->Categories, &cl::getGeneralCategory());
-    if (!general || llvm::is_contained(opt->Categories, &shardcCat) ||
-        entry.getKey().starts_with("mlir-"))
-      continue;
-    opt->setHiddenFlag(cl::Hidden);
+    bool shown = entry.getKey().starts_with("mlir-") ||
+                 llvm::is_contained({StringRef("help"), StringRef("help-list"),
+                                     StringRef("version")},
+                                    entry.getKey());
+    for (const cl::OptionCategory *c : ours)
+      shown |= llvm::is_contained(opt->Categories, c);
+    if (!shown)
+      opt->setHiddenFlag(cl::Hidden);
   }
 }
 

@@ -96,13 +96,13 @@ void DistMicrobatchPass::runOnOperation() {
   ModuleOp module = getOperation();
   SmallVector<dist::MeshOp> meshes(module.getOps<dist::MeshOp>());
   if (meshes.size() != 1 || meshes.front().getAxes().size() != 1 ||
-      !meshes.front().axisSize("mb")) {
+      !meshes.front().axisSize(dist::kMicrobatchAxis)) {
     module.emitError("dist-microbatch needs a module partitioned over one "
                      "mesh with the single axis \"mb\"");
     return signalPassFailure();
   }
   dist::MeshOp mesh = meshes.front();
-  int64_t count = *mesh.axisSize("mb");
+  int64_t count = *mesh.axisSize(dist::kMicrobatchAxis);
   SmallVector<func::FuncOp> programs(count);
   for (auto func : module.getOps<func::FuncOp>()) {
     auto ranks = func->getAttrOfType<DenseI64ArrayAttr>("kern.ranks");

@@ -145,7 +145,7 @@ Value padConstantRows(OpBuilder &b, graph::ConstantOp c, ArrayRef<int64_t> ds,
 
 void DistPadBatchPass::runOnOperation() {
   ModuleOp module = getOperation();
-  if (parts < 1 || (axis != "dp" && axis != "mb")) {
+  if (parts < 1 || (axis != dist::kDataAxis && axis != dist::kMicrobatchAxis)) {
     module.emitError("dist-pad-batch needs axis dp or mb and parts >= 1");
     return signalPassFailure();
   }
@@ -171,7 +171,7 @@ void DistPadBatchPass::runOnOperation() {
     auto fail = [&](Operation *at, const Twine &why) {
       at->emitError("cannot split a batch of ")
           << items << " into " << static_cast<int64_t>(parts)
-          << (axis == "mb" ? " micro-batches" : " data-parallel parts")
+          << (axis == dist::kMicrobatchAxis ? " micro-batches" : " data-parallel parts")
           << ": " << why;
       signalPassFailure();
     };
@@ -291,7 +291,7 @@ void DistPadBatchPass::runOnOperation() {
                                                .getDimSize(d)) +
                             " that the batch does not divide");
       }
-    if (axis == "mb")
+    if (axis == dist::kMicrobatchAxis)
       for (BlockArgument arg : body.getArguments())
         for (int64_t d : batchDims(arg))
           if (d != 0)
@@ -313,7 +313,7 @@ void DistPadBatchPass::runOnOperation() {
       SmallVector<int64_t> ds = batchDims(arg);
       if (ds.empty())
         continue;
-      if (axis == "mb") {
+      if (axis == dist::kMicrobatchAxis) {
         arg.setType(retyped(arg));
         continue;
       }
@@ -403,7 +403,7 @@ void DistPadBatchPass::runOnOperation() {
     b.setInsertionPoint(ret);
     for (OpOperand &operand : ret->getOpOperands()) {
       SmallVector<int64_t> ds = batchDims(operand.get());
-      if (ds.empty() || axis == "mb")
+      if (ds.empty() || axis == dist::kMicrobatchAxis)
         continue;
       Value v = operand.get();
       for (int64_t d : ds) {
@@ -415,7 +415,7 @@ void DistPadBatchPass::runOnOperation() {
     }
     func.setType(FunctionType::get(&getContext(), body.getArgumentTypes(),
                                    ret.getOperandTypes()));
-    if (axis == "mb")
+    if (axis == dist::kMicrobatchAxis)
       func->setAttr("dist.batch_items", b.getI64IntegerAttr(items));
   }
 }

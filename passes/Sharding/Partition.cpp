@@ -136,9 +136,9 @@ private:
   DimAxes crossingLayout(Type type) {
     DimAxes dims = replicated(type);
     auto t = cast<RankedTensorType>(type);
-    std::optional<int64_t> dp = mesh.axisSize("dp");
+    std::optional<int64_t> dp = mesh.axisSize(dist::kDataAxis);
     if (dp && t.getRank() >= 1 && t.getDimSize(0) % *dp == 0)
-      dims[0].push_back("dp");
+      dims[0].push_back(dist::kDataAxis);
     return dims;
   }
   /// The constant `op` sliced for this rank by `dims`.
@@ -774,7 +774,7 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
       tokenAxes.append(experts[0].begin(), experts[0].end());
       for (Attribute a : mesh.getAxes()) {
         StringRef name = cast<StringAttr>(a).getValue();
-        if (!busy.contains(name) && name != "pp" &&
+        if (!busy.contains(name) && name != dist::kPipelineAxis &&
             moe.getNumTokens() % (part(tokenAxes).first * axisSize(name)) == 0)
           tokenAxes.push_back(name);
       }
@@ -1009,10 +1009,10 @@ void DistPartitionPass::runOnOperation() {
   }
   // Pipeline stages (dist-pipeline) are programs of their own: stage s
   // serves the ranks whose "pp" coordinate is s.
-  std::optional<int64_t> stages = mesh.axisSize("pp");
+  std::optional<int64_t> stages = mesh.axisSize(dist::kPipelineAxis);
   int64_t ppIndex = -1;
   for (auto [i, a] : llvm::enumerate(mesh.getAxes()))
-    if (cast<StringAttr>(a).getValue() == "pp")
+    if (cast<StringAttr>(a).getValue() == dist::kPipelineAxis)
       ppIndex = i;
   for (func::FuncOp global : globals) {
     auto stage = global->getAttrOfType<IntegerAttr>("dist.stage");

@@ -232,13 +232,13 @@ void DistPipelinePass::runOnOperation() {
   for (int64_t s = stages - 1; s > 0; --s)
     chosen[s - 1] = from[s][chosen[s]];
 
-  dist::MeshOp mesh = dist::getOrAddMeshAxis(module, "pp", stages);
+  dist::MeshOp mesh = dist::getOrAddMeshAxis(module, dist::kPipelineAxis, stages);
   if (!mesh)
     return signalPassFailure();
   MLIRContext *ctx = &getContext();
   auto meshRef = FlatSymbolRefAttr::get(mesh.getSymNameAttr());
   Builder builder(ctx);
-  ArrayAttr ppAxes = builder.getStrArrayAttr({"pp"});
+  ArrayAttr ppAxes = builder.getStrArrayAttr({dist::kPipelineAxis});
 
   OpBuilder b(global);
   for (int64_t s = 0; s < stages; ++s) {

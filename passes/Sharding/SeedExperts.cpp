@@ -166,7 +166,7 @@ void DistSeedExpertsPass::runOnOperation() {
         return signalPassFailure();
     }
   }
-  dist::MeshOp mesh = dist::getOrAddMeshAxis(module, "ep", ep);
+  dist::MeshOp mesh = dist::getOrAddMeshAxis(module, dist::kExpertAxis, ep);
   if (!mesh)
     return signalPassFailure();
   for (graph::MoeOp op : moes) {
@@ -181,7 +181,7 @@ void DistSeedExpertsPass::runOnOperation() {
       Value v = operand->get();
       int64_t rank = cast<RankedTensorType>(v.getType()).getRank();
       operand->set(ob.create<dist::ShardOp>(
-          op.getLoc(), v, dist::splitAlong(mesh, rank, 0, "ep")));
+          op.getLoc(), v, dist::splitAlong(mesh, rank, 0, dist::kExpertAxis)));
     }
   }
 }

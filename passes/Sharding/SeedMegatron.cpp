@@ -184,11 +184,11 @@ void DistSeedMegatronPass::runOnOperation() {
     module.emitError("--tp=") << tp << ": expected at least 1";
     return signalPassFailure();
   }
-  dist::MeshOp mesh = dist::getOrAddMeshAxis(module, "tp", tp);
+  dist::MeshOp mesh = dist::getOrAddMeshAxis(module, dist::kTensorAxis, tp);
   if (!mesh)
     return signalPassFailure();
   auto sharding = [&](int64_t rank, int64_t dim) {
-    return dist::splitAlong(mesh, rank, dim, "tp");
+    return dist::splitAlong(mesh, rank, dim, dist::kTensorAxis);
   };
 
   // Sequence parallelism: a norm's input split along its token dim (the

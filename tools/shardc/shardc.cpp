@@ -337,8 +337,10 @@ __attribute__((no_sanitize("vptr"))) static void hideBackendOptions() {
 /// The program of one micro-batch: the batch split over a mesh axis of its
 /// own, partitioned, and one part kept (dist-microbatch).
 static void addMicrobatchPasses(mlir::PassManager &pm, int64_t parts) {
-  pm.addPass(shardc::createDistPadBatch({/*axis=*/"mb", parts}));
-  pm.addPass(shardc::createDistSeedBatch({/*axis=*/"mb", parts}));
+  pm.addPass(shardc::createDistPadBatch(
+      {/*axis=*/shardc::dist::kMicrobatchAxis.str(), parts}));
+  pm.addPass(shardc::createDistSeedBatch(
+      {/*axis=*/shardc::dist::kMicrobatchAxis.str(), parts}));
   pm.addPass(shardc::createDistPropagate());
   pm.addPass(shardc::createDistPartition());
   pm.addPass(shardc::createDistMicrobatch());
@@ -352,11 +354,13 @@ static void addMeshPasses(mlir::PassManager &pm,
                           ArrayRef<int64_t> expertLoads,
                           int64_t expertRedundant) {
   if (mesh.dp > 1)
-    pm.addPass(shardc::createDistPadBatch({/*axis=*/"dp", mesh.dp}));
+    pm.addPass(shardc::createDistPadBatch(
+        {/*axis=*/shardc::dist::kDataAxis.str(), mesh.dp}));
   if (mesh.pp > 1)
     pm.addPass(shardc::createDistPipeline({/*stages=*/mesh.pp}));
   if (mesh.dp > 1)
-    pm.addPass(shardc::createDistSeedBatch({/*axis=*/"dp", mesh.dp}));
+    pm.addPass(shardc::createDistSeedBatch(
+        {/*axis=*/shardc::dist::kDataAxis.str(), mesh.dp}));
   if (mesh.ep > 1)
     pm.addPass(shardc::createDistSeedExperts(
         {/*ep=*/mesh.ep, expertLoads, expertRedundant}));

@@ -50,6 +50,15 @@ ShardingAttr splitAlong(MeshOp mesh, int64_t rank, int64_t dim,
 MeshOp getOrAddMeshAxis(mlir::ModuleOp module, llvm::StringRef name,
                         int64_t size);
 
+/// The mesh axes shardc's strategies add, in getOrAddMeshAxis's order
+/// (data, pipeline, expert, tensor parallelism), and the micro-batch axis
+/// dist-microbatch partitions over and removes.
+inline constexpr llvm::StringLiteral kDataAxis = "dp";
+inline constexpr llvm::StringLiteral kPipelineAxis = "pp";
+inline constexpr llvm::StringLiteral kExpertAxis = "ep";
+inline constexpr llvm::StringLiteral kTensorAxis = "tp";
+inline constexpr llvm::StringLiteral kMicrobatchAxis = "mb";
+
 /// The batch of `module`'s programs: the largest leading dim of their
 /// inputs (0 when none has one). dist-seed-batch splits it, dist-pad-batch
 /// pads it.

@@ -55,7 +55,8 @@ MeshOp shardc::dist::getOrAddMeshAxis(ModuleOp module, StringRef name,
                                   << ", not " << size;
     return nullptr;
   }
-  static const char *const kOrder[] = {"dp", "pp", "ep", "tp"};
+  static const llvm::StringLiteral kOrder[] = {kDataAxis, kPipelineAxis,
+                                               kExpertAxis, kTensorAxis};
   auto rankOf = [](StringRef axis) {
     for (auto [i, n] : llvm::enumerate(kOrder))
       if (axis == n)

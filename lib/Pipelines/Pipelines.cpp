@@ -77,6 +77,39 @@ void shardc::buildGraphPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
 }
 
+void shardc::buildDistPipeline(OpPassManager &pm,
+                               const DistPhaseOptions &options) {
+  if (options.microbatches > 1) {
+    std::string mb = dist::kMicrobatchAxis.str();
+    pm.addPass(createDistPadBatch({mb, options.microbatches}));
+    pm.addPass(createDistSeedBatch({mb, options.microbatches}));
+    pm.addPass(createDistPropagate());
+    pm.addPass(createDistPartition());
+    pm.addPass(createDistMicrobatch());
+  }
+  if (options.tp * options.pp * options.dp * options.ep <= 1)
+    return;
+  std::string dp = dist::kDataAxis.str();
+  if (options.dp > 1)
+    pm.addPass(createDistPadBatch({dp, options.dp}));
+  if (options.pp > 1)
+    pm.addPass(createDistPipeline({/*stages=*/options.pp}));
+  if (options.dp > 1)
+    pm.addPass(createDistSeedBatch({dp, options.dp}));
+  if (options.ep > 1)
+    pm.addPass(createDistSeedExperts(
+        {/*ep=*/options.ep, options.expertLoads, options.expertRedundant}));
+  if (options.tp > 1)
+    pm.addPass(createDistSeedMegatron(
+        {options.tp, /*sp=*/options.sp,
+         /*wholeEmbedding=*/options.embeddingWhole,
+         /*wholeHead=*/options.headWhole,
+         /*replicatedLayers=*/options.replicatedLayers}));
+  pm.addPass(createDistPropagate());
+  if (options.partition)
+    pm.addPass(createDistPartition());
+}
+
 void shardc::buildKernPipeline(OpPassManager &pm,
                                const KernPipelineOptions &options) {
   TargetSet targets = targetsOf(options.target);
@@ -102,6 +135,13 @@ void shardc::registerPipelines() {
       "Graph to graph after import: canonicalize, storage precision, fusion "
       "(what `shardc --emit=graph` runs)",
       buildGraphPipeline);
+  PassPipelineRegistration<DistPhaseOptions>(
+      "shardc-dist-pipeline",
+      "Partitioning: micro-batches, pipeline stages, seeds, propagation and "
+      "one program per rank (what `shardc --tp/--pp/--dp/--ep/--sp/"
+      "--microbatches` runs after the graph pipeline; partition=false stops "
+      "at `--emit=dist`)",
+      buildDistPipeline);
   PassPipelineRegistration<KernPipelineOptions>(
       "shardc-kern-pipeline",
       "Graph to planned kern: lowering, layouts, kernel fusion, weights and "

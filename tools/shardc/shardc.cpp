@@ -334,42 +334,27 @@ __attribute__((no_sanitize("vptr"))) static void hideBackendOptions() {
   }
 }
 
-/// The program of one micro-batch: the batch split over a mesh axis of its
-/// own, partitioned, and one part kept (dist-microbatch).
-static void addMicrobatchPasses(mlir::PassManager &pm, int64_t parts) {
-  pm.addPass(shardc::createDistPadBatch(
-      {/*axis=*/shardc::dist::kMicrobatchAxis.str(), parts}));
-  pm.addPass(shardc::createDistSeedBatch(
-      {/*axis=*/shardc::dist::kMicrobatchAxis.str(), parts}));
-  pm.addPass(shardc::createDistPropagate());
-  pm.addPass(shardc::createDistPartition());
-  pm.addPass(shardc::createDistMicrobatch());
-}
-
-/// A mesh's stages and seeds, then propagation (dist-partition follows):
-/// what the compile runs, and what the planner's trial partition of a
-/// candidate runs.
-static void addMeshPasses(mlir::PassManager &pm,
-                          const shardc::planner::Candidate &mesh,
-                          ArrayRef<int64_t> expertLoads,
-                          int64_t expertRedundant) {
-  if (mesh.dp > 1)
-    pm.addPass(shardc::createDistPadBatch(
-        {/*axis=*/shardc::dist::kDataAxis.str(), mesh.dp}));
-  if (mesh.pp > 1)
-    pm.addPass(shardc::createDistPipeline({/*stages=*/mesh.pp}));
-  if (mesh.dp > 1)
-    pm.addPass(shardc::createDistSeedBatch(
-        {/*axis=*/shardc::dist::kDataAxis.str(), mesh.dp}));
-  if (mesh.ep > 1)
-    pm.addPass(shardc::createDistSeedExperts(
-        {/*ep=*/mesh.ep, expertLoads, expertRedundant}));
-  if (mesh.tp > 1)
-    pm.addPass(shardc::createDistSeedMegatron(
-        {mesh.tp, /*sp=*/mesh.sp, /*wholeEmbedding=*/mesh.embeddingWhole,
-         /*wholeHead=*/mesh.headWhole,
-         /*replicatedLayers=*/mesh.replicatedLayers}));
-  pm.addPass(shardc::createDistPropagate());
+/// The dist pipeline for a mesh candidate (the flags' plan, or one the
+/// planner tries) and its micro-batch count.
+static void addDistPipeline(mlir::PassManager &pm,
+                            const shardc::planner::Candidate &mesh,
+                            int64_t microbatches,
+                            ArrayRef<int64_t> expertLoads,
+                            int64_t expertRedundant, bool partition) {
+  shardc::DistPhaseOptions o;
+  o.tp = mesh.tp;
+  o.pp = mesh.pp;
+  o.dp = mesh.dp;
+  o.ep = mesh.ep;
+  o.sp = mesh.sp;
+  o.microbatches = microbatches;
+  o.embeddingWhole = mesh.embeddingWhole;
+  o.headWhole = mesh.headWhole;
+  o.replicatedLayers = mesh.replicatedLayers;
+  o.expertLoads = SmallVector<int64_t>(expertLoads);
+  o.expertRedundant = expertRedundant;
+  o.partition = partition;
+  shardc::buildDistPipeline(pm, o);
 }
 
 /// --calibrate-cluster: shardc-calibrate-cluster (beside the runtime
@@ -793,10 +778,8 @@ int main(int argc, char **argv) {
       std::string saved = std::move(diagnostic);
       diagnostic.clear();
       mlir::PassManager pm(&context);
-      if (c.microbatches > 1)
-        addMicrobatchPasses(pm, c.microbatches);
-      addMeshPasses(pm, c, /*expertLoads=*/{}, /*expertRedundant=*/0);
-      pm.addPass(shardc::createDistPartition());
+      addDistPipeline(pm, c, c.microbatches, /*expertLoads=*/{},
+                      /*expertRedundant=*/0, /*partition=*/true);
       bool ok = succeeded(pm.run(*trial));
       why = diagnostic.empty() ? "the partitioner refused it" : diagnostic;
       diagnostic = std::move(saved);
@@ -832,16 +815,8 @@ int main(int argc, char **argv) {
              << rows << ": running " << rows << "\n";
     microbatches = rows;
   }
-  if (microbatches > 1) {
-    if (!runPipeline(
-            [&](mlir::PassManager &pm) {
-              addMicrobatchPasses(pm, microbatches);
-            },
-            "micro-batching"))
-      return 1;
-    stage("micro-batched");
-  }
-  // Expert load balancing: the routing of sample inputs on one rank.
+  // Expert load balancing: the routing of sample inputs on one rank (of the
+  // model file, in a process of its own).
   std::vector<int64_t> expertLoads;
   if (!calibration.empty()) {
     shardc::CalibrationRequest request;
@@ -865,8 +840,9 @@ int main(int argc, char **argv) {
       expertLoads.insert(expertLoads.end(), layer.begin(), layer.end());
     stage("calibrated");
   }
-  if (world > 1) {
-    // Stages, seeds, propagation, then one program per rank.
+  if (microbatches > 1 || world > 1) {
+    // The dist pipeline: micro-batches, stages, seeds, propagation
+    // (--emit=dist), then one program per rank.
     shardc::planner::Candidate mesh;
     mesh.embeddingWhole = layerPlan.embeddingWhole;
     mesh.headWhole = layerPlan.headWhole;
@@ -878,11 +854,14 @@ int main(int argc, char **argv) {
     mesh.sp = sequenceParallel;
     if (!runPipeline(
             [&](mlir::PassManager &pm) {
-              addMeshPasses(pm, mesh, expertLoads, expertRedundant);
+              addDistPipeline(pm, mesh, microbatches, expertLoads,
+                              expertRedundant, /*partition=*/false);
             },
             "sharding propagation"))
       return 1;
     stage("shardings propagated");
+  }
+  if (world > 1) {
     if (emit == Emit::Plan)
       propagated = module->clone();
     if (emit == Emit::Dist)

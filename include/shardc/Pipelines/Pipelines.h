@@ -10,6 +10,9 @@
 //     == shardc m.onnx --emit=graph
 //   shardc m.onnx --emit=graph | shardc-opt --shardc-kern-pipeline
 //     == shardc m.onnx --emit=kern
+//   shardc m.onnx --emit=graph | shardc-opt
+//       --shardc-dist-pipeline="tp=2 pp=2 partition=false"
+//     == shardc m.onnx --tp=2 --pp=2 --emit=dist
 //   shardc m.onnx --emit=kern | shardc-translate --kern-to-cpp
 //     == shardc m.onnx --emit=cpp
 //
@@ -59,6 +62,49 @@ struct KernPipelineOptions
       llvm::cl::init("cpu")};
 };
 
+/// What the dist pipeline does: micro-batching, then the mesh's stages and
+/// seeds, propagation and (unless `partition` is false: --emit=dist)
+/// one program per rank. A degree of 1 adds nothing.
+struct DistPhaseOptions
+    : public mlir::PassPipelineOptions<DistPhaseOptions> {
+  Option<int64_t> tp{*this, "tp", llvm::cl::desc("Tensor-parallel degree"),
+                     llvm::cl::init(1)};
+  Option<int64_t> pp{*this, "pp", llvm::cl::desc("Pipeline stages"),
+                     llvm::cl::init(1)};
+  Option<int64_t> dp{*this, "dp", llvm::cl::desc("Data-parallel degree"),
+                     llvm::cl::init(1)};
+  Option<int64_t> ep{*this, "ep", llvm::cl::desc("Expert-parallel degree"),
+                     llvm::cl::init(1)};
+  Option<bool> sp{*this, "sp",
+                  llvm::cl::desc("Sequence parallelism on the tp axis"),
+                  llvm::cl::init(false)};
+  Option<int64_t> microbatches{
+      *this, "microbatches",
+      llvm::cl::desc("Micro-batches of the batch (at most its rows)"),
+      llvm::cl::init(1)};
+  Option<bool> embeddingWhole{*this, "embedding-whole",
+                              llvm::cl::desc("Keep the embedding whole"),
+                              llvm::cl::init(false)};
+  Option<bool> headWhole{*this, "head-whole",
+                         llvm::cl::desc("Keep the LM head whole"),
+                         llvm::cl::init(false)};
+  ListOption<int64_t> replicatedLayers{
+      *this, "replicated-layers",
+      llvm::cl::desc("Layers left replicated under tp")};
+  ListOption<int64_t> expertLoads{
+      *this, "expert-loads",
+      llvm::cl::desc("Tokens per expert per layer (expert placement)")};
+  Option<int64_t> expertRedundant{
+      *this, "ep-redundant",
+      llvm::cl::desc("Extra copies of the hottest experts per layer"),
+      llvm::cl::init(0)};
+  Option<bool> partition{
+      *this, "partition",
+      llvm::cl::desc("End with dist-partition (false: the propagated "
+                     "global program, --emit=dist)"),
+      llvm::cl::init(true)};
+};
+
 /// The targets named by a `target` option ("cpu", "cuda", "cuda,cpu");
 /// false with `error` set for anything else.
 struct TargetSet {
@@ -72,6 +118,15 @@ bool parseTargets(llvm::StringRef spec, TargetSet &targets,
 /// fp16/bf16, then the fusion passes and a final canonicalization.
 void buildGraphPipeline(mlir::OpPassManager &pm,
                         const GraphPipelineOptions &options);
+
+/// Partitioning: with `microbatches` > 1, `dist-pad-batch`,
+/// `dist-seed-batch`, `dist-propagate`, `dist-partition` and
+/// `dist-microbatch` on axis "mb"; then, for a mesh of more than one rank,
+/// `dist-pad-batch` (dp), `dist-pipeline`, the seeds (`dist-seed-batch`,
+/// `dist-seed-experts`, `dist-seed-megatron`), `dist-propagate` and
+/// `dist-partition`.
+void buildDistPipeline(mlir::OpPassManager &pm,
+                       const DistPhaseOptions &options);
 
 /// Graph to planned kern: `convert-graph-to-kern`, `kern-channels-last`
 /// (CPU-only programs), `kern-fuse-elementwise`, `kern-plan-weights`,

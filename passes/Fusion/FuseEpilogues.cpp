@@ -111,7 +111,8 @@ Value transposedConstant(OpBuilder &builder, Value b) {
   int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
   auto out = RankedTensorType::get({cols, rows}, type.getElementType());
   if (auto dense = dyn_cast<DenseElementsAttr>(attr); dense && dense.isSplat())
-    return builder.create<graph::ConstantOp>(c.getLoc(), dense.resizeSplat(out));
+    return builder.create<graph::ConstantOp>(c.getLoc(),
+                                             dense.resizeSplat(out));
   ArrayRef<char> raw = graph::rawElementData(attr);
   size_t eb = type.getElementType().getIntOrFloatBitWidth() / 8;
   if (raw.size() != static_cast<size_t>(rows * cols) * eb)

@@ -171,7 +171,8 @@ void DistPadBatchPass::runOnOperation() {
     auto fail = [&](Operation *at, const Twine &why) {
       at->emitError("cannot split a batch of ")
           << items << " into " << static_cast<int64_t>(parts)
-          << (axis == dist::kMicrobatchAxis ? " micro-batches" : " data-parallel parts")
+          << (axis == dist::kMicrobatchAxis ? " micro-batches"
+                                            : " data-parallel parts")
           << ": " << why;
       signalPassFailure();
     };

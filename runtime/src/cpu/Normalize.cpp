@@ -2,11 +2,11 @@
 //
 // Softmax subtracts the maximum along the axis before exponentiating
 // (numerically stable; fp32 along the last axis through VecMath.h's row
-// kernels, the sum in float); LayerNormalization accumulates mean and variance in
-// double (two passes: the mean, then the squared deviations from it). For
-// fp32 the rows are summed in eight double lanes, vectorized and cloned for
-// AVX-512 and AVX2 (the runtime is built for the baseline ISA), which only
-// reorders the double sums.
+// kernels, the sum in float); LayerNormalization accumulates mean and
+// variance in double (two passes: the mean, then the squared deviations
+// from it). For fp32 the rows are summed in eight double lanes, vectorized
+// and cloned for AVX-512 and AVX2 (the runtime is built for the baseline
+// ISA), which only reorders the double sums.
 //
 //===----------------------------------------------------------------------===//
 #include "Common.h"
@@ -128,7 +128,7 @@ void layerNormImpl(const T *x, const T *scale, const T *bias, T *y, float *mean,
 typedef float V8f __attribute__((vector_size(32), aligned(4)));
 typedef double V8d __attribute__((vector_size(64), aligned(8)));
 
-inline __attribute__((always_inline)) double hsum(V8d v) {
+inline __attribute__((always_inline)) double hsum(const V8d &v) {
   return ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]));
 }
 

@@ -46,6 +46,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 using namespace shardc::rt::cpu;
 using dt = dnnl::memory::data_type;
 
@@ -175,12 +178,25 @@ void execute(const dnnl::primitive &p, dnnl::stream &strm,
 
 bool inReadOnlyMemory(const void *p, size_t bytes);
 
+// Drops the whole pages inside [p, p + bytes) from the process's resident
+// set (madvise MADV_DONTNEED); only for read-only file mappings.
+void releasePages(const void *p, size_t bytes) {
+  long page = sysconf(_SC_PAGESIZE);
+  if (page <= 0 || !p)
+    return;
+  uintptr_t lo = reinterpret_cast<uintptr_t>(p), hi = lo + bytes;
+  uintptr_t first = (lo + page - 1) / page * page, last = hi / page * page;
+  if (last > first)
+    madvise(reinterpret_cast<void *>(first), last - first, MADV_DONTNEED);
+}
+
 // A matmul primitive and the memory objects of its arguments. Its weights
 // (B) are taken in the caller's plain layout; when the first B it runs on
 // lies in read-only memory (the mapped weights file), a second primitive
 // whose weights layout oneDNN chooses (format any: its blocked packing) is
 // made and B is reordered into it once, as ONNX Runtime pre-packs its
-// GEMM weights; the packed copy serves every later run on that pointer.
+// GEMM weights; the packed copy serves every later run on that pointer,
+// and the plain pages are dropped from the resident set.
 struct DnnlHandle : shardc::rt::Handle {
   dnnl::primitive prim;
   dnnl::memory src, weights, bias, dst, binary, residual;
@@ -221,6 +237,10 @@ struct DnnlHandle : shardc::rt::Handle {
     cpuStream().wait();
     packedPrim = dnnl::matmul(pd);
     packedFrom = w;
+    // The plain pages are read no more: give them back (a read-only file
+    // mapping, so a later read would fault them in again from the file),
+    // keeping a rank's resident weights at one copy.
+    releasePages(w, plainWeights.get_size());
     packedArgs = args;
     for (dnnl_exec_arg_t &a : packedArgs)
       if (a.arg == DNNL_ARG_WEIGHTS)

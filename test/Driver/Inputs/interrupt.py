@@ -6,7 +6,9 @@ Runs `SHARDC MODEL -o WORKDIR/exe` with TMPDIR=WORKDIR/tmp (empty, private)
 and, for `fake`, CXX set to a compiler that records its pid and sleeps (so
 the signal surely arrives during the compile); for `real`, the host
 compiler (through ccache when present, told to recompile) on a program large
-enough to still be compiling after a second. Sends SIGNAL (INT, TERM, HUP) to shardc once the
+enough to still be compiling well after half a second (5,000 concatenations
+take 2.4 s to compile and link on a quiet 2-core machine; 2,000 took 1.2 s,
+which a signal sent a second in could miss). Sends SIGNAL (INT, TERM, HUP) to shardc once the
 compile has started, then prints one line each: how shardc ended, what is
 left in TMPDIR, and whether a compiler process of this run survived."""
 import os
@@ -66,7 +68,7 @@ while time.time() < deadline:
     if mode == "fake" and os.path.exists(started):
         break
     if mode == "real" and compilers():
-        time.sleep(1.0)  # well into cc1plus
+        time.sleep(0.5)  # into cc1plus
         break
     if proc.poll() is not None:
         sys.exit("shardc ended before the compile started: %s" %

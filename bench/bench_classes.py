@@ -33,28 +33,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import bench_cpu  # noqa: E402
-from benchutil import PY, ROOT, p50, run  # noqa: E402
-
-ORT_WORKER = r"""
-import sys, time
-import numpy as np
-import onnxruntime as ort
-model, threads, iterations, warmup = sys.argv[1:5]
-so = ort.SessionOptions()
-so.intra_op_num_threads = int(threads)
-so.inter_op_num_threads = 1
-so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-sess = ort.InferenceSession(model, so, providers=["CPUExecutionProvider"])
-feeds = {a.split("=", 1)[0]: np.load(a.split("=", 1)[1]) for a in sys.argv[5:]}
-for _ in range(int(warmup)):
-    sess.run(None, feeds)
-times = []
-for _ in range(int(iterations)):
-    t = time.perf_counter()
-    sess.run(None, feeds)
-    times.append((time.perf_counter() - t) * 1000)
-print("p50=%.6f" % float(np.percentile(times, 50)))
-"""
+from benchutil import ORT_WORKER, PY, ROOT, p50, run  # noqa: E402
 
 
 def ocr_models(args, work):

@@ -39,27 +39,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import bench_cpu  # noqa: E402  (prepare(), ROOT, PY)
-
-ORT_WORKER = r"""
-import sys, time
-import numpy as np
-import onnxruntime as ort
-model, inp, path, threads, iterations, warmup = sys.argv[1:7]
-so = ort.SessionOptions()
-so.intra_op_num_threads = int(threads)
-so.inter_op_num_threads = 1
-so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-sess = ort.InferenceSession(model, so, providers=["CPUExecutionProvider"])
-feeds = {inp: np.load(path)}
-for _ in range(int(warmup)):
-    sess.run(None, feeds)
-times = []
-for _ in range(int(iterations)):
-    t = time.perf_counter()
-    sess.run(None, feeds)
-    times.append((time.perf_counter() - t) * 1000)
-print("p50=%.6f" % float(np.percentile(times, 50)))
-"""
+from benchutil import ORT_WORKER  # noqa: E402  (a process of its own)
 
 
 def p50_of(out, what):
@@ -130,8 +110,8 @@ def main():
 
             def theirs():
                 out = subprocess.check_output(
-                    [bench_cpu.PY, "-c", ORT_WORKER, model, inp, xin, str(args.threads),
-                     str(args.iterations), str(args.warmup)],
+                    [bench_cpu.PY, "-c", ORT_WORKER, model, str(args.threads),
+                     str(args.iterations), str(args.warmup), "%s=%s" % (inp, xin)],
                     text=True, stderr=subprocess.STDOUT)
                 return p50_of(out, "onnxruntime")
 

@@ -1,6 +1,7 @@
 //===- KvHeads.cpp - KV heads copied for more tp ranks than KV heads ------===//
 
 #include "passes/Sharding/KvHeads.h"
+#include "passes/Sharding/Slicing.h"
 
 #include "dialects/Graph/IR/ConstantEval.h"
 
@@ -80,13 +81,7 @@ Value HeadCopier::cloneWith(Operation *op, ArrayRef<Value> operands,
 Value HeadCopier::gatherOp(Value v, int64_t dim, ArrayRef<int64_t> indices) {
   OpBuilder b(v.getContext());
   b.setInsertionPointAfterValue(v);
-  Location loc = v.getLoc();
-  auto idxType = RankedTensorType::get({static_cast<int64_t>(indices.size())},
-                                       b.getI64Type());
-  Value idx = b.create<graph::ConstantOp>(
-      loc, DenseElementsAttr::get(idxType, indices));
-  return b.create<graph::GatherOp>(loc, v, idx, b.getI64IntegerAttr(dim),
-                                   DenseI64ArrayAttr());
+  return gatherAt(b, v.getLoc(), v, dim, indices);
 }
 
 Value HeadCopier::constant(graph::ConstantOp c, int64_t dim,

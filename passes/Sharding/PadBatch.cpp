@@ -25,8 +25,9 @@
 
 #include "passes/Sharding/Passes.h"
 
-#include "dialects/Graph/IR/ShardingRule.h"
 #include "dialects/Graph/IR/ConstantEval.h"
+#include "dialects/Graph/IR/ShardingRule.h"
+#include "passes/Sharding/Slicing.h"
 
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -78,16 +79,6 @@ SmallVector<int64_t> padIndices(int64_t items, int64_t parts, int64_t unit,
     }
   }
   return idx;
-}
-
-Value gatherRows(OpBuilder &b, Location loc, Value v, int64_t dim,
-                 ArrayRef<int64_t> indices) {
-  auto idxType = RankedTensorType::get({static_cast<int64_t>(indices.size())},
-                                       b.getI64Type());
-  Value idx = b.create<graph::ConstantOp>(
-      loc, DenseElementsAttr::get(idxType, indices));
-  return b.create<graph::GatherOp>(loc, v, idx, b.getI64IntegerAttr(dim),
-                                   DenseI64ArrayAttr());
 }
 
 /// `c` with its batch dims `ds` laid out as padIndices lays out the
@@ -323,7 +314,7 @@ void DistPadBatchPass::runOnOperation() {
       Value v = arg;
       for (int64_t d : ds) {
         int64_t unit = cast<ShapedType>(v.getType()).getDimSize(d) / items;
-        v = gatherRows(b, arg.getLoc(), v, d,
+        v = gatherAt(b, arg.getLoc(), v, d,
                        padIndices(items, parts, unit, /*pad=*/true));
         made.insert(v.getDefiningOp());
       }
@@ -409,7 +400,7 @@ void DistPadBatchPass::runOnOperation() {
       Value v = operand.get();
       for (int64_t d : ds) {
         int64_t unit = cast<ShapedType>(v.getType()).getDimSize(d) / padded;
-        v = gatherRows(b, ret.getLoc(), v, d,
+        v = gatherAt(b, ret.getLoc(), v, d,
                        padIndices(items, parts, unit, /*pad=*/false));
       }
       operand.set(v);

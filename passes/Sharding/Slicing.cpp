@@ -116,3 +116,13 @@ Value shardc::padConstantData(OpBuilder &b, graph::ConstantOp op, int64_t dim,
     padded->setAttr(graph::kSourceAttr, op.getValue());
   return padded;
 }
+
+Value shardc::gatherAt(OpBuilder &b, Location loc, Value v, int64_t dim,
+                       ArrayRef<int64_t> indices) {
+  auto idxType = RankedTensorType::get({static_cast<int64_t>(indices.size())},
+                                       b.getI64Type());
+  Value idx = b.create<graph::ConstantOp>(
+      loc, DenseElementsAttr::get(idxType, indices));
+  return b.create<graph::GatherOp>(loc, v, idx, b.getI64IntegerAttr(dim),
+                                   DenseI64ArrayAttr());
+}

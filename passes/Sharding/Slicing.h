@@ -27,6 +27,11 @@ mlir::Value sliceConstantData(mlir::OpBuilder &b, graph::ConstantOp op,
 mlir::Value padConstantData(mlir::OpBuilder &b, graph::ConstantOp op,
                             int64_t dim, int64_t size);
 
+/// `v`'s slices along `dim` at the constant `indices` (a graph.gather of
+/// a new i64 constant), built at `b`'s insertion point.
+mlir::Value gatherAt(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                     int64_t dim, llvm::ArrayRef<int64_t> indices);
+
 } // namespace shardc
 
 #endif // SHARDC_PASSES_SHARDING_SLICING_H

@@ -23,8 +23,6 @@
 
 #include "dialects/Graph/IR/ConstantEval.h"
 
-#include "mlir/IR/BuiltinDialect.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -96,10 +94,9 @@ std::optional<SmallVector<double>> channelVector(Value v, int64_t channels) {
 Value f32Constant(PatternRewriter &rewriter, Location loc,
                   RankedTensorType type, ArrayRef<double> values,
                   Value like) {
-  std::string key = "folded";
-  if (auto c = like ? like.getDefiningOp<graph::ConstantOp>() : nullptr)
-    if (auto res = dyn_cast<DenseResourceElementsAttr>(c.getValue()))
-      key = (res.getRawHandle().getKey() + ".folded").str();
+  auto c = like ? like.getDefiningOp<graph::ConstantOp>() : nullptr;
+  std::string key =
+      graph::derivedKey(c ? c.getValue() : Attribute(), ".folded", "folded");
   ElementsAttr attr = graph::elementsFromBytes(
       type, key, [&](MutableArrayRef<char> out) {
         if (out.size() != values.size() * sizeof(float))

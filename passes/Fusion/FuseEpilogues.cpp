@@ -53,9 +53,6 @@
 
 #include "dialects/Graph/IR/ConstantEval.h"
 
-#include "mlir/IR/BuiltinDialect.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
-
 #include <cstring>
 
 namespace shardc {
@@ -117,9 +114,7 @@ Value transposedConstant(OpBuilder &builder, Value b) {
   size_t eb = type.getElementType().getIntOrFloatBitWidth() / 8;
   if (raw.size() != static_cast<size_t>(rows * cols) * eb)
     return {};
-  std::string key = "transposed";
-  if (auto res = dyn_cast<DenseResourceElementsAttr>(attr))
-    key = (res.getRawHandle().getKey() + ".t").str();
+  std::string key = graph::derivedKey(attr, ".t", "transposed");
   ElementsAttr t = graph::elementsFromBytes(
       out, key, [&](MutableArrayRef<char> dst) {
         if (dst.size() != raw.size())

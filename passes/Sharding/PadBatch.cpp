@@ -27,10 +27,11 @@
 
 #include "dialects/Graph/IR/ConstantEval.h"
 #include "dialects/Graph/IR/ShardingRule.h"
+#include "passes/Sharding/Retype.h"
 #include "passes/Sharding/Slicing.h"
 
-#include "mlir/IR/BuiltinDialect.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
+#include "shardc/format.h"
+
 #include "llvm/ADT/EquivalenceClasses.h"
 
 #include <cstring>
@@ -54,21 +55,20 @@ struct DistPadBatchPass
 
 using Dim = std::pair<Value, int64_t>;
 
-/// The real items of part `r` of `parts`: [start, start + count).
-std::pair<int64_t, int64_t> share(int64_t items, int64_t parts, int64_t r) {
-  int64_t base = items / parts, extra = items % parts;
-  return {r * base + std::min(r, extra), base + (r < extra ? 1 : 0)};
-}
-
 /// Indices along a dim of `unit` elements per item: for each padded item
 /// (`padded`: the parts' blocks of `per` items, real then copies), or for
-/// each real item, its place in the padded layout.
+/// each real item, its place in the padded layout. The parts' shares are
+/// the runtime's micro-batch shares (shardc/format.h), which must agree
+/// with this layout for micro-batches. (Batches and parts fit 32 bits:
+/// the plan stores them so.)
 SmallVector<int64_t> padIndices(int64_t items, int64_t parts, int64_t unit,
                                 bool pad) {
-  int64_t per = (items + parts - 1) / parts;
+  auto n = static_cast<uint32_t>(items), p = static_cast<uint32_t>(parts);
+  int64_t per = format::itemsPerMicrobatch(n, p);
   SmallVector<int64_t> idx;
   for (int64_t r = 0; r < parts; ++r) {
-    auto [start, count] = share(items, parts, r);
+    auto [start, count] =
+        format::microbatchShare(n, p, static_cast<uint32_t>(r));
     int64_t upto = pad ? per : count;
     for (int64_t j = 0; j < upto; ++j) {
       int64_t item = pad ? (j < count ? start + j
@@ -117,9 +117,8 @@ Value padConstantRows(OpBuilder &b, graph::ConstantOp c, ArrayRef<int64_t> ds,
     data = std::move(next);
     shape[d] = static_cast<int64_t>(idx.size());
   }
-  std::string key = "padded_batch";
-  if (auto res = dyn_cast<DenseResourceElementsAttr>(c.getValue()))
-    key = (res.getRawHandle().getKey() + ".padded_batch").str();
+  std::string key =
+      graph::derivedKey(c.getValue(), ".padded_batch", "padded_batch");
   ElementsAttr value = graph::elementsFromBytes(
       newType, key, [&](MutableArrayRef<char> out) {
         if (out.size() != data.size())
@@ -320,10 +319,8 @@ void DistPadBatchPass::runOnOperation() {
       }
       v.getDefiningOp()->setAttr("dist.batch_source",
                                  b.getI64IntegerAttr(ds.front()));
-      arg.replaceUsesWithIf(v, [&](OpOperand &use) {
-        return !made.contains(use.getOwner()) &&
-               !made.contains(use.getOwner()->getParentOp());
-      });
+      arg.replaceUsesWithIf(
+          v, [&](OpOperand &use) { return !made.contains(use.getOwner()); });
     }
     for (Operation &op :
          llvm::make_early_inc_range(body.without_terminator())) {
@@ -344,52 +341,19 @@ void DistPadBatchPass::runOnOperation() {
         c.erase();
         continue;
       }
+      SmallVector<Type> before(op.getResultTypes());
       bool changed = false;
       for (Value r : op.getResults())
         if (!batchDims(r).empty()) {
           r.setType(retyped(r));
           changed = true;
         }
-      if (!changed) {
-        bool reads = llvm::any_of(op.getOperands(), [&](Value v) {
-          return !batchDims(v).empty();
-        });
-        if (!reads)
-          continue;
-      }
-      // Ops whose attributes carry their result's shape.
-      if (auto reshape = dyn_cast<graph::ReshapeOp>(op))
-        reshape.setShape(cast<ShapedType>(reshape.getType()).getShape());
-      if (auto expand = dyn_cast<graph::ExpandOp>(op))
-        expand.setShape(cast<ShapedType>(expand.getType()).getShape());
-      if (auto cos = dyn_cast<graph::ConstantOfShapeOp>(op))
-        cos.setShape(cast<ShapedType>(cos.getType()).getShape());
-      if (auto resize = dyn_cast<graph::ResizeOp>(op);
-          resize && !resize.getSizes().empty())
-        resize.setSizes(cast<ShapedType>(resize.getType()).getShape());
-      if (auto slice = dyn_cast<graph::SliceOp>(op)) {
-        // The rule keeps a batch dim of a slice whole: it stays whole.
-        SmallVector<int64_t> starts(slice.getStarts()), ends(slice.getEnds()),
-            steps(slice.getSteps());
-        for (int64_t d : batchDims(slice.getResult())) {
-          starts[d] = 0;
-          ends[d] = cast<ShapedType>(slice.getType()).getDimSize(d);
-          steps[d] = 1;
-        }
-        slice.setStarts(starts);
-        slice.setEnds(ends);
-        slice.setSteps(steps);
-      }
-      if (auto infer = dyn_cast<InferTypeOpInterface>(op)) {
-        SmallVector<Type> inferred;
-        if (failed(infer.inferReturnTypes(
-                op.getContext(), op.getLoc(), op.getOperands(),
-                op.getAttrDictionary(), op.getPropertiesStorage(),
-                op.getRegions(), inferred)) ||
-            TypeRange(inferred) != op.getResultTypes())
-          return fail(&op, "this node cannot take the padded batch (its "
-                           "shape attributes name the batch size)");
-      }
+      bool reads = llvm::any_of(op.getOperands(), [&](Value v) {
+        return !batchDims(v).empty();
+      });
+      if ((changed || reads) && failed(followResultTypes(&op, before)))
+        return fail(&op, "this node cannot take the padded batch (its "
+                         "shape attributes name the batch size)");
     }
     auto ret = cast<func::ReturnOp>(body.getTerminator());
     b.setInsertionPoint(ret);

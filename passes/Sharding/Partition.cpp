@@ -19,6 +19,7 @@
 
 #include "dialects/Graph/IR/ShardingRule.h"
 #include "passes/Sharding/Projection.h"
+#include "passes/Sharding/Retype.h"
 #include "passes/Sharding/Slicing.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -843,30 +844,6 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
     clone->getResult(i).setType(RankedTensorType::get(
         localShape(type, produced[i]), type.getElementType()));
   }
-  // Ops whose attributes carry their result shape.
-  if (auto reshape = dyn_cast<graph::ReshapeOp>(clone))
-    reshape.setShape(cast<ShapedType>(reshape.getType()).getShape());
-  if (auto expand = dyn_cast<graph::ExpandOp>(clone))
-    expand.setShape(cast<ShapedType>(expand.getType()).getShape());
-  if (auto cos = dyn_cast<graph::ConstantOfShapeOp>(clone))
-    cos.setShape(cast<ShapedType>(cos.getType()).getShape());
-  if (auto slice = dyn_cast<graph::SliceOp>(clone)) {
-    // A split dim of a slice is one it keeps whole (its rule): the local
-    // slice keeps the local dim whole.
-    auto global = cast<ShapedType>(op->getResult(0).getType());
-    auto localT = cast<ShapedType>(slice.getType());
-    SmallVector<int64_t> starts(slice.getStarts()), ends(slice.getEnds()),
-        steps(slice.getSteps());
-    for (int64_t d = 0; d < localT.getRank(); ++d)
-      if (localT.getDimSize(d) != global.getDimSize(d)) {
-        starts[d] = 0;
-        ends[d] = localT.getDimSize(d);
-        steps[d] = 1;
-      }
-    slice.setStarts(starts);
-    slice.setEnds(ends);
-    slice.setSteps(steps);
-  }
   // A grouped convolution whose input channels are split holds the
   // groups of its ranks' channels (the rule splits whole groups).
   auto localGroups = [&](auto conv) {
@@ -880,21 +857,12 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
     localGroups(conv);
   if (auto conv = dyn_cast<graph::FusedConvOp>(clone))
     localGroups(conv);
-  if (auto resize = dyn_cast<graph::ResizeOp>(clone))
-    if (!resize.getSizes().empty())
-      resize.setSizes(cast<ShapedType>(resize.getType()).getShape());
-  // Anything else must still infer its local type, or the op is not one
+  // The attributes that carry the result shape follow the local types;
+  // anything else must still infer its local type, or the op is not one
   // this partitioner knows how to localize: say so rather than miscompile.
-  if (auto infer = dyn_cast<InferTypeOpInterface>(clone)) {
-    SmallVector<Type> inferred;
-    if (failed(infer.inferReturnTypes(
-            clone->getContext(), clone->getLoc(), clone->getOperands(),
-            clone->getAttrDictionary(), clone->getPropertiesStorage(),
-            clone->getRegions(), inferred)) ||
-        TypeRange(inferred) != clone->getResultTypes())
-      return op->emitError("cannot partition '")
-             << op->getName() << "' with its operands split this way";
-  }
+  if (failed(followResultTypes(clone, op->getResultTypes())))
+    return op->emitError("cannot partition '")
+           << op->getName() << "' with its operands split this way";
   for (unsigned i = 0; i < op->getNumResults(); ++i) {
     Value result = clone->getResult(i);
     DimAxes recorded = resultDims(i);

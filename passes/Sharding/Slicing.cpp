@@ -13,14 +13,6 @@ using namespace mlir;
 /// Slices of at least this many bytes are views or windows, never copies.
 static constexpr int64_t kLargeSliceBytes = 1 << 20;
 
-/// `op`'s resource key with `suffix`, else `fallback`.
-static std::string keyOf(shardc::graph::ConstantOp op, StringRef suffix,
-                         StringRef fallback) {
-  if (auto res = dyn_cast<DenseResourceElementsAttr>(op.getValue()))
-    return (res.getRawHandle().getKey() + suffix).str();
-  return fallback.str();
-}
-
 Value shardc::sliceConstantData(OpBuilder &b, graph::ConstantOp op,
                                 ArrayRef<int64_t> offset,
                                 ArrayRef<int64_t> sizes) {
@@ -31,7 +23,7 @@ Value shardc::sliceConstantData(OpBuilder &b, graph::ConstantOp op,
     return b.create<graph::ConstantOp>(op.getLoc(),
                                        dense.resizeSplat(localType));
   // A weight's slice is named after it (its resource key).
-  std::string key = keyOf(op, ".slice", "slice");
+  std::string key = graph::derivedKey(op.getValue(), ".slice", "slice");
   bool window = op->hasAttr(graph::kSourceAttr);
   if (!window && graph::isShapeOnly(value)) // planning a model whose weights are absent
     return b.create<graph::ConstantOp>(
@@ -111,7 +103,7 @@ Value shardc::padConstantData(OpBuilder &b, graph::ConstantOp op, int64_t dim,
   // as the padded shape (zeros past the original's end).
   auto padded = b.create<graph::ConstantOp>(
       op.getLoc(),
-      graph::shapeOnlyElements(paddedType, keyOf(op, ".padded", "padded")));
+      graph::shapeOnlyElements(paddedType, graph::derivedKey(op.getValue(), ".padded", "padded")));
   if (!graph::isShapeOnly(op.getValue()))
     padded->setAttr(graph::kSourceAttr, op.getValue());
   return padded;

@@ -54,6 +54,15 @@ std::vector<std::vector<uint8_t>> randomSections(std::mt19937_64 &rng) {
   return sections;
 }
 
+/// `p` encodes (checksum valid) but decoding refuses it with `want`.
+void refuse(const Plan &p, const std::string &want) {
+  std::vector<uint8_t> b = encodePlan(p);
+  Plan out;
+  std::string error;
+  EXPECT_FALSE(decodePlan(b.data(), b.size(), out, error)) << want;
+  EXPECT_EQ(error, want);
+}
+
 void expectOneLine(const std::string &error) {
   EXPECT_FALSE(error.empty());
   EXPECT_EQ(error.find('\n'), std::string::npos) << error;
@@ -279,13 +288,6 @@ TEST(Format, PlanVersion1StillDecodes) {
 TEST(Format, PlanVersion2Corruption) {
   std::mt19937_64 rng(7);
   const Plan plan = twoRankPlan(randomSections(rng));
-  auto refuse = [](const Plan &p, const std::string &want) {
-    std::vector<uint8_t> b = encodePlan(p);
-    Plan out;
-    std::string error;
-    EXPECT_FALSE(decodePlan(b.data(), b.size(), out, error)) << want;
-    EXPECT_EQ(error, want);
-  };
   Plan p = plan;
   p.microbatches = 0;
   refuse(p, "plan is corrupt (0 micro-batches, expected 1 to 65536)");
@@ -373,13 +375,6 @@ TEST(Format, PlanVersion3BatchItems) {
   // 2 over 3: the last holds none.
   EXPECT_EQ(microbatchShare(2, 3, 2), (std::pair<int64_t, int64_t>{2, 0}));
 
-  auto refuse = [](const Plan &p, const std::string &want) {
-    std::vector<uint8_t> bytes = encodePlan(p);
-    Plan out;
-    std::string err;
-    EXPECT_FALSE(decodePlan(bytes.data(), bytes.size(), out, err)) << want;
-    EXPECT_EQ(err, want);
-  };
   Plan p = plan;
   p.microbatches = 1;
   refuse(p, "plan is corrupt (a batch of 5 items without micro-batches)");

@@ -180,6 +180,11 @@ llvm::ArrayRef<char> rawElementData(mlir::ElementsAttr attr);
 /// (slices, narrowed copies, stacked experts) make shape-only results of
 /// shape-only inputs; code generation refuses them.
 bool isShapeOnly(mlir::Attribute attr);
+/// The resource key of a weight built from a constant's `value`: the
+/// value's own key with `suffix` (a dense_resource: the weight it came from
+/// stays named in the weights file), else (null included) `fallback`.
+std::string derivedKey(mlir::Attribute value, llvm::StringRef suffix,
+                       llvm::StringRef fallback);
 /// A shape-only constant of `type` named `key`.
 mlir::ElementsAttr shapeOnlyElements(mlir::RankedTensorType type,
                                      llvm::StringRef key);

@@ -155,6 +155,12 @@ bool isShapeOnly(Attribute attr) {
   return res && !res.getRawHandle().getBlob();
 }
 
+std::string derivedKey(Attribute value, StringRef suffix, StringRef fallback) {
+  if (auto res = dyn_cast_if_present<DenseResourceElementsAttr>(value))
+    return (res.getRawHandle().getKey() + suffix).str();
+  return fallback.str();
+}
+
 ElementsAttr shapeOnlyElements(RankedTensorType type, StringRef key) {
   auto &manager =
       DenseResourceElementsHandle::getManagerInterface(type.getContext());

@@ -195,12 +195,13 @@ struct KernChannelsLastPass
       anyWanted[g] = anyWanted[g] || wanted.count(buffer);
       anyRejected[g] = anyRejected[g] || rejected.count(buffer);
     }
-    llvm::DenseSet<Value> convert;
-    for (Value buffer : candidates) {
-      unsigned g = groups[indexOf[buffer]];
-      if (anyWanted[g] && !anyRejected[g])
-        convert.insert(buffer);
-    }
+    // Decided per group.
+    SmallVector<bool> converted(groups.getNumClasses());
+    for (unsigned g = 0; g < groups.getNumClasses(); ++g)
+      converted[g] = anyWanted[g] && !anyRejected[g];
+    auto isConverted = [&](Value v) {
+      return isCandidate(v) && converted[groups[indexOf[v]]];
+    };
     // Elementwise neighbours: a group that only maps and reductions use
     // converts too when one of those kernels also reads or writes a
     // converted buffer of the same dims. Left NCHW, that kernel would read
@@ -211,25 +212,21 @@ struct KernChannelsLastPass
       changed = false;
       for (Value buffer : candidates) {
         unsigned g = groups[indexOf[buffer]];
-        if (convert.count(buffer) || anyRejected[g])
+        if (converted[g] || anyRejected[g])
           continue;
         bool near = llvm::any_of(buffer.getUsers(), [&](Operation *user) {
           return isa<kern::MapOp, kern::ReduceOp>(user) &&
                  llvm::any_of(user->getOperands(), [&](Value other) {
-                   return other != buffer && convert.count(other) &&
+                   return other != buffer && isConverted(other) &&
                           other.getType() == buffer.getType();
                  });
         });
-        if (!near)
-          continue;
-        for (Value member : candidates)
-          if (groups[indexOf[member]] == g)
-            convert.insert(member);
-        changed = true;
+        converted[g] = near;
+        changed |= near;
       }
     }
     for (Value buffer : candidates)
-      if (convert.count(buffer))
+      if (isConverted(buffer))
         rewrite(buffer);
   }
 

@@ -55,6 +55,9 @@ def prepare(a):
     import numpy as np
     import torch
     os.makedirs(a.dir, exist_ok=True)
+    prepare_attention(a)
+    if a.attention_only:
+        return
     cfg = model_args(a)
     model = build(cfg).eval()
     ids = torch.randint(0, a.vocab, (a.batch, a.seq), generator=torch.Generator().manual_seed(1))
@@ -63,7 +66,8 @@ def prepare(a):
                       opset_version=17)
     np.save(os.path.join(a.dir, "ids.npy"), ids.numpy())
     exe = os.path.join(a.dir, "gpt2s")
-    cmd = [a.shardc, onnx_path, "--target=cuda", "--precision=fp16", "-o", exe, "-v"]
+    cmd = [a.shardc, onnx_path, "--target=cuda", "--precision=fp16",
+           "--cuda-arch=" + a.cuda_arch, "-o", exe, "-v"]
     print(" ".join(cmd), flush=True)
     subprocess.run(cmd, check=True)
     os.remove(onnx_path)
@@ -138,8 +142,14 @@ def run(a):
     m = re.search(r"p50=([0-9.]+)", p.stdout + p.stderr)
     shardc_ms = float(m.group(1))
     rows.append(("shardc (fp16, CUDA graph)", shardc_ms))
+    # shardc's run ends with the logits in host memory; PyTorch's does not.
+    # The same forward with the logits copied to (pageable) host memory:
+    rows.append(("PyTorch eager + logits to host",
+                 time_torch(lambda x: model(x).float().cpu(), ids, a.warmup, a.iterations)))
+    rows.append(("torch.compile + logits to host",
+                 time_torch(lambda x: compiled(x).float().cpu(), ids, a.warmup, a.iterations)))
 
-    lines = ["GPU: %s; GPT-2-small-sized decoder (%d layers, d=%d, %d heads, vocab %d), "
+    lines = attention(a, gpu) + ["GPU: %s; GPT-2-small-sized decoder (%d layers, d=%d, %d heads, vocab %d), "
              "batch %d x seq %d, fp16; %.1f GFLOP of matmuls per forward" % (
                  gpu, cfg["layers"], cfg["d"], cfg["heads"], cfg["vocab"], batch, seq, flops / 1e9),
              "shardc logits vs PyTorch fp16: largest error / max|logit| = %.2e" % err, "",
@@ -153,6 +163,90 @@ def run(a):
             f.write(text + "\n")
 
 
+ATTENTION = dict(batch=8, heads=12, seq=512, dim=64, chain=(1, 17))
+
+
+def prepare_attention(a):
+    """Two ONNX models of scaled-dot-product attention chained n times
+    (q_{i+1} = attention(q_i, k, v)), compiled with --precision=fp16: the
+    time of one attention is the difference of their runs over the extra
+    links, so the input and output copies cancel."""
+    import torch
+
+    class Chain(torch.nn.Module):
+        def __init__(self, n):
+            super().__init__()
+            self.n = n
+
+        def forward(self, q, k, v):
+            for _ in range(self.n):
+                att = (q @ k.transpose(-2, -1)) * (1.0 / ATTENTION["dim"] ** 0.5)
+                q = torch.softmax(att, dim=-1) @ v
+            return q
+
+    shape = (ATTENTION["batch"], ATTENTION["heads"], ATTENTION["seq"], ATTENTION["dim"])
+    x = tuple(torch.randn(shape) for _ in range(3))
+    for n in ATTENTION["chain"]:
+        onnx_path = os.path.join(a.dir, "attention%d.onnx" % n)
+        torch.onnx.export(Chain(n), x, onnx_path, input_names=["q", "k", "v"],
+                          output_names=["out"], opset_version=17)
+        exe = os.path.join(a.dir, "attention%d" % n)
+        subprocess.run([a.shardc, onnx_path, "--target=cuda", "--precision=fp16",
+                        "--cuda-arch=" + a.cuda_arch, "-o", exe], check=True)
+        kern = subprocess.run([a.shardc, onnx_path, "--target=cuda", "--precision=fp16",
+                               "--emit=kern"], capture_output=True, text=True, check=True).stdout
+        if "attention" not in kern:
+            sys.exit("attention%d: the chain did not fuse into attention kernels" % n)
+        os.remove(onnx_path)
+
+
+def attention(a, gpu):
+    """Rows comparing shardc's fused attention with PyTorch's
+    scaled_dot_product_attention (fp16, same shapes); [] if not prepared."""
+    import numpy as np
+    import torch
+    import torch.nn.functional as F
+    lo, hi = ATTENTION["chain"]
+    if not os.path.exists(os.path.join(a.dir, "attention%d" % hi)):
+        return []
+    shape = (ATTENTION["batch"], ATTENTION["heads"], ATTENTION["seq"], ATTENTION["dim"])
+    rng = np.random.default_rng(0)
+    args = []
+    for name in "qkv":
+        path = os.path.join(a.dir, name + ".npy")
+        np.save(path, rng.standard_normal(shape).astype(np.float32))
+        args += ["--input", "%s=%s" % (name, path)]
+    p50 = {}
+    for n in (lo, hi):
+        p = subprocess.run([os.path.join(a.dir, "attention%d" % n)] + args +
+                           ["--benchmark", "--warmup", str(a.warmup),
+                            "--iterations", str(a.iterations)],
+                           capture_output=True, text=True, check=True)
+        p50[n] = float(re.search(r"p50=([0-9.]+)", p.stdout + p.stderr).group(1))
+    ours = (p50[hi] - p50[lo]) / (hi - lo)
+    # The check: one link against PyTorch.
+    out_dir = os.path.join(a.dir, "attention_out")
+    subprocess.run([os.path.join(a.dir, "attention%d" % lo)] + args + ["--output", out_dir],
+                   check=True)
+    q, k, v = (torch.from_numpy(np.load(os.path.join(a.dir, n + ".npy"))).cuda().half()
+               for n in "qkv")
+    ref = F.scaled_dot_product_attention(q, k, v).float().cpu().numpy()
+    got = np.load(os.path.join(out_dir, "out.npy"))
+    err = float(np.max(np.abs(got - ref)) / np.max(np.abs(ref)))
+    sdpa = time_torch(lambda x: F.scaled_dot_product_attention(x, k, v), q, a.warmup,
+                      a.iterations)
+    flops = 4.0 * ATTENTION["batch"] * ATTENTION["heads"] * ATTENTION["seq"] ** 2 * \
+        ATTENTION["dim"]
+    return ["GPU: %s; attention, batch %d x %d heads x seq %d x dim %d, fp16, no mask" % (
+                gpu, ATTENTION["batch"], ATTENTION["heads"], ATTENTION["seq"], ATTENTION["dim"]),
+            "shardc attention vs PyTorch SDPA: largest error / max|out| = %.2e" % err, "",
+            "| attention | time (ms) | TFLOP/s |", "|---|---|---|",
+            "| shardc fused kernel ((p50 of %d links - p50 of %d) / %d) | %.4f | %.1f |" % (
+                hi, lo, hi - lo, ours, flops / ours / 1e9),
+            "| PyTorch scaled_dot_product_attention | %.4f | %.1f |" % (sdpa, flops / sdpa / 1e9),
+            ""]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -163,6 +257,8 @@ def main():
     for name, default in (("layers", 12), ("d", 768), ("heads", 12), ("vocab", 50257),
                           ("batch", 8), ("seq", 512), ("split-mib", 60)):
         p.add_argument("--" + name, type=int, default=default)
+    p.add_argument("--cuda-arch", default="sm_80,sm_90,compute_90")
+    p.add_argument("--attention-only", action="store_true")
     r = sub.add_parser("run")
     r.add_argument("dir")
     r.add_argument("--iterations", type=int, default=50)

@@ -19,7 +19,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <memory>
@@ -349,11 +351,10 @@ void checkMatmul(const MatmulCase &c) {
                   : tolerance(c.dtype));
 }
 
-TEST(CudaGpu, MatmulOnCublasLt) {
-  SKIP_WITHOUT_GPU();
+std::vector<MatmulCase> matmulCases() {
   const int32_t f32 = fmt::kF32, f16 = fmt::kF16, bf16 = fmt::kBF16;
   // clang-format off
-  std::vector<MatmulCase> cases = {
+  return {
       {"plain", f32, {3, 4}, {4, 5}, {3, 5}},
       {"transposed", f32, {4, 3}, {5, 4}, {3, 5}, {}, true, true},
       {"batched", f32, {2, 3, 4}, {2, 4, 5}, {2, 3, 5}},
@@ -379,7 +380,7 @@ TEST(CudaGpu, MatmulOnCublasLt) {
        false, false, 1, 0, SC_EPILOGUE_RELU},
       {"row bias, residual", f32, {2, 3, 4}, {1, 4, 5}, {2, 3, 5}, {1, 1, 5},
        false, false, 1, 0, SC_EPILOGUE_NONE, SC_MATH_FP32, true},
-      {"residual, no bias, batched", f32, {2, 3, 4}, {2, 4, 5}, {2, 3, 5},
+      {"residual, no bias, batched", f32, {2, 3, 4}, {2, 5, 4}, {2, 3, 5},
        {}, false, true, 0.5f, 0, SC_EPILOGUE_NONE, SC_MATH_FP32, true},
       {"f16 row bias, residual", f16, {2, 16, 32}, {1, 32, 24}, {2, 16, 24},
        {1, 1, 24}, false, false, 1, 0, SC_EPILOGUE_NONE, SC_MATH_FP32, true},
@@ -387,8 +388,100 @@ TEST(CudaGpu, MatmulOnCublasLt) {
        false, false, 1, 0, SC_EPILOGUE_GELU_TANH},
   };
   // clang-format on
-  for (const MatmulCase &c : cases)
+}
+
+TEST(CudaGpu, MatmulOnCublasLt) {
+  SKIP_WITHOUT_GPU();
+  for (const MatmulCase &c : matmulCases())
     checkMatmul(c);
+}
+
+// Without a GPU: every case of MatmulOnCublasLt is a valid product (its
+// oneDNN reference builds), so a GPU session finds no broken case.
+TEST(CudaGpuCases, MatmulReferencesBuild) {
+  for (const MatmulCase &c : matmulCases()) {
+    SCOPED_TRACE(c.name);
+    auto values_of = [](const std::vector<int64_t> &dims) {
+      return quarters(numel(desc(fmt::kF32, dims)), 1);
+    };
+    std::vector<std::vector<float>> values = {values_of(c.a), values_of(c.b)};
+    if (!c.bias.empty())
+      values.push_back(values_of(c.bias));
+    if (c.residual)
+      values.push_back(values_of(c.y));
+    EXPECT_EQ(matmulReference(c, values, 1).size(),
+              size_t(numel(desc(fmt::kF32, c.y))));
+  }
+}
+
+/// Not a test: the throughput of the cuBLASLt plans that generated code
+/// makes, for docs/performance.md (docs/gpu-validation.md, step 3). Run with
+/// --gtest_also_run_disabled_tests --gtest_filter='*MatmulThroughput'.
+/// Each run of the program holds `reps` products on device buffers (the
+/// inputs are copied in and the output out once per run); the time of one
+/// product is the difference between runs of 1 + kExtra and of 1 product,
+/// over kExtra, so the copies cancel out. Runs replay a CUDA graph.
+TEST(CudaGpu, DISABLED_MatmulThroughput) {
+  SKIP_WITHOUT_GPU();
+  struct Shape {
+    const char *name;
+    int64_t m, n, k;
+    int32_t dtype;
+  };
+  const int32_t f16 = fmt::kF16, bf16 = fmt::kBF16;
+  const Shape shapes[] = {
+      {"8192x8192x8192 bf16", 8192, 8192, 8192, bf16},
+      {"8192x8192x8192 fp16", 8192, 8192, 8192, f16},
+      {"GPT-2 QKV 4096x2304x768 fp16", 4096, 2304, 768, f16},
+      {"GPT-2 FC1 4096x3072x768 fp16", 4096, 3072, 768, f16},
+      {"GPT-2 FC2 4096x768x3072 fp16", 4096, 768, 3072, f16},
+      {"GPT-2 LM head 4096x50257x768 fp16", 4096, 50257, 768, f16},
+  };
+  constexpr int kExtra = 20, kTimed = 10;
+  for (const Shape &s : shapes) {
+    double seconds[2];
+    for (int variant = 0; variant < 2; ++variant) {
+      int reps = variant == 0 ? 1 : 1 + kExtra;
+      OneOp op;
+      op.inputs = {desc(s.dtype, {s.m, s.k}), desc(s.dtype, {s.k, s.n})};
+      op.output = desc(s.dtype, {s.m, s.n});
+      op.create = [&](sc_cuda *cu) {
+        return sc_cu_matmul_create(cu, &op.inputs[0], &op.inputs[1], nullptr,
+                                   nullptr, &op.output, 0, 0, 1.0f, 0.0f,
+                                   SC_EPILOGUE_NONE, SC_MATH_FP32);
+      };
+      op.run = [&](sc_cuda *cu, void *h, void *const *in, void *y) {
+        for (int r = 0; r < reps; ++r)
+          sc_cu_matmul_run(cu, h, in[0], in[1], nullptr, nullptr, y);
+      };
+      std::unique_ptr<FakeProgram> program;
+      shardc_model *m = nullptr;
+      ASSERT_EQ(op.load(program, &m), SHARDC_OK) << shardc_last_error();
+      for (size_t i = 0; i < 2; ++i) {
+        std::vector<uint8_t> bytes = encode(
+            quarters(numel(op.inputs[i]), uint32_t(3 + i)), s.dtype);
+        ASSERT_EQ(shardc_bind_input(m, ("in" + std::to_string(i)).c_str(),
+                                    s.dtype, 2, op.inputs[i].dims,
+                                    bytes.data(), bytes.size()),
+                  SHARDC_OK);
+      }
+      for (int w = 0; w < 3; ++w) // direct, capture, replay
+        ASSERT_EQ(shardc_run(m), SHARDC_OK) << shardc_last_error();
+      auto t0 = std::chrono::steady_clock::now();
+      for (int t = 0; t < kTimed; ++t)
+        ASSERT_EQ(shardc_run(m), SHARDC_OK) << shardc_last_error();
+      seconds[variant] = std::chrono::duration<double>(
+                             std::chrono::steady_clock::now() - t0)
+                             .count() /
+                         kTimed;
+      shardc_free(m);
+    }
+    double perProduct = (seconds[1] - seconds[0]) / kExtra;
+    double tflops = 2.0 * double(s.m) * double(s.n) * double(s.k) /
+                    perProduct / 1e12;
+    std::printf("matmul %-36s %9.3f ms  %7.1f TFLOP/s\n", s.name,
+                perProduct * 1e3, tflops);
+  }
 }
 
 struct ConvCase {

@@ -36,9 +36,13 @@ namespace fmt = shardc::format;
 
 namespace {
 
-// The toolkit's library directory, from the build (runtime/CMakeLists.txt).
+// The toolkit's library directory, from the build (runtime/CMakeLists.txt);
+// $SHARDC_LIBNCCL names another NCCL (a GPU machine's, from a Python wheel).
 const std::string kLibDir = SHARDC_CUDA_LIBRARY_DIR;
-const std::string kNccl = kLibDir + "/libnccl.so.2";
+const std::string kNccl = [] {
+  const char *env = std::getenv("SHARDC_LIBNCCL");
+  return std::string(env && *env ? env : kLibDir + "/libnccl.so.2");
+}();
 
 bool exists(const std::string &path) {
   struct stat st;

@@ -386,6 +386,10 @@ std::vector<MatmulCase> matmulCases() {
        {1, 1, 24}, false, false, 1, 0, SC_EPILOGUE_NONE, SC_MATH_FP32, true},
       {"row bias, gelu tanh", f32, {64, 128}, {128, 96}, {64, 96}, {1, 96},
        false, false, 1, 0, SC_EPILOGUE_GELU_TANH},
+      {"outer calls (batch dims broadcast differently)", f32, {3, 1, 3, 4},
+       {1, 2, 4, 2}, {3, 2, 3, 2}},
+      {"outer calls, f16 row bias", f16, {2, 1, 8, 16}, {1, 3, 16, 8},
+       {2, 3, 8, 8}, {2, 1, 1, 8}},
   };
   // clang-format on
 }
@@ -553,6 +557,12 @@ TEST(CudaGpu, ConvolutionOnCudnn) {
        {2, 2}, {1, 1}, {1, 1, 0, 0}, 1, true},
       {"transposed, grouped", f32, {1, 4, 5, 5}, {4, 3, 3, 3}, {1, 6, 7, 7},
        false, {1, 1}, {1, 1}, {0, 0, 0, 0}, 2, true},
+      {"transposed, pads differ at the ends (cropped)", f32, {1, 1, 3, 3},
+       {1, 2, 3, 3}, {1, 2, 6, 6}, false, {2, 2}, {1, 1}, {0, 0, 1, 1}, 1,
+       true},
+      {"transposed 3-D, cropped, bias", f16, {1, 2, 3, 3, 3},
+       {2, 2, 2, 2, 2}, {1, 2, 5, 5, 5}, true, {2, 2, 2}, {1, 1, 1},
+       {0, 1, 0, 1, 0, 1}, 1, true},
       {"tf32", f32, {2, 16, 12, 12}, {32, 16, 3, 3}, {2, 32, 12, 12}, true,
        {1, 1}, {1, 1}, {1, 1, 1, 1}, 1, false, SC_MATH_TF32},
       {"f16", f16, {2, 16, 12, 12}, {32, 16, 3, 3}, {2, 32, 12, 12}, true,

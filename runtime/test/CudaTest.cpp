@@ -352,10 +352,26 @@ TEST(CudaMatmulPlan, Batches) {
   // Several batch dims that broadcast alike are one; unit dims do not count.
   p = plan({2, 1, 3, 3, 4}, {2, 1, 3, 4, 5}, {2, 1, 3, 3, 5});
   EXPECT_EQ(p.batch, 6);
-  EXPECT_EQ(planError({2, 1, 3, 4}, {1, 3, 4, 5}, {2, 3, 3, 5}),
-            "a [2,1,3,4] x b [1,3,4,5] -> y [2,3,3,5]: the batch dims "
-            "broadcast differently from one dim to the next, which one "
-            "strided batch cannot express");
+  EXPECT_TRUE(p.calls.empty());
+
+  // Batch dims that broadcast differently: the inner ones are one strided
+  // batch, the outer one call per index. y[i,j] = a[i,0] b[0,j]: b dense
+  // inside, a outside.
+  p = plan({2, 1, 3, 4}, {1, 3, 4, 5}, {2, 3, 3, 5});
+  EXPECT_EQ(p.batch, 3);
+  EXPECT_EQ(p.a.batchStride, 20); // cuBLASLt's A is our b
+  EXPECT_EQ(p.b.batchStride, 0);
+  ASSERT_EQ(p.calls.size(), 2u);
+  EXPECT_EQ(p.calls[1].a, 12);
+  EXPECT_EQ(p.calls[1].b, 0);
+  EXPECT_EQ(p.calls[1].y, 45);
+  // Three levels: a dense in dim 0, b in dim 1, both in dim 2.
+  p = plan({2, 1, 2, 3, 4}, {1, 2, 2, 4, 5}, {2, 2, 2, 3, 5});
+  EXPECT_EQ(p.batch, 2);
+  ASSERT_EQ(p.calls.size(), 4u);
+  EXPECT_EQ(p.calls[3].a, 24);
+  EXPECT_EQ(p.calls[3].b, 40);
+  EXPECT_EQ(p.calls[3].y, 90);
   EXPECT_EQ(planError({2, 3, 4}, {3, 4, 5}, {3, 3, 5}),
             "a [2,3,4] x b [3,4,5] -> y [3,3,5]: batch dim 0 does not "
             "broadcast");
@@ -436,21 +452,30 @@ std::vector<float> emulateCublasLt(const MatmulPlan &p,
   const std::vector<float> c = full ? bias : p.residual ? residual : y;
   const uint64_t m = p.d.rows, n = p.d.cols;
   const uint64_t k = p.transA ? p.a.rows : p.a.cols;
+  std::vector<MatmulOffsets> calls = p.calls;
+  if (calls.empty())
+    calls.push_back(MatmulOffsets());
+  for (const MatmulOffsets &o : calls)
   for (int64_t i = 0; i < p.batch; ++i)
     for (uint64_t col = 0; col < n; ++col)
       for (uint64_t row = 0; row < m; ++row) {
         float acc = 0;
         for (uint64_t kk = 0; kk < k; ++kk) {
-          float av = p.transA ? b[i * p.a.batchStride + kk + row * p.a.ld]
-                              : b[i * p.a.batchStride + row + kk * p.a.ld];
-          float bv = p.transB ? a[i * p.b.batchStride + col + kk * p.b.ld]
-                              : a[i * p.b.batchStride + kk + col * p.b.ld];
+          float av = p.transA
+                         ? b[o.b + i * p.a.batchStride + kk + row * p.a.ld]
+                         : b[o.b + i * p.a.batchStride + row + kk * p.a.ld];
+          float bv = p.transB
+                         ? a[o.a + i * p.b.batchStride + col + kk * p.b.ld]
+                         : a[o.a + i * p.b.batchStride + kk + col * p.b.ld];
           acc += av * bv;
         }
-        const uint64_t at = i * p.d.batchStride + row + col * p.d.ld;
-        float v = alpha * acc + betaC * c[at];
+        const uint64_t at = o.y + i * p.d.batchStride + row + col * p.d.ld;
+        float v = alpha * acc +
+                  betaC * c[full ? o.bias + i * p.d.batchStride + row +
+                                       col * p.d.ld
+                                 : at];
         if (p.bias == MatmulPlan::Bias::Row)
-          v += bias[i * p.biasBatchStride + row];
+          v += bias[o.bias + i * p.biasBatchStride + row];
         if (epilogue == SC_EPILOGUE_RELU)
           v = std::max(v, 0.0f);
         else if (epilogue == SC_EPILOGUE_GELU_TANH)
@@ -510,6 +535,14 @@ TEST(CudaMatmulPlan, EmulatedCublasLtMatchesOneDnn) {
        SC_EPILOGUE_NONE, true},
       {{2, 3, 4}, {2, 5, 4}, {2, 3, 5}, {}, false, true, 1, 0,
        SC_EPILOGUE_NONE, true},
+      // Outer calls: batch dims that broadcast differently (the ONNX node
+      // test matmul_bcast's shapes first).
+      {{3, 1, 3, 4}, {1, 2, 4, 2}, {3, 2, 3, 2}},
+      {{2, 1, 3, 4}, {1, 3, 5, 4}, {2, 3, 3, 5}, {2, 1, 1, 5}, false, true,
+       1, 0, SC_EPILOGUE_RELU},
+      {{2, 1, 2, 3, 4}, {1, 2, 2, 4, 5}, {2, 2, 2, 3, 5}, {}, false, false,
+       1, 0, SC_EPILOGUE_NONE, true},
+      {{1, 2, 4, 3}, {2, 1, 4, 5}, {2, 2, 3, 5}, {2, 2, 3, 5}, true},
   };
   // clang-format on
   for (const Case &c : cases) {
@@ -676,8 +709,9 @@ std::vector<float> emulateCudnn(const ConvPlan &p, const std::vector<float> &in,
                                 const std::vector<float> &w,
                                 const std::vector<float> &bias) {
   const int sd = p.nbDims - 2;
-  // The forward relation maps `large` (its input) to `small` (its output).
-  const int *large = p.transposed ? p.y : p.x;
+  // The forward relation maps `large` (its input) to `small` (its output);
+  // a cropped transposed convolution computes the full output first.
+  const int *large = p.transposed ? (p.cropped ? p.full : p.y) : p.x;
   const int *small = p.transposed ? p.x : p.y;
   auto size = [&](const int *d) {
     size_t n = 1;
@@ -719,7 +753,22 @@ std::vector<float> emulateCudnn(const ConvPlan &p, const std::vector<float> &in,
             else
               out[s] += in[l] * wv;
           }
-  const int *y = p.transposed ? large : small;
+  if (p.cropped) {
+    // cudnnTransformTensor of y's window of the full output.
+    std::vector<float> window(size(p.y));
+    const size_t yspace = spatial(p.y);
+    for (size_t i = 0; i < window.size(); ++i) {
+      size_t rest = i % yspace, at = 0, stride = 1;
+      for (int j = p.nbDims - 1; j >= 2; --j) {
+        at += (rest % size_t(p.y[j]) + size_t(p.crop[j])) * stride;
+        rest /= size_t(p.y[j]);
+        stride *= size_t(p.full[j]);
+      }
+      window[i] = out[(i / yspace) * largeSpace + at];
+    }
+    out = window;
+  }
+  const int *y = p.transposed ? p.y : small;
   if (!bias.empty())
     for (size_t i = 0; i < out.size(); ++i)
       out[i] += bias[i / spatial(y) % size_t(y[1])];
@@ -742,6 +791,15 @@ TEST(CudaConvPlan, EmulatedCudnnMatchesOneDnn) {
        1, true, {2}},
       {{1, 4, 5, 5}, {4, 3, 3, 3}, {1, 6, 7, 7}, {}, {}, {}, 2, true},
       {{2, 4, 7}, {4, 3, 3}, {2, 6, 14}, {2}, {1}, {1, 0}, 2, true, {6}},
+      // Transposed, pads differing at the ends: a window of the full output
+      // (the node test convtranspose_autopad_same first).
+      {{1, 1, 3, 3}, {1, 2, 3, 3}, {1, 2, 6, 6}, {2, 2}, {}, {0, 0, 1, 1},
+       1, true},
+      {{1, 2, 4, 4}, {2, 3, 3, 3}, {1, 3, 5, 5}, {}, {}, {1, 1, 0, 0}, 1,
+       true, {3}},
+      {{1, 2, 3, 3, 3}, {2, 2, 2, 2, 2}, {1, 2, 5, 5, 5}, {2, 2, 2}, {},
+       {0, 1, 0, 1, 0, 1}, 1, true, {2}},
+      {{2, 4, 5}, {4, 1, 3}, {2, 2, 8}, {2}, {}, {2, 1}, 2, true},
   };
   // clang-format on
   for (const Conv &c : cases) {

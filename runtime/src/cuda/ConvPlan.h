@@ -29,13 +29,20 @@ struct ConvPlan {
   int outChannels = 0; // the bias length
   bool transposed = false;
   bool empty = false; // y has no elements: nothing to do
+  // A transposed convolution whose pads differ at the two ends: cuDNN
+  // computes `full` (each dim padded by the smaller pad at both ends) and y
+  // is its window that starts at `crop` in each spatial dim.
+  bool cropped = false;
+  int full[5] = {};
+  int crop[5] = {}; // per dim of `full`; 0 for batch and channels
 };
 
 /// False with a one-line reason when cuDNN cannot run the convolution:
 /// shapes that do not agree, a bias that is not one value per output
-/// channel, or pads whose begin and end differ in a way that changes the
-/// output (cuDNN pads both ends by the begin pad; a larger end pad that
-/// only feeds what floor() drops is fine).
+/// channel, or a convolution's pads whose begin and end differ in a way
+/// that changes the output (cuDNN pads both ends by the begin pad; a larger
+/// end pad that only feeds what floor() drops is fine). A transposed one's
+/// differing pads crop a larger output (`cropped`).
 bool planConv(const sc_desc &x, const sc_desc &w, const sc_desc *bias,
               const sc_desc &y, const int64_t *strides,
               const int64_t *dilations, const int64_t *pads, int64_t group,

@@ -19,6 +19,7 @@
 #include "shardc/cuda.h"
 #include "shardc/format.h"
 
+#include <algorithm>
 #include <memory>
 #include <type_traits>
 
@@ -71,6 +72,7 @@ struct MatmulHandle : Handle {
   // Promised alignment of cuBLASLt's A, B, C, D and of the bias.
   uint32_t alignA = 0, alignB = 0, alignC = 0, alignD = 0, alignBias = 0;
   const void *boundBias = nullptr;
+  size_t elementBytes = 0;
   std::string what; // "matmul a [..] x b [..] -> y [..]" for errors
 
   ~MatmulHandle() override {
@@ -93,6 +95,20 @@ struct MatmulHandle : Handle {
            const void *residual, void *y) {
     if (plan.empty)
       return;
+    if (plan.calls.empty())
+      return runOne(x, w, bias, residual, y);
+    const size_t e = elementBytes;
+    auto at = [e](const void *p, int64_t offset) -> const char * {
+      return p ? static_cast<const char *>(p) + offset * int64_t(e) : nullptr;
+    };
+    for (const MatmulOffsets &o : plan.calls)
+      runOne(at(x, o.a), at(w, o.b), at(bias, o.bias), at(residual, o.y),
+             const_cast<char *>(at(y, o.y)));
+  }
+
+  /// One cuBLASLt call (of the outer calls, if any).
+  void runOne(const void *x, const void *w, const void *bias,
+              const void *residual, void *y) {
     // C: a bias of y's shape, the residual, or y itself (beta * y).
     const bool fullBias = plan.bias == MatmulPlan::Bias::Full;
     const void *c = fullBias ? bias : plan.residual ? residual : y;
@@ -144,6 +160,7 @@ bool build(MatmulHandle &h, cudaDataType type, size_t elementBytes, bool tf32,
            int32_t epilogue) {
   const CublasLt &lt = *h.lt;
   const MatmulPlan &p = h.plan;
+  h.elementBytes = elementBytes;
   cublasStatus_t s = CUBLAS_STATUS_SUCCESS;
   auto check = [&](const char *step) {
     if (s)
@@ -178,6 +195,8 @@ bool build(MatmulHandle &h, cudaDataType type, size_t elementBytes, bool tf32,
     // The heuristic reads the bias pointer's alignment from its value; run()
     // sets the real one, which has at least this alignment.
     h.alignBias = alignmentOf(p.biasBatchStride, elementBytes);
+    for (const MatmulOffsets &o : p.calls)
+      h.alignBias = std::min(h.alignBias, alignmentOf(o.bias, elementBytes));
     const void *promise =
         reinterpret_cast<const void *>(uintptr_t(h.alignBias));
     setOp(CUBLASLT_MATMUL_DESC_BIAS_POINTER, promise);
@@ -208,7 +227,16 @@ bool build(MatmulHandle &h, cudaDataType type, size_t elementBytes, bool tf32,
   h.alignA = alignmentOf(p.batch > 1 ? p.a.batchStride : 0, elementBytes);
   h.alignB = alignmentOf(p.batch > 1 ? p.b.batchStride : 0, elementBytes);
   h.alignD = alignmentOf(p.batch > 1 ? p.d.batchStride : 0, elementBytes);
+  // The outer calls start at offsets, which every promise must cover.
+  for (const MatmulOffsets &o : p.calls) {
+    h.alignA = std::min(h.alignA, alignmentOf(o.b, elementBytes));
+    h.alignB = std::min(h.alignB, alignmentOf(o.a, elementBytes));
+    h.alignD = std::min(h.alignD, alignmentOf(o.y, elementBytes));
+  }
   h.alignC = h.alignD;
+  if (p.bias == MatmulPlan::Bias::Full)
+    for (const MatmulOffsets &o : p.calls)
+      h.alignC = std::min(h.alignC, alignmentOf(o.bias, elementBytes));
   cublasLtMatmulPreference_t pref = nullptr;
   s = lt.cublasLtMatmulPreferenceCreate(&pref);
   if (!check("cublasLtMatmulPreferenceCreate"))

@@ -59,6 +59,12 @@ struct ConvHandle : Handle {
   const Cudnn *dnn = nullptr;
   ConvPlan plan;
   cudnnTensorDescriptor_t xDesc = nullptr, yDesc = nullptr, biasDesc = nullptr;
+  // plan.cropped: yDesc is the full output in `scratch`, cropDesc y's
+  // window of it (y's dims, the full output's strides, at cropOffset
+  // bytes), outDesc y itself.
+  cudnnTensorDescriptor_t cropDesc = nullptr, outDesc = nullptr;
+  CUdeviceptr scratch = 0;
+  size_t scratchBytes = 0, cropOffset = 0;
   cudnnFilterDescriptor_t wDesc = nullptr;
   cudnnConvolutionDescriptor_t conv = nullptr;
   cudnnConvolutionFwdAlgo_t forwardAlgo =
@@ -68,9 +74,11 @@ struct ConvHandle : Handle {
   std::string what;
 
   ~ConvHandle() override {
-    for (cudnnTensorDescriptor_t t : {xDesc, yDesc, biasDesc})
+    for (cudnnTensorDescriptor_t t : {xDesc, yDesc, biasDesc, cropDesc, outDesc})
       if (t)
         dnn->cudnnDestroyTensorDescriptor(t);
+    if (scratch)
+      cu->drv.cuMemFree(scratch);
     if (wDesc)
       dnn->cudnnDestroyFilterDescriptor(wDesc);
     if (conv)
@@ -83,17 +91,22 @@ struct ConvHandle : Handle {
     // alpha and beta are floats for float, half and bfloat16 data.
     const float one = 1, zero = 0;
     void *ws = devicePointer(cu->workspace);
+    void *full = plan.cropped ? devicePointer(scratch) : y;
     cudnnStatus_t s =
         plan.transposed
             ? dnn->cudnnConvolutionBackwardData(
                   cu->cudnnHandle, &one, wDesc, w, xDesc, x, conv, backwardAlgo,
-                  ws, cu->workspaceBytes, &zero, yDesc, y)
+                  ws, cu->workspaceBytes, &zero, yDesc, full)
             : dnn->cudnnConvolutionForward(cu->cudnnHandle, &one, xDesc, x,
                                            wDesc, w, conv, forwardAlgo, ws,
                                            cu->workspaceBytes, &zero, yDesc, y);
+    if (!s && plan.cropped)
+      s = dnn->cudnnTransformTensor(
+          cu->cudnnHandle, &one, cropDesc,
+          static_cast<const char *>(full) + cropOffset, &zero, outDesc, y);
     if (!s && biasDesc)
       s = dnn->cudnnAddTensor(cu->cudnnHandle, &one, biasDesc, bias, &one,
-                              yDesc, y);
+                              plan.cropped ? outDesc : yDesc, y);
     if (s)
       sc_fail("cuDNN %s: %s", what.c_str(), dnn->statusText(s).c_str());
   }
@@ -156,6 +169,7 @@ bool build(ConvHandle &h, cudnnDataType_t type, bool hasBias, int32_t math,
            bool fp32) {
   const Cudnn &dnn = *h.dnn;
   const ConvPlan &p = h.plan;
+  const size_t elementBytes = type == CUDNN_DATA_FLOAT ? 4 : 2;
   cudnnStatus_t s = CUDNN_STATUS_SUCCESS;
   auto check = [&](const char *step) {
     if (s)
@@ -172,7 +186,27 @@ bool build(ConvHandle &h, cudnnDataType_t type, bool hasBias, int32_t math,
       s = dnn.cudnnSetTensorNdDescriptor(desc, type, p.nbDims, dims, strides);
   };
   tensor(p.x, h.xDesc);
-  tensor(p.y, h.yDesc);
+  tensor(p.cropped ? p.full : p.y, h.yDesc);
+  if (p.cropped) {
+    tensor(p.y, h.outDesc);
+    int fullStrides[5];
+    packedStrides(p.full, p.nbDims, fullStrides);
+    size_t offset = 0, elements = 1;
+    for (int i = 0; i < p.nbDims; ++i) {
+      offset += size_t(p.crop[i]) * size_t(fullStrides[i]);
+      elements *= size_t(p.full[i]);
+    }
+    h.cropOffset = offset * elementBytes;
+    if (!s)
+      s = dnn.cudnnCreateTensorDescriptor(&h.cropDesc);
+    if (!s)
+      s = dnn.cudnnSetTensorNdDescriptor(h.cropDesc, type, p.nbDims, p.y,
+                                         fullStrides);
+    if (!s && !growDeviceBuffer(*h.cu, h.scratch, h.scratchBytes,
+                                elements * elementBytes, h.what.c_str(),
+                                "cropped output"))
+      return false;
+  }
   if (hasBias) {
     // One value per output channel, broadcast over batch and space.
     int dims[5] = {1, p.outChannels, 1, 1, 1};

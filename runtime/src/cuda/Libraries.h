@@ -60,7 +60,8 @@ namespace shardc::rt::cuda {
   X(cudnnGetConvolutionBackwardDataAlgorithm_v7)                               \
   X(cudnnGetConvolutionBackwardDataWorkspaceSize)                              \
   X(cudnnConvolutionBackwardData)                                              \
-  X(cudnnAddTensor)
+  X(cudnnAddTensor)                                                            \
+  X(cudnnTransformTensor)
 
 #define SHARDC_CUDA_LIBRARY_MEMBER(name) decltype(&::name) name = nullptr;
 

@@ -41,11 +41,13 @@ bool planMatmul(const sc_desc &a, const sc_desc &b, const sc_desc *bias,
     return false;
   }
 
-  // Batch dims: each operand's is y's or 1. One strided batch covers them
-  // when every dim of y above 1 broadcasts the same operands.
+  // Batch dims: each operand's is y's or 1. One strided batch covers the
+  // innermost dims above 1 that broadcast the same operands (`pattern`);
+  // the dims above them are outer: one call per index.
   int64_t batch = 1;
   int pattern = -1; // bit 0: a dense, 1: b dense, 2: bias dense
-  for (int i = 0; i < r - 2; ++i) {
+  int outerDims = 0; // batch dims 0 .. outerDims-1 are outer
+  for (int i = r - 3; i >= 0; --i) {
     const int64_t n = y.dims[i];
     int bits = 0;
     bool broadcasts = true;
@@ -65,13 +67,11 @@ bool planMatmul(const sc_desc &a, const sc_desc &b, const sc_desc *bias,
               ": batch dim " + std::to_string(i) + " does not broadcast";
       return false;
     }
-    if (n == 1)
+    if (n == 1 || outerDims)
       continue;
     if (pattern >= 0 && bits != pattern) {
-      error = shapes + (bias ? " + bias " + dimsOf(*bias) : "") +
-              ": the batch dims broadcast differently from one dim to the "
-              "next, which one strided batch cannot express";
-      return false;
+      outerDims = i + 1;
+      continue;
     }
     pattern = bits;
     batch *= n;
@@ -108,7 +108,10 @@ bool planMatmul(const sc_desc &a, const sc_desc &b, const sc_desc *bias,
     }
     plan.residual = true;
   }
-  if (M == 0 || N == 0 || batch == 0) {
+  int64_t outerCount = 1;
+  for (int i = 0; i < outerDims; ++i)
+    outerCount *= y.dims[i];
+  if (M == 0 || N == 0 || batch == 0 || outerCount == 0) {
     plan.empty = true;
     return true;
   }
@@ -150,6 +153,38 @@ bool planMatmul(const sc_desc &a, const sc_desc &b, const sc_desc *bias,
     return false;
   }
   plan.batch = static_cast<int32_t>(batch);
+
+  // The outer calls' offsets: an operand's stride in an outer dim is its
+  // elements per index there where it is dense, 0 where it broadcasts.
+  if (outerDims) {
+    auto strides = [&](const sc_desc *d) {
+      std::vector<int64_t> st(outerDims, 0);
+      if (!d)
+        return st;
+      int64_t inner = 1;
+      for (int i = r - 1; i >= 0; --i) {
+        if (i < outerDims && d->dims[i] != 1)
+          st[i] = inner;
+        inner *= d->dims[i];
+      }
+      return st;
+    };
+    const std::vector<int64_t> sa = strides(&a), sb = strides(&b),
+                               sbias = strides(bias), sy = strides(&y);
+    std::vector<int64_t> index(outerDims, 0);
+    for (int64_t call = 0; call < outerCount; ++call) {
+      MatmulOffsets o;
+      for (int i = 0; i < outerDims; ++i) {
+        o.a += index[i] * sa[i];
+        o.b += index[i] * sb[i];
+        o.bias += index[i] * sbias[i];
+        o.y += index[i] * sy[i];
+      }
+      plan.calls.push_back(o);
+      for (int i = outerDims - 1; i >= 0 && ++index[i] == y.dims[i]; --i)
+        index[i] = 0;
+    }
+  }
   return true;
 }
 

@@ -4,8 +4,10 @@
 // [..., M, N] with broadcast batch dims (shardc/cuda.h). cuBLASLt is
 // column-major, and a row-major matrix is its transpose in column-major
 // order, so y = op(a) op(b) is computed as y^T = op(b)^T op(a)^T: cuBLASLt's
-// A is our b, its B our a, and its D (N x M) is y. The batch dims become
-// one strided batch, a zero stride broadcasting an operand. Pure logic: no
+// A is our b, its B our a, and its D (N x M) is y. The inner batch dims that
+// broadcast alike become one strided batch, a zero stride broadcasting an
+// operand; outer batch dims that broadcast otherwise (a [3,1,M,K] x b
+// [1,2,K,N]) become one call per outer index, at offsets. Pure logic: no
 // library, tested without a GPU.
 //
 //===----------------------------------------------------------------------===//
@@ -16,6 +18,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace shardc::rt::cuda {
 
@@ -24,6 +27,11 @@ struct LtMatrix {
   uint64_t rows = 0, cols = 0;
   int64_t ld = 0;
   int64_t batchStride = 0; // elements between batches; 0 broadcasts
+};
+
+/// Where one call of an outer batch starts in each operand, in elements.
+struct MatmulOffsets {
+  int64_t a = 0, b = 0, bias = 0, y = 0; // y's also locates the residual
 };
 
 struct MatmulPlan {
@@ -42,12 +50,16 @@ struct MatmulPlan {
   // beta = 1 (C distinct from D, D's layout). Excludes a Full bias.
   bool residual = false;
   bool empty = false; // y has no elements: nothing to do
+  // One call per entry (outer batch dims that one strided batch cannot
+  // express); empty: one call at offset 0.
+  std::vector<MatmulOffsets> calls;
 };
 
-/// Maps a matmul onto one (batched) cuBLASLt call. Batches whose a is dense
-/// and whose b is broadcast become rows of one larger GEMM. False with a
-/// one-line reason for shapes it cannot express: mismatched dims, batch dims
-/// whose broadcasting differs from one dim to the next, a bias that is
+/// Maps a matmul onto one (batched) cuBLASLt call, or one per index of the
+/// outer batch dims whose broadcasting differs from the inner ones'. Batches
+/// whose a is dense and whose b is broadcast become rows of one larger GEMM.
+/// False with a one-line reason for shapes it cannot express: mismatched
+/// dims, batch dims that do not broadcast, a bias that is
 /// neither a row nor y's shape, a residual that is not y's shape or comes
 /// with a bias of y's shape (both would need C), dims beyond cuBLASLt's
 /// int32 range.

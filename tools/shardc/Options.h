@@ -1,0 +1,81 @@
+//===- Options.h - shardc's command line, parsed and checked -----*- C++ -*-===//
+//
+// The driver's flags (their cl::opt definitions and --help groups live in
+// Options.cpp) as one value: parseOptions() reads argv, checks every value
+// and every combination up front, so that a mistake costs nothing and reads
+// as one line, and resolves what follows from the flags (the import
+// options, the targets, NVRTC's options, an edited plan's degrees).
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_TOOLS_SHARDC_OPTIONS_H
+#define SHARDC_TOOLS_SHARDC_OPTIONS_H
+
+#include "shardc/Import/ONNX.h"
+#include "shardc/Planner/Cluster.h"
+#include "shardc/Planner/Search.h"
+#include "shardc/Target/Cpp.h"
+#include "shardc/Target/Cuda.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace shardc::driver {
+
+enum class Emit { Import, Graph, Dist, Kern, Plan, Cuda, Cpp, Exe };
+
+struct Options {
+  // Input.
+  std::string inputFile;
+  std::vector<std::string> inputShapes, constInputs; // as given, NAME=...
+  ONNXImportOptions import;
+  std::string calibration; // --calibration DIR (expert placement)
+
+  // What to write.
+  std::string outputFile = "-";
+  Emit emit = Emit::Exe;
+  bool verbose = false, printWeights = false, fusionReport = false;
+  std::string saveTemps, cpu;
+
+  // Code generation.
+  std::string target, precision;
+  bool fusion = true, canonicalize = true;
+  ProgramOptions program;
+  cuda::CompileOptions nvrtc;
+
+  // The mesh: the flags' degrees, or a plan's once adopted.
+  int64_t tp = 1, pp = 1, dp = 1, ep = 1, microbatches = 1, world = 1;
+  bool sp = false;
+  int64_t expertRedundant = 0;
+  /// The per-layer choices of an adopted plan (whole embedding or head,
+  /// replicated layers); the degrees above.
+  planner::Candidate layerPlan;
+
+  // The planner: --devices, --plan=FILE, --cluster, --optimize.
+  int64_t devices = 0; // 0: not asked
+  std::string planFile;
+  planner::Objective objective = planner::Objective::Latency;
+  std::optional<planner::Cluster> cluster;   // with --devices or --plan
+  std::optional<planner::Candidate> filePlan; // --plan=FILE's degrees
+  bool calibrateCluster = false;
+  int64_t calibrationRanks = 2; // --calibrate-cluster's ranks (--devices)
+
+  /// Takes a plan's degrees as if they had been given as flags.
+  void adopt(const planner::Candidate &plan);
+  /// The mesh to compile: the degrees and the adopted plan's layer choices.
+  planner::Candidate mesh() const;
+};
+
+/// Parses argv into `o` (MLIR's context and pass-manager options are
+/// registered here too) and checks it. On a mistake, the one-line message
+/// (without "shardc: error: ").
+std::optional<std::string> parseOptions(int argc, char **argv, Options &o);
+
+/// Prints "shardc: error: MSG" as one line (control characters escaped)
+/// and returns 1.
+int fatal(const std::string &msg);
+
+} // namespace shardc::driver
+
+#endif // SHARDC_TOOLS_SHARDC_OPTIONS_H

@@ -71,10 +71,12 @@ LogicalResult CppEmitter::emitCudaOp(Operation *op) {
 
   std::string name = "shardc_k" + std::to_string(cudaKernels.size());
   // Kernels with the same text share one (NVRTC time grows with the
-  // kernels it compiles); a split program first moves the operands'
-  // offsets into the pointers, so that more texts agree (as its CPU code
-  // does).
-  bool share = isa<kern::MapOp, kern::ReduceOp>(op);
+  // kernels it compiles): the layers of a model, and the rank programs of
+  // a partitioned one, which differ only where a rank's slice does (its
+  // offsets into a split vocabulary, say). A split program first moves the
+  // operands' offsets into the pointers, so that more texts agree (as its
+  // CPU code does).
+  bool share = true;
   static constexpr llvm::StringLiteral kPlaceholder = "shardc_k_NAME_";
   FailureOr<cuda::Kernel> kernel = cuda::emitKernel(
       op, share ? StringRef(kPlaceholder) : StringRef(name), split);

@@ -87,8 +87,11 @@ void shardc::buildDistPipeline(OpPassManager &pm,
     pm.addPass(createDistPartition());
     pm.addPass(createDistMicrobatch());
   }
-  if (options.tp * options.pp * options.dp * options.ep <= 1)
+  if (options.tp * options.pp * options.dp * options.ep <= 1) {
+    if (options.microbatches > 1)
+      pm.addPass(createDistVerify());
     return;
+  }
   std::string dp = dist::kDataAxis.str();
   if (options.dp > 1)
     pm.addPass(createDistPadBatch({dp, options.dp}));
@@ -108,6 +111,7 @@ void shardc::buildDistPipeline(OpPassManager &pm,
   pm.addPass(createDistPropagate());
   if (options.partition)
     pm.addPass(createDistPartition());
+  pm.addPass(createDistVerify());
 }
 
 void shardc::buildKernPipeline(OpPassManager &pm,

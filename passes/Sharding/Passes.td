@@ -341,4 +341,28 @@ def DistPartition : Pass<"dist-partition", "mlir::ModuleOp"> {
                            "shardc::graph::GraphDialect"];
 }
 
+def DistVerify : Pass<"dist-verify", "mlir::ModuleOp"> {
+  let summary = "Check what the dist phase hands on: propagated shardings "
+                "or complete per-rank programs";
+  let description = [{
+    The last pass of `--shardc-dist-pipeline`, as Shardy and IREE end a
+    phase: a check of the invariants the next phase relies on, so that a
+    partitioning bug fails here, naming the op, instead of as a wrong
+    answer on some rank.
+
+    A module of per-rank programs (functions with `kern.ranks`, after
+    `dist-partition`): one `dist.mesh`; every rank of the mesh in exactly
+    one function's `kern.ranks`; nothing of the global program left (no
+    `dist.shard`, no `dist.shardings` or `dist.sharding` attributes).
+
+    A propagated module (no rank programs): every `dist.shardings` holds
+    one sharding per result, and it and every argument's `dist.sharding`
+    fit their tensor on the mesh (axes of the mesh, each once, split dims
+    divisible by their axes' sizes: `ShardingAttr::verifyFor`).
+
+    Changes nothing.
+  }];
+  let dependentDialects = ["shardc::dist::DistDialect"];
+}
+
 #endif // SHARDC_PASSES_SHARDING

@@ -13,6 +13,14 @@
 // all-reduce (Megatron's row-parallel linear). Function arguments arrive
 // whole on every rank (every rank reads the inputs) and results leave whole.
 //
+// An op that partitions better than its rule's generic rewrite does so
+// itself, beside its rule (ShardingRuleOpInterface::partitionLocally in
+// dialects/Graph/IR/*Sharding.cpp: the vocab-parallel gather, selections
+// over a split axis), through this partitioner as a graph::LocalPartitioner.
+// Still here, inside the generic rewrite: expert-parallel moe, the
+// row-parallel linear's bias, the mean's partial count, grouped
+// convolutions' local groups.
+//
 //===----------------------------------------------------------------------===//
 
 #include "passes/Sharding/Passes.h"
@@ -76,12 +84,41 @@ SmallVector<int64_t> coordinates(dist::MeshOp mesh, int64_t rank) {
   return coord;
 }
 
-class RankPartitioner {
+/// One rank's partitioning: what ops' own rewrites (the sharding
+/// interface's partitionLocally, beside their rules in dialects/Graph/IR)
+/// ask of it, and the generic rewrite from a rule for the rest.
+class RankPartitioner : public graph::LocalPartitioner {
 public:
   RankPartitioner(dist::MeshOp mesh, int64_t rank)
       : mesh(mesh), rank(rank), coord(coordinates(mesh, rank)) {}
 
   LogicalResult run(func::FuncOp global, func::FuncOp local);
+
+  // graph::LocalPartitioner
+  Value lookup(Value v) override { return map.lookup(v); }
+  const Layout &layoutOf(Value v) override { return current[v]; }
+  Layout recordedLayout(Operation *op, unsigned i) override {
+    auto all = op->getAttrOfType<ArrayAttr>("dist.shardings");
+    return dimsOf(all ? dyn_cast<dist::ShardingAttr>(all[i])
+                      : dist::ShardingAttr(),
+                  op->getResult(i).getType());
+  }
+  Value unannotated(Value v) override {
+    if (auto shard = v.getDefiningOp<dist::ShardOp>())
+      return shard.getInput();
+    return v;
+  }
+  LogicalResult define(OpBuilder &b, Value result, Value local,
+                       const Layout &layout) override {
+    Layout want = recordedLayout(result.getDefiningOp(),
+                                 cast<OpResult>(result).getResultNumber());
+    FailureOr<Value> v = reshard(b, result.getLoc(), local, layout, want);
+    if (failed(v))
+      return failure();
+    map.map(result, *v);
+    current[result] = want;
+    return success();
+  }
 
 private:
   int64_t axisSize(StringRef a) { return *mesh.axisSize(a); }
@@ -92,7 +129,7 @@ private:
     return -1;
   }
   /// How many parts dim axes make, and this rank's part.
-  std::pair<int64_t, int64_t> part(ArrayRef<StringRef> axes) {
+  std::pair<int64_t, int64_t> part(ArrayRef<StringRef> axes) override {
     int64_t parts = 1, index = 0;
     for (StringRef a : axes) {
       parts *= axisSize(a);
@@ -120,7 +157,7 @@ private:
   /// gives the first answer (three projections of one normalized,
   /// token-split activation all-gather it once).
   FailureOr<Value> reshard(OpBuilder &b, Location loc, Value v,
-                           const DimAxes &from, const DimAxes &to);
+                           const DimAxes &from, const DimAxes &to) override;
   FailureOr<Value> reshardUncached(OpBuilder &b, Location loc, Value v,
                                    const DimAxes &from, const DimAxes &to);
   /// `v`, laid out as `layout` and holding partial values over `axes`
@@ -130,7 +167,7 @@ private:
   /// all-reduce. Returns the layout it gives.
   DimAxes reducePartial(OpBuilder &b, Location loc, Value &v,
                         ArrayRef<StringRef> axes, StringRef kind,
-                        DimAxes layout, const DimAxes &want);
+                        DimAxes layout, const DimAxes &want) override;
   /// The layout of a value sent between pipeline stages: its rows split
   /// over "dp" when the mesh has that axis and it divides them (each data
   /// parallel replica pipelines its own rows), else whole.
@@ -153,16 +190,10 @@ private:
   /// of the padded rows).
   FailureOr<Value> padTokens(OpBuilder &b, Location loc, Value v,
                              const DimAxes &want, int64_t rows, bool iota);
-  LogicalResult vocabParallelGather(OpBuilder &b, graph::GatherOp op);
-  /// arg_max, topk (sorted) and cumsum whose operand arrives split along
-  /// their axis: each rank selects or scans its block and the ranks combine
-  /// (value and index, or the blocks' totals), instead of gathering the
-  /// operand whole. Fails (without changing anything) otherwise.
-  LogicalResult splitSelection(OpBuilder &b, Operation *op);
   /// `v` all-gathered along `dim` over `axes` (minor first: the blocks in
   /// the order of part()'s index).
   Value allGather(OpBuilder &b, Location loc, Value v,
-                  ArrayRef<StringRef> axes, int64_t dim);
+                  ArrayRef<StringRef> axes, int64_t dim) override;
 
   dist::MeshOp mesh;
   int64_t rank;
@@ -288,82 +319,6 @@ FailureOr<Value> RankPartitioner::sliceConstant(OpBuilder &b,
   return reshard(b, op.getLoc(), whole(), replicated(type), dims);
 }
 
-/// A gather from a table split along the gathered axis (Megatron's
-/// vocab-parallel embedding): each rank looks up the indices that fall in
-/// its rows (graph.gather's `part`: indices are checked against the whole
-/// table's rows, as on one rank, and the others give zeros), and an
-/// all-reduce sums the parts. A vocabulary padded to a multiple of the
-/// ranks (dist.padded_from) is checked and wrapped by its real rows. Fails
-/// (without changing anything) when the table is not split that way.
-LogicalResult RankPartitioner::vocabParallelGather(OpBuilder &b,
-                                                   graph::GatherOp op) {
-  Value data = op.getData();
-  auto type = cast<RankedTensorType>(data.getType());
-  int64_t axis = static_cast<int64_t>(op.getAxis());
-  if (axis < 0)
-    axis += type.getRank();
-  const DimAxes &layout = current[data];
-  if (layout.empty() || layout[axis].empty() || op.getPart())
-    return failure();
-  for (auto [d, axes] : llvm::enumerate(layout))
-    if (static_cast<int64_t>(d) != axis && !axes.empty())
-      return failure(); // only the gathered axis split
-  Location loc = op.getLoc();
-  SmallVector<StringRef> axes(layout[axis].begin(), layout[axis].end());
-  auto [parts, index] = part(axes);
-  int64_t localRows = type.getDimSize(axis) / parts;
-  int64_t rows = type.getDimSize(axis);
-  Value source = data;
-  if (auto shard = source.getDefiningOp<dist::ShardOp>())
-    source = shard.getInput();
-  if (Operation *def = source.getDefiningOp())
-    if (auto from = def->getAttrOfType<DenseI64ArrayAttr>("dist.padded_from"))
-      if (static_cast<int64_t>(from.size()) == type.getRank())
-        rows = from[axis];
-  // Every rank of the table's group must look up the same ids (their parts
-  // are summed): ids split over one of the table's axes are gathered first.
-  Value ids = op.getIndices();
-  DimAxes idxLayout = current[ids];
-  if (idxLayout.empty())
-    idxLayout = replicated(ids.getType());
-  DimAxes idsWanted = idxLayout;
-  for (auto &dimAxes : idsWanted)
-    for (size_t i = 0; i < dimAxes.size(); ++i)
-      if (llvm::is_contained(axes, dimAxes[i])) {
-        dimAxes.resize(i); // a dim keeps only its axes major to this one
-        break;
-      }
-  auto localIds = reshard(b, loc, map.lookup(ids), idxLayout, idsWanted);
-  if (failed(localIds))
-    return failure();
-  idxLayout = idsWanted;
-  Value sum = b.create<graph::GatherOp>(
-      loc, map.lookup(data), *localIds, op.getAxisAttr(),
-      b.getDenseI64ArrayAttr({rows, index * localRows}));
-  auto idxType = cast<RankedTensorType>(op.getIndices().getType());
-  auto recorded = op->getAttrOfType<ArrayAttr>("dist.shardings");
-  DimAxes want = dimsOf(
-      recorded ? dyn_cast<dist::ShardingAttr>(recorded[0]) : nullptr,
-      op.getType());
-  // The looked-up rows come in the layout the indices arrive in (ids
-  // split over dp give rows split the same way); the data's other dims
-  // are whole.
-  DimAxes rowsLayout(axis);
-  for (int64_t d = 0; d < idxType.getRank(); ++d)
-    rowsLayout.push_back(idxLayout[d]);
-  while (static_cast<int64_t>(rowsLayout.size()) <
-         cast<RankedTensorType>(op.getType()).getRank())
-    rowsLayout.emplace_back();
-  DimAxes reduced =
-      reducePartial(b, loc, sum, axes, "sum", rowsLayout, want);
-  auto v = reshard(b, loc, sum, reduced, want);
-  if (failed(v))
-    return failure();
-  map.map(op.getResult(), *v);
-  current[op.getResult()] = want;
-  return success();
-}
-
 Value RankPartitioner::allGather(OpBuilder &b, Location loc, Value v,
                                  ArrayRef<StringRef> axes, int64_t dim) {
   for (size_t i = axes.size(); i-- > 0;) {
@@ -375,135 +330,6 @@ Value RankPartitioner::allGather(OpBuilder &b, Location loc, Value v,
         meshRef(), axesAttr({axes[i]}), b.getI64IntegerAttr(dim));
   }
   return v;
-}
-
-/// A constant i64 tensor of `rank` ones-dims holding `value`.
-static Value indexConstant(OpBuilder &b, Location loc, int64_t rank,
-                           int64_t value) {
-  auto type = RankedTensorType::get(SmallVector<int64_t>(rank, 1),
-                                    b.getI64Type());
-  return b.create<graph::ConstantOp>(loc,
-                                     DenseElementsAttr::get(type, value));
-}
-
-LogicalResult RankPartitioner::splitSelection(OpBuilder &b, Operation *op) {
-  int64_t axis;
-  if (auto a = dyn_cast<graph::ArgMaxOp>(op))
-    axis = a.getAxis();
-  else if (auto t = dyn_cast<graph::TopKOp>(op); t && t.getSorted())
-    axis = t.getAxis();
-  else if (auto c = dyn_cast<graph::CumSumOp>(op))
-    axis = c.getAxis();
-  else
-    return failure();
-  Value in = op->getOperand(0);
-  auto type = cast<RankedTensorType>(in.getType());
-  axis = axis < 0 ? axis + type.getRank() : axis;
-  const DimAxes &layout = current[in];
-  if (layout.empty() || axis < 0 || axis >= type.getRank() ||
-      layout[axis].empty())
-    return failure();
-  ArrayRef<StringRef> axes = layout[axis];
-  auto [parts, index] = part(axes);
-  int64_t block = type.getDimSize(axis) / parts;
-  auto topk = dyn_cast<graph::TopKOp>(op);
-  if (topk && static_cast<int64_t>(topk.getK()) > block)
-    return failure(); // a block has fewer than k: selected whole
-  Location loc = op->getLoc();
-  Value x = map.lookup(in);
-  int64_t rank = type.getRank();
-  auto axisAttr = b.getI64IntegerAttr(axis);
-  // Results keep the operand's layout off the axis; the axis is whole
-  // (selections) or stays split (a scan).
-  DimAxes whole = layout;
-  whole[axis].clear();
-  SmallVector<std::pair<Value, DimAxes>> results;
-
-  if (auto cumsum = dyn_cast<graph::CumSumOp>(op)) {
-    // Each block's scan, plus the totals of the blocks before it (after
-    // it, reversed), all-gathered.
-    Value local = b.create<graph::CumSumOp>(loc, x, axisAttr,
-                                            cumsum.getExclusiveAttr(),
-                                            cumsum.getReverseAttr());
-    Value total = b.create<graph::ReduceSumOp>(
-        loc, x, b.getDenseI64ArrayAttr({axis}), b.getBoolAttr(true));
-    Value totals = allGather(b, loc, total, axes, axis);
-    int64_t from = cumsum.getReverse() ? index + 1 : 0;
-    int64_t to = cumsum.getReverse() ? parts : index;
-    if (from < to) {
-      auto t = cast<RankedTensorType>(totals.getType());
-      SmallVector<int64_t> starts(rank, 0), ends(t.getShape()),
-          steps(rank, 1);
-      starts[axis] = from;
-      ends[axis] = to;
-      Value before = b.create<graph::SliceOp>(
-          loc, totals, b.getDenseI64ArrayAttr(starts),
-          b.getDenseI64ArrayAttr(ends), b.getDenseI64ArrayAttr(steps));
-      before = b.create<graph::ReduceSumOp>(
-          loc, before, b.getDenseI64ArrayAttr({axis}), b.getBoolAttr(true));
-      local = b.create<graph::AddOp>(loc, local, before);
-    }
-    results.push_back({local, layout});
-  } else if (auto argmax = dyn_cast<graph::ArgMaxOp>(op)) {
-    // Each block's winner (the value at its index, so that NaN and ties
-    // are judged as on one rank) with its global index; the winner of the
-    // winners, first (or last) on a tie as the blocks are in order.
-    Value idx = b.create<graph::ArgMaxOp>(loc, x, axisAttr,
-                                          b.getBoolAttr(true),
-                                          argmax.getSelectLastIndexAttr());
-    Value val = b.create<graph::GatherElementsOp>(loc, x, idx, axisAttr);
-    if (index > 0)
-      idx = b.create<graph::AddOp>(
-          loc, idx, indexConstant(b, loc, rank, index * block));
-    Value vals = allGather(b, loc, val, axes, axis);
-    Value idxs = allGather(b, loc, idx, axes, axis);
-    Value which = b.create<graph::ArgMaxOp>(loc, vals, axisAttr,
-                                            b.getBoolAttr(true),
-                                            argmax.getSelectLastIndexAttr());
-    Value out = b.create<graph::GatherElementsOp>(loc, idxs, which, axisAttr);
-    DimAxes outLayout = whole;
-    if (!argmax.getKeepdims()) {
-      auto t = cast<RankedTensorType>(out.getType());
-      SmallVector<int64_t> shape(t.getShape());
-      shape.erase(shape.begin() + axis);
-      out = b.create<graph::ReshapeOp>(loc, out,
-                                       b.getDenseI64ArrayAttr(shape));
-      outLayout.erase(outLayout.begin() + axis);
-    }
-    results.push_back({out, outLayout});
-  } else {
-    // Each block's top k with their global indices; the top k of those
-    // (a tie goes to the lower index, as the blocks are in order).
-    auto k = topk.getKAttr();
-    auto local = b.create<graph::TopKOp>(loc, x, k, axisAttr,
-                                         topk.getLargestAttr(),
-                                         b.getBoolAttr(true));
-    Value idx = local.getIndices();
-    if (index > 0)
-      idx = b.create<graph::AddOp>(
-          loc, idx, indexConstant(b, loc, rank, index * block));
-    Value vals = allGather(b, loc, local.getValues(), axes, axis);
-    Value idxs = allGather(b, loc, idx, axes, axis);
-    auto merged = b.create<graph::TopKOp>(loc, vals, k, axisAttr,
-                                          topk.getLargestAttr(),
-                                          b.getBoolAttr(true));
-    Value out = b.create<graph::GatherElementsOp>(
-        loc, idxs, merged.getIndices(), axisAttr);
-    results.push_back({merged.getValues(), whole});
-    results.push_back({out, whole});
-  }
-  for (auto [i, r] : llvm::enumerate(results)) {
-    auto recorded = op->getAttrOfType<ArrayAttr>("dist.shardings");
-    DimAxes want = dimsOf(
-        recorded ? dyn_cast<dist::ShardingAttr>(recorded[i]) : nullptr,
-        op->getResult(i).getType());
-    auto v = reshard(b, loc, r.first, r.second, want);
-    if (failed(v))
-      return failure();
-    map.map(op->getResult(i), *v);
-    current[op->getResult(i)] = want;
-  }
-  return success();
 }
 
 /// `type` with `rows` rows (dim 0).
@@ -603,12 +429,15 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
     current[recv.getResult()] = dims;
     return success();
   }
-  if (auto gather = dyn_cast<graph::GatherOp>(op))
-    if (succeeded(vocabParallelGather(b, gather)))
+  // The op's own rewrite, beside its rule (a vocab-parallel lookup, a
+  // selection over a split axis), where it has one that applies.
+  if (auto iface = dyn_cast<graph::ShardingRuleOpInterface>(op)) {
+    FailureOr<bool> done = iface.partitionLocally(*this, b);
+    if (failed(done))
+      return failure();
+    if (*done)
       return success();
-  if (isa<graph::ArgMaxOp, graph::TopKOp, graph::CumSumOp>(op) &&
-      succeeded(splitSelection(b, op)))
-    return success();
+  }
   if (auto constant = dyn_cast<graph::ConstantOp>(op)) {
     DimAxes dims = resultDims(0);
     auto v = sliceConstant(b, constant, dims);

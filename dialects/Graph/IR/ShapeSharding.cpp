@@ -7,8 +7,9 @@
 //   concat, split: the axis needs replication, the rest is parallel
 //   slice: dims the slice shortens need replication
 //   gather: data dims around the axis and the index dims are parallel; the
-//     gathered axis needs replication (the vocab-parallel embedding, which
-//     splits it, is a seed of partitioning with its own collective)
+//     gathered axis needs replication, but for its own partitioning: the
+//     vocab-parallel embedding (a table split along the gathered axis) looks
+//     up each rank's rows and sums the parts (partitionLocally)
 //   trilu: the two matrix dims need replication (the triangle depends on
 //     global positions)
 //   range: replicated (no rule)
@@ -121,6 +122,70 @@ static std::optional<ShardingRule> gather(Operation *o) {
   return rule;
 }
 
+/// A gather from a table split along the gathered axis (Megatron's
+/// vocab-parallel embedding): each rank looks up the indices that fall in
+/// its rows (graph.gather's `part`: indices are checked against the whole
+/// table's rows, as on one rank, and the others give zeros), and an
+/// all-reduce sums the parts. A vocabulary padded to a multiple of the
+/// ranks (dist.padded_from) is checked and wrapped by its real rows. False
+/// when the table is not split that way.
+static FailureOr<bool> vocabParallel(Operation *o, LocalPartitioner &p,
+                                     OpBuilder &b) {
+  using Layout = LocalPartitioner::Layout;
+  auto op = cast<GatherOp>(o);
+  Value data = op.getData();
+  auto type = cast<RankedTensorType>(data.getType());
+  int64_t axis = normalizedAxis(op.getAxis(), type.getRank());
+  const Layout &layout = p.layoutOf(data);
+  if (layout.empty() || layout[axis].empty() || op.getPart())
+    return false;
+  for (auto [d, axes] : llvm::enumerate(layout))
+    if (static_cast<int64_t>(d) != axis && !axes.empty())
+      return false; // only the gathered axis split
+  Location loc = op.getLoc();
+  SmallVector<StringRef> axes(layout[axis].begin(), layout[axis].end());
+  auto [parts, index] = p.part(axes);
+  int64_t localRows = type.getDimSize(axis) / parts;
+  int64_t rows = type.getDimSize(axis);
+  if (Operation *def = p.unannotated(data).getDefiningOp())
+    if (auto from = def->getAttrOfType<DenseI64ArrayAttr>("dist.padded_from"))
+      if (static_cast<int64_t>(from.size()) == type.getRank())
+        rows = from[axis];
+  // Every rank of the table's group must look up the same ids (their parts
+  // are summed): ids split over one of the table's axes are gathered first.
+  Value ids = op.getIndices();
+  Layout idxLayout = p.layoutOf(ids);
+  if (idxLayout.empty())
+    idxLayout = Layout(typeOf(ids).getRank());
+  Layout idsWanted = idxLayout;
+  for (auto &dimAxes : idsWanted)
+    for (size_t i = 0; i < dimAxes.size(); ++i)
+      if (llvm::is_contained(axes, dimAxes[i])) {
+        dimAxes.resize(i); // a dim keeps only its axes major to this one
+        break;
+      }
+  FailureOr<Value> localIds =
+      p.reshard(b, loc, p.lookup(ids), idxLayout, idsWanted);
+  if (failed(localIds))
+    return failure();
+  Value sum = b.create<GatherOp>(
+      loc, p.lookup(data), *localIds, op.getAxisAttr(),
+      b.getDenseI64ArrayAttr({rows, index * localRows}));
+  // The looked-up rows come in the layout the indices arrive in (ids
+  // split over dp give rows split the same way); the data's other dims
+  // are whole.
+  Layout rowsLayout(axis);
+  for (int64_t d = 0; d < typeOf(ids).getRank(); ++d)
+    rowsLayout.push_back(idsWanted[d]);
+  while (static_cast<int64_t>(rowsLayout.size()) < typeOf(op.getResult()).getRank())
+    rowsLayout.emplace_back();
+  Layout reduced = p.reducePartial(b, loc, sum, axes, "sum", rowsLayout,
+                                   p.recordedLayout(op, 0));
+  if (failed(p.define(b, op.getResult(), sum, reduced)))
+    return failure();
+  return true;
+}
+
 static std::optional<ShardingRule> trilu(Operation *o) {
   int64_t rank = typeOf(o->getOperand(0)).getRank();
   return sameShapeRule(o, {rank - 2, rank - 1});
@@ -132,6 +197,6 @@ void shardc::graph::attachShapeShardingRules(MLIRContext *ctx) {
   attachRule<concat, ConcatOp>(ctx);
   attachRule<split, SplitOp>(ctx);
   attachRule<slice, SliceOp>(ctx);
-  attachRule<gather, GatherOp>(ctx);
+  attachRuleAndRewrite<gather, vocabParallel, GatherOp>(ctx);
   attachRule<trilu, TriluOp>(ctx);
 }

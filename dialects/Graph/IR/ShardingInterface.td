@@ -29,6 +29,20 @@ def Graph_ShardingRuleOpInterface : OpInterface<"ShardingRuleOpInterface"> {
       }],
       "std::optional<::shardc::graph::ShardingRule>", "getShardingRule",
       (ins)>,
+    InterfaceMethod<[{
+        The op's own rewrite into a rank's local computation, beside its
+        rule (as upstream MLIR mesh's ShardingInterface::spmdize): where the
+        rule's generic rewrite would gather an operand whole, an op that
+        knows better (a vocabulary-parallel lookup, a selection over a split
+        axis) builds its local ops and collectives through `partitioner`
+        and defines its results. Returns true when it did; false, having
+        built nothing, leaves the op to the generic rewrite; failure after a
+        diagnostic.
+      }],
+      "::mlir::FailureOr<bool>", "partitionLocally",
+      (ins "::shardc::graph::LocalPartitioner &":$partitioner,
+           "::mlir::OpBuilder &":$builder),
+      /*methodBody=*/"", /*defaultImplementation=*/"return false;">,
   ];
 }
 

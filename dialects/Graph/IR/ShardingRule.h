@@ -11,6 +11,7 @@
 #ifndef SHARDC_DIALECTS_GRAPH_IR_SHARDINGRULE_H
 #define SHARDC_DIALECTS_GRAPH_IR_SHARDINGRULE_H
 
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/OpDefinition.h"
@@ -120,6 +121,50 @@ ShardingRule convRule(mlir::Operation *op, mlir::Value x, mlir::Value w,
                       int64_t groups, bool transposed, bool sumChannels);
 
 /// Attaches every graph op's rule (the *Sharding.cpp files).
+/// What an op's own partitioning (ShardingRuleOpInterface::
+/// partitionLocally) asks of the partitioner (passes/Sharding/Partition.cpp,
+/// one rank at a time). Values are the global program's unless named
+/// local; a layout gives each dim's mesh axes, major to minor.
+class LocalPartitioner {
+public:
+  using Layout = llvm::SmallVector<llvm::SmallVector<llvm::StringRef, 2>>;
+  virtual ~LocalPartitioner() = default;
+
+  /// The rank's value of `v`, and the layout it has there.
+  virtual mlir::Value lookup(mlir::Value v) = 0;
+  virtual const Layout &layoutOf(mlir::Value v) = 0;
+  /// The layout the rest of the program expects of `op`'s result `i`.
+  virtual Layout recordedLayout(mlir::Operation *op, unsigned i) = 0;
+  /// `v` seen through a seed's annotation (the constant under it).
+  virtual mlir::Value unannotated(mlir::Value v) = 0;
+  /// Defines `result` as the rank's `local`, which has layout `layout`,
+  /// resharded to the recorded layout.
+  virtual mlir::LogicalResult define(mlir::OpBuilder &b, mlir::Value result,
+                                     mlir::Value local,
+                                     const Layout &layout) = 0;
+  /// The rank's `local` (laid out as `from`) laid out as `to`.
+  virtual mlir::FailureOr<mlir::Value>
+  reshard(mlir::OpBuilder &b, mlir::Location loc, mlir::Value local,
+          const Layout &from, const Layout &to) = 0;
+  /// How many parts `axes` make of a dim, and this rank's part.
+  virtual std::pair<int64_t, int64_t>
+  part(llvm::ArrayRef<llvm::StringRef> axes) = 0;
+  /// `local` all-gathered along `dim` over `axes` (the blocks in part()'s
+  /// order).
+  virtual mlir::Value allGather(mlir::OpBuilder &b, mlir::Location loc,
+                                mlir::Value local,
+                                llvm::ArrayRef<llvm::StringRef> axes,
+                                int64_t dim) = 0;
+  /// `local`, laid out as `layout` and holding partial values over `axes`
+  /// that `kind` combines, reduced (a reduce-scatter where `want` splits a
+  /// dim over exactly `axes`, else an all-reduce); the layout it gives.
+  virtual Layout reducePartial(mlir::OpBuilder &b, mlir::Location loc,
+                               mlir::Value &local,
+                               llvm::ArrayRef<llvm::StringRef> axes,
+                               llvm::StringRef kind, Layout layout,
+                               const Layout &want) = 0;
+};
+
 void registerShardingRules(mlir::DialectRegistry &registry);
 
 // Per family (called by registerShardingRules).
@@ -153,6 +198,31 @@ template <std::optional<ShardingRule> (*Fn)(mlir::Operation *),
           typename... Ops>
 void attachRule(mlir::MLIRContext *ctx) {
   (Ops::template attachInterface<RuleModel<Ops, Fn>>(*ctx), ...);
+}
+
+/// A rule and the op's own local rewrite (partitionLocally).
+using LocalFn = mlir::FailureOr<bool> (*)(mlir::Operation *,
+                                          LocalPartitioner &,
+                                          mlir::OpBuilder &);
+template <typename Op, std::optional<ShardingRule> (*Fn)(mlir::Operation *),
+          LocalFn Local>
+struct RuleLocalModel
+    : ShardingRuleOpInterface::ExternalModel<RuleLocalModel<Op, Fn, Local>,
+                                             Op> {
+  std::optional<ShardingRule> getShardingRule(mlir::Operation *op) const {
+    return Fn(op);
+  }
+  mlir::FailureOr<bool> partitionLocally(mlir::Operation *op,
+                                         LocalPartitioner &p,
+                                         mlir::OpBuilder &b) const {
+    return Local(op, p, b);
+  }
+};
+
+template <std::optional<ShardingRule> (*Fn)(mlir::Operation *), LocalFn Local,
+          typename... Ops>
+void attachRuleAndRewrite(mlir::MLIRContext *ctx) {
+  (Ops::template attachInterface<RuleLocalModel<Ops, Fn, Local>>(*ctx), ...);
 }
 
 } // namespace shardc::graph

@@ -16,9 +16,10 @@
 // An op that partitions better than its rule's generic rewrite does so
 // itself, beside its rule (ShardingRuleOpInterface::partitionLocally in
 // dialects/Graph/IR/*Sharding.cpp: the vocab-parallel gather, selections
-// over a split axis), through this partitioner as a graph::LocalPartitioner.
-// Still here, inside the generic rewrite: expert-parallel moe, the
-// row-parallel linear's bias, the mean's partial count, grouped
+// over a split axis, the row-parallel linear's bias and residual, a mean's
+// count), through this partitioner as a graph::LocalPartitioner, which
+// also gives them the generic rewrite's layouts (ruleLayouts). Still here,
+// inside the generic rewrite: expert-parallel moe and grouped
 // convolutions' local groups.
 //
 //===----------------------------------------------------------------------===//
@@ -137,7 +138,8 @@ private:
     }
     return {parts, index};
   }
-  SmallVector<int64_t> localShape(ShapedType type, const DimAxes &dims) {
+  SmallVector<int64_t> localShape(ShapedType type,
+                                 const DimAxes &dims) override {
     SmallVector<int64_t> shape(type.getShape());
     for (auto [d, axes] : llvm::enumerate(dims))
       shape[d] /= part(axes).first;
@@ -183,6 +185,7 @@ private:
   FailureOr<Value> sliceConstant(OpBuilder &b, graph::ConstantOp op,
                                  const DimAxes &dims);
   LogicalResult partitionOp(OpBuilder &b, Operation *op);
+  FailureOr<RuleLayouts> ruleLayouts(Operation *op) override;
   /// Operand `v` of an expert-parallel moe (its tokens [T, ...] on dim 0)
   /// whole along the tokens, padded to `rows` with zero rows (`iota`: rows
   /// [0, 1, .., K-1], the expert ids of a padded token, which must be
@@ -369,21 +372,134 @@ FailureOr<Value> RankPartitioner::padTokens(OpBuilder &b, Location loc,
   return reshard(b, loc, padded, whole, want);
 }
 
-/// `sum` (the reduced sums of a reduce_mean's parts) divided by the number
-/// of elements the global reduce_mean averages.
-static Value divideByCount(OpBuilder &b, Location loc, Value sum,
-                           graph::ReduceMeanOp mean) {
-  auto in = cast<ShapedType>(mean.getInput().getType());
-  ArrayRef<int64_t> axes = mean.getAxes();
-  int64_t count = 1;
-  for (int64_t d = 0; d < in.getRank(); ++d)
-    if (axes.empty() || llvm::is_contained(axes, d))
-      count *= in.getDimSize(d);
-  Type elem = cast<ShapedType>(sum.getType()).getElementType();
-  Value n = b.create<graph::ConstantOp>(
-      loc, DenseElementsAttr::get(RankedTensorType::get({}, elem),
-                                  b.getFloatAttr(elem, count)));
-  return b.create<graph::DivOp>(loc, sum, n);
+
+FailureOr<graph::LocalPartitioner::RuleLayouts>
+RankPartitioner::ruleLayouts(Operation *op) {
+  // Factor axes from the results' recorded layouts (never on factors that
+  // need replication), reduction factors from the operands that arrive
+  // split along them. Without a rule everything is replicated.
+  std::optional<ShardingRule> rule;
+  if (!op->hasAttr("dist.no_rule"))
+    if (auto iface = dyn_cast<graph::ShardingRuleOpInterface>(op))
+      rule = iface.getShardingRule();
+  RuleLayouts L;
+  L.hasRule = rule.has_value();
+  SmallVector<DimAxes> &need = L.need, &produced = L.produced;
+  SmallVector<StringRef> &partial = L.partial;
+  StringRef &partialKind = L.partialKind;
+  if (!rule) {
+    for (Value v : op->getOperands())
+      need.push_back(replicated(v.getType()));
+    for (Value v : op->getResults())
+      produced.push_back(replicated(v.getType()));
+  } else {
+    size_t numFactors = rule->factors.size();
+    SmallVector<SmallVector<StringRef, 2>> factorAxes(numFactors);
+    SmallVector<bool> known(numFactors, false);
+    llvm::StringSet<> used;
+    auto assign = [&](int64_t f, ArrayRef<StringRef> axes) {
+      if (known[f] || axes.empty() ||
+          rule->factors[f].kind == graph::FactorKind::NeedReplication)
+        return;
+      int64_t product = 1;
+      for (StringRef a : axes) {
+        if (used.contains(a))
+          return;
+        product *= axisSize(a);
+      }
+      if (rule->factors[f].size % product != 0)
+        return;
+      for (StringRef a : axes)
+        used.insert(a);
+      factorAxes[f].assign(axes.begin(), axes.end());
+      known[f] = true;
+    };
+    // Axes of a dim go to its factors major to minor; a minor factor takes
+    // axes only once the major ones are whole.
+    auto take = [&](const ShardingRule::ValueFactors &dims,
+                    const DimAxes &axes, bool reductionsOnly) {
+      for (auto [fs, a] : llvm::zip(dims, axes))
+        projectAxesOntoFactors(
+            a, fs, *rule, mesh, [&](int64_t f, ArrayRef<StringRef> taken) {
+              if (!reductionsOnly ||
+                  rule->factors[f].kind == graph::FactorKind::Reduction)
+                assign(f, taken);
+            });
+    };
+    // Constants first (their slices are cut at compile time in their
+    // recorded layout: any other would move weights at run time); then
+    // contractions an operand arrives split along, contracted locally and
+    // reduced after (by a reduce-scatter where the result is wanted split
+    // another way) rather than gathered because the result's layout
+    // claims the same axis; then the results' layouts.
+    for (auto [v, dims] : llvm::zip(op->getOperands(), rule->operands))
+      if (isWeight(v))
+        take(dims, current[v], false);
+    for (auto [v, dims] : llvm::zip(op->getOperands(), rule->operands))
+      take(dims, current[v], true);
+    for (auto [i, dims] : llvm::enumerate(rule->results))
+      take(dims, recordedLayout(op, i), false);
+    // A split that a compound dim of any operand or result cannot hold (a
+    // minor factor split under an unsplit major one: a reshape of [B*S] to
+    // [B, S] with S split) is dropped for the whole op, so that every
+    // value computes it whole: the op then runs on whole data along that
+    // factor and its result is sliced to its recorded layout after.
+    // (Dropping it for one value only would leave the local op with shapes
+    // that do not match.)
+    auto dropInexpressible = [&](const ShardingRule::ValueFactors &dims) {
+      for (const auto &fs : dims) {
+        bool whole = true;
+        for (int64_t f : fs) {
+          if (!whole) {
+            factorAxes[f].clear();
+            continue;
+          }
+          int64_t product = 1;
+          for (StringRef a : factorAxes[f])
+            product *= axisSize(a);
+          whole = product == rule->factors[f].size;
+        }
+      }
+    };
+    for (const auto &dims : rule->operands)
+      dropInexpressible(dims);
+    for (const auto &dims : rule->results)
+      dropInexpressible(dims);
+    // Every remaining split is expressible: a dim's axes are its factors'
+    // axes, major to minor.
+    auto project = [&](const ShardingRule::ValueFactors &dims) {
+      DimAxes out;
+      for (const auto &fs : dims) {
+        out.emplace_back();
+        for (int64_t f : fs)
+          out.back().append(factorAxes[f].begin(), factorAxes[f].end());
+      }
+      return out;
+    };
+    for (const auto &dims : rule->operands)
+      need.push_back(project(dims));
+    for (const auto &dims : rule->results)
+      produced.push_back(project(dims));
+    llvm::DenseSet<int64_t> inResults;
+    for (const auto &dims : rule->results)
+      for (const auto &fs : dims)
+        inResults.insert(fs.begin(), fs.end());
+    for (size_t f = 0; f < numFactors; ++f) {
+      if (rule->factors[f].kind != graph::FactorKind::Reduction ||
+          inResults.contains(f) || factorAxes[f].empty())
+        continue;
+      if (!partial.empty() && partialKind != rule->factors[f].combiner) {
+        op->emitError("cannot partition '")
+            << op->getName() << "': its split reductions combine by "
+            << partialKind << " and " << rule->factors[f].combiner;
+        return failure();
+      }
+      partial.append(factorAxes[f].begin(), factorAxes[f].end());
+      partialKind = rule->factors[f].combiner;
+    }
+  }
+
+  return L;
 }
 
 LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
@@ -448,128 +564,16 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
     return success();
   }
 
-  // The op computes what its rule allows: factor axes from its results'
-  // recorded layouts (never on factors that need replication), reduction
-  // factors from the operands that arrive split along them. Operands are
-  // resharded to the projection; each result, produced in the projection's
-  // layout, is resharded to its recorded layout afterwards. Without a rule
-  // everything is replicated.
-  std::optional<ShardingRule> rule;
-  if (!op->hasAttr("dist.no_rule"))
-    if (auto iface = dyn_cast<graph::ShardingRuleOpInterface>(op))
-      rule = iface.getShardingRule();
-  SmallVector<DimAxes> need, produced;
-  SmallVector<StringRef> partial;
-  StringRef partialKind = "sum";
-  if (!rule) {
-    for (Value v : op->getOperands())
-      need.push_back(replicated(v.getType()));
-    for (Value v : op->getResults())
-      produced.push_back(replicated(v.getType()));
-  } else {
-    size_t numFactors = rule->factors.size();
-    SmallVector<SmallVector<StringRef, 2>> factorAxes(numFactors);
-    SmallVector<bool> known(numFactors, false);
-    llvm::StringSet<> used;
-    auto assign = [&](int64_t f, ArrayRef<StringRef> axes) {
-      if (known[f] || axes.empty() ||
-          rule->factors[f].kind == graph::FactorKind::NeedReplication)
-        return;
-      int64_t product = 1;
-      for (StringRef a : axes) {
-        if (used.contains(a))
-          return;
-        product *= axisSize(a);
-      }
-      if (rule->factors[f].size % product != 0)
-        return;
-      for (StringRef a : axes)
-        used.insert(a);
-      factorAxes[f].assign(axes.begin(), axes.end());
-      known[f] = true;
-    };
-    // Axes of a dim go to its factors major to minor; a minor factor takes
-    // axes only once the major ones are whole.
-    auto take = [&](const ShardingRule::ValueFactors &dims,
-                    const DimAxes &axes, bool reductionsOnly) {
-      for (auto [fs, a] : llvm::zip(dims, axes))
-        projectAxesOntoFactors(
-            a, fs, *rule, mesh, [&](int64_t f, ArrayRef<StringRef> taken) {
-              if (!reductionsOnly ||
-                  rule->factors[f].kind == graph::FactorKind::Reduction)
-                assign(f, taken);
-            });
-    };
-    // Constants first (their slices are cut at compile time in their
-    // recorded layout: any other would move weights at run time); then
-    // contractions an operand arrives split along, contracted locally and
-    // reduced after (by a reduce-scatter where the result is wanted split
-    // another way) rather than gathered because the result's layout
-    // claims the same axis; then the results' layouts.
-    for (auto [v, dims] : llvm::zip(op->getOperands(), rule->operands))
-      if (isWeight(v))
-        take(dims, current[v], false);
-    for (auto [v, dims] : llvm::zip(op->getOperands(), rule->operands))
-      take(dims, current[v], true);
-    for (auto [i, dims] : llvm::enumerate(rule->results))
-      take(dims, resultDims(i), false);
-    // A split that a compound dim of any operand or result cannot hold (a
-    // minor factor split under an unsplit major one: a reshape of [B*S] to
-    // [B, S] with S split) is dropped for the whole op, so that every
-    // value computes it whole: the op then runs on whole data along that
-    // factor and its result is sliced to its recorded layout after.
-    // (Dropping it for one value only would leave the local op with shapes
-    // that do not match.)
-    auto dropInexpressible = [&](const ShardingRule::ValueFactors &dims) {
-      for (const auto &fs : dims) {
-        bool whole = true;
-        for (int64_t f : fs) {
-          if (!whole) {
-            factorAxes[f].clear();
-            continue;
-          }
-          int64_t product = 1;
-          for (StringRef a : factorAxes[f])
-            product *= axisSize(a);
-          whole = product == rule->factors[f].size;
-        }
-      }
-    };
-    for (const auto &dims : rule->operands)
-      dropInexpressible(dims);
-    for (const auto &dims : rule->results)
-      dropInexpressible(dims);
-    // Every remaining split is expressible: a dim's axes are its factors'
-    // axes, major to minor.
-    auto project = [&](const ShardingRule::ValueFactors &dims) {
-      DimAxes out;
-      for (const auto &fs : dims) {
-        out.emplace_back();
-        for (int64_t f : fs)
-          out.back().append(factorAxes[f].begin(), factorAxes[f].end());
-      }
-      return out;
-    };
-    for (const auto &dims : rule->operands)
-      need.push_back(project(dims));
-    for (const auto &dims : rule->results)
-      produced.push_back(project(dims));
-    llvm::DenseSet<int64_t> inResults;
-    for (const auto &dims : rule->results)
-      for (const auto &fs : dims)
-        inResults.insert(fs.begin(), fs.end());
-    for (size_t f = 0; f < numFactors; ++f) {
-      if (rule->factors[f].kind != graph::FactorKind::Reduction ||
-          inResults.contains(f) || factorAxes[f].empty())
-        continue;
-      if (!partial.empty() && partialKind != rule->factors[f].combiner)
-        return op->emitError("cannot partition '")
-               << op->getName() << "': its split reductions combine by "
-               << partialKind << " and " << rule->factors[f].combiner;
-      partial.append(factorAxes[f].begin(), factorAxes[f].end());
-      partialKind = rule->factors[f].combiner;
-    }
-  }
+  // The op computes what its rule allows (ruleLayouts). Operands are
+  // resharded to the projection; each result, produced in the
+  // projection's layout, is resharded to its recorded layout afterwards.
+  FailureOr<RuleLayouts> layouts = ruleLayouts(op);
+  if (failed(layouts))
+    return failure();
+  bool hasRule = layouts->hasRule;
+  SmallVector<DimAxes> need = layouts->need, produced = layouts->produced;
+  SmallVector<StringRef> partial = layouts->partial;
+  StringRef partialKind = layouts->partialKind;
 
   // Expert parallelism (dist-seed-experts): a graph.moe whose stacked
   // expert weights are split along the experts becomes a dist.moe over
@@ -582,7 +586,7 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
   // gathered.
   SmallVector<StringRef> expertAxes;
   int64_t paddedTokens = 0;
-  if (auto moe = dyn_cast<graph::MoeOp>(op); moe && rule) {
+  if (auto moe = dyn_cast<graph::MoeOp>(op); moe && hasRule) {
     const DimAxes &experts = current[moe.getGateUp()];
     if (!experts.empty() && !experts[0].empty()) {
       expertAxes.assign(experts[0].begin(), experts[0].end());
@@ -618,15 +622,8 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
     }
   }
 
-  // A row-parallel linear with a bias or residual: those are added once,
-  // after the partial sums are reduced, in the layout the reduction gives.
-  auto linear = dyn_cast<graph::LinearOp>(op);
-  bool splitOff = linear && !partial.empty() &&
-                  (linear.getBias() || linear.getResidual());
   SmallVector<Value> operands;
   for (auto [i, v, want] : llvm::enumerate(op->getOperands(), need)) {
-    if (splitOff && i >= 2)
-      break;
     if (paddedTokens && i <= 2) {
       auto padded = padTokens(b, loc, v, want, paddedTokens, i == 2);
       if (failed(padded))
@@ -649,17 +646,6 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
         biased ? operands[5] : Value(), biased ? operands[6] : Value(),
         meshRef(), axesAttr(expertAxes),
         op->getAttrOfType<DenseI64ArrayAttr>("dist.placement"));
-  } else if (splitOff) {
-    clone = b.create<graph::LinearOp>(
-        loc, operands[0], operands[1], Value(), Value(),
-        linear.getActivationAttr());
-  } else if (auto mean = dyn_cast<graph::ReduceMeanOp>(op);
-             mean && partialKind == "mean") {
-    // A mean's partial state is (sum, count): each rank sums its part, the
-    // sums are added, and the total is divided by the whole count below.
-    clone = b.create<graph::ReduceSumOp>(loc, op->getResult(0).getType(),
-                                         operands[0], mean.getAxesAttr(),
-                                         mean.getKeepdimsAttr());
   } else {
     clone = b.clone(*op);
     clone->setOperands(operands);
@@ -718,31 +704,8 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
                                         b.getDenseI64ArrayAttr(steps));
       layout = whole;
     } else if (!partial.empty()) {
-      StringRef kind = partialKind == "mean" ? "sum" : partialKind;
-      layout = reducePartial(b, loc, result, partial, kind, layout, recorded);
-      if (partialKind == "mean")
-        result = divideByCount(b, loc, result,
-                               cast<graph::ReduceMeanOp>(op));
-    }
-    if (splitOff) {
-      // Bias and residual broadcast against the result's trailing dims:
-      // each takes the reduced result's layout of the dims it spans.
-      for (Value addend : {linear.getBias(), linear.getResidual()}) {
-        if (!addend)
-          continue;
-        auto type = cast<RankedTensorType>(addend.getType());
-        auto full = cast<RankedTensorType>(op->getResult(i).getType());
-        int64_t lead = full.getRank() - type.getRank();
-        DimAxes want(type.getRank());
-        for (int64_t d = 0; d < type.getRank(); ++d)
-          if (lead + d >= 0 &&
-              type.getDimSize(d) == full.getDimSize(lead + d))
-            want[d] = layout[lead + d];
-        auto local = reshard(b, loc, map.lookup(addend), current[addend], want);
-        if (failed(local))
-          return failure();
-        result = b.create<graph::AddOp>(loc, result, *local);
-      }
+      layout = reducePartial(b, loc, result, partial, partialKind, layout,
+                             recorded);
     }
     // The layout the rest of the program expects.
     auto v = reshard(b, loc, result, layout, recorded);

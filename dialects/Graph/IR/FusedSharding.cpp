@@ -119,8 +119,63 @@ static std::optional<ShardingRule> fusedConv(Operation *o) {
                   plain);
 }
 
+/// A row-parallel linear (its contraction split, Megatron's) with a bias
+/// or residual: the product's partial sums are reduced first, then the
+/// bias and residual are added once, in the layout the reduction gives,
+/// each taking that layout on the dims it spans. False otherwise (the
+/// generic rewrite).
+static FailureOr<bool> rowParallel(Operation *o, LocalPartitioner &p,
+                                   OpBuilder &b) {
+  using Layout = LocalPartitioner::Layout;
+  auto op = cast<LinearOp>(o);
+  if (!op.getBias() && !op.getResidual())
+    return false;
+  FailureOr<LocalPartitioner::RuleLayouts> rule = p.ruleLayouts(o);
+  if (failed(rule))
+    return failure();
+  if (rule->partial.empty())
+    return false;
+  Location loc = op.getLoc();
+  SmallVector<Value, 2> operands;
+  for (unsigned i : {0u, 1u}) {
+    Value v = o->getOperand(i);
+    FailureOr<Value> local =
+        p.reshard(b, loc, p.lookup(v), p.layoutOf(v), rule->need[i]);
+    if (failed(local))
+      return failure();
+    operands.push_back(*local);
+  }
+  auto full = cast<RankedTensorType>(op.getType());
+  Value result = b.create<LinearOp>(loc, operands[0], operands[1], Value(),
+                                    Value(), op.getActivationAttr());
+  result.setType(RankedTensorType::get(
+      p.localShape(full, rule->produced[0]), full.getElementType()));
+  Layout layout =
+      p.reducePartial(b, loc, result, rule->partial, rule->partialKind,
+                      rule->produced[0], p.recordedLayout(o, 0));
+  // Bias and residual broadcast against the result's trailing dims.
+  for (Value addend : {op.getBias(), op.getResidual()}) {
+    if (!addend)
+      continue;
+    auto type = cast<RankedTensorType>(addend.getType());
+    int64_t lead = full.getRank() - type.getRank();
+    Layout want(type.getRank());
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (lead + d >= 0 && type.getDimSize(d) == full.getDimSize(lead + d))
+        want[d] = layout[lead + d];
+    FailureOr<Value> local =
+        p.reshard(b, loc, p.lookup(addend), p.layoutOf(addend), want);
+    if (failed(local))
+      return failure();
+    result = b.create<AddOp>(loc, result, *local);
+  }
+  if (failed(p.define(b, op.getResult(), result, layout)))
+    return failure();
+  return true;
+}
+
 void shardc::graph::attachFusedShardingRules(MLIRContext *ctx) {
-  attachRule<linear, LinearOp>(ctx);
+  attachRuleAndRewrite<linear, rowParallel, LinearOp>(ctx);
   attachRule<attention, AttentionOp>(ctx);
   attachRule<rmsNorm, RmsNormOp>(ctx);
   attachRule<fusedConv, FusedConvOp>(ctx);

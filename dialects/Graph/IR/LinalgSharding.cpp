@@ -241,6 +241,47 @@ static std::optional<ShardingRule> batchNorm(Operation *o) {
   return rule;
 }
 
+/// A mean whose reduced dims are split ("mean" partials): each rank sums
+/// its part, the sums are added across the ranks, and the total is divided
+/// by the whole count. False otherwise.
+static FailureOr<bool> splitMean(Operation *o, LocalPartitioner &p,
+                                 OpBuilder &b) {
+  auto mean = cast<ReduceMeanOp>(o);
+  FailureOr<LocalPartitioner::RuleLayouts> rule = p.ruleLayouts(o);
+  if (failed(rule))
+    return failure();
+  if (rule->partial.empty() || rule->partialKind != "mean")
+    return false;
+  Location loc = mean.getLoc();
+  Value in = mean.getInput();
+  FailureOr<Value> x =
+      p.reshard(b, loc, p.lookup(in), p.layoutOf(in), rule->need[0]);
+  if (failed(x))
+    return failure();
+  auto full = cast<RankedTensorType>(mean.getType());
+  Value sum = b.create<ReduceSumOp>(loc, full, *x, mean.getAxesAttr(),
+                                    mean.getKeepdimsAttr());
+  sum.setType(RankedTensorType::get(p.localShape(full, rule->produced[0]),
+                                    full.getElementType()));
+  LocalPartitioner::Layout layout =
+      p.reducePartial(b, loc, sum, rule->partial, "sum", rule->produced[0],
+                      p.recordedLayout(o, 0));
+  auto inType = cast<ShapedType>(in.getType());
+  ArrayRef<int64_t> axes = mean.getAxes();
+  int64_t count = 1;
+  for (int64_t d = 0; d < inType.getRank(); ++d)
+    if (axes.empty() || llvm::is_contained(axes, d))
+      count *= inType.getDimSize(d);
+  Type elem = full.getElementType();
+  Value n = b.create<ConstantOp>(
+      loc, DenseElementsAttr::get(RankedTensorType::get({}, elem),
+                                  b.getFloatAttr(elem, count)));
+  Value total = b.create<DivOp>(loc, sum, n);
+  if (failed(p.define(b, mean.getResult(), total, layout)))
+    return failure();
+  return true;
+}
+
 void shardc::graph::attachLinalgShardingRules(MLIRContext *ctx) {
   attachRule<matmul, MatMulOp>(ctx);
   attachRule<gemm, GemmOp>(ctx);
@@ -249,7 +290,7 @@ void shardc::graph::attachLinalgShardingRules(MLIRContext *ctx) {
   attachRule<reduceMax, ReduceMaxOp>(ctx);
   attachRule<reduceMin, ReduceMinOp>(ctx);
   attachRule<reduceProd, ReduceProdOp>(ctx);
-  attachRule<reduceMean, ReduceMeanOp>(ctx);
+  attachRuleAndRewrite<reduceMean, splitMean, ReduceMeanOp>(ctx);
   attachRule<softmax<SoftmaxOp>, SoftmaxOp>(ctx);
   attachRule<softmax<LogSoftmaxOp>, LogSoftmaxOp>(ctx);
   attachRule<layerNorm, LayerNormOp>(ctx);

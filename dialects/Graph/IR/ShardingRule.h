@@ -163,6 +163,20 @@ public:
                                llvm::ArrayRef<llvm::StringRef> axes,
                                llvm::StringRef kind, Layout layout,
                                const Layout &want) = 0;
+
+  /// What the generic rewrite computes from the op's rule: the layout
+  /// each operand must arrive in, each result's as computed, and the axes
+  /// its results hold partial values over (combined by `partialKind`).
+  struct RuleLayouts {
+    bool hasRule = false;
+    llvm::SmallVector<Layout> need, produced;
+    llvm::SmallVector<llvm::StringRef> partial;
+    llvm::StringRef partialKind = "sum";
+  };
+  virtual mlir::FailureOr<RuleLayouts> ruleLayouts(mlir::Operation *op) = 0;
+  /// The shape of `type` as a rank holds it laid out as `layout`.
+  virtual llvm::SmallVector<int64_t> localShape(mlir::ShapedType type,
+                                                const Layout &layout) = 0;
 };
 
 void registerShardingRules(mlir::DialectRegistry &registry);

@@ -145,3 +145,21 @@ func.func @padded(%ids: tensor<1xi64>) -> tensor<1x3xf32> {
   %o = graph.slice %l {ends = array<i64: 1, 3>, starts = array<i64: 0, 0>, steps = array<i64: 1, 1>} : tensor<1x4xf32> -> tensor<1x3xf32>
   return %o : tensor<1x3xf32>
 }
+
+// -----
+
+// A mean over a split dim (ReduceMeanOp's own rewrite, beside its rule):
+// each rank sums its half, the sums are all-reduced, and the total is
+// divided by the whole count (8), not the rank's (4).
+// CHECK-LABEL: func.func @mean_rank0
+// CHECK:         %[[S:.+]] = graph.reduce_sum %{{.*}} {axes = array<i64: 1>} : tensor<2x4xf32> -> tensor<2x1xf32>
+// CHECK:         %[[R:.+]] = dist.all_reduce %[[S]] on @mesh axes = ["tp"] kind = "sum" : tensor<2x1xf32>
+// CHECK:         %[[N:.+]] = graph.constant dense<8.000000e+00> : tensor<f32>
+// CHECK:         graph.div %[[R]], %[[N]]
+// CHECK-LABEL: func.func @mean_rank1
+dist.mesh @mesh axes = ["tp"] shape = [2]
+func.func @mean(%x: tensor<2x8xf32>) -> tensor<2x1xf32> {
+  %s = dist.shard %x : tensor<2x8xf32> to #dist.sharding<@mesh, [[], ["tp"]]>
+  %m = graph.reduce_mean %s {axes = array<i64: 1>} : tensor<2x8xf32> -> tensor<2x1xf32>
+  return %m : tensor<2x1xf32>
+}

@@ -18,9 +18,9 @@
 // dialects/Graph/IR/*Sharding.cpp: the vocab-parallel gather, selections
 // over a split axis, the row-parallel linear's bias and residual, a mean's
 // count), through this partitioner as a graph::LocalPartitioner, which
-// also gives them the generic rewrite's layouts (ruleLayouts). Still here,
-// inside the generic rewrite: expert-parallel moe and grouped
-// convolutions' local groups.
+// also gives them the generic rewrite's layouts (ruleLayouts); grouped
+// convolutions' local group counts too. Still here, inside the generic
+// rewrite: expert-parallel moe.
 //
 //===----------------------------------------------------------------------===//
 
@@ -659,19 +659,6 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
     clone->getResult(i).setType(RankedTensorType::get(
         localShape(type, produced[i]), type.getElementType()));
   }
-  // A grouped convolution whose input channels are split holds the
-  // groups of its ranks' channels (the rule splits whole groups).
-  auto localGroups = [&](auto conv) {
-    int64_t global = cast<ShapedType>(op->getOperand(0).getType()).getDimSize(1);
-    int64_t local = cast<ShapedType>(conv.getInput().getType()).getDimSize(1);
-    int64_t group = static_cast<int64_t>(conv.getGroup());
-    if (group > 1 && local != global && (group * local) % global == 0)
-      conv.setGroup((group * local) / global);
-  };
-  if (auto conv = dyn_cast<graph::ConvOp>(clone))
-    localGroups(conv);
-  if (auto conv = dyn_cast<graph::FusedConvOp>(clone))
-    localGroups(conv);
   // The attributes that carry the result shape follow the local types;
   // anything else must still infer its local type, or the op is not one
   // this partitioner knows how to localize: say so rather than miscompile.

@@ -12,6 +12,10 @@
 //   global_average_pool: N and C parallel, the averaged dims replicated
 //   resize, pad: dims they change need replication, the rest is parallel
 //
+// A grouped convolution (and a fused one) whose input channels arrive
+// split holds the groups of its rank's channels: its own partitioning is
+// the generic rewrite with the local group count (partitionGroupedConv).
+//
 //===----------------------------------------------------------------------===//
 
 #include "dialects/Graph/IR/GraphOps.h"
@@ -118,8 +122,50 @@ static std::optional<ShardingRule> changedDims(Operation *o) {
   return equalDimsRule(o);
 }
 
+FailureOr<bool> shardc::graph::partitionGroupedConv(Operation *o,
+                                                    LocalPartitioner &p,
+                                                    OpBuilder &b) {
+  auto groupAttr = o->getAttrOfType<IntegerAttr>("group");
+  int64_t group = groupAttr ? groupAttr.getInt() : 1;
+  if (group <= 1)
+    return false;
+  FailureOr<LocalPartitioner::RuleLayouts> rule = p.ruleLayouts(o);
+  if (failed(rule))
+    return failure();
+  auto xType = cast<ShapedType>(o->getOperand(0).getType());
+  int64_t global = xType.getDimSize(1);
+  int64_t local = p.localShape(xType, rule->need[0])[1];
+  if (local == global || (group * local) % global != 0)
+    return false; // the channels whole: the generic rewrite
+  Location loc = o->getLoc();
+  SmallVector<Value> operands;
+  for (auto [v, want] : llvm::zip(o->getOperands(), rule->need)) {
+    FailureOr<Value> l = p.reshard(b, loc, p.lookup(v), p.layoutOf(v), want);
+    if (failed(l))
+      return failure();
+    operands.push_back(*l);
+  }
+  Operation *clone = b.clone(*o);
+  clone->setOperands(operands);
+  clone->removeAttr("dist.shardings");
+  clone->removeAttr("dist.no_rule");
+  clone->setAttr("group", IntegerAttr::get(groupAttr.getType(),
+                                           group * local / global));
+  auto full = cast<RankedTensorType>(o->getResult(0).getType());
+  Value result = clone->getResult(0);
+  result.setType(RankedTensorType::get(
+      p.localShape(full, rule->produced[0]), full.getElementType()));
+  LocalPartitioner::Layout layout = rule->produced[0];
+  if (!rule->partial.empty())
+    layout = p.reducePartial(b, loc, result, rule->partial, rule->partialKind,
+                             layout, p.recordedLayout(o, 0));
+  if (failed(p.define(b, o->getResult(0), result, layout)))
+    return failure();
+  return true;
+}
+
 void shardc::graph::attachConvShardingRules(MLIRContext *ctx) {
-  attachRule<conv, ConvOp>(ctx);
+  attachRuleAndRewrite<conv, partitionGroupedConv, ConvOp>(ctx);
   attachRule<convTranspose, ConvTransposeOp>(ctx);
   attachRule<maxPool, MaxPoolOp>(ctx);
   attachRule<pool, AveragePoolOp, GlobalAveragePoolOp>(ctx);

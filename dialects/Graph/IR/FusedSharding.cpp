@@ -178,5 +178,5 @@ void shardc::graph::attachFusedShardingRules(MLIRContext *ctx) {
   attachRuleAndRewrite<linear, rowParallel, LinearOp>(ctx);
   attachRule<attention, AttentionOp>(ctx);
   attachRule<rmsNorm, RmsNormOp>(ctx);
-  attachRule<fusedConv, FusedConvOp>(ctx);
+  attachRuleAndRewrite<fusedConv, partitionGroupedConv, FusedConvOp>(ctx);
 }

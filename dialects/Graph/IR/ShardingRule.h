@@ -239,6 +239,13 @@ void attachRuleAndRewrite(mlir::MLIRContext *ctx) {
   (Ops::template attachInterface<RuleLocalModel<Ops, Fn, Local>>(*ctx), ...);
 }
 
+/// The partitioning of a grouped convolution (graph.conv, graph.fused_conv)
+/// whose input channels arrive split: the generic rewrite with the rank's
+/// group count (ConvSharding.cpp).
+mlir::FailureOr<bool> partitionGroupedConv(mlir::Operation *op,
+                                           LocalPartitioner &p,
+                                           mlir::OpBuilder &b);
+
 } // namespace shardc::graph
 
 #endif // SHARDC_DIALECTS_GRAPH_IR_SHARDINGRULE_H

@@ -163,3 +163,21 @@ func.func @mean(%x: tensor<2x8xf32>) -> tensor<2x1xf32> {
   %m = graph.reduce_mean %s {axes = array<i64: 1>} : tensor<2x8xf32> -> tensor<2x1xf32>
   return %m : tensor<2x1xf32>
 }
+
+// -----
+
+// A depthwise convolution with its channels split (ConvOp's own rewrite):
+// each rank convolves its 2 of the 4 channels, so its local op has 2
+// groups and needs no reduction (the all-gather is the function's result
+// leaving whole).
+// CHECK-LABEL: func.func @depthwise_rank0
+// CHECK:         graph.conv {{.*}}group = 2 : i64{{.*}} : tensor<1x2x4x4xf32>, tensor<2x1x3x3xf32> -> tensor<1x2x4x4xf32>
+// CHECK-NOT:     dist.all_reduce
+// CHECK-LABEL: func.func @depthwise_rank1
+dist.mesh @mesh axes = ["tp"] shape = [2]
+func.func @depthwise(%x: tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32> {
+  %w = graph.constant dense<1.0> : tensor<4x1x3x3xf32>
+  %ws = dist.shard %w : tensor<4x1x3x3xf32> to #dist.sharding<@mesh, [["tp"], [], [], []]>
+  %y = graph.conv %x, %ws {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 4 : i64} : tensor<1x4x4x4xf32>, tensor<4x1x3x3xf32> -> tensor<1x4x4x4xf32>
+  return %y : tensor<1x4x4x4xf32>
+}

@@ -407,7 +407,8 @@ static std::optional<std::string> checkMesh(Options &o) {
   const std::string noFixedMesh = "--tp, --pp, --dp, --ep, --sp and "
                                   "--microbatches";
   if (planFile.getNumOccurrences()) {
-    if (o.devices || o.world > 1 || o.sp || o.microbatches > 1)
+    if (devices.getNumOccurrences() || o.world > 1 || o.sp ||
+        o.microbatches > 1)
       return "--plan=" + o.planFile + " fixes the mesh: drop --devices, " +
              noFixedMesh;
     Expected<planner::PlanChoice> choice = planner::readPlanFile(o.planFile);

@@ -47,8 +47,7 @@ bool choosePlan(Session &s, Options &o, PlannerRun &run) {
   if (o.filePlan) {
     planner::Candidate c =
         planner::evaluatePlan(*run.model, *o.cluster, *o.filePlan);
-    (c.rejected.empty() ? run.search.ranked : run.search.rejected)
-        .push_back(c);
+    (c.rejected.empty() ? run.search.ranked : run.search.rejected).push_back(c);
     return true;
   }
   run.search =
@@ -96,20 +95,21 @@ bool choosePlan(Session &s, Options &o, PlannerRun &run) {
 }
 
 /// Writes `text` to -o's stem + `ext`, naming the file in `path`; nothing
-/// (and true) for an empty text or -o -.
-static bool writeBeside(const Options &o, StringRef ext,
-                        const std::string &text, std::string &path) {
+/// for an empty text or -o -. The error, if any: "cannot write 'PATH': why".
+static std::optional<std::string> writeBeside(const Options &o, StringRef ext,
+                                              const std::string &text,
+                                              std::string &path) {
   if (text.empty() || o.outputFile == "-")
-    return true;
+    return std::nullopt;
   SmallString<128> p(o.outputFile);
   sys::path::replace_extension(p, ext);
   path = p.str().str();
   std::error_code ec;
   raw_fd_ostream out(path, ec);
   if (ec)
-    return false;
+    return "cannot write '" + path + "': " + ec.message();
   out << text;
-  return true;
+  return std::nullopt;
 }
 
 int writePlanReport(Session &s, const Options &o, const PlannerRun &run,
@@ -117,8 +117,9 @@ int writePlanReport(Session &s, const Options &o, const PlannerRun &run,
   // With pipeline stages, the expected timeline is drawn beside the
   // report: OUT minus its extension, ".timeline.svg".
   std::string svgPath;
-  if (!writeBeside(o, "timeline.svg", timelineSvg(propagated), svgPath))
-    return fatal("cannot write '" + svgPath + "'");
+  if (std::optional<std::string> err =
+          writeBeside(o, "timeline.svg", timelineSvg(propagated), svgPath))
+    return fatal(*err);
   std::string planJsonPath, timelinePath, memoryPath;
   if (run.model) {
     // The planner's result as JSON (OUT's stem + ".plan.json"): what
@@ -126,10 +127,11 @@ int writePlanReport(Session &s, const Options &o, const PlannerRun &run,
     if (!o.filePlan) {
       std::string json;
       raw_string_ostream os(json);
-      planner::writePlanFile(os, *run.model, *o.cluster, o.devices,
-                             o.objective, run.search);
-      if (!writeBeside(o, "plan.json", os.str(), planJsonPath))
-        return fatal("cannot write '" + planJsonPath + "'");
+      planner::writePlanFile(os, *run.model, *o.cluster, o.devices, o.objective,
+                             run.search);
+      if (std::optional<std::string> err =
+              writeBeside(o, "plan.json", os.str(), planJsonPath))
+        return fatal(*err);
     }
     // The planner's pictures (PlanSvg.h): the chosen plan and three
     // runners-up.
@@ -137,23 +139,24 @@ int writePlanReport(Session &s, const Options &o, const PlannerRun &run,
         planner::familyBests(run.search);
     if (shown.size() > 4)
       shown.resize(4);
-    if (!writeBeside(o, "plan-timeline.svg",
-                     planner::timelineSvg(*o.cluster, shown,
-                                          o.filePlan ? "plan" : "chosen"),
-                     timelinePath))
-      return fatal("cannot write '" + timelinePath + "'");
-    if (!writeBeside(o, "plan-memory.svg",
-                     planner::memorySvg(*o.cluster, shown,
-                                        run.search.rejected),
-                     memoryPath))
-      return fatal("cannot write '" + memoryPath + "'");
+    if (std::optional<std::string> err =
+            writeBeside(o, "plan-timeline.svg",
+                        planner::timelineSvg(*o.cluster, shown,
+                                             o.filePlan ? "plan" : "chosen"),
+                        timelinePath))
+      return fatal(*err);
+    if (std::optional<std::string> err = writeBeside(
+            o, "plan-memory.svg",
+            planner::memorySvg(*o.cluster, shown, run.search.rejected),
+            memoryPath))
+      return fatal(*err);
   }
   return s.writeText([&](raw_ostream &os) {
     if (run.model)
       printPlannerReport(os, *run.model, *o.cluster,
                          o.filePlan ? o.world : o.devices, o.objective,
-                         run.search, o.filePlan ? o.planFile : "",
-                         planJsonPath, timelinePath, memoryPath);
+                         run.search, o.filePlan ? o.planFile : "", planJsonPath,
+                         timelinePath, memoryPath);
     printPlanReport(os, o.inputFile, propagated, *s.module, svgPath);
   });
 }

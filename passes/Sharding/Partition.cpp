@@ -571,8 +571,8 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
   if (failed(layouts))
     return failure();
   bool hasRule = layouts->hasRule;
-  SmallVector<DimAxes> need = layouts->need, produced = layouts->produced;
-  SmallVector<StringRef> partial = layouts->partial;
+  SmallVector<DimAxes> &need = layouts->need, &produced = layouts->produced;
+  SmallVector<StringRef> &partial = layouts->partial;
   StringRef partialKind = layouts->partialKind;
 
   // Expert parallelism (dist-seed-experts): a graph.moe whose stacked
@@ -740,14 +740,11 @@ struct DistPartitionPass
 
 void DistPartitionPass::runOnOperation() {
   ModuleOp module = getOperation();
-  SmallVector<dist::MeshOp> meshes(module.getOps<dist::MeshOp>());
-  if (meshes.size() != 1) {
-    module.emitError("dist-partition needs one dist.mesh in the module, "
-                     "found ")
-        << meshes.size();
+  FailureOr<dist::MeshOp> single =
+      dist::getSingleMesh(module, "dist-partition");
+  if (failed(single))
     return signalPassFailure();
-  }
-  dist::MeshOp mesh = meshes.front();
+  dist::MeshOp mesh = *single;
   int64_t world = mesh.numDevices();
   SmallVector<func::FuncOp> globals(module.getOps<func::FuncOp>());
   if (globals.empty()) {

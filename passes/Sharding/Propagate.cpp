@@ -261,14 +261,11 @@ struct DistPropagatePass
 
 void DistPropagatePass::runOnOperation() {
   ModuleOp module = getOperation();
-  SmallVector<dist::MeshOp> meshes(module.getOps<dist::MeshOp>());
-  if (meshes.size() != 1) {
-    module.emitError("dist-propagate needs one dist.mesh in the module, "
-                     "found ")
-        << meshes.size();
+  FailureOr<dist::MeshOp> single =
+      dist::getSingleMesh(module, "dist-propagate");
+  if (failed(single))
     return signalPassFailure();
-  }
-  dist::MeshOp mesh = meshes.front();
+  dist::MeshOp mesh = *single;
   MLIRContext *ctx = &getContext();
   auto meshRef = FlatSymbolRefAttr::get(mesh.getSymNameAttr());
 

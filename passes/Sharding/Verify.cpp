@@ -28,18 +28,6 @@ struct DistVerifyPass : shardc::impl::DistVerifyBase<DistVerifyPass> {
   void runOnOperation() override;
 };
 
-/// The module's one mesh, or null (after an error if there are several).
-FailureOr<dist::MeshOp> singleMesh(ModuleOp module) {
-  dist::MeshOp mesh;
-  for (auto m : module.getOps<dist::MeshOp>()) {
-    if (mesh)
-      return m.emitError("dist-verify: a second mesh '")
-             << m.getSymName() << "': the dist phase makes one";
-    mesh = m;
-  }
-  return mesh;
-}
-
 /// Per-rank programs: every rank once, nothing of the global program.
 LogicalResult verifyRankPrograms(ModuleOp module, dist::MeshOp mesh) {
   if (!mesh)
@@ -125,7 +113,8 @@ LogicalResult verifyPropagated(ModuleOp module, dist::MeshOp mesh) {
 
 void DistVerifyPass::runOnOperation() {
   ModuleOp module = getOperation();
-  FailureOr<dist::MeshOp> mesh = singleMesh(module);
+  FailureOr<dist::MeshOp> mesh =
+      dist::getSingleMesh(module, "dist-verify", /*required=*/false);
   if (failed(mesh))
     return signalPassFailure();
   bool partitioned = llvm::any_of(module.getOps<func::FuncOp>(), [](auto f) {

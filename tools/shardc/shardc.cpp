@@ -99,6 +99,18 @@ static bool expertLoads(const Options &o, const char *argv0,
   return true;
 }
 
+/// The graph pipeline the flags ask for (`fusion` off for
+/// --fusion-report's baseline).
+static void addGraphPipeline(mlir::PassManager &pm, const Options &o,
+                             bool fusion) {
+  shardc::GraphPipelineOptions g;
+  g.canonicalize = o.canonicalize;
+  g.precision = o.precision;
+  g.fusion = fusion;
+  g.target = o.target;
+  shardc::buildGraphPipeline(pm, g);
+}
+
 /// --fusion-report: the same module through the pipelines without fusion,
 /// counted against the fused one. False after fatal().
 static bool reportFusion(Session &s, const Options &o,
@@ -138,11 +150,6 @@ int main(int argc, char **argv) {
   if (o.emit == Emit::Import)
     return s.writeModule();
 
-  shardc::GraphPipelineOptions graphOptions;
-  graphOptions.canonicalize = o.canonicalize;
-  graphOptions.precision = o.precision;
-  graphOptions.fusion = o.fusion;
-  graphOptions.target = o.target;
   shardc::KernPipelineOptions kernOptions;
   kernOptions.fusion = o.fusion;
   kernOptions.target = o.target;
@@ -156,23 +163,14 @@ int main(int argc, char **argv) {
     std::map<std::string, unsigned> fusedGraph;
     if (o.fusionReport) {
       unfused = s.module->clone();
-      shardc::GraphPipelineOptions plain;
-      plain.canonicalize = o.canonicalize;
-      plain.precision = o.precision;
-      plain.fusion = false;
-      plain.target = o.target;
       if (!s.run(
               *unfused,
-              [&](mlir::PassManager &pm) {
-                shardc::buildGraphPipeline(pm, plain);
-              },
+              [&](mlir::PassManager &pm) { addGraphPipeline(pm, o, false); },
               "graph pipeline (without fusion)"))
         return 1;
     }
     if (!s.run(
-            [&](mlir::PassManager &pm) {
-              shardc::buildGraphPipeline(pm, graphOptions);
-            },
+            [&](mlir::PassManager &pm) { addGraphPipeline(pm, o, o.fusion); },
             "graph pipeline"))
       return 1;
     s.stage("graph optimized");

@@ -59,6 +59,14 @@ inline constexpr llvm::StringLiteral kExpertAxis = "ep";
 inline constexpr llvm::StringLiteral kTensorAxis = "tp";
 inline constexpr llvm::StringLiteral kMicrobatchAxis = "mb";
 
+/// The module's one dist.mesh, for pass `pass`: null when it has none and
+/// `required` is false; failure, after "PASS needs one dist.mesh in the
+/// module, found N" (on the second mesh, or the module when there is none),
+/// otherwise.
+mlir::FailureOr<MeshOp> getSingleMesh(mlir::ModuleOp module,
+                                      llvm::StringRef pass,
+                                      bool required = true);
+
 /// The batch of `module`'s programs: the largest leading dim of their
 /// inputs (0 when none has one). dist-seed-batch splits it, dist-pad-batch
 /// pads it.

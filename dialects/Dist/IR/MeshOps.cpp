@@ -35,6 +35,19 @@ int64_t shardc::dist::batchRows(ModuleOp module) {
   return rows;
 }
 
+FailureOr<MeshOp> shardc::dist::getSingleMesh(ModuleOp module, StringRef pass,
+                                              bool required) {
+  SmallVector<MeshOp> meshes(module.getOps<MeshOp>());
+  if (meshes.size() == 1)
+    return meshes.front();
+  if (meshes.empty() && !required)
+    return MeshOp();
+  InFlightDiagnostic d =
+      meshes.empty() ? module.emitError() : meshes[1].emitError();
+  d << pass << " needs one dist.mesh in the module, found " << meshes.size();
+  return failure();
+}
+
 MeshOp shardc::dist::getOrAddMeshAxis(ModuleOp module, StringRef name,
                                       int64_t size) {
   SmallVector<MeshOp> meshes(module.getOps<MeshOp>());

@@ -76,26 +76,18 @@ LogicalResult CppEmitter::emitCudaOp(Operation *op) {
   // offsets into a split vocabulary, say). A split program first moves the
   // operands' offsets into the pointers, so that more texts agree (as its
   // CPU code does).
-  bool share = true;
   static constexpr llvm::StringLiteral kPlaceholder = "shardc_k_NAME_";
-  FailureOr<cuda::Kernel> kernel = cuda::emitKernel(
-      op, share ? StringRef(kPlaceholder) : StringRef(name), split);
+  FailureOr<cuda::Kernel> kernel = cuda::emitKernel(op, kPlaceholder, split);
   if (failed(kernel))
     return failure();
-  unsigned index = cudaKernels.size();
-  if (share) {
-    auto [it, inserted] = cudaKernelsByText.try_emplace(kernel->source, index);
-    index = it->second;
-    if (inserted) {
-      std::string &src = kernel->source;
-      for (size_t at = src.find(kPlaceholder); at != std::string::npos;
-           at = src.find(kPlaceholder, at + name.size()))
-        src.replace(at, kPlaceholder.size(), name);
-    }
-    if (!inserted)
-      name.clear();
-  }
-  if (!name.empty()) {
+  auto [it, inserted] =
+      cudaKernelsByText.try_emplace(kernel->source, cudaKernels.size());
+  unsigned index = it->second;
+  if (inserted) {
+    std::string &src = kernel->source;
+    for (size_t at = src.find(kPlaceholder); at != std::string::npos;
+         at = src.find(kPlaceholder, at + name.size()))
+      src.replace(at, kPlaceholder.size(), name);
     artifacts.cudaSource += "\n" + kernel->source;
     cudaKernels.push_back(name);
   }

@@ -100,34 +100,32 @@ bool planConv(const sc_desc &x, const sc_desc &w, const sc_desc *bias,
     const int64_t large = transposed ? y.dims[2 + i] : x.dims[2 + i];
     const int64_t small = transposed ? x.dims[2 + i] : y.dims[2 + i];
     const int64_t padded = large + 2 * begin - span;
+    bool fits = padded >= 0 && padded / s + 1 == small;
     int64_t pad = begin;
-    if (transposed && (padded < 0 || padded / s + 1 != small) &&
-        begin != end) {
+    if (!fits && transposed && begin != end) {
       // y[o] = full[o + begin - pad] where full pads both ends by the
       // smaller pad: (small - 1) * stride + span - 2 * pad elements, of
       // which y must fit in the window after the crop.
-      pad = std::min(begin, end);
-      const int64_t full = (small - 1) * s + span - 2 * pad;
-      const int64_t crop = begin - pad;
+      const int64_t smaller = std::min(begin, end);
+      const int64_t full = (small - 1) * s + span - 2 * smaller;
+      const int64_t crop = begin - smaller;
       if (full >= crop + large && full <= INT_MAX) {
         if (!plan.cropped)
           std::copy(plan.y, plan.y + plan.nbDims, plan.full);
         plan.cropped = true;
         plan.full[2 + lift + i] = static_cast<int>(full);
         plan.crop[2 + lift + i] = static_cast<int>(crop);
-        plan.pads[lift + i] = static_cast<int>(pad);
-        plan.strides[lift + i] = static_cast<int>(s);
-        plan.dilations[lift + i] = static_cast<int>(d);
-        continue;
+        pad = smaller;
+        fits = true;
       }
     }
-    if (padded < 0 || padded / s + 1 != small) {
+    if (!fits) {
       error = shapes + ": cuDNN pads both ends of a dim by the same amount; " +
               "pads " + std::to_string(begin) + " and " + std::to_string(end) +
               " of spatial dim " + std::to_string(i) + " do not fit that";
       return false;
     }
-    plan.pads[lift + i] = static_cast<int>(begin);
+    plan.pads[lift + i] = static_cast<int>(pad);
     plan.strides[lift + i] = static_cast<int>(s);
     plan.dilations[lift + i] = static_cast<int>(d);
   }

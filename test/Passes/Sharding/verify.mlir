@@ -94,5 +94,5 @@ func.func @count(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
 // -----
 
 dist.mesh @a axes = ["tp"] shape = [2]
-// expected-error @below {{dist-verify: a second mesh 'b': the dist phase makes one}}
+// expected-error @below {{dist-verify needs one dist.mesh in the module, found 2}}
 dist.mesh @b axes = ["dp"] shape = [2]

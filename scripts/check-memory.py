@@ -63,9 +63,11 @@ def main():
         planned[int(m.group(1))] = (int(m.group(2)), int(m.group(3)))
     report = {}
     with open(plan_txt) as f:
-        for m in re.finditer(r"\(rank (\d+)\): weights ([\d.]+ \w+), arena ([\d.]+ \w+)",
-                             f.read()):
-            report[int(m.group(1))] = (m.group(2), m.group(3))
+        # A program serving several ranks (a merged one) is reported once.
+        for m in re.finditer(r"\(ranks? ([\d ]+)\): weights ([\d.]+ \w+), "
+                             r"arena ([\d.]+ \w+)", f.read()):
+            for r in m.group(1).split():
+                report[int(r)] = (m.group(2), m.group(3))
     sizes = sections(weights)
     ok = len(sizes) == len(planned) == len(report) and len(sizes) > 0
     whole = sum(sections(single + ".weights")) if single else 0

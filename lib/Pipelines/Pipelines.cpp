@@ -131,6 +131,8 @@ void shardc::buildKernPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createKernFuseElementwise());
   pm.addNestedPass<func::FuncOp>(createKernPlanWeights());
   pm.addNestedPass<func::FuncOp>(createKernPlanMemory());
+  // One program per distinct code: the ranks of a group share theirs.
+  pm.addPass(createKernMergeRanks());
 }
 
 void shardc::registerPipelines() {
@@ -149,7 +151,7 @@ void shardc::registerPipelines() {
   PassPipelineRegistration<KernPipelineOptions>(
       "shardc-kern-pipeline",
       "Graph to planned kern: lowering, layouts, kernel fusion, weights and "
-      "memory plans (what `shardc --emit=kern` runs after the graph "
-      "pipeline)",
+      "memory plans, rank programs merged by their code (what `shardc "
+      "--emit=kern` runs after the graph pipeline)",
       buildKernPipeline);
 }

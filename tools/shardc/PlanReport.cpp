@@ -326,7 +326,8 @@ void shardc::printPlanReport(raw_ostream &os, StringRef model,
     auto ranks = func->getAttrOfType<DenseI64ArrayAttr>("kern.ranks");
     os << "  @" << func.getName();
     if (ranks) {
-      os << " (rank";
+      // A merged program (kern-merge-ranks) serves several.
+      os << (ranks.size() > 1 ? " (ranks" : " (rank");
       for (int64_t r : ranks.asArrayRef())
         os << " " << r;
       os << ")";

@@ -32,6 +32,8 @@ def Kern_Dialect : Dialect {
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect"];
   let usePropertiesForAttributes = 0;
+  // kern.per_rank (kern-merge-ranks): one value per rank of the program.
+  let hasOperationAttrVerify = 1;
 }
 
 #endif // SHARDC_KERN_DIALECT

@@ -38,6 +38,29 @@ inline int64_t bufferBytes(mlir::MemRefType t) {
 /// together they serve ranks 0..N-1, each once.
 inline constexpr llvm::StringLiteral kRanksAttr = "kern.ranks";
 
+/// The attributes of an op of a merged program (kern-merge-ranks) that
+/// differ between its ranks: a DictionaryAttr from the attribute's name to
+/// an ArrayAttr of one value per slot of the function's `kern.ranks`. The op
+/// itself holds slot 0's values.
+inline constexpr llvm::StringLiteral kPerRankAttr = "kern.per_rank";
+
+/// While alive, `root` and the ops nested in it hold the attributes of one
+/// slot of their `kern.per_rank` (code generation writes a rank's statement
+/// or weights section from them); the destructor puts slot 0's back.
+class RankSlot {
+public:
+  RankSlot(mlir::Operation *root, unsigned slot);
+  ~RankSlot();
+  RankSlot(const RankSlot &) = delete;
+  RankSlot &operator=(const RankSlot &) = delete;
+
+  /// Whether `root` or an op nested in it has per-rank attributes.
+  static bool varies(mlir::Operation *root);
+
+private:
+  llvm::SmallVector<std::pair<mlir::Operation *, mlir::DictionaryAttr>> saved;
+};
+
 /// Alignment in bytes of arena buffers and of weights within a section. The
 /// runtime's file format (runtime/include/shardc/format.h, kAlign) must
 /// agree; the C++ emitter checks it at compile time.

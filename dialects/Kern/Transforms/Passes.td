@@ -54,4 +54,23 @@ def KernPlanWeights : Pass<"kern-plan-weights", "mlir::func::FuncOp"> {
   }];
 }
 
+def KernMergeRanks : Pass<"kern-merge-ranks", "mlir::ModuleOp"> {
+  let summary = "Merge rank programs that differ only in constants into one SPMD program";
+  let description = [{
+    Partitioning writes one program per rank; the ranks of a tp, ep or dp
+    group then hold the same code on their own slices. Rank programs
+    (`func.func`s with `kern.ranks`) whose bodies have the same ops, operand
+    order, types, buffers (allocs, views, weight offsets) and function
+    attributes are merged into the first: its `kern.ranks` lists them all,
+    in order (a rank's slot), and each op whose attributes differ between
+    them keeps the first rank's and lists every slot's value in
+    `kern.per_rank` (`{name = [slot 0's, slot 1's, ...]}`): a weight's
+    data, a gather's vocabulary offset, a map's base offset into the
+    batch. Code generation then compiles the program once, writes one
+    weights section per rank and emits a statement whose arguments differ
+    as a switch on the rank context. Programs that differ in a shape (an
+    uneven shard) or a buffer stay separate.
+  }];
+}
+
 #endif // SHARDC_KERN_TRANSFORMS

@@ -70,6 +70,11 @@ private:
   /// rank records); `forceSplit` puts its code in parts of its own.
   mlir::LogicalResult emitProgram(const RankProgram &program, unsigned index,
                                   bool forceSplit);
+  /// One op of a program serving `ranks`: its CUDA and CPU forms, or, when
+  /// its attributes differ per rank (kern.per_rank), each rank's forms
+  /// under a switch on the rank where they differ (EmitProgram.cpp).
+  mlir::LogicalResult emitStatement(mlir::Operation &op,
+                                    llvm::ArrayRef<int64_t> ranks);
   /// The CPU form of one op of a program (EmitCpp.cpp).
   mlir::LogicalResult emitCpuOp(mlir::Operation &op);
   /// A kern collective as a runtime call (EmitCollectives.cpp): of the CPU
@@ -105,6 +110,10 @@ private:
 
   std::string ptr(mlir::Value buffer);
   mlir::FailureOr<std::string> desc(mlir::Operation *op, mlir::Value buffer);
+  /// A file-scope `static const TYPE aN[]` of `items` (one per text in a
+  /// part).
+  std::string constArray(llvm::StringRef elementType,
+                         const std::string &items);
   std::string i64Array(mlir::ArrayRef<int64_t> values);
 
   mlir::func::FuncOp func; ///< the program being emitted
@@ -114,7 +123,7 @@ private:
   std::string cudaInit, cudaRun;
   std::vector<std::string> cudaKernels;
   unsigned numCudaHandles = 0;
-  std::map<std::string, std::string> descNames;
+  std::map<std::string, std::string> descNames, arrayNames;
   unsigned numArrays = 0, numHandles = 0, numDescs = 0;
   std::optional<unsigned> numInputs; ///< the function's, counted once
   // A split program: its finished parts, the kernels' functions by text,

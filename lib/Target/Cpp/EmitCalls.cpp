@@ -93,12 +93,10 @@ LogicalResult CppEmitter::emitRuntimeCall(kern::RuntimeCallOpInterface call) {
       args.push_back(i64Array(a.integers));
       break;
     case Kind::F32Array: {
-      std::string name = "a" + std::to_string(numArrays++);
-      decls += "static const float " + name + "[] = {";
+      std::string items;
       for (auto [k, x] : llvm::enumerate(a.reals))
-        decls += (k ? ", " : "") + floatLiteral(x, f32);
-      decls += std::string(a.reals.empty() ? "0" : "") + "};\n";
-      args.push_back(name);
+        items += (k ? ", " : "") + floatLiteral(x, f32);
+      args.push_back(constArray("float", items));
       break;
     }
     case Kind::String:

@@ -79,15 +79,24 @@ FailureOr<std::string> CppEmitter::desc(Operation *op, Value buffer) {
   return "&" + name;
 }
 
+std::string CppEmitter::constArray(StringRef elementType,
+                                   const std::string &items) {
+  std::string key = elementType.str() + "{" + items + "}";
+  auto [it, inserted] =
+      arrayNames.try_emplace(key, "a" + std::to_string(numArrays));
+  if (inserted) {
+    ++numArrays;
+    decls += "static const " + elementType.str() + " " + it->second +
+             "[] = {" + (items.empty() ? "0" : items) + "};\n";
+  }
+  return it->second;
+}
+
 std::string CppEmitter::i64Array(ArrayRef<int64_t> values) {
-  std::string name = "a" + std::to_string(numArrays++);
-  decls += "static const int64_t " + name + "[] = {";
+  std::string items;
   for (auto [i, v] : llvm::enumerate(values))
-    decls += (i ? ", " : "") + std::to_string(v) + "LL";
-  if (values.empty())
-    decls += "0";
-  decls += "};\n";
-  return name;
+    items += (i ? ", " : "") + std::to_string(v) + "LL";
+  return constArray("int64_t", items);
 }
 
 LogicalResult CppEmitter::emitKernel(Operation *op, ValueRange inputs,

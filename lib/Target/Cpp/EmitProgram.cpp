@@ -7,8 +7,10 @@
 // the I/O pointers); the rank table maps every rank to its program's
 // entries, and the embedded plan holds one record per rank (its program's
 // arena, handles and signature, its weights section's size and checksum).
-// Ranks of one program share its code and, for now, its weights (sliced
-// weights per rank come with partitioning).
+// Ranks of one program share its code; a program merged from several rank
+// programs (kern-merge-ranks) writes a weights section per rank, from each
+// slot's weight data, and a statement whose slots differ as a switch on the
+// rank (emitStatement). Otherwise its ranks share one section.
 //
 //===----------------------------------------------------------------------===//
 
@@ -219,23 +221,34 @@ LogicalResult CppEmitter::emitProgram(const RankProgram &program,
   numInputs.reset();
   std::string n = std::to_string(index);
 
-  // The weights section first: the plan records its size and checksum.
-  WeightsSection section;
-  if (auto bytes = func->getAttrOfType<IntegerAttr>("kern.weights_bytes"))
-    section.size = bytes.getInt();
-  WalkResult walk = func.walk([&](kern::WeightOp op) {
-    return failed(addWeight(op, section)) ? WalkResult::interrupt()
-                                          : WalkResult::advance();
+  // The weights sections first: the plan records their sizes and
+  // checksums. One per slot when the ranks' weight data differ.
+  SmallVector<kern::WeightOp> weights;
+  func.walk([&](kern::WeightOp op) { weights.push_back(op); });
+  bool perRankWeights = llvm::any_of(weights, [](kern::WeightOp op) {
+    return op->hasAttr(kern::kPerRankAttr);
   });
-  if (walk.wasInterrupted() || failed(finishSection(func, section)))
-    return failure();
+  SmallVector<WeightsSection> sections(perRankWeights ? program.ranks.size()
+                                                      : 1);
+  for (auto [slot, section] : llvm::enumerate(sections)) {
+    if (auto bytes = func->getAttrOfType<IntegerAttr>("kern.weights_bytes"))
+      section.size = bytes.getInt();
+    for (kern::WeightOp op : weights) {
+      kern::RankSlot at(op, slot);
+      if (failed(addWeight(op, section)))
+        return failure();
+    }
+    if (failed(finishSection(func, section)))
+      return failure();
+  }
 
-  // Large programs (and every program of a module with several) are split
-  // into parts (see CppEmitter.h).
+  // Large programs (and every program of a module with several, or whose
+  // ranks differ) are split into parts (see CppEmitter.h): the kernels then
+  // take their operands' offsets, which may be a rank's, at the call.
   unsigned cost = 0;
   for (Operation &op : func.getBody().front())
     cost += statementCost(&op);
-  split = forceSplit || cost > kSplitCost;
+  split = forceSplit || kern::RankSlot::varies(func) || cost > kSplitCost;
   unsigned kernels0 = artifacts.numKernels,
            calls0 = artifacts.numLibraryCalls,
            cudaKernels0 = artifacts.numCudaKernels;
@@ -247,9 +260,7 @@ LogicalResult CppEmitter::emitProgram(const RankProgram &program,
       partCost = 0;
     }
     partCost += statementCost(&op);
-    if (options.cuda && failed(emitCudaOp(&op)))
-      return failure();
-    if (options.cpu && failed(emitCpuOp(op)))
+    if (failed(emitStatement(op, program.ranks)))
       return failure();
   }
   if (split) {
@@ -312,6 +323,7 @@ LogicalResult CppEmitter::emitProgram(const RankProgram &program,
 
   // The program's rank record (the same for every rank it serves, but for
   // the weights section).
+  const WeightsSection &section = sections.front();
   format::RankPlan rank;
   auto arena = func->getAttrOfType<IntegerAttr>("kern.arena_bytes");
   rank.arenaBytes = arena ? arena.getInt() : 0;
@@ -340,21 +352,101 @@ LogicalResult CppEmitter::emitProgram(const RankProgram &program,
                  (sig.batched ? ":b;" : ";");
     (isInput ? rank.inputs : rank.outputs).push_back(std::move(sig));
   }
-  identity += signature + std::to_string(rank.weightsChecksum) + ":" +
-              std::to_string(rank.weightsBytes);
-  func.walk([&](kern::WeightOp op) {
+  identity += signature;
+  for (const WeightsSection &s : sections)
+    identity += std::to_string(s.checksum) + ":" + std::to_string(s.size);
+  for (kern::WeightOp op : weights)
     identity += ";" + std::to_string(op.getOffset().value_or(0));
-  });
-  for (int64_t r : program.ranks) {
+  for (auto [slot, r] : llvm::enumerate(program.ranks)) {
     if (rankRecords.size() <= static_cast<size_t>(r)) {
       rankRecords.resize(r + 1);
       rankPrograms.resize(r + 1);
       artifacts.sections.resize(r + 1);
     }
+    const WeightsSection &own = sections[perRankWeights ? slot : 0];
+    rank.weightsChecksum = own.checksum;
     rankRecords[r] = rank;
     rankPrograms[r] = index;
-    artifacts.sections[r] = section;
+    artifacts.sections[r] = own;
   }
+  return success();
+}
+
+LogicalResult CppEmitter::emitStatement(Operation &op,
+                                        ArrayRef<int64_t> ranks) {
+  auto emitOne = [&]() -> LogicalResult {
+    if (options.cuda && failed(emitCudaOp(&op)))
+      return failure();
+    if (options.cpu && failed(emitCpuOp(op)))
+      return failure();
+    return success();
+  };
+  if (!kern::RankSlot::varies(&op))
+    return emitOne();
+  // Each slot's statements, written from its attributes. Kernels of the
+  // same text stay shared (declared once in `decls`); the counts count the
+  // op once.
+  struct Code {
+    std::string init, run, cudaInit, cudaRun;
+  };
+  SmallVector<Code> codes;
+  Code before{std::move(init), std::move(run), std::move(cudaInit),
+              std::move(cudaRun)};
+  unsigned kernels = 0, calls = 0, cudaKernels = 0;
+  for (unsigned slot = 0; slot < ranks.size(); ++slot) {
+    init.clear();
+    run.clear();
+    cudaInit.clear();
+    cudaRun.clear();
+    {
+      kern::RankSlot at(&op, slot);
+      if (failed(emitOne()))
+        return failure();
+    }
+    codes.push_back({std::move(init), std::move(run), std::move(cudaInit),
+                     std::move(cudaRun)});
+    if (slot == 0) {
+      kernels = artifacts.numKernels;
+      calls = artifacts.numLibraryCalls;
+      cudaKernels = artifacts.numCudaKernels;
+    }
+  }
+  artifacts.numKernels = kernels;
+  artifacts.numLibraryCalls = calls;
+  artifacts.numCudaKernels = cudaKernels;
+  init = std::move(before.init);
+  run = std::move(before.run);
+  cudaInit = std::move(before.cudaInit);
+  cudaRun = std::move(before.cudaRun);
+  // The same text for every rank once; else a case per rank.
+  auto join = [&](std::string Code::*field, std::string &into) {
+    if (llvm::all_of(codes, [&](const Code &c) {
+          return c.*field == codes.front().*field;
+        })) {
+      into += codes.front().*field;
+      return;
+    }
+    // Ranks with the same text share a case (dp replicas of a tp rank).
+    into += "  switch (ctx->rank) {\n";
+    SmallVector<bool> done(ranks.size(), false);
+    for (unsigned slot = 0; slot < ranks.size(); ++slot) {
+      if (done[slot])
+        continue;
+      std::string labels;
+      for (unsigned other = slot; other < ranks.size(); ++other)
+        if (!done[other] && codes[other].*field == codes[slot].*field) {
+          done[other] = true;
+          labels += (labels.empty() ? "" : ":\n") + std::string("  case ") +
+                    std::to_string(ranks[other]);
+        }
+      into += labels + ": {\n" + codes[slot].*field + "  } break;\n";
+    }
+    into += "  }\n";
+  };
+  join(&Code::init, init);
+  join(&Code::run, run);
+  join(&Code::cudaInit, cudaInit);
+  join(&Code::cudaRun, cudaRun);
   return success();
 }
 
@@ -500,6 +592,7 @@ void CppEmitter::flushPart() {
   cudaRun.clear();
   // Each part declares what it uses.
   descNames.clear();
+  arrayNames.clear();
   declaredKernels.clear();
 }
 

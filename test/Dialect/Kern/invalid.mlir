@@ -1111,3 +1111,44 @@ func.func @moe_place_slots(%ids: memref<16x2xi64>, %slots: memref<16x2xi64>) {
   kern.moe_place %ids into %slots {copies = array<i64: 1, 1>, max_copies = 1 : i64, table = array<i64: 0, 1>} : memref<16x2xi64> into memref<16x2xi64>
   return
 }
+
+// -----
+
+// kern.per_rank (kern-merge-ranks): one value per rank of the program.
+func.func @per_rank_one_rank(%y: memref<2xf32>) attributes {kern.ranks = array<i64: 0>} {
+  // expected-error @+1 {{'kern.weight' op has 'kern.per_rank' outside a program of several ranks}}
+  %w = kern.weight {kern.per_rank = {value = [dense<1.0> : tensor<2xf32>]}, value = dense<1.0> : tensor<2xf32>} : memref<2xf32>
+  return
+}
+
+// -----
+
+func.func @per_rank_count(%y: memref<2xf32>) attributes {kern.ranks = array<i64: 0, 1, 2>} {
+  // expected-error @+1 {{'kern.weight' op 'kern.per_rank' entry 'value' must list one value per rank (3)}}
+  %w = kern.weight {kern.per_rank = {value = [dense<1.0> : tensor<2xf32>, dense<2.0> : tensor<2xf32>]}, value = dense<1.0> : tensor<2xf32>} : memref<2xf32>
+  return
+}
+
+// -----
+
+func.func @per_rank_first(%y: memref<2xf32>) attributes {kern.ranks = array<i64: 0, 1>} {
+  // expected-error @+1 {{'kern.weight' op 'kern.per_rank' entry 'value' must start with the op's own value}}
+  %w = kern.weight {kern.per_rank = {value = [dense<3.0> : tensor<2xf32>, dense<2.0> : tensor<2xf32>]}, value = dense<1.0> : tensor<2xf32>} : memref<2xf32>
+  return
+}
+
+// -----
+
+func.func @per_rank_type(%y: memref<2xf32>) attributes {kern.ranks = array<i64: 0, 1>} {
+  // expected-error @+1 {{'kern.weight' op 'kern.per_rank' entry 'value' has a value of another type than the op's}}
+  %w = kern.weight {kern.per_rank = {value = [dense<1.0> : tensor<2xf32>, dense<2.0> : tensor<3xf32>]}, value = dense<1.0> : tensor<2xf32>} : memref<2xf32>
+  return
+}
+
+// -----
+
+func.func @per_rank_dict(%y: memref<2xf32>) attributes {kern.ranks = array<i64: 0, 1>} {
+  // expected-error @+1 {{'kern.weight' op 'kern.per_rank' must be a dictionary}}
+  %w = kern.weight {kern.per_rank = [1, 2], value = dense<1.0> : tensor<2xf32>} : memref<2xf32>
+  return
+}

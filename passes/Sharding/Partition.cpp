@@ -19,8 +19,9 @@
 // over a split axis, the row-parallel linear's bias and residual, a mean's
 // count), through this partitioner as a graph::LocalPartitioner, which
 // also gives them the generic rewrite's layouts (ruleLayouts); grouped
-// convolutions' local group counts too. Still here, inside the generic
-// rewrite: expert-parallel moe.
+// convolutions' local group counts and expert-parallel moe (which this
+// partitioner builds as a dist.moe for it: expertParallelMoe) too. What
+// is left here is the generic rewrite itself.
 //
 //===----------------------------------------------------------------------===//
 
@@ -120,6 +121,26 @@ public:
     current[result] = want;
     return success();
   }
+  SmallVector<std::pair<StringRef, int64_t>> stageAxes() override {
+    SmallVector<std::pair<StringRef, int64_t>> axes;
+    for (Attribute a : mesh.getAxes()) {
+      StringRef name = cast<StringAttr>(a).getValue();
+      if (name != dist::kPipelineAxis)
+        axes.push_back({name, axisSize(name)});
+    }
+    return axes;
+  }
+  Value expertParallelMoe(OpBuilder &b, Operation *original,
+                          RankedTensorType type, ValueRange operands,
+                          ArrayRef<StringRef> expertAxes) override {
+    // dist-seed-experts' placement (expert load balancing), if any.
+    bool biased = operands.size() == 7;
+    return b.create<dist::MoeOp>(
+        original->getLoc(), type, operands[0], operands[1], operands[2],
+        operands[3], operands[4], biased ? operands[5] : Value(),
+        biased ? operands[6] : Value(), meshRef(), axesAttr(expertAxes),
+        original->getAttrOfType<DenseI64ArrayAttr>("dist.placement"));
+  }
 
 private:
   int64_t axisSize(StringRef a) { return *mesh.axisSize(a); }
@@ -186,13 +207,6 @@ private:
                                  const DimAxes &dims);
   LogicalResult partitionOp(OpBuilder &b, Operation *op);
   FailureOr<RuleLayouts> ruleLayouts(Operation *op) override;
-  /// Operand `v` of an expert-parallel moe (its tokens [T, ...] on dim 0)
-  /// whole along the tokens, padded to `rows` with zero rows (`iota`: rows
-  /// [0, 1, .., K-1], the expert ids of a padded token, which must be
-  /// distinct as a router's top-k are), then laid out as `want` (its block
-  /// of the padded rows).
-  FailureOr<Value> padTokens(OpBuilder &b, Location loc, Value v,
-                             const DimAxes &want, int64_t rows, bool iota);
   /// `v` all-gathered along `dim` over `axes` (minor first: the blocks in
   /// the order of part()'s index).
   Value allGather(OpBuilder &b, Location loc, Value v,
@@ -336,43 +350,6 @@ Value RankPartitioner::allGather(OpBuilder &b, Location loc, Value v,
 }
 
 /// `type` with `rows` rows (dim 0).
-static RankedTensorType padRows(RankedTensorType type, int64_t rows) {
-  SmallVector<int64_t> shape(type.getShape());
-  shape[0] = rows;
-  return RankedTensorType::get(shape, type.getElementType());
-}
-
-FailureOr<Value> RankPartitioner::padTokens(OpBuilder &b, Location loc,
-                                            Value v, const DimAxes &want,
-                                            int64_t rows, bool iota) {
-  DimAxes whole = want;
-  whole[0].clear();
-  auto local = reshard(b, loc, map.lookup(v), current[v], whole);
-  if (failed(local))
-    return failure();
-  auto type = cast<RankedTensorType>(local->getType());
-  SmallVector<int64_t> zerosShape(type.getShape());
-  zerosShape[0] = rows - type.getDimSize(0);
-  auto zerosType = RankedTensorType::get(zerosShape, type.getElementType());
-  Type elem = type.getElementType();
-  DenseElementsAttr fill =
-      DenseElementsAttr::get(zerosType, b.getZeroAttr(elem));
-  if (iota && type.getRank() == 2 && isa<IntegerType>(elem)) {
-    SmallVector<APInt> ids;
-    unsigned width = elem.getIntOrFloatBitWidth();
-    for (int64_t r = 0; r < zerosShape[0]; ++r)
-      for (int64_t k = 0; k < zerosShape[1]; ++k)
-        ids.push_back(APInt(width, k));
-    fill = DenseElementsAttr::get(zerosType, ids);
-  }
-  Value zeros = b.create<graph::ConstantOp>(loc, fill);
-  Value padded = b.create<graph::ConcatOp>(
-      loc, padRows(type, rows), ValueRange{*local, zeros},
-      b.getI64IntegerAttr(0));
-  return reshard(b, loc, padded, whole, want);
-}
-
-
 FailureOr<graph::LocalPartitioner::RuleLayouts>
 RankPartitioner::ruleLayouts(Operation *op) {
   // Factor axes from the results' recorded layouts (never on factors that
@@ -570,92 +547,23 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
   FailureOr<RuleLayouts> layouts = ruleLayouts(op);
   if (failed(layouts))
     return failure();
-  bool hasRule = layouts->hasRule;
   SmallVector<DimAxes> &need = layouts->need, &produced = layouts->produced;
   SmallVector<StringRef> &partial = layouts->partial;
   StringRef partialKind = layouts->partialKind;
 
-  // Expert parallelism (dist-seed-experts): a graph.moe whose stacked
-  // expert weights are split along the experts becomes a dist.moe over
-  // those axes. Its tokens are split over them too (each rank dispatches
-  // its share) and over every other mesh axis the op leaves idle but the
-  // pipeline's, so that no two ranks route the same tokens. Tokens the
-  // ranks do not divide (7 over 2, a decode step's 1) are padded with zero
-  // rows to the next multiple (weight 0 on distinct experts 0..K-1: they
-  // add nothing), and the padding is sliced off once the result is
-  // gathered.
-  SmallVector<StringRef> expertAxes;
-  int64_t paddedTokens = 0;
-  if (auto moe = dyn_cast<graph::MoeOp>(op); moe && hasRule) {
-    const DimAxes &experts = current[moe.getGateUp()];
-    if (!experts.empty() && !experts[0].empty()) {
-      expertAxes.assign(experts[0].begin(), experts[0].end());
-      if (current[moe.getDown()].empty() ||
-          current[moe.getDown()][0] != experts[0])
-        return op->emitError("the experts' gate/up and down weights are "
-                             "split differently");
-      need[3][0] = experts[0];
-      need[4][0] = experts[0];
-      // Biases go with their experts' weights.
-      for (unsigned i = 5; i < need.size(); ++i)
-        need[i][0] = experts[0];
-      llvm::StringSet<> busy;
-      for (const DimAxes &dims : need)
-        for (const auto &axes : dims)
-          for (StringRef a : axes)
-            busy.insert(a);
-      SmallVector<StringRef> tokenAxes(need[0][0].begin(), need[0][0].end());
-      tokenAxes.append(experts[0].begin(), experts[0].end());
-      for (Attribute a : mesh.getAxes()) {
-        StringRef name = cast<StringAttr>(a).getValue();
-        if (!busy.contains(name) && name != dist::kPipelineAxis &&
-            moe.getNumTokens() % (part(tokenAxes).first * axisSize(name)) == 0)
-          tokenAxes.push_back(name);
-      }
-      int64_t parts = part(tokenAxes).first;
-      int64_t tokens = moe.getNumTokens();
-      if (tokens % parts != 0)
-        paddedTokens = (tokens + parts - 1) / parts * parts;
-      for (int i : {0, 1, 2})
-        need[i][0].assign(tokenAxes.begin(), tokenAxes.end());
-      produced[0][0].assign(tokenAxes.begin(), tokenAxes.end());
-    }
-  }
-
   SmallVector<Value> operands;
-  for (auto [i, v, want] : llvm::enumerate(op->getOperands(), need)) {
-    if (paddedTokens && i <= 2) {
-      auto padded = padTokens(b, loc, v, want, paddedTokens, i == 2);
-      if (failed(padded))
-        return failure();
-      operands.push_back(*padded);
-      continue;
-    }
+  for (auto [v, want] : llvm::zip(op->getOperands(), need)) {
     auto local = reshard(b, loc, map.lookup(v), current[v], want);
     if (failed(local))
       return failure();
     operands.push_back(*local);
   }
-  Operation *clone;
-  if (!expertAxes.empty()) {
-    // dist-seed-experts' placement (expert load balancing), if any.
-    bool biased = operands.size() == 7;
-    clone = b.create<dist::MoeOp>(
-        loc, op->getResult(0).getType(), operands[0], operands[1],
-        operands[2], operands[3], operands[4],
-        biased ? operands[5] : Value(), biased ? operands[6] : Value(),
-        meshRef(), axesAttr(expertAxes),
-        op->getAttrOfType<DenseI64ArrayAttr>("dist.placement"));
-  } else {
-    clone = b.clone(*op);
-    clone->setOperands(operands);
-  }
+  Operation *clone = b.clone(*op);
+  clone->setOperands(operands);
   clone->removeAttr("dist.shardings");
   clone->removeAttr("dist.no_rule");
   for (unsigned i = 0; i < op->getNumResults(); ++i) {
     auto type = cast<RankedTensorType>(op->getResult(i).getType());
-    if (paddedTokens)
-      type = padRows(type, paddedTokens);
     clone->getResult(i).setType(RankedTensorType::get(
         localShape(type, produced[i]), type.getElementType()));
   }
@@ -669,31 +577,9 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
     Value result = clone->getResult(i);
     DimAxes recorded = resultDims(i);
     DimAxes layout = produced[i];
-    if (paddedTokens) {
-      // Reduce, gather the padded tokens whole, drop the padding; then the
-      // recorded layout as below.
-      if (!partial.empty())
-        layout = reducePartial(b, loc, result, partial, partialKind, layout,
-                               layout);
-      DimAxes whole = layout;
-      whole[0].clear();
-      auto gathered = reshard(b, loc, result, layout, whole);
-      if (failed(gathered))
-        return failure();
-      auto type = cast<RankedTensorType>(gathered->getType());
-      SmallVector<int64_t> starts(type.getRank(), 0),
-          ends(type.getShape()), steps(type.getRank(), 1);
-      ends[0] = cast<RankedTensorType>(op->getResult(i).getType())
-                    .getDimSize(0);
-      result = b.create<graph::SliceOp>(loc, *gathered,
-                                        b.getDenseI64ArrayAttr(starts),
-                                        b.getDenseI64ArrayAttr(ends),
-                                        b.getDenseI64ArrayAttr(steps));
-      layout = whole;
-    } else if (!partial.empty()) {
+    if (!partial.empty())
       layout = reducePartial(b, loc, result, partial, partialKind, layout,
                              recorded);
-    }
     // The layout the rest of the program expects.
     auto v = reshard(b, loc, result, layout, recorded);
     if (failed(v))

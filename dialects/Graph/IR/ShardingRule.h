@@ -177,6 +177,20 @@ public:
   /// The shape of `type` as a rank holds it laid out as `layout`.
   virtual llvm::SmallVector<int64_t> localShape(mlir::ShapedType type,
                                                 const Layout &layout) = 0;
+
+  /// The mesh axes an op of this rank's stage may split over (all but the
+  /// pipeline's), in mesh order, with their sizes.
+  virtual llvm::SmallVector<std::pair<llvm::StringRef, int64_t>>
+  stageAxes() = 0;
+  /// An expert-parallel `graph.moe` (`original`) as the partitioner's
+  /// expert-parallel op over `expertAxes`, on the rank's local `operands`
+  /// (tokens, weights, ids, gate/up, down[, biases]), of type `type`.
+  virtual mlir::Value expertParallelMoe(mlir::OpBuilder &b,
+                                        mlir::Operation *original,
+                                        mlir::RankedTensorType type,
+                                        mlir::ValueRange operands,
+                                        llvm::ArrayRef<llvm::StringRef>
+                                            expertAxes) = 0;
 };
 
 void registerShardingRules(mlir::DialectRegistry &registry);

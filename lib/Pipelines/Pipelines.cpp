@@ -74,6 +74,13 @@ void shardc::buildGraphPipeline(OpPassManager &pm,
   // yet) their convolutions' residual adds and activations apart.
   pm.addNestedPass<func::FuncOp>(createGraphFuseEpilogues(
       {/*erfGelu=*/!targets.cuda, /*convEpilogues=*/!targets.cuda}));
+  // On the fused linears: their epilogues follow the int32 product.
+  if (options.quantize == "int8-dynamic")
+    pm.addNestedPass<func::FuncOp>(createGraphQuantizeDynamic());
+  else if (options.quantize != "none")
+    llvm::report_fatal_error(llvm::Twine("quantize=") + options.quantize +
+                                 ": expected none or int8-dynamic",
+                             /*gen_crash_diag=*/false);
   pm.addPass(createCanonicalizerPass());
 }
 
@@ -123,7 +130,8 @@ void shardc::buildKernPipeline(OpPassManager &pm,
   // The CPU code multiplies fp16/bf16 through fp32 copies; a CUDA-only
   // program keeps them narrow for cuBLASLt.
   pm.addPass(createConvertGraphToKern(
-      {/*halfGemm=*/targets.cuda && !targets.cpu}));
+      {/*halfGemm=*/targets.cuda && !targets.cpu,
+       /*int8Gemm=*/!targets.cuda}));
   // Layouts before fusion: the fused maps compose the permuted accesses.
   if (!targets.cuda)
     pm.addNestedPass<func::FuncOp>(createKernChannelsLast());

@@ -24,4 +24,19 @@ def GraphConvertPrecision : Pass<"graph-convert-precision", "mlir::func::FuncOp"
   let dependentDialects = ["shardc::graph::GraphDialect"];
 }
 
+def GraphQuantizeDynamic : Pass<"graph-quantize-dynamic", "mlir::func::FuncOp"> {
+  let summary = "Dynamic int8 quantization of the linear layers (W8A8)";
+  let description = [{
+    `--quantize=int8-dynamic`: every `graph.linear` whose weight is a
+    constant [K, N] f32 matrix multiplies int8 in int32: the weight is
+    quantized here, per output column and symmetric; the activations at run
+    time, per token (row) and symmetric (`quantize_linear` of x over its
+    row's largest magnitude / 127); the int32 product is scaled back and
+    the bias, activation and residual follow in f32. Products without a
+    constant weight (attention's) stay in floating point. See
+    passes/Precision/QuantizeDynamic.cpp.
+  }];
+  let dependentDialects = ["shardc::graph::GraphDialect"];
+}
+
 #endif // SHARDC_PASSES_PRECISION

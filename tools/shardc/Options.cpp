@@ -82,6 +82,13 @@ static cl::opt<std::string> precision(
              "and weights stored narrow, arithmetic, GEMM accumulation and "
              "normalization statistics in fp32; inputs and outputs stay fp32)"),
     cl::init("fp32"), cl::cat(precisionCat));
+static cl::opt<std::string> quantize(
+    "quantize",
+    cl::desc("Quantization: none (default); int8-dynamic (W8A8: the linear "
+             "layers' constant weights int8 per output channel, their "
+             "activations int8 per token at run time, int32 products; "
+             "attention and normalization stay in floating point)"),
+    cl::init("none"), cl::cat(precisionCat));
 static cl::list<std::string>
     cudaArchs("cuda-arch",
               cl::desc("NVRTC targets: cubins for sm_XY, PTX for compute_XY "
@@ -347,6 +354,7 @@ static void readFlags(Options &o) {
   o.cpu = cpu;
   o.target = target;
   o.precision = precision;
+  o.quantize = quantize;
   o.fusion = !noFusion;
   o.canonicalize = !noCanonicalize;
   o.tp = tensorParallel;
@@ -541,6 +549,14 @@ std::optional<std::string> parseOptions(int argc, char **argv, Options &o) {
   else if (o.precision != "fp16" && o.precision != "bf16" &&
            o.precision != "fp32")
     return "--precision=" + o.precision + ": expected fp32, tf32, fp16 or bf16";
+  if (o.quantize != "none" && o.quantize != "int8-dynamic")
+    return "--quantize=" + o.quantize + ": expected none or int8-dynamic";
+  if (o.quantize != "none" && o.precision != "fp32")
+    return "--quantize=" + o.quantize + " quantizes an fp32 model; it does "
+           "not combine with --precision=" + o.precision;
+  if (o.quantize != "none" && o.program.cuda)
+    return "--quantize=" + o.quantize + " runs on the CPU only for now "
+           "(--target=cpu)";
   if (std::optional<std::string> err = checkMesh(o))
     return err;
   if (o.emit == Emit::Cuda && !o.program.cuda)

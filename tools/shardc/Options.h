@@ -40,6 +40,7 @@ struct Options {
 
   // Code generation.
   std::string target, precision;
+  std::string quantize = "none"; // --quantize
   bool fusion = true, canonicalize = true;
   ProgramOptions program;
   cuda::CompileOptions nvrtc;

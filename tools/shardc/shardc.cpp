@@ -106,6 +106,7 @@ static void addGraphPipeline(mlir::PassManager &pm, const Options &o,
   shardc::GraphPipelineOptions g;
   g.canonicalize = o.canonicalize;
   g.precision = o.precision;
+  g.quantize = o.quantize;
   g.fusion = fusion;
   g.target = o.target;
   shardc::buildGraphPipeline(pm, g);

@@ -138,6 +138,19 @@ LogicalResult MatmulOp::verify() {
     if ((a[d] != y[d] && a[d] != 1) || (b[d] != y[d] && b[d] != 1))
       return emitOpError("batch dim ") << d << " does not broadcast";
   Type elem = getY().getType().getElementType();
+  // int8 x int8 -> int32 (oneDNN's int8 matmul): no bias, epilogue,
+  // residual or scaling; the caller dequantizes.
+  auto isByte = [](Value v) {
+    auto t = dyn_cast<IntegerType>(cast<MemRefType>(v.getType()).getElementType());
+    return t && t.getWidth() == 8 && !t.isUnsigned();
+  };
+  if (elem.isInteger(32) && isByte(getA()) && isByte(getB())) {
+    if (getBias() || getResidual() || getEpilogue() != "none" ||
+        getAlpha().convertToDouble() != 1 || getBeta().convertToDouble() != 0)
+      return emitOpError("an int8 product takes no bias, residual, epilogue "
+                         "or scaling");
+    return success();
+  }
   if (getA().getType().getElementType() != elem ||
       getB().getType().getElementType() != elem)
     return emitOpError("a, b and y need one element type");

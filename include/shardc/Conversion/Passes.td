@@ -26,6 +26,10 @@ def ConvertGraphToKern : Pass<"convert-graph-to-kern", "mlir::ModuleOp"> {
            "fp16/bf16 MatMul and Gemm become kern.matmul on the narrow "
            "buffers (targets with native half GEMMs: CUDA); otherwise they "
            "multiply fp32 copies">,
+    Option<"int8Gemm", "int8-gemm", "bool", /*default=*/"false",
+           "MatMulInteger without zero points (int8 x int8 -> int32) becomes "
+           "kern.matmul (oneDNN's int8 matmul: CPU-only programs); otherwise "
+           "the runtime's kern.matmul_integer">,
   ];
   let dependentDialects = ["shardc::kern::KernDialect",
                            "mlir::arith::ArithDialect",

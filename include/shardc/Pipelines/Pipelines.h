@@ -47,6 +47,11 @@ struct GraphPipelineOptions
       *this, "target",
       llvm::cl::desc("Code the program will hold: cpu, cuda or cuda,cpu"),
       llvm::cl::init("cpu")};
+  Option<std::string> quantize{
+      *this, "quantize",
+      llvm::cl::desc("none, or int8-dynamic (graph-quantize-dynamic after "
+                     "fusion)"),
+      llvm::cl::init("none")};
 };
 
 /// What the kern pipeline does: lower to kern, choose layouts, fuse

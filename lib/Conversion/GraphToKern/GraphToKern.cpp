@@ -243,7 +243,8 @@ static StringAttr nameOf(DictionaryAttr attrs, unsigned i, StringRef prefix,
 
 /// Lowers one graph program (a func.func on tensors) into a kern program of
 /// the same name and attributes (`kern.ranks` and the like carry over).
-static LogicalResult lowerProgram(func::FuncOp func, bool halfGemm) {
+static LogicalResult lowerProgram(func::FuncOp func, bool halfGemm,
+                                  bool int8Gemm) {
   MLIRContext *context = func.getContext();
   static const LoweringTable table = [] {
     LoweringTable t;
@@ -303,6 +304,7 @@ static LogicalResult lowerProgram(func::FuncOp func, bool halfGemm) {
   b.setInsertionPointToEnd(entry);
   KernLowering lowering(b, entry);
   lowering.halfGemm = halfGemm;
+  lowering.int8Gemm = int8Gemm;
   Block &body = func.getBody().front();
   for (auto [arg, buffer] :
        llvm::zip(body.getArguments(), entry->getArguments()))
@@ -379,6 +381,6 @@ void ConvertGraphToKernPass::runOnOperation() {
     return signalPassFailure();
   }
   for (func::FuncOp func : programs)
-    if (failed(lowerProgram(func, halfGemm)))
+    if (failed(lowerProgram(func, halfGemm, int8Gemm)))
       return signalPassFailure();
 }

@@ -81,11 +81,54 @@ static LogicalResult lowerDequantize(graph::DequantizeLinearOp op, KernLowering 
   return success();
 }
 
+/// Whether `v` is a constant whose elements are all zero.
+static bool isZero(Value v) {
+  auto c = v.getDefiningOp<graph::ConstantOp>();
+  auto dense = c ? dyn_cast<DenseIntElementsAttr>(c.getValue())
+                 : DenseIntElementsAttr();
+  return dense && dense.isSplat() && dense.getSplatValue<APInt>().isZero();
+}
+
+/// A signed (or signless) 8-bit integer tensor.
+static bool isSignedByte(Value v) {
+  auto t = dyn_cast<IntegerType>(cast<ShapedType>(v.getType()).getElementType());
+  return t && t.getWidth() == 8 && !t.isUnsigned();
+}
+
+/// int8 x int8 -> int32 with no zero points (graph-quantize-dynamic's, or an
+/// imported symmetric MatMulInteger): one kern.matmul on views of equal
+/// rank, which oneDNN runs on VNNI (or AMX) with its weights packed once.
+static LogicalResult lowerInt8Product(graph::MatMulIntegerOp op, Value out,
+                                      KernLowering &l) {
+  Location loc = op.getLoc();
+  SmallVector<int64_t> a(shapeOf(op.getLhs())), b(shapeOf(op.getRhs()));
+  if (a.size() < 2 || b.size() < 2)
+    return l.fail(op, "an int8 product needs operands of rank 2 or more");
+  size_t r = std::max(a.size(), b.size());
+  a.insert(a.begin(), r - a.size(), 1);
+  b.insert(b.begin(), r - b.size(), 1);
+  SmallVector<int64_t> y;
+  for (size_t d = 0; d + 2 < r; ++d)
+    y.push_back(std::max(a[d], b[d]));
+  y.push_back(a[r - 2]);
+  y.push_back(b[r - 1]);
+  l.b.create<MatmulOp>(loc, l.view(loc, l.get(op.getLhs()), a),
+                       l.view(loc, l.get(op.getRhs()), b), Value(), Value(),
+                       l.view(loc, out, y), l.b.getBoolAttr(false),
+                       l.b.getBoolAttr(false), l.b.getF32FloatAttr(1),
+                       l.b.getF32FloatAttr(0), l.b.getStringAttr("none"));
+  return success();
+}
+
 void shardc::kern::addQuantLowerings(LoweringTable &t) {
   addLowering<graph::QuantizeLinearOp>(t, lowerQuantize);
   addLowering<graph::DequantizeLinearOp>(t, lowerDequantize);
   addLowering<graph::MatMulIntegerOp>(t, [](graph::MatMulIntegerOp op, KernLowering &l) {
     Value out = l.result(op.getOutput());
+    if (l.int8Gemm && isZero(op.getLhsZeroPoint()) &&
+        isZero(op.getRhsZeroPoint()) && isSignedByte(op.getLhs()) &&
+        isSignedByte(op.getRhs()))
+      return lowerInt8Product(op, out, l);
     Value a = l.get(op.getLhs()), b = l.get(op.getRhs());
     Value az = l.get(op.getLhsZeroPoint()), bz = l.get(op.getRhsZeroPoint());
     l.b.create<MatmulIntegerOp>(op.getLoc(), a, b, az, bz, out);

@@ -68,6 +68,8 @@ public:
   mlir::OpBuilder &b;
   /// fp16/bf16 GEMMs run natively (kern.matmul on narrow buffers).
   bool halfGemm = false;
+  /// int8 x int8 -> int32 products without zero points run as kern.matmul.
+  bool int8Gemm = false;
 
   /// The buffer holding graph value `v` (materializes constants).
   mlir::Value get(mlir::Value v);

@@ -107,6 +107,16 @@ bool toDnnlType(int32_t dtype, dt &out) {
   case kF16:
     out = dt::f16;
     return true;
+  // int8 products (kern.matmul of int8 x int8 into int32).
+  case kI8:
+    out = dt::s8;
+    return true;
+  case kU8:
+    out = dt::u8;
+    return true;
+  case kI32:
+    out = dt::s32;
+    return true;
   default:
     return false;
   }
@@ -546,10 +556,11 @@ extern "C" void *sc_dnnl_matmul_create(const sc_desc *a, const sc_desc *b,
       h->residual = unbound(ymd);
       h->args.push_back(arg(h->residualArg, h->residual));
     }
-    // The packed variant (DnnlHandle::tryPack), for f32 weights.
+    // The packed variant (DnnlHandle::tryPack), for f32 and int8 weights
+    // (int8's packed layout carries the compensation an s8 source needs).
     h->plainWeights = bmd;
     h->attr = attr;
-    if (tb == dt::f32) {
+    if (tb == dt::f32 || tb == dt::s8) {
       dnnl::memory::desc anyB(bmd.dims(), tb, dnnl::memory::format_tag::any);
       h->anyDesc = bias && !h->biasIsPostOp
                        ? dnnl::matmul::desc(amd, anyB, biasMd, ymd)

@@ -1152,3 +1152,20 @@ func.func @per_rank_dict(%y: memref<2xf32>) attributes {kern.ranks = array<i64: 
   %w = kern.weight {kern.per_rank = [1, 2], value = dense<1.0> : tensor<2xf32>} : memref<2xf32>
   return
 }
+
+// -----
+
+// An int8 product (int8 x int8 into int32) is scaled back by its caller.
+func.func @matmul_int8_bias(%a: memref<1x4x8xi8>, %b: memref<1x8x2xi8>, %bias: memref<1x1x2xi32>, %y: memref<1x4x2xi32>) {
+  // expected-error @+1 {{'kern.matmul' op an int8 product takes no bias, residual, epilogue or scaling}}
+  kern.matmul %a, %b bias %bias into %y : memref<1x4x8xi8>, memref<1x8x2xi8>, memref<1x1x2xi32> into memref<1x4x2xi32>
+  return
+}
+
+// -----
+
+func.func @matmul_int8_into_f32(%a: memref<1x4x8xi8>, %b: memref<1x8x2xi8>, %y: memref<1x4x2xf32>) {
+  // expected-error @+1 {{'kern.matmul' op a, b and y need one element type}}
+  kern.matmul %a, %b into %y : memref<1x4x8xi8>, memref<1x8x2xi8> into memref<1x4x2xf32>
+  return
+}

@@ -102,6 +102,16 @@ func.func @reduce(%x: memref<4x5xf32>, %y: memref<4xf32>, %m: memref<5xi64>) {
 
 // -----
 
+// An int8 product: int8 x int8 into int32 (oneDNN's int8 matmul).
+// CHECK-LABEL: func.func @matmul_int8
+// CHECK: kern.matmul %{{.*}}, %{{.*}} into %{{.*}} : memref<2x4x8xi8>, memref<1x8x16xi8> into memref<2x4x16xi32>
+func.func @matmul_int8(%a: memref<2x4x8xi8>, %b: memref<1x8x16xi8>, %y: memref<2x4x16xi32>) {
+  kern.matmul %a, %b into %y : memref<2x4x8xi8>, memref<1x8x16xi8> into memref<2x4x16xi32>
+  return
+}
+
+// -----
+
 // CHECK-LABEL: func.func @matmul
 func.func @matmul(%a: memref<2x4x8xf32>, %b: memref<1x8x16xf32>, %bias: memref<1x1x16xf32>, %y: memref<2x4x16xf32>, %at: memref<8x4xf32>, %bt: memref<16x8xf32>, %y2: memref<4x16xf32>, %res: memref<2x4x16xf32>) {
   // CHECK: kern.matmul %{{.*}}, %{{.*}} into %{{.*}} : memref<2x4x8xf32>, memref<1x8x16xf32> into memref<2x4x16xf32>

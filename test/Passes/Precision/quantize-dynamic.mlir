@@ -1,0 +1,61 @@
+// RUN: %shardc-opt %s --split-input-file --graph-quantize-dynamic | FileCheck %s
+// graph-quantize-dynamic: a linear with a constant [K, N] f32 weight
+// multiplies int8 in int32. The weight is quantized here, per output
+// column over its largest magnitude (column 0: 2/127, column 1: 4/127,
+// column 2: 0.5/127); the activation per token at run time (reduce_max of
+// |x| over the last axis, / 127, quantize_linear of x over it); the
+// product is scaled back by both and the bias, GELU and residual follow.
+
+// CHECK-LABEL: func.func @linear
+// CHECK-DAG:   %[[WQ:.*]] = graph.constant dense<{{\[\[}}127, -32, 127], [-64, 127, 0]]> : tensor<2x3xi8>
+// CHECK-DAG:   %[[WS:.*]] = graph.constant dense<[0.0157480314, 0.0314960629, 0.00393700786]> : tensor<3xf32>
+// CHECK:       %[[ABS:.*]] = graph.abs %arg0 : tensor<4x2xf32>
+// CHECK:       %[[PEAK:.*]] = graph.reduce_max %[[ABS]] {axes = array<i64: 1>} : tensor<4x2xf32> -> tensor<4x1xf32>
+// CHECK:       %[[S:.*]] = graph.mul {{.*}} : tensor<4x1xf32>, tensor<f32> -> tensor<4x1xf32>
+// CHECK:       %[[SCALED:.*]] = graph.div %arg0, %[[S]]
+// CHECK:       %[[ZERO:.*]] = graph.constant dense<0> : tensor<i8>
+// CHECK:       %[[XQ:.*]] = graph.quantize_linear %[[SCALED]], %{{.*}}, %[[ZERO]] : tensor<4x2xf32>, tensor<f32>, tensor<i8> -> tensor<4x2xi8>
+// CHECK:       %[[ACC:.*]] = graph.matmul_integer %[[XQ]], %[[WQ]], %[[ZERO]], %[[ZERO]] : tensor<4x2xi8>, tensor<2x3xi8>, tensor<i8>, tensor<i8> -> tensor<4x3xi32>
+// CHECK:       %[[F:.*]] = graph.cast %[[ACC]] {to = f32} : tensor<4x3xi32> -> tensor<4x3xf32>
+// CHECK:       %[[Y1:.*]] = graph.mul %[[F]], %[[S]]
+// CHECK:       %[[Y2:.*]] = graph.mul %[[Y1]], %[[WS]]
+// CHECK:       %[[Y3:.*]] = graph.add %[[Y2]], %arg1
+// CHECK:       %[[Y4:.*]] = graph.gelu %[[Y3]] : tensor<4x3xf32>
+// CHECK:       return %[[Y4]]
+// CHECK-NOT:   graph.linear
+func.func @linear(%x: tensor<4x2xf32>, %b: tensor<3xf32>) -> tensor<4x3xf32> {
+  %w = graph.constant dense<[[2.0, -1.0, 0.5], [-1.0, 4.0, 0.0]]> : tensor<2x3xf32>
+  %y = graph.linear %x, %w bias %b : tensor<3xf32> {activation = "gelu"} : tensor<4x2xf32>, tensor<2x3xf32> -> tensor<4x3xf32>
+  return %y : tensor<4x3xf32>
+}
+
+// -----
+
+// The residual is added after the scaled product, as graph.linear adds it.
+// CHECK-LABEL: func.func @residual
+// CHECK:       %[[ACC:.*]] = graph.matmul_integer
+// CHECK:       graph.mul
+// CHECK:       %[[Y:.*]] = graph.mul
+// CHECK:       %[[R:.*]] = graph.add %[[Y]], %arg1 : tensor<2x3x2xf32>, tensor<2x3x2xf32> -> tensor<2x3x2xf32>
+// CHECK:       return %[[R]]
+func.func @residual(%x: tensor<2x3x2xf32>, %r: tensor<2x3x2xf32>) -> tensor<2x3x2xf32> {
+  %w = graph.constant dense<[[1.0, 0.0], [0.0, 1.0]]> : tensor<2x2xf32>
+  %y = graph.linear %x, %w residual %r : tensor<2x3x2xf32> : tensor<2x3x2xf32>, tensor<2x2xf32> -> tensor<2x3x2xf32>
+  return %y : tensor<2x3x2xf32>
+}
+
+// -----
+
+// What stays in floating point: a product of two activations (attention's
+// QK^T), a weight that is not f32, and one of rank 3.
+// CHECK-LABEL: func.func @kept
+// CHECK-NOT:   graph.matmul_integer
+// CHECK-COUNT-3: graph.linear
+func.func @kept(%x: tensor<4x2xf32>, %w: tensor<2x3xf32>, %h: tensor<4x2xf16>, %x3: tensor<2x4x2xf32>) -> (tensor<4x3xf32>, tensor<4x3xf16>, tensor<2x4x3xf32>) {
+  %y = graph.linear %x, %w : tensor<4x2xf32>, tensor<2x3xf32> -> tensor<4x3xf32>
+  %w16 = graph.constant dense<1.0> : tensor<2x3xf16>
+  %z = graph.linear %h, %w16 : tensor<4x2xf16>, tensor<2x3xf16> -> tensor<4x3xf16>
+  %w3 = graph.constant dense<1.0> : tensor<2x2x3xf32>
+  %u = graph.linear %x3, %w3 : tensor<2x4x2xf32>, tensor<2x2x3xf32> -> tensor<2x4x3xf32>
+  return %y, %z, %u : tensor<4x3xf32>, tensor<4x3xf16>, tensor<2x4x3xf32>
+}

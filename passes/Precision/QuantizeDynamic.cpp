@@ -8,8 +8,11 @@
 //
 //   s    = max(reduce_max(|x|, last axis), tiny) / 127      per token
 //   xq   = quantize_linear(x / s, 1, 0)                     int8, symmetric
-//   acc  = matmul_integer(xq, Wq, 0, 0)                     int32
-//   y    = act(float(acc) * s * ws + bias) + residual       f32
+//   y    = linear_int8(xq, Wq, s, ws, bias, residual, act)
+//        = act((xq x Wq) * s * ws + bias) + residual        f32
+//
+// graph.linear_int8 is one oneDNN int8 matmul (kern.matmul_int8): the
+// int32 product scaled and the epilogue applied in its store.
 //
 // with Wq = round(W / ws) and ws = max|W[:, n]| / 127 per output column
 // (per-channel symmetric, as ONNX Runtime's per_channel option and
@@ -126,8 +129,7 @@ bool quantize(graph::LinearOp op) {
   std::optional<QuantizedWeight> w = quantizeWeight(b, loc, op.getB());
   if (!w)
     return false;
-  Type f32 = b.getF32Type(), i8 = b.getIntegerType(8),
-       i32 = b.getIntegerType(32);
+  Type f32 = b.getF32Type(), i8 = b.getIntegerType(8);
   int64_t last = xType.getRank() - 1;
   // The token's scale: its largest magnitude over 127 (never zero).
   Value absx = b.create<graph::AbsOp>(loc, op.getA());
@@ -144,22 +146,19 @@ bool quantize(graph::LinearOp op) {
   Value xq = b.create<graph::QuantizeLinearOp>(
       loc, RankedTensorType::get(qShape, i8), scaled,
       scalar(b, loc, f32, 1.0), zero8, b.getI64IntegerAttr(1));
-  Value acc = b.create<graph::MatMulIntegerOp>(
-      loc, RankedTensorType::get(yType.getShape(), i32), xq, w->q, zero8,
-      zero8);
-  Value y = b.create<graph::CastOp>(loc, yType, acc, TypeAttr::get(f32));
-  y = b.create<graph::MulOp>(loc, y, s);
-  y = b.create<graph::MulOp>(loc, y, w->scales);
-  if (Value bias = op.getBias())
-    y = b.create<graph::AddOp>(loc, y, bias);
-  StringRef act = op.getActivation();
-  if (act == "relu")
-    y = b.create<graph::ReluOp>(loc, y);
-  else if (act == "gelu" || act == "gelu_tanh")
-    y = b.create<graph::GeluOp>(loc, y, b.getStringAttr(
-                                            act == "gelu" ? "none" : "tanh"));
-  if (Value residual = op.getResidual())
-    y = b.create<graph::AddOp>(loc, y, residual);
+  // A bias of another shape than [N] (a [1, N] row) is reshaped to [N].
+  Value bias = op.getBias();
+  if (bias && cast<RankedTensorType>(bias.getType()).getRank() != 1) {
+    auto bt = cast<RankedTensorType>(bias.getType());
+    if (bt.getNumElements() != yType.getShape().back())
+      return false;
+    bias = b.create<graph::ReshapeOp>(
+        loc, RankedTensorType::get({bt.getNumElements()}, f32), bias,
+        b.getDenseI64ArrayAttr({bt.getNumElements()}));
+  }
+  Value y = b.create<graph::LinearInt8Op>(
+      loc, yType, xq, w->q, s, w->scales, bias, op.getResidual(),
+      op.getActivationAttr());
   op.getOutput().replaceAllUsesWith(y);
   op.erase();
   return true;

@@ -128,6 +128,63 @@ LogicalResult LinearOp::inferReturnTypes(MLIRContext *, Loc loc,
   return success();
 }
 
+LogicalResult LinearInt8Op::inferReturnTypes(MLIRContext *ctx, Loc loc,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &types) {
+  auto a = tensorOf(adaptor.getA()), b = tensorOf(adaptor.getB());
+  if (a.getRank() < 2 || b.getRank() != 2)
+    return emitOptionalError(loc, "linear_int8 needs a of rank 2 or more "
+                                  "and b of rank 2, not ",
+                             typeStr(a), " and ", typeStr(b));
+  SmallVector<int64_t> shape(a.getShape());
+  shape.back() = b.getDimSize(1);
+  types.push_back(RankedTensorType::get(shape, Float32Type::get(ctx)));
+  return success();
+}
+
+LogicalResult LinearInt8Op::verify() {
+  auto a = cast<RankedTensorType>(getA().getType());
+  auto b = cast<RankedTensorType>(getB().getType());
+  auto as = cast<RankedTensorType>(getAScale().getType());
+  auto bs = cast<RankedTensorType>(getBScale().getType());
+  auto y = cast<RankedTensorType>(getOutput().getType());
+  if (!a.getElementType().isInteger(8) || !b.getElementType().isInteger(8))
+    return emitOpError("a and b need int8 elements");
+  if (!as.getElementType().isF32() || !bs.getElementType().isF32() ||
+      !y.getElementType().isF32())
+    return emitOpError("the scales and the result need f32 elements");
+  int64_t r = a.getRank();
+  if (r < 2 || b.getRank() != 2)
+    return emitOpError("a needs rank 2 or more and b rank 2");
+  int64_t k = a.getDimSize(r - 1), n = b.getDimSize(1);
+  if (b.getDimSize(0) != k)
+    return emitOpError("a's ") << k << " columns do not meet b's "
+                               << b.getDimSize(0) << " rows";
+  SmallVector<int64_t> out(a.getShape()), rows(a.getShape());
+  out.back() = n;
+  rows.back() = 1;
+  if (y.getShape() != ArrayRef<int64_t>(out))
+    return emitOpError("result ") << y << " is not a's rows by b's columns";
+  if (as.getShape() != ArrayRef<int64_t>(rows))
+    return emitOpError("a_scale needs one value per row of a, not ") << as;
+  if (bs.getRank() != 1 || bs.getDimSize(0) != n)
+    return emitOpError("b_scale needs one value per column of b, not ") << bs;
+  if (Value bias = getBias()) {
+    auto bt = cast<RankedTensorType>(bias.getType());
+    if (bt.getRank() != 1 || bt.getDimSize(0) != n || !bt.getElementType().isF32())
+      return emitOpError("bias needs ") << n << " f32 elements, not " << bt;
+  }
+  if (Value res = getResidual())
+    if (res.getType() != y)
+      return emitOpError("residual needs the result's type");
+  StringRef act = getActivation();
+  if (act != "none" && act != "relu" && act != "gelu" && act != "gelu_tanh")
+    return emitOpError("activation must be none, relu, gelu or gelu_tanh");
+  if (getResidual() && act != "none")
+    return emitOpError("a residual comes only with activation 'none'");
+  return success();
+}
+
 LogicalResult LinearOp::verify() {
   StringRef act = getActivation();
   if (act != "none" && act != "relu" && act != "gelu" && act != "gelu_tanh")

@@ -664,6 +664,30 @@ def Graph_LinearOp : Graph_Op<"linear", [AttrSizedOperandSegments]> {
   let hasVerifier = 1;
 }
 
+def Graph_LinearInt8Op : Graph_Op<"linear_int8", [AttrSizedOperandSegments]> {
+  let summary = "int8 linear: act((a x b) * a_scale * b_scale + bias) + residual";
+  let description = [{
+    Made by `graph-quantize-dynamic`, never by the importer. `a` holds int8
+    activations [..., M, K] quantized per row with `a_scale` ([..., M, 1],
+    f32), `b` an int8 weight [K, N] quantized per column with `b_scale`
+    ([N], f32); the product accumulates exactly in int32, is scaled back by
+    both, and the f32 epilogue of `graph.linear` follows: `bias` ([N]),
+    `activation` (`none`, `relu`, `gelu`, `gelu_tanh`), then `residual`
+    (the result's shape, with activation `none`). The result is f32.
+  }];
+  let arguments = (ins Graph_Tensor:$a, Graph_Tensor:$b, Graph_Tensor:$a_scale,
+                       Graph_Tensor:$b_scale, Optional<Graph_Tensor>:$bias,
+                       Optional<Graph_Tensor>:$residual,
+                       DefaultValuedAttr<StrAttr, "\"none\"">:$activation);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = [{
+    $a `,` $b `scales` $a_scale `,` $b_scale (`bias` $bias^ `:` type($bias))?
+    (`residual` $residual^ `:` type($residual))? attr-dict `:` type($a) `,`
+    type($b) `,` type($a_scale) `,` type($b_scale) `->` type($output)
+  }];
+  let hasVerifier = 1;
+}
+
 def Graph_FusedConvOp : Graph_Op<"fused_conv", [AttrSizedOperandSegments]> {
   let summary = "convolution with a fused epilogue: act(conv(x, w) + bias + residual)";
   let description = [{

@@ -119,6 +119,49 @@ LogicalResult ReduceOp::verify() {
   return success();
 }
 
+LogicalResult MatmulInt8Op::verify() {
+  auto shape = [](Value v) { return cast<MemRefType>(v.getType()).getShape(); };
+  auto elem = [](Value v) {
+    return cast<MemRefType>(v.getType()).getElementType();
+  };
+  ArrayRef<int64_t> a = shape(getA()), b = shape(getB()), y = shape(getY());
+  size_t r = y.size();
+  if (r < 2 || a.size() != r || b.size() != r)
+    return emitOpError("a, b and y need the same rank >= 2");
+  if (!elem(getA()).isInteger(8) || !elem(getB()).isInteger(8) ||
+      !elem(getY()).isF32() || !elem(getAScale()).isF32() ||
+      !elem(getBScale()).isF32())
+    return emitOpError("a and b need int8, y and the scales f32");
+  if (a[r - 1] != b[r - 2] || y[r - 2] != a[r - 2] || y[r - 1] != b[r - 1])
+    return emitOpError("shapes do not multiply: ")
+           << getA().getType() << " x " << getB().getType() << " into "
+           << getY().getType();
+  for (size_t d = 0; d + 2 < r; ++d)
+    if (a[d] != y[d] || b[d] != 1)
+      return emitOpError("a needs y's batch dims and b dims of 1 there");
+  SmallVector<int64_t> rows(y);
+  rows.back() = 1;
+  if (shape(getAScale()) != ArrayRef<int64_t>(rows))
+    return emitOpError("a_scale needs one value per row");
+  if (shape(getBScale()).size() != 1 || shape(getBScale())[0] != y[r - 1])
+    return emitOpError("b_scale needs one value per column");
+  if (Value bias = getBias()) {
+    SmallVector<int64_t> row(r, 1);
+    row.back() = y[r - 1];
+    if (shape(bias) != ArrayRef<int64_t>(row) || !elem(bias).isF32())
+      return emitOpError("bias needs a row of y's columns in f32");
+  }
+  if (Value res = getResidual())
+    if (res.getType() != getY().getType())
+      return emitOpError("residual needs y's type");
+  StringRef e = getEpilogue();
+  if (e != "none" && e != "relu" && e != "gelu" && e != "gelu_tanh")
+    return emitOpError("epilogue must be none, relu, gelu or gelu_tanh");
+  if (getResidual() && e != "none")
+    return emitOpError("a residual comes only with epilogue 'none'");
+  return success();
+}
+
 LogicalResult MatmulOp::verify() {
   ArrayRef<int64_t> a = getA().getType().getShape(),
                     b = getB().getType().getShape(),

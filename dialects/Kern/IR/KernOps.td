@@ -153,6 +153,31 @@ def Kern_MatmulOp : Kern_Op<"matmul", [AttrSizedOperandSegments]> {
   let hasVerifier = 1;
 }
 
+def Kern_MatmulInt8Op : Kern_Op<"matmul_int8", [AttrSizedOperandSegments]> {
+  let summary = "y = epilogue((a x b) * a_scale * b_scale + bias) + residual "
+                "(oneDNN's int8 matmul)";
+  let description = [{
+    graph.linear_int8 on buffers of equal rank r >= 2: `a` int8 [.., M, K],
+    `b` int8 [1.., K, N], `y` f32 [.., M, N]; `a_scale` f32 [.., M, 1] (one
+    per row), `b_scale` f32 [N] (one per column), `bias` f32 [1.., 1, N] and
+    `residual` (`y`'s type) optional; `epilogue` as kern.matmul's. One
+    oneDNN int8 matmul: the column scales are its output scales, the row
+    scales, bias, activation and residual its post-ops, the weights packed
+    once.
+  }];
+  let arguments = (ins Kern_Buffer:$a, Kern_Buffer:$b, Kern_Buffer:$a_scale,
+                       Kern_Buffer:$b_scale, Optional<Kern_Buffer>:$bias,
+                       Optional<Kern_Buffer>:$residual, Kern_Buffer:$y,
+                       DefaultValuedAttr<StrAttr, "\"none\"">:$epilogue);
+  let assemblyFormat = [{
+    $a `,` $b `scales` $a_scale `,` $b_scale (`bias` $bias^)?
+    (`residual` $residual^)? `into` $y attr-dict `:` type($a) `,` type($b)
+    `,` type($a_scale) `,` type($b_scale) (`,` type($bias)^)?
+    (`residual` type($residual)^)? `into` type($y)
+  }];
+  let hasVerifier = 1;
+}
+
 def Kern_ConvOp : Kern_Op<"conv", [AttrSizedOperandSegments]> {
   let summary = "y = epilogue(conv(x, w) + bias + residual): N-D grouped "
                 "(transposed) convolution (oneDNN, cuDNN)";

@@ -132,6 +132,25 @@ static LogicalResult lowerLinear(graph::LinearOp op, KernLowering &l) {
   return success();
 }
 
+/// graph.linear_int8: one kern.matmul_int8 on views of a's rank (b, the
+/// bias as rows of 1).
+static LogicalResult lowerLinearInt8(graph::LinearInt8Op op, KernLowering &l) {
+  Location loc = op.getLoc();
+  ArrayRef<int64_t> y = shapeOf(op.getOutput());
+  size_t r = y.size();
+  SmallVector<int64_t> b(r - 2, 1), row(r - 1, 1);
+  llvm::append_range(b, shapeOf(op.getB()));
+  row.push_back(y.back());
+  Value bias = op.getBias() ? l.view(loc, l.get(op.getBias()), row) : Value();
+  Value residual = op.getResidual() ? l.get(op.getResidual()) : Value();
+  l.b.create<MatmulInt8Op>(loc, l.get(op.getA()),
+                           l.view(loc, l.get(op.getB()), b),
+                           l.get(op.getAScale()), l.get(op.getBScale()), bias,
+                           residual, l.result(op.getOutput()),
+                           l.b.getStringAttr(op.getActivation()));
+  return success();
+}
+
 static LogicalResult lowerGemm(graph::GemmOp op, KernLowering &l) {
   Location loc = op.getLoc();
   Type elem = elemOf(op.getOutput());
@@ -285,6 +304,7 @@ void shardc::kern::addLinalgLowerings(LoweringTable &t) {
   addLowering<graph::MatMulOp>(t, lowerMatMul);
   addLowering<graph::GemmOp>(t, lowerGemm);
   addLowering<graph::LinearOp>(t, lowerLinear);
+  addLowering<graph::LinearInt8Op>(t, lowerLinearInt8);
   addLowering<graph::LayerNormOp>(t, lowerLayerNorm);
   addLowering<graph::BatchNormOp>(t, lowerBatchNorm);
   softmax<graph::SoftmaxOp>(t, false);

@@ -87,6 +87,7 @@ private:
   /// A runtime kernel call (EmitCalls.cpp).
   mlir::LogicalResult emitRuntimeCall(kern::RuntimeCallOpInterface op);
   mlir::LogicalResult emitMatmul(kern::MatmulOp op);
+  mlir::LogicalResult emitMatmulInt8(kern::MatmulInt8Op op);
   mlir::LogicalResult emitConv(kern::ConvOp op);
   mlir::LogicalResult emitLibraryCall(mlir::Operation *op,
                                       mlir::StringRef prefix,

@@ -206,20 +206,38 @@ LogicalResult CppEmitter::emitKernel(Operation *op, ValueRange inputs,
       openLoop(l, l == 0 && total >= kParallelThreshold && loops[l].size > 1
                       ? "omp parallel for" : "");
     os << indent << acc << " acc = " << init << ";\n";
-    for (unsigned l = numParallel; l < loops.size(); ++l)
-      openLoop(l, l + 1 == loops.size() && (kind == "sum" || kind == "mean")
-                      ? "omp simd reduction(+:acc)" : "");
+    // A float max or min vectorizes as the plain comparison with NaNs
+    // counted apart (`nan`), and any NaN makes the result NaN afterwards:
+    // what the NaN-aware combine computes element by element.
+    bool floatMinMax = (kind == "max" || kind == "min") &&
+                       isa<FloatType>(kern::bodyType(elem)) && acc == "float";
+    if (floatMinMax)
+      os << indent << "int nan = 0;\n";
+    for (unsigned l = numParallel; l < loops.size(); ++l) {
+      std::string pragma;
+      if (l + 1 == loops.size() && (kind == "sum" || kind == "mean"))
+        pragma = "omp simd reduction(+:acc)";
+      else if (l + 1 == loops.size() && floatMinMax)
+        pragma = "omp simd reduction(" + kind.str() + ":acc) reduction(|:nan)";
+      openLoop(l, pragma);
+    }
     if (failed(emitBody()))
       return failure();
     std::string v = yielded(0);
     if (kind == "sum" || kind == "mean")
       os << indent << "acc += " << v << ";\n";
+    else if (floatMinMax)
+      os << indent << "nan |= " << v << " != " << v << ";\n"
+         << indent << "acc = " << v << (kind == "max" ? " > " : " < ")
+         << "acc ? " << v << " : acc;\n";
     else
       os << indent << "acc = " << reduceCombine(kind, elem, "acc", v) << ";\n";
     for (unsigned l = numParallel; l < loops.size(); ++l) {
       indent.resize(indent.size() - 2);
       os << indent << "}\n";
     }
+    if (floatMinMax)
+      os << indent << "if (nan) acc = NAN;\n";
     std::string result = kind == "mean"
                              ? "acc / (" + acc + ")" + std::to_string(count)
                              : std::string("acc");
@@ -351,6 +369,17 @@ LogicalResult CppEmitter::emitMatmul(kern::MatmulOp op) {
                          matmulExtra(op), /*cuda=*/false);
 }
 
+/// `sc_dnnl_matmul_int8_create(&dA, &dB, &dAScale, &dBScale, &dBias|0,
+/// &dResidual|0, &dY, epilogue)`, `sc_dnnl_matmul_int8_run(h, a, b, a_scale,
+/// b_scale, bias|0, residual|0, y)`.
+LogicalResult CppEmitter::emitMatmulInt8(kern::MatmulInt8Op op) {
+  return emitLibraryCall(op, "sc_dnnl_matmul_int8",
+                         {op.getA(), op.getB(), op.getAScale(),
+                          op.getBScale(), op.getBias(), op.getResidual(),
+                          op.getY()},
+                         epilogueCode(op.getEpilogue()), /*cuda=*/false);
+}
+
 /// `sc_dnnl_conv_create(&dX, &dW, &dBias|0, &dResidual|0, &dY, strides,
 /// dilations, pads, group, transposed, epilogue, channels_last)` (bit 0: x,
 /// bit 1: y and residual; their descriptors then give the physical dims
@@ -379,6 +408,8 @@ LogicalResult CppEmitter::emitCpuOp(Operation &op) {
     return emitRuntimeCall(call);
   if (auto mm = dyn_cast<kern::MatmulOp>(op))
     return emitMatmul(mm);
+  if (auto mm = dyn_cast<kern::MatmulInt8Op>(op))
+    return emitMatmulInt8(mm);
   if (auto conv = dyn_cast<kern::ConvOp>(op))
     return emitConv(conv);
   if (kern::isCollective(&op))
@@ -391,7 +422,8 @@ LogicalResult CppEmitter::emitCpuOp(Operation &op) {
 unsigned CppEmitter::statementCost(Operation *op) {
   if (isa<kern::MapOp, kern::ReduceOp>(op))
     return 1 + op->getRegion(0).front().getOperations().size();
-  if (isa<kern::RuntimeCallOpInterface, kern::MatmulOp, kern::ConvOp>(op) ||
+  if (isa<kern::RuntimeCallOpInterface, kern::MatmulOp, kern::MatmulInt8Op,
+          kern::ConvOp>(op) ||
       kern::isCollective(op))
     return 1;
   return 0;

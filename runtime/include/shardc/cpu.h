@@ -406,6 +406,20 @@ void *sc_dnnl_matmul_create(const sc_desc *a, const sc_desc *b,
                             float alpha, float beta, int32_t epilogue);
 void sc_dnnl_matmul_run(void *h, const void *a, const void *b,
                         const void *bias, const void *residual, void *y);
+/* graph.linear_int8 (kern.matmul_int8): y = epilogue((a x b) * a_scale *
+ * b_scale + bias) + residual. a int8 [.., M, K], b int8 [1.., K, N] (packed
+ * once when read-only), y f32 [.., M, N]; a_scale f32 [.., M, 1] (per row),
+ * b_scale f32 [N] (per column), bias (nullable) f32 [1.., 1, N], residual
+ * (nullable) y's shape, only with SC_EPILOGUE_NONE. One oneDNN int8 matmul
+ * (VNNI, AMX): the column scales are its output scales, the rest its
+ * post-ops. */
+void *sc_dnnl_matmul_int8_create(const sc_desc *a, const sc_desc *b,
+                                 const sc_desc *a_scale, const sc_desc *b_scale,
+                                 const sc_desc *bias, const sc_desc *residual,
+                                 const sc_desc *y, int32_t epilogue);
+void sc_dnnl_matmul_int8_run(void *h, const void *a, const void *b,
+                             const void *a_scale, const void *b_scale,
+                             const void *bias, const void *residual, void *y);
 /* N-D (1-3 spatial) grouped convolution or, with transposed=1, deconvolution
  * (ONNX ConvTranspose weight layout C_in x C_out/group x k...). pads: begins
  * then ends; dilations are ONNX's (1 = dense). y gives the output shape.

@@ -585,6 +585,144 @@ extern "C" void sc_dnnl_matmul_run(void *h, const void *a, const void *b,
   static_cast<DnnlHandle *>(h)->run(a, b, bias, residual, y);
 }
 
+namespace {
+// graph.linear_int8's primitive: DnnlHandle's run, with the row and column
+// scales bound first.
+struct Int8MatmulHandle : DnnlHandle {
+  dnnl::memory rowScale, colScale;
+};
+} // namespace
+
+extern "C" void *sc_dnnl_matmul_int8_create(
+    const sc_desc *a, const sc_desc *b, const sc_desc *a_scale,
+    const sc_desc *b_scale, const sc_desc *bias, const sc_desc *residual,
+    const sc_desc *y, int32_t epilogue) {
+  int r = a->rank;
+  if (r < 2 || b->rank != r || y->rank != r || a_scale->rank != r ||
+      b_scale->rank != 1 || (bias && bias->rank != r) ||
+      (residual && !sameShape(residual, y))) {
+    sc_fail("oneDNN int8 matmul: ranks a %d, b %d, y %d, a_scale %d, "
+            "b_scale %d (need equal >= 2, b_scale 1)%s",
+            r, b->rank, y->rank, a_scale->rank, b_scale->rank,
+            residual && !sameShape(residual, y) ? ", residual not y's" : "");
+    return nullptr;
+  }
+  if (a->dtype != kI8 || b->dtype != kI8 || y->dtype != kF32 ||
+      a_scale->dtype != kF32 || b_scale->dtype != kF32 ||
+      (bias && bias->dtype != kF32) || (residual && residual->dtype != kF32)) {
+    sc_fail("oneDNN int8 matmul: dtypes %s x %s -> %s (need int8 x int8 -> "
+            "float32, float32 scales, bias and residual)",
+            dtypeName(a->dtype), dtypeName(b->dtype), dtypeName(y->dtype));
+    return nullptr;
+  }
+  dnnl::algorithm act;
+  if (!epilogueAlgorithm(epilogue, act) || epilogue == SC_EPILOGUE_HARDSWISH ||
+      (residual && epilogue != SC_EPILOGUE_NONE)) {
+    sc_fail("oneDNN int8 matmul: epilogue %d%s", epilogue,
+            residual ? " with a residual" : "");
+    return nullptr;
+  }
+  auto h = std::make_unique<Int8MatmulHandle>();
+  h->what = "int8 matmul";
+  if (elementsOf(y) == 0) { // see sc_dnnl_matmul_create
+    h->empty = true;
+    return h.release();
+  }
+  try {
+    // Every buffer is row-major, so the batch dims fold into the rows: one
+    // [1, rows, K] x [1, K, N] product, which oneDNN 2.6 runs on its JIT
+    // GEMM (a batch of 8 against one broadcast weight, or the row scales
+    // as a [rows, 1] tensor, would take its reference kernel).
+    dnnl::memory::dim k = a->dims[r - 1], n = y->dims[r - 1];
+    dnnl::memory::dim rows = elementsOf(y) / n;
+    auto amd = plainDesc({1, rows, k}, dt::s8);
+    auto bmd = plainDesc({1, k, n}, dt::s8);
+    auto ymd = plainDesc({1, rows, n}, dt::f32);
+    auto rowMd = plainDesc({1, rows, 1}, dt::f32);
+    dnnl::memory::desc biasMd;
+    if (bias)
+      biasMd = plainDesc({1, 1, n}, dt::f32);
+    dnnl::primitive_attr attr;
+    // The column scales are the output scales (per column: the last dim);
+    // the row scales, bias, activation and residual follow as post-ops.
+    attr.set_output_scales(1 << 2, {DNNL_RUNTIME_F32_VAL});
+    dnnl::post_ops po;
+    po.append_binary(dnnl::algorithm::binary_mul, rowMd);
+    int rowArg = DNNL_ARG_ATTR_MULTIPLE_POST_OP(po.len() - 1) | DNNL_ARG_SRC_1;
+    h->hasBias = bias != nullptr;
+    h->biasIsPostOp = true;
+    if (bias) {
+      po.append_binary(dnnl::algorithm::binary_add, biasMd);
+      h->binaryArg = DNNL_ARG_ATTR_MULTIPLE_POST_OP(po.len() - 1) | DNNL_ARG_SRC_1;
+    }
+    if (epilogue == SC_EPILOGUE_RELU) { // see sc_dnnl_matmul_create
+      act = dnnl::algorithm::undef;
+      h->reluAfter = true;
+      h->dstType = y->dtype;
+      h->dstElems = elementsOf(y);
+    }
+    if (act != dnnl::algorithm::undef)
+      po.append_eltwise(1.0f, act, 0.0f, 0.0f);
+    h->hasResidual = residual != nullptr;
+    if (residual) {
+      po.append_binary(dnnl::algorithm::binary_add, ymd);
+      h->residualArg =
+          DNNL_ARG_ATTR_MULTIPLE_POST_OP(po.len() - 1) | DNNL_ARG_SRC_1;
+    }
+    attr.set_post_ops(po);
+    h->serial = elementsOf(y) * a->dims[r - 1] < kSerialMacs;
+    ThreadLimit limit(h->serial);
+    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(amd, bmd, ymd), attr,
+                                    cpuEngine());
+    h->prim = dnnl::matmul(pd);
+    h->src = unbound(amd);
+    h->weights = unbound(bmd);
+    h->dst = unbound(ymd);
+    h->rowScale = unbound(rowMd);
+    h->colScale = unbound(plainDesc({n}, dt::f32));
+    h->args = {arg(DNNL_ARG_SRC, h->src), arg(DNNL_ARG_WEIGHTS, h->weights),
+               arg(DNNL_ARG_DST, h->dst),
+               arg(DNNL_ARG_ATTR_OUTPUT_SCALES, h->colScale),
+               arg(rowArg, h->rowScale)};
+    if (bias) {
+      h->binary = unbound(biasMd);
+      h->args.push_back(arg(h->binaryArg, h->binary));
+    }
+    if (residual) {
+      h->residual = unbound(ymd);
+      h->args.push_back(arg(h->residualArg, h->residual));
+    }
+    // Packed weights (DnnlHandle::tryPack): oneDNN's int8 layout, which
+    // carries the compensation for the signed source.
+    h->plainWeights = bmd;
+    h->attr = attr;
+    dnnl::memory::desc anyB(bmd.dims(), dt::s8, dnnl::memory::format_tag::any);
+    h->anyDesc = dnnl::matmul::desc(amd, anyB, ymd);
+    return h.release();
+  } catch (const std::exception &e) {
+    sc_fail("oneDNN: int8 matmul %s x %s -> %s (epilogue %d%s): %s",
+            dimsStr(a).c_str(), dimsStr(b).c_str(), dimsStr(y).c_str(),
+            epilogue, residual ? ", residual" : "", e.what());
+    return nullptr;
+  }
+}
+
+extern "C" void sc_dnnl_matmul_int8_run(void *h, const void *a, const void *b,
+                                        const void *a_scale,
+                                        const void *b_scale, const void *bias,
+                                        const void *residual, void *y) {
+  if (!h) {
+    sc_fail("oneDNN int8 matmul: run without a primitive");
+    return;
+  }
+  auto *handle = static_cast<Int8MatmulHandle *>(h);
+  if (!handle->empty) {
+    bind(handle->rowScale, a_scale);
+    bind(handle->colScale, b_scale);
+  }
+  handle->run(a, b, bias, residual, y);
+}
+
 extern "C" void *
 sc_dnnl_conv_create(const sc_desc *x, const sc_desc *w, const sc_desc *bias,
                     const sc_desc *residual, const sc_desc *y,

@@ -4,7 +4,8 @@
 // column over its largest magnitude (column 0: 2/127, column 1: 4/127,
 // column 2: 0.5/127); the activation per token at run time (reduce_max of
 // |x| over the last axis, / 127, quantize_linear of x over it); the
-// product is scaled back by both and the bias, GELU and residual follow.
+// product (graph.linear_int8, one oneDNN int8 matmul) is scaled back by
+// both and the bias, GELU and residual follow in its store.
 
 // CHECK-LABEL: func.func @linear
 // CHECK-DAG:   %[[WQ:.*]] = graph.constant dense<{{\[\[}}127, -32, 127], [-64, 127, 0]]> : tensor<2x3xi8>
@@ -15,13 +16,8 @@
 // CHECK:       %[[SCALED:.*]] = graph.div %arg0, %[[S]]
 // CHECK:       %[[ZERO:.*]] = graph.constant dense<0> : tensor<i8>
 // CHECK:       %[[XQ:.*]] = graph.quantize_linear %[[SCALED]], %{{.*}}, %[[ZERO]] : tensor<4x2xf32>, tensor<f32>, tensor<i8> -> tensor<4x2xi8>
-// CHECK:       %[[ACC:.*]] = graph.matmul_integer %[[XQ]], %[[WQ]], %[[ZERO]], %[[ZERO]] : tensor<4x2xi8>, tensor<2x3xi8>, tensor<i8>, tensor<i8> -> tensor<4x3xi32>
-// CHECK:       %[[F:.*]] = graph.cast %[[ACC]] {to = f32} : tensor<4x3xi32> -> tensor<4x3xf32>
-// CHECK:       %[[Y1:.*]] = graph.mul %[[F]], %[[S]]
-// CHECK:       %[[Y2:.*]] = graph.mul %[[Y1]], %[[WS]]
-// CHECK:       %[[Y3:.*]] = graph.add %[[Y2]], %arg1
-// CHECK:       %[[Y4:.*]] = graph.gelu %[[Y3]] : tensor<4x3xf32>
-// CHECK:       return %[[Y4]]
+// CHECK:       %[[Y:.*]] = graph.linear_int8 %[[XQ]], %[[WQ]] scales %[[S]], %[[WS]] bias %arg1 : tensor<3xf32> {activation = "gelu"} : tensor<4x2xi8>, tensor<2x3xi8>, tensor<4x1xf32>, tensor<3xf32> -> tensor<4x3xf32>
+// CHECK:       return %[[Y]]
 // CHECK-NOT:   graph.linear
 func.func @linear(%x: tensor<4x2xf32>, %b: tensor<3xf32>) -> tensor<4x3xf32> {
   %w = graph.constant dense<[[2.0, -1.0, 0.5], [-1.0, 4.0, 0.0]]> : tensor<2x3xf32>
@@ -31,13 +27,11 @@ func.func @linear(%x: tensor<4x2xf32>, %b: tensor<3xf32>) -> tensor<4x3xf32> {
 
 // -----
 
-// The residual is added after the scaled product, as graph.linear adds it.
+// The residual goes with the int8 product, added after it as graph.linear
+// adds it.
 // CHECK-LABEL: func.func @residual
-// CHECK:       %[[ACC:.*]] = graph.matmul_integer
-// CHECK:       graph.mul
-// CHECK:       %[[Y:.*]] = graph.mul
-// CHECK:       %[[R:.*]] = graph.add %[[Y]], %arg1 : tensor<2x3x2xf32>, tensor<2x3x2xf32> -> tensor<2x3x2xf32>
-// CHECK:       return %[[R]]
+// CHECK:       %[[Y:.*]] = graph.linear_int8 {{.*}} residual %arg1 : tensor<2x3x2xf32> : tensor<2x3x2xi8>, tensor<2x2xi8>, tensor<2x3x1xf32>, tensor<2xf32> -> tensor<2x3x2xf32>
+// CHECK:       return %[[Y]]
 func.func @residual(%x: tensor<2x3x2xf32>, %r: tensor<2x3x2xf32>) -> tensor<2x3x2xf32> {
   %w = graph.constant dense<[[1.0, 0.0], [0.0, 1.0]]> : tensor<2x2xf32>
   %y = graph.linear %x, %w residual %r : tensor<2x3x2xf32> : tensor<2x3x2xf32>, tensor<2x2xf32> -> tensor<2x3x2xf32>

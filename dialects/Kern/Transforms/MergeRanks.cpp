@@ -135,12 +135,14 @@ void merge(func::FuncOp rep, ArrayRef<func::FuncOp> members) {
     memberOps.push_back(opsOf(m));
   }
   for (auto [i, op] : llvm::enumerate(repOps)) {
-    // Every name any rank's op has; `unit` for a rank's op without it.
+    // Every name any rank's op has, inherent ones (properties: an
+    // arith.constant's value in a kernel body) included; `unit` for a
+    // rank's op without it.
     llvm::SetVector<StringAttr> names;
-    for (NamedAttribute attr : op->getAttrs())
+    for (NamedAttribute attr : op->getAttrDictionary())
       names.insert(attr.getName());
     for (const SmallVector<Operation *> &ops : memberOps)
-      for (NamedAttribute attr : ops[i]->getAttrs())
+      for (NamedAttribute attr : ops[i]->getAttrDictionary())
         names.insert(attr.getName());
     NamedAttrList perRank;
     for (StringAttr name : names) {

@@ -116,3 +116,31 @@ module {
     return
   }
 }
+
+// -----
+
+// A constant inside a kernel body (an inherent attribute, held as a
+// property) that differs per rank is listed per rank too.
+// CHECK-LABEL: func.func @main_rank0
+// CHECK-SAME:    kern.ranks = array<i64: 0, 1>
+// CHECK:         arith.constant {kern.per_rank = {value = [1.000000e+00 : f32, 2.000000e+00 : f32]}} 1.000000e+00 : f32
+module {
+  func.func @main_rank0(%x: memref<4xf32> {kern.input = "x"}, %y: memref<4xf32> {kern.output = "y"}) attributes {kern.ranks = array<i64: 0>} {
+    kern.map ins(%x : memref<4xf32>) outs(%y : memref<4xf32>) attributes {layouts = [array<i64: 0, 1>, array<i64: 0, 1>], shape = array<i64: 4>} {
+    ^bb0(%a: f32):
+      %c = arith.constant 1.0 : f32
+      %s = arith.addf %a, %c : f32
+      kern.yield %s : f32
+    }
+    return
+  }
+  func.func @main_rank1(%x: memref<4xf32> {kern.input = "x"}, %y: memref<4xf32> {kern.output = "y"}) attributes {kern.ranks = array<i64: 1>} {
+    kern.map ins(%x : memref<4xf32>) outs(%y : memref<4xf32>) attributes {layouts = [array<i64: 0, 1>, array<i64: 0, 1>], shape = array<i64: 4>} {
+    ^bb0(%a: f32):
+      %c = arith.constant 2.0 : f32
+      %s = arith.addf %a, %c : f32
+      kern.yield %s : f32
+    }
+    return
+  }
+}

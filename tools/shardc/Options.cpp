@@ -551,6 +551,9 @@ std::optional<std::string> parseOptions(int argc, char **argv, Options &o) {
     return "--precision=" + o.precision + ": expected fp32, tf32, fp16 or bf16";
   if (o.quantize != "none" && o.quantize != "int8-dynamic")
     return "--quantize=" + o.quantize + ": expected none or int8-dynamic";
+  if (o.quantize != "none" && !o.fusion)
+    return "--quantize=" + o.quantize + " quantizes the fused linear layers; "
+           "it needs fusion (drop --no-fusion)";
   if (o.quantize != "none" && o.precision != "fp32")
     return "--quantize=" + o.quantize + " quantizes an fp32 model; it does "
            "not combine with --precision=" + o.precision;

@@ -231,6 +231,47 @@ struct DnnlHandle : shardc::rt::Handle {
   bool packTried = false;
   ExecArgs args, packedArgs;
 
+  // The GEMM epilogue's post-ops after what `po` holds: the bias as a
+  // binary add (`postOpBias`, when it goes in as one), the activation of
+  // `epilogue` (`act`; ReLU runs after the primitive instead, see
+  // reluAfter), the residual (`residual`, y's layout). Sets the flags and
+  // argument indices; addEpilogueArgs binds their memory objects.
+  void appendEpilogue(dnnl::post_ops &po,
+                      const dnnl::memory::desc *postOpBias,
+                      dnnl::algorithm act, int32_t epilogue, const sc_desc *y,
+                      const dnnl::memory::desc *residualMd) {
+    if (postOpBias) {
+      po.append_binary(dnnl::algorithm::binary_add, *postOpBias);
+      binaryArg = DNNL_ARG_ATTR_MULTIPLE_POST_OP(po.len() - 1) | DNNL_ARG_SRC_1;
+    }
+    if (epilogue == SC_EPILOGUE_RELU) {
+      reluAfter = true;
+      dstType = y->dtype;
+      dstElems = elementsOf(y);
+    } else if (act != dnnl::algorithm::undef) {
+      // HardSwish as x * min(max(alpha x + beta, 0), 1), alpha 1/6 and beta
+      // 1/2: oneDNN 2.x ignores them, 3.x reads them.
+      bool hs = act == dnnl::algorithm::eltwise_hardswish;
+      po.append_eltwise(1.0f, act, hs ? 1.0f / 6 : 0.0f, hs ? 0.5f : 0.0f);
+    }
+    if (residualMd) {
+      po.append_binary(dnnl::algorithm::binary_add, *residualMd);
+      residualArg =
+          DNNL_ARG_ATTR_MULTIPLE_POST_OP(po.len() - 1) | DNNL_ARG_SRC_1;
+    }
+  }
+  void addEpilogueArgs(const dnnl::memory::desc *postOpBias,
+                       const dnnl::memory::desc *residualMd) {
+    if (postOpBias) {
+      binary = unbound(*postOpBias);
+      args.push_back(arg(binaryArg, binary));
+    }
+    if (residualMd) {
+      residual = unbound(*residualMd);
+      args.push_back(arg(residualArg, residual));
+    }
+  }
+
   // At the first run: packs B when it is read-only and oneDNN would lay it
   // out differently.
   void tryPack(const void *w) {
@@ -491,12 +532,6 @@ extern "C" void *sc_dnnl_matmul_create(const sc_desc *a, const sc_desc *b,
     auto h = std::make_unique<DnnlHandle>();
     h->what = "matmul";
     h->hasBias = bias != nullptr;
-    if (epilogue == SC_EPILOGUE_RELU) { // see reluAfter
-      act = dnnl::algorithm::undef;
-      h->reluAfter = true;
-      h->dstType = y->dtype;
-      h->dstElems = elementsOf(y);
-    }
     h->hasResidual = residual != nullptr;
     // With alpha != 1 the bias goes in as a binary post-op after the scaled
     // product, so that alpha does not scale it.
@@ -513,24 +548,9 @@ extern "C" void *sc_dnnl_matmul_create(const sc_desc *a, const sc_desc *b,
     dnnl::post_ops po;
     if (beta != 0.0f)
       po.append_sum(beta);
-    if (h->biasIsPostOp) {
-      po.append_binary(dnnl::algorithm::binary_add, biasMd);
-      h->binaryArg =
-          DNNL_ARG_ATTR_MULTIPLE_POST_OP(po.len() - 1) | DNNL_ARG_SRC_1;
-    }
-    if (act != dnnl::algorithm::undef)
-      // HardSwish as x * min(max(alpha x + beta, 0), 1), alpha 1/6 and beta
-      // 1/2: oneDNN 2.x ignores them, 3.x reads them.
-      po.append_eltwise(1.0f, act,
-                        act == dnnl::algorithm::eltwise_hardswish ? 1.0f / 6
-                                                                  : 0.0f,
-                        act == dnnl::algorithm::eltwise_hardswish ? 0.5f
-                                                                  : 0.0f);
-    if (residual) {
-      po.append_binary(dnnl::algorithm::binary_add, ymd);
-      h->residualArg =
-          DNNL_ARG_ATTR_MULTIPLE_POST_OP(po.len() - 1) | DNNL_ARG_SRC_1;
-    }
+    const dnnl::memory::desc *postOpBias = h->biasIsPostOp ? &biasMd : nullptr;
+    const dnnl::memory::desc *residualMd = residual ? &ymd : nullptr;
+    h->appendEpilogue(po, postOpBias, act, epilogue, y, residualMd);
     attr.set_post_ops(po);
     dnnl::matmul::desc d = bias && !h->biasIsPostOp
                                ? dnnl::matmul::desc(amd, bmd, biasMd, ymd)
@@ -545,17 +565,11 @@ extern "C" void *sc_dnnl_matmul_create(const sc_desc *a, const sc_desc *b,
     h->dst = unbound(ymd);
     h->args = {arg(DNNL_ARG_SRC, h->src), arg(DNNL_ARG_WEIGHTS, h->weights),
                arg(DNNL_ARG_DST, h->dst)};
-    if (bias && h->biasIsPostOp) {
-      h->binary = unbound(biasMd);
-      h->args.push_back(arg(h->binaryArg, h->binary));
-    } else if (bias) {
+    if (bias && !h->biasIsPostOp) {
       h->bias = unbound(biasMd);
       h->args.push_back(arg(DNNL_ARG_BIAS, h->bias));
     }
-    if (residual) {
-      h->residual = unbound(ymd);
-      h->args.push_back(arg(h->residualArg, h->residual));
-    }
+    h->addEpilogueArgs(postOpBias, residualMd);
     // The packed variant (DnnlHandle::tryPack), for f32 and int8 weights
     // (int8's packed layout carries the compensation an s8 source needs).
     h->plainWeights = bmd;
@@ -651,24 +665,10 @@ extern "C" void *sc_dnnl_matmul_int8_create(
     int rowArg = DNNL_ARG_ATTR_MULTIPLE_POST_OP(po.len() - 1) | DNNL_ARG_SRC_1;
     h->hasBias = bias != nullptr;
     h->biasIsPostOp = true;
-    if (bias) {
-      po.append_binary(dnnl::algorithm::binary_add, biasMd);
-      h->binaryArg = DNNL_ARG_ATTR_MULTIPLE_POST_OP(po.len() - 1) | DNNL_ARG_SRC_1;
-    }
-    if (epilogue == SC_EPILOGUE_RELU) { // see sc_dnnl_matmul_create
-      act = dnnl::algorithm::undef;
-      h->reluAfter = true;
-      h->dstType = y->dtype;
-      h->dstElems = elementsOf(y);
-    }
-    if (act != dnnl::algorithm::undef)
-      po.append_eltwise(1.0f, act, 0.0f, 0.0f);
     h->hasResidual = residual != nullptr;
-    if (residual) {
-      po.append_binary(dnnl::algorithm::binary_add, ymd);
-      h->residualArg =
-          DNNL_ARG_ATTR_MULTIPLE_POST_OP(po.len() - 1) | DNNL_ARG_SRC_1;
-    }
+    const dnnl::memory::desc *postOpBias = bias ? &biasMd : nullptr;
+    const dnnl::memory::desc *residualMd = residual ? &ymd : nullptr;
+    h->appendEpilogue(po, postOpBias, act, epilogue, y, residualMd);
     attr.set_post_ops(po);
     h->serial = elementsOf(y) * a->dims[r - 1] < kSerialMacs;
     ThreadLimit limit(h->serial);
@@ -684,14 +684,7 @@ extern "C" void *sc_dnnl_matmul_int8_create(
                arg(DNNL_ARG_DST, h->dst),
                arg(DNNL_ARG_ATTR_OUTPUT_SCALES, h->colScale),
                arg(rowArg, h->rowScale)};
-    if (bias) {
-      h->binary = unbound(biasMd);
-      h->args.push_back(arg(h->binaryArg, h->binary));
-    }
-    if (residual) {
-      h->residual = unbound(ymd);
-      h->args.push_back(arg(h->residualArg, h->residual));
-    }
+    h->addEpilogueArgs(postOpBias, residualMd);
     // Packed weights (DnnlHandle::tryPack): oneDNN's int8 layout, which
     // carries the compensation for the signed source.
     h->plainWeights = bmd;

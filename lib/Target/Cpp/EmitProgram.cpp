@@ -222,15 +222,31 @@ LogicalResult CppEmitter::emitProgram(const RankProgram &program,
   std::string n = std::to_string(index);
 
   // The weights sections first: the plan records their sizes and
-  // checksums. One per slot when the ranks' weight data differ.
+  // checksums. One per distinct weight data among the slots (dp replicas
+  // of a tp rank hold the same): `sectionOf` maps a slot to its section.
   SmallVector<kern::WeightOp> weights;
   func.walk([&](kern::WeightOp op) { weights.push_back(op); });
-  bool perRankWeights = llvm::any_of(weights, [](kern::WeightOp op) {
-    return op->hasAttr(kern::kPerRankAttr);
-  });
-  SmallVector<WeightsSection> sections(perRankWeights ? program.ranks.size()
-                                                      : 1);
-  for (auto [slot, section] : llvm::enumerate(sections)) {
+  auto dataOf = [&](unsigned slot) {
+    SmallVector<Attribute> key;
+    for (kern::WeightOp op : weights)
+      if (auto perRank = op->getAttrOfType<DictionaryAttr>(kern::kPerRankAttr))
+        for (NamedAttribute entry : perRank)
+          key.push_back(cast<ArrayAttr>(entry.getValue())[slot]);
+    return key;
+  };
+  SmallVector<SmallVector<Attribute>> keys;
+  SmallVector<unsigned> sectionOf;
+  for (unsigned slot = 0; slot < program.ranks.size(); ++slot) {
+    SmallVector<Attribute> key = dataOf(slot);
+    auto *same = llvm::find(keys, key);
+    sectionOf.push_back(same - keys.begin());
+    if (same == keys.end())
+      keys.push_back(std::move(key));
+  }
+  SmallVector<WeightsSection> sections(keys.size());
+  for (auto [i, section] : llvm::enumerate(sections)) {
+    // The first slot with this data writes it.
+    unsigned slot = llvm::find(sectionOf, i) - sectionOf.begin();
     if (auto bytes = func->getAttrOfType<IntegerAttr>("kern.weights_bytes"))
       section.size = bytes.getInt();
     for (kern::WeightOp op : weights) {
@@ -353,8 +369,9 @@ LogicalResult CppEmitter::emitProgram(const RankProgram &program,
     (isInput ? rank.inputs : rank.outputs).push_back(std::move(sig));
   }
   identity += signature;
-  for (const WeightsSection &s : sections)
-    identity += std::to_string(s.checksum) + ":" + std::to_string(s.size);
+  for (unsigned s : sectionOf)
+    identity += std::to_string(sections[s].checksum) + ":" +
+                std::to_string(sections[s].size);
   for (kern::WeightOp op : weights)
     identity += ";" + std::to_string(op.getOffset().value_or(0));
   for (auto [slot, r] : llvm::enumerate(program.ranks)) {
@@ -363,7 +380,7 @@ LogicalResult CppEmitter::emitProgram(const RankProgram &program,
       rankPrograms.resize(r + 1);
       artifacts.sections.resize(r + 1);
     }
-    const WeightsSection &own = sections[perRankWeights ? slot : 0];
+    const WeightsSection &own = sections[sectionOf[slot]];
     rank.weightsChecksum = own.checksum;
     rankRecords[r] = rank;
     rankPrograms[r] = index;

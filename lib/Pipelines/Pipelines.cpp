@@ -77,9 +77,16 @@ void shardc::buildGraphPipeline(OpPassManager &pm,
   // On the fused linears: their epilogues follow the int32 product.
   if (options.quantize == "int8-dynamic")
     pm.addNestedPass<func::FuncOp>(createGraphQuantizeDynamic());
+  else if (options.quantize == "int8")
+    pm.addNestedPass<func::FuncOp>(createGraphQuantizeStatic(
+        {options.quantizeStats, options.calibrationMethod,
+         /*percentile=*/99.99, options.smoothQuant}));
+  else if (options.quantize == "int8-observe")
+    pm.addNestedPass<func::FuncOp>(createGraphQuantizeObserve());
   else if (options.quantize != "none")
     llvm::report_fatal_error(llvm::Twine("quantize=") + options.quantize +
-                                 ": expected none or int8-dynamic",
+                                 ": expected none, int8-dynamic, int8 or "
+                                 "int8-observe",
                              /*gen_crash_diag=*/false);
   pm.addPass(createCanonicalizerPass());
 }

@@ -39,4 +39,58 @@ def GraphQuantizeDynamic : Pass<"graph-quantize-dynamic", "mlir::func::FuncOp"> 
   let dependentDialects = ["shardc::graph::GraphDialect"];
 }
 
+def GraphQuantizeObserve : Pass<"graph-quantize-observe", "mlir::func::FuncOp"> {
+  let summary = "Return the activations static int8 quantization will scale";
+  let description = [{
+    The calibration program of `--quantize=int8`: each activation that
+    graph-quantize-static would quantize (the input of the linear layers
+    graph-quantize-dynamic also takes, one per group of layers that read
+    it) becomes an extra result of the function, named
+    `shardc_calib_<i>` in the order graph-quantize-static meets them. The
+    driver runs the program on the calibration samples and reduces these
+    results to the statistics graph-quantize-static reads. Nothing else
+    changes.
+  }];
+  let dependentDialects = ["shardc::graph::GraphDialect"];
+}
+
+def GraphQuantizeStatic : Pass<"graph-quantize-static", "mlir::func::FuncOp"> {
+  let summary = "Static int8 quantization of the linear layers (W8A8) from "
+                "calibration statistics";
+  let description = [{
+    `--quantize=int8 --calibration=DIR`: the linear layers of
+    graph-quantize-dynamic multiply int8 in int32, with each activation
+    scaled by one constant found on the calibration samples (no run-time
+    reduction). Per activation (q, k and v share theirs), from the
+    statistics file (`stats`, written by the driver from the
+    graph-quantize-observe program's runs):
+    - SmoothQuant: the activation's channels are divided by
+      s_j = max|x_j|^alpha / max|W_j|^(1-alpha) and the weights' rows
+      multiplied by it, moving outlier channels' range into the weights;
+      `smooth=auto` picks alpha per activation from 0 to 0.95 by the
+      expected quantization noise of the layers' outputs, a number fixes
+      it, `off` keeps s = 1;
+    - the activation's clipping range: `minmax` (the largest magnitude
+      seen), `percentile` (`percentile` of the magnitudes of a sample of
+      rows) or `entropy` (the threshold of least KL divergence between the
+      sample's histogram and its 8-bit quantization);
+    - then x's int8 is quantize_linear(x * m) with m_j = 1 / (s_j * scale)
+      (one map), and each layer's weight, rows scaled by s, is int8 per
+      output column with the activation's scale folded into the column
+      scales: graph.linear_int8 with no row scales.
+    See passes/Precision/QuantizeStatic.cpp.
+  }];
+  let options = [
+    Option<"stats", "stats", "std::string", /*default=*/"\"\"",
+           "The calibration statistics (JSON) the driver wrote">,
+    Option<"method", "method", "std::string", /*default=*/"\"minmax\"",
+           "The clipping range: minmax, percentile or entropy">,
+    Option<"percentile", "percentile", "double", /*default=*/"99.99",
+           "The percentile of magnitudes kept by method=percentile">,
+    Option<"smooth", "smooth", "std::string", /*default=*/"\"auto\"",
+           "SmoothQuant's migration strength: auto, off or 0 to 1">,
+  ];
+  let dependentDialects = ["shardc::graph::GraphDialect"];
+}
+
 #endif // SHARDC_PASSES_PRECISION

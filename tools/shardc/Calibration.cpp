@@ -1,6 +1,8 @@
-//===- Calibration.cpp - routing counts from sample inputs ----------------===//
+//===- Calibration.cpp - measurements on sample inputs --------------------===//
 
 #include "Calibration.h"
+
+#include "passes/Precision/Quantize.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringRef.h"
@@ -12,7 +14,10 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <map>
+#include <random>
 
 using namespace llvm;
 
@@ -57,23 +62,20 @@ bool runLogged(ArrayRef<std::string> args, StringRef log, StringRef what,
   return false;
 }
 
-} // namespace
+using Sample = std::map<std::string, std::string>;
 
-std::vector<std::vector<int64_t>>
-shardc::calibrateRouting(const CalibrationRequest &request,
-                         std::string &error) {
-  std::vector<std::vector<int64_t>> layers;
-  if (!sys::fs::is_directory(request.dir)) {
-    error = "--calibration " + request.dir + ": not a directory";
-    return {};
+/// The samples of `dir`: DIR itself, or each subdirectory, in name order.
+bool findSamples(StringRef dir, std::vector<Sample> &samples,
+                 std::string &error) {
+  if (!sys::fs::is_directory(dir)) {
+    error = "--calibration " + dir.str() + ": not a directory";
+    return false;
   }
-  // The samples: DIR itself, or each subdirectory.
-  std::vector<std::map<std::string, std::string>> samples;
-  if (auto direct = inputsIn(request.dir); !direct.empty())
+  if (auto direct = inputsIn(dir); !direct.empty())
     samples.push_back(direct);
   std::error_code ec;
   std::vector<std::string> subdirs;
-  for (sys::fs::directory_iterator it(request.dir, ec), end; it != end && !ec;
+  for (sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
        it.increment(ec))
     if (sys::fs::is_directory(it->path()))
       subdirs.push_back(it->path());
@@ -82,36 +84,71 @@ shardc::calibrateRouting(const CalibrationRequest &request,
     if (auto inputs = inputsIn(d); !inputs.empty())
       samples.push_back(inputs);
   if (samples.empty()) {
-    error = "--calibration " + request.dir +
+    error = "--calibration " + dir.str() +
             ": no sample inputs (NAME.npy or NAME.pb files, in the "
             "directory or one subdirectory per sample)";
-    return {};
+    return false;
   }
+  return true;
+}
 
-  SmallString<128> work;
+/// A new directory `work` with the one-rank program `work`/model compiled
+/// from the request and `extra` flags.
+bool compileProbe(const shardc::CalibrationRequest &request,
+                  ArrayRef<std::string> extra, StringRef what,
+                  std::string &work, std::string &error) {
+  SmallString<128> dir;
   if (std::error_code e =
-          sys::fs::createUniqueDirectory("shardc-calibration", work)) {
+          sys::fs::createUniqueDirectory("shardc-calibration", dir)) {
     error = "cannot create a calibration directory: " + e.message();
-    return {};
+    return false;
   }
-  auto cleanup = [&] { sys::fs::remove_directories(work); };
-  std::string exe = (work + "/model").str(), log = (work + "/log").str();
+  work = dir.str().str();
   std::vector<std::string> compile = {request.shardc, request.model,
-                                      "--target=cpu", "-o", exe};
+                                      "--target=cpu", "-o", work + "/model"};
   compile.insert(compile.end(), request.flags.begin(), request.flags.end());
+  compile.insert(compile.end(), extra.begin(), extra.end());
   if (request.verbose)
-    errs() << "shardc: calibration: compiling one rank to measure routing\n";
-  if (!runLogged(compile, log, "compiling the calibration program", error)) {
+    errs() << "shardc: calibration: compiling one rank to measure " << what
+           << "\n";
+  return runLogged(compile, work + "/log", "compiling the calibration program",
+                   error);
+}
+
+/// The arguments that run `exe` on `sample`.
+std::vector<std::string> runArgs(const std::string &exe, const Sample &sample) {
+  std::vector<std::string> args = {exe};
+  for (auto &[name, path] : sample) {
+    args.push_back("--input");
+    args.push_back(name + "=" + path);
+  }
+  return args;
+}
+
+} // namespace
+
+std::vector<std::vector<int64_t>>
+shardc::calibrateRouting(const CalibrationRequest &request,
+                         std::string &error) {
+  std::vector<std::vector<int64_t>> layers;
+  std::vector<Sample> samples;
+  if (!findSamples(request.dir, samples, error))
+    return {};
+  std::string work;
+  auto cleanup = [&] {
+    if (!work.empty())
+      sys::fs::remove_directories(work);
+  };
+  if (!compileProbe(request, {}, "routing", work, error)) {
     cleanup();
     return {};
   }
+  std::string exe = work + "/model", log = work + "/log";
   for (size_t i = 0; i < samples.size(); ++i) {
-    std::string stats = (work + "/routing" + Twine(i) + ".json").str();
-    std::vector<std::string> args = {exe, "--routing-stats", stats};
-    for (auto &[name, path] : samples[i]) {
-      args.push_back("--input");
-      args.push_back(name + "=" + path);
-    }
+    std::string stats = work + "/routing" + std::to_string(i) + ".json";
+    std::vector<std::string> args = runArgs(exe, samples[i]);
+    args.push_back("--routing-stats");
+    args.push_back(stats);
     if (!runLogged(args, log, "calibration sample " + std::to_string(i + 1),
                    error)) {
       cleanup();
@@ -149,4 +186,193 @@ shardc::calibrateRouting(const CalibrationRequest &request,
            << layers.size() << " expert layers\n";
   cleanup();
   return layers;
+}
+
+namespace {
+
+/// A float32 .npy file as the executables write it (C order, '<f4'):
+/// its shape and data; false on anything else.
+bool readFloatNpy(StringRef path, std::vector<int64_t> &shape,
+                  std::vector<float> &data) {
+  auto buf = MemoryBuffer::getFile(path, /*IsText=*/false,
+                                   /*RequiresNullTerminator=*/false);
+  if (!buf)
+    return false;
+  StringRef bytes = (*buf)->getBuffer();
+  if (bytes.size() < 10 || !bytes.starts_with("\x93NUMPY"))
+    return false;
+  size_t headerLen, offset;
+  if (bytes[6] == 1) {
+    headerLen = uint8_t(bytes[8]) | uint8_t(bytes[9]) << 8;
+    offset = 10;
+  } else {
+    if (bytes.size() < 12)
+      return false;
+    headerLen = uint8_t(bytes[8]) | uint8_t(bytes[9]) << 8 |
+                uint32_t(uint8_t(bytes[10])) << 16 |
+                uint32_t(uint8_t(bytes[11])) << 24;
+    offset = 12;
+  }
+  if (offset + headerLen > bytes.size())
+    return false;
+  StringRef header = bytes.substr(offset, headerLen);
+  if (!header.contains("'<f4'") || header.contains("'fortran_order': True"))
+    return false;
+  size_t open = header.find("'shape': ("), close;
+  if (open == StringRef::npos ||
+      (close = header.find(')', open)) == StringRef::npos)
+    return false;
+  SmallVector<StringRef> dims;
+  header.slice(open + 10, close).split(dims, ',', -1, /*KeepEmpty=*/false);
+  int64_t n = 1;
+  shape.clear();
+  for (StringRef d : dims) {
+    int64_t v;
+    if (d.trim().getAsInteger(10, v) || v < 0)
+      return false;
+    shape.push_back(v);
+    n *= v;
+  }
+  StringRef payload = bytes.substr(offset + headerLen);
+  if (payload.size() != static_cast<size_t>(n) * sizeof(float))
+    return false;
+  data.resize(n);
+  std::memcpy(data.data(), payload.data(), payload.size());
+  return true;
+}
+
+/// One activation's running statistics.
+struct Running {
+  int64_t channels = -1, rows = 0;
+  std::vector<float> amax;
+  std::vector<double> sumSquares;
+  std::vector<float> sample; // reservoir of rows
+  int64_t sampleRows = 0;
+};
+
+constexpr int64_t kSampleRows = 1024;
+
+} // namespace
+
+std::string shardc::calibrateActivations(const CalibrationRequest &request,
+                                         std::string &workDir,
+                                         std::string &error) {
+  std::vector<Sample> samples;
+  if (!findSamples(request.dir, samples, error))
+    return {};
+  if (!compileProbe(request, {"--quantize=int8-observe"}, "activation ranges",
+                    workDir, error))
+    return {};
+  std::string exe = workDir + "/model", log = workDir + "/log";
+  std::vector<Running> acts;
+  std::mt19937_64 rng(1);
+  const std::string prefix = shardc::quant::kCalibrationOutput.str();
+  for (size_t i = 0; i < samples.size(); ++i) {
+    std::string out = workDir + "/out";
+    std::vector<std::string> args = runArgs(exe, samples[i]);
+    args.push_back("--output");
+    args.push_back(out);
+    if (!runLogged(args, log, "calibration sample " + std::to_string(i + 1),
+                   error))
+      return {};
+    for (size_t a = 0;; ++a) {
+      std::string path = out + "/" + prefix + std::to_string(a) + ".npy";
+      if (!sys::fs::exists(path)) {
+        if (i == 0 && a == 0) {
+          error = "--calibration: the model has no linear layer that "
+                  "--quantize=int8 quantizes";
+          return {};
+        }
+        if (a != acts.size()) {
+          error = "calibration sample " + std::to_string(i + 1) + " gave " +
+                  std::to_string(a) + " activations, not " +
+                  std::to_string(acts.size());
+          return {};
+        }
+        break;
+      }
+      std::vector<int64_t> shape;
+      std::vector<float> data;
+      if (!readFloatNpy(path, shape, data) || shape.empty()) {
+        error = "calibration sample " + std::to_string(i + 1) +
+                ": unreadable activation " + path;
+        return {};
+      }
+      if (a >= acts.size())
+        acts.resize(a + 1);
+      Running &r = acts[a];
+      int64_t k = shape.back();
+      if (r.channels < 0) {
+        r.channels = k;
+        r.amax.assign(k, 0.0f);
+        r.sumSquares.assign(k, 0.0);
+      } else if (r.channels != k) {
+        error = "calibration sample " + std::to_string(i + 1) +
+                ": activation " + std::to_string(a) + " has " +
+                std::to_string(k) + " channels, not " +
+                std::to_string(r.channels);
+        return {};
+      }
+      int64_t rows = k ? static_cast<int64_t>(data.size()) / k : 0;
+      for (int64_t row = 0; row < rows; ++row) {
+        const float *x = data.data() + row * k;
+        for (int64_t j = 0; j < k; ++j) {
+          float v = std::fabs(x[j]);
+          if (!std::isfinite(v))
+            continue;
+          r.amax[j] = std::max(r.amax[j], v);
+          r.sumSquares[j] += double(v) * v;
+        }
+        // Reservoir sampling: each row seen so far is kept with equal odds.
+        int64_t slot = r.rows < kSampleRows
+                           ? r.rows
+                           : static_cast<int64_t>(rng() % (r.rows + 1));
+        if (slot < kSampleRows) {
+          if (slot >= r.sampleRows) {
+            r.sample.resize((slot + 1) * k);
+            r.sampleRows = slot + 1;
+          }
+          std::copy(x, x + k, r.sample.begin() + slot * k);
+        }
+        ++r.rows;
+      }
+    }
+    sys::fs::remove_directories(out);
+  }
+  json::Array list;
+  for (size_t a = 0; a < acts.size(); ++a) {
+    const Running &r = acts[a];
+    std::string file = workDir + "/act" + std::to_string(a) + ".f32";
+    std::error_code ec;
+    raw_fd_ostream os(file, ec);
+    if (ec) {
+      error = "cannot write " + file + ": " + ec.message();
+      return {};
+    }
+    os.write(reinterpret_cast<const char *>(r.sample.data()),
+             r.sample.size() * sizeof(float));
+    json::Array amax, meansq;
+    for (int64_t j = 0; j < r.channels; ++j) {
+      amax.push_back(double(r.amax[j]));
+      meansq.push_back(r.rows ? r.sumSquares[j] / r.rows : 0.0);
+    }
+    list.push_back(json::Object{{"channels", r.channels},
+                                {"rows", r.rows},
+                                {"amax", std::move(amax)},
+                                {"meansq", std::move(meansq)},
+                                {"sample", file}});
+  }
+  std::string path = workDir + "/stats.json";
+  std::error_code ec;
+  raw_fd_ostream os(path, ec);
+  if (ec) {
+    error = "cannot write " + path + ": " + ec.message();
+    return {};
+  }
+  os << json::Value(json::Object{{"samples", int64_t(samples.size())},
+                                 {"activations", std::move(list)}});
+  if (request.verbose)
+    errs() << "shardc: calibration: " << samples.size() << " samples, "
+           << acts.size() << " activations measured\n";
+  return path;
 }

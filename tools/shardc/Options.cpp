@@ -84,11 +84,26 @@ static cl::opt<std::string> precision(
     cl::init("fp32"), cl::cat(precisionCat));
 static cl::opt<std::string> quantize(
     "quantize",
-    cl::desc("Quantization: none (default); int8-dynamic (W8A8: the linear "
-             "layers' constant weights int8 per output channel, their "
-             "activations int8 per token at run time, int32 products; "
-             "attention and normalization stay in floating point)"),
+    cl::desc("Quantization: none (default); int8 (static W8A8 from "
+             "--calibration samples: the linear layers' constant weights int8 "
+             "per output channel, their activations int8 with one scale each "
+             "found on the samples, SmoothQuant, int32 products); "
+             "int8-dynamic (the same, with activations scaled per token at "
+             "run time, no samples). Attention and normalization stay in "
+             "floating point"),
     cl::init("none"), cl::cat(precisionCat));
+static cl::opt<std::string> calibrationMethod(
+    "calibration-method",
+    cl::desc("--quantize=int8's clipping range of each activation: minmax "
+             "(default: the largest magnitude seen), percentile (99.99% of "
+             "the magnitudes) or entropy (least KL divergence, as TensorRT)"),
+    cl::init("minmax"), cl::cat(precisionCat));
+static cl::opt<std::string> smoothQuant(
+    "smoothquant",
+    cl::desc("--quantize=int8's SmoothQuant strength: auto (default: chosen "
+             "per activation by the expected output noise), off, or alpha "
+             "from 0 to 1"),
+    cl::init("auto"), cl::cat(precisionCat));
 static cl::list<std::string>
     cudaArchs("cuda-arch",
               cl::desc("NVRTC targets: cubins for sm_XY, PTX for compute_XY "
@@ -194,8 +209,9 @@ static cl::opt<Optimize> optimize(
 static cl::opt<std::string> calibration(
     "calibration",
     cl::desc("Sample inputs (NAME.npy / NAME.pb, or one subdirectory per "
-             "sample): run one rank on them to count the tokens each expert "
-             "gets, and place the experts of --ep by that load"),
+             "sample), run on one rank: --quantize=int8 scales activations "
+             "by their ranges there; --ep places experts by the tokens each "
+             "gets"),
     cl::value_desc("DIR"), cl::cat(inputCat));
 static cl::opt<int64_t> expertRedundant(
     "ep-redundant",
@@ -355,6 +371,8 @@ static void readFlags(Options &o) {
   o.target = target;
   o.precision = precision;
   o.quantize = quantize;
+  o.calibrationMethod = calibrationMethod;
+  o.smoothQuant = smoothQuant;
   o.fusion = !noFusion;
   o.canonicalize = !noCanonicalize;
   o.tp = tensorParallel;
@@ -467,7 +485,9 @@ static std::optional<std::string> checkMesh(Options &o) {
   if (o.expertRedundant < 0 || o.expertRedundant > 4096)
     return "--ep-redundant=" + std::to_string(o.expertRedundant) +
            ": expected a number from 0 to 4096";
-  if ((!o.calibration.empty() || o.expertRedundant > 0) && o.ep == 1)
+  if (((!o.calibration.empty() && o.quantize != "int8") ||
+       o.expertRedundant > 0) &&
+      o.ep == 1)
     return std::string(o.calibration.empty() ? "--ep-redundant"
                                              : "--calibration") +
            " places the experts of expert parallelism: it needs --ep=N with "
@@ -549,8 +569,23 @@ std::optional<std::string> parseOptions(int argc, char **argv, Options &o) {
   else if (o.precision != "fp16" && o.precision != "bf16" &&
            o.precision != "fp32")
     return "--precision=" + o.precision + ": expected fp32, tf32, fp16 or bf16";
-  if (o.quantize != "none" && o.quantize != "int8-dynamic")
-    return "--quantize=" + o.quantize + ": expected none or int8-dynamic";
+  // int8-observe is the calibration program --quantize=int8 compiles.
+  if (o.quantize != "none" && o.quantize != "int8-dynamic" &&
+      o.quantize != "int8" && o.quantize != "int8-observe")
+    return "--quantize=" + o.quantize +
+           ": expected none, int8 or int8-dynamic";
+  if (o.quantize == "int8" && o.calibration.empty())
+    return std::string("--quantize=int8 scales activations by their ranges "
+                       "on sample inputs: give --calibration DIR (or use "
+                       "--quantize=int8-dynamic)");
+  if (o.calibrationMethod != "minmax" && o.calibrationMethod != "percentile" &&
+      o.calibrationMethod != "entropy")
+    return "--calibration-method=" + o.calibrationMethod +
+           ": expected minmax, percentile or entropy";
+  if (double a; o.smoothQuant != "auto" && o.smoothQuant != "off" &&
+                (StringRef(o.smoothQuant).getAsDouble(a) || a < 0 || a > 1))
+    return "--smoothquant=" + o.smoothQuant +
+           ": expected auto, off or a number from 0 to 1";
   if (o.quantize != "none" && !o.fusion)
     return "--quantize=" + o.quantize + " quantizes the fused linear layers; "
            "it needs fusion (drop --no-fusion)";

@@ -30,7 +30,7 @@ struct Options {
   std::string inputFile;
   std::vector<std::string> inputShapes, constInputs; // as given, NAME=...
   ONNXImportOptions import;
-  std::string calibration; // --calibration DIR (expert placement)
+  std::string calibration; // --calibration DIR (int8 scales, expert places)
 
   // What to write.
   std::string outputFile = "-";
@@ -41,6 +41,7 @@ struct Options {
   // Code generation.
   std::string target, precision;
   std::string quantize = "none"; // --quantize
+  std::string calibrationMethod = "minmax", smoothQuant = "auto";
   bool fusion = true, canonicalize = true;
   ProgramOptions program;
   cuda::CompileOptions nvrtc;

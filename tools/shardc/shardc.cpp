@@ -71,11 +71,10 @@ static int runClusterCalibration(StringRef output, int64_t ranks) {
   return 0;
 }
 
-/// --calibration DIR: the routing of the sample inputs on one rank (the
-/// model file compiled in a process of its own), one load per expert of
-/// every MoE layer in turn. False after fatal().
-static bool expertLoads(const Options &o, const char *argv0,
-                        std::vector<int64_t> &loads) {
+/// What --calibration compiles: the model file for one CPU rank, in a
+/// process of its own, with the shape flags of this compile.
+static shardc::CalibrationRequest calibrationRequest(const Options &o,
+                                                     const char *argv0) {
   shardc::CalibrationRequest request;
   request.shardc = sys::fs::getMainExecutable(
       argv0, reinterpret_cast<void *>(&runClusterCalibration));
@@ -84,11 +83,20 @@ static bool expertLoads(const Options &o, const char *argv0,
     request.flags.push_back("--input-shape=" + arg);
   for (const std::string &arg : o.constInputs)
     request.flags.push_back("--const-input=" + arg);
+  if (!o.canonicalize)
+    request.flags.push_back("--no-canonicalize");
   request.dir = o.calibration;
   request.verbose = o.verbose;
+  return request;
+}
+
+/// --calibration DIR: the routing of the sample inputs on one rank, one
+/// load per expert of every MoE layer in turn. False after fatal().
+static bool expertLoads(const Options &o, const char *argv0,
+                        std::vector<int64_t> &loads) {
   std::string error;
   std::vector<std::vector<int64_t>> layers =
-      shardc::calibrateRouting(request, error);
+      shardc::calibrateRouting(calibrationRequest(o, argv0), error);
   if (layers.empty())
     return fatal(error.empty() ? "--calibration " + o.calibration +
                                      ": the model routed no tokens"
@@ -102,11 +110,14 @@ static bool expertLoads(const Options &o, const char *argv0,
 /// The graph pipeline the flags ask for (`fusion` off for
 /// --fusion-report's baseline).
 static void addGraphPipeline(mlir::PassManager &pm, const Options &o,
-                             bool fusion) {
+                             bool fusion, const std::string &quantStats = "") {
   shardc::GraphPipelineOptions g;
   g.canonicalize = o.canonicalize;
   g.precision = o.precision;
   g.quantize = o.quantize;
+  g.quantizeStats = quantStats;
+  g.calibrationMethod = o.calibrationMethod;
+  g.smoothQuant = o.smoothQuant;
   g.fusion = fusion;
   g.target = o.target;
   shardc::buildGraphPipeline(pm, g);
@@ -170,9 +181,27 @@ int main(int argc, char **argv) {
               "graph pipeline (without fusion)"))
         return 1;
     }
-    if (!s.run(
-            [&](mlir::PassManager &pm) { addGraphPipeline(pm, o, o.fusion); },
-            "graph pipeline"))
+    // --quantize=int8: the activations' ranges on the samples first.
+    std::string quantWork, quantStats;
+    if (o.quantize == "int8") {
+      std::string error;
+      quantStats = shardc::calibrateActivations(calibrationRequest(o, argv[0]),
+                                                quantWork, error);
+      if (quantStats.empty()) {
+        if (!quantWork.empty())
+          sys::fs::remove_directories(quantWork);
+        return fatal(error);
+      }
+      s.stage("calibrated activations");
+    }
+    bool graphOk = s.run(
+        [&](mlir::PassManager &pm) {
+          addGraphPipeline(pm, o, o.fusion, quantStats);
+        },
+        "graph pipeline");
+    if (!quantWork.empty())
+      sys::fs::remove_directories(quantWork);
+    if (!graphOk)
       return 1;
     s.stage("graph optimized");
     if (o.fusionReport)
@@ -191,7 +220,7 @@ int main(int argc, char **argv) {
       o.microbatches = rows;
     }
     std::vector<int64_t> loads;
-    if (!o.calibration.empty()) {
+    if (!o.calibration.empty() && o.ep > 1) {
       if (!expertLoads(o, argv[0], loads))
         return 1;
       s.stage("calibrated");

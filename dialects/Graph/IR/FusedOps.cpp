@@ -145,12 +145,13 @@ LogicalResult LinearInt8Op::inferReturnTypes(MLIRContext *ctx, Loc loc,
 LogicalResult LinearInt8Op::verify() {
   auto a = cast<RankedTensorType>(getA().getType());
   auto b = cast<RankedTensorType>(getB().getType());
-  auto as = cast<RankedTensorType>(getAScale().getType());
+  auto as = getAScale() ? cast<RankedTensorType>(getAScale().getType())
+                         : RankedTensorType();
   auto bs = cast<RankedTensorType>(getBScale().getType());
   auto y = cast<RankedTensorType>(getOutput().getType());
   if (!a.getElementType().isInteger(8) || !b.getElementType().isInteger(8))
     return emitOpError("a and b need int8 elements");
-  if (!as.getElementType().isF32() || !bs.getElementType().isF32() ||
+  if ((as && !as.getElementType().isF32()) || !bs.getElementType().isF32() ||
       !y.getElementType().isF32())
     return emitOpError("the scales and the result need f32 elements");
   int64_t r = a.getRank();
@@ -165,7 +166,7 @@ LogicalResult LinearInt8Op::verify() {
   rows.back() = 1;
   if (y.getShape() != ArrayRef<int64_t>(out))
     return emitOpError("result ") << y << " is not a's rows by b's columns";
-  if (as.getShape() != ArrayRef<int64_t>(rows))
+  if (as && as.getShape() != ArrayRef<int64_t>(rows))
     return emitOpError("a_scale needs one value per row of a, not ") << as;
   if (bs.getRank() != 1 || bs.getDimSize(0) != n)
     return emitOpError("b_scale needs one value per column of b, not ") << bs;

@@ -667,23 +667,28 @@ def Graph_LinearOp : Graph_Op<"linear", [AttrSizedOperandSegments]> {
 def Graph_LinearInt8Op : Graph_Op<"linear_int8", [AttrSizedOperandSegments]> {
   let summary = "int8 linear: act((a x b) * a_scale * b_scale + bias) + residual";
   let description = [{
-    Made by `graph-quantize-dynamic`, never by the importer. `a` holds int8
-    activations [..., M, K] quantized per row with `a_scale` ([..., M, 1],
-    f32), `b` an int8 weight [K, N] quantized per column with `b_scale`
-    ([N], f32); the product accumulates exactly in int32, is scaled back by
-    both, and the f32 epilogue of `graph.linear` follows: `bias` ([N]),
-    `activation` (`none`, `relu`, `gelu`, `gelu_tanh`), then `residual`
-    (the result's shape, with activation `none`). The result is f32.
+    Made by `graph-quantize-dynamic` and `graph-quantize-static`, never by
+    the importer. `a` holds int8 activations [..., M, K], `b` an int8 weight
+    [K, N] quantized per column with `b_scale` ([N], f32). Dynamic
+    quantization gives `a_scale`, one scale per row of `a` ([..., M, 1],
+    f32); static quantization scales `a` per tensor, a constant folded into
+    `b_scale`, and gives none. The product accumulates exactly in int32, is
+    scaled back, and the f32 epilogue of `graph.linear` follows: `bias`
+    ([N]), `activation` (`none`, `relu`, `gelu`, `gelu_tanh`), then
+    `residual` (the result's shape, with activation `none`). The result is
+    f32.
   }];
-  let arguments = (ins Graph_Tensor:$a, Graph_Tensor:$b, Graph_Tensor:$a_scale,
+  let arguments = (ins Graph_Tensor:$a, Graph_Tensor:$b,
+                       Optional<Graph_Tensor>:$a_scale,
                        Graph_Tensor:$b_scale, Optional<Graph_Tensor>:$bias,
                        Optional<Graph_Tensor>:$residual,
                        DefaultValuedAttr<StrAttr, "\"none\"">:$activation);
   let results = (outs Graph_Tensor:$output);
   let assemblyFormat = [{
-    $a `,` $b `scales` $a_scale `,` $b_scale (`bias` $bias^ `:` type($bias))?
-    (`residual` $residual^ `:` type($residual))? attr-dict `:` type($a) `,`
-    type($b) `,` type($a_scale) `,` type($b_scale) `->` type($output)
+    $a `,` $b `scales` $b_scale (`rows` $a_scale^ `:` type($a_scale))?
+    (`bias` $bias^ `:` type($bias))? (`residual` $residual^ `:`
+    type($residual))? attr-dict `:` type($a) `,` type($b) `,` type($b_scale)
+    `->` type($output)
   }];
   let hasVerifier = 1;
 }

@@ -129,7 +129,7 @@ LogicalResult MatmulInt8Op::verify() {
   if (r < 2 || a.size() != r || b.size() != r)
     return emitOpError("a, b and y need the same rank >= 2");
   if (!elem(getA()).isInteger(8) || !elem(getB()).isInteger(8) ||
-      !elem(getY()).isF32() || !elem(getAScale()).isF32() ||
+      !elem(getY()).isF32() || (getAScale() && !elem(getAScale()).isF32()) ||
       !elem(getBScale()).isF32())
     return emitOpError("a and b need int8, y and the scales f32");
   if (a[r - 1] != b[r - 2] || y[r - 2] != a[r - 2] || y[r - 1] != b[r - 1])
@@ -141,7 +141,7 @@ LogicalResult MatmulInt8Op::verify() {
       return emitOpError("a needs y's batch dims and b dims of 1 there");
   SmallVector<int64_t> rows(y);
   rows.back() = 1;
-  if (shape(getAScale()) != ArrayRef<int64_t>(rows))
+  if (getAScale() && shape(getAScale()) != ArrayRef<int64_t>(rows))
     return emitOpError("a_scale needs one value per row");
   if (shape(getBScale()).size() != 1 || shape(getBScale())[0] != y[r - 1])
     return emitOpError("b_scale needs one value per column");

@@ -158,21 +158,22 @@ def Kern_MatmulInt8Op : Kern_Op<"matmul_int8", [AttrSizedOperandSegments]> {
                 "(oneDNN's int8 matmul)";
   let description = [{
     graph.linear_int8 on buffers of equal rank r >= 2: `a` int8 [.., M, K],
-    `b` int8 [1.., K, N], `y` f32 [.., M, N]; `a_scale` f32 [.., M, 1] (one
-    per row), `b_scale` f32 [N] (one per column), `bias` f32 [1.., 1, N] and
-    `residual` (`y`'s type) optional; `epilogue` as kern.matmul's. One
-    oneDNN int8 matmul: the column scales are its output scales, the row
-    scales, bias, activation and residual its post-ops, the weights packed
-    once.
+    `b` int8 [1.., K, N], `y` f32 [.., M, N]; `b_scale` f32 [N] (one per
+    column); `a_scale` f32 [.., M, 1] (one per row; absent when a's scale
+    is folded into `b_scale`), `bias` f32 [1.., 1, N] and `residual` (`y`'s
+    type) optional; `epilogue` as kern.matmul's. One oneDNN int8 matmul:
+    the column scales are its output scales, the row scales, bias,
+    activation and residual its post-ops, the weights packed once.
   }];
-  let arguments = (ins Kern_Buffer:$a, Kern_Buffer:$b, Kern_Buffer:$a_scale,
+  let arguments = (ins Kern_Buffer:$a, Kern_Buffer:$b,
+                       Optional<Kern_Buffer>:$a_scale,
                        Kern_Buffer:$b_scale, Optional<Kern_Buffer>:$bias,
                        Optional<Kern_Buffer>:$residual, Kern_Buffer:$y,
                        DefaultValuedAttr<StrAttr, "\"none\"">:$epilogue);
   let assemblyFormat = [{
-    $a `,` $b `scales` $a_scale `,` $b_scale (`bias` $bias^)?
+    $a `,` $b `scales` $b_scale (`rows` $a_scale^)? (`bias` $bias^)?
     (`residual` $residual^)? `into` $y attr-dict `:` type($a) `,` type($b)
-    `,` type($a_scale) `,` type($b_scale) (`,` type($bias)^)?
+    `,` type($b_scale) (`rows` type($a_scale)^)? (`,` type($bias)^)?
     (`residual` type($residual)^)? `into` type($y)
   }];
   let hasVerifier = 1;

@@ -49,9 +49,24 @@ struct GraphPipelineOptions
       llvm::cl::init("cpu")};
   Option<std::string> quantize{
       *this, "quantize",
-      llvm::cl::desc("none, or int8-dynamic (graph-quantize-dynamic after "
-                     "fusion)"),
+      llvm::cl::desc("none, int8-dynamic (graph-quantize-dynamic after "
+                     "fusion), int8 (graph-quantize-static, from "
+                     "quantize-stats) or int8-observe (the calibration "
+                     "program: graph-quantize-observe)"),
       llvm::cl::init("none")};
+  Option<std::string> quantizeStats{
+      *this, "quantize-stats",
+      llvm::cl::desc("The calibration statistics of quantize=int8"),
+      llvm::cl::init("")};
+  Option<std::string> calibrationMethod{
+      *this, "calibration-method",
+      llvm::cl::desc("quantize=int8's clipping: minmax, percentile or "
+                     "entropy"),
+      llvm::cl::init("minmax")};
+  Option<std::string> smoothQuant{
+      *this, "smoothquant",
+      llvm::cl::desc("quantize=int8's SmoothQuant alpha: auto, off or 0-1"),
+      llvm::cl::init("auto")};
 };
 
 /// What the kern pipeline does: lower to kern, choose layouts, fuse

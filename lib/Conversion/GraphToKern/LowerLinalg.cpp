@@ -145,7 +145,8 @@ static LogicalResult lowerLinearInt8(graph::LinearInt8Op op, KernLowering &l) {
   Value residual = op.getResidual() ? l.get(op.getResidual()) : Value();
   l.b.create<MatmulInt8Op>(loc, l.get(op.getA()),
                            l.view(loc, l.get(op.getB()), b),
-                           l.get(op.getAScale()), l.get(op.getBScale()), bias,
+                           op.getAScale() ? l.get(op.getAScale()) : Value(),
+                           l.get(op.getBScale()), bias,
                            residual, l.result(op.getOutput()),
                            l.b.getStringAttr(op.getActivation()));
   return success();

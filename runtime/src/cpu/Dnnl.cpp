@@ -612,17 +612,17 @@ extern "C" void *sc_dnnl_matmul_int8_create(
     const sc_desc *b_scale, const sc_desc *bias, const sc_desc *residual,
     const sc_desc *y, int32_t epilogue) {
   int r = a->rank;
-  if (r < 2 || b->rank != r || y->rank != r || a_scale->rank != r ||
-      b_scale->rank != 1 || (bias && bias->rank != r) ||
-      (residual && !sameShape(residual, y))) {
+  if (r < 2 || b->rank != r || y->rank != r ||
+      (a_scale && a_scale->rank != r) || b_scale->rank != 1 ||
+      (bias && bias->rank != r) || (residual && !sameShape(residual, y))) {
     sc_fail("oneDNN int8 matmul: ranks a %d, b %d, y %d, a_scale %d, "
             "b_scale %d (need equal >= 2, b_scale 1)%s",
-            r, b->rank, y->rank, a_scale->rank, b_scale->rank,
+            r, b->rank, y->rank, a_scale ? a_scale->rank : r, b_scale->rank,
             residual && !sameShape(residual, y) ? ", residual not y's" : "");
     return nullptr;
   }
   if (a->dtype != kI8 || b->dtype != kI8 || y->dtype != kF32 ||
-      a_scale->dtype != kF32 || b_scale->dtype != kF32 ||
+      (a_scale && a_scale->dtype != kF32) || b_scale->dtype != kF32 ||
       (bias && bias->dtype != kF32) || (residual && residual->dtype != kF32)) {
     sc_fail("oneDNN int8 matmul: dtypes %s x %s -> %s (need int8 x int8 -> "
             "float32, float32 scales, bias and residual)",
@@ -658,10 +658,12 @@ extern "C" void *sc_dnnl_matmul_int8_create(
       biasMd = plainDesc({1, 1, n}, dt::f32);
     dnnl::primitive_attr attr;
     // The column scales are the output scales (per column: the last dim);
-    // the row scales, bias, activation and residual follow as post-ops.
+    // the row scales (when a is scaled per row), bias, activation and
+    // residual follow as post-ops.
     attr.set_output_scales(1 << 2, {DNNL_RUNTIME_F32_VAL});
     dnnl::post_ops po;
-    po.append_binary(dnnl::algorithm::binary_mul, rowMd);
+    if (a_scale)
+      po.append_binary(dnnl::algorithm::binary_mul, rowMd);
     int rowArg = DNNL_ARG_ATTR_MULTIPLE_POST_OP(po.len() - 1) | DNNL_ARG_SRC_1;
     h->hasBias = bias != nullptr;
     h->biasIsPostOp = true;
@@ -678,12 +680,14 @@ extern "C" void *sc_dnnl_matmul_int8_create(
     h->src = unbound(amd);
     h->weights = unbound(bmd);
     h->dst = unbound(ymd);
-    h->rowScale = unbound(rowMd);
     h->colScale = unbound(plainDesc({n}, dt::f32));
     h->args = {arg(DNNL_ARG_SRC, h->src), arg(DNNL_ARG_WEIGHTS, h->weights),
                arg(DNNL_ARG_DST, h->dst),
-               arg(DNNL_ARG_ATTR_OUTPUT_SCALES, h->colScale),
-               arg(rowArg, h->rowScale)};
+               arg(DNNL_ARG_ATTR_OUTPUT_SCALES, h->colScale)};
+    if (a_scale) {
+      h->rowScale = unbound(rowMd);
+      h->args.push_back(arg(rowArg, h->rowScale));
+    }
     h->addEpilogueArgs(postOpBias, residualMd);
     // Packed weights (DnnlHandle::tryPack): oneDNN's int8 layout, which
     // carries the compensation for the signed source.
@@ -710,7 +714,8 @@ extern "C" void sc_dnnl_matmul_int8_run(void *h, const void *a, const void *b,
   }
   auto *handle = static_cast<Int8MatmulHandle *>(h);
   if (!handle->empty) {
-    bind(handle->rowScale, a_scale);
+    if (a_scale)
+      bind(handle->rowScale, a_scale);
     bind(handle->colScale, b_scale);
   }
   handle->run(a, b, bias, residual, y);

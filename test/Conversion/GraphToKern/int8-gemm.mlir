@@ -9,13 +9,26 @@
 // CHECK-LABEL: func.func @linear_int8
 // CHECK-DAG:   %[[BIAS:.*]] = kern.view %{{.*}} : memref<16xf32> to memref<1x1x16xf32>
 // CHECK-DAG:   %[[B:.*]] = kern.view %{{.*}} : memref<8x16xi8> to memref<1x8x16xi8>
-// CHECK:       kern.matmul_int8 %arg0, %[[B]] scales %arg1, %{{.*}} bias %[[BIAS]] into %{{.*}} {epilogue = "gelu"} : memref<2x4x8xi8>, memref<1x8x16xi8>, memref<2x4x1xf32>, memref<16xf32>, memref<1x1x16xf32> into memref<2x4x16xf32>
+// CHECK:       kern.matmul_int8 %arg0, %[[B]] scales %{{.*}} rows %arg1 bias %[[BIAS]] into %{{.*}} {epilogue = "gelu"} : memref<2x4x8xi8>, memref<1x8x16xi8>, memref<16xf32> rows memref<2x4x1xf32>, memref<1x1x16xf32> into memref<2x4x16xf32>
 func.func @linear_int8(%x: tensor<2x4x8xi8>, %s: tensor<2x4x1xf32>) -> tensor<2x4x16xf32> {
   %w = graph.constant dense<1> : tensor<8x16xi8>
   %ws = graph.constant dense<0.5> : tensor<16xf32>
   %b = graph.constant dense<0.25> : tensor<16xf32>
-  %y = graph.linear_int8 %x, %w scales %s, %ws bias %b : tensor<16xf32> {activation = "gelu"} : tensor<2x4x8xi8>, tensor<8x16xi8>, tensor<2x4x1xf32>, tensor<16xf32> -> tensor<2x4x16xf32>
+  %y = graph.linear_int8 %x, %w scales %ws rows %s : tensor<2x4x1xf32> bias %b : tensor<16xf32> {activation = "gelu"} : tensor<2x4x8xi8>, tensor<8x16xi8>, tensor<16xf32> -> tensor<2x4x16xf32>
   return %y : tensor<2x4x16xf32>
+}
+
+// -----
+
+// Static quantization: a's scale is folded into the column scales, so the
+// matmul has no row scales.
+// CHECK-LABEL: func.func @linear_int8_static
+// CHECK:       kern.matmul_int8 %arg0, %{{.*}} scales %{{.*}} residual %arg1 into %{{.*}} : memref<8x8xi8>, memref<8x16xi8>, memref<16xf32> residual memref<8x16xf32> into memref<8x16xf32>
+func.func @linear_int8_static(%x: tensor<8x8xi8>, %r: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %w = graph.constant dense<1> : tensor<8x16xi8>
+  %ws = graph.constant dense<0.5> : tensor<16xf32>
+  %y = graph.linear_int8 %x, %w scales %ws residual %r : tensor<8x16xf32> : tensor<8x8xi8>, tensor<8x16xi8>, tensor<16xf32> -> tensor<8x16xf32>
+  return %y : tensor<8x16xf32>
 }
 
 // -----
@@ -24,6 +37,7 @@ func.func @linear_int8(%x: tensor<2x4x8xi8>, %s: tensor<2x4x1xf32>) -> tensor<2x
 // CHECK:       kern.matmul %{{.*}}, %{{.*}} into %{{.*}} : memref<4x8xi8>, memref<8x2xi8> into memref<4x2xi32>
 // CHECK-NOT:   kern.matmul_integer
 // REF-LABEL:   func.func @linear_int8
+// REF-LABEL:   func.func @linear_int8_static
 // REF-LABEL:   func.func @matmul_integer
 // REF:         kern.matmul_integer
 func.func @matmul_integer(%a: tensor<4x8xi8>, %b: tensor<8x2xi8>) -> tensor<4x2xi32> {

@@ -418,7 +418,7 @@ func.func @moe_gate_up(%x: tensor<16x32xf32>, %w: tensor<16x2xf32>, %ids: tensor
 
 func.func @linear_int8_scales(%x: tensor<4x8xi8>, %w: tensor<8x2xi8>, %s: tensor<4xf32>, %ws: tensor<2xf32>) -> tensor<4x2xf32> {
   // expected-error @+1 {{'graph.linear_int8' op a_scale needs one value per row of a, not 'tensor<4xf32>'}}
-  %y = graph.linear_int8 %x, %w scales %s, %ws : tensor<4x8xi8>, tensor<8x2xi8>, tensor<4xf32>, tensor<2xf32> -> tensor<4x2xf32>
+  %y = graph.linear_int8 %x, %w scales %ws rows %s : tensor<4xf32> : tensor<4x8xi8>, tensor<8x2xi8>, tensor<2xf32> -> tensor<4x2xf32>
   return %y : tensor<4x2xf32>
 }
 
@@ -426,6 +426,6 @@ func.func @linear_int8_scales(%x: tensor<4x8xi8>, %w: tensor<8x2xi8>, %s: tensor
 
 func.func @linear_int8_float(%x: tensor<4x8xf32>, %w: tensor<8x2xi8>, %s: tensor<4x1xf32>, %ws: tensor<2xf32>) -> tensor<4x2xf32> {
   // expected-error @+1 {{'graph.linear_int8' op a and b need int8 elements}}
-  %y = graph.linear_int8 %x, %w scales %s, %ws : tensor<4x8xf32>, tensor<8x2xi8>, tensor<4x1xf32>, tensor<2xf32> -> tensor<4x2xf32>
+  %y = graph.linear_int8 %x, %w scales %ws rows %s : tensor<4x1xf32> : tensor<4x8xf32>, tensor<8x2xi8>, tensor<2xf32> -> tensor<4x2xf32>
   return %y : tensor<4x2xf32>
 }

@@ -180,10 +180,17 @@ func.func @quant(%x: tensor<4x8xf32>, %s: tensor<f32>, %zp: tensor<ui8>, %w: ten
 // graph-quantize-dynamic's int8 linear: int8 activations with a scale per
 // row, int8 weights with a scale per column, the f32 epilogue.
 // CHECK-LABEL: func @linear_int8
-// CHECK: graph.linear_int8 %{{.*}}, %{{.*}} scales %{{.*}}, %{{.*}} bias %{{.*}} : tensor<2xf32> residual %{{.*}} : tensor<3x4x2xf32> : tensor<3x4x8xi8>, tensor<8x2xi8>, tensor<3x4x1xf32>, tensor<2xf32> -> tensor<3x4x2xf32>
+// CHECK: graph.linear_int8 %{{.*}}, %{{.*}} scales %{{.*}} rows %{{.*}} : tensor<3x4x1xf32> bias %{{.*}} : tensor<2xf32> residual %{{.*}} : tensor<3x4x2xf32> : tensor<3x4x8xi8>, tensor<8x2xi8>, tensor<2xf32> -> tensor<3x4x2xf32>
 func.func @linear_int8(%x: tensor<3x4x8xi8>, %w: tensor<8x2xi8>, %s: tensor<3x4x1xf32>, %ws: tensor<2xf32>, %b: tensor<2xf32>, %r: tensor<3x4x2xf32>) -> tensor<3x4x2xf32> {
-  %y = graph.linear_int8 %x, %w scales %s, %ws bias %b : tensor<2xf32> residual %r : tensor<3x4x2xf32> : tensor<3x4x8xi8>, tensor<8x2xi8>, tensor<3x4x1xf32>, tensor<2xf32> -> tensor<3x4x2xf32>
+  %y = graph.linear_int8 %x, %w scales %ws rows %s : tensor<3x4x1xf32> bias %b : tensor<2xf32> residual %r : tensor<3x4x2xf32> : tensor<3x4x8xi8>, tensor<8x2xi8>, tensor<2xf32> -> tensor<3x4x2xf32>
   return %y : tensor<3x4x2xf32>
+}
+
+// CHECK-LABEL: func @linear_int8_static
+// CHECK: graph.linear_int8 %{{.*}}, %{{.*}} scales %{{.*}} : tensor<4x8xi8>, tensor<8x2xi8>, tensor<2xf32> -> tensor<4x2xf32>
+func.func @linear_int8_static(%x: tensor<4x8xi8>, %w: tensor<8x2xi8>, %ws: tensor<2xf32>) -> tensor<4x2xf32> {
+  %y = graph.linear_int8 %x, %w scales %ws : tensor<4x8xi8>, tensor<8x2xi8>, tensor<2xf32> -> tensor<4x2xf32>
+  return %y : tensor<4x2xf32>
 }
 
 // -----

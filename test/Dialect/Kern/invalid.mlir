@@ -1174,6 +1174,6 @@ func.func @matmul_int8_into_f32(%a: memref<1x4x8xi8>, %b: memref<1x8x2xi8>, %y: 
 
 func.func @matmul_int8_row_scales(%a: memref<1x4x8xi8>, %b: memref<1x8x2xi8>, %s: memref<1x4x2xf32>, %ws: memref<2xf32>, %y: memref<1x4x2xf32>) {
   // expected-error @+1 {{'kern.matmul_int8' op a_scale needs one value per row}}
-  kern.matmul_int8 %a, %b scales %s, %ws into %y : memref<1x4x8xi8>, memref<1x8x2xi8>, memref<1x4x2xf32>, memref<2xf32> into memref<1x4x2xf32>
+  kern.matmul_int8 %a, %b scales %ws rows %s into %y : memref<1x4x8xi8>, memref<1x8x2xi8>, memref<2xf32> rows memref<1x4x2xf32> into memref<1x4x2xf32>
   return
 }

@@ -113,9 +113,16 @@ func.func @matmul_int8(%a: memref<2x4x8xi8>, %b: memref<1x8x16xi8>, %y: memref<2
 // -----
 
 // CHECK-LABEL: func.func @matmul_int8_fused
-// CHECK: kern.matmul_int8 %{{.*}}, %{{.*}} scales %{{.*}}, %{{.*}} bias %{{.*}} into %{{.*}} {epilogue = "gelu"} : memref<2x4x8xi8>, memref<1x8x16xi8>, memref<2x4x1xf32>, memref<16xf32>, memref<1x1x16xf32> into memref<2x4x16xf32>
+// CHECK: kern.matmul_int8 %{{.*}}, %{{.*}} scales %{{.*}} rows %{{.*}} bias %{{.*}} into %{{.*}} {epilogue = "gelu"} : memref<2x4x8xi8>, memref<1x8x16xi8>, memref<16xf32> rows memref<2x4x1xf32>, memref<1x1x16xf32> into memref<2x4x16xf32>
 func.func @matmul_int8_fused(%a: memref<2x4x8xi8>, %b: memref<1x8x16xi8>, %s: memref<2x4x1xf32>, %ws: memref<16xf32>, %bias: memref<1x1x16xf32>, %y: memref<2x4x16xf32>) {
-  kern.matmul_int8 %a, %b scales %s, %ws bias %bias into %y {epilogue = "gelu"} : memref<2x4x8xi8>, memref<1x8x16xi8>, memref<2x4x1xf32>, memref<16xf32>, memref<1x1x16xf32> into memref<2x4x16xf32>
+  kern.matmul_int8 %a, %b scales %ws rows %s bias %bias into %y {epilogue = "gelu"} : memref<2x4x8xi8>, memref<1x8x16xi8>, memref<16xf32> rows memref<2x4x1xf32>, memref<1x1x16xf32> into memref<2x4x16xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @matmul_int8_static
+// CHECK: kern.matmul_int8 %{{.*}}, %{{.*}} scales %{{.*}} into %{{.*}} : memref<1x4x8xi8>, memref<1x8x16xi8>, memref<16xf32> into memref<1x4x16xf32>
+func.func @matmul_int8_static(%a: memref<1x4x8xi8>, %b: memref<1x8x16xi8>, %ws: memref<16xf32>, %y: memref<1x4x16xf32>) {
+  kern.matmul_int8 %a, %b scales %ws into %y : memref<1x4x8xi8>, memref<1x8x16xi8>, memref<16xf32> into memref<1x4x16xf32>
   return
 }
 

@@ -8,15 +8,15 @@
 // both and the bias, GELU and residual follow in its store.
 
 // CHECK-LABEL: func.func @linear
-// CHECK-DAG:   %[[WQ:.*]] = graph.constant dense<{{\[\[}}127, -32, 127], [-64, 127, 0]]> : tensor<2x3xi8>
-// CHECK-DAG:   %[[WS:.*]] = graph.constant dense<[0.0157480314, 0.0314960629, 0.00393700786]> : tensor<3xf32>
 // CHECK:       %[[ABS:.*]] = graph.abs %arg0 : tensor<4x2xf32>
 // CHECK:       %[[PEAK:.*]] = graph.reduce_max %[[ABS]] {axes = array<i64: 1>} : tensor<4x2xf32> -> tensor<4x1xf32>
 // CHECK:       %[[S:.*]] = graph.mul {{.*}} : tensor<4x1xf32>, tensor<f32> -> tensor<4x1xf32>
 // CHECK:       %[[SCALED:.*]] = graph.div %arg0, %[[S]]
 // CHECK:       %[[ZERO:.*]] = graph.constant dense<0> : tensor<i8>
 // CHECK:       %[[XQ:.*]] = graph.quantize_linear %[[SCALED]], %{{.*}}, %[[ZERO]] : tensor<4x2xf32>, tensor<f32>, tensor<i8> -> tensor<4x2xi8>
-// CHECK:       %[[Y:.*]] = graph.linear_int8 %[[XQ]], %[[WQ]] scales %[[S]], %[[WS]] bias %arg1 : tensor<3xf32> {activation = "gelu"} : tensor<4x2xi8>, tensor<2x3xi8>, tensor<4x1xf32>, tensor<3xf32> -> tensor<4x3xf32>
+// CHECK-DAG:   %[[WQ:.*]] = graph.constant dense<{{\[\[}}127, -32, 127], [-64, 127, 0]]> : tensor<2x3xi8>
+// CHECK-DAG:   %[[WS:.*]] = graph.constant dense<[0.0157480314, 0.0314960629, 0.00393700786]> : tensor<3xf32>
+// CHECK:       %[[Y:.*]] = graph.linear_int8 %[[XQ]], %[[WQ]] scales %[[WS]] rows %[[S]] : tensor<4x1xf32> bias %arg1 : tensor<3xf32> {activation = "gelu"} : tensor<4x2xi8>, tensor<2x3xi8>, tensor<3xf32> -> tensor<4x3xf32>
 // CHECK:       return %[[Y]]
 // CHECK-NOT:   graph.linear
 func.func @linear(%x: tensor<4x2xf32>, %b: tensor<3xf32>) -> tensor<4x3xf32> {
@@ -30,12 +30,28 @@ func.func @linear(%x: tensor<4x2xf32>, %b: tensor<3xf32>) -> tensor<4x3xf32> {
 // The residual goes with the int8 product, added after it as graph.linear
 // adds it.
 // CHECK-LABEL: func.func @residual
-// CHECK:       %[[Y:.*]] = graph.linear_int8 {{.*}} residual %arg1 : tensor<2x3x2xf32> : tensor<2x3x2xi8>, tensor<2x2xi8>, tensor<2x3x1xf32>, tensor<2xf32> -> tensor<2x3x2xf32>
+// CHECK:       %[[Y:.*]] = graph.linear_int8 {{.*}} rows {{.*}} : tensor<2x3x1xf32> residual %arg1 : tensor<2x3x2xf32> : tensor<2x3x2xi8>, tensor<2x2xi8>, tensor<2xf32> -> tensor<2x3x2xf32>
 // CHECK:       return %[[Y]]
 func.func @residual(%x: tensor<2x3x2xf32>, %r: tensor<2x3x2xf32>) -> tensor<2x3x2xf32> {
   %w = graph.constant dense<[[1.0, 0.0], [0.0, 1.0]]> : tensor<2x2xf32>
   %y = graph.linear %x, %w residual %r : tensor<2x3x2xf32> : tensor<2x3x2xf32>, tensor<2x2xf32> -> tensor<2x3x2xf32>
   return %y : tensor<2x3x2xf32>
+}
+
+// -----
+
+// Layers that read one activation (attention's q, k and v) share its
+// quantization: one scale and one quantize_linear for both.
+// CHECK-LABEL: func.func @shared
+// CHECK-COUNT-1: graph.quantize_linear
+// CHECK-NOT:   graph.quantize_linear
+// CHECK-COUNT-2: graph.linear_int8
+func.func @shared(%x: tensor<4x2xf32>) -> (tensor<4x3xf32>, tensor<4x3xf32>) {
+  %w = graph.constant dense<[[2.0, -1.0, 0.5], [-1.0, 4.0, 0.0]]> : tensor<2x3xf32>
+  %v = graph.constant dense<[[1.0, -1.0, 0.5], [-1.0, 3.0, 1.0]]> : tensor<2x3xf32>
+  %y = graph.linear %x, %w : tensor<4x2xf32>, tensor<2x3xf32> -> tensor<4x3xf32>
+  %z = graph.linear %x, %v : tensor<4x2xf32>, tensor<2x3xf32> -> tensor<4x3xf32>
+  return %y, %z : tensor<4x3xf32>, tensor<4x3xf32>
 }
 
 // -----

@@ -1,0 +1,144 @@
+//===- Quantize.cpp - what the int8 passes share --------------------------===//
+
+#include "passes/Precision/Quantize.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+using namespace mlir;
+using namespace shardc;
+
+namespace {
+/// Weights with more elements than this stay in floating point (reading
+/// them as doubles costs 8 bytes per element at compile time).
+constexpr int64_t kMaxWeightElements = int64_t(1) << 26;
+} // namespace
+
+std::optional<quant::Weight> quant::quantizableWeight(graph::LinearOp op) {
+  auto xType = dyn_cast<RankedTensorType>(op.getA().getType());
+  auto yType = dyn_cast<RankedTensorType>(op.getOutput().getType());
+  if (!xType || !yType || xType.getRank() < 2 ||
+      !xType.getElementType().isF32() || !yType.getElementType().isF32())
+    return std::nullopt;
+  Value w = op.getB();
+  auto c = w.getDefiningOp<graph::ConstantOp>();
+  auto type = dyn_cast<RankedTensorType>(w.getType());
+  if (!c || c->hasAttr(graph::kSourceAttr) || !type || type.getRank() != 2 ||
+      !type.getElementType().isF32() ||
+      type.getNumElements() > kMaxWeightElements)
+    return std::nullopt;
+  if (Value bias = op.getBias();
+      bias && cast<RankedTensorType>(bias.getType()).getNumElements() !=
+                  type.getDimSize(1))
+    return std::nullopt;
+  auto attr = dyn_cast<ElementsAttr>(c.getValue());
+  if (!attr || graph::isShapeOnly(attr))
+    return std::nullopt;
+  std::optional<graph::HostTensor> t =
+      graph::readElements(attr, kMaxWeightElements);
+  if (!t)
+    return std::nullopt;
+  Weight weight;
+  weight.data = std::move(*t);
+  weight.attr = attr;
+  weight.k = type.getDimSize(0);
+  weight.n = type.getDimSize(1);
+  return weight;
+}
+
+std::vector<quant::ActivationGroup>
+quant::quantizableGroups(func::FuncOp func) {
+  std::vector<ActivationGroup> groups;
+  llvm::DenseMap<Value, size_t> index;
+  func.walk([&](graph::LinearOp op) {
+    std::optional<Weight> w = quantizableWeight(op);
+    if (!w)
+      return;
+    auto [it, inserted] = index.try_emplace(op.getA(), groups.size());
+    if (inserted)
+      groups.push_back({op.getA(), {}, {}});
+    groups[it->second].layers.push_back(op);
+    groups[it->second].weights.push_back(std::move(*w));
+  });
+  return groups;
+}
+
+std::optional<quant::QuantizedWeight>
+quant::quantizeWeight(OpBuilder &b, Location loc, const Weight &w,
+                      ArrayRef<float> rowScale, float columnFactor,
+                      StringRef key) {
+  int64_t k = w.k, n = w.n;
+  auto value = [&](int64_t i, int64_t j) {
+    return rowScale.empty() ? w.at(i, j) : w.at(i, j) * rowScale[i];
+  };
+  std::vector<float> scales(n, 0.0f);
+  for (int64_t i = 0; i < k; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      scales[j] = std::max(scales[j], std::fabs(value(i, j)));
+  for (float &s : scales)
+    s = s > 0 ? s / 127.0f : 1.0f;
+  auto qType = RankedTensorType::get({k, n}, b.getIntegerType(8));
+  ElementsAttr q = graph::elementsFromBytes(
+      qType, graph::derivedKey(w.attr, "." + key.str(), key),
+      [&](MutableArrayRef<char> out) {
+        if (static_cast<int64_t>(out.size()) != k * n)
+          return false;
+        for (int64_t i = 0; i < k; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            double v = std::nearbyint(value(i, j) / scales[j]);
+            out[i * n + j] = static_cast<char>(
+                static_cast<int8_t>(std::clamp(v, -127.0, 127.0)));
+          }
+        return true;
+      });
+  for (float &s : scales)
+    s *= columnFactor;
+  auto sType = RankedTensorType::get({n}, b.getF32Type());
+  ElementsAttr s = graph::elementsFromBytes(
+      sType, graph::derivedKey(w.attr, "." + key.str() + ".scales", "scales"),
+      [&](MutableArrayRef<char> out) {
+        if (out.size() != scales.size() * sizeof(float))
+          return false;
+        std::memcpy(out.data(), scales.data(), out.size());
+        return true;
+      });
+  if (!q || !s)
+    return std::nullopt;
+  return QuantizedWeight{b.create<graph::ConstantOp>(loc, q),
+                         b.create<graph::ConstantOp>(loc, s)};
+}
+
+Value quant::scalar(OpBuilder &b, Location loc, Type elem, double v) {
+  auto type = RankedTensorType::get({}, elem);
+  Attribute a = isa<FloatType>(elem)
+                    ? Attribute(b.getFloatAttr(elem, v))
+                    : Attribute(b.getIntegerAttr(elem, (int64_t)v));
+  return b.create<graph::ConstantOp>(loc, DenseElementsAttr::get(type, a));
+}
+
+Value quant::biasRow(OpBuilder &b, graph::LinearOp op) {
+  Value bias = op.getBias();
+  if (!bias)
+    return {};
+  auto bt = cast<RankedTensorType>(bias.getType());
+  if (bt.getRank() == 1)
+    return bias;
+  int64_t n = bt.getNumElements();
+  return b.create<graph::ReshapeOp>(
+      op.getLoc(), RankedTensorType::get({n}, bt.getElementType()), bias,
+      b.getDenseI64ArrayAttr({n}));
+}
+
+void quant::replaceByInt8(OpBuilder &b, graph::LinearOp op, Value xq,
+                          const QuantizedWeight &w, Value rowScale,
+                          llvm::DenseMap<Value, Value> &replaced) {
+  Value y = b.create<graph::LinearInt8Op>(
+      op.getLoc(), op.getOutput().getType(), xq, w.q, rowScale, w.scales,
+      biasRow(b, op), op.getResidual(), op.getActivationAttr());
+  op.getOutput().replaceAllUsesWith(y);
+  replaced[op.getOutput()] = y;
+  op.erase();
+}

@@ -1,0 +1,91 @@
+//===- Quantize.h - what the int8 passes share --------------------*- C++ -*-===//
+//
+// The linear layers the int8 passes quantize, and their int8 weights:
+// graph-quantize-dynamic, graph-quantize-static and graph-quantize-observe
+// (which must agree on which layers they see, in the same order, for the
+// calibration statistics to meet their layers).
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_PASSES_PRECISION_QUANTIZE_H
+#define SHARDC_PASSES_PRECISION_QUANTIZE_H
+
+#include "dialects/Graph/IR/ConstantEval.h"
+#include "dialects/Graph/IR/GraphOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include "llvm/ADT/ArrayRef.h"
+
+#include <optional>
+#include <vector>
+
+namespace shardc::quant {
+
+/// The name prefix of the calibration program's extra results:
+/// `shardc_calib_<i>` is the i-th activation the int8 passes quantize.
+inline constexpr llvm::StringLiteral kCalibrationOutput = "shardc_calib_";
+
+/// The f32 [K, N] weight of a linear layer, read at compile time.
+struct Weight {
+  graph::HostTensor data;
+  mlir::ElementsAttr attr;
+  int64_t k = 0, n = 0;
+  float at(int64_t i, int64_t j) const {
+    return static_cast<float>(data.f(i * n + j));
+  }
+};
+
+/// The weight of `op` when the int8 passes quantize it: a constant [K, N]
+/// f32 weight, f32 activations of rank 2 or more and an f32 result, and a
+/// bias of N elements. Otherwise nothing (the layer stays in f32).
+std::optional<Weight> quantizableWeight(graph::LinearOp op);
+
+/// The layers the int8 passes quantize, in program order, grouped by
+/// their activation (q, k and v read the same one): groups in the order of
+/// their first layer.
+struct ActivationGroup {
+  mlir::Value activation;
+  llvm::SmallVector<graph::LinearOp> layers;
+  llvm::SmallVector<Weight> weights;
+};
+std::vector<ActivationGroup> quantizableGroups(mlir::func::FuncOp func);
+
+/// Per-column symmetric int8 weights of W' = diag(rowScale) W (no row
+/// scale: W), quantized here; the column scales are multiplied by
+/// `columnFactor` (a per-tensor activation scale folded in). The int8
+/// constant and the N scales, or nothing when they cannot be built.
+struct QuantizedWeight {
+  mlir::Value q, scales;
+};
+std::optional<QuantizedWeight>
+quantizeWeight(mlir::OpBuilder &b, mlir::Location loc, const Weight &w,
+               llvm::ArrayRef<float> rowScale, float columnFactor,
+               llvm::StringRef key);
+
+/// A 0-d constant of `elem` holding `v`.
+mlir::Value scalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Type elem,
+                   double v);
+
+/// The bias of `op` as [N] (a [1, N] row reshaped), or null without one.
+mlir::Value biasRow(mlir::OpBuilder &b, graph::LinearOp op);
+
+/// Replaces `op` by graph.linear_int8 on int8 activations `xq` (with row
+/// scales `rowScale`, or none for a static scale folded into `w.scales`).
+/// Records the replacement in `replaced`: a later group's activation may be
+/// this layer's result.
+void replaceByInt8(mlir::OpBuilder &b, graph::LinearOp op, mlir::Value xq,
+                   const QuantizedWeight &w, mlir::Value rowScale,
+                   llvm::DenseMap<mlir::Value, mlir::Value> &replaced);
+
+/// The activation of `group` now: the replacement of a quantized layer's
+/// result, or the value itself.
+inline mlir::Value
+activationOf(const ActivationGroup &group,
+             const llvm::DenseMap<mlir::Value, mlir::Value> &replaced) {
+  mlir::Value v = replaced.lookup(group.activation);
+  return v ? v : group.activation;
+}
+
+} // namespace shardc::quant
+
+#endif // SHARDC_PASSES_PRECISION_QUANTIZE_H

@@ -1,0 +1,365 @@
+//===- QuantizeStatic.cpp - the graph-quantize-static pass -----------------===//
+//
+// Static int8 quantization of the linear layers (`--quantize=int8
+// --calibration=DIR`, issue 30): W8A8 with every scale fixed at compile
+// time from statistics of the calibration samples.
+//
+// For an activation x [..., K] read by the layers W_1 .. W_g ([K, N_i]):
+//
+//   s_j   = a_j^alpha / w_j^(1 - alpha)        SmoothQuant, per channel j
+//           (a_j = max |x_j| on the samples, w_j = max |W_i[j, :]| over
+//           the layers; s_j = 1 where either is zero)
+//   c     = the clipping range of x / s        minmax, percentile, entropy
+//   xq    = quantize_linear(x * m, 1, 0)       m_j = 127 / (s_j * c)
+//   y_i   = linear_int8(xq, Wq_i, ws_i * c / 127, bias, residual, act)
+//
+// with Wq_i the per-column symmetric int8 of diag(s) W_i and ws_i its
+// column scales: x W = (x / s)(diag(s) W), so smoothing changes only where
+// the rounding falls. A transformer's activations have a few channels
+// hundreds of times larger than the rest (the residual stream's outliers);
+// one per-tensor scale for them leaves the others a few levels, while
+// their weights' rows are ordinary. Dividing those channels by s_j and
+// multiplying the weight's rows moves the range into the weights, which
+// are quantized per column over K values.
+//
+// alpha (`smooth=auto`) is chosen per activation from 0, 0.05, ..., 0.95 by
+// the expected noise power of the layers' outputs under uniform rounding:
+// (c/127)^2/12 * sum_i |diag(s) W_i|_F^2 for the activation's rounding,
+// plus sum_j E[x_j^2]/s_j^2 * sum_i sum_n (ws_i[n])^2/12 for the weights'.
+// Both terms come from the statistics (per-channel max and mean square),
+// with no products computed.
+//
+// Left in floating point: what graph-quantize-dynamic leaves.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Precision/Passes.h"
+#include "passes/Precision/Quantize.h"
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace shardc {
+#define GEN_PASS_DEF_GRAPHQUANTIZESTATIC
+#include "passes/Precision/Passes.h.inc"
+} // namespace shardc
+
+using namespace mlir;
+using namespace shardc;
+using quant::scalar;
+
+namespace {
+
+/// One activation's statistics over the calibration samples.
+struct ActivationStats {
+  int64_t channels = 0;
+  std::vector<float> amax, meanSquare;
+  /// A sample of rows, [rows, channels].
+  std::vector<float> sample;
+};
+
+/// Reads the driver's statistics file; an error message on failure.
+std::optional<std::string> readStats(StringRef path,
+                                     std::vector<ActivationStats> &out) {
+  auto buf = llvm::MemoryBuffer::getFile(path);
+  if (!buf)
+    return "cannot read " + path.str() + ": " + buf.getError().message();
+  llvm::Expected<llvm::json::Value> json =
+      llvm::json::parse((*buf)->getBuffer());
+  if (!json)
+    return path.str() + ": " + llvm::toString(json.takeError());
+  const llvm::json::Object *root = json->getAsObject();
+  const llvm::json::Array *acts = root ? root->getArray("activations") : nullptr;
+  if (!acts)
+    return path.str() + ": no \"activations\" array";
+  auto floats = [](const llvm::json::Array *a, std::vector<float> &v) {
+    if (!a)
+      return false;
+    for (const llvm::json::Value &e : *a) {
+      std::optional<double> d = e.getAsNumber();
+      if (!d)
+        return false;
+      v.push_back(static_cast<float>(*d));
+    }
+    return true;
+  };
+  for (auto [i, a] : llvm::enumerate(*acts)) {
+    const llvm::json::Object *o = a.getAsObject();
+    ActivationStats st;
+    std::string where = path.str() + ": activation " + std::to_string(i);
+    if (!o || !o->getInteger("channels"))
+      return where + " has no channel count";
+    st.channels = *o->getInteger("channels");
+    if (!floats(o->getArray("amax"), st.amax) ||
+        !floats(o->getArray("meansq"), st.meanSquare) ||
+        static_cast<int64_t>(st.amax.size()) != st.channels ||
+        static_cast<int64_t>(st.meanSquare.size()) != st.channels)
+      return where + " needs \"amax\" and \"meansq\" of " +
+             std::to_string(st.channels) + " numbers";
+    if (std::optional<StringRef> file = o->getString("sample")) {
+      auto data = llvm::MemoryBuffer::getFile(*file);
+      if (!data)
+        return where + ": cannot read " + file->str();
+      StringRef bytes = (*data)->getBuffer();
+      size_t row = st.channels * sizeof(float);
+      if (row == 0 || bytes.size() % row)
+        return where + ": " + file->str() + " is not whole rows of " +
+               std::to_string(st.channels) + " floats";
+      st.sample.resize(bytes.size() / sizeof(float));
+      std::memcpy(st.sample.data(), bytes.data(), bytes.size());
+    }
+    out.push_back(std::move(st));
+  }
+  return std::nullopt;
+}
+
+/// SmoothQuant's factors for `alpha` (empty: none).
+std::vector<float> smoothing(const ActivationStats &st,
+                             ArrayRef<float> weightMax, double alpha) {
+  if (alpha <= 0)
+    return {};
+  std::vector<float> s(st.channels, 1.0f);
+  for (int64_t j = 0; j < st.channels; ++j)
+    if (st.amax[j] > 0 && weightMax[j] > 0)
+      s[j] = std::clamp(std::pow(double(st.amax[j]), alpha) /
+                            std::pow(double(weightMax[j]), 1 - alpha),
+                        1e-5, 1e5);
+  return s;
+}
+
+/// The largest magnitude of x / s.
+double smoothedMax(const ActivationStats &st, ArrayRef<float> s) {
+  double m = 0;
+  for (int64_t j = 0; j < st.channels; ++j)
+    m = std::max(m, double(st.amax[j]) / (s.empty() ? 1.0 : s[j]));
+  return m;
+}
+
+/// Expected noise power of the layers' outputs (see the file comment).
+double outputNoise(const ActivationStats &st, ArrayRef<quant::Weight> ws,
+                   ArrayRef<float> s) {
+  double c = smoothedMax(st, s) / 127.0;
+  double xNoise = c * c / 12.0;
+  double power = 0; // sum_j E[x_j^2] / s_j^2
+  for (int64_t j = 0; j < st.channels; ++j) {
+    double sj = s.empty() ? 1.0 : s[j];
+    power += st.meanSquare[j] / (sj * sj);
+  }
+  double frobenius = 0, columnNoise = 0;
+  for (const quant::Weight &w : ws) {
+    std::vector<double> colMax(w.n, 0.0);
+    for (int64_t i = 0; i < w.k; ++i) {
+      double sj = s.empty() ? 1.0 : s[i];
+      for (int64_t n = 0; n < w.n; ++n) {
+        double v = std::fabs(w.at(i, n) * sj);
+        frobenius += v * v;
+        colMax[n] = std::max(colMax[n], v);
+      }
+    }
+    for (double m : colMax)
+      columnNoise += (m / 127.0) * (m / 127.0) / 12.0;
+  }
+  return xNoise * frobenius + power * columnNoise;
+}
+
+/// |x_ij / s_j| over the sample's rows.
+std::vector<float> sampleMagnitudes(const ActivationStats &st,
+                                    ArrayRef<float> s) {
+  std::vector<float> v(st.sample.size());
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] = std::fabs(st.sample[i]) /
+           (s.empty() ? 1.0f : s[i % st.channels]);
+  return v;
+}
+
+/// The `pct` percentile of the magnitudes.
+double percentileOf(std::vector<float> v, double pct) {
+  if (v.empty())
+    return 0;
+  size_t k = std::min(v.size() - 1,
+                      static_cast<size_t>(std::ceil(pct / 100.0 * v.size())) -
+                          (pct > 0 ? 1 : 0));
+  std::nth_element(v.begin(), v.begin() + k, v.end());
+  return v[k];
+}
+
+/// The clipping threshold of least KL divergence between the magnitudes'
+/// 2048-bin histogram, its tail folded into the last kept bin, and the
+/// same bins merged into 128 levels and spread back over the non-empty
+/// ones (TensorRT's entropy calibration, on symmetric int8).
+double entropyThreshold(const std::vector<float> &v) {
+  constexpr int kBins = 2048, kLevels = 128;
+  float top = v.empty() ? 0 : *std::max_element(v.begin(), v.end());
+  if (top <= 0)
+    return 0;
+  std::vector<double> hist(kBins, 0.0);
+  for (float x : v)
+    hist[std::min(kBins - 1, static_cast<int>(x / top * kBins))] += 1;
+  double best = INFINITY;
+  int bestBins = kBins;
+  for (int i = kLevels; i <= kBins; ++i) {
+    std::vector<double> p(hist.begin(), hist.begin() + i);
+    for (int t = i; t < kBins; ++t)
+      p[i - 1] += hist[t];
+    std::vector<double> q(i, 0.0);
+    double per = static_cast<double>(i) / kLevels;
+    for (int l = 0; l < kLevels; ++l) {
+      int begin = static_cast<int>(std::floor(l * per));
+      int end = l + 1 == kLevels ? i : static_cast<int>(std::floor((l + 1) * per));
+      double sum = 0;
+      int nonzero = 0;
+      for (int t = begin; t < end; ++t) {
+        sum += hist[t];
+        nonzero += hist[t] != 0;
+      }
+      for (int t = begin; t < end; ++t)
+        if (hist[t] != 0)
+          q[t] = sum / nonzero;
+    }
+    double ps = 0, qs = 0;
+    for (int t = 0; t < i; ++t) {
+      ps += p[t];
+      qs += q[t];
+    }
+    if (ps <= 0 || qs <= 0)
+      continue;
+    double kl = 0;
+    for (int t = 0; t < i; ++t) {
+      if (p[t] == 0)
+        continue;
+      double pt = p[t] / ps, qt = q[t] / qs;
+      kl += qt > 0 ? pt * std::log(pt / qt) : pt * 30.0;
+    }
+    if (kl < best) {
+      best = kl;
+      bestBins = i;
+    }
+  }
+  return (bestBins + 0.5) * top / kBins;
+}
+
+struct GraphQuantizeStaticPass
+    : shardc::impl::GraphQuantizeStaticBase<GraphQuantizeStaticPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    std::vector<quant::ActivationGroup> groups =
+        quant::quantizableGroups(func);
+    if (groups.empty())
+      return;
+    if (stats.empty()) {
+      func.emitError("graph-quantize-static needs calibration statistics "
+                     "(stats=FILE)");
+      return signalPassFailure();
+    }
+    if (method != "minmax" && method != "percentile" && method != "entropy") {
+      func.emitError("graph-quantize-static: method=" + method +
+                     ": expected minmax, percentile or entropy");
+      return signalPassFailure();
+    }
+    double fixedAlpha = -1;
+    if (smooth != "auto" && smooth != "off" &&
+        (StringRef(smooth).getAsDouble(fixedAlpha) || fixedAlpha < 0 ||
+         fixedAlpha > 1)) {
+      func.emitError("graph-quantize-static: smooth=" + smooth +
+                     ": expected auto, off or a number from 0 to 1");
+      return signalPassFailure();
+    }
+    std::vector<ActivationStats> all;
+    if (std::optional<std::string> err = readStats(stats, all)) {
+      func.emitError(*err);
+      return signalPassFailure();
+    }
+    if (all.size() != groups.size()) {
+      func.emitError("calibration statistics do not match the model: ")
+          << groups.size() << " activations to quantize, " << all.size()
+          << " in " << stats;
+      return signalPassFailure();
+    }
+    llvm::DenseMap<Value, Value> replaced;
+    for (auto [i, group] : llvm::enumerate(groups)) {
+      int64_t k = cast<RankedTensorType>(
+                      quant::activationOf(group, replaced).getType())
+                      .getShape()
+                      .back();
+      if (all[i].channels != k) {
+        group.layers.front().emitError("calibration statistics do not match "
+                                       "the model: activation ")
+            << i << " has " << k << " channels, " << all[i].channels
+            << " in " << stats;
+        return signalPassFailure();
+      }
+      quantize(group, all[i], fixedAlpha, replaced);
+    }
+  }
+
+  void quantize(quant::ActivationGroup &group, const ActivationStats &st,
+                double fixedAlpha, llvm::DenseMap<Value, Value> &replaced) {
+    std::vector<float> weightMax(st.channels, 0.0f);
+    for (const quant::Weight &w : group.weights)
+      for (int64_t i = 0; i < w.k; ++i)
+        for (int64_t n = 0; n < w.n; ++n)
+          weightMax[i] = std::max(weightMax[i], std::fabs(w.at(i, n)));
+    double alpha = smooth == "off" ? 0 : fixedAlpha;
+    if (smooth == "auto") {
+      double best = INFINITY;
+      for (int step = 0; step < 20; ++step) {
+        double a = step * 0.05;
+        double noise = outputNoise(st, group.weights,
+                                   smoothing(st, weightMax, a));
+        if (noise < best) {
+          best = noise;
+          alpha = a;
+        }
+      }
+    }
+    std::vector<float> s = smoothing(st, weightMax, alpha);
+    double clip = smoothedMax(st, s);
+    if (method != "minmax" && !st.sample.empty()) {
+      std::vector<float> v = sampleMagnitudes(st, s);
+      clip = method == "percentile" ? percentileOf(std::move(v), percentile)
+                                    : entropyThreshold(v);
+    }
+    if (!(clip > 0) || !std::isfinite(clip))
+      clip = 1.0;
+    float scale = static_cast<float>(clip / 127.0);
+
+    auto first = group.layers.front();
+    OpBuilder b(first);
+    Location loc = first.getLoc();
+    Value x = quant::activationOf(group, replaced);
+    auto xType = cast<RankedTensorType>(x.getType());
+    Type f32 = b.getF32Type(), i8 = b.getIntegerType(8);
+    // One map: x * m, rounded half to even and saturated.
+    Value m;
+    if (s.empty()) {
+      m = scalar(b, loc, f32, 1.0 / scale);
+    } else {
+      std::vector<float> mult(st.channels);
+      for (int64_t j = 0; j < st.channels; ++j)
+        mult[j] = 1.0f / (s[j] * scale);
+      auto mType = RankedTensorType::get({st.channels}, f32);
+      m = b.create<graph::ConstantOp>(
+          loc, DenseElementsAttr::get(mType, ArrayRef<float>(mult)));
+    }
+    Value scaled = b.create<graph::MulOp>(loc, x, m);
+    Value xq = b.create<graph::QuantizeLinearOp>(
+        loc, RankedTensorType::get(xType.getShape(), i8), scaled,
+        scalar(b, loc, f32, 1.0), scalar(b, loc, i8, 0),
+        b.getI64IntegerAttr(1));
+    for (auto [op, w] : llvm::zip(group.layers, group.weights)) {
+      b.setInsertionPoint(op);
+      std::optional<quant::QuantizedWeight> q =
+          quant::quantizeWeight(b, op.getLoc(), w, s, scale, "int8s");
+      if (q)
+        quant::replaceByInt8(b, op, xq, *q, Value(), replaced);
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""int8 latency on the CPU against ONNX Runtime's int8 (issue 30): the same
+model as fp32, `--quantize=int8-dynamic` and `--quantize=int8` (static,
+calibrated on the timed input), and ONNX Runtime 1.31 on the fp32 model and
+on the model ONNX Runtime's `quantize_dynamic` would make, each in a
+process of its own, in turn; best p50 of interleaved rounds.
+
+  bench/bench_int8.py [--tokens 8x128,8x64] [--threads 2] [--iterations 30]
+                      [--warmup 3] [--rounds 3]
+
+The model is all-MiniLM-L6-v2 with its real weights (export_bert.py).
+`onnxruntime.quantization` cannot run here (it needs onnx >= 1.13's
+onnx.reference; Debian has 1.12), so its quantize_dynamic default is
+rebuilt with onnx.helper: every MatMul of an activation by a float
+initializer B becomes DynamicQuantizeLinear(A) (uint8, per tensor, at run
+time), B symmetric int8 per tensor (weight_type=QInt8, per_channel=False),
+MatMulInteger, Cast to float and Mul by the two scales, the graph that
+quantize_dynamic writes and that ONNX Runtime's optimizer fuses into
+DynamicQuantizeMatMul. Ratios below 1.0 mean shardc is faster.
+"""
+import argparse
+import os
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from benchutil import ORT_WORKER, PY, ROOT, p50, run  # noqa: E402
+
+
+def ort_quantize_dynamic(src, dst):
+    """quantize_dynamic(src, dst) with its defaults, rebuilt (see above)."""
+    m = onnx.load(src)
+    g = m.graph
+    inits = {t.name: t for t in g.initializer}
+    nodes = []
+    count = 0
+    for n in g.node:
+        b = inits.get(n.input[1]) if n.op_type == "MatMul" else None
+        if b is None or b.data_type != onnx.TensorProto.FLOAT or len(b.dims) != 2:
+            nodes.append(n)
+            continue
+        w = numpy_helper.to_array(b)
+        scale = max(float(np.abs(w).max()), 1e-12) / 127.0
+        q = np.clip(np.rint(w / scale), -127, 127).astype(np.int8)
+        p = "q%d_" % count
+        count += 1
+        g.initializer.extend([
+            numpy_helper.from_array(q, p + "w"),
+            numpy_helper.from_array(np.array(scale, np.float32), p + "ws"),
+            numpy_helper.from_array(np.array(0, np.int8), p + "wz")])
+        nodes += [
+            helper.make_node("DynamicQuantizeLinear", [n.input[0]],
+                             [p + "a", p + "as", p + "az"]),
+            helper.make_node("MatMulInteger", [p + "a", p + "w", p + "az", p + "wz"],
+                             [p + "y32"]),
+            helper.make_node("Cast", [p + "y32"], [p + "yf"], to=onnx.TensorProto.FLOAT),
+            helper.make_node("Mul", [p + "as", p + "ws"], [p + "s"]),
+            helper.make_node("Mul", [p + "yf", p + "s"], [n.output[0]])]
+    del g.node[:]
+    g.node.extend(nodes)
+    onnx.save(m, dst)
+    return count
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--tokens", default="8x128,8x64")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--iterations", type=int, default=30)
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--shardc", default=os.path.join(ROOT, "build", "tools", "shardc", "shardc"))
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as work:
+        run([PY, os.path.join(ROOT, "test", "Integration", "Inputs", "export_bert.py"), work, "17"])
+        model = os.path.join(work, "bert.onnx")
+        qmodel = os.path.join(work, "bert.ort-int8.onnx")
+        print("ONNX Runtime int8 model: %d MatMuls quantized" % ort_quantize_dynamic(model, qmodel))
+        rng = np.random.RandomState(0)
+        for tokens in args.tokens.split(","):
+            b, s = map(int, tokens.split("x"))
+            sub = os.path.join(work, tokens)
+            os.makedirs(os.path.join(sub, "cal"))
+            ids = rng.randint(1000, 30000, (b, s)).astype(np.int64)
+            mask = np.ones((b, s), np.int64)
+            pairs = []
+            for name, v in (("ids", ids), ("mask", mask), ("types", np.zeros_like(ids))):
+                np.save(os.path.join(sub, "cal", name + ".npy"), v)
+                pairs.append("%s=%s" % (name, os.path.join(sub, "cal", name + ".npy")))
+            shapes = sum((["--input-shape", "%s=%s" % (n, tokens)]
+                          for n in ("ids", "mask", "types")), [])
+            exes = {}
+            for label, flags in (("fp32", []), ("int8-dynamic", ["--quantize=int8-dynamic"]),
+                                 ("int8", ["--quantize=int8", "--calibration",
+                                           os.path.join(sub, "cal")])):
+                exes[label] = os.path.join(sub, label)
+                run([args.shardc, model, "-o", exes[label]] + shapes + flags)
+            bench = ["--benchmark", "--threads", str(args.threads), "--iterations",
+                     str(args.iterations), "--warmup", str(args.warmup)]
+            inputs = sum((["--input", p] for p in pairs), [])
+            best = {}
+            for _ in range(args.rounds):
+                for label, exe in exes.items():
+                    best[label] = min(best.get(label, 1e30), p50(run([exe] + inputs + bench)))
+                for label, path in (("ort fp32", model), ("ort int8", qmodel)):
+                    t = p50(run([PY, "-c", ORT_WORKER, path, str(args.threads),
+                                 str(args.iterations), str(args.warmup)] + pairs))
+                    best[label] = min(best.get(label, 1e30), t)
+            print("%s tokens, %d threads, best p50 of %d rounds (ms):" % (tokens, args.threads, args.rounds))
+            for label, t in best.items():
+                print("  %-14s %9.3f   vs ORT int8 %.2fx   vs ORT fp32 %.2fx"
+                      % (label, t, t / best["ort int8"], t / best["ort fp32"]))
+
+
+if __name__ == "__main__":
+    main()

@@ -14,8 +14,9 @@
 // acc = diag(e^(m - m')) acc + P V) run as register-tiled GEMMs (4 x 16
 // tiles kept in registers over the inner dimension, vectorized along the 16
 // columns without reassociating any sum); the exponentials use a vectorized
-// polynomial (1e-7 relative; VecMath.h). These are cloned for AVX-512 and
-// AVX2 + FMA (the runtime is built for the baseline ISA). A thread converts the keys
+// polynomial (1e-7 relative; VecMath.h). An fp32 item (its staging,
+// masking, products and rescaling) is cloned for AVX-512 and AVX2 + FMA
+// (the runtime is built for the baseline ISA). A thread converts the keys
 // and values of its current batch entry once, as far as its items need
 // them. With `causal` a query block stops at its last visible key.
 // f16 / bf16 compute in fp32, f64 in double (std::exp).
@@ -26,6 +27,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #ifdef _OPENMP
@@ -81,10 +83,10 @@ gemmTiles(int64_t m, int64_t n, int64_t K, const Acc *a, int64_t lda,
     }
 }
 
-// The fp32 products, cloned for AVX-512 and AVX2 + FMA (picked at load
-// time; the runtime is built for the baseline ISA).
+// The fp32 products, cloned for AVX-512 and AVX2 + FMA and kept out of
+// line (inlined into the item, its tiles spill).
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3",
-                             "default"))) void
+                             "default"), noinline)) void
 gemmF32(int64_t m, int64_t n, int64_t K, const float *a, int64_t lda,
         const float *b, int64_t ldb, float *c, int64_t ldc,
         const float *scale) {
@@ -110,6 +112,187 @@ double expSum(double *p, int64_t n, double m) {
 }
 float rowMax(const float *p, int64_t n) { return rowMaxF32(p, n); }
 double rowMax(const double *p, int64_t n) { return rowMaxImpl(p, n); }
+
+// What every work item of one attention call reads.
+template <class T> struct Problem {
+  using Acc = typename Elem<T>::Acc;
+  int32_t nb;
+  const int64_t *dims;
+  const T *q, *k, *v, *mask;
+  Operand ql, kl, vl, ml, yl;
+  T *y;
+  Acc sc;
+  bool causal;
+  int64_t S, T_, D, E, BQ, BK, EP, TP, qBlocks;
+};
+
+// A thread's scratch: its query block, the staged keys (transposed) and
+// values of one batch entry, the scores and the online-softmax state.
+template <class Acc> struct Scratch {
+  std::vector<Acc> buf;
+  Acc *qb, *kt, *vb, *pb, *acc, *mx, *sum, *corr;
+  int64_t stagedB = -1, staged = 0; // keys [0, staged) of stagedB
+  template <class P> explicit Scratch(const P &p) {
+    buf.resize(p.BQ * p.D + p.D * p.TP + p.TP * p.EP + p.BQ * p.BK +
+               p.BQ * p.EP + 3 * p.BQ);
+    qb = buf.data();        // BQ x D query rows
+    kt = qb + p.BQ * p.D;   // D x TP keys, transposed
+    vb = kt + p.D * p.TP;   // TP x EP values
+    pb = vb + p.TP * p.EP;  // BQ x BK scores, then weights
+    acc = pb + p.BQ * p.BK; // BQ x EP accumulators
+    mx = acc + p.BQ * p.EP; // BQ running maxima
+    sum = mx + p.BQ;        // BQ running sums
+    corr = sum + p.BQ;      // BQ rescalings of the accumulators
+  }
+};
+
+// One (batch entry, query block) item: stage what it needs, walk the key
+// blocks, write its rows of y. Inlined into each ISA's clone below, so the
+// staging, masking and rescaling loops vectorize for the machine too.
+template <class T>
+inline __attribute__((always_inline)) void
+attentionItem(const Problem<T> &p, Scratch<typename Elem<T>::Acc> &w,
+              int64_t it) {
+  using Acc = typename Elem<T>::Acc;
+  const Acc ninf = -std::numeric_limits<Acc>::infinity();
+  const int64_t S = p.S, T_ = p.T_, D = p.D, E = p.E, BQ = p.BQ, BK = p.BK,
+                EP = p.EP, TP = p.TP;
+  const Acc sc = p.sc;
+  Acc *qb = w.qb, *kt = w.kt, *vb = w.vb, *pb = w.pb, *acc = w.acc,
+      *mx = w.mx, *sum = w.sum, *corr = w.corr;
+  int64_t b = it / p.qBlocks, s0 = (it % p.qBlocks) * BQ;
+  if (b != w.stagedB) {
+    w.stagedB = b;
+    w.staged = 0;
+  }
+  int64_t rows = std::min(BQ, S - s0), rowsP = roundUp(rows, MR);
+  // Offsets of this batch in every operand.
+  int64_t qo = p.ql.off, ko = p.kl.off, vo = p.vl.off, mo = p.ml.off,
+          yo = p.yl.off;
+  int64_t rem = b;
+  for (int32_t i = p.nb - 1; i >= 0; --i) {
+    int64_t idx = rem % p.dims[i];
+    rem /= p.dims[i];
+    qo += idx * p.ql.bstr[i];
+    ko += idx * p.kl.bstr[i];
+    vo += idx * p.vl.bstr[i];
+    if (p.mask)
+      mo += idx * p.ml.bstr[i];
+    yo += idx * p.yl.bstr[i];
+  }
+  // Rows past `rows` (up to a multiple of MR) stay zero.
+  std::fill(qb, qb + rowsP * D, Acc(0));
+  std::fill(acc, acc + rowsP * EP, Acc(0));
+  for (int64_t r = 0; r < rowsP; ++r) {
+    if (r < rows) {
+      const T *qr = p.q + qo + (s0 + r) * p.ql.rs;
+      for (int64_t d = 0; d < D; ++d)
+        qb[r * D + d] = load(qr[d * p.ql.cs]);
+    }
+    mx[r] = ninf;
+    sum[r] = 0;
+  }
+  // Keys visible to some row of the block.
+  int64_t tEnd = T_;
+  if (p.causal)
+    tEnd = std::clamp<int64_t>(s0 + rows - 1 + T_ - S + 1, 0, T_);
+  for (int64_t t0 = 0; t0 < tEnd; t0 += BK) {
+    int64_t n = std::min(BK, tEnd - t0), nP = roundUp(n, NR);
+    if (t0 + n > w.staged) {
+      // Stage the block (blocks come in order, so staged == t0); columns
+      // and rows past n are zero. The keys transpose a row of kt at a
+      // time: the block's key rows stay in L1 while each row of kt is
+      // written contiguously (a key at a time wrote a cache line per
+      // element).
+      const T *kb = p.k + ko + t0 * p.kl.rs;
+      for (int64_t d = 0; d < D; ++d) {
+        Acc *kd = kt + d * TP + t0;
+        const T *kc = kb + d * p.kl.cs;
+        for (int64_t j = 0; j < n; ++j)
+          kd[j] = load(kc[j * p.kl.rs]);
+        std::fill(kd + n, kd + nP, Acc(0));
+      }
+      for (int64_t j = 0; j < nP; ++j) {
+        Acc *vr = vb + (t0 + j) * EP;
+        if (j >= n) {
+          std::fill(vr, vr + EP, Acc(0));
+          continue;
+        }
+        const T *vs = p.v + vo + (t0 + j) * p.vl.rs;
+        if (p.vl.cs == 1)
+          for (int64_t e = 0; e < E; ++e)
+            vr[e] = load(vs[e]);
+        else
+          for (int64_t e = 0; e < E; ++e)
+            vr[e] = load(vs[e * p.vl.cs]);
+        std::fill(vr + E, vr + EP, Acc(0));
+      }
+      w.staged = t0 + n;
+    }
+    gemm(rowsP, nP, D, qb, D, kt + t0, TP, pb, BK, (const Acc *)nullptr);
+    for (int64_t r = 0; r < rowsP; ++r) {
+      Acc *pr = pb + r * BK;
+      int64_t s = s0 + r;
+      // Keys [0, lim) of the block are visible to this row.
+      int64_t lim = r < rows ? n : 0;
+      if (p.causal && r < rows)
+        lim = std::clamp<int64_t>(s + T_ - S - t0 + 1, 0, n);
+      if (p.mask && lim) {
+        const T *mr = p.mask + mo + s * p.ml.rs + t0 * p.ml.cs;
+        if (p.ml.cs == 1)
+          for (int64_t j = 0; j < lim; ++j)
+            pr[j] = pr[j] * sc + load(mr[j]);
+        else
+          for (int64_t j = 0; j < lim; ++j)
+            pr[j] = pr[j] * sc + load(mr[j * p.ml.cs]);
+      } else {
+        for (int64_t j = 0; j < lim; ++j)
+          pr[j] *= sc;
+      }
+      Acc mNew = std::max(mx[r], rowMax(pr, lim));
+      if (mNew == ninf) {
+        // Nothing visible yet: every weight is 0.
+        std::fill(pr, pr + nP, Acc(0));
+        corr[r] = 1;
+        continue;
+      }
+      corr[r] = std::exp(mx[r] - mNew);
+      mx[r] = mNew;
+      Acc l = expSum(pr, lim, mNew);
+      std::fill(pr + lim, pr + nP, Acc(0));
+      sum[r] = sum[r] * corr[r] + l;
+    }
+    gemm(rowsP, EP, n, pb, BK, vb + t0 * EP, EP, acc, EP, (const Acc *)corr);
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    T *yr = p.y + yo + (s0 + r) * p.yl.rs;
+    const Acc *ar = acc + r * EP;
+    // No visible key: 0 / 0, NaN as Softmax of a row of -inf.
+    const Acc l = sum[r];
+    if (p.yl.cs == 1)
+      for (int64_t e = 0; e < E; ++e)
+        yr[e] = store<T>(ar[e] / l);
+    else
+      for (int64_t e = 0; e < E; ++e)
+        yr[e * p.yl.cs] = store<T>(ar[e] / l);
+  }
+}
+
+// fp32 items, cloned for AVX-512 and AVX2 + FMA (the runtime is built for
+// the baseline ISA); other types run the baseline build.
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3",
+                             "default"))) void
+attentionItemF32(const Problem<float> &p, Scratch<float> &w, int64_t it) {
+  attentionItem(p, w, it);
+}
+template <class T>
+void runItem(const Problem<T> &p, Scratch<typename Elem<T>::Acc> &w,
+             int64_t it) {
+  if constexpr (std::is_same_v<T, float>)
+    attentionItemF32(p, w, it);
+  else
+    attentionItem(p, w, it);
+}
 
 template <class T>
 void attentionImpl(int32_t nb, const int64_t *dims, const T *q, Operand ql,
@@ -145,134 +328,30 @@ void attentionImpl(int32_t nb, const int64_t *dims, const T *q, Operand ql,
   int64_t BQ = std::min<int64_t>(64, roundUp(S, MR));
   while (BQ > 8 && batch * ((S + BQ - 1) / BQ) < 2 * threads)
     BQ = roundUp(BQ / 2, MR);
-  const int64_t BK = std::min(kKeyBlock, roundUp(T_, NR));
-  const int64_t EP = roundUp(E, NR), TP = roundUp(T_, NR);
-  const int64_t qBlocks = (S + BQ - 1) / BQ, items = batch * qBlocks;
-  const Acc ninf = -std::numeric_limits<Acc>::infinity();
-  const Acc sc = (Acc)scale;
+  Problem<T> p{nb, dims, q, k, v, mask, ql, kl, vl, ml, yl, y, (Acc)scale,
+               causal, S, T_, D, E, BQ,
+               /*BK=*/std::min(kKeyBlock, roundUp(T_, NR)),
+               /*EP=*/roundUp(E, NR), /*TP=*/roundUp(T_, NR),
+               /*qBlocks=*/(S + BQ - 1) / BQ};
+  const int64_t items = batch * p.qBlocks;
   const double work = (double)batch * S * T_ * (D + E);
 
 #pragma omp parallel if (work > kParallelGrain && items > 1)
   {
     // The keys and values of one batch entry are converted once per thread
-    // (a thread's items, dealt round-robin so that causal blocks of
-    // growing cost balance, mostly share the entry): O(T) per thread,
-    // never S x T.
-    std::vector<Acc> buf(BQ * D + D * TP + TP * EP + BQ * BK + BQ * EP +
-                         3 * BQ);
-    Acc *qb = buf.data();     // BQ x D query rows
-    Acc *kt = qb + BQ * D;    // D x TP keys, transposed
-    Acc *vb = kt + D * TP;    // TP x EP values
-    Acc *pb = vb + TP * EP;   // BQ x BK scores, then weights
-    Acc *acc = pb + BQ * BK;  // BQ x EP accumulators
-    Acc *mx = acc + BQ * EP;  // BQ running maxima
-    Acc *sum = mx + BQ;       // BQ running sums
-    Acc *corr = sum + BQ;     // BQ rescalings of the accumulators
-    int64_t stagedB = -1, staged = 0; // keys [0, staged) of stagedB
+    // as far as its items need them: O(T) per thread, never S x T. Without
+    // `causal` a thread takes consecutive items, so the query blocks of an
+    // entry share one staging; causal blocks grow in cost along the
+    // queries, so they are dealt round-robin to balance.
+    Scratch<Acc> w(p);
+    if (causal) {
 #pragma omp for schedule(static, 1)
-    for (int64_t it = 0; it < items; ++it) {
-      int64_t b = it / qBlocks, s0 = (it % qBlocks) * BQ;
-      if (b != stagedB) {
-        stagedB = b;
-        staged = 0;
-      }
-      int64_t rows = std::min(BQ, S - s0), rowsP = roundUp(rows, MR);
-      // Offsets of this batch in every operand.
-      int64_t qo = ql.off, ko = kl.off, vo = vl.off, mo = ml.off, yo = yl.off;
-      int64_t rem = b;
-      for (int32_t i = nb - 1; i >= 0; --i) {
-        int64_t idx = rem % dims[i];
-        rem /= dims[i];
-        qo += idx * ql.bstr[i];
-        ko += idx * kl.bstr[i];
-        vo += idx * vl.bstr[i];
-        if (mask)
-          mo += idx * ml.bstr[i];
-        yo += idx * yl.bstr[i];
-      }
-      // Rows past `rows` (up to a multiple of MR) stay zero.
-      std::fill(qb, qb + rowsP * D, Acc(0));
-      std::fill(acc, acc + rowsP * EP, Acc(0));
-      for (int64_t r = 0; r < rowsP; ++r) {
-        if (r < rows) {
-          const T *qr = q + qo + (s0 + r) * ql.rs;
-          for (int64_t d = 0; d < D; ++d)
-            qb[r * D + d] = load(qr[d * ql.cs]);
-        }
-        mx[r] = ninf;
-        sum[r] = 0;
-      }
-      // Keys visible to some row of the block.
-      int64_t tEnd = T_;
-      if (causal)
-        tEnd = std::clamp<int64_t>(s0 + rows - 1 + T_ - S + 1, 0, T_);
-      for (int64_t t0 = 0; t0 < tEnd; t0 += BK) {
-        int64_t n = std::min(BK, tEnd - t0), nP = roundUp(n, NR);
-        if (t0 + n > staged) {
-          // Stage the block (blocks come in order, so staged == t0);
-          // columns and rows past n are zero.
-          for (int64_t j = 0; j < nP; ++j) {
-            Acc *vr = vb + (t0 + j) * EP;
-            if (j >= n) {
-              for (int64_t d = 0; d < D; ++d)
-                kt[d * TP + t0 + j] = 0;
-              std::fill(vr, vr + EP, Acc(0));
-              continue;
-            }
-            const T *kr = k + ko + (t0 + j) * kl.rs;
-            for (int64_t d = 0; d < D; ++d)
-              kt[d * TP + t0 + j] = load(kr[d * kl.cs]);
-            const T *vs = v + vo + (t0 + j) * vl.rs;
-            if (vl.cs == 1)
-              for (int64_t e = 0; e < E; ++e)
-                vr[e] = load(vs[e]);
-            else
-              for (int64_t e = 0; e < E; ++e)
-                vr[e] = load(vs[e * vl.cs]);
-            std::fill(vr + E, vr + EP, Acc(0));
-          }
-          staged = t0 + n;
-        }
-        gemm(rowsP, nP, D, qb, D, kt + t0, TP, pb, BK, (const Acc *)nullptr);
-        for (int64_t r = 0; r < rowsP; ++r) {
-          Acc *pr = pb + r * BK;
-          int64_t s = s0 + r;
-          // Keys [0, lim) of the block are visible to this row.
-          int64_t lim = r < rows ? n : 0;
-          if (causal && r < rows)
-            lim = std::clamp<int64_t>(s + T_ - S - t0 + 1, 0, n);
-          if (mask && lim) {
-            const T *mr = mask + mo + s * ml.rs + t0 * ml.cs;
-            for (int64_t j = 0; j < lim; ++j)
-              pr[j] = pr[j] * sc + load(mr[j * ml.cs]);
-          } else {
-            for (int64_t j = 0; j < lim; ++j)
-              pr[j] *= sc;
-          }
-          Acc mNew = std::max(mx[r], rowMax(pr, lim));
-          if (mNew == ninf) {
-            // Nothing visible yet: every weight is 0.
-            std::fill(pr, pr + nP, Acc(0));
-            corr[r] = 1;
-            continue;
-          }
-          corr[r] = std::exp(mx[r] - mNew);
-          mx[r] = mNew;
-          Acc l = expSum(pr, lim, mNew);
-          std::fill(pr + lim, pr + nP, Acc(0));
-          sum[r] = sum[r] * corr[r] + l;
-        }
-        gemm(rowsP, EP, n, pb, BK, vb + t0 * EP, EP, acc, EP,
-             (const Acc *)corr);
-      }
-      for (int64_t r = 0; r < rows; ++r) {
-        T *yr = y + yo + (s0 + r) * yl.rs;
-        const Acc *ar = acc + r * EP;
-        // No visible key: 0 / 0, NaN as Softmax of a row of -inf.
-        const Acc l = sum[r];
-        for (int64_t e = 0; e < E; ++e)
-          yr[e * yl.cs] = store<T>(ar[e] / l);
-      }
+      for (int64_t it = 0; it < items; ++it)
+        runItem(p, w, it);
+    } else {
+#pragma omp for schedule(static)
+      for (int64_t it = 0; it < items; ++it)
+        runItem(p, w, it);
     }
   }
 }

@@ -36,10 +36,57 @@ std::string constantName(graph::ConstantOp op) {
   return "constant";
 }
 
+/// linear_int8(x, W) scales ws bias b -> split along the last axis: one
+/// int8 linear per part, W's, ws's and b's columns sliced (as
+/// unfuseProjection below). Returns whether it rewrote.
+bool unfuseInt8Projection(graph::SplitOp split) {
+  auto linear = split.getInput().getDefiningOp<graph::LinearInt8Op>();
+  auto type = cast<RankedTensorType>(split.getInput().getType());
+  if (!linear || !linear->hasOneUse() || linear.getResidual() ||
+      linear.getActivation() != "none" ||
+      static_cast<int64_t>(split.getAxis()) != type.getRank() - 1)
+    return false;
+  auto weight = linear.getB().getDefiningOp<graph::ConstantOp>();
+  auto scales = linear.getBScale().getDefiningOp<graph::ConstantOp>();
+  auto wType = cast<RankedTensorType>(linear.getB().getType());
+  if (!weight || !scales || wType.getRank() != 2)
+    return false;
+  graph::ConstantOp bias;
+  if (linear.getBias()) {
+    bias = linear.getBias().getDefiningOp<graph::ConstantOp>();
+    if (!bias)
+      return false;
+  }
+  OpBuilder b(split);
+  int64_t start = 0;
+  SmallVector<Value> parts;
+  for (auto [size, result] : llvm::zip(split.getSizes(), split.getResults())) {
+    Value w = sliceConstantData(b, weight, {0, start},
+                                {wType.getDimSize(0), size});
+    Value ws = sliceConstantData(b, scales, {start}, {size});
+    Value bs = bias ? sliceConstantData(b, bias, {start}, {size}) : Value();
+    if (!w || !ws || (bias && !bs))
+      return false;
+    parts.push_back(b.create<graph::LinearInt8Op>(
+        linear.getLoc(), result.getType(), linear.getA(), w,
+        linear.getAScale(), ws, bs, Value(), linear.getActivationAttr()));
+    start += size;
+  }
+  split.replaceAllUsesWith(parts);
+  split.erase();
+  linear.erase();
+  for (graph::ConstantOp c : {weight, scales, bias})
+    if (c && c->use_empty())
+      c.erase();
+  return true;
+}
+
 /// linear(x, W) bias b -> split along the last axis, with W and b constants
 /// and nothing after the sum: one linear per part, W's and b's columns
 /// sliced. Returns whether it rewrote.
 bool unfuseProjection(graph::SplitOp split) {
+  if (unfuseInt8Projection(split))
+    return true;
   auto linear = split.getInput().getDefiningOp<graph::LinearOp>();
   auto type = cast<RankedTensorType>(split.getInput().getType());
   if (!linear || !linear->hasOneUse() || linear.getResidual() ||
@@ -112,12 +159,21 @@ bool returnedThroughCasts(Operation *op) {
 /// Whether `linear` is an MLP's first projection: an activation fused in,
 /// or applied by its only user (targets that keep it a separate op, as the
 /// CUDA target does for GELU).
-bool isActivated(graph::LinearOp linear) {
+template <class Linear> bool isActivated(Linear linear) {
   return linear.getActivation() != "none" ||
          (linear->hasOneUse() && !linear.getResidual() &&
           isa<graph::GeluOp, graph::ReluOp, graph::SiluOp, graph::TanhOp,
               graph::SigmoidOp, graph::HardSwishOp>(
               *linear->getUsers().begin()));
+}
+
+/// An MLP's first projection (isActivated), float or int8.
+bool isActivatedLinear(Operation *op) {
+  if (auto linear = dyn_cast<graph::LinearOp>(op))
+    return isActivated(linear);
+  if (auto linear = dyn_cast<graph::LinearInt8Op>(op))
+    return isActivated(linear);
+  return false;
 }
 
 /// Puts `sharding` on operand `index` of `op` with a dist.shard.
@@ -233,10 +289,7 @@ void DistSeedMegatronPass::runOnOperation() {
   SmallVector<Operation *> ops;
   module.walk([&](Operation *op) { ops.push_back(op); });
   auto isMlp = [](Operation *op) {
-    if (isa<graph::SwigluOp>(op))
-      return true;
-    auto linear = dyn_cast<graph::LinearOp>(op);
-    return linear && isActivated(linear);
+    return isa<graph::SwigluOp>(op) || isActivatedLinear(op);
   };
   DenseMap<Operation *, int64_t> layerOf;
   int64_t attentions = 0;
@@ -301,9 +354,12 @@ void DistSeedMegatronPass::runOnOperation() {
       seed(op, 1, sharding(t.getRank(), t.getRank() - 1));
       continue;
     }
-    if (auto linear = dyn_cast<graph::LinearOp>(op)) {
-      auto w = cast<RankedTensorType>(linear.getB().getType());
-      if (isActivated(linear) && w.getRank() == 2 && w.getDimSize(1) % tp == 0)
+    // An MLP's first projection is column-parallel (int8's column scales
+    // follow its weight's columns through the rule).
+    if (isa<graph::LinearOp, graph::LinearInt8Op>(op)) {
+      auto w = cast<RankedTensorType>(op->getOperand(1).getType());
+      if (isActivatedLinear(op) && w.getRank() == 2 &&
+          w.getDimSize(1) % tp == 0)
         seed(op, 1, sharding(2, 1));
       continue;
     }

@@ -527,7 +527,7 @@ bool shardc::buildExecutable(const std::string &source,
     // same program (the directory is a fresh temporary one each time).
     job.cwd = dir.str().str();
     job.args.insert(job.args.end(),
-                    {cxx, "-std=c++17", "-O2", "-fopenmp", "-fno-math-errno",
+                    {cxx, "-std=c++17", "-O2", "-fopenmp", "-fno-math-errno", "-ffp-contract=off",
                      "-march=" + options.cpu, "-w", "-I" + incDir, "-c",
                      relativeTo(unit.first, job.cwd), "-o",
                      relativeTo(unit.second, job.cwd)});

@@ -4,6 +4,12 @@
 //           reduction without an activation (a bias and a residual are
 //           added after the all-reduce: dist-partition splits them off,
 //           Megatron's row-parallel linear)
+//   linear_int8  the same contraction of int8 a and b: the column scales
+//           (and the bias) split with n, the row scales with a's rows;
+//           the int32 partial sums are scaled to f32 on each rank before
+//           the all-reduce (a and b's scales are constant along k; a
+//           dynamic row scale over a split k is a max all-reduced first,
+//           by reduce_max's rule)
 //   attention  q [.., S, D], k [.., T, D], v [.., T, E] -> [.., S, E]: the
 //           leading (batch, head) dims and E are parallel (heads split
 //           Megatron-style); S, T and D need replication (the softmax runs
@@ -18,6 +24,8 @@
 #include "dialects/Graph/IR/GraphOps.h"
 #include "dialects/Graph/IR/ShardingRule.h"
 
+#include <type_traits>
+
 using namespace mlir;
 using namespace shardc::graph;
 
@@ -25,15 +33,18 @@ using Dims = ShardingRule::ValueFactors;
 
 static ShapedType typeOf(Value v) { return cast<ShapedType>(v.getType()); }
 
-static std::optional<ShardingRule> linear(Operation *o) {
-  auto op = cast<LinearOp>(o);
-  ShapedType ta = typeOf(op.getA()), tb = typeOf(op.getB()),
-             ty = typeOf(op.getOutput());
+/// The rule of a linear layer y [.., M, N] = act(a [.., M, K] x b [.., K, N]
+/// + bias) + residual; `scales` are int8's (row scales [.., M, 1], column
+/// scales [N]), null for graph.linear.
+static std::optional<ShardingRule>
+linearRule(Value a, Value bm, Value rowScale, Value colScale, Value bias,
+           Value residual, Value y, StringRef activation, bool int8) {
+  ShapedType ta = typeOf(a), tb = typeOf(bm), ty = typeOf(y);
   if (ta.getRank() < 2 || tb.getRank() < 2)
     return std::nullopt;
   // k is a sum when nothing nonlinear follows it; a bias and a residual
   // are added after the all-reduce (dist-partition splits them off).
-  bool plain = op.getActivation() == "none";
+  bool plain = activation == "none";
   ShardingRule rule;
   int64_t r = ty.getRank();
   Dims yDims;
@@ -58,14 +69,35 @@ static std::optional<ShardingRule> linear(Operation *o) {
   bDims.push_back({k});
   bDims.push_back({n});
   rule.operands = {aDims, bDims};
-  if (Value bias = op.getBias())
+  if (int8) {
+    if (rowScale) // [.., M, 1]: a's rows
+      rule.operands.push_back(
+          broadcastFactors(typeOf(rowScale).getShape(), yShape, yFull));
+    rule.operands.push_back(
+        broadcastFactors(typeOf(colScale).getShape(), yShape, yFull));
+  }
+  if (bias)
     rule.operands.push_back(
         broadcastFactors(typeOf(bias).getShape(), yShape, yFull));
-  if (Value residual = op.getResidual())
+  if (residual)
     rule.operands.push_back(
         broadcastFactors(typeOf(residual).getShape(), yShape, yFull));
   rule.results = {yFull};
   return rule;
+}
+
+static std::optional<ShardingRule> linear(Operation *o) {
+  auto op = cast<LinearOp>(o);
+  return linearRule(op.getA(), op.getB(), Value(), Value(), op.getBias(),
+                    op.getResidual(), op.getOutput(), op.getActivation(),
+                    /*int8=*/false);
+}
+
+static std::optional<ShardingRule> linearInt8(Operation *o) {
+  auto op = cast<LinearInt8Op>(o);
+  return linearRule(op.getA(), op.getB(), op.getAScale(), op.getBScale(),
+                    op.getBias(), op.getResidual(), op.getOutput(),
+                    op.getActivation(), /*int8=*/true);
 }
 
 static std::optional<ShardingRule> attention(Operation *o) {
@@ -119,16 +151,52 @@ static std::optional<ShardingRule> fusedConv(Operation *o) {
                   plain);
 }
 
+/// `value` (the result's local form, in `layout`) combined with each of
+/// `operands` (each broadcasting against `full`'s trailing dims, resharded
+/// to `layout` on the dims it spans) by `combine`, in order.
+template <class Combine>
+static FailureOr<Value> applyEach(LocalPartitioner &p, OpBuilder &b,
+                                  Location loc, Value value,
+                                  RankedTensorType full,
+                                  const LocalPartitioner::Layout &layout,
+                                  ArrayRef<Value> operands, Combine combine) {
+  for (Value operand : operands) {
+    if (!operand)
+      continue;
+    auto type = cast<RankedTensorType>(operand.getType());
+    int64_t lead = full.getRank() - type.getRank();
+    LocalPartitioner::Layout want(type.getRank());
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (lead + d >= 0 && type.getDimSize(d) == full.getDimSize(lead + d))
+        want[d] = layout[lead + d];
+    FailureOr<Value> local =
+        p.reshard(b, loc, p.lookup(operand), p.layoutOf(operand), want);
+    if (failed(local))
+      return failure();
+    value = combine(value, *local);
+  }
+  return value;
+}
+
 /// A row-parallel linear (its contraction split, Megatron's) with a bias
 /// or residual: the product's partial sums are reduced first, then the
 /// bias and residual are added once, in the layout the reduction gives,
 /// each taking that layout on the dims it spans. False otherwise (the
 /// generic rewrite).
+///
+/// An int8 linear's partial sums are int32 and exact, so they are reduced
+/// as integers (graph.matmul_integer, a sum all-reduce of int32) and
+/// scaled once after, in linear_int8's order (the column scales, the row
+/// scales, the bias, the residual): the ranks give the one-rank program's
+/// values, where f32 partials added in another order would round
+/// differently and move the next quantization's steps.
+template <class Op>
 static FailureOr<bool> rowParallel(Operation *o, LocalPartitioner &p,
                                    OpBuilder &b) {
   using Layout = LocalPartitioner::Layout;
-  auto op = cast<LinearOp>(o);
-  if (!op.getBias() && !op.getResidual())
+  constexpr bool int8 = std::is_same_v<Op, LinearInt8Op>;
+  auto op = cast<Op>(o);
+  if (!int8 && !op.getBias() && !op.getResidual())
     return false;
   FailureOr<LocalPartitioner::RuleLayouts> rule = p.ruleLayouts(o);
   if (failed(rule))
@@ -136,6 +204,7 @@ static FailureOr<bool> rowParallel(Operation *o, LocalPartitioner &p,
   if (rule->partial.empty())
     return false;
   Location loc = op.getLoc();
+  // The product's operands: a and b.
   SmallVector<Value, 2> operands;
   for (unsigned i : {0u, 1u}) {
     Value v = o->getOperand(i);
@@ -146,36 +215,51 @@ static FailureOr<bool> rowParallel(Operation *o, LocalPartitioner &p,
     operands.push_back(*local);
   }
   auto full = cast<RankedTensorType>(op.getType());
-  Value result = b.create<LinearOp>(loc, operands[0], operands[1], Value(),
-                                    Value(), op.getActivationAttr());
-  result.setType(RankedTensorType::get(
-      p.localShape(full, rule->produced[0]), full.getElementType()));
+  SmallVector<int64_t> localShape = p.localShape(full, rule->produced[0]);
+  Value result;
+  if constexpr (int8) {
+    Value zero = b.create<ConstantOp>(
+        loc, DenseElementsAttr::get(RankedTensorType::get({}, b.getI8Type()),
+                                    b.getI8IntegerAttr(0)));
+    result = b.create<MatMulIntegerOp>(
+        loc, RankedTensorType::get(localShape, b.getI32Type()), operands[0],
+        operands[1], zero, zero);
+  } else {
+    result = b.create<LinearOp>(loc, operands[0], operands[1], Value(),
+                                Value(), op.getActivationAttr());
+    result.setType(RankedTensorType::get(localShape, full.getElementType()));
+  }
   Layout layout =
       p.reducePartial(b, loc, result, rule->partial, rule->partialKind,
                       rule->produced[0], p.recordedLayout(o, 0));
-  // Bias and residual broadcast against the result's trailing dims.
-  for (Value addend : {op.getBias(), op.getResidual()}) {
-    if (!addend)
-      continue;
-    auto type = cast<RankedTensorType>(addend.getType());
-    int64_t lead = full.getRank() - type.getRank();
-    Layout want(type.getRank());
-    for (int64_t d = 0; d < type.getRank(); ++d)
-      if (lead + d >= 0 && type.getDimSize(d) == full.getDimSize(lead + d))
-        want[d] = layout[lead + d];
-    FailureOr<Value> local =
-        p.reshard(b, loc, p.lookup(addend), p.layoutOf(addend), want);
-    if (failed(local))
+  FailureOr<Value> y = result;
+  if constexpr (int8) {
+    SmallVector<int64_t> shape(
+        cast<RankedTensorType>(result.getType()).getShape());
+    auto f32 = RankedTensorType::get(shape, b.getF32Type());
+    Value acc = b.create<CastOp>(loc, f32, result,
+                                 TypeAttr::get(b.getF32Type()));
+    y = applyEach(p, b, loc, acc, full, layout,
+                  {op.getBScale(), op.getAScale()}, [&](Value x, Value s) {
+                    return b.create<MulOp>(loc, x, s).getResult();
+                  });
+    if (failed(y))
       return failure();
-    result = b.create<AddOp>(loc, result, *local);
   }
-  if (failed(p.define(b, op.getResult(), result, layout)))
+  // Bias and residual broadcast against the result's trailing dims.
+  y = applyEach(p, b, loc, *y, full, layout,
+                {op.getBias(), op.getResidual()}, [&](Value x, Value a) {
+                  return b.create<AddOp>(loc, x, a).getResult();
+                });
+  if (failed(y) || failed(p.define(b, op.getResult(), *y, layout)))
     return failure();
   return true;
 }
 
 void shardc::graph::attachFusedShardingRules(MLIRContext *ctx) {
-  attachRuleAndRewrite<linear, rowParallel, LinearOp>(ctx);
+  attachRuleAndRewrite<linear, rowParallel<LinearOp>, LinearOp>(ctx);
+  attachRuleAndRewrite<linearInt8, rowParallel<LinearInt8Op>, LinearInt8Op>(
+      ctx);
   attachRule<attention, AttentionOp>(ctx);
   attachRule<rmsNorm, RmsNormOp>(ctx);
   attachRuleAndRewrite<fusedConv, partitionGroupedConv, FusedConvOp>(ctx);

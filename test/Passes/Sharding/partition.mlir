@@ -34,6 +34,44 @@ func.func @mlp(%x: tensor<2x4xf32>) -> tensor<2x2xf32> {
 
 // -----
 
+// The int8 Megatron MLP (graph-quantize-dynamic's form): the first layer is
+// column-parallel with its weight's and column scales' columns and the
+// bias; the second is row-parallel, and its int32 partial sums are exact,
+// so they are all-reduced as int32 (a graph.matmul_integer without zero
+// points) and scaled once after, in linear_int8's order: the column
+// scales, the row scales, the bias, the residual. The ranks then compute
+// the one-rank values bit for bit (f32 partials in another order would
+// move the next quantization's steps).
+// CHECK-LABEL: func.func @mlp_int8_rank1
+// CHECK:         %[[H:.+]] = graph.linear_int8 %arg0, %{{.*}} scales %{{.*}} rows %arg1 : tensor<2x1xf32> bias %{{.*}} : tensor<2xf32> {activation = "gelu"} : tensor<2x4xi8>, tensor<4x2xi8>, tensor<2xf32> -> tensor<2x2xf32>
+// CHECK:         %[[Q:.+]] = graph.quantize_linear %[[H]]
+// CHECK:         %[[P:.+]] = graph.matmul_integer %[[Q]], %{{.*}}, %{{.*}}, %{{.*}} : tensor<2x2xi8>, tensor<2x2xi8>, tensor<i8>, tensor<i8> -> tensor<2x2xi32>
+// CHECK:         %[[S:.+]] = dist.all_reduce %[[P]] on @mesh axes = ["tp"] kind = "sum" : tensor<2x2xi32>
+// CHECK:         %[[F:.+]] = graph.cast %[[S]] {to = f32} : tensor<2x2xi32> -> tensor<2x2xf32>
+// CHECK:         %[[C:.+]] = graph.mul %[[F]], %{{.*}} : tensor<2x2xf32>, tensor<2xf32> -> tensor<2x2xf32>
+// CHECK:         %[[R:.+]] = graph.mul %[[C]], %arg2 : tensor<2x2xf32>, tensor<2x1xf32> -> tensor<2x2xf32>
+// CHECK:         %[[B:.+]] = graph.add %[[R]], %{{.*}} : tensor<2x2xf32>, tensor<2xf32> -> tensor<2x2xf32>
+// CHECK:         graph.add %[[B]], %arg3
+// CHECK-NOT:     graph.linear_int8
+dist.mesh @mesh axes = ["tp"] shape = [2]
+func.func @mlp_int8(%x: tensor<2x4xi8>, %s: tensor<2x1xf32>, %s2: tensor<2x1xf32>, %r: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  %w1 = graph.constant dense<1> : tensor<4x4xi8>
+  %c1 = graph.constant dense<0.5> : tensor<4xf32>
+  %b1 = graph.constant dense<0.25> : tensor<4xf32>
+  %w2 = graph.constant dense<[[1, 2], [3, 4], [5, 6], [7, 8]]> : tensor<4x2xi8>
+  %c2 = graph.constant dense<[0.5, 0.25]> : tensor<2xf32>
+  %b2 = graph.constant dense<[0.5, -0.5]> : tensor<2xf32>
+  %ws = dist.shard %w1 : tensor<4x4xi8> to #dist.sharding<@mesh, [[], ["tp"]]>
+  %h = graph.linear_int8 %x, %ws scales %c1 rows %s : tensor<2x1xf32> bias %b1 : tensor<4xf32> {activation = "gelu"} : tensor<2x4xi8>, tensor<4x4xi8>, tensor<4xf32> -> tensor<2x4xf32>
+  %one = graph.constant dense<1.0> : tensor<f32>
+  %z = graph.constant dense<0> : tensor<i8>
+  %hq = graph.quantize_linear %h, %one, %z : tensor<2x4xf32>, tensor<f32>, tensor<i8> -> tensor<2x4xi8>
+  %y = graph.linear_int8 %hq, %w2 scales %c2 rows %s2 : tensor<2x1xf32> bias %b2 : tensor<2xf32> residual %r : tensor<2x2xf32> : tensor<2x4xi8>, tensor<4x2xi8>, tensor<2xf32> -> tensor<2x2xf32>
+  return %y : tensor<2x2xf32>
+}
+
+// -----
+
 // A result that leaves sharded is all-gathered; an argument that an op
 // needs split is sliced by rank.
 // CHECK-LABEL: func.func @gather_result_rank1

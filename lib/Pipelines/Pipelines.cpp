@@ -80,7 +80,8 @@ void shardc::buildGraphPipeline(OpPassManager &pm,
   else if (options.quantize == "int8")
     pm.addNestedPass<func::FuncOp>(createGraphQuantizeStatic(
         {options.quantizeStats, options.calibrationMethod,
-         /*percentile=*/99.99, options.smoothQuant}));
+         /*percentile=*/99.99, options.smoothQuant,
+         llvm::to_vector(options.quantizeKeep)}));
   else if (options.quantize == "int8-observe")
     pm.addNestedPass<func::FuncOp>(createGraphQuantizeObserve());
   else if (options.quantize != "none")

@@ -78,6 +78,9 @@ def GraphQuantizeStatic : Pass<"graph-quantize-static", "mlir::func::FuncOp"> {
       (one map), and each layer's weight, rows scaled by s, is int8 per
       output column with the activation's scale folded into the column
       scales: graph.linear_int8 with no row scales.
+    Each int8 layer gets `graph.quant` (scheme, group, alpha, clip, method
+    and its SQNR on the sampled rows) for --emit=quant-report; the layers
+    of the activations in `keep` stay in floating point, marked `kept`.
     See passes/Precision/QuantizeStatic.cpp.
   }];
   let options = [
@@ -89,6 +92,9 @@ def GraphQuantizeStatic : Pass<"graph-quantize-static", "mlir::func::FuncOp"> {
            "The percentile of magnitudes kept by method=percentile">,
     Option<"smooth", "smooth", "std::string", /*default=*/"\"auto\"",
            "SmoothQuant's migration strength: auto, off or 0 to 1">,
+    ListOption<"keep", "keep", "int64_t",
+               "Activations (by index) whose layers stay in floating point "
+               "(the accuracy guard's choice)">,
   ];
   let dependentDialects = ["shardc::graph::GraphDialect"];
 }

@@ -66,34 +66,43 @@ quant::quantizableGroups(func::FuncOp func) {
   return groups;
 }
 
-std::optional<quant::QuantizedWeight>
-quant::quantizeWeight(OpBuilder &b, Location loc, const Weight &w,
-                      ArrayRef<float> rowScale, float columnFactor,
-                      StringRef key) {
-  int64_t k = w.k, n = w.n;
+quant::HostInt8 quant::quantizeOnHost(const Weight &w,
+                                      ArrayRef<float> rowScale) {
+  HostInt8 h;
+  h.k = w.k;
+  h.n = w.n;
   auto value = [&](int64_t i, int64_t j) {
     return rowScale.empty() ? w.at(i, j) : w.at(i, j) * rowScale[i];
   };
-  std::vector<float> scales(n, 0.0f);
-  for (int64_t i = 0; i < k; ++i)
-    for (int64_t j = 0; j < n; ++j)
-      scales[j] = std::max(scales[j], std::fabs(value(i, j)));
-  for (float &s : scales)
+  h.scales.assign(h.n, 0.0f);
+  for (int64_t i = 0; i < h.k; ++i)
+    for (int64_t j = 0; j < h.n; ++j)
+      h.scales[j] = std::max(h.scales[j], std::fabs(value(i, j)));
+  for (float &s : h.scales)
     s = s > 0 ? s / 127.0f : 1.0f;
+  h.q.resize(h.k * h.n);
+  for (int64_t i = 0; i < h.k; ++i)
+    for (int64_t j = 0; j < h.n; ++j) {
+      double v = std::nearbyint(value(i, j) / h.scales[j]);
+      h.q[i * h.n + j] = static_cast<int8_t>(std::clamp(v, -127.0, 127.0));
+    }
+  return h;
+}
+
+std::optional<quant::QuantizedWeight>
+quant::materialize(OpBuilder &b, Location loc, const Weight &w,
+                   const HostInt8 &host, float columnFactor, StringRef key) {
+  int64_t k = host.k, n = host.n;
   auto qType = RankedTensorType::get({k, n}, b.getIntegerType(8));
   ElementsAttr q = graph::elementsFromBytes(
       qType, graph::derivedKey(w.attr, "." + key.str(), key),
       [&](MutableArrayRef<char> out) {
         if (static_cast<int64_t>(out.size()) != k * n)
           return false;
-        for (int64_t i = 0; i < k; ++i)
-          for (int64_t j = 0; j < n; ++j) {
-            double v = std::nearbyint(value(i, j) / scales[j]);
-            out[i * n + j] = static_cast<char>(
-                static_cast<int8_t>(std::clamp(v, -127.0, 127.0)));
-          }
+        std::memcpy(out.data(), host.q.data(), out.size());
         return true;
       });
+  std::vector<float> scales(host.scales);
   for (float &s : scales)
     s *= columnFactor;
   auto sType = RankedTensorType::get({n}, b.getF32Type());
@@ -109,6 +118,14 @@ quant::quantizeWeight(OpBuilder &b, Location loc, const Weight &w,
     return std::nullopt;
   return QuantizedWeight{b.create<graph::ConstantOp>(loc, q),
                          b.create<graph::ConstantOp>(loc, s)};
+}
+
+std::optional<quant::QuantizedWeight>
+quant::quantizeWeight(OpBuilder &b, Location loc, const Weight &w,
+                      ArrayRef<float> rowScale, float columnFactor,
+                      StringRef key) {
+  return materialize(b, loc, w, quantizeOnHost(w, rowScale), columnFactor,
+                     key);
 }
 
 Value quant::scalar(OpBuilder &b, Location loc, Type elem, double v) {
@@ -132,13 +149,15 @@ Value quant::biasRow(OpBuilder &b, graph::LinearOp op) {
       b.getDenseI64ArrayAttr({n}));
 }
 
-void quant::replaceByInt8(OpBuilder &b, graph::LinearOp op, Value xq,
-                          const QuantizedWeight &w, Value rowScale,
-                          llvm::DenseMap<Value, Value> &replaced) {
-  Value y = b.create<graph::LinearInt8Op>(
+graph::LinearInt8Op
+quant::replaceByInt8(OpBuilder &b, graph::LinearOp op, Value xq,
+                     const QuantizedWeight &w, Value rowScale,
+                     llvm::DenseMap<Value, Value> &replaced) {
+  auto y = b.create<graph::LinearInt8Op>(
       op.getLoc(), op.getOutput().getType(), xq, w.q, rowScale, w.scales,
       biasRow(b, op), op.getResidual(), op.getActivationAttr());
   op.getOutput().replaceAllUsesWith(y);
   replaced[op.getOutput()] = y;
   op.erase();
+  return y;
 }

@@ -51,12 +51,26 @@ struct ActivationGroup {
 std::vector<ActivationGroup> quantizableGroups(mlir::func::FuncOp func);
 
 /// Per-column symmetric int8 weights of W' = diag(rowScale) W (no row
-/// scale: W), quantized here; the column scales are multiplied by
-/// `columnFactor` (a per-tensor activation scale folded in). The int8
-/// constant and the N scales, or nothing when they cannot be built.
+/// scale: W), on the host: q [K, N] and one scale per column (W' is about
+/// q * scales).
+struct HostInt8 {
+  int64_t k = 0, n = 0;
+  std::vector<int8_t> q;
+  std::vector<float> scales;
+};
+HostInt8 quantizeOnHost(const Weight &w, llvm::ArrayRef<float> rowScale);
+
+/// The int8 weight and its column scales as constants, the scales
+/// multiplied by `columnFactor` (a per-tensor activation scale folded in),
+/// or nothing when they cannot be built. `key` names the derived weights.
 struct QuantizedWeight {
   mlir::Value q, scales;
 };
+std::optional<QuantizedWeight>
+materialize(mlir::OpBuilder &b, mlir::Location loc, const Weight &w,
+            const HostInt8 &host, float columnFactor, llvm::StringRef key);
+
+/// quantizeOnHost, then materialize.
 std::optional<QuantizedWeight>
 quantizeWeight(mlir::OpBuilder &b, mlir::Location loc, const Weight &w,
                llvm::ArrayRef<float> rowScale, float columnFactor,
@@ -73,9 +87,18 @@ mlir::Value biasRow(mlir::OpBuilder &b, graph::LinearOp op);
 /// scales `rowScale`, or none for a static scale folded into `w.scales`).
 /// Records the replacement in `replaced`: a later group's activation may be
 /// this layer's result.
-void replaceByInt8(mlir::OpBuilder &b, graph::LinearOp op, mlir::Value xq,
-                   const QuantizedWeight &w, mlir::Value rowScale,
-                   llvm::DenseMap<mlir::Value, mlir::Value> &replaced);
+graph::LinearInt8Op
+replaceByInt8(mlir::OpBuilder &b, graph::LinearOp op, mlir::Value xq,
+              const QuantizedWeight &w, mlir::Value rowScale,
+              llvm::DenseMap<mlir::Value, mlir::Value> &replaced);
+
+/// The attribute the int8 passes put on each linear_int8 (and on each
+/// linear they leave in floating point) for --emit=quant-report: a
+/// dictionary of `scheme` ("static" or "dynamic"), and for static layers
+/// `alpha` (SmoothQuant's), `clip` (the activation's range) and `sqnr_db`
+/// (the layer's output against f32 on calibration rows); `kept` (a
+/// reason) on a layer left in floating point.
+inline constexpr llvm::StringLiteral kQuantAttr = "graph.quant";
 
 /// The activation of `group` now: the replacement of a quantized layer's
 /// result, or the value itself.

@@ -72,8 +72,12 @@ void quantize(quant::ActivationGroup &group,
     b.setInsertionPoint(op);
     std::optional<quant::QuantizedWeight> q =
         quant::quantizeWeight(b, op.getLoc(), w, {}, 1.0f, "int8");
-    if (q)
-      quant::replaceByInt8(b, op, xq, *q, s, replaced);
+    if (!q)
+      continue;
+    graph::LinearInt8Op y = quant::replaceByInt8(b, op, xq, *q, s, replaced);
+    y->setAttr(quant::kQuantAttr,
+               b.getDictionaryAttr(
+                   b.getNamedAttr("scheme", b.getStringAttr("dynamic"))));
   }
 }
 

@@ -242,6 +242,56 @@ double entropyThreshold(const std::vector<float> &v) {
   return (bestBins + 0.5) * top / kBins;
 }
 
+/// Signal over noise power, in dB, of the layer's output (without bias) on
+/// sampled calibration rows: f32 x W against the int8 product of
+/// quantize_linear(x * m) and `h` scaled back (with m_j = 1 / (s_j scale)).
+/// The rows are capped so that the check costs at most 2^25
+/// multiply-adds per layer. NaN without a sample.
+double sqnrDb(const ActivationStats &st, ArrayRef<float> s, float scale,
+              const quant::Weight &w, const quant::HostInt8 &h) {
+  int64_t K = st.channels, N = w.n;
+  int64_t avail = K ? static_cast<int64_t>(st.sample.size()) / K : 0;
+  int64_t rows = std::min<int64_t>(
+      avail, std::max<int64_t>(8, (int64_t(1) << 25) / std::max<int64_t>(
+                                                        1, K * N)));
+  if (rows <= 0 || K != w.k)
+    return NAN;
+  std::vector<float> wf(K * N);
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t n = 0; n < N; ++n)
+      wf[k * N + n] = w.at(k, n);
+  std::vector<float> m(K);
+  for (int64_t k = 0; k < K; ++k)
+    m[k] = 1.0f / ((s.empty() ? 1.0f : s[k]) * scale);
+  std::vector<float> y(N);
+  std::vector<int32_t> acc(N);
+  double signal = 0, noise = 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    const float *x = st.sample.data() + r * K;
+    std::fill(y.begin(), y.end(), 0.0f);
+    std::fill(acc.begin(), acc.end(), 0);
+    for (int64_t k = 0; k < K; ++k) {
+      float xv = x[k];
+      int32_t q = static_cast<int32_t>(
+          std::clamp(std::nearbyint(double(xv) * m[k]), -128.0, 127.0));
+      const float *wr = wf.data() + k * N;
+      const int8_t *qr = h.q.data() + k * N;
+      for (int64_t n = 0; n < N; ++n) {
+        y[n] += xv * wr[n];
+        acc[n] += q * qr[n];
+      }
+    }
+    for (int64_t n = 0; n < N; ++n) {
+      double yq = double(acc[n]) * h.scales[n] * scale;
+      signal += double(y[n]) * y[n];
+      noise += (y[n] - yq) * (y[n] - yq);
+    }
+  }
+  if (noise <= 0)
+    return INFINITY;
+  return 10.0 * std::log10(signal / noise);
+}
+
 struct GraphQuantizeStaticPass
     : shardc::impl::GraphQuantizeStaticBase<GraphQuantizeStaticPass> {
   using Base::Base;
@@ -294,12 +344,23 @@ struct GraphQuantizeStaticPass
             << " in " << stats;
         return signalPassFailure();
       }
-      quantize(group, all[i], fixedAlpha, replaced);
+      if (llvm::is_contained(keep, static_cast<int64_t>(i))) {
+        OpBuilder b(&getContext());
+        for (graph::LinearOp op : group.layers)
+          op->setAttr(quant::kQuantAttr,
+                      b.getDictionaryAttr(
+                          {b.getNamedAttr("group", b.getI64IntegerAttr(i)),
+                           b.getNamedAttr("kept", b.getStringAttr(
+                                                      "accuracy guard"))}));
+        continue;
+      }
+      quantize(group, all[i], i, fixedAlpha, replaced);
     }
   }
 
   void quantize(quant::ActivationGroup &group, const ActivationStats &st,
-                double fixedAlpha, llvm::DenseMap<Value, Value> &replaced) {
+                int64_t index, double fixedAlpha,
+                llvm::DenseMap<Value, Value> &replaced) {
     std::vector<float> weightMax(st.channels, 0.0f);
     for (const quant::Weight &w : group.weights)
       for (int64_t i = 0; i < w.k; ++i)
@@ -354,10 +415,24 @@ struct GraphQuantizeStaticPass
         b.getI64IntegerAttr(1));
     for (auto [op, w] : llvm::zip(group.layers, group.weights)) {
       b.setInsertionPoint(op);
+      quant::HostInt8 host = quant::quantizeOnHost(w, s);
+      double sqnr = sqnrDb(st, s, scale, w, host);
       std::optional<quant::QuantizedWeight> q =
-          quant::quantizeWeight(b, op.getLoc(), w, s, scale, "int8s");
-      if (q)
-        quant::replaceByInt8(b, op, xq, *q, Value(), replaced);
+          quant::materialize(b, op.getLoc(), w, host, scale, "int8s");
+      if (!q)
+        continue;
+      graph::LinearInt8Op y =
+          quant::replaceByInt8(b, op, xq, *q, Value(), replaced);
+      SmallVector<NamedAttribute> info = {
+          b.getNamedAttr("scheme", b.getStringAttr("static")),
+          b.getNamedAttr("group", b.getI64IntegerAttr(index)),
+          b.getNamedAttr("alpha", b.getF32FloatAttr(alpha)),
+          b.getNamedAttr("clip", b.getF32FloatAttr(clip)),
+          b.getNamedAttr("method", b.getStringAttr(method))};
+      if (!std::isnan(sqnr))
+        info.push_back(b.getNamedAttr(
+            "sqnr_db", b.getF32FloatAttr(std::min(sqnr, 999.0))));
+      y->setAttr(quant::kQuantAttr, b.getDictionaryAttr(info));
     }
   }
 };

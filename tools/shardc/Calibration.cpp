@@ -7,6 +7,7 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -336,8 +337,15 @@ std::string shardc::calibrateActivations(const CalibrationRequest &request,
         }
         ++r.rows;
       }
+      sys::fs::remove(path);
     }
-    sys::fs::remove_directories(out);
+    // What is left are the model's own outputs: the fp32 references of
+    // the accuracy guard.
+    std::string ref = workDir + "/ref" + std::to_string(i);
+    if (std::error_code e = sys::fs::rename(out, ref)) {
+      error = "cannot keep the calibration outputs: " + e.message();
+      return {};
+    }
   }
   json::Array list;
   for (size_t a = 0; a < acts.size(); ++a) {
@@ -375,4 +383,130 @@ std::string shardc::calibrateActivations(const CalibrationRequest &request,
     errs() << "shardc: calibration: " << samples.size() << " samples, "
            << acts.size() << " activations measured\n";
   return path;
+}
+
+namespace {
+
+/// Mean cosine, over the rows (last axis) of every float32 output of every
+/// sample, of `dir<i>` against `ref<i>` in `work`; -1 when an output is
+/// missing or of another shape.
+double meanCosine(StringRef work, StringRef dir, size_t samples,
+                  ArrayRef<std::string> outputs) {
+  double sum = 0;
+  int64_t count = 0;
+  for (size_t i = 0; i < samples; ++i) {
+    std::string ref = (work + "/ref" + Twine(i)).str();
+    std::string got = (work + "/" + dir + Twine(i)).str();
+    std::error_code ec;
+    for (sys::fs::directory_iterator it(ref, ec), end; it != end && !ec;
+         it.increment(ec)) {
+      std::vector<int64_t> rs, gs;
+      std::vector<float> r, g;
+      std::string name = sys::path::stem(it->path()).str();
+      if (!outputs.empty() && !llvm::is_contained(outputs, name))
+        continue;
+      if (!readFloatNpy(it->path(), rs, r))
+        continue; // not float32: not compared
+      std::string other = got + "/" + sys::path::filename(it->path()).str();
+      if (!readFloatNpy(other, gs, g) || gs != rs)
+        return -1;
+      int64_t width = rs.empty() ? 1 : std::max<int64_t>(rs.back(), 1);
+      for (size_t row = 0; row + width <= r.size(); row += width) {
+        double dot = 0, nr = 0, ng = 0;
+        for (int64_t j = 0; j < width; ++j) {
+          dot += double(r[row + j]) * g[row + j];
+          nr += double(r[row + j]) * r[row + j];
+          ng += double(g[row + j]) * g[row + j];
+        }
+        sum += nr == 0 && ng == 0 ? 1.0
+               : nr == 0 || ng == 0 ? 0.0
+                                    : dot / std::sqrt(nr * ng);
+        ++count;
+      }
+    }
+  }
+  return count ? sum / count : -2;
+}
+
+} // namespace
+
+std::vector<int64_t> shardc::guardAccuracy(const CalibrationRequest &request,
+                                           ArrayRef<std::string> flags,
+                                           StringRef workDir,
+                                           ArrayRef<int64_t> order,
+                                           double target,
+                                           ArrayRef<std::string> outputs,
+                                           double &reached,
+                                           std::string &error) {
+  std::vector<Sample> samples;
+  if (!findSamples(request.dir, samples, error))
+    return {};
+  std::string exe = (workDir + "/trial").str();
+  std::string log = (workDir + "/trial.log").str();
+  // The mean cosine with the `kept` most sensitive activations in f32.
+  std::map<size_t, double> tried;
+  auto trial = [&](size_t kept) -> double {
+    if (auto it = tried.find(kept); it != tried.end())
+      return it->second;
+    std::vector<std::string> compile = {request.shardc, request.model,
+                                        "--target=cpu", "-o", exe};
+    compile.insert(compile.end(), request.flags.begin(), request.flags.end());
+    compile.insert(compile.end(), flags.begin(), flags.end());
+    if (kept) {
+      std::string list;
+      for (size_t i = 0; i < kept; ++i)
+        list += (i ? "," : "") + std::to_string(order[i]);
+      compile.push_back("--quantize-keep=" + list);
+    }
+    if (!runLogged(compile, log, "compiling an accuracy-guard trial", error))
+      return tried[kept] = -2;
+    for (size_t i = 0; i < samples.size(); ++i) {
+      std::string out = (workDir + "/trial" + Twine(i)).str();
+      sys::fs::remove_directories(out);
+      std::vector<std::string> args = runArgs(exe, samples[i]);
+      args.push_back("--output");
+      args.push_back(out);
+      if (!runLogged(args, log, "accuracy-guard sample " + std::to_string(i + 1),
+                     error))
+        return tried[kept] = -2;
+    }
+    double cosine = meanCosine(workDir, "trial", samples.size(), outputs);
+    if (cosine < -1.5) {
+      error = "--quantize-accuracy: the model has no float32 output" +
+              std::string(outputs.empty() ? "" : " of those named") +
+              " to compare";
+      return tried[kept] = -2;
+    }
+    if (request.verbose)
+      errs() << "shardc: accuracy guard: " << kept << " of " << order.size()
+             << " activations in f32: mean cosine "
+             << format("%.5f", cosine) << " on the calibration samples\n";
+    return tried[kept] = cosine;
+  };
+  // Fewest kept activations that reach the target: none, then doubling,
+  // then bisection (the cosine grows, roughly, with what is kept).
+  size_t lo = 0, hi = 0;
+  double c = trial(0);
+  if (c == -2)
+    return {};
+  if (c < target) {
+    hi = 1;
+    while (hi < order.size() && (c = trial(hi)) < target) {
+      if (c == -2)
+        return {};
+      lo = hi;
+      hi = std::min(order.size(), hi * 2);
+    }
+    if (hi >= order.size())
+      hi = order.size();
+    while (hi - lo > 1) {
+      size_t mid = (lo + hi) / 2;
+      double m = trial(mid);
+      if (m == -2)
+        return {};
+      (m >= target ? hi : lo) = mid;
+    }
+  }
+  reached = hi == order.size() && !tried.count(hi) ? 1.0 : tried[hi];
+  return std::vector<int64_t>(order.begin(), order.begin() + hi);
 }

@@ -15,6 +15,9 @@
 #ifndef SHARDC_TOOLS_SHARDC_CALIBRATION_H
 #define SHARDC_TOOLS_SHARDC_CALIBRATION_H
 
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -42,6 +45,23 @@ calibrateRouting(const CalibrationRequest &request, std::string &error);
 /// returns the JSON's path, or empty with `error` set to one line.
 std::string calibrateActivations(const CalibrationRequest &request,
                                  std::string &workDir, std::string &error);
+
+/// --quantize-accuracy: the fewest activations, taken in `order` (most
+/// sensitive first), whose layers stay in floating point for the int8
+/// program's outputs on the samples to reach a mean cosine of `target`
+/// against the fp32 outputs calibrateActivations kept in `workDir`. Each
+/// trial compiles this shardc with `flags` (--quantize=int8,
+/// --quantize-stats, ...) and --quantize-keep, and runs it on every
+/// sample. The cosine is over the rows (last axis) of the float32 outputs
+/// named in `outputs` (all when empty). `reached` is the chosen trial's
+/// cosine; on failure, empty with `error` set.
+std::vector<int64_t> guardAccuracy(const CalibrationRequest &request,
+                                   llvm::ArrayRef<std::string> flags,
+                                   llvm::StringRef workDir,
+                                   llvm::ArrayRef<int64_t> order,
+                                   double target,
+                                   llvm::ArrayRef<std::string> outputs,
+                                   double &reached, std::string &error);
 
 } // namespace shardc
 

@@ -59,6 +59,11 @@ static cl::opt<Emit> emit(
         clEnumValN(Emit::Plan, "plan",
                    "a readable report: the mesh, each weight's sharding, "
                    "every collective with its bytes, memory per rank"),
+        clEnumValN(Emit::QuantReport, "quant-report",
+                   "--quantize's decisions: each linear layer's scheme, "
+                   "SmoothQuant alpha, clipping range and SQNR on the "
+                   "calibration rows, and an SVG chart of the SQNRs beside "
+                   "-o"),
         clEnumValN(Emit::Kern, "kern",
                    "the bufferized kern program with its memory plan (after "
                    "the kern pipeline)"),
@@ -98,6 +103,26 @@ static cl::opt<std::string> calibrationMethod(
              "(default: the largest magnitude seen), percentile (99.99% of "
              "the magnitudes) or entropy (least KL divergence, as TensorRT)"),
     cl::init("minmax"), cl::cat(precisionCat));
+static cl::opt<double> quantizeAccuracy(
+    "quantize-accuracy",
+    cl::desc("--quantize=int8's accuracy guard: keep the least accurate "
+             "layers (lowest SQNR first) in floating point until the "
+             "outputs on the --calibration samples reach this mean cosine "
+             "against fp32 (e.g. 0.99; default off)"),
+    cl::init(0.0), cl::cat(precisionCat));
+static cl::list<std::string> accuracyOutputs(
+    "quantize-accuracy-output",
+    cl::desc("The outputs --quantize-accuracy judges (default: every float "
+             "output; name the meaningful ones, e.g. a pooled embedding "
+             "rather than hidden states at padding positions)"),
+    cl::value_desc("NAME"), cl::CommaSeparated, cl::cat(precisionCat));
+// The accuracy guard's trial compiles: statistics already measured, and
+// the activations whose layers stay in floating point.
+static cl::opt<std::string> quantizeStats("quantize-stats", cl::Hidden,
+                                          cl::cat(precisionCat));
+static cl::list<int64_t> quantizeKeep("quantize-keep", cl::Hidden,
+                                      cl::CommaSeparated,
+                                      cl::cat(precisionCat));
 static cl::opt<std::string> smoothQuant(
     "smoothquant",
     cl::desc("--quantize=int8's SmoothQuant strength: auto (default: chosen "
@@ -372,6 +397,10 @@ static void readFlags(Options &o) {
   o.precision = precision;
   o.quantize = quantize;
   o.calibrationMethod = calibrationMethod;
+  o.quantizeAccuracy = quantizeAccuracy;
+  o.accuracyOutputs.assign(accuracyOutputs.begin(), accuracyOutputs.end());
+  o.quantizeStats = quantizeStats;
+  o.quantizeKeep.assign(quantizeKeep.begin(), quantizeKeep.end());
   o.smoothQuant = smoothQuant;
   o.fusion = !noFusion;
   o.canonicalize = !noCanonicalize;
@@ -574,7 +603,19 @@ std::optional<std::string> parseOptions(int argc, char **argv, Options &o) {
       o.quantize != "int8" && o.quantize != "int8-observe")
     return "--quantize=" + o.quantize +
            ": expected none, int8 or int8-dynamic";
-  if (o.quantize == "int8" && o.calibration.empty())
+  if (o.emit == Emit::QuantReport && o.quantize == "none")
+    return std::string("--emit=quant-report reports what --quantize "
+                       "decided: give --quantize=int8 or int8-dynamic");
+  if (o.quantizeAccuracy != 0 &&
+      (o.quantize != "int8" || !(o.quantizeAccuracy > 0) ||
+       o.quantizeAccuracy > 1))
+    return o.quantize != "int8"
+               ? std::string("--quantize-accuracy guards --quantize=int8 "
+                             "(static, calibrated)")
+               : "--quantize-accuracy=" + std::to_string(o.quantizeAccuracy) +
+                     ": expected a cosine above 0 and at most 1";
+  if (o.quantize == "int8" && o.calibration.empty() &&
+      o.quantizeStats.empty())
     return std::string("--quantize=int8 scales activations by their ranges "
                        "on sample inputs: give --calibration DIR (or use "
                        "--quantize=int8-dynamic)");

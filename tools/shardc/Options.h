@@ -23,7 +23,7 @@
 
 namespace shardc::driver {
 
-enum class Emit { Import, Graph, Dist, Kern, Plan, Cuda, Cpp, Exe };
+enum class Emit { Import, Graph, Dist, Kern, Plan, QuantReport, Cuda, Cpp, Exe };
 
 struct Options {
   // Input.
@@ -42,6 +42,10 @@ struct Options {
   std::string target, precision;
   std::string quantize = "none"; // --quantize
   std::string calibrationMethod = "minmax", smoothQuant = "auto";
+  double quantizeAccuracy = 0;       // --quantize-accuracy (0: no guard)
+  std::vector<std::string> accuracyOutputs; // --quantize-accuracy-output
+  std::string quantizeStats;         // --quantize-stats (the guard's trials)
+  std::vector<int64_t> quantizeKeep; // --quantize-keep
   bool fusion = true, canonicalize = true;
   ProgramOptions program;
   cuda::CompileOptions nvrtc;

@@ -67,6 +67,10 @@ struct GraphPipelineOptions
       *this, "smoothquant",
       llvm::cl::desc("quantize=int8's SmoothQuant alpha: auto, off or 0-1"),
       llvm::cl::init("auto")};
+  ListOption<int64_t> quantizeKeep{
+      *this, "quantize-keep",
+      llvm::cl::desc("quantize=int8: activations whose layers stay in "
+                     "floating point")};
 };
 
 /// What the kern pipeline does: lower to kern, choose layouts, fuse

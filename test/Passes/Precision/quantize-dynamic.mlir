@@ -16,7 +16,7 @@
 // CHECK:       %[[XQ:.*]] = graph.quantize_linear %[[SCALED]], %{{.*}}, %[[ZERO]] : tensor<4x2xf32>, tensor<f32>, tensor<i8> -> tensor<4x2xi8>
 // CHECK-DAG:   %[[WQ:.*]] = graph.constant dense<{{\[\[}}127, -32, 127], [-64, 127, 0]]> : tensor<2x3xi8>
 // CHECK-DAG:   %[[WS:.*]] = graph.constant dense<[0.0157480314, 0.0314960629, 0.00393700786]> : tensor<3xf32>
-// CHECK:       %[[Y:.*]] = graph.linear_int8 %[[XQ]], %[[WQ]] scales %[[WS]] rows %[[S]] : tensor<4x1xf32> bias %arg1 : tensor<3xf32> {activation = "gelu"} : tensor<4x2xi8>, tensor<2x3xi8>, tensor<3xf32> -> tensor<4x3xf32>
+// CHECK:       %[[Y:.*]] = graph.linear_int8 %[[XQ]], %[[WQ]] scales %[[WS]] rows %[[S]] : tensor<4x1xf32> bias %arg1 : tensor<3xf32> {activation = "gelu", graph.quant = {scheme = "dynamic"}} : tensor<4x2xi8>, tensor<2x3xi8>, tensor<3xf32> -> tensor<4x3xf32>
 // CHECK:       return %[[Y]]
 // CHECK-NOT:   graph.linear
 func.func @linear(%x: tensor<4x2xf32>, %b: tensor<3xf32>) -> tensor<4x3xf32> {
@@ -30,7 +30,7 @@ func.func @linear(%x: tensor<4x2xf32>, %b: tensor<3xf32>) -> tensor<4x3xf32> {
 // The residual goes with the int8 product, added after it as graph.linear
 // adds it.
 // CHECK-LABEL: func.func @residual
-// CHECK:       %[[Y:.*]] = graph.linear_int8 {{.*}} rows {{.*}} : tensor<2x3x1xf32> residual %arg1 : tensor<2x3x2xf32> : tensor<2x3x2xi8>, tensor<2x2xi8>, tensor<2xf32> -> tensor<2x3x2xf32>
+// CHECK:       %[[Y:.*]] = graph.linear_int8 {{.*}} rows {{.*}} : tensor<2x3x1xf32> residual %arg1 : tensor<2x3x2xf32> {graph.quant = {scheme = "dynamic"}} : tensor<2x3x2xi8>, tensor<2x2xi8>, tensor<2xf32> -> tensor<2x3x2xf32>
 // CHECK:       return %[[Y]]
 func.func @residual(%x: tensor<2x3x2xf32>, %r: tensor<2x3x2xf32>) -> tensor<2x3x2xf32> {
   %w = graph.constant dense<[[1.0, 0.0], [0.0, 1.0]]> : tensor<2x2xf32>

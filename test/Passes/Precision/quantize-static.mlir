@@ -1,6 +1,7 @@
 // RUN: %shardc-opt %s --split-input-file --verify-diagnostics --graph-quantize-static="stats=%S/Inputs/stats.json smooth=off" | FileCheck %s --check-prefix=OFF
 // RUN: %shardc-opt %s --split-input-file --verify-diagnostics --graph-quantize-static="stats=%S/Inputs/stats.json smooth=0.5" | FileCheck %s --check-prefix=HALF
 // RUN: %shardc-opt %s --split-input-file --verify-diagnostics --graph-quantize-static="stats=%S/Inputs/stats.json" | FileCheck %s --check-prefix=AUTO
+// RUN: %shardc-opt %s --split-input-file --verify-diagnostics --graph-quantize-static="stats=%S/Inputs/stats.json keep=0" | FileCheck %s --check-prefix=KEEP
 // graph-quantize-static with the statistics of Inputs/stats.json: the
 // activation's channels reach 2 and 1 (max |x_j|), the weight's rows 2 and
 // 4 (max |W_j|).
@@ -15,7 +16,8 @@
 // OFF:       %[[XQ:.*]] = graph.quantize_linear %[[X]], %{{.*}}, %{{.*}} : tensor<4x2xf32>, tensor<f32>, tensor<i8> -> tensor<4x2xi8>
 // OFF-DAG:   %[[WQ:.*]] = graph.constant dense<{{\[\[}}127, -32, 127], [-64, 127, 0]]> : tensor<2x3xi8>
 // OFF-DAG:   %[[WS:.*]] = graph.constant dense<[2.480{{[0-9]+}}E-4, 4.960{{[0-9]+}}e-04, 6.200{{[0-9]+}}E-5]> : tensor<3xf32>
-// OFF:       graph.linear_int8 %[[XQ]], %[[WQ]] scales %[[WS]] bias %arg1 : tensor<3xf32> {activation = "gelu"} : tensor<4x2xi8>, tensor<2x3xi8>, tensor<3xf32> -> tensor<4x3xf32>
+// OFF:       graph.linear_int8 %[[XQ]], %[[WQ]] scales %[[WS]] bias %arg1 : tensor<3xf32> {activation = "gelu", graph.quant = {alpha = 0.000000e+00 : f32, clip = 2.000000e+00 : f32, group = 0 : i64, method = "minmax", scheme = "static"}} : tensor<4x2xi8>, tensor<2x3xi8>, tensor<3xf32> -> tensor<4x3xf32>
+// (No sample rows in the statistics: no SQNR.)
 //
 // smooth=0.5 (SmoothQuant's alpha): s = sqrt(a_j / w_j) = 1 and 0.5, so
 // x's channels are divided by 1 and 0.5 (both then reach 2: one scale
@@ -34,6 +36,12 @@
 // AUTO-LABEL: func.func @linear
 // AUTO:       graph.constant dense<[{{.*}}, {{.*}}]> : tensor<2xf32>
 // AUTO:       graph.linear_int8 {{.*}} scales
+//
+// keep=0 (the accuracy guard's choice): the activation's layers stay in
+// floating point, marked for the report.
+// KEEP-LABEL: func.func @linear
+// KEEP:       graph.linear %arg0, %{{.*}} bias %arg1 : tensor<3xf32> {activation = "gelu", graph.quant = {group = 0 : i64, kept = "accuracy guard"}}
+// KEEP-NOT:   graph.linear_int8
 func.func @linear(%x: tensor<4x2xf32>, %b: tensor<3xf32>) -> tensor<4x3xf32> {
   %w = graph.constant dense<[[2.0, -1.0, 0.5], [-1.0, 4.0, 0.0]]> : tensor<2x3xf32>
   %y = graph.linear %x, %w bias %b : tensor<3xf32> {activation = "gelu"} : tensor<4x2xf32>, tensor<2x3xf32> -> tensor<4x3xf32>

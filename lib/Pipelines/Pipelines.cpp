@@ -74,7 +74,11 @@ void shardc::buildGraphPipeline(OpPassManager &pm,
   // yet) their convolutions' residual adds and activations apart.
   pm.addNestedPass<func::FuncOp>(createGraphFuseEpilogues(
       {/*erfGelu=*/!targets.cuda, /*convEpilogues=*/!targets.cuda}));
-  // On the fused linears: their epilogues follow the int32 product.
+  // On the fused linears: their epilogues follow the int32 product. An
+  // imported Q/DQ model's layers first (CPU programs: the int8 GEMMs are
+  // oneDNN's).
+  if (!targets.cuda)
+    pm.addNestedPass<func::FuncOp>(createGraphFoldQdq());
   if (options.quantize == "int8-dynamic")
     pm.addNestedPass<func::FuncOp>(createGraphQuantizeDynamic());
   else if (options.quantize == "int8")

@@ -39,6 +39,19 @@ def GraphQuantizeDynamic : Pass<"graph-quantize-dynamic", "mlir::func::FuncOp"> 
   let dependentDialects = ["shardc::graph::GraphDialect"];
 }
 
+def GraphFoldQdq : Pass<"graph-fold-qdq", "mlir::func::FuncOp"> {
+  let summary = "Run imported Q/DQ linear layers on the int8 kernels";
+  let description = [{
+    A linear layer between DequantizeLinear ops (a model quantized by
+    another tool, QDQ form): an int8 or uint8 activation scaled per tensor
+    times a constant int8 [K, N] weight, symmetric, per tensor or per
+    column, becomes graph.linear_int8 on the quantized operands, with
+    column scales sa * sw and the activation's zero point folded into the
+    bias. See passes/Precision/FoldQdq.cpp.
+  }];
+  let dependentDialects = ["shardc::graph::GraphDialect"];
+}
+
 def GraphQuantizeObserve : Pass<"graph-quantize-observe", "mlir::func::FuncOp"> {
   let summary = "Return the activations static int8 quantization will scale";
   let description = [{

@@ -60,7 +60,7 @@ static cl::opt<Emit> emit(
                    "a readable report: the mesh, each weight's sharding, "
                    "every collective with its bytes, memory per rank"),
         clEnumValN(Emit::QuantReport, "quant-report",
-                   "--quantize's decisions: each linear layer's scheme, "
+                   "quantization's decisions: each linear layer's scheme, "
                    "SmoothQuant alpha, clipping range and SQNR on the "
                    "calibration rows, and an SVG chart of the SQNRs beside "
                    "-o"),
@@ -338,7 +338,13 @@ __attribute__((no_sanitize("vptr"))) static void hideBackendOptions() {
                                       &plannerCat, &outputCat};
   for (auto &entry : cl::getRegisteredOptions()) {
     cl::Option *opt = entry.getValue();
-    bool shown = entry.getKey().starts_with("mlir-") ||
+    // MLIR's printer minutiae stay behind --help-hidden with LLVM's (the
+    // pass-manager and IR-printing flags are listed).
+    bool minutia = llvm::is_contained(
+        {StringRef("mlir-print-value-users"),
+         StringRef("mlir-print-skip-regions")},
+        entry.getKey());
+    bool shown = (entry.getKey().starts_with("mlir-") && !minutia) ||
                  llvm::is_contained({StringRef("help"), StringRef("help-list"),
                                      StringRef("version")},
                                     entry.getKey());
@@ -603,9 +609,6 @@ std::optional<std::string> parseOptions(int argc, char **argv, Options &o) {
       o.quantize != "int8" && o.quantize != "int8-observe")
     return "--quantize=" + o.quantize +
            ": expected none, int8 or int8-dynamic";
-  if (o.emit == Emit::QuantReport && o.quantize == "none")
-    return std::string("--emit=quant-report reports what --quantize "
-                       "decided: give --quantize=int8 or int8-dynamic");
   if (o.quantizeAccuracy != 0 &&
       (o.quantize != "int8" || !(o.quantizeAccuracy > 0) ||
        o.quantizeAccuracy > 1))

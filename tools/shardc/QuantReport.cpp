@@ -1,12 +1,15 @@
 //===- QuantReport.cpp - what quantization did, for --emit=quant-report ---===//
 
 #include "QuantReport.h"
+#include "Session.h"
 
 #include "dialects/Graph/IR/GraphOps.h"
 #include "passes/Precision/Quantize.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/Path.h"
 
 #include <algorithm>
 #include <cmath>
@@ -69,10 +72,12 @@ std::vector<Row> rowsOf(ModuleOp module) {
       bool constant =
           op->getOperand(1).getDefiningOp<shardc::graph::ConstantOp>();
       auto kept = info ? info.getAs<StringAttr>("kept") : StringAttr();
-      r.decision = kept ? "f32: " + kept.str()
-                   : constant
-                       ? std::string("f32: not an f32 [K, N] weight")
-                       : std::string("f32: no constant weight");
+      auto type = cast<ShapedType>(op->getOperand(1).getType());
+      bool f32Matrix = type.getRank() == 2 && type.getElementType().isF32();
+      r.decision = kept               ? "f32: " + kept.str()
+                   : !constant        ? std::string("f32: no constant weight")
+                   : !f32Matrix       ? std::string("f32: not an f32 [K, N] weight")
+                                      : std::string("f32: not quantized");
     }
     rows.push_back(std::move(r));
   });
@@ -184,4 +189,26 @@ std::string shardc::quantSvg(ModuleOp module) {
   }
   os << "</svg>\n";
   return s;
+}
+
+int shardc::driver::writeQuantReport(const Options &o, ModuleOp module) {
+  std::string svgPath;
+  if (o.outputFile != "-") {
+    if (std::string svg = quantSvg(module); !svg.empty()) {
+      SmallString<128> p(o.outputFile);
+      sys::path::replace_extension(p, "sqnr.svg");
+      svgPath = p.str().str();
+      std::error_code ec;
+      raw_fd_ostream out(svgPath, ec);
+      if (ec)
+        return fatal("cannot write '" + svgPath + "': " + ec.message());
+      out << svg;
+    }
+  }
+  std::error_code ec;
+  raw_fd_ostream os(o.outputFile, ec);
+  if (ec)
+    return fatal("cannot write '" + o.outputFile + "': " + ec.message());
+  printQuantReport(os, o.inputFile, module, svgPath);
+  return 0;
 }

@@ -11,6 +11,8 @@
 #ifndef SHARDC_TOOLS_SHARDC_QUANTREPORT_H
 #define SHARDC_TOOLS_SHARDC_QUANTREPORT_H
 
+#include "Options.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -25,6 +27,13 @@ void printQuantReport(llvm::raw_ostream &os, llvm::StringRef model,
 
 /// The SQNR bar chart (empty without a static layer).
 std::string quantSvg(mlir::ModuleOp module);
+
+namespace driver {
+/// --emit=quant-report: the report to -o (or stdout), its SQNR chart
+/// beside a named output (OUT minus its extension, ".sqnr.svg"). The exit
+/// status.
+int writeQuantReport(const Options &o, mlir::ModuleOp module);
+} // namespace driver
 
 } // namespace shardc
 

@@ -18,11 +18,10 @@
 #include "Options.h"
 #include "PlanPhase.h"
 #include "QuantReport.h"
+#include "QuantizePhase.h"
 #include "Session.h"
 #include "Version.h"
 #include "dialects/Dist/IR/DistOps.h"
-#include "dialects/Graph/IR/GraphOps.h"
-#include "passes/Precision/Quantize.h"
 #include "passes/Sharding/Passes.h"
 #include "shardc/Conversion/Passes.h"
 #include "shardc/Pipelines/Pipelines.h"
@@ -74,25 +73,6 @@ static int runClusterCalibration(StringRef output, int64_t ranks) {
   if (!spec)
     return fatal(toString(spec.takeError()));
   return 0;
-}
-
-/// What --calibration compiles: the model file for one CPU rank, in a
-/// process of its own, with the shape flags of this compile.
-static shardc::CalibrationRequest calibrationRequest(const Options &o,
-                                                     const char *argv0) {
-  shardc::CalibrationRequest request;
-  request.shardc = sys::fs::getMainExecutable(
-      argv0, reinterpret_cast<void *>(&runClusterCalibration));
-  request.model = o.inputFile;
-  for (const std::string &arg : o.inputShapes)
-    request.flags.push_back("--input-shape=" + arg);
-  for (const std::string &arg : o.constInputs)
-    request.flags.push_back("--const-input=" + arg);
-  if (!o.canonicalize)
-    request.flags.push_back("--no-canonicalize");
-  request.dir = o.calibration;
-  request.verbose = o.verbose;
-  return request;
 }
 
 /// --calibration DIR: the routing of the sample inputs on one rank, one
@@ -151,88 +131,6 @@ static bool reportFusion(Session &s, const Options &o,
   return true;
 }
 
-/// --quantize-accuracy: the activations whose layers stay in floating
-/// point. Their order of sensitivity comes from the static pass itself (a
-/// graph pipeline on a copy of the module: each layer's SQNR on the
-/// calibration rows, an activation ranked by its worst layer); the guard
-/// then compiles and runs trials (Calibration.h). False after fatal().
-static bool guardAccuracy(Session &s, const Options &o, const char *argv0,
-                          const std::string &work, const std::string &stats,
-                          std::vector<int64_t> &keep) {
-  mlir::OwningOpRef<mlir::ModuleOp> trial = s.module->clone();
-  if (!s.run(
-          *trial,
-          [&](mlir::PassManager &pm) {
-            addGraphPipeline(pm, o, o.fusion, stats);
-          },
-          "graph pipeline (accuracy guard)"))
-    return false;
-  std::map<int64_t, double> worst;
-  trial->walk([&](shardc::graph::LinearInt8Op op) {
-    auto info = op->getAttrOfType<mlir::DictionaryAttr>(
-        shardc::quant::kQuantAttr);
-    auto group = info ? info.getAs<mlir::IntegerAttr>("group")
-                      : mlir::IntegerAttr();
-    auto sqnr = info ? info.getAs<mlir::FloatAttr>("sqnr_db")
-                     : mlir::FloatAttr();
-    if (!group)
-      return;
-    double db = sqnr ? sqnr.getValueAsDouble() : 0.0;
-    auto [it, inserted] = worst.try_emplace(group.getInt(), db);
-    if (!inserted)
-      it->second = std::min(it->second, db);
-  });
-  std::vector<int64_t> order;
-  for (auto &[group, db] : worst)
-    order.push_back(group);
-  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
-    return worst[a] < worst[b];
-  });
-  std::vector<std::string> flags = {
-      "--quantize=int8", "--quantize-stats=" + stats,
-      "--calibration-method=" + o.calibrationMethod,
-      "--smoothquant=" + o.smoothQuant};
-  std::string error;
-  double reached = 0;
-  keep = shardc::guardAccuracy(calibrationRequest(o, argv0), flags, work,
-                               order, o.quantizeAccuracy, o.accuracyOutputs,
-                               reached, error);
-  if (!error.empty())
-    return fatal(error), false;
-  if (o.verbose || !keep.empty())
-    errs() << "shardc: --quantize-accuracy=" << format("%g", o.quantizeAccuracy)
-           << ": "
-           << keep.size() << " of " << order.size()
-           << " activations keep their layers in floating point (mean "
-              "cosine "
-           << format("%.5f", reached) << " on the calibration samples)\n";
-  return true;
-}
-
-/// --emit=quant-report: the report to -o (or stdout), its SQNR chart
-/// beside a named output (OUT minus its extension, ".sqnr.svg").
-static int writeQuantReport(const Options &o, mlir::ModuleOp module) {
-  std::string svgPath;
-  if (o.outputFile != "-") {
-    if (std::string svg = shardc::quantSvg(module); !svg.empty()) {
-      SmallString<128> p(o.outputFile);
-      sys::path::replace_extension(p, "sqnr.svg");
-      svgPath = p.str().str();
-      std::error_code ec;
-      raw_fd_ostream out(svgPath, ec);
-      if (ec)
-        return fatal("cannot write '" + svgPath + "': " + ec.message());
-      out << svg;
-    }
-  }
-  std::error_code ec;
-  raw_fd_ostream os(o.outputFile, ec);
-  if (ec)
-    return fatal("cannot write '" + o.outputFile + "': " + ec.message());
-  shardc::printQuantReport(os, o.inputFile, module, svgPath);
-  return 0;
-}
-
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::SetVersionPrinter([](raw_ostream &os) {
@@ -270,32 +168,20 @@ int main(int argc, char **argv) {
               "graph pipeline (without fusion)"))
         return 1;
     }
-    // --quantize=int8: the activations' ranges on the samples first (an
-    // accuracy-guard trial gets them made), then the guard's choice of
-    // layers kept in floating point.
-    std::string quantWork, quantStats = o.quantizeStats;
-    std::vector<int64_t> keep = o.quantizeKeep;
-    if (o.quantize == "int8" && quantStats.empty()) {
-      std::string error;
-      quantStats = shardc::calibrateActivations(calibrationRequest(o, argv[0]),
-                                                quantWork, error);
-      if (quantStats.empty() ||
-          (o.quantizeAccuracy > 0 &&
-           !guardAccuracy(s, o, argv[0], quantWork, quantStats, keep))) {
-        if (!quantWork.empty())
-          sys::fs::remove_directories(quantWork);
-        return error.empty() ? 1 : fatal(error);
-      }
-      s.stage("calibrated activations");
-    }
-    bool graphOk = s.run(
-        [&](mlir::PassManager &pm) {
-          addGraphPipeline(pm, o, o.fusion, quantStats, keep);
-        },
-        "graph pipeline");
-    if (!quantWork.empty())
-      sys::fs::remove_directories(quantWork);
-    if (!graphOk)
+    // --quantize=int8: the activations' statistics, and the layers the
+    // accuracy guard keeps in floating point, first.
+    QuantizeRun quant;
+    auto graphPipeline = [&](mlir::PassManager &pm, const std::string &stats,
+                             llvm::ArrayRef<int64_t> keep) {
+      addGraphPipeline(pm, o, o.fusion, stats, keep);
+    };
+    if (!prepareQuantization(s, o, argv[0], graphPipeline, quant))
+      return 1;
+    if (!s.run(
+            [&](mlir::PassManager &pm) {
+              graphPipeline(pm, quant.stats, quant.keep);
+            },
+            "graph pipeline"))
       return 1;
     s.stage("graph optimized");
     if (o.emit == Emit::QuantReport)

@@ -407,7 +407,7 @@ void *sc_dnnl_matmul_create(const sc_desc *a, const sc_desc *b,
 void sc_dnnl_matmul_run(void *h, const void *a, const void *b,
                         const void *bias, const void *residual, void *y);
 /* graph.linear_int8 (kern.matmul_int8): y = epilogue((a x b) * a_scale *
- * b_scale + bias) + residual. a int8 [.., M, K], b int8 [1.., K, N] (packed
+ * b_scale + bias) + residual. a int8 or uint8 [.., M, K], b int8 [1.., K, N] (packed
  * once when read-only), y f32 [.., M, N]; a_scale (nullable) f32 [.., M, 1]
  * (per row; null when a's per-tensor scale is folded into b_scale),
  * b_scale f32 [N] (per column), bias (nullable) f32 [1.., 1, N], residual

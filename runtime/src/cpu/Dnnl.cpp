@@ -650,11 +650,12 @@ extern "C" void *sc_dnnl_matmul_int8_create(
             residual && !sameShape(residual, y) ? ", residual not y's" : "");
     return nullptr;
   }
-  if (a->dtype != kI8 || b->dtype != kI8 || y->dtype != kF32 ||
+  if ((a->dtype != kI8 && a->dtype != kU8) || b->dtype != kI8 ||
+      y->dtype != kF32 ||
       (a_scale && a_scale->dtype != kF32) || b_scale->dtype != kF32 ||
       (bias && bias->dtype != kF32) || (residual && residual->dtype != kF32)) {
-    sc_fail("oneDNN int8 matmul: dtypes %s x %s -> %s (need int8 x int8 -> "
-            "float32, float32 scales, bias and residual)",
+    sc_fail("oneDNN int8 matmul: dtypes %s x %s -> %s (need int8 or uint8 "
+            "x int8 -> float32, float32 scales, bias and residual)",
             dtypeName(a->dtype), dtypeName(b->dtype), dtypeName(y->dtype));
     return nullptr;
   }
@@ -678,7 +679,7 @@ extern "C" void *sc_dnnl_matmul_int8_create(
     // as a [rows, 1] tensor, would take its reference kernel).
     dnnl::memory::dim k = a->dims[r - 1], n = y->dims[r - 1];
     dnnl::memory::dim rows = elementsOf(y) / n;
-    auto amd = plainDesc({1, rows, k}, dt::s8);
+    auto amd = plainDesc({1, rows, k}, a->dtype == kU8 ? dt::u8 : dt::s8);
     auto bmd = plainDesc({1, k, n}, dt::s8);
     auto ymd = plainDesc({1, rows, n}, dt::f32);
     auto rowMd = plainDesc({1, rows, 1}, dt::f32);

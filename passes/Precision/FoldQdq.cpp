@@ -1,0 +1,143 @@
+//===- FoldQdq.cpp - the graph-fold-qdq pass -------------------------------===//
+//
+// A model another tool quantized (ONNX Runtime's quantize_static in QDQ
+// form, TensorRT's explicit quantization) reaches the graph as float ops
+// between QuantizeLinear / DequantizeLinear pairs:
+//
+//   y = linear(dequantize_linear(aq, sa, za), dequantize_linear(Wq, sw, 0))
+//       + bias, activation, residual
+//
+// with aq int8 or uint8 scaled per tensor (sa, za scalars) and Wq a
+// constant int8 [K, N] matrix, symmetric, per tensor or per column (axis 1).
+// This pass runs that product on the int8 kernels: since
+//
+//   y[n] = sa sw[n] (sum_k aq[k] Wq[k, n] - za sum_k Wq[k, n]) + bias[n]
+//
+// it becomes graph.linear_int8(aq, Wq) with column scales sa * sw[n] and
+// the zero point's term folded into the bias at compile time; the
+// activation and residual stay in its epilogue. The Q/DQ pair's quantize
+// still runs (one map producing aq); the dequantized f32 copies of the
+// activation and of the weight go away.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Precision/Passes.h"
+#include "passes/Precision/Quantize.h"
+
+#include "dialects/Graph/IR/ConstantEval.h"
+
+#include <cstring>
+
+namespace shardc {
+#define GEN_PASS_DEF_GRAPHFOLDQDQ
+#include "passes/Precision/Passes.h.inc"
+} // namespace shardc
+
+using namespace mlir;
+using namespace shardc;
+
+namespace {
+
+constexpr int64_t kMaxElements = int64_t(1) << 26;
+
+/// The elements of a constant operand, or nothing.
+std::optional<graph::HostTensor> constantOf(Value v) {
+  auto c = v.getDefiningOp<graph::ConstantOp>();
+  if (!c || c->hasAttr(graph::kSourceAttr))
+    return std::nullopt;
+  auto attr = dyn_cast<ElementsAttr>(c.getValue());
+  if (!attr || graph::isShapeOnly(attr))
+    return std::nullopt;
+  return graph::readElements(attr, kMaxElements);
+}
+
+/// A one-element constant's value, or nothing.
+std::optional<double> scalarOf(Value v) {
+  std::optional<graph::HostTensor> t = constantOf(v);
+  if (!t || t->numel() != 1)
+    return std::nullopt;
+  return t->isFloat() ? t->f(0) : double(t->i(0));
+}
+
+bool isInt8(Type t) {
+  auto i = dyn_cast<IntegerType>(getElementTypeOrSelf(t));
+  return i && i.getWidth() == 8;
+}
+
+/// Rewrites `op` when it reads the Q/DQ form above; false otherwise.
+bool fold(graph::LinearOp op) {
+  auto a = op.getA().getDefiningOp<graph::DequantizeLinearOp>();
+  auto w = op.getB().getDefiningOp<graph::DequantizeLinearOp>();
+  auto yType = dyn_cast<RankedTensorType>(op.getOutput().getType());
+  if (!a || !w || !yType || !yType.getElementType().isF32() ||
+      !isInt8(a.getInput().getType()) || !isInt8(w.getInput().getType()) ||
+      cast<IntegerType>(getElementTypeOrSelf(w.getInput().getType()))
+          .isUnsigned())
+    return false;
+  auto wType = dyn_cast<RankedTensorType>(w.getInput().getType());
+  if (!wType || wType.getRank() != 2)
+    return false;
+  int64_t k = wType.getDimSize(0), n = wType.getDimSize(1);
+  // The activation: per tensor.
+  std::optional<double> sa = scalarOf(a.getScale());
+  std::optional<double> za = scalarOf(a.getZeroPoint());
+  // The weight: constant, symmetric, per tensor or per column.
+  std::optional<graph::HostTensor> wq = constantOf(w.getInput());
+  std::optional<graph::HostTensor> sw = constantOf(w.getScale());
+  std::optional<graph::HostTensor> zw = constantOf(w.getZeroPoint());
+  if (!sa || !za || !wq || !sw || !zw ||
+      (sw->numel() != 1 && (sw->numel() != n || w.getAxis() != 1)))
+    return false;
+  for (int64_t i = 0; i < zw->numel(); ++i)
+    if (zw->i(i) != 0)
+      return false;
+  std::optional<graph::HostTensor> bias;
+  if (Value b = op.getBias()) {
+    bias = constantOf(b);
+    if (!bias || bias->numel() != n)
+      return false;
+  }
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  std::vector<float> scales(n), newBias(n, 0.0f);
+  for (int64_t j = 0; j < n; ++j) {
+    double s = *sa * sw->f(sw->numel() == 1 ? 0 : j);
+    scales[j] = static_cast<float>(s);
+    double colsum = 0;
+    for (int64_t i = 0; i < k; ++i)
+      colsum += double(wq->i(i * n + j));
+    newBias[j] = static_cast<float>((bias ? bias->f(j) : 0.0) -
+                                    s * *za * colsum);
+  }
+  auto vec = [&](ArrayRef<float> v) {
+    auto type = RankedTensorType::get({n}, b.getF32Type());
+    return b.create<graph::ConstantOp>(loc,
+                                       DenseElementsAttr::get(type, v));
+  };
+  bool needBias = bias || *za != 0;
+  auto y = b.create<graph::LinearInt8Op>(
+      loc, yType, a.getInput(), w.getInput(), Value(), vec(scales),
+      needBias ? Value(vec(newBias)) : Value(), op.getResidual(),
+      op.getActivationAttr());
+  y->setAttr(quant::kQuantAttr,
+             b.getDictionaryAttr(
+                 b.getNamedAttr("scheme", b.getStringAttr("imported QDQ"))));
+  op.getOutput().replaceAllUsesWith(y.getResult());
+  op.erase();
+  for (Operation *dq : {a.getOperation(), w.getOperation()})
+    if (dq->use_empty())
+      dq->erase();
+  return true;
+}
+
+struct GraphFoldQdqPass
+    : shardc::impl::GraphFoldQdqBase<GraphFoldQdqPass> {
+  void runOnOperation() override {
+    SmallVector<graph::LinearOp> linears;
+    getOperation().walk([&](graph::LinearOp op) { linears.push_back(op); });
+    for (graph::LinearOp op : linears)
+      fold(op);
+  }
+};
+
+} // namespace

@@ -1,0 +1,104 @@
+"""A QDQ model of an fp32 ONNX model, as ONNX Runtime's quantize_static
+writes one (QuantFormat.QDQ, MinMax, per-channel weights): every MatMul of
+an activation by a float [K, N] initializer reads
+
+    DequantizeLinear(QuantizeLinear(x, sa, za), sa, za)     uint8, per tensor
+    DequantizeLinear(Wq, sw, 0, axis=1)                     int8, per column
+
+  make_qdq.py MODEL.onnx OUT.onnx CALIBRATION_DIR [CALIBRATION_DIR ...]
+  make_qdq.py --run MODEL.onnx OUTDIR NAME=FILE.npy ...
+                  runs a model on ONNX Runtime, its outputs as OUTDIR/NAME.npy
+
+The activation ranges come from running ONNX Runtime on the calibration
+samples (each folder holds NAME.npy per input), asymmetric uint8 over
+[min(x, 0), max(x, 0)] as quantize_static's default (activation_type
+QUInt8, MinMax); the weights are symmetric int8 per output column
+(weight_type QInt8, per_channel=True). onnxruntime.quantization itself
+cannot run here (it needs onnx >= 1.13; Debian has 1.12), so the graph is
+written with onnx.helper.
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import helper, numpy_helper
+
+
+def run():
+    model, outdir = sys.argv[2], sys.argv[3]
+    feeds = {a.split("=", 1)[0]: np.load(a.split("=", 1)[1]) for a in sys.argv[4:]}
+    sess = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
+    names = [o.name for o in sess.get_outputs()]
+    os.makedirs(outdir, exist_ok=True)
+    for name, value in zip(names, sess.run(names, feeds)):
+        np.save(os.path.join(outdir, name + ".npy"), value)
+
+
+def main():
+    if sys.argv[1] == "--run":
+        return run()
+    src, dst, dirs = sys.argv[1], sys.argv[2], sys.argv[3:]
+    m = onnx.load(src)
+    g = m.graph
+    inits = {t.name: t for t in g.initializer}
+    targets = [n for n in g.node if n.op_type == "MatMul" and n.input[1] in inits
+               and len(inits[n.input[1]].dims) == 2
+               and inits[n.input[1]].data_type == onnx.TensorProto.FLOAT]
+    # The activations' ranges: each MatMul's input as an extra output.
+    probe = onnx.load(src)
+    have = {o.name for o in probe.graph.output}
+    acts = sorted({n.input[0] for n in targets})
+    for a in acts:
+        if a not in have:
+            probe.graph.output.append(helper.make_tensor_value_info(a, onnx.TensorProto.FLOAT, None))
+    sess = ort.InferenceSession(probe.SerializeToString(), providers=["CPUExecutionProvider"])
+    names = [o.name for o in sess.get_outputs()]
+    lo = {a: 0.0 for a in acts}
+    hi = {a: 0.0 for a in acts}
+    for d in dirs:
+        feeds = {f[:-4]: np.load(os.path.join(d, f)) for f in os.listdir(d) if f.endswith(".npy")}
+        for name, value in zip(names, sess.run(None, feeds)):
+            if name in lo:
+                lo[name] = min(lo[name], float(value.min()))
+                hi[name] = max(hi[name], float(value.max()))
+    nodes = []
+    done = {}
+    for n in g.node:
+        if n not in targets:
+            nodes.append(n)
+            continue
+        x, wname = n.input[0], n.input[1]
+        if x not in done:
+            scale = max(hi[x] - lo[x], 1e-12) / 255.0
+            zp = int(np.clip(round(-lo[x] / scale), 0, 255))
+            p = "qdq_%d_" % len(done)
+            g.initializer.extend([numpy_helper.from_array(np.array(scale, np.float32), p + "s"),
+                                  numpy_helper.from_array(np.array(zp, np.uint8), p + "z")])
+            nodes += [helper.make_node("QuantizeLinear", [x, p + "s", p + "z"], [p + "q"]),
+                      helper.make_node("DequantizeLinear", [p + "q", p + "s", p + "z"], [p + "dq"])]
+            done[x] = p + "dq"
+        w = numpy_helper.to_array(inits[wname])
+        ws = np.maximum(np.abs(w).max(0), 1e-12) / 127.0
+        wq = np.clip(np.rint(w / ws), -127, 127).astype(np.int8)
+        p = "qdqw_%s_" % n.name.replace("/", "_")
+        g.initializer.extend([numpy_helper.from_array(wq, p + "q"),
+                              numpy_helper.from_array(ws.astype(np.float32), p + "s"),
+                              numpy_helper.from_array(np.zeros(ws.shape, np.int8), p + "z")])
+        nodes += [helper.make_node("DequantizeLinear", [p + "q", p + "s", p + "z"], [p + "w"], axis=1),
+                  helper.make_node("MatMul", [done[x], p + "w"], list(n.output), name=n.name)]
+    del g.node[:]
+    g.node.extend(nodes)
+    used = {i for n in g.node for i in n.input}
+    keep = [t for t in g.initializer if t.name in used]
+    del g.initializer[:]
+    g.initializer.extend(keep)
+    if m.opset_import[0].version < 13:
+        sys.exit("make_qdq.py: per-axis DequantizeLinear needs opset 13")
+    onnx.save(m, dst)
+    print("%d MatMuls quantized, %d activations" % (len(targets), len(done)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,52 @@
+// RUN: %shardc-opt %s --split-input-file --graph-fold-qdq | FileCheck %s
+// graph-fold-qdq: an imported Q/DQ linear layer runs on the int8 kernels.
+// The activation is uint8 per tensor (scale 0.5, zero point 10), the
+// weight int8 per column (scales 0.25 and 2): the column scales become
+// 0.5 * 0.25 = 0.125 and 0.5 * 2 = 1, and the zero point's term folds into
+// the bias: b[n] - 0.5 * sw[n] * 10 * sum_k Wq[k, n], with the column sums
+// 1 + 3 = 4 and 2 - 4 = -2: 1 - 0.125 * 40 = -4 and -1 - 1 * 10 * -2 = 19.
+// CHECK-LABEL: func.func @linear
+// CHECK-DAG:   %[[S:.*]] = graph.constant dense<[1.250000e-01, 1.000000e+00]> : tensor<2xf32>
+// CHECK-DAG:   %[[B:.*]] = graph.constant dense<[-4.000000e+00, 1.900000e+01]> : tensor<2xf32>
+// CHECK:       %[[Y:.*]] = graph.linear_int8 %arg0, %{{.*}} scales %[[S]] bias %[[B]] : tensor<2xf32> {activation = "relu", graph.quant = {scheme = "imported QDQ"}} : tensor<4x2xui8>, tensor<2x2xi8>, tensor<2xf32> -> tensor<4x2xf32>
+// CHECK-NOT:   graph.dequantize_linear
+// CHECK:       return %[[Y]]
+func.func @linear(%aq: tensor<4x2xui8>) -> tensor<4x2xf32> {
+  %sa = graph.constant dense<0.5> : tensor<f32>
+  %za = graph.constant dense<10> : tensor<ui8>
+  %a = graph.dequantize_linear %aq, %sa, %za : tensor<4x2xui8>, tensor<f32>, tensor<ui8> -> tensor<4x2xf32>
+  %wq = graph.constant dense<[[1, 2], [3, -4]]> : tensor<2x2xi8>
+  %sw = graph.constant dense<[0.25, 2.0]> : tensor<2xf32>
+  %zw = graph.constant dense<0> : tensor<2xi8>
+  %w = graph.dequantize_linear %wq, %sw, %zw {axis = 1 : i64} : tensor<2x2xi8>, tensor<2xf32>, tensor<2xi8> -> tensor<2x2xf32>
+  %b = graph.constant dense<[1.0, -1.0]> : tensor<2xf32>
+  %y = graph.linear %a, %w bias %b : tensor<2xf32> {activation = "relu"} : tensor<4x2xf32>, tensor<2x2xf32> -> tensor<4x2xf32>
+  return %y : tensor<4x2xf32>
+}
+
+// -----
+
+// What stays: an asymmetric weight (its zero point is not 0), a weight
+// scaled per row (axis 0), and an activation scaled per channel.
+// CHECK-LABEL: func.func @kept
+// CHECK-COUNT-3: graph.linear %
+// CHECK-NOT:   graph.linear_int8
+func.func @kept(%aq: tensor<4x2xi8>, %ac: tensor<4x2xi8>) -> (tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>) {
+  %sa = graph.constant dense<0.5> : tensor<f32>
+  %za = graph.constant dense<0> : tensor<i8>
+  %a = graph.dequantize_linear %aq, %sa, %za : tensor<4x2xi8>, tensor<f32>, tensor<i8> -> tensor<4x2xf32>
+  %wq = graph.constant dense<[[1, 2], [3, -4]]> : tensor<2x2xi8>
+  %sw = graph.constant dense<[0.25, 2.0]> : tensor<2xf32>
+  %z1 = graph.constant dense<[0, 1]> : tensor<2xi8>
+  %w1 = graph.dequantize_linear %wq, %sw, %z1 {axis = 1 : i64} : tensor<2x2xi8>, tensor<2xf32>, tensor<2xi8> -> tensor<2x2xf32>
+  %y1 = graph.linear %a, %w1 : tensor<4x2xf32>, tensor<2x2xf32> -> tensor<4x2xf32>
+  %z0 = graph.constant dense<0> : tensor<2xi8>
+  %w0 = graph.dequantize_linear %wq, %sw, %z0 {axis = 0 : i64} : tensor<2x2xi8>, tensor<2xf32>, tensor<2xi8> -> tensor<2x2xf32>
+  %y2 = graph.linear %a, %w0 : tensor<4x2xf32>, tensor<2x2xf32> -> tensor<4x2xf32>
+  %sc = graph.constant dense<[0.5, 0.25]> : tensor<2xf32>
+  %zc = graph.constant dense<0> : tensor<2xi8>
+  %c = graph.dequantize_linear %ac, %sc, %zc {axis = 1 : i64} : tensor<4x2xi8>, tensor<2xf32>, tensor<2xi8> -> tensor<4x2xf32>
+  %w2 = graph.dequantize_linear %wq, %sw, %z0 {axis = 1 : i64} : tensor<2x2xi8>, tensor<2xf32>, tensor<2xi8> -> tensor<2x2xf32>
+  %y3 = graph.linear %c, %w2 : tensor<4x2xf32>, tensor<2x2xf32> -> tensor<4x2xf32>
+  return %y1, %y2, %y3 : tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>
+}

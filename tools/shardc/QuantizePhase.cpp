@@ -1,0 +1,114 @@
+//===- QuantizePhase.cpp - what --quantize=int8 needs first ----------------===//
+
+#include "QuantizePhase.h"
+
+#include "dialects/Graph/IR/GraphOps.h"
+#include "passes/Precision/Quantize.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <map>
+
+using namespace llvm;
+using namespace shardc;
+using namespace shardc::driver;
+
+QuantizeRun::~QuantizeRun() {
+  if (!work.empty())
+    sys::fs::remove_directories(work);
+}
+
+CalibrationRequest driver::calibrationRequest(const Options &o,
+                                              const char *argv0) {
+  CalibrationRequest request;
+  request.shardc = sys::fs::getMainExecutable(
+      argv0, reinterpret_cast<void *>(&driver::calibrationRequest));
+  request.model = o.inputFile;
+  for (const std::string &arg : o.inputShapes)
+    request.flags.push_back("--input-shape=" + arg);
+  for (const std::string &arg : o.constInputs)
+    request.flags.push_back("--const-input=" + arg);
+  if (!o.canonicalize)
+    request.flags.push_back("--no-canonicalize");
+  request.dir = o.calibration;
+  request.verbose = o.verbose;
+  return request;
+}
+
+/// --quantize-accuracy: the activations whose layers stay in floating
+/// point. Their order of sensitivity comes from the static pass itself (a
+/// graph pipeline on a copy of the module: each layer's SQNR on the
+/// calibration rows, an activation ranked by its worst layer); the guard
+/// then compiles and runs trials (Calibration.h). False after fatal().
+static bool guard(Session &s, const Options &o, const char *argv0,
+                  GraphPipeline graphPipeline, QuantizeRun &run) {
+  mlir::OwningOpRef<mlir::ModuleOp> trial = s.module->clone();
+  if (!s.run(
+          *trial,
+          [&](mlir::PassManager &pm) { graphPipeline(pm, run.stats, {}); },
+          "graph pipeline (accuracy guard)"))
+    return false;
+  std::map<int64_t, double> worst;
+  trial->walk([&](graph::LinearInt8Op op) {
+    auto info = op->getAttrOfType<mlir::DictionaryAttr>(quant::kQuantAttr);
+    auto group =
+        info ? info.getAs<mlir::IntegerAttr>("group") : mlir::IntegerAttr();
+    auto sqnr =
+        info ? info.getAs<mlir::FloatAttr>("sqnr_db") : mlir::FloatAttr();
+    if (!group)
+      return;
+    double db = sqnr ? sqnr.getValueAsDouble() : 0.0;
+    auto [it, inserted] = worst.try_emplace(group.getInt(), db);
+    if (!inserted)
+      it->second = std::min(it->second, db);
+  });
+  std::vector<int64_t> order;
+  for (auto &[group, db] : worst)
+    order.push_back(group);
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+    return worst[a] < worst[b];
+  });
+  std::vector<std::string> flags = {
+      "--quantize=int8", "--quantize-stats=" + run.stats,
+      "--calibration-method=" + o.calibrationMethod,
+      "--smoothquant=" + o.smoothQuant};
+  std::string error;
+  double reached = 0;
+  run.keep = guardAccuracy(calibrationRequest(o, argv0), flags, run.work,
+                           order, o.quantizeAccuracy, o.accuracyOutputs,
+                           reached, error);
+  if (!error.empty())
+    return fatal(error), false;
+  if (o.verbose || !run.keep.empty())
+    errs() << "shardc: --quantize-accuracy=" << format("%g", o.quantizeAccuracy)
+           << ": " << run.keep.size() << " of " << order.size()
+           << " activations keep their layers in floating point (mean "
+              "cosine "
+           << format("%.5f", reached) << " on the calibration samples)\n";
+  return true;
+}
+
+bool driver::prepareQuantization(Session &s, const Options &o,
+                                 const char *argv0,
+                                 GraphPipeline graphPipeline,
+                                 QuantizeRun &run) {
+  if (o.quantize != "int8")
+    return true;
+  run.keep = o.quantizeKeep;
+  if (!o.quantizeStats.empty()) { // an accuracy-guard trial
+    run.stats = o.quantizeStats;
+    return true;
+  }
+  std::string error;
+  run.stats =
+      calibrateActivations(calibrationRequest(o, argv0), run.work, error);
+  if (run.stats.empty())
+    return fatal(error), false;
+  if (o.quantizeAccuracy > 0 && !guard(s, o, argv0, graphPipeline, run))
+    return false;
+  s.stage("calibrated activations");
+  return true;
+}

@@ -1,0 +1,53 @@
+//===- QuantizePhase.h - what --quantize=int8 needs before the graph pipeline -*- C++ -*-===//
+//
+// Static int8 (--quantize=int8) needs the activations' statistics before
+// the graph pipeline runs graph-quantize-static: calibration
+// (Calibration.h) measures them, or an accuracy-guard trial is given them
+// (--quantize-stats); then --quantize-accuracy's guard chooses the
+// activations whose layers stay in floating point.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_TOOLS_SHARDC_QUANTIZEPHASE_H
+#define SHARDC_TOOLS_SHARDC_QUANTIZEPHASE_H
+
+#include "Calibration.h"
+#include "Options.h"
+#include "Session.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <string>
+#include <vector>
+
+namespace shardc::driver {
+
+/// What the graph pipeline's static pass reads; the calibration folder is
+/// removed with it.
+struct QuantizeRun {
+  std::string stats;         ///< the statistics file (empty: none)
+  std::vector<int64_t> keep; ///< activations kept in floating point
+  std::string work;          ///< the calibration folder (owned)
+  QuantizeRun() = default;
+  QuantizeRun(const QuantizeRun &) = delete;
+  QuantizeRun &operator=(const QuantizeRun &) = delete;
+  ~QuantizeRun();
+};
+
+/// What --calibration compiles: the model file for one CPU rank, in a
+/// process of its own, with the shape flags of this compile.
+CalibrationRequest calibrationRequest(const Options &o, const char *argv0);
+
+/// The graph pipeline with `stats` and `keep` for graph-quantize-static.
+using GraphPipeline = llvm::function_ref<void(
+    mlir::PassManager &, const std::string &stats,
+    llvm::ArrayRef<int64_t> keep)>;
+
+/// --quantize=int8: fills `run` (nothing to do for other schemes). False
+/// after fatal().
+bool prepareQuantization(Session &s, const Options &o, const char *argv0,
+                         GraphPipeline graphPipeline, QuantizeRun &run);
+
+} // namespace shardc::driver
+
+#endif // SHARDC_TOOLS_SHARDC_QUANTIZEPHASE_H

@@ -83,10 +83,11 @@ gemmTiles(int64_t m, int64_t n, int64_t K, const Acc *a, int64_t lda,
     }
 }
 
-// The fp32 products, cloned for AVX-512 and AVX2 + FMA and kept out of
-// line (inlined into the item, its tiles spill).
+// The fp32 products, cloned for AVX-512 and AVX2 + FMA. They stay out of
+// line (a multiversioned function is called through its resolver): inlined
+// into the item, their register tiles spilled.
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3",
-                             "default"), noinline)) void
+                             "default"))) void
 gemmF32(int64_t m, int64_t n, int64_t K, const float *a, int64_t lda,
         const float *b, int64_t ldb, float *c, int64_t ldc,
         const float *scale) {

@@ -1,4 +1,5 @@
-//===- FoldQdq.cpp - the graph-fold-qdq pass -------------------------------===//
+//===- FoldQdq.cpp - the graph-fold-qdq pass
+//-------------------------------===//
 //
 // A model another tool quantized (ONNX Runtime's quantize_static in QDQ
 // form, TensorRT's explicit quantization) reaches the graph as float ops
@@ -106,13 +107,12 @@ bool fold(graph::LinearOp op) {
     double colsum = 0;
     for (int64_t i = 0; i < k; ++i)
       colsum += double(wq->i(i * n + j));
-    newBias[j] = static_cast<float>((bias ? bias->f(j) : 0.0) -
-                                    s * *za * colsum);
+    newBias[j] =
+        static_cast<float>((bias ? bias->f(j) : 0.0) - s * *za * colsum);
   }
   auto vec = [&](ArrayRef<float> v) {
     auto type = RankedTensorType::get({n}, b.getF32Type());
-    return b.create<graph::ConstantOp>(loc,
-                                       DenseElementsAttr::get(type, v));
+    return b.create<graph::ConstantOp>(loc, DenseElementsAttr::get(type, v));
   };
   bool needBias = bias || *za != 0;
   auto y = b.create<graph::LinearInt8Op>(
@@ -130,8 +130,7 @@ bool fold(graph::LinearOp op) {
   return true;
 }
 
-struct GraphFoldQdqPass
-    : shardc::impl::GraphFoldQdqBase<GraphFoldQdqPass> {
+struct GraphFoldQdqPass : shardc::impl::GraphFoldQdqBase<GraphFoldQdqPass> {
   void runOnOperation() override {
     SmallVector<graph::LinearOp> linears;
     getOperation().walk([&](graph::LinearOp op) { linears.push_back(op); });

@@ -124,8 +124,7 @@ std::optional<quant::QuantizedWeight>
 quant::quantizeWeight(OpBuilder &b, Location loc, const Weight &w,
                       ArrayRef<float> rowScale, float columnFactor,
                       StringRef key) {
-  return materialize(b, loc, w, quantizeOnHost(w, rowScale), columnFactor,
-                     key);
+  return materialize(b, loc, w, quantizeOnHost(w, rowScale), columnFactor, key);
 }
 
 Value quant::scalar(OpBuilder &b, Location loc, Type elem, double v) {

@@ -1,4 +1,5 @@
-//===- Quantize.h - what the int8 passes share --------------------*- C++ -*-===//
+//===- Quantize.h - what the int8 passes share --------------------*- C++
+//-*-===//
 //
 // The linear layers the int8 passes quantize, and their int8 weights:
 // graph-quantize-dynamic, graph-quantize-static and graph-quantize-observe

@@ -1,4 +1,5 @@
-//===- QuantizeDynamic.cpp - the graph-quantize-dynamic pass ---------------===//
+//===- QuantizeDynamic.cpp - the graph-quantize-dynamic pass
+//---------------===//
 //
 // Dynamic int8 quantization of the linear layers (`--quantize=int8-dynamic`,
 // issue 30): W8A8 with the weights quantized once, here, and the
@@ -59,9 +60,9 @@ void quantize(quant::ActivationGroup &group,
   Value peak = b.create<graph::ReduceMaxOp>(
       loc, absx, b.getDenseI64ArrayAttr({last}), b.getBoolAttr(true));
   Value floor = scalar(b, loc, f32, kTinyScale * 127.0);
-  Value s = b.create<graph::MulOp>(
-      loc, b.create<graph::MaxOp>(loc, peak, floor),
-      scalar(b, loc, f32, 1.0 / 127.0));
+  Value s =
+      b.create<graph::MulOp>(loc, b.create<graph::MaxOp>(loc, peak, floor),
+                             scalar(b, loc, f32, 1.0 / 127.0));
   // Round half to even and saturate: QuantizeLinear's rule.
   Value scaled = b.create<graph::DivOp>(loc, x, s);
   SmallVector<int64_t> qShape(xType.getShape());
@@ -75,9 +76,8 @@ void quantize(quant::ActivationGroup &group,
     if (!q)
       continue;
     graph::LinearInt8Op y = quant::replaceByInt8(b, op, xq, *q, s, replaced);
-    y->setAttr(quant::kQuantAttr,
-               b.getDictionaryAttr(
-                   b.getNamedAttr("scheme", b.getStringAttr("dynamic"))));
+    y->setAttr(quant::kQuantAttr, b.getDictionaryAttr(b.getNamedAttr(
+                                      "scheme", b.getStringAttr("dynamic"))));
   }
 }
 

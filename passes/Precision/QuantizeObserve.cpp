@@ -1,4 +1,5 @@
-//===- QuantizeObserve.cpp - the graph-quantize-observe pass ---------------===//
+//===- QuantizeObserve.cpp - the graph-quantize-observe pass
+//---------------===//
 //
 // The calibration program of static int8 quantization: the activations
 // graph-quantize-static will scale become results of the function, so that
@@ -24,8 +25,7 @@ struct GraphQuantizeObservePass
     : shardc::impl::GraphQuantizeObserveBase<GraphQuantizeObservePass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
-    std::vector<quant::ActivationGroup> groups =
-        quant::quantizableGroups(func);
+    std::vector<quant::ActivationGroup> groups = quant::quantizableGroups(func);
     if (groups.empty())
       return;
     auto ret = cast<func::ReturnOp>(func.getBody().back().getTerminator());

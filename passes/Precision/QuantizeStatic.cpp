@@ -1,4 +1,5 @@
-//===- QuantizeStatic.cpp - the graph-quantize-static pass -----------------===//
+//===- QuantizeStatic.cpp - the graph-quantize-static pass
+//-----------------===//
 //
 // Static int8 quantization of the linear layers (`--quantize=int8
 // --calibration=DIR`, issue 30): W8A8 with every scale fixed at compile
@@ -73,7 +74,8 @@ std::optional<std::string> readStats(StringRef path,
   if (!json)
     return path.str() + ": " + llvm::toString(json.takeError());
   const llvm::json::Object *root = json->getAsObject();
-  const llvm::json::Array *acts = root ? root->getArray("activations") : nullptr;
+  const llvm::json::Array *acts =
+      root ? root->getArray("activations") : nullptr;
   if (!acts)
     return path.str() + ": no \"activations\" array";
   auto floats = [](const llvm::json::Array *a, std::vector<float> &v) {
@@ -171,8 +173,7 @@ std::vector<float> sampleMagnitudes(const ActivationStats &st,
                                     ArrayRef<float> s) {
   std::vector<float> v(st.sample.size());
   for (size_t i = 0; i < v.size(); ++i)
-    v[i] = std::fabs(st.sample[i]) /
-           (s.empty() ? 1.0f : s[i % st.channels]);
+    v[i] = std::fabs(st.sample[i]) / (s.empty() ? 1.0f : s[i % st.channels]);
   return v;
 }
 
@@ -209,7 +210,8 @@ double entropyThreshold(const std::vector<float> &v) {
     double per = static_cast<double>(i) / kLevels;
     for (int l = 0; l < kLevels; ++l) {
       int begin = static_cast<int>(std::floor(l * per));
-      int end = l + 1 == kLevels ? i : static_cast<int>(std::floor((l + 1) * per));
+      int end =
+          l + 1 == kLevels ? i : static_cast<int>(std::floor((l + 1) * per));
       double sum = 0;
       int nonzero = 0;
       for (int t = begin; t < end; ++t) {
@@ -252,8 +254,8 @@ double sqnrDb(const ActivationStats &st, ArrayRef<float> s, float scale,
   int64_t K = st.channels, N = w.n;
   int64_t avail = K ? static_cast<int64_t>(st.sample.size()) / K : 0;
   int64_t rows = std::min<int64_t>(
-      avail, std::max<int64_t>(8, (int64_t(1) << 25) / std::max<int64_t>(
-                                                        1, K * N)));
+      avail,
+      std::max<int64_t>(8, (int64_t(1) << 25) / std::max<int64_t>(1, K * N)));
   if (rows <= 0 || K != w.k)
     return NAN;
   std::vector<float> wf(K * N);
@@ -298,8 +300,7 @@ struct GraphQuantizeStaticPass
 
   void runOnOperation() override {
     func::FuncOp func = getOperation();
-    std::vector<quant::ActivationGroup> groups =
-        quant::quantizableGroups(func);
+    std::vector<quant::ActivationGroup> groups = quant::quantizableGroups(func);
     if (groups.empty())
       return;
     if (stats.empty()) {
@@ -333,25 +334,25 @@ struct GraphQuantizeStaticPass
     }
     llvm::DenseMap<Value, Value> replaced;
     for (auto [i, group] : llvm::enumerate(groups)) {
-      int64_t k = cast<RankedTensorType>(
-                      quant::activationOf(group, replaced).getType())
-                      .getShape()
-                      .back();
+      int64_t k =
+          cast<RankedTensorType>(quant::activationOf(group, replaced).getType())
+              .getShape()
+              .back();
       if (all[i].channels != k) {
         group.layers.front().emitError("calibration statistics do not match "
                                        "the model: activation ")
-            << i << " has " << k << " channels, " << all[i].channels
-            << " in " << stats;
+            << i << " has " << k << " channels, " << all[i].channels << " in "
+            << stats;
         return signalPassFailure();
       }
       if (llvm::is_contained(keep, static_cast<int64_t>(i))) {
         OpBuilder b(&getContext());
         for (graph::LinearOp op : group.layers)
-          op->setAttr(quant::kQuantAttr,
-                      b.getDictionaryAttr(
-                          {b.getNamedAttr("group", b.getI64IntegerAttr(i)),
-                           b.getNamedAttr("kept", b.getStringAttr(
-                                                      "accuracy guard"))}));
+          op->setAttr(
+              quant::kQuantAttr,
+              b.getDictionaryAttr(
+                  {b.getNamedAttr("group", b.getI64IntegerAttr(i)),
+                   b.getNamedAttr("kept", b.getStringAttr("accuracy guard"))}));
         continue;
       }
       quantize(group, all[i], i, fixedAlpha, replaced);
@@ -371,8 +372,8 @@ struct GraphQuantizeStaticPass
       double best = INFINITY;
       for (int step = 0; step < 20; ++step) {
         double a = step * 0.05;
-        double noise = outputNoise(st, group.weights,
-                                   smoothing(st, weightMax, a));
+        double noise =
+            outputNoise(st, group.weights, smoothing(st, weightMax, a));
         if (noise < best) {
           best = noise;
           alpha = a;

@@ -74,10 +74,10 @@ std::vector<Row> rowsOf(ModuleOp module) {
       auto kept = info ? info.getAs<StringAttr>("kept") : StringAttr();
       auto type = cast<ShapedType>(op->getOperand(1).getType());
       bool f32Matrix = type.getRank() == 2 && type.getElementType().isF32();
-      r.decision = kept               ? "f32: " + kept.str()
-                   : !constant        ? std::string("f32: no constant weight")
-                   : !f32Matrix       ? std::string("f32: not an f32 [K, N] weight")
-                                      : std::string("f32: not quantized");
+      r.decision = kept         ? "f32: " + kept.str()
+                   : !constant  ? std::string("f32: no constant weight")
+                   : !f32Matrix ? std::string("f32: not an f32 [K, N] weight")
+                                : std::string("f32: not quantized");
     }
     rows.push_back(std::move(r));
   });
@@ -95,8 +95,8 @@ std::string number(double v, int precision) {
 
 } // namespace
 
-void shardc::printQuantReport(raw_ostream &os, StringRef model,
-                              ModuleOp module, StringRef svgPath) {
+void shardc::printQuantReport(raw_ostream &os, StringRef model, ModuleOp module,
+                              StringRef svgPath) {
   std::vector<Row> rows = rowsOf(module);
   double total = 0, int8 = 0;
   size_t quantized = 0;
@@ -124,18 +124,15 @@ void shardc::printQuantReport(raw_ostream &os, StringRef model,
                            ? "..." + r.node.substr(r.node.size() - width + 3)
                            : r.node;
     std::string shape = std::to_string(r.k) + " x " + std::to_string(r.n);
-    os << left_justify(node, width) << "  " << right_justify(shape, 11)
-       << "  "
-       << right_justify(number(total > 0 ? 100.0 * r.flops / total : 0, 1) +
-                            "%",
-                        6)
+    os << left_justify(node, width) << "  " << right_justify(shape, 11) << "  "
+       << right_justify(
+              number(total > 0 ? 100.0 * r.flops / total : 0, 1) + "%", 6)
        << "  " << left_justify(r.decision, 13)
        << right_justify(number(r.alpha, 2), 6)
        << right_justify(number(r.clip, 3), 9)
        << right_justify(number(r.sqnr, 1), 9) << "\n";
   }
-  os << "\nint8: " << quantized << " of " << rows.size()
-     << " linear layers, "
+  os << "\nint8: " << quantized << " of " << rows.size() << " linear layers, "
      << number(total > 0 ? 100.0 * int8 / total : 0, 1)
      << "% of the linear layers' FLOPs\n";
   if (worst)
@@ -168,10 +165,11 @@ std::string shardc::quantSvg(ModuleOp module) {
     const Row &r = rows[i];
     int y = top + rowH * int(i);
     int w = int(barMax * std::max(0.0, r.sqnr) / top_dB);
-    const char *color = r.sqnr < 20 ? "#d9534f" : r.sqnr < 30 ? "#f0ad4e"
-                                                               : "#5cb85c";
-    std::string node = r.node.size() > 50 ? "..." + r.node.substr(r.node.size() - 47)
-                                          : r.node;
+    const char *color = r.sqnr < 20   ? "#d9534f"
+                        : r.sqnr < 30 ? "#f0ad4e"
+                                      : "#5cb85c";
+    std::string node =
+        r.node.size() > 50 ? "..." + r.node.substr(r.node.size() - 47) : r.node;
     os << "<text x=\"" << left - 6 << "\" y=\"" << y + 11
        << "\" text-anchor=\"end\">" << node << "</text>\n"
        << "<rect x=\"" << left << "\" y=\"" << y + 2 << "\" width=\"" << w

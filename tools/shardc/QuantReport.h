@@ -1,4 +1,5 @@
-//===- QuantReport.h - what quantization did, for --emit=quant-report -*- C++ -*-===//
+//===- QuantReport.h - what quantization did, for --emit=quant-report -*- C++
+//-*-===//
 //
 // Every linear layer of the quantized graph (after the graph pipeline), in
 // program order: its ONNX node, its shape and share of the linear layers'

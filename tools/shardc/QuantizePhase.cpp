@@ -1,4 +1,5 @@
-//===- QuantizePhase.cpp - what --quantize=int8 needs first ----------------===//
+//===- QuantizePhase.cpp - what --quantize=int8 needs first
+//----------------===//
 
 #include "QuantizePhase.h"
 
@@ -68,18 +69,17 @@ static bool guard(Session &s, const Options &o, const char *argv0,
   std::vector<int64_t> order;
   for (auto &[group, db] : worst)
     order.push_back(group);
-  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
-    return worst[a] < worst[b];
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int64_t a, int64_t b) { return worst[a] < worst[b]; });
   std::vector<std::string> flags = {
       "--quantize=int8", "--quantize-stats=" + run.stats,
       "--calibration-method=" + o.calibrationMethod,
       "--smoothquant=" + o.smoothQuant};
   std::string error;
   double reached = 0;
-  run.keep = guardAccuracy(calibrationRequest(o, argv0), flags, run.work,
-                           order, o.quantizeAccuracy, o.accuracyOutputs,
-                           reached, error);
+  run.keep =
+      guardAccuracy(calibrationRequest(o, argv0), flags, run.work, order,
+                    o.quantizeAccuracy, o.accuracyOutputs, reached, error);
   if (!error.empty())
     return fatal(error), false;
   if (o.verbose || !run.keep.empty())
@@ -92,8 +92,7 @@ static bool guard(Session &s, const Options &o, const char *argv0,
 }
 
 bool driver::prepareQuantization(Session &s, const Options &o,
-                                 const char *argv0,
-                                 GraphPipeline graphPipeline,
+                                 const char *argv0, GraphPipeline graphPipeline,
                                  QuantizeRun &run) {
   if (o.quantize != "int8")
     return true;

@@ -1,4 +1,5 @@
-//===- QuantizePhase.h - what --quantize=int8 needs before the graph pipeline -*- C++ -*-===//
+//===- QuantizePhase.h - what --quantize=int8 needs before the graph pipeline
+//-*- C++ -*-===//
 //
 // Static int8 (--quantize=int8) needs the activations' statistics before
 // the graph pipeline runs graph-quantize-static: calibration
@@ -39,9 +40,9 @@ struct QuantizeRun {
 CalibrationRequest calibrationRequest(const Options &o, const char *argv0);
 
 /// The graph pipeline with `stats` and `keep` for graph-quantize-static.
-using GraphPipeline = llvm::function_ref<void(
-    mlir::PassManager &, const std::string &stats,
-    llvm::ArrayRef<int64_t> keep)>;
+using GraphPipeline =
+    llvm::function_ref<void(mlir::PassManager &, const std::string &stats,
+                            llvm::ArrayRef<int64_t> keep)>;
 
 /// --quantize=int8: fills `run` (nothing to do for other schemes). False
 /// after fatal().

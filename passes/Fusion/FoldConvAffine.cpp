@@ -44,14 +44,9 @@ constexpr int64_t kMaxFoldElements = int64_t(1) << 24;
 
 /// The f32 values of a graph.constant, or none.
 std::optional<graph::HostTensor> f32Values(Value v) {
-  auto c = v.getDefiningOp<graph::ConstantOp>();
-  if (!c || c->hasAttr(graph::kSourceAttr) ||
-      !cast<ShapedType>(c.getType()).getElementType().isF32())
+  if (!cast<ShapedType>(v.getType()).getElementType().isF32())
     return std::nullopt;
-  auto attr = dyn_cast<ElementsAttr>(c.getValue());
-  if (!attr || graph::isShapeOnly(attr))
-    return std::nullopt;
-  return graph::readElements(attr, kMaxFoldElements);
+  return graph::constantElements(v, kMaxFoldElements);
 }
 
 /// The per-channel values of constant `v` that broadcasts against a conv

@@ -43,13 +43,7 @@ constexpr int64_t kMaxElements = int64_t(1) << 26;
 
 /// The elements of a constant operand, or nothing.
 std::optional<graph::HostTensor> constantOf(Value v) {
-  auto c = v.getDefiningOp<graph::ConstantOp>();
-  if (!c || c->hasAttr(graph::kSourceAttr))
-    return std::nullopt;
-  auto attr = dyn_cast<ElementsAttr>(c.getValue());
-  if (!attr || graph::isShapeOnly(attr))
-    return std::nullopt;
-  return graph::readElements(attr, kMaxElements);
+  return graph::constantElements(v, kMaxElements);
 }
 
 /// A one-element constant's value, or nothing.

@@ -24,26 +24,22 @@ std::optional<quant::Weight> quant::quantizableWeight(graph::LinearOp op) {
       !xType.getElementType().isF32() || !yType.getElementType().isF32())
     return std::nullopt;
   Value w = op.getB();
-  auto c = w.getDefiningOp<graph::ConstantOp>();
   auto type = dyn_cast<RankedTensorType>(w.getType());
-  if (!c || c->hasAttr(graph::kSourceAttr) || !type || type.getRank() != 2 ||
-      !type.getElementType().isF32() ||
+  if (!type || type.getRank() != 2 || !type.getElementType().isF32() ||
       type.getNumElements() > kMaxWeightElements)
     return std::nullopt;
   if (Value bias = op.getBias();
       bias && cast<RankedTensorType>(bias.getType()).getNumElements() !=
                   type.getDimSize(1))
     return std::nullopt;
-  auto attr = dyn_cast<ElementsAttr>(c.getValue());
-  if (!attr || graph::isShapeOnly(attr))
-    return std::nullopt;
   std::optional<graph::HostTensor> t =
-      graph::readElements(attr, kMaxWeightElements);
+      graph::constantElements(w, kMaxWeightElements);
   if (!t)
     return std::nullopt;
   Weight weight;
   weight.data = std::move(*t);
-  weight.attr = attr;
+  weight.attr =
+      cast<ElementsAttr>(w.getDefiningOp<graph::ConstantOp>().getValue());
   weight.k = type.getDimSize(0);
   weight.n = type.getDimSize(1);
   return weight;
@@ -133,6 +129,14 @@ Value quant::scalar(OpBuilder &b, Location loc, Type elem, double v) {
                     ? Attribute(b.getFloatAttr(elem, v))
                     : Attribute(b.getIntegerAttr(elem, (int64_t)v));
   return b.create<graph::ConstantOp>(loc, DenseElementsAttr::get(type, a));
+}
+
+Value quant::toInt8(OpBuilder &b, Location loc, Value scaled) {
+  auto type = cast<RankedTensorType>(scaled.getType());
+  return b.create<graph::QuantizeLinearOp>(
+      loc, type.clone(b.getIntegerType(8)), scaled,
+      scalar(b, loc, b.getF32Type(), 1.0),
+      scalar(b, loc, b.getIntegerType(8), 0), b.getI64IntegerAttr(1));
 }
 
 Value quant::biasRow(OpBuilder &b, graph::LinearOp op) {

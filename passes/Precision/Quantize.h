@@ -81,6 +81,10 @@ quantizeWeight(mlir::OpBuilder &b, mlir::Location loc, const Weight &w,
 mlir::Value scalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Type elem,
                    double v);
 
+/// int8 of already scaled values: quantize_linear(scaled, 1, 0), rounded
+/// half to even and saturated (QuantizeLinear's rule).
+mlir::Value toInt8(mlir::OpBuilder &b, mlir::Location loc, mlir::Value scaled);
+
 /// The bias of `op` as [N] (a [1, N] row reshaped), or null without one.
 mlir::Value biasRow(mlir::OpBuilder &b, graph::LinearOp op);
 

@@ -53,7 +53,7 @@ void quantize(quant::ActivationGroup &group,
   Location loc = first.getLoc();
   Value x = quant::activationOf(group, replaced);
   auto xType = cast<RankedTensorType>(x.getType());
-  Type f32 = b.getF32Type(), i8 = b.getIntegerType(8);
+  Type f32 = b.getF32Type();
   int64_t last = xType.getRank() - 1;
   // The token's scale: its largest magnitude over 127 (never zero).
   Value absx = b.create<graph::AbsOp>(loc, x);
@@ -63,12 +63,7 @@ void quantize(quant::ActivationGroup &group,
   Value s =
       b.create<graph::MulOp>(loc, b.create<graph::MaxOp>(loc, peak, floor),
                              scalar(b, loc, f32, 1.0 / 127.0));
-  // Round half to even and saturate: QuantizeLinear's rule.
-  Value scaled = b.create<graph::DivOp>(loc, x, s);
-  SmallVector<int64_t> qShape(xType.getShape());
-  Value xq = b.create<graph::QuantizeLinearOp>(
-      loc, RankedTensorType::get(qShape, i8), scaled, scalar(b, loc, f32, 1.0),
-      scalar(b, loc, i8, 0), b.getI64IntegerAttr(1));
+  Value xq = quant::toInt8(b, loc, b.create<graph::DivOp>(loc, x, s));
   for (auto [op, w] : llvm::zip(group.layers, group.weights)) {
     b.setInsertionPoint(op);
     std::optional<quant::QuantizedWeight> q =

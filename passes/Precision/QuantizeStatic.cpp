@@ -395,8 +395,7 @@ struct GraphQuantizeStaticPass
     OpBuilder b(first);
     Location loc = first.getLoc();
     Value x = quant::activationOf(group, replaced);
-    auto xType = cast<RankedTensorType>(x.getType());
-    Type f32 = b.getF32Type(), i8 = b.getIntegerType(8);
+    Type f32 = b.getF32Type();
     // One map: x * m, rounded half to even and saturated.
     Value m;
     if (s.empty()) {
@@ -410,10 +409,7 @@ struct GraphQuantizeStaticPass
           loc, DenseElementsAttr::get(mType, ArrayRef<float>(mult)));
     }
     Value scaled = b.create<graph::MulOp>(loc, x, m);
-    Value xq = b.create<graph::QuantizeLinearOp>(
-        loc, RankedTensorType::get(xType.getShape(), i8), scaled,
-        scalar(b, loc, f32, 1.0), scalar(b, loc, i8, 0),
-        b.getI64IntegerAttr(1));
+    Value xq = quant::toInt8(b, loc, scaled);
     for (auto [op, w] : llvm::zip(group.layers, group.weights)) {
       b.setInsertionPoint(op);
       quant::HostInt8 host = quant::quantizeOnHost(w, s);

@@ -171,6 +171,10 @@ std::optional<HostTensor> evalRange(EvalContext &ctx, const HostTensor &start,
 /// is one the evaluator handles and it has at most `maxElements`.
 std::optional<HostTensor> readElements(mlir::ElementsAttr attr,
                                        int64_t maxElements);
+/// The elements of `v` when a graph.constant defines it with data of its
+/// own (not a window on another constant, not shape-only) and readElements
+/// takes it; otherwise nothing.
+std::optional<HostTensor> constantElements(mlir::Value v, int64_t maxElements);
 /// The stored bytes of a dense attribute or a dense_resource blob (empty
 /// when the blob is missing). A splat dense attribute stores one element.
 llvm::ArrayRef<char> rawElementData(mlir::ElementsAttr attr);

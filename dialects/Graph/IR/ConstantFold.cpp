@@ -185,6 +185,16 @@ elementsFromBytes(RankedTensorType type, StringRef key,
   return DenseResourceElementsAttr::get(type, key, std::move(blob));
 }
 
+std::optional<HostTensor> constantElements(Value v, int64_t maxElements) {
+  auto c = v.getDefiningOp<ConstantOp>();
+  if (!c || c->hasAttr(kSourceAttr))
+    return std::nullopt;
+  auto attr = dyn_cast<ElementsAttr>(c.getValue());
+  if (!attr || isShapeOnly(attr))
+    return std::nullopt;
+  return readElements(attr, maxElements);
+}
+
 std::optional<HostTensor> readElements(ElementsAttr attr, int64_t maxElements) {
   auto type = dyn_cast<RankedTensorType>(attr.getType());
   std::optional<ScalarType> st =

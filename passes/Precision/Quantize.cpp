@@ -17,7 +17,8 @@ namespace {
 constexpr int64_t kMaxWeightElements = int64_t(1) << 26;
 } // namespace
 
-std::optional<quant::Weight> quant::quantizableWeight(graph::LinearOp op) {
+std::optional<quant::Weight> quant::quantizableWeight(graph::LinearOp op,
+                                                      bool read) {
   auto xType = dyn_cast<RankedTensorType>(op.getA().getType());
   auto yType = dyn_cast<RankedTensorType>(op.getOutput().getType());
   if (!xType || !yType || xType.getRank() < 2 ||
@@ -32,25 +33,33 @@ std::optional<quant::Weight> quant::quantizableWeight(graph::LinearOp op) {
       bias && cast<RankedTensorType>(bias.getType()).getNumElements() !=
                   type.getDimSize(1))
     return std::nullopt;
-  std::optional<graph::HostTensor> t =
-      graph::constantElements(w, kMaxWeightElements);
-  if (!t)
+  // Without reading: what constantElements checks before it reads (an f32
+  // constant of this size always reads).
+  auto c = w.getDefiningOp<graph::ConstantOp>();
+  auto attr = c ? dyn_cast<ElementsAttr>(c.getValue()) : ElementsAttr();
+  if (!c || c->hasAttr(graph::kSourceAttr) || !attr ||
+      graph::isShapeOnly(attr))
     return std::nullopt;
   Weight weight;
-  weight.data = std::move(*t);
-  weight.attr =
-      cast<ElementsAttr>(w.getDefiningOp<graph::ConstantOp>().getValue());
+  if (read) {
+    std::optional<graph::HostTensor> t =
+        graph::constantElements(w, kMaxWeightElements);
+    if (!t)
+      return std::nullopt;
+    weight.data = std::move(*t);
+  }
+  weight.attr = attr;
   weight.k = type.getDimSize(0);
   weight.n = type.getDimSize(1);
   return weight;
 }
 
 std::vector<quant::ActivationGroup>
-quant::quantizableGroups(func::FuncOp func) {
+quant::quantizableGroups(func::FuncOp func, bool readWeights) {
   std::vector<ActivationGroup> groups;
   llvm::DenseMap<Value, size_t> index;
   func.walk([&](graph::LinearOp op) {
-    std::optional<Weight> w = quantizableWeight(op);
+    std::optional<Weight> w = quantizableWeight(op, readWeights);
     if (!w)
       return;
     auto [it, inserted] = index.try_emplace(op.getA(), groups.size());

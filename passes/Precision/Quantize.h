@@ -39,7 +39,9 @@ struct Weight {
 /// The weight of `op` when the int8 passes quantize it: a constant [K, N]
 /// f32 weight, f32 activations of rank 2 or more and an f32 result, and a
 /// bias of N elements. Otherwise nothing (the layer stays in f32).
-std::optional<Weight> quantizableWeight(graph::LinearOp op);
+/// With `read` false the weight's elements are not read (the layer is
+/// quantizable all the same: `data` stays empty).
+std::optional<Weight> quantizableWeight(graph::LinearOp op, bool read = true);
 
 /// The layers the int8 passes quantize, in program order, grouped by
 /// their activation (q, k and v read the same one): groups in the order of
@@ -49,7 +51,10 @@ struct ActivationGroup {
   llvm::SmallVector<graph::LinearOp> layers;
   llvm::SmallVector<Weight> weights;
 };
-std::vector<ActivationGroup> quantizableGroups(mlir::func::FuncOp func);
+/// `readWeights` false leaves the weights' data unread
+/// (graph-quantize-observe needs only the activations).
+std::vector<ActivationGroup> quantizableGroups(mlir::func::FuncOp func,
+                                               bool readWeights = true);
 
 /// Per-column symmetric int8 weights of W' = diag(rowScale) W (no row
 /// scale: W), on the host: q [K, N] and one scale per column (W' is about

@@ -25,7 +25,8 @@ struct GraphQuantizeObservePass
     : shardc::impl::GraphQuantizeObserveBase<GraphQuantizeObservePass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
-    std::vector<quant::ActivationGroup> groups = quant::quantizableGroups(func);
+    std::vector<quant::ActivationGroup> groups =
+        quant::quantizableGroups(func, /*readWeights=*/false);
     if (groups.empty())
       return;
     auto ret = cast<func::ReturnOp>(func.getBody().back().getTerminator());

@@ -10,6 +10,8 @@
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 
+#include <type_traits>
+
 namespace shardc {
 #define GEN_PASS_DEF_DISTSEEDMEGATRON
 #include "passes/Sharding/Passes.h.inc"
@@ -36,40 +38,67 @@ std::string constantName(graph::ConstantOp op) {
   return "constant";
 }
 
-/// linear_int8(x, W) scales ws bias b -> split along the last axis: one
-/// int8 linear per part, W's, ws's and b's columns sliced (as
-/// unfuseProjection below). Returns whether it rewrote.
-bool unfuseInt8Projection(graph::SplitOp split) {
-  auto linear = split.getInput().getDefiningOp<graph::LinearInt8Op>();
+/// linear(x, W) bias b -> split along the last axis, with W and b constants
+/// and nothing after the sum: one linear per part, W's and b's columns
+/// sliced (and an int8 linear's column scales). Returns whether it
+/// rewrote.
+template <class Op> bool unfuseProjection(graph::SplitOp split) {
+  constexpr bool int8 = std::is_same_v<Op, graph::LinearInt8Op>;
+  auto linear = split.getInput().getDefiningOp<Op>();
   auto type = cast<RankedTensorType>(split.getInput().getType());
   if (!linear || !linear->hasOneUse() || linear.getResidual() ||
       linear.getActivation() != "none" ||
       static_cast<int64_t>(split.getAxis()) != type.getRank() - 1)
     return false;
-  auto weight = linear.getB().getDefiningOp<graph::ConstantOp>();
-  auto scales = linear.getBScale().getDefiningOp<graph::ConstantOp>();
+  auto weight = linear.getB().template getDefiningOp<graph::ConstantOp>();
   auto wType = cast<RankedTensorType>(linear.getB().getType());
-  if (!weight || !scales || wType.getRank() != 2)
+  if (!weight || wType.getRank() != 2)
     return false;
-  graph::ConstantOp bias;
-  if (linear.getBias()) {
-    bias = linear.getBias().getDefiningOp<graph::ConstantOp>();
-    if (!bias)
+  // The constants with one value per column: the bias, int8's scales.
+  auto perColumn = [](Value v) {
+    auto c = v ? v.getDefiningOp<graph::ConstantOp>() : graph::ConstantOp();
+    return c && cast<RankedTensorType>(c.getType()).getRank() == 1
+               ? c
+               : graph::ConstantOp();
+  };
+  graph::ConstantOp bias = perColumn(linear.getBias()), scales;
+  if (linear.getBias() && !bias)
+    return false;
+  if constexpr (int8) {
+    scales = perColumn(linear.getBScale());
+    if (!scales)
       return false;
   }
   OpBuilder b(split);
   int64_t start = 0;
   SmallVector<Value> parts;
   for (auto [size, result] : llvm::zip(split.getSizes(), split.getResults())) {
-    Value w = sliceConstantData(b, weight, {0, start},
-                                {wType.getDimSize(0), size});
-    Value ws = sliceConstantData(b, scales, {start}, {size});
-    Value bs = bias ? sliceConstantData(b, bias, {start}, {size}) : Value();
-    if (!w || !ws || (bias && !bs))
+    // Each slice is named after the fused constant and the columns it holds.
+    std::string cols =
+        "[" + std::to_string(start) + ":" + std::to_string(start + size) + "]";
+    auto slice = [&](graph::ConstantOp c, ArrayRef<int64_t> offsets,
+                     ArrayRef<int64_t> sizes) -> Value {
+      if (!c)
+        return {};
+      Value v = sliceConstantData(b, c, offsets, sizes);
+      if (v)
+        v.getDefiningOp()->setLoc(
+            NameLoc::get(b.getStringAttr(constantName(c) + cols)));
+      return v;
+    };
+    Value w = slice(weight, {0, start}, {wType.getDimSize(0), size});
+    Value bs = slice(bias, {start}, {size});
+    Value ws = slice(scales, {start}, {size});
+    if (!w || (bias && !bs) || (scales && !ws))
       return false;
-    parts.push_back(b.create<graph::LinearInt8Op>(
-        linear.getLoc(), result.getType(), linear.getA(), w,
-        linear.getAScale(), ws, bs, Value(), linear.getActivationAttr()));
+    if constexpr (int8)
+      parts.push_back(b.create<graph::LinearInt8Op>(
+          linear.getLoc(), result.getType(), linear.getA(), w,
+          linear.getAScale(), ws, bs, Value(), linear.getActivationAttr()));
+    else
+      parts.push_back(b.create<graph::LinearOp>(linear.getLoc(),
+                                                linear.getA(), w, bs, Value(),
+                                                linear.getActivationAttr()));
     start += size;
   }
   split.replaceAllUsesWith(parts);
@@ -78,59 +107,6 @@ bool unfuseInt8Projection(graph::SplitOp split) {
   for (graph::ConstantOp c : {weight, scales, bias})
     if (c && c->use_empty())
       c.erase();
-  return true;
-}
-
-/// linear(x, W) bias b -> split along the last axis, with W and b constants
-/// and nothing after the sum: one linear per part, W's and b's columns
-/// sliced. Returns whether it rewrote.
-bool unfuseProjection(graph::SplitOp split) {
-  if (unfuseInt8Projection(split))
-    return true;
-  auto linear = split.getInput().getDefiningOp<graph::LinearOp>();
-  auto type = cast<RankedTensorType>(split.getInput().getType());
-  if (!linear || !linear->hasOneUse() || linear.getResidual() ||
-      linear.getActivation() != "none" ||
-      static_cast<int64_t>(split.getAxis()) != type.getRank() - 1)
-    return false;
-  auto weight = linear.getB().getDefiningOp<graph::ConstantOp>();
-  auto wType = cast<RankedTensorType>(linear.getB().getType());
-  if (!weight || wType.getRank() != 2)
-    return false;
-  graph::ConstantOp bias;
-  if (linear.getBias()) {
-    bias = linear.getBias().getDefiningOp<graph::ConstantOp>();
-    if (!bias || cast<RankedTensorType>(bias.getType()).getRank() != 1)
-      return false;
-  }
-  OpBuilder b(split);
-  int64_t start = 0;
-  SmallVector<Value> parts;
-  for (int64_t size : split.getSizes()) {
-    Value w = sliceConstantData(b, weight, {0, start}, {wType.getDimSize(0), size});
-    Value bs = bias ? sliceConstantData(b, bias, {start}, {size}) : Value();
-    if (!w || (bias && !bs))
-      return false;
-    // Named after the fused weight and the columns they hold.
-    std::string cols =
-        "[" + std::to_string(start) + ":" + std::to_string(start + size) + "]";
-    w.getDefiningOp()->setLoc(
-        NameLoc::get(b.getStringAttr(constantName(weight) + cols)));
-    if (bs)
-      bs.getDefiningOp()->setLoc(
-          NameLoc::get(b.getStringAttr(constantName(bias) + cols)));
-    parts.push_back(b.create<graph::LinearOp>(linear.getLoc(), linear.getA(),
-                                              w, bs, Value(),
-                                              linear.getActivationAttr()));
-    start += size;
-  }
-  split.replaceAllUsesWith(parts);
-  split.erase();
-  linear.erase();
-  if (weight->use_empty())
-    weight.erase();
-  if (bias && bias->use_empty())
-    bias.erase();
   return true;
 }
 
@@ -280,7 +256,8 @@ void DistSeedMegatronPass::runOnOperation() {
   SmallVector<graph::SplitOp> splits;
   module.walk([&](graph::SplitOp s) { splits.push_back(s); });
   for (graph::SplitOp s : splits)
-    unfuseProjection(s);
+    if (!unfuseProjection<graph::LinearOp>(s))
+      unfuseProjection<graph::LinearInt8Op>(s);
 
   // Layers, for the per-layer strategies: layer i is the i-th attention in
   // program order; an MLP (an activated projection, a SwiGLU) belongs to

@@ -142,6 +142,19 @@ LogicalResult LinearInt8Op::inferReturnTypes(MLIRContext *ctx, Loc loc,
   return success();
 }
 
+/// The epilogue of graph.linear and graph.linear_int8: a known activation,
+/// and a residual only without one.
+static LogicalResult verifyLinearEpilogue(Operation *op, StringRef act,
+                                          Value residual) {
+  if (act != "none" && act != "relu" && act != "gelu" && act != "gelu_tanh")
+    return op->emitOpError("activation must be none, relu, gelu or "
+                           "gelu_tanh, not '")
+           << act << "'";
+  if (residual && act != "none")
+    return op->emitOpError("a residual comes only with activation 'none'");
+  return success();
+}
+
 LogicalResult LinearInt8Op::verify() {
   auto a = cast<RankedTensorType>(getA().getType());
   auto b = cast<RankedTensorType>(getB().getType());
@@ -178,23 +191,11 @@ LogicalResult LinearInt8Op::verify() {
   if (Value res = getResidual())
     if (res.getType() != y)
       return emitOpError("residual needs the result's type");
-  StringRef act = getActivation();
-  if (act != "none" && act != "relu" && act != "gelu" && act != "gelu_tanh")
-    return emitOpError("activation must be none, relu, gelu or gelu_tanh");
-  if (getResidual() && act != "none")
-    return emitOpError("a residual comes only with activation 'none'");
-  return success();
+  return verifyLinearEpilogue(*this, getActivation(), getResidual());
 }
 
 LogicalResult LinearOp::verify() {
-  StringRef act = getActivation();
-  if (act != "none" && act != "relu" && act != "gelu" && act != "gelu_tanh")
-    return emitOpError("activation must be none, relu, gelu or gelu_tanh, "
-                       "not '")
-           << act << "'";
-  if (getResidual() && act != "none")
-    return emitOpError("a residual comes only with activation 'none'");
-  return success();
+  return verifyLinearEpilogue(*this, getActivation(), getResidual());
 }
 
 LogicalResult FusedConvOp::inferReturnTypes(MLIRContext *, Loc loc,

@@ -98,6 +98,23 @@ void shardc::buildGraphPipeline(OpPassManager &pm,
 
 void shardc::buildDistPipeline(OpPassManager &pm,
                                const DistPhaseOptions &options) {
+  if (options.devices > 0 || !options.planFile.empty()) {
+    // The planner writes the mesh and the seeds (dist-plan runs the
+    // seeding part below for the plan it chose); one device has none.
+    pm.addPass(createDistPlan({options.devices, options.cluster,
+                               options.objective, options.precision,
+                               options.planFile,
+                               llvm::to_vector(options.expertLoads),
+                               options.expertRedundant},
+                              options.onPlan));
+    if (options.devices == 1 || options.seedsOnly)
+      return;
+    pm.addPass(createDistPropagate());
+    if (options.partition)
+      pm.addPass(createDistPartition());
+    pm.addPass(createDistVerify());
+    return;
+  }
   if (options.microbatches > 1) {
     std::string mb = dist::kMicrobatchAxis.str();
     pm.addPass(createDistPadBatch({mb, options.microbatches}));
@@ -107,7 +124,7 @@ void shardc::buildDistPipeline(OpPassManager &pm,
     pm.addPass(createDistMicrobatch());
   }
   if (options.tp * options.pp * options.dp * options.ep <= 1) {
-    if (options.microbatches > 1)
+    if (options.microbatches > 1 && !options.seedsOnly)
       pm.addPass(createDistVerify());
     return;
   }
@@ -127,6 +144,8 @@ void shardc::buildDistPipeline(OpPassManager &pm,
          /*wholeEmbedding=*/options.embeddingWhole,
          /*wholeHead=*/options.headWhole,
          /*replicatedLayers=*/options.replicatedLayers}));
+  if (options.seedsOnly)
+    return;
   pm.addPass(createDistPropagate());
   if (options.partition)
     pm.addPass(createDistPartition());
@@ -163,10 +182,11 @@ void shardc::registerPipelines() {
       buildGraphPipeline);
   PassPipelineRegistration<DistPhaseOptions>(
       "shardc-dist-pipeline",
-      "Partitioning: micro-batches, pipeline stages, seeds, propagation and "
-      "one program per rank (what `shardc --tp/--pp/--dp/--ep/--sp/"
-      "--microbatches` runs after the graph pipeline; partition=false stops "
-      "at `--emit=dist`)",
+      "Partitioning: micro-batches, pipeline stages, seeds (given, or the "
+      "planner's with devices=N), propagation and one program per rank "
+      "(what `shardc --tp/--pp/--dp/--ep/--sp/--microbatches` or "
+      "`--devices` runs after the graph pipeline; partition=false stops at "
+      "`--emit=dist`)",
       buildDistPipeline);
   PassPipelineRegistration<KernPipelineOptions>(
       "shardc-kern-pipeline",

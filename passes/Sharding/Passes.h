@@ -9,15 +9,25 @@
 #include "mlir/Pass/Pass.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include <functional>
 #include <vector>
 
 namespace shardc {
+
+struct PlanOutcome; // PlanSummary.h
 
 #define GEN_PASS_DECL
 #include "passes/Sharding/Passes.h.inc"
 
 #define GEN_PASS_REGISTRATION
 #include "passes/Sharding/Passes.h.inc"
+
+/// dist-plan with an observer: called with what the planner read and found
+/// once the chosen plan is seeded (the driver's --emit=plan report and
+/// -v line).
+using PlanObserver = std::function<void(const PlanOutcome &)>;
+std::unique_ptr<mlir::Pass> createDistPlan(const DistPlanOptions &options,
+                                           PlanObserver observer);
 
 /// Estimated floating-point operations of one run of `op` (dist-pipeline's
 /// stage balance and the plan report's pipeline timeline).

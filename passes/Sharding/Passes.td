@@ -5,6 +5,54 @@
 
 include "mlir/Pass/PassBase.td"
 
+def DistPlan : Pass<"dist-plan", "mlir::ModuleOp"> {
+  let summary = "Choose the mesh with the planner and write its seeds";
+  let description = [{
+    `--devices=N`: the planner's hook into the dist phase, as Shardy's
+    auto-partitioner writes only the mesh and the seeds for propagation to
+    finish. The pass reads the model's figures off the graph
+    (PlanSummary.h: FLOPs, weights, heads, experts, pipeline cuts, and what
+    a trial Megatron split leaves whole at each tp it prices), ranks every
+    dp x pp x ep x tp family on `devices` ranks of `cluster` with
+    lib/Planner's cost model (`objective`: latency or throughput), and lets
+    the partitioner judge: the best plan whose trial partition succeeds (a
+    clone through `shardc-dist-pipeline` with its degrees) is chosen; one
+    the partitioner refuses moves to the rejected with its reason. With
+    `plan-file`, the file's plan is priced and chosen as written.
+
+    The chosen plan's seeding part of `shardc-dist-pipeline`
+    (micro-batches, dist-pad-batch, dist-pipeline, the seed passes: option
+    `seeds-only`) then runs on the module; `dist-propagate` and
+    `dist-partition` after this pass do the rest. The trial and seeding
+    pipelines are looked up by name in the pass registry (the pipelines
+    library builds on this one), so `shardc::registerPipelines` must have
+    run.
+
+    Error, when no family runs: `--devices=N on CLUSTER: no plan runs`
+    with the first three reasons.
+  }];
+  let options = [
+    Option<"devices", "devices", "int64_t", /*default=*/"0",
+           "Ranks to plan for (0 with plan-file: the file's)">,
+    Option<"cluster", "cluster", "std::string", /*default=*/"\"cpu\"",
+           "A cluster preset or JSON spec (lib/Planner: Cluster.h)">,
+    Option<"objective", "objective", "std::string",
+           /*default=*/"\"latency\"", "latency or throughput">,
+    Option<"precision", "precision", "std::string", /*default=*/"\"fp32\"",
+           "The compiled precision the cost model prices (fp32, tf32, fp16 "
+           "or bf16)">,
+    Option<"planFile", "plan-file", "std::string", /*default=*/"",
+           "Price and seed exactly this plan file's plan (--plan=FILE)">,
+    ListOption<"expertLoads", "expert-loads", "int64_t",
+               "Tokens per expert per layer, for dist-seed-experts">,
+    Option<"expertRedundant", "ep-redundant", "int64_t", /*default=*/"0",
+           "Extra copies of the hottest experts per layer">
+  ];
+  let dependentDialects = ["shardc::dist::DistDialect",
+                           "shardc::graph::GraphDialect",
+                           "mlir::func::FuncDialect"];
+}
+
 def DistPropagate : Pass<"dist-propagate", "mlir::ModuleOp"> {
   let summary = "Propagate tensor shardings from seeds through the graph";
   let description = [{

@@ -476,10 +476,10 @@ static std::optional<std::string> checkMesh(Options &o) {
     if (!choice)
       return toString(choice.takeError());
     o.filePlan = choice->plan;
-    Expected<planner::Cluster> spec = planner::loadCluster(
-        cluster.getNumOccurrences() || choice->cluster.empty()
-            ? cluster.getValue()
-            : choice->cluster);
+    o.clusterSpec = cluster.getNumOccurrences() || choice->cluster.empty()
+                        ? cluster.getValue()
+                        : choice->cluster;
+    Expected<planner::Cluster> spec = planner::loadCluster(o.clusterSpec);
     if (!spec)
       return o.planFile + ": " + toString(spec.takeError());
     o.cluster = *spec;
@@ -491,7 +491,8 @@ static std::optional<std::string> checkMesh(Options &o) {
     if (o.world > 1 || o.sp || o.microbatches > 1)
       return "--devices lets the planner choose the mesh: drop " + noFixedMesh +
              " (or drop --devices)";
-    Expected<planner::Cluster> spec = planner::loadCluster(cluster);
+    o.clusterSpec = cluster;
+    Expected<planner::Cluster> spec = planner::loadCluster(o.clusterSpec);
     if (!spec)
       return toString(spec.takeError());
     o.cluster = *spec;

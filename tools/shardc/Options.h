@@ -63,6 +63,7 @@ struct Options {
   std::string planFile;
   planner::Objective objective = planner::Objective::Latency;
   std::optional<planner::Cluster> cluster;   // with --devices or --plan
+  std::string clusterSpec;                   // the preset or file it is
   std::optional<planner::Candidate> filePlan; // --plan=FILE's degrees
   bool calibrateCluster = false;
   int64_t calibrationRanks = 2; // --calibrate-cluster's ranks (--devices)

@@ -1,10 +1,11 @@
 //===- PlanPhase.h - the driver's planner and --emit=plan -------*- C++ -*-===//
 //
-// The planner's place in a compile: with --devices it prices the meshes on
-// the optimized graph, lets the partitioner confirm the best (a trial
-// partition of each candidate in turn) and adopts it as if its degrees had
-// been given; with --plan=FILE it prices the file's mesh. --emit=plan then
-// writes the report, the plan file and the pictures beside it.
+// The planner's place in a compile: the dist pipeline (lib/Pipelines) with
+// --devices or --plan=FILE runs dist-plan (passes/Sharding/Plan.cpp), which
+// prices the meshes on the optimized graph, lets the partitioner confirm
+// the best and seeds it; the driver adopts its choice as if the degrees had
+// been given. --emit=plan then writes the report, the plan file and the
+// pictures beside it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_TOOLS_SHARDC_PLANPHASE_H
@@ -12,7 +13,7 @@
 
 #include "Session.h"
 
-#include "shardc/Planner/Search.h"
+#include "passes/Sharding/PlanSummary.h"
 
 #include "mlir/Pass/PassManager.h"
 
@@ -20,21 +21,15 @@
 
 namespace shardc::driver {
 
-/// What the planner read off the model and found.
-struct PlannerRun {
-  std::optional<planner::ModelSummary> model;
-  planner::SearchResult search;
-};
+/// What the planner read off the model and found (dist-plan's observer).
+using PlannerRun = std::optional<PlanOutcome>;
 
-/// The dist pipeline (lib/Pipelines) for a mesh, its micro-batch count and
-/// expert placement; `partition` adds the partitioning itself.
-void addDistPipeline(mlir::PassManager &pm, const planner::Candidate &mesh,
-                     int64_t microbatches, llvm::ArrayRef<int64_t> expertLoads,
-                     int64_t expertRedundant, bool partition);
-
-/// --devices or --plan=FILE on the optimized module: fills `run` and adopts
-/// the chosen plan into `o`. False after fatal() (no plan runs).
-bool choosePlan(Session &s, Options &o, PlannerRun &run);
+/// The dist pipeline (lib/Pipelines) up to propagation (`--emit=dist`):
+/// for the flags' mesh, its micro-batch count and expert placement, or,
+/// with --devices or --plan=FILE, the planner's choice, which it records
+/// in `run` and adopts into `o`.
+void addDistPipeline(mlir::PassManager &pm, Options &o,
+                     llvm::ArrayRef<int64_t> expertLoads, PlannerRun &run);
 
 /// --emit=plan: the report (planner section, then the partitioned plan read
 /// off `propagated` and the kern module) to -o, the expected pipeline

@@ -4,11 +4,12 @@
 //   shardc model.onnx --emit=import|graph|dist|plan|kern|cuda|cpp [-o out]
 //
 // Parses the flags (Options.h), imports the model, then runs the named
-// pipelines (lib/Pipelines) in order: the graph pipeline; with --devices
-// the planner's choice (PlanPhase.h); the dist pipeline for a partitioned
-// program (micro-batches, pipeline stages, seeds, propagation, then one
-// program per rank); the kern pipeline; code generation and the executable
-// (Executable.h). Each --emit stops at its stage and writes it.
+// pipelines (lib/Pipelines) in order: the graph pipeline; the dist pipeline
+// for a partitioned program (with --devices, the planner's choice first:
+// dist-plan, PlanPhase.h; micro-batches, pipeline stages, seeds,
+// propagation, then one program per rank); the kern pipeline; code
+// generation and the executable (Executable.h). Each --emit stops at its
+// stage and writes it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -142,6 +143,9 @@ int main(int argc, char **argv) {
     return fatal(*err);
   if (o.calibrateCluster)
     return runClusterCalibration(o.outputFile, o.calibrationRanks);
+  // dist-plan finds shardc-dist-pipeline by name (after the flags, so that
+  // the pass-manager flags' pass lists stay as they were).
+  shardc::registerPipelines();
 
   Session s(o);
   if (!s.load())
@@ -189,11 +193,8 @@ int main(int argc, char **argv) {
     if (o.fusionReport)
       fusedGraph = shardc::countGraphOps(*s.module);
 
-    // --devices: the planner picks the mesh, then compilation goes on as if
-    // its degrees had been given.
-    if (o.cluster && !choosePlan(s, o, planner))
-      return 1;
-    // More micro-batches than rows would only repeat rows: one row each.
+    // More micro-batches than rows would only repeat rows: one row each
+    // (the planner's choice is clamped by dist-plan).
     if (int64_t rows = shardc::dist::batchRows(*s.module);
         o.microbatches > 1 && rows >= 1 && o.microbatches > rows) {
       if (o.verbose)
@@ -207,13 +208,13 @@ int main(int argc, char **argv) {
         return 1;
       s.stage("calibrated");
     }
-    if (o.microbatches > 1 || o.world > 1) {
-      // The dist pipeline: micro-batches, stages, seeds, propagation
-      // (--emit=dist); the partitioning itself below.
+    if (o.cluster || o.microbatches > 1 || o.world > 1) {
+      // The dist pipeline: the planner's choice (--devices, --plan=FILE),
+      // micro-batches, stages, seeds, propagation (--emit=dist); the
+      // partitioning itself below.
       if (!s.run(
               [&](mlir::PassManager &pm) {
-                addDistPipeline(pm, o.mesh(), o.microbatches, loads,
-                                o.expertRedundant, /*partition=*/false);
+                addDistPipeline(pm, o, loads, planner);
               },
               "sharding propagation"))
         return 1;

@@ -13,6 +13,9 @@
 //   shardc m.onnx --emit=graph | shardc-opt
 //       --shardc-dist-pipeline="tp=2 pp=2 partition=false"
 //     == shardc m.onnx --tp=2 --pp=2 --emit=dist
+//   shardc m.onnx --emit=graph | shardc-opt
+//       --shardc-dist-pipeline="devices=4 cluster=cpu partition=false"
+//     == shardc m.onnx --devices=4 --emit=dist   (the planner: dist-plan)
 //   shardc m.onnx --emit=kern | shardc-translate --kern-to-cpp
 //     == shardc m.onnx --emit=cpp
 //
@@ -23,9 +26,12 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
+#include <functional>
 #include <string>
 
 namespace shardc {
+
+struct PlanOutcome; // passes/Sharding/PlanSummary.h
 
 /// What the graph pipeline does after import: clean-up, storage precision,
 /// pattern recognition.
@@ -127,6 +133,35 @@ struct DistPhaseOptions
       llvm::cl::desc("End with dist-partition (false: the propagated "
                      "global program, --emit=dist)"),
       llvm::cl::init(true)};
+  Option<bool> seedsOnly{
+      *this, "seeds-only",
+      llvm::cl::desc("Stop after the seeds, before propagation (what "
+                     "dist-plan writes)"),
+      llvm::cl::init(false)};
+  // The planner (dist-plan) instead of the degrees above.
+  Option<int64_t> devices{
+      *this, "devices",
+      llvm::cl::desc("Let the planner choose a mesh of this many ranks "
+                     "(--devices)"),
+      llvm::cl::init(0)};
+  Option<std::string> cluster{
+      *this, "cluster",
+      llvm::cl::desc("The planner's cluster: a preset or a JSON spec"),
+      llvm::cl::init("cpu")};
+  Option<std::string> objective{
+      *this, "objective",
+      llvm::cl::desc("What the planner optimizes: latency or throughput"),
+      llvm::cl::init("latency")};
+  Option<std::string> precision{
+      *this, "precision",
+      llvm::cl::desc("The compiled precision the planner prices"),
+      llvm::cl::init("fp32")};
+  Option<std::string> planFile{
+      *this, "plan-file",
+      llvm::cl::desc("Compile exactly this plan file's plan (--plan=FILE)")};
+  /// The driver's view of dist-plan's result (not an option: a pipeline
+  /// string leaves it empty).
+  std::function<void(const PlanOutcome &)> onPlan;
 };
 
 /// The targets named by a `target` option ("cpu", "cuda", "cuda,cpu");
@@ -147,8 +182,10 @@ void buildGraphPipeline(mlir::OpPassManager &pm,
 /// `dist-seed-batch`, `dist-propagate`, `dist-partition` and
 /// `dist-microbatch` on axis "mb"; then, for a mesh of more than one rank,
 /// `dist-pad-batch` (dp), `dist-pipeline`, the seeds (`dist-seed-batch`,
-/// `dist-seed-experts`, `dist-seed-megatron`), `dist-propagate` and
-/// `dist-partition`.
+/// `dist-seed-experts`, `dist-seed-megatron`), `dist-propagate`,
+/// `dist-partition` and `dist-verify`. With `devices` or `plan-file`,
+/// `dist-plan` chooses the mesh and writes the seeds in place of the
+/// degrees; propagation and partitioning follow on more than one device.
 void buildDistPipeline(mlir::OpPassManager &pm,
                        const DistPhaseOptions &options);
 

@@ -10,6 +10,7 @@
 #include "dialects/Kern/Transforms/Passes.h"
 #include "passes/Fusion/Passes.h"
 #include "passes/Precision/Passes.h"
+#include "passes/Pruning/Passes.h"
 #include "passes/Sharding/Passes.h"
 #include "shardc/Conversion/Passes.h"
 #include "shardc/Pipelines/Pipelines.h"
@@ -32,6 +33,7 @@ void shardc::registerAllPasses() {
   registerGraphPasses();
   registerFusionPasses();
   registerPrecisionPasses();
+  registerPruningPasses();
   registerShardingPasses();
   registerKernPasses();
   registerPipelines();

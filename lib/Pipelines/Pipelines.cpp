@@ -5,6 +5,7 @@
 #include "dialects/Kern/Transforms/Passes.h"
 #include "passes/Fusion/Passes.h"
 #include "passes/Precision/Passes.h"
+#include "passes/Pruning/Passes.h"
 #include "passes/Sharding/Passes.h"
 #include "shardc/Conversion/Passes.h"
 
@@ -74,6 +75,15 @@ void shardc::buildGraphPipeline(OpPassManager &pm,
   // yet) their convolutions' residual adds and activations apart.
   pm.addNestedPass<func::FuncOp>(createGraphFuseEpilogues(
       {/*erfGelu=*/!targets.cuda, /*convEpilogues=*/!targets.cuda}));
+  // Pruning on the fused structures, before quantization (which then sees
+  // the pruned shapes): what contributes nothing always, calibrated
+  // structured pruning when asked.
+  if (options.pruneLossless)
+    pm.addNestedPass<func::FuncOp>(createGraphPruneLossless());
+  if (options.pruneFfn > 0 || options.pruneHeads > 0)
+    pm.addNestedPass<func::FuncOp>(createGraphPrune(
+        {options.pruneStats, options.pruneFfn, options.pruneHeads,
+         options.pruneChannelMultiple, /*headMultiple=*/1}));
   // On the fused linears: their epilogues follow the int32 product. An
   // imported Q/DQ model's layers first (CPU programs: the int8 GEMMs are
   // oneDNN's).

@@ -246,7 +246,7 @@ bool readFloatNpy(StringRef path, std::vector<int64_t> &shape,
 struct Running {
   int64_t channels = -1, rows = 0;
   std::vector<float> amax;
-  std::vector<double> sumSquares;
+  std::vector<double> sum, sumSquares;
   std::vector<float> sample; // reservoir of rows
   int64_t sampleRows = 0;
 };
@@ -306,6 +306,7 @@ std::string shardc::calibrateActivations(const CalibrationRequest &request,
       if (r.channels < 0) {
         r.channels = k;
         r.amax.assign(k, 0.0f);
+        r.sum.assign(k, 0.0);
         r.sumSquares.assign(k, 0.0);
       } else if (r.channels != k) {
         error = "calibration sample " + std::to_string(i + 1) +
@@ -322,6 +323,7 @@ std::string shardc::calibrateActivations(const CalibrationRequest &request,
           if (!std::isfinite(v))
             continue;
           r.amax[j] = std::max(r.amax[j], v);
+          r.sum[j] += x[j];
           r.sumSquares[j] += double(v) * v;
         }
         // Reservoir sampling: each row seen so far is kept with equal odds.
@@ -359,14 +361,16 @@ std::string shardc::calibrateActivations(const CalibrationRequest &request,
     }
     os.write(reinterpret_cast<const char *>(r.sample.data()),
              r.sample.size() * sizeof(float));
-    json::Array amax, meansq;
+    json::Array amax, mean, meansq;
     for (int64_t j = 0; j < r.channels; ++j) {
       amax.push_back(double(r.amax[j]));
+      mean.push_back(r.rows ? r.sum[j] / r.rows : 0.0);
       meansq.push_back(r.rows ? r.sumSquares[j] / r.rows : 0.0);
     }
     list.push_back(json::Object{{"channels", r.channels},
                                 {"rows", r.rows},
                                 {"amax", std::move(amax)},
+                                {"mean", std::move(mean)},
                                 {"meansq", std::move(meansq)},
                                 {"sample", file}});
   }

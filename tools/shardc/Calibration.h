@@ -37,9 +37,10 @@ struct CalibrationRequest {
 std::vector<std::vector<int64_t>>
 calibrateRouting(const CalibrationRequest &request, std::string &error);
 
-/// Statistics of the activations graph-quantize-static scales, over all
-/// samples: per activation its channel count, each channel's largest
-/// magnitude and mean square, and a sample of up to 1024 rows (reservoir
+/// Statistics of the activations graph-quantize-static scales (the linear
+/// layers' inputs; graph-prune reads them too), over all samples: per
+/// activation its channel count, each channel's largest magnitude, mean
+/// and mean square, and a sample of up to 1024 rows (reservoir
 /// sampling, fixed seed). Written into a new directory `workDir` (the
 /// caller removes it) as stats.json and one .f32 file per activation;
 /// returns the JSON's path, or empty with `error` set to one line.

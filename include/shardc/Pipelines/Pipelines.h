@@ -73,6 +73,27 @@ struct GraphPipelineOptions
       *this, "smoothquant",
       llvm::cl::desc("quantize=int8's SmoothQuant alpha: auto, off or 0-1"),
       llvm::cl::init("auto")};
+  Option<bool> pruneLossless{
+      *this, "prune-lossless",
+      llvm::cl::desc("Remove MLP channels and heads that contribute nothing "
+                     "or a constant (graph-prune-lossless)"),
+      llvm::cl::init(true)};
+  Option<double> pruneFfn{
+      *this, "prune-ffn",
+      llvm::cl::desc("Fraction of MLP channels graph-prune removes"),
+      llvm::cl::init(0.0)};
+  Option<double> pruneHeads{
+      *this, "prune-heads",
+      llvm::cl::desc("Fraction of attention heads graph-prune removes"),
+      llvm::cl::init(0.0)};
+  Option<int64_t> pruneChannelMultiple{
+      *this, "prune-channel-multiple",
+      llvm::cl::desc("MLP channels kept per layer: a multiple of"),
+      llvm::cl::init(32)};
+  Option<std::string> pruneStats{
+      *this, "prune-stats",
+      llvm::cl::desc("The calibration statistics graph-prune reads"),
+      llvm::cl::init("")};
   ListOption<int64_t> quantizeKeep{
       *this, "quantize-keep",
       llvm::cl::desc("quantize=int8: activations whose layers stay in "

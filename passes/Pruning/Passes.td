@@ -1,0 +1,85 @@
+//===- Passes.td - Pruning: structure a model does not need -*- tablegen -*-===//
+
+#ifndef SHARDC_PASSES_PRUNING
+#define SHARDC_PASSES_PRUNING
+
+include "mlir/Pass/PassBase.td"
+
+def GraphPruneLossless : Pass<"graph-prune-lossless", "mlir::func::FuncOp"> {
+  let summary = "Remove MLP channels and attention heads that contribute "
+                "nothing or a constant";
+  let description = [{
+    Runs in every compile (after fusion). On the structures of Prune.h,
+    exactly:
+
+    - an MLP channel whose row of the second projection's weight is zero
+      contributes nothing: its column of the first projection, its bias
+      element and that row go;
+    - an MLP channel whose column of the first projection's weight is zero
+      is the constant act(b1[j]): it goes, and act(b1[j]) times its row of
+      the second weight is added to the second projection's bias (created
+      when there is none);
+    - an attention head whose rows of the output projection are zero, or
+      whose columns of the value projection and value bias are zero (its
+      output is a weighted mean of zeros), contributes nothing: its columns
+      of the q, k and v projections and biases, its rows of the output
+      projection go, and the reshapes, transposes and attention shrink.
+
+    Nothing that is merely small goes; zero query or key columns are kept
+    (they make attention uniform, not zero). At least one channel and one
+    head stay. Weights that cannot be read (shape-only planning, fp16 or
+    bf16 storage, windows) leave their structure as it is.
+  }];
+  let statistics = [
+    Statistic<"numChannels", "mlp-channels", "MLP channels removed">,
+    Statistic<"numHeads", "heads", "Attention heads removed">
+  ];
+  let dependentDialects = ["shardc::graph::GraphDialect"];
+}
+
+def GraphPrune : Pass<"graph-prune", "mlir::func::FuncOp"> {
+  let summary = "Structured pruning of MLP channels and attention heads "
+                "from calibration statistics (FLAP)";
+  let description = [{
+    `--prune=ffn:R,heads:R --calibration=DIR`: removes the fraction R of
+    the MLP channels and of the attention heads of the structures of
+    Prune.h that matter least on the calibration samples, without
+    retraining, as FLAP (An et al., 2024) does:
+
+    - importance of an input channel j of a second projection (an MLP
+      channel, or a column of a head's output) is its fluctuation over the
+      samples times the squared norm of its weight row:
+      var(x_j) * ||W[j, :]||^2; a head's is the sum over its columns;
+    - the scores are standardized within each layer and ranked across
+      layers, so layers lose different fractions (the ones whose channels
+      matter evenly lose fewer);
+    - each layer keeps a multiple of `channel-multiple` channels (32: a
+      pruned model still splits evenly over tp and fills vector tiles) and
+      of `head-multiple` heads, and at least one of each;
+    - what a removed channel contributed on average, mean(x_j) * W[j, :],
+      is added to the projection's bias (FLAP's compensation).
+
+    `stats` is the statistics file of the calibration run (the driver's:
+    per activation of the int8 passes' order, quant::quantizableGroups,
+    channel means and mean squares), measured on the unpruned graph.
+  }];
+  let options = [
+    Option<"stats", "stats", "std::string", /*default=*/"",
+           "The calibration statistics (stats.json)">,
+    Option<"ffn", "ffn", "double", /*default=*/"0.0",
+           "Fraction of MLP channels to remove">,
+    Option<"heads", "heads", "double", /*default=*/"0.0",
+           "Fraction of attention heads to remove">,
+    Option<"channelMultiple", "channel-multiple", "int64_t",
+           /*default=*/"32", "MLP channels kept per layer: a multiple of">,
+    Option<"headMultiple", "head-multiple", "int64_t", /*default=*/"1",
+           "Heads kept per layer: a multiple of">
+  ];
+  let statistics = [
+    Statistic<"numChannels", "mlp-channels", "MLP channels removed">,
+    Statistic<"numHeads", "heads", "Attention heads removed">
+  ];
+  let dependentDialects = ["shardc::graph::GraphDialect"];
+}
+
+#endif // SHARDC_PASSES_PRUNING

@@ -1,0 +1,322 @@
+//===- Prune.cpp - what the pruning passes share --------------------------===//
+
+#include "passes/Pruning/Prune.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+
+#include <cmath>
+#include <cstring>
+
+using namespace mlir;
+using namespace shardc;
+using namespace shardc::prune;
+
+namespace {
+
+/// Weights larger than this are not read (2^28 f32 elements: 1 GiB).
+constexpr int64_t kMaxElements = int64_t(1) << 28;
+
+/// A constant's stored bytes: its own data (no window, not shape-only),
+/// whole bytes per element; a splat stores one element.
+struct Data {
+  ElementsAttr attr;
+  ArrayRef<char> raw;
+  int64_t elemBytes = 0;
+};
+
+std::optional<Data> dataOf(Value v) {
+  auto c = v ? v.getDefiningOp<graph::ConstantOp>() : graph::ConstantOp();
+  if (!c || c->hasAttr(graph::kSourceAttr))
+    return std::nullopt;
+  ElementsAttr attr = c.getValue();
+  if (!attr || graph::isShapeOnly(attr))
+    return std::nullopt;
+  auto type = cast<RankedTensorType>(attr.getType());
+  Type elem = type.getElementType();
+  if (!elem.isIntOrFloat() || elem.getIntOrFloatBitWidth() % 8)
+    return std::nullopt;
+  Data d{attr, graph::rawElementData(attr), elem.getIntOrFloatBitWidth() / 8};
+  int64_t want = attr.isSplat() ? d.elemBytes : type.getNumElements() * d.elemBytes;
+  if (static_cast<int64_t>(d.raw.size()) != want)
+    return std::nullopt;
+  return d;
+}
+
+/// A constant operand `prune` can rewrite: f32, own data, of `rank`.
+bool isPrunableConstant(Value v, int64_t rank) {
+  auto t = v ? dyn_cast<RankedTensorType>(v.getType()) : RankedTensorType();
+  return t && t.getRank() == rank && t.getElementType().isF32() &&
+         t.hasStaticShape() && dataOf(v).has_value();
+}
+
+/// A bias of N elements ([N] or [1, N]) for a weight of N columns.
+bool isPrunableBias(Value bias, int64_t n) {
+  if (!bias)
+    return true;
+  auto t = dyn_cast<RankedTensorType>(bias.getType());
+  if (!t || !t.getElementType().isF32() || !dataOf(bias) ||
+      t.getNumElements() != n || t.getShape().back() != n)
+    return false;
+  return t.getRank() == 1 || (t.getRank() == 2 && t.getDimSize(0) == 1);
+}
+
+/// The slices `indices` (ascending) of constant `v` along `dim`.
+Value gatherAlong(OpBuilder &b, Location loc, Value v, int64_t dim,
+                  ArrayRef<int64_t> indices) {
+  Data d = *dataOf(v);
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[dim] = static_cast<int64_t>(indices.size());
+  auto result = RankedTensorType::get(shape, type.getElementType());
+  if (d.attr.isSplat())
+    return b.create<graph::ConstantOp>(
+        loc, DenseElementsAttr::get(
+                 result, cast<DenseElementsAttr>(d.attr).getSplatValue<Attribute>()));
+  int64_t outer = 1, inner = d.elemBytes;
+  for (int64_t i = 0; i < dim; ++i)
+    outer *= type.getDimSize(i);
+  for (int64_t i = dim + 1; i < type.getRank(); ++i)
+    inner *= type.getDimSize(i);
+  int64_t along = type.getDimSize(dim);
+  ElementsAttr attr = graph::elementsFromBytes(
+      result, graph::derivedKey(d.attr, ".pruned", "pruned"),
+      [&](MutableArrayRef<char> out) {
+        char *to = out.data();
+        for (int64_t o = 0; o < outer; ++o)
+          for (int64_t i : indices) {
+            std::memcpy(to, d.raw.data() + (o * along + i) * inner, inner);
+            to += inner;
+          }
+        return to == out.data() + out.size();
+      });
+  return b.create<graph::ConstantOp>(loc, attr);
+}
+
+/// `bias` (null: zeros) plus `shift`, as a new f32 constant of `bias`'s
+/// shape (or [M]).
+Value shiftedBias(OpBuilder &b, Location loc, Value bias,
+                  ArrayRef<double> shift) {
+  int64_t m = static_cast<int64_t>(shift.size());
+  std::vector<float> values(m, 0.0f);
+  if (bias) {
+    std::optional<graph::HostTensor> h = readF32(bias);
+    for (int64_t i = 0; i < m; ++i)
+      values[i] = static_cast<float>(h->f(i));
+  }
+  for (int64_t i = 0; i < m; ++i)
+    values[i] = static_cast<float>(values[i] + shift[i]);
+  auto type = bias ? cast<RankedTensorType>(bias.getType())
+                   : RankedTensorType::get({m}, b.getF32Type());
+  Attribute from = bias ? Attribute(bias.getDefiningOp<graph::ConstantOp>().getValue())
+                        : Attribute();
+  ElementsAttr attr = graph::elementsFromBytes(
+      type, graph::derivedKey(from, ".compensated", "pruned_bias"),
+      [&](MutableArrayRef<char> out) {
+        if (out.size() != values.size() * sizeof(float))
+          return false;
+        std::memcpy(out.data(), values.data(), out.size());
+        return true;
+      });
+  return b.create<graph::ConstantOp>(loc, attr);
+}
+
+/// `t` with dim `dim` (negative: from the back) set to `size`.
+RankedTensorType withDim(Type t, int64_t dim, int64_t size) {
+  auto r = cast<RankedTensorType>(t);
+  SmallVector<int64_t> shape(r.getShape());
+  shape[dim < 0 ? shape.size() + dim : dim] = size;
+  return RankedTensorType::get(shape, r.getElementType());
+}
+
+/// Erases the constants `values` came from once nothing reads them.
+void eraseDead(ArrayRef<Value> values) {
+  for (Value v : values)
+    if (v)
+      if (auto c = v.getDefiningOp<graph::ConstantOp>(); c && c->use_empty())
+        c->erase();
+}
+
+/// The single reader of `v`, if it has exactly one.
+Operation *soleUser(Value v) {
+  return v.hasOneUse() ? *v.user_begin() : nullptr;
+}
+
+bool isHeadsPerm(ArrayRef<int64_t> perm) {
+  return perm.size() == 4 && perm[0] == 0 && perm[1] == 2 && perm[2] == 1 &&
+         perm[3] == 3;
+}
+
+} // namespace
+
+std::optional<graph::HostTensor> prune::readF32(Value v) {
+  if (!v || !cast<ShapedType>(v.getType()).getElementType().isF32())
+    return std::nullopt;
+  return graph::constantElements(v, kMaxElements);
+}
+
+double prune::activate(StringRef activation, double x) {
+  if (activation == "relu")
+    return x > 0 ? x : 0;
+  if (activation == "gelu")
+    return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
+  if (activation == "gelu_tanh")
+    return 0.5 * x *
+           (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+  return x;
+}
+
+std::vector<Mlp> prune::findMlps(func::FuncOp func) {
+  std::vector<Mlp> mlps;
+  func.walk([&](graph::LinearOp up) {
+    if (up.getResidual() || !isPrunableConstant(up.getB(), 2))
+      return;
+    auto down = dyn_cast_or_null<graph::LinearOp>(soleUser(up.getResult()));
+    if (!down || down.getA() != up.getResult() ||
+        !isPrunableConstant(down.getB(), 2))
+      return;
+    auto w1 = cast<RankedTensorType>(up.getB().getType());
+    auto w2 = cast<RankedTensorType>(down.getB().getType());
+    int64_t n = w1.getDimSize(1);
+    if (w2.getDimSize(0) != n || !isPrunableBias(up.getBias(), n) ||
+        !isPrunableBias(down.getBias(), w2.getDimSize(1)) ||
+        !cast<ShapedType>(up.getType()).getElementType().isF32())
+      return;
+    mlps.push_back({up, down, n});
+  });
+  return mlps;
+}
+
+std::vector<HeadBlock> prune::findHeadBlocks(func::FuncOp func) {
+  std::vector<HeadBlock> blocks;
+  func.walk([&](graph::AttentionOp attn) {
+    HeadBlock h;
+    h.attention = attn;
+    Value inputs[3] = {attn.getQuery(), attn.getKey(), attn.getValue()};
+    for (int i = 0; i < 3; ++i) {
+      auto t = inputs[i].getDefiningOp<graph::TransposeOp>();
+      if (!t || !inputs[i].hasOneUse() || !isHeadsPerm(t.getPerm()))
+        return;
+      auto r = t.getInput().getDefiningOp<graph::ReshapeOp>();
+      if (!r || !t.getInput().hasOneUse())
+        return;
+      auto p = r.getInput().getDefiningOp<graph::LinearOp>();
+      if (!p || !r.getInput().hasOneUse() || p.getResidual() ||
+          p.getActivation() != "none" || !isPrunableConstant(p.getB(), 2))
+        return;
+      auto shape = cast<RankedTensorType>(r.getType()).getShape();
+      auto from = cast<RankedTensorType>(p.getType()).getShape();
+      if (shape.size() != 4 || from.size() != 3 || shape[0] != from[0] ||
+          shape[1] != from[1] || shape[2] * shape[3] != from[2] ||
+          !isPrunableBias(p.getBias(), from[2]))
+        return;
+      if (i == 0) {
+        h.heads = shape[2];
+        h.headDim = shape[3];
+      } else if (shape[2] != h.heads || shape[3] != h.headDim) {
+        return; // grouped-query attention, or another head size for v
+      }
+      h.proj[i] = p;
+      h.toHeads[i] = r;
+      h.toBhsd[i] = t;
+    }
+    // Two of q, k and v from one projection: not this structure.
+    if (h.proj[0] == h.proj[1] || h.proj[0] == h.proj[2] ||
+        h.proj[1] == h.proj[2])
+      return;
+    if (Value mask = attn.getMask()) {
+      auto m = cast<RankedTensorType>(mask.getType());
+      if (m.getRank() == 4 && m.getDimSize(1) != 1)
+        return;
+    }
+    auto back = dyn_cast_or_null<graph::TransposeOp>(soleUser(attn.getResult()));
+    if (!back || !isHeadsPerm(back.getPerm()))
+      return;
+    auto merge = dyn_cast_or_null<graph::ReshapeOp>(soleUser(back.getResult()));
+    if (!merge || cast<RankedTensorType>(merge.getType()).getRank() != 3)
+      return;
+    auto out = dyn_cast_or_null<graph::LinearOp>(soleUser(merge.getResult()));
+    if (!out || out.getA() != merge.getResult() ||
+        !isPrunableConstant(out.getB(), 2))
+      return;
+    auto wo = cast<RankedTensorType>(out.getB().getType());
+    if (wo.getDimSize(0) != h.heads * h.headDim ||
+        !isPrunableBias(out.getBias(), wo.getDimSize(1)))
+      return;
+    h.fromBhsd = back;
+    h.merge = merge;
+    h.out = out;
+    blocks.push_back(h);
+  });
+  return blocks;
+}
+
+LogicalResult prune::keepChannels(Mlp &mlp, ArrayRef<int64_t> keep,
+                                  ArrayRef<double> biasShift) {
+  graph::LinearOp up = mlp.up, down = mlp.down;
+  Value oldW1 = up.getB(), oldB1 = up.getBias(), oldW2 = down.getB(),
+        oldB2 = down.getBias();
+  int64_t n = static_cast<int64_t>(keep.size());
+  OpBuilder b(up);
+  up.getBMutable().assign(gatherAlong(b, up.getLoc(), oldW1, 1, keep));
+  if (oldB1)
+    up.getBiasMutable().assign(gatherAlong(
+        b, up.getLoc(), oldB1,
+        cast<RankedTensorType>(oldB1.getType()).getRank() - 1, keep));
+  up.getResult().setType(withDim(up.getType(), -1, n));
+  b.setInsertionPoint(down);
+  down.getBMutable().assign(gatherAlong(b, down.getLoc(), oldW2, 0, keep));
+  if (!biasShift.empty())
+    down.getBiasMutable().assign(
+        shiftedBias(b, down.getLoc(), oldB2, biasShift));
+  eraseDead({oldW1, oldB1, oldW2, oldB2});
+  mlp.channels = n;
+  return success();
+}
+
+LogicalResult prune::keepHeads(HeadBlock &h, ArrayRef<int64_t> keep,
+                               ArrayRef<double> biasShift) {
+  int64_t heads = static_cast<int64_t>(keep.size()), d = h.headDim;
+  SmallVector<int64_t> columns;
+  for (int64_t head : keep)
+    for (int64_t i = 0; i < d; ++i)
+      columns.push_back(head * d + i);
+  SmallVector<Value> dead;
+  for (int i = 0; i < 3; ++i) {
+    graph::LinearOp p = h.proj[i];
+    OpBuilder b(p);
+    dead.push_back(p.getB());
+    p.getBMutable().assign(gatherAlong(b, p.getLoc(), p.getB(), 1, columns));
+    if (Value bias = p.getBias()) {
+      dead.push_back(bias);
+      p.getBiasMutable().assign(gatherAlong(
+          b, p.getLoc(), bias,
+          cast<RankedTensorType>(bias.getType()).getRank() - 1, columns));
+    }
+    p.getResult().setType(withDim(p.getType(), -1, heads * d));
+    graph::ReshapeOp r = h.toHeads[i];
+    SmallVector<int64_t> shape(r.getShape());
+    shape[2] = heads;
+    r.setShape(shape);
+    r.getResult().setType(withDim(r.getType(), 2, heads));
+    h.toBhsd[i].getResult().setType(withDim(h.toBhsd[i].getType(), 1, heads));
+  }
+  h.attention.getResult().setType(withDim(h.attention.getType(), 1, heads));
+  h.fromBhsd.getResult().setType(withDim(h.fromBhsd.getType(), 2, heads));
+  SmallVector<int64_t> merged(h.merge.getShape());
+  merged.back() = heads * d;
+  h.merge.setShape(merged);
+  h.merge.getResult().setType(withDim(h.merge.getType(), -1, heads * d));
+  OpBuilder b(h.out);
+  dead.push_back(h.out.getB());
+  h.out.getBMutable().assign(
+      gatherAlong(b, h.out.getLoc(), h.out.getB(), 0, columns));
+  if (!biasShift.empty()) {
+    dead.push_back(h.out.getBias());
+    h.out.getBiasMutable().assign(
+        shiftedBias(b, h.out.getLoc(), h.out.getBias(), biasShift));
+  }
+  eraseDead(dead);
+  h.heads = heads;
+  return success();
+}

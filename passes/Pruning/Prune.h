@@ -1,0 +1,82 @@
+//===- Prune.h - what the pruning passes share ------------------*- C++ -*-===//
+//
+// The structures graph-prune-lossless and graph-prune remove parts of, found
+// from the fused graph's structure (never from names), and the rewrites that
+// keep a subset of their channels or heads:
+//
+//   MLP:        h = linear(x, W1 [K, N], b1) {act}     (only `down` reads h)
+//               y = linear(h, W2 [N, M], b2) [+ residual]
+//   attention:  q|k|v = transpose(reshape(linear(x, Wq|Wk|Wv, b), [B, S, H, D]))
+//               o = linear(reshape(transpose(attention(q, k, v, mask?))),
+//                          Wo [H*D, M], bo) [+ residual]
+//
+// Keeping channels `keep` of an MLP keeps those columns of W1 and b1 and
+// those rows of W2; keeping heads keeps those heads' D columns of Wq, Wk,
+// Wv and their biases and D rows of Wo. What the removed parts contributed
+// on average (calibration) or exactly (a constant channel) is added to the
+// second projection's bias.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_PASSES_PRUNING_PRUNE_H
+#define SHARDC_PASSES_PRUNING_PRUNE_H
+
+#include "dialects/Graph/IR/ConstantEval.h"
+#include "dialects/Graph/IR/GraphOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include <array>
+#include <optional>
+#include <vector>
+
+namespace shardc::prune {
+
+/// An MLP whose inner channels can be removed: `up`'s result is read by
+/// `down` only, as its activations; both multiply by constant f32 weights
+/// with data of their own, biases constant too; `up` adds no residual.
+struct Mlp {
+  graph::LinearOp up, down;
+  int64_t channels = 0; ///< N
+};
+std::vector<Mlp> findMlps(mlir::func::FuncOp func);
+
+/// Multi-head attention whose heads can be removed: q, k and v each from
+/// their own projection by a constant [K, H*D] weight (no residual, no
+/// activation), reshaped to [B, S, H, D] and transposed to [B, H, S, D];
+/// the result transposed back, reshaped to [B, S, H*D] and projected by a
+/// constant [H*D, M] weight; a mask, if any, one head wide. Every value in
+/// between has one reader. (Fused QKV projections and grouped-query
+/// attention are not matched yet.)
+struct HeadBlock {
+  graph::AttentionOp attention;
+  std::array<graph::LinearOp, 3> proj;      ///< q, k, v
+  std::array<graph::ReshapeOp, 3> toHeads;  ///< [B, S, H*D] -> [B, S, H, D]
+  std::array<graph::TransposeOp, 3> toBhsd; ///< -> [B, H, S, D]
+  graph::TransposeOp fromBhsd;              ///< -> [B, S, H, D]
+  graph::ReshapeOp merge;                   ///< -> [B, S, H*D]
+  graph::LinearOp out;
+  int64_t heads = 0, headDim = 0;
+};
+std::vector<HeadBlock> findHeadBlocks(mlir::func::FuncOp func);
+
+/// The f32 elements of a constant weight or bias operand (empty optional
+/// when it is not one prune can read).
+std::optional<graph::HostTensor> readF32(mlir::Value v);
+
+/// Keeps the MLP channels `keep` (ascending) and adds `biasShift` (M values,
+/// or empty) to `down`'s bias, creating one if needed.
+mlir::LogicalResult keepChannels(Mlp &mlp, llvm::ArrayRef<int64_t> keep,
+                                 llvm::ArrayRef<double> biasShift);
+
+/// Keeps the heads `keep` (ascending) and adds `biasShift` (M values, or
+/// empty) to the output projection's bias.
+mlir::LogicalResult keepHeads(HeadBlock &block, llvm::ArrayRef<int64_t> keep,
+                              llvm::ArrayRef<double> biasShift);
+
+/// act(x) for a graph.linear activation ("none", "relu", "gelu",
+/// "gelu_tanh").
+double activate(llvm::StringRef activation, double x);
+
+} // namespace shardc::prune
+
+#endif // SHARDC_PASSES_PRUNING_PRUNE_H

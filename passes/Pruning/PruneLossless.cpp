@@ -1,0 +1,122 @@
+//===- PruneLossless.cpp - graph-prune-lossless ---------------------------===//
+//
+// Removes the MLP channels and attention heads whose weights make them
+// contribute nothing or a constant (Passes.td).
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Pruning/Passes.h"
+#include "passes/Pruning/Prune.h"
+
+namespace shardc {
+#define GEN_PASS_DEF_GRAPHPRUNELOSSLESS
+#include "passes/Pruning/Passes.h.inc"
+} // namespace shardc
+
+using namespace mlir;
+using namespace shardc;
+using namespace shardc::prune;
+
+namespace {
+
+struct GraphPruneLosslessPass
+    : shardc::impl::GraphPruneLosslessBase<GraphPruneLosslessPass> {
+  void runOnOperation() override;
+};
+
+/// Whether W[r, c] is zero for every r in [r0, r1) and c in [c0, c1) of the
+/// row-major [*, n] tensor `w`.
+bool zeroBlock(const graph::HostTensor &w, int64_t n, int64_t r0, int64_t r1,
+               int64_t c0, int64_t c1) {
+  for (int64_t r = r0; r < r1; ++r)
+    for (int64_t c = c0; c < c1; ++c)
+      if (w.f(r * n + c) != 0)
+        return false;
+  return true;
+}
+
+/// The MLP's channels that stay, and the constant the others add to the
+/// second projection's output.
+void pruneMlp(Mlp &mlp, int64_t &removed) {
+  std::optional<graph::HostTensor> w1 = readF32(mlp.up.getB()),
+                                   w2 = readF32(mlp.down.getB());
+  std::optional<graph::HostTensor> b1;
+  if (mlp.up.getBias())
+    b1 = readF32(mlp.up.getBias());
+  if (!w1 || !w2 || (mlp.up.getBias() && !b1))
+    return;
+  int64_t k = cast<ShapedType>(mlp.up.getB().getType()).getDimSize(0);
+  int64_t n = mlp.channels;
+  int64_t m = cast<ShapedType>(mlp.down.getB().getType()).getDimSize(1);
+  // Each channel: read through zeros (silent), the constant act(b1[j])
+  // whatever the input (constant), or kept.
+  enum class Kind { Kept, Silent, Constant };
+  std::vector<Kind> kinds(n, Kind::Kept);
+  for (int64_t j = 0; j < n; ++j) {
+    if (zeroBlock(*w2, m, j, j + 1, 0, m))
+      kinds[j] = Kind::Silent;
+    else if (zeroBlock(*w1, n, 0, k, j, j + 1))
+      kinds[j] = Kind::Constant;
+  }
+  if (llvm::none_of(kinds, [](Kind c) { return c == Kind::Kept; }))
+    kinds[0] = Kind::Kept; // no empty tensors: one channel stays
+  SmallVector<int64_t> keep;
+  std::vector<double> shift(m, 0.0);
+  bool shifted = false;
+  for (int64_t j = 0; j < n; ++j) {
+    if (kinds[j] == Kind::Kept)
+      keep.push_back(j);
+    if (kinds[j] != Kind::Constant)
+      continue;
+    double c = activate(mlp.up.getActivation(), b1 ? b1->f(j) : 0.0);
+    for (int64_t i = 0; i < m && c != 0; ++i) {
+      shift[i] += c * w2->f(j * m + i);
+      shifted = true;
+    }
+  }
+  if (static_cast<int64_t>(keep.size()) == n)
+    return;
+  removed += n - static_cast<int64_t>(keep.size());
+  (void)keepChannels(mlp, keep, shifted ? ArrayRef<double>(shift)
+                                        : ArrayRef<double>());
+}
+
+void pruneHeads(HeadBlock &h, int64_t &removed) {
+  std::optional<graph::HostTensor> wo = readF32(h.out.getB()),
+                                   wv = readF32(h.proj[2].getB());
+  std::optional<graph::HostTensor> bv;
+  if (h.proj[2].getBias())
+    bv = readF32(h.proj[2].getBias());
+  if (!wo || !wv || (h.proj[2].getBias() && !bv))
+    return;
+  int64_t d = h.headDim, width = h.heads * d;
+  int64_t m = cast<ShapedType>(h.out.getB().getType()).getDimSize(1);
+  int64_t k = cast<ShapedType>(h.proj[2].getB().getType()).getDimSize(0);
+  SmallVector<int64_t> keep;
+  for (int64_t head = 0; head < h.heads; ++head) {
+    int64_t c0 = head * d, c1 = c0 + d;
+    bool silent = zeroBlock(*wo, m, c0, c1, 0, m);
+    bool zeroValues = zeroBlock(*wv, width, 0, k, c0, c1) &&
+                      (!bv || zeroBlock(*bv, width, 0, 1, c0, c1));
+    if (!silent && !zeroValues)
+      keep.push_back(head);
+  }
+  if (keep.empty())
+    keep.push_back(0);
+  if (static_cast<int64_t>(keep.size()) == h.heads)
+    return;
+  removed += h.heads - static_cast<int64_t>(keep.size());
+  (void)keepHeads(h, keep, {});
+}
+
+void GraphPruneLosslessPass::runOnOperation() {
+  int64_t channels = 0, heads = 0;
+  for (Mlp &mlp : findMlps(getOperation()))
+    pruneMlp(mlp, channels);
+  for (HeadBlock &h : findHeadBlocks(getOperation()))
+    pruneHeads(h, heads);
+  numChannels += channels;
+  numHeads += heads;
+}
+
+} // namespace

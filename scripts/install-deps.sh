@@ -10,6 +10,8 @@ PKGS=(
   llvm-19-dev libmlir-19-dev mlir-19-tools llvm-19-tools
   # ONNX protobuf schema and parser
   libonnx-dev libprotobuf-dev protobuf-compiler
+  # linear algebra at compile time (graph-prune's least-squares solves)
+  libeigen3-dev
   # CPU runtime libraries: oneDNN, Open MPI
   libdnnl-dev openmpi-bin libopenmpi-dev
   # tests: runtime unit tests, model export and reference data

@@ -93,6 +93,41 @@ Value gatherAlong(OpBuilder &b, Location loc, Value v, int64_t dim,
   return b.create<graph::ConstantOp>(loc, attr);
 }
 
+/// The rows `rows` (ascending) of the f32 [N, M] constant `v`, row i
+/// multiplied by `scale[i]`.
+Value scaledRows(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> rows,
+                 ArrayRef<double> scale) {
+  auto type = cast<RankedTensorType>(v.getType());
+  int64_t m = type.getDimSize(1);
+  std::optional<graph::HostTensor> w = readF32(v);
+  std::vector<float> values;
+  values.reserve(rows.size() * m);
+  for (auto [i, r] : llvm::enumerate(rows))
+    for (int64_t c = 0; c < m; ++c)
+      values.push_back(static_cast<float>(w->f(r * m + c) * scale[i]));
+  auto result = RankedTensorType::get(
+      {static_cast<int64_t>(rows.size()), m}, type.getElementType());
+  ElementsAttr attr = graph::elementsFromBytes(
+      result,
+      graph::derivedKey(v.getDefiningOp<graph::ConstantOp>().getValue(),
+                        ".pruned", "pruned"),
+      [&](MutableArrayRef<char> out) {
+        if (out.size() != values.size() * sizeof(float))
+          return false;
+        std::memcpy(out.data(), values.data(), out.size());
+        return true;
+      });
+  return b.create<graph::ConstantOp>(loc, attr);
+}
+
+/// Rows `rows` of the second projection's weight `v`, scaled when
+/// `scale` is given.
+Value keptRows(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> rows,
+               ArrayRef<double> scale) {
+  return scale.empty() ? gatherAlong(b, loc, v, 0, rows)
+                       : scaledRows(b, loc, v, rows, scale);
+}
+
 /// `bias` (null: zeros) plus `shift`, as a new f32 constant of `bias`'s
 /// shape (or [M]).
 Value shiftedBias(OpBuilder &b, Location loc, Value bias,
@@ -252,7 +287,8 @@ std::vector<HeadBlock> prune::findHeadBlocks(func::FuncOp func) {
 }
 
 LogicalResult prune::keepChannels(Mlp &mlp, ArrayRef<int64_t> keep,
-                                  ArrayRef<double> biasShift) {
+                                  ArrayRef<double> biasShift,
+                                  ArrayRef<double> rowScale) {
   graph::LinearOp up = mlp.up, down = mlp.down;
   Value oldW1 = up.getB(), oldB1 = up.getBias(), oldW2 = down.getB(),
         oldB2 = down.getBias();
@@ -265,7 +301,8 @@ LogicalResult prune::keepChannels(Mlp &mlp, ArrayRef<int64_t> keep,
         cast<RankedTensorType>(oldB1.getType()).getRank() - 1, keep));
   up.getResult().setType(withDim(up.getType(), -1, n));
   b.setInsertionPoint(down);
-  down.getBMutable().assign(gatherAlong(b, down.getLoc(), oldW2, 0, keep));
+  down.getBMutable().assign(
+      keptRows(b, down.getLoc(), oldW2, keep, rowScale));
   if (!biasShift.empty())
     down.getBiasMutable().assign(
         shiftedBias(b, down.getLoc(), oldB2, biasShift));
@@ -275,7 +312,8 @@ LogicalResult prune::keepChannels(Mlp &mlp, ArrayRef<int64_t> keep,
 }
 
 LogicalResult prune::keepHeads(HeadBlock &h, ArrayRef<int64_t> keep,
-                               ArrayRef<double> biasShift) {
+                               ArrayRef<double> biasShift,
+                               ArrayRef<double> rowScale) {
   int64_t heads = static_cast<int64_t>(keep.size()), d = h.headDim;
   SmallVector<int64_t> columns;
   for (int64_t head : keep)
@@ -310,7 +348,7 @@ LogicalResult prune::keepHeads(HeadBlock &h, ArrayRef<int64_t> keep,
   OpBuilder b(h.out);
   dead.push_back(h.out.getB());
   h.out.getBMutable().assign(
-      gatherAlong(b, h.out.getLoc(), h.out.getB(), 0, columns));
+      keptRows(b, h.out.getLoc(), h.out.getB(), columns, rowScale));
   if (!biasShift.empty()) {
     dead.push_back(h.out.getBias());
     h.out.getBiasMutable().assign(

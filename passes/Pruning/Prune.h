@@ -64,14 +64,18 @@ std::vector<HeadBlock> findHeadBlocks(mlir::func::FuncOp func);
 std::optional<graph::HostTensor> readF32(mlir::Value v);
 
 /// Keeps the MLP channels `keep` (ascending) and adds `biasShift` (M values,
-/// or empty) to `down`'s bias, creating one if needed.
+/// or empty) to `down`'s bias, creating one if needed. `rowScale` (one per
+/// kept channel, or empty) multiplies the kept rows of `down`'s weight.
 mlir::LogicalResult keepChannels(Mlp &mlp, llvm::ArrayRef<int64_t> keep,
-                                 llvm::ArrayRef<double> biasShift);
+                                 llvm::ArrayRef<double> biasShift,
+                                 llvm::ArrayRef<double> rowScale = {});
 
 /// Keeps the heads `keep` (ascending) and adds `biasShift` (M values, or
-/// empty) to the output projection's bias.
+/// empty) to the output projection's bias; `rowScale` (one per kept row of
+/// the output projection's weight, or empty) multiplies those rows.
 mlir::LogicalResult keepHeads(HeadBlock &block, llvm::ArrayRef<int64_t> keep,
-                              llvm::ArrayRef<double> biasShift);
+                              llvm::ArrayRef<double> biasShift,
+                              llvm::ArrayRef<double> rowScale = {});
 
 /// act(x) for a graph.linear activation ("none", "relu", "gelu",
 /// "gelu_tanh").

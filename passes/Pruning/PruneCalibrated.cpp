@@ -1,9 +1,10 @@
 //===- PruneCalibrated.cpp - graph-prune ----------------------------------===//
 //
-// FLAP's structured pruning from calibration statistics (Passes.td): the
-// fluctuation of each input channel of a second projection times its weight
-// row's squared norm, standardized per layer, ranked across layers, with
-// the removed channels' mean contribution added to the bias.
+// Structured pruning from calibration rows (Passes.td): per layer, the
+// input channels (or heads) of a second projection are removed greedily by
+// the Optimal Brain Surgeon's cost on the layer's output, the kept ones
+// rescaled by its update (the least-squares reconstruction), the means
+// matched by the bias; the layers' shares are chosen by their costs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,10 +13,14 @@
 #include "passes/Pruning/Prune.h"
 
 #include "llvm/Support/JSON.h"
+
+#include <Eigen/Cholesky>
+#include <Eigen/Core>
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 
 namespace shardc {
@@ -34,9 +39,12 @@ struct GraphPrunePass : shardc::impl::GraphPruneBase<GraphPrunePass> {
   void runOnOperation() override;
 };
 
-/// An activation's channel means and mean squares over the samples.
+/// An activation's channel means and mean squares over the samples, and
+/// the sample of its rows the calibration kept ([rows, channels]).
 struct Moments {
   std::vector<double> mean, meanSquare;
+  std::vector<float> sample;
+  int64_t rows = 0;
 };
 
 /// Reads "mean" and "meansq" of every activation of the driver's
@@ -74,95 +82,211 @@ std::optional<std::string> readMoments(StringRef path,
         m.mean.size() != m.meanSquare.size())
       return path.str() + ": activation " + std::to_string(i) +
              " needs \"mean\" and \"meansq\" of one length";
+    if (std::optional<StringRef> file = o->getString("sample")) {
+      auto data = llvm::MemoryBuffer::getFile(*file);
+      size_t row = m.mean.size() * sizeof(float);
+      if (!data || row == 0 || (*data)->getBufferSize() % row)
+        return path.str() + ": activation " + std::to_string(i) +
+               ": cannot read whole rows from " + file->str();
+      m.rows = static_cast<int64_t>((*data)->getBufferSize() / row);
+      m.sample.resize((*data)->getBufferSize() / sizeof(float));
+      std::memcpy(m.sample.data(), (*data)->getBufferStart(),
+                  (*data)->getBufferSize());
+    }
     out.push_back(std::move(m));
   }
   return std::nullopt;
 }
 
-/// One prunable layer: its units' (channels' or heads') scores, and how
-/// many of them it removes.
-struct Layer {
-  std::vector<double> scores;
-  int64_t remove = 0;
-};
-
-/// FLAP's adaptive structure: the scores standardized per layer, ranked
-/// across layers, the `fraction` lowest removed; then each layer's count
-/// rounded so that what it keeps is a multiple of `multiple` (at least one
-/// multiple).
-void chooseCounts(std::vector<Layer> &layers, double fraction,
-                  int64_t multiple) {
-  struct Unit {
-    double z;
-    size_t layer;
-  };
-  std::vector<Unit> units;
-  int64_t total = 0;
-  for (auto [l, layer] : llvm::enumerate(layers)) {
-    const std::vector<double> &s = layer.scores;
-    double mean = std::accumulate(s.begin(), s.end(), 0.0) / s.size();
-    double var = 0;
-    for (double x : s)
-      var += (x - mean) * (x - mean);
-    double sd = std::sqrt(var / s.size());
-    for (double x : s)
-      units.push_back({sd > 0 ? (x - mean) / sd : 0.0, l});
-    total += static_cast<int64_t>(s.size());
-  }
-  std::stable_sort(units.begin(), units.end(),
-                   [](const Unit &a, const Unit &b) { return a.z < b.z; });
-  auto goal = static_cast<int64_t>(std::llround(fraction * total));
-  for (int64_t i = 0; i < goal && i < static_cast<int64_t>(units.size()); ++i)
-    ++layers[units[i].layer].remove;
-  for (Layer &layer : layers) {
-    auto n = static_cast<int64_t>(layer.scores.size());
-    int64_t m = std::min(multiple, n);
-    int64_t kept = n - layer.remove;
-    kept = std::max(m, (kept + m / 2) / m * m);
-    layer.remove = n - std::min(kept, n);
-  }
-}
-
-/// The indices of `scores` without the `remove` lowest, ascending.
-SmallVector<int64_t> kept(const std::vector<double> &scores, int64_t remove) {
-  SmallVector<int64_t> order(scores.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
-    return scores[a] < scores[b];
-  });
-  SmallVector<int64_t> keep(order.begin() + remove, order.end());
-  llvm::sort(keep);
-  return keep;
-}
-
-/// var(x_j) * ||W[j, :]||^2 for every row j of the [n, m] weight `w`.
-std::vector<double> fluctuation(const Moments &x, const graph::HostTensor &w,
-                                int64_t n, int64_t m) {
-  std::vector<double> s(n);
-  for (int64_t j = 0; j < n; ++j) {
-    double norm = 0;
+/// H = (X~^T X~) o (W W^T): the Gram matrix of the per-row contributions
+/// x~_j W[j, :] of the input channels of a projection by the [n, m] weight
+/// W to its output (X~: the centered sample rows; o: the elementwise
+/// product), with a ridge of 1% of its mean diagonal (SparseGPT's damping).
+Eigen::MatrixXd gram(const Moments &x, const graph::HostTensor &w, int64_t n,
+                     int64_t m) {
+  Eigen::MatrixXd xc(x.rows, n);
+  for (int64_t r = 0; r < x.rows; ++r)
+    for (int64_t j = 0; j < n; ++j)
+      xc(r, j) = x.sample[r * n + j] - x.mean[j];
+  Eigen::MatrixXd wd(n, m);
+  for (int64_t j = 0; j < n; ++j)
     for (int64_t i = 0; i < m; ++i)
-      norm += w.f(j * m + i) * w.f(j * m + i);
-    double var = std::max(0.0, x.meanSquare[j] - x.mean[j] * x.mean[j]);
-    s[j] = var * norm;
-  }
-  return s;
+      wd(j, i) = w.f(j * m + i);
+  Eigen::MatrixXd cov = xc.transpose() * xc;
+  Eigen::MatrixXd h = cov.cwiseProduct(wd * wd.transpose());
+  double ridge = 0.01 * h.diagonal().mean();
+  h.diagonal().array() += ridge > 0 ? ridge : 1e-12;
+  return h;
 }
 
-/// sum over the removed rows j of mean(x_j) * W[j, :] (FLAP's bias
-/// compensation).
-std::vector<double> compensation(const Moments &x, const graph::HostTensor &w,
-                                 int64_t n, int64_t m,
-                                 ArrayRef<int64_t> keptRows) {
-  std::vector<bool> stays(n, false);
-  for (int64_t j : keptRows)
-    stays[j] = true;
+/// The Optimal Brain Surgeon on the mask values s (all 1 at first) of
+/// groups of `group` consecutive channels (1: an MLP channel; a head's
+/// columns): each of `steps` steps removes the `perStep` groups whose own
+/// removal, with the best update of the others, adds least to the squared
+/// output error s_G^T (H^-1_GG)^-1 s_G (ZipLM's structured OBS), then
+/// removes them together: s -= H^-1_:G (H^-1_GG)^-1 s_G and the inverse
+/// is downdated. `order` lists the removed groups, `cost` the error after
+/// each step relative to the output's own energy 1^T H 1, and `masks` the
+/// mask values after each step (the least-squares reconstruction of the
+/// output from what stays).
+struct Obs {
+  std::vector<int64_t> order;
+  std::vector<double> cost;
+  std::vector<Eigen::VectorXd> masks;
+};
+Obs surgeon(const Eigen::MatrixXd &h, int64_t group, int64_t perStep,
+            int64_t steps) {
+  int64_t n = h.rows(), groups = n / group;
+  Eigen::MatrixXd inv = h.llt().solve(Eigen::MatrixXd::Identity(n, n));
+  Eigen::VectorXd s = Eigen::VectorXd::Ones(n);
+  double energy = std::max(1e-30, h.sum());
+  std::vector<bool> gone(groups, false);
+  Obs out;
+  double total = 0;
+  for (int64_t step = 0; step < steps; ++step) {
+    // Each remaining group's cost on its own.
+    std::vector<std::pair<double, int64_t>> costs;
+    for (int64_t g = 0; g < groups; ++g) {
+      if (gone[g])
+        continue;
+      int64_t at = g * group;
+      double cost;
+      if (group == 1) {
+        cost = s[at] * s[at] / inv(at, at);
+      } else {
+        Eigen::VectorXd sg = s.segment(at, group);
+        cost = sg.dot(inv.block(at, at, group, group).llt().solve(sg));
+      }
+      costs.push_back({cost, g});
+    }
+    if (static_cast<int64_t>(costs.size()) <= perStep)
+      break;
+    std::partial_sort(costs.begin(), costs.begin() + perStep, costs.end());
+    std::vector<int> idx;
+    for (int64_t i = 0; i < perStep; ++i) {
+      int64_t g = costs[i].second;
+      gone[g] = true;
+      out.order.push_back(g);
+      for (int64_t c = 0; c < group; ++c)
+        idx.push_back(static_cast<int>(g * group + c));
+    }
+    // Removed together: the joint cost and update.
+    Eigen::MatrixXd cols = inv(Eigen::all, idx);
+    Eigen::LLT<Eigen::MatrixXd> block(cols(idx, Eigen::all));
+    Eigen::VectorXd sg = s(idx);
+    Eigen::VectorXd t = block.solve(sg);
+    total += sg.dot(t);
+    s -= cols * t;
+    inv -= cols * block.solve(cols.transpose());
+    s(idx).setZero();
+    out.cost.push_back(total / energy);
+    out.masks.push_back(s);
+  }
+  return out;
+}
+
+/// The steps each layer takes: `fraction` of all groups, a step at a
+/// time to the layer whose relative output error grows least (each layer
+/// keeping at least one step's worth).
+std::vector<int64_t> shares(const std::vector<Obs> &curves,
+                            const std::vector<int64_t> &sizes,
+                            const std::vector<int64_t> &perStep,
+                            double fraction) {
+  int64_t total = std::accumulate(sizes.begin(), sizes.end(), int64_t(0));
+  auto goal = static_cast<int64_t>(std::llround(fraction * total));
+  std::vector<int64_t> steps(sizes.size(), 0);
+  auto costAt = [&](size_t l, int64_t k) {
+    return k == 0 ? 0.0 : curves[l].cost[k - 1];
+  };
+  for (int64_t done = 0; done < goal;) {
+    int64_t best = -1;
+    double bestGrowth = 0;
+    for (size_t l = 0; l < sizes.size(); ++l) {
+      int64_t next = steps[l] + 1;
+      if (next > static_cast<int64_t>(curves[l].cost.size()))
+        continue;
+      double growth = costAt(l, next) - costAt(l, steps[l]);
+      if (best < 0 || growth < bestGrowth) {
+        best = static_cast<int64_t>(l);
+        bestGrowth = growth;
+      }
+    }
+    if (best < 0)
+      break;
+    ++steps[best];
+    done += perStep[best];
+  }
+  return steps;
+}
+
+/// The bias shift that keeps the output's mean: the removed rows' mean
+/// contribution, and what the kept rows' scaling takes from theirs.
+std::vector<double> meanShift(const Moments &x, const graph::HostTensor &w,
+                              int64_t n, int64_t m, ArrayRef<int64_t> keep,
+                              ArrayRef<double> scale) {
+  std::vector<double> factor(n, 1.0); // 1 - s_j for every row
+  for (auto [a, j] : llvm::enumerate(keep))
+    factor[j] = 1.0 - scale[a];
   std::vector<double> shift(m, 0.0);
   for (int64_t j = 0; j < n; ++j)
-    if (!stays[j])
-      for (int64_t i = 0; i < m; ++i)
-        shift[i] += x.mean[j] * w.f(j * m + i);
+    for (int64_t i = 0; i < m && factor[j] != 0; ++i)
+      shift[i] += factor[j] * x.mean[j] * w.f(j * m + i);
   return shift;
+}
+
+/// One kind of structure (MLP channels or heads) across the layers: each
+/// layer's second projection weight [n, m], its input's moments and its
+/// group size; prunes `fraction` of the groups and calls `apply(layer,
+/// keptGroups, keptRows' scales, bias shift)`.
+struct Site {
+  const Moments *x;
+  graph::HostTensor w;
+  int64_t n, m, group;
+};
+void pruneSites(std::vector<Site> &sites, double fraction, int64_t multiple,
+                function_ref<void(size_t, ArrayRef<int64_t>,
+                                  ArrayRef<double>, ArrayRef<double>)>
+                    apply) {
+  std::vector<Obs> curves;
+  std::vector<int64_t> sizes, perStep;
+  for (Site &site : sites) {
+    int64_t groups = site.n / site.group;
+    int64_t step = std::min(multiple, groups);
+    // The curve as far as this fraction could take one layer (twice its
+    // share, at most all but one step).
+    int64_t most = std::min(groups / step - 1,
+                            static_cast<int64_t>(std::ceil(
+                                2 * fraction * groups / step)));
+    curves.push_back(
+        surgeon(gram(*site.x, site.w, site.n, site.m), site.group, step, most));
+    sizes.push_back(groups);
+    perStep.push_back(step);
+  }
+  std::vector<int64_t> steps = shares(curves, sizes, perStep, fraction);
+  for (size_t l = 0; l < sites.size(); ++l) {
+    if (!steps[l])
+      continue;
+    const Site &site = sites[l];
+    // The first steps[l] steps of the layer's curve.
+    const Obs &curve = curves[l];
+    const Eigen::VectorXd &mask = curve.masks[steps[l] - 1];
+    std::vector<bool> gone(sizes[l], false);
+    for (int64_t i = 0; i < steps[l] * perStep[l]; ++i)
+      gone[curve.order[i]] = true;
+    SmallVector<int64_t> keptGroups, keptRows;
+    std::vector<double> scale;
+    for (int64_t g = 0; g < sizes[l]; ++g) {
+      if (gone[g])
+        continue;
+      keptGroups.push_back(g);
+      for (int64_t i = 0; i < site.group; ++i) {
+        keptRows.push_back(g * site.group + i);
+        scale.push_back(mask[g * site.group + i]);
+      }
+    }
+    apply(l, keptGroups, scale,
+          meanShift(*site.x, site.w, site.n, site.m, keptRows, scale));
+  }
 }
 
 void GraphPrunePass::runOnOperation() {
@@ -200,19 +324,15 @@ void GraphPrunePass::runOnOperation() {
 
   if (ffn > 0) {
     std::vector<Mlp> mlps;
-    std::vector<const Moments *> xs;
-    std::vector<graph::HostTensor> w2s;
-    std::vector<Layer> layers;
+    std::vector<Site> sites;
     for (Mlp &mlp : findMlps(func)) {
       const Moments *x = momentsOf(mlp.up.getResult(), mlp.channels);
       std::optional<graph::HostTensor> w2 = readF32(mlp.down.getB());
-      if (!x || !w2)
+      if (!x || !w2 || x->rows == 0)
         continue;
       int64_t m = cast<ShapedType>(mlp.down.getB().getType()).getDimSize(1);
-      layers.push_back({fluctuation(*x, *w2, mlp.channels, m)});
+      sites.push_back({x, std::move(*w2), mlp.channels, m, 1});
       mlps.push_back(mlp);
-      xs.push_back(x);
-      w2s.push_back(std::move(*w2));
     }
     if (mlps.empty()) {
       func.emitError("graph-prune: ffn=") << ffn.getValue()
@@ -221,41 +341,26 @@ void GraphPrunePass::runOnOperation() {
              "second only)";
       return signalPassFailure();
     }
-    chooseCounts(layers, ffn, channelMultiple);
-    for (size_t l = 0; l < mlps.size(); ++l) {
-      if (!layers[l].remove)
-        continue;
-      int64_t n = mlps[l].channels;
-      int64_t m = cast<ShapedType>(mlps[l].down.getB().getType()).getDimSize(1);
-      SmallVector<int64_t> keep = kept(layers[l].scores, layers[l].remove);
-      std::vector<double> shift = compensation(*xs[l], w2s[l], n, m, keep);
-      (void)keepChannels(mlps[l], keep, shift);
-      numChannels += layers[l].remove;
-    }
+    pruneSites(sites, ffn, channelMultiple,
+               [&](size_t l, ArrayRef<int64_t> keep, ArrayRef<double> scale,
+                   ArrayRef<double> shift) {
+                 numChannels += mlps[l].channels - keep.size();
+                 (void)keepChannels(mlps[l], keep, shift, scale);
+               });
   }
 
   if (heads > 0) {
     std::vector<HeadBlock> blocks;
-    std::vector<const Moments *> xs;
-    std::vector<graph::HostTensor> wos;
-    std::vector<Layer> layers;
+    std::vector<Site> sites;
     for (HeadBlock &h : findHeadBlocks(func)) {
       int64_t width = h.heads * h.headDim;
       const Moments *x = momentsOf(h.merge.getResult(), width);
       std::optional<graph::HostTensor> wo = readF32(h.out.getB());
-      if (!x || !wo)
+      if (!x || !wo || x->rows == 0)
         continue;
       int64_t m = cast<ShapedType>(h.out.getB().getType()).getDimSize(1);
-      std::vector<double> rows = fluctuation(*x, *wo, width, m);
-      Layer layer;
-      for (int64_t head = 0; head < h.heads; ++head)
-        layer.scores.push_back(std::accumulate(
-            rows.begin() + head * h.headDim,
-            rows.begin() + (head + 1) * h.headDim, 0.0));
-      layers.push_back(std::move(layer));
+      sites.push_back({x, std::move(*wo), width, m, h.headDim});
       blocks.push_back(h);
-      xs.push_back(x);
-      wos.push_back(std::move(*wo));
     }
     if (blocks.empty()) {
       func.emitError("graph-prune: heads=") << heads.getValue()
@@ -265,21 +370,12 @@ void GraphPrunePass::runOnOperation() {
              "pruned yet)";
       return signalPassFailure();
     }
-    chooseCounts(layers, heads, headMultiple);
-    for (size_t l = 0; l < blocks.size(); ++l) {
-      if (!layers[l].remove)
-        continue;
-      int64_t d = blocks[l].headDim, width = blocks[l].heads * d;
-      int64_t m = cast<ShapedType>(blocks[l].out.getB().getType()).getDimSize(1);
-      SmallVector<int64_t> keep = kept(layers[l].scores, layers[l].remove);
-      SmallVector<int64_t> rows;
-      for (int64_t head : keep)
-        for (int64_t i = 0; i < d; ++i)
-          rows.push_back(head * d + i);
-      std::vector<double> shift = compensation(*xs[l], wos[l], width, m, rows);
-      (void)keepHeads(blocks[l], keep, shift);
-      numHeads += layers[l].remove;
-    }
+    pruneSites(sites, heads, headMultiple,
+               [&](size_t l, ArrayRef<int64_t> keep, ArrayRef<double> scale,
+                   ArrayRef<double> shift) {
+                 numHeads += blocks[l].heads - keep.size();
+                 (void)keepHeads(blocks[l], keep, shift, scale);
+               });
   }
 }
 

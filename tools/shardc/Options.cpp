@@ -123,6 +123,19 @@ static cl::opt<std::string> quantizeStats("quantize-stats", cl::Hidden,
 static cl::list<int64_t> quantizeKeep("quantize-keep", cl::Hidden,
                                       cl::CommaSeparated,
                                       cl::cat(precisionCat));
+static cl::opt<std::string> prune(
+    "prune",
+    cl::desc("Pruning: lossless (default: MLP channels and attention heads "
+             "whose weights make them contribute nothing or a constant are "
+             "removed, exactly), none, or ffn:R,heads:R with --calibration "
+             "(remove the fraction R of MLP channels and of heads that "
+             "matter least on the samples, FLAP's metric with bias "
+             "compensation; after the lossless step)"),
+    cl::init("lossless"), cl::cat(precisionCat));
+// The calibration compiles of a pruned model (quantization's statistics,
+// the accuracy guard's trials): the pruning statistics already measured.
+static cl::opt<std::string> pruneStats("prune-stats", cl::Hidden,
+                                       cl::cat(precisionCat));
 static cl::opt<std::string> smoothQuant(
     "smoothquant",
     cl::desc("--quantize=int8's SmoothQuant strength: auto (default: chosen "
@@ -342,7 +355,9 @@ __attribute__((no_sanitize("vptr"))) static void hideBackendOptions() {
     // pass-manager and IR-printing flags are listed).
     bool minutia = llvm::is_contained(
         {StringRef("mlir-print-value-users"),
-         StringRef("mlir-print-skip-regions")},
+         StringRef("mlir-print-skip-regions"),
+         StringRef("mlir-pretty-debuginfo"),
+         StringRef("mlir-print-unique-ssa-ids")},
         entry.getKey());
     bool shown = (entry.getKey().starts_with("mlir-") && !minutia) ||
                  llvm::is_contained({StringRef("help"), StringRef("help-list"),
@@ -408,6 +423,8 @@ static void readFlags(Options &o) {
   o.quantizeStats = quantizeStats;
   o.quantizeKeep.assign(quantizeKeep.begin(), quantizeKeep.end());
   o.smoothQuant = smoothQuant;
+  o.prune = prune;
+  o.pruneStats = pruneStats;
   o.fusion = !noFusion;
   o.canonicalize = !noCanonicalize;
   o.tp = tensorParallel;
@@ -450,6 +467,39 @@ static std::optional<std::string> readBindings(Options &o) {
              "' and '" + file + "'";
     o.import.constInputs[name] = file;
   }
+  return std::nullopt;
+}
+
+/// --prune: lossless, none, or a list of KIND:FRACTION.
+static std::optional<std::string> parsePrune(Options &o) {
+  o.pruneLossless = o.prune != "none";
+  if (o.prune == "lossless" || o.prune == "none")
+    return std::nullopt;
+  SmallVector<StringRef> parts;
+  StringRef(o.prune).split(parts, ',');
+  for (StringRef part : parts) {
+    auto [kind, value] = part.split(':');
+    double r = 0;
+    if (value.getAsDouble(r) || !(r >= 0) || r >= 1)
+      return "--prune=" + o.prune + ": '" + part.str() +
+             "': expected KIND:FRACTION with a fraction in [0, 1)";
+    if (kind == "ffn")
+      o.pruneFfn = r;
+    else if (kind == "heads")
+      o.pruneHeads = r;
+    else
+      return "--prune=" + o.prune + ": unknown kind '" + kind.str() +
+             "' (expected ffn or heads; or lossless, none)";
+  }
+  if (o.calibration.empty() && o.pruneStats.empty())
+    return "--prune=" + o.prune + " chooses what to remove by its effect "
+           "on sample inputs: give --calibration DIR";
+  if (o.precision != "fp32")
+    return "--prune=" + o.prune + " prunes an fp32 model; it does not "
+           "combine with --precision=" + o.precision + " yet";
+  if (!o.fusion)
+    return "--prune=" + o.prune + " removes parts of the fused MLPs and "
+           "attention; it needs fusion (drop --no-fusion)";
   return std::nullopt;
 }
 
@@ -521,7 +571,7 @@ static std::optional<std::string> checkMesh(Options &o) {
   if (o.expertRedundant < 0 || o.expertRedundant > 4096)
     return "--ep-redundant=" + std::to_string(o.expertRedundant) +
            ": expected a number from 0 to 4096";
-  if (((!o.calibration.empty() && o.quantize != "int8") ||
+  if (((!o.calibration.empty() && o.quantize != "int8" && !o.prunes()) ||
        o.expertRedundant > 0) &&
       o.ep == 1)
     return std::string(o.calibration.empty() ? "--ep-redundant"
@@ -631,6 +681,8 @@ std::optional<std::string> parseOptions(int argc, char **argv, Options &o) {
                 (StringRef(o.smoothQuant).getAsDouble(a) || a < 0 || a > 1))
     return "--smoothquant=" + o.smoothQuant +
            ": expected auto, off or a number from 0 to 1";
+  if (std::optional<std::string> err = parsePrune(o))
+    return err;
   if (o.quantize != "none" && !o.fusion)
     return "--quantize=" + o.quantize + " quantizes the fused linear layers; "
            "it needs fusion (drop --no-fusion)";

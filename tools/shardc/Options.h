@@ -46,6 +46,12 @@ struct Options {
   std::vector<std::string> accuracyOutputs; // --quantize-accuracy-output
   std::string quantizeStats;         // --quantize-stats (the guard's trials)
   std::vector<int64_t> quantizeKeep; // --quantize-keep
+  // --prune: the lossless step, and the fractions graph-prune removes.
+  std::string prune = "lossless";
+  bool pruneLossless = true;
+  double pruneFfn = 0, pruneHeads = 0;
+  std::string pruneStats; // --prune-stats (calibration compiles)
+  bool prunes() const { return pruneFfn > 0 || pruneHeads > 0; }
   bool fusion = true, canonicalize = true;
   ProgramOptions program;
   cuda::CompileOptions nvrtc;

@@ -1,5 +1,4 @@
-//===- QuantizePhase.cpp - what --quantize=int8 needs first
-//----------------===//
+//===- QuantizePhase.cpp - what --quantize=int8 and --prune need first ---===//
 
 #include "QuantizePhase.h"
 
@@ -22,6 +21,25 @@ QuantizeRun::~QuantizeRun() {
     sys::fs::remove_directories(work);
 }
 
+PruneRun::~PruneRun() {
+  if (!work.empty())
+    sys::fs::remove_directories(work);
+}
+
+bool driver::preparePruning(Session &s, Options &o, const char *argv0,
+                            PruneRun &run) {
+  if (!o.prunes() || !o.pruneStats.empty())
+    return true;
+  std::string error;
+  std::string stats =
+      calibrateActivations(calibrationRequest(o, argv0), run.work, error);
+  if (stats.empty())
+    return fatal(error), false;
+  o.pruneStats = stats;
+  s.stage("calibrated pruning");
+  return true;
+}
+
 CalibrationRequest driver::calibrationRequest(const Options &o,
                                               const char *argv0) {
   CalibrationRequest request;
@@ -34,6 +52,15 @@ CalibrationRequest driver::calibrationRequest(const Options &o,
     request.flags.push_back("--const-input=" + arg);
   if (!o.canonicalize)
     request.flags.push_back("--no-canonicalize");
+  // A pruned model's calibration compiles prune it as this compile does
+  // (from the statistics measured once); the pruning's own measurement
+  // is of the model with only the lossless step.
+  if (o.prunes() && !o.pruneStats.empty()) {
+    request.flags.push_back("--prune=" + o.prune);
+    request.flags.push_back("--prune-stats=" + o.pruneStats);
+  } else if (!o.pruneLossless) {
+    request.flags.push_back("--prune=none");
+  }
   request.dir = o.calibration;
   request.verbose = o.verbose;
   return request;

@@ -1,11 +1,13 @@
-//===- QuantizePhase.h - what --quantize=int8 needs before the graph pipeline
-//-*- C++ -*-===//
+//===- QuantizePhase.h - what --quantize=int8 and --prune need first -*- C++ -*-===//
 //
 // Static int8 (--quantize=int8) needs the activations' statistics before
 // the graph pipeline runs graph-quantize-static: calibration
 // (Calibration.h) measures them, or an accuracy-guard trial is given them
 // (--quantize-stats); then --quantize-accuracy's guard chooses the
-// activations whose layers stay in floating point.
+// activations whose layers stay in floating point. Structured pruning
+// (--prune=ffn:R,heads:R) needs the same statistics of the unpruned model
+// for graph-prune, measured first; quantization's are then measured on the
+// pruned model.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_TOOLS_SHARDC_QUANTIZEPHASE_H
@@ -34,6 +36,20 @@ struct QuantizeRun {
   QuantizeRun &operator=(const QuantizeRun &) = delete;
   ~QuantizeRun();
 };
+
+/// The pruning statistics; the calibration folder is removed with it.
+struct PruneRun {
+  std::string work;
+  PruneRun() = default;
+  PruneRun(const PruneRun &) = delete;
+  PruneRun &operator=(const PruneRun &) = delete;
+  ~PruneRun();
+};
+
+/// --prune=ffn:R,heads:R: measures the statistics graph-prune reads and
+/// sets `o.pruneStats` (nothing to do without fractions, or when given
+/// them). False after fatal().
+bool preparePruning(Session &s, Options &o, const char *argv0, PruneRun &run);
 
 /// What --calibration compiles: the model file for one CPU rank, in a
 /// process of its own, with the shape flags of this compile.

@@ -106,6 +106,10 @@ static void addGraphPipeline(mlir::PassManager &pm, const Options &o,
   g.calibrationMethod = o.calibrationMethod;
   g.smoothQuant = o.smoothQuant;
   g.quantizeKeep = llvm::to_vector(keep);
+  g.pruneLossless = o.pruneLossless;
+  g.pruneFfn = o.pruneFfn;
+  g.pruneHeads = o.pruneHeads;
+  g.pruneStats = o.pruneStats;
   g.fusion = fusion;
   g.target = o.target;
   shardc::buildGraphPipeline(pm, g);
@@ -172,8 +176,12 @@ int main(int argc, char **argv) {
               "graph pipeline (without fusion)"))
         return 1;
     }
-    // --quantize=int8: the activations' statistics, and the layers the
-    // accuracy guard keeps in floating point, first.
+    // --prune=ffn:R: the unpruned activations' statistics; --quantize=int8:
+    // the (pruned) activations' statistics, and the layers the accuracy
+    // guard keeps in floating point, first.
+    PruneRun pruned;
+    if (!preparePruning(s, o, argv[0], pruned))
+      return 1;
     QuantizeRun quant;
     auto graphPipeline = [&](mlir::PassManager &pm, const std::string &stats,
                              llvm::ArrayRef<int64_t> keep) {

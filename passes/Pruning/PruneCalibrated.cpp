@@ -322,6 +322,7 @@ void GraphPrunePass::runOnOperation() {
     return &moments[it->second];
   };
 
+  int64_t channels = 0, removedHeads = 0;
   if (ffn > 0) {
     std::vector<Mlp> mlps;
     std::vector<Site> sites;
@@ -344,7 +345,7 @@ void GraphPrunePass::runOnOperation() {
     pruneSites(sites, ffn, channelMultiple,
                [&](size_t l, ArrayRef<int64_t> keep, ArrayRef<double> scale,
                    ArrayRef<double> shift) {
-                 numChannels += mlps[l].channels - keep.size();
+                 channels += mlps[l].channels - keep.size();
                  (void)keepChannels(mlps[l], keep, shift, scale);
                });
   }
@@ -373,10 +374,15 @@ void GraphPrunePass::runOnOperation() {
     pruneSites(sites, heads, headMultiple,
                [&](size_t l, ArrayRef<int64_t> keep, ArrayRef<double> scale,
                    ArrayRef<double> shift) {
-                 numHeads += blocks[l].heads - keep.size();
+                 removedHeads += blocks[l].heads - keep.size();
                  (void)keepHeads(blocks[l], keep, shift, scale);
                });
   }
+  numChannels += channels;
+  numHeads += removedHeads;
+  func.emitRemark() << "graph-prune: removed " << channels
+                    << " MLP channels and " << removedHeads
+                    << " attention heads";
 }
 
 } // namespace

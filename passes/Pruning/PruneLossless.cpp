@@ -117,6 +117,11 @@ void GraphPruneLosslessPass::runOnOperation() {
     pruneHeads(h, heads);
   numChannels += channels;
   numHeads += heads;
+  if (channels || heads)
+    getOperation().emitRemark()
+        << "graph-prune-lossless: removed " << channels
+        << " MLP channels and " << heads
+        << " attention heads that contribute nothing or a constant";
 }
 
 } // namespace

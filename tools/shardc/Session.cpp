@@ -31,6 +31,10 @@ Session::Session(const Options &options)
   // Pass diagnostics: one line, "FILE: node 'NAME': message".
   handler = std::make_unique<mlir::ScopedDiagnosticHandler>(
       &context, [this](mlir::Diagnostic &d) {
+        // Remarks (what a pass decided: pruning) with -v.
+        if (d.getSeverity() == mlir::DiagnosticSeverity::Remark &&
+            this->options.verbose)
+          llvm::errs() << "shardc: " << d.str() << "\n";
         if (d.getSeverity() != mlir::DiagnosticSeverity::Error)
           return mlir::success();
         std::string where = this->options.inputFile;

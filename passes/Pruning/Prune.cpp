@@ -4,6 +4,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/SetVector.h"
 
 #include <cmath>
 #include <cstring>
@@ -164,12 +165,16 @@ RankedTensorType withDim(Type t, int64_t dim, int64_t size) {
   return RankedTensorType::get(shape, r.getElementType());
 }
 
-/// Erases the constants `values` came from once nothing reads them.
+/// Erases the constants `values` came from once nothing reads them (a
+/// constant read twice, as CSE leaves a shared bias, once).
 void eraseDead(ArrayRef<Value> values) {
+  llvm::SetVector<Operation *> constants;
   for (Value v : values)
-    if (v)
-      if (auto c = v.getDefiningOp<graph::ConstantOp>(); c && c->use_empty())
-        c->erase();
+    if (auto c = v ? v.getDefiningOp<graph::ConstantOp>() : nullptr)
+      constants.insert(c);
+  for (Operation *c : constants)
+    if (c->use_empty())
+      c->erase();
 }
 
 /// The single reader of `v`, if it has exactly one.
@@ -190,6 +195,40 @@ std::optional<graph::HostTensor> prune::readF32(Value v) {
   return graph::constantElements(v, kMaxElements);
 }
 
+prune::Projection::Projection(Operation *op)
+    : op(isa_and_nonnull<graph::LinearOp, graph::MatMulOp>(op) ? op
+                                                               : nullptr) {}
+
+Value prune::Projection::bias() const {
+  auto l = dyn_cast<graph::LinearOp>(op);
+  return l ? l.getBias() : Value();
+}
+
+bool prune::Projection::hasResidual() const {
+  auto l = dyn_cast<graph::LinearOp>(op);
+  return l && l.getResidual();
+}
+
+StringRef prune::Projection::activation() const {
+  auto l = dyn_cast<graph::LinearOp>(op);
+  return l ? l.getActivation() : "none";
+}
+
+void prune::Projection::setBias(Value bias) {
+  if (auto l = dyn_cast<graph::LinearOp>(op)) {
+    l.getBiasMutable().assign(bias);
+    return;
+  }
+  auto mm = cast<graph::MatMulOp>(op);
+  OpBuilder b(mm);
+  auto linear = b.create<graph::LinearOp>(
+      mm.getLoc(), mm.getType(), mm.getLhs(), mm.getRhs(), bias, Value(),
+      b.getStringAttr("none"));
+  mm.getResult().replaceAllUsesWith(linear.getResult());
+  mm.erase();
+  op = linear;
+}
+
 double prune::activate(StringRef activation, double x) {
   if (activation == "relu")
     return x > 0 ? x : 0;
@@ -201,23 +240,55 @@ double prune::activate(StringRef activation, double x) {
   return x;
 }
 
+/// A projection prune can rewrite, by a constant f32 [K, N] weight with
+/// a bias of N (if any); `plain`: no activation or residual.
+bool isPrunable(Projection p, bool plain) {
+  if (!p || !isPrunableConstant(p.weight(), 2) ||
+      !cast<ShapedType>(p.getType()).getElementType().isF32())
+    return false;
+  if (plain && (p.hasResidual() || p.activation() != "none"))
+    return false;
+  auto w = cast<RankedTensorType>(p.weight().getType());
+  return isPrunableBias(p.bias(), w.getDimSize(1));
+}
+
+int64_t columnsOf(Projection p) {
+  return cast<ShapedType>(p.weight().getType()).getDimSize(1);
+}
+int64_t rowsOf(Projection p) {
+  return cast<ShapedType>(p.weight().getType()).getDimSize(0);
+}
+
+/// The projection that reads `v` as its input, if it is `v`'s only reader.
+Projection readerOf(Value v) {
+  Projection p(soleUser(v));
+  return p && p.input() == v && p.weight() != v ? p : Projection();
+}
+
 std::vector<Mlp> prune::findMlps(func::FuncOp func) {
   std::vector<Mlp> mlps;
-  func.walk([&](graph::LinearOp up) {
-    if (up.getResidual() || !isPrunableConstant(up.getB(), 2))
+  func.walk([&](Operation *op) {
+    // Gated: down(swiglu(gate(x), up(x))).
+    if (auto swiglu = dyn_cast<graph::SwigluOp>(op)) {
+      Projection down = readerOf(swiglu.getResult());
+      Projection gate(swiglu.getGate().getDefiningOp()),
+          up(swiglu.getUp().getDefiningOp());
+      if (!isPrunable(down, false) || !isPrunable(gate, true) ||
+          !isPrunable(up, true) || gate == up ||
+          !gate.result().hasOneUse() || !up.result().hasOneUse())
+        return;
+      int64_t n = rowsOf(down);
+      if (columnsOf(gate) == n && columnsOf(up) == n)
+        mlps.push_back({up, down, gate, swiglu, n});
       return;
-    auto down = dyn_cast_or_null<graph::LinearOp>(soleUser(up.getResult()));
-    if (!down || down.getA() != up.getResult() ||
-        !isPrunableConstant(down.getB(), 2))
+    }
+    Projection up(op);
+    if (!up || up.hasResidual() || !isPrunable(up, false))
       return;
-    auto w1 = cast<RankedTensorType>(up.getB().getType());
-    auto w2 = cast<RankedTensorType>(down.getB().getType());
-    int64_t n = w1.getDimSize(1);
-    if (w2.getDimSize(0) != n || !isPrunableBias(up.getBias(), n) ||
-        !isPrunableBias(down.getBias(), w2.getDimSize(1)) ||
-        !cast<ShapedType>(up.getType()).getElementType().isF32())
+    Projection down = readerOf(up.result());
+    if (!isPrunable(down, false) || rowsOf(down) != columnsOf(up))
       return;
-    mlps.push_back({up, down, n});
+    mlps.push_back({up, down, {}, {}, columnsOf(up)});
   });
   return mlps;
 }
@@ -235,15 +306,13 @@ std::vector<HeadBlock> prune::findHeadBlocks(func::FuncOp func) {
       auto r = t.getInput().getDefiningOp<graph::ReshapeOp>();
       if (!r || !t.getInput().hasOneUse())
         return;
-      auto p = r.getInput().getDefiningOp<graph::LinearOp>();
-      if (!p || !r.getInput().hasOneUse() || p.getResidual() ||
-          p.getActivation() != "none" || !isPrunableConstant(p.getB(), 2))
+      Projection p(r.getInput().getDefiningOp());
+      if (!isPrunable(p, true) || !r.getInput().hasOneUse())
         return;
       auto shape = cast<RankedTensorType>(r.getType()).getShape();
       auto from = cast<RankedTensorType>(p.getType()).getShape();
       if (shape.size() != 4 || from.size() != 3 || shape[0] != from[0] ||
-          shape[1] != from[1] || shape[2] * shape[3] != from[2] ||
-          !isPrunableBias(p.getBias(), from[2]))
+          shape[1] != from[1] || shape[2] * shape[3] != from[2])
         return;
       if (i == 0) {
         h.heads = shape[2];
@@ -270,13 +339,8 @@ std::vector<HeadBlock> prune::findHeadBlocks(func::FuncOp func) {
     auto merge = dyn_cast_or_null<graph::ReshapeOp>(soleUser(back.getResult()));
     if (!merge || cast<RankedTensorType>(merge.getType()).getRank() != 3)
       return;
-    auto out = dyn_cast_or_null<graph::LinearOp>(soleUser(merge.getResult()));
-    if (!out || out.getA() != merge.getResult() ||
-        !isPrunableConstant(out.getB(), 2))
-      return;
-    auto wo = cast<RankedTensorType>(out.getB().getType());
-    if (wo.getDimSize(0) != h.heads * h.headDim ||
-        !isPrunableBias(out.getBias(), wo.getDimSize(1)))
+    Projection out = readerOf(merge.getResult());
+    if (!isPrunable(out, false) || rowsOf(out) != h.heads * h.headDim)
       return;
     h.fromBhsd = back;
     h.merge = merge;
@@ -289,24 +353,31 @@ std::vector<HeadBlock> prune::findHeadBlocks(func::FuncOp func) {
 LogicalResult prune::keepChannels(Mlp &mlp, ArrayRef<int64_t> keep,
                                   ArrayRef<double> biasShift,
                                   ArrayRef<double> rowScale) {
-  graph::LinearOp up = mlp.up, down = mlp.down;
-  Value oldW1 = up.getB(), oldB1 = up.getBias(), oldW2 = down.getB(),
-        oldB2 = down.getBias();
+  Projection &down = mlp.down;
+  Value oldW2 = down.weight(), oldB2 = down.bias();
   int64_t n = static_cast<int64_t>(keep.size());
-  OpBuilder b(up);
-  up.getBMutable().assign(gatherAlong(b, up.getLoc(), oldW1, 1, keep));
-  if (oldB1)
-    up.getBiasMutable().assign(gatherAlong(
-        b, up.getLoc(), oldB1,
-        cast<RankedTensorType>(oldB1.getType()).getRank() - 1, keep));
-  up.getResult().setType(withDim(up.getType(), -1, n));
-  b.setInsertionPoint(down);
-  down.getBMutable().assign(
-      keptRows(b, down.getLoc(), oldW2, keep, rowScale));
+  SmallVector<Value> dead = {oldW2, oldB2};
+  // The first projections (up, and a gated MLP's gate): their columns.
+  for (Projection *p : {&mlp.up, &mlp.gate}) {
+    if (!*p)
+      continue;
+    OpBuilder b(p->getOperation());
+    Value w = p->weight(), bias = p->bias();
+    dead.append({w, bias});
+    p->setWeight(gatherAlong(b, p->getLoc(), w, 1, keep));
+    if (bias)
+      p->setBias(gatherAlong(
+          b, p->getLoc(), bias,
+          cast<RankedTensorType>(bias.getType()).getRank() - 1, keep));
+    p->result().setType(withDim(p->getType(), -1, n));
+  }
+  if (mlp.swiglu)
+    mlp.swiglu.getResult().setType(withDim(mlp.swiglu.getType(), -1, n));
+  OpBuilder b(down.getOperation());
+  down.setWeight(keptRows(b, down.getLoc(), oldW2, keep, rowScale));
   if (!biasShift.empty())
-    down.getBiasMutable().assign(
-        shiftedBias(b, down.getLoc(), oldB2, biasShift));
-  eraseDead({oldW1, oldB1, oldW2, oldB2});
+    down.setBias(shiftedBias(b, down.getLoc(), oldB2, biasShift));
+  eraseDead(dead);
   mlp.channels = n;
   return success();
 }
@@ -321,17 +392,17 @@ LogicalResult prune::keepHeads(HeadBlock &h, ArrayRef<int64_t> keep,
       columns.push_back(head * d + i);
   SmallVector<Value> dead;
   for (int i = 0; i < 3; ++i) {
-    graph::LinearOp p = h.proj[i];
-    OpBuilder b(p);
-    dead.push_back(p.getB());
-    p.getBMutable().assign(gatherAlong(b, p.getLoc(), p.getB(), 1, columns));
-    if (Value bias = p.getBias()) {
-      dead.push_back(bias);
-      p.getBiasMutable().assign(gatherAlong(
-          b, p.getLoc(), bias,
-          cast<RankedTensorType>(bias.getType()).getRank() - 1, columns));
-    }
-    p.getResult().setType(withDim(p.getType(), -1, heads * d));
+    Projection &p = h.proj[i];
+    OpBuilder b(p.getOperation());
+    Value w = p.weight(), bias = p.bias();
+    dead.append({w, bias});
+    p.setWeight(gatherAlong(b, p.getLoc(), w, 1, columns));
+    if (bias)
+      p.setBias(gatherAlong(b, p.getLoc(), bias,
+                            cast<RankedTensorType>(bias.getType()).getRank() -
+                                1,
+                            columns));
+    p.result().setType(withDim(p.getType(), -1, heads * d));
     graph::ReshapeOp r = h.toHeads[i];
     SmallVector<int64_t> shape(r.getShape());
     shape[2] = heads;
@@ -345,15 +416,12 @@ LogicalResult prune::keepHeads(HeadBlock &h, ArrayRef<int64_t> keep,
   merged.back() = heads * d;
   h.merge.setShape(merged);
   h.merge.getResult().setType(withDim(h.merge.getType(), -1, heads * d));
-  OpBuilder b(h.out);
-  dead.push_back(h.out.getB());
-  h.out.getBMutable().assign(
-      keptRows(b, h.out.getLoc(), h.out.getB(), columns, rowScale));
-  if (!biasShift.empty()) {
-    dead.push_back(h.out.getBias());
-    h.out.getBiasMutable().assign(
-        shiftedBias(b, h.out.getLoc(), h.out.getBias(), biasShift));
-  }
+  OpBuilder b(h.out.getOperation());
+  Value wo = h.out.weight(), bo = h.out.bias();
+  dead.append({wo, bo});
+  h.out.setWeight(keptRows(b, h.out.getLoc(), wo, columns, rowScale));
+  if (!biasShift.empty())
+    h.out.setBias(shiftedBias(b, h.out.getLoc(), bo, biasShift));
   eraseDead(dead);
   h.heads = heads;
   return success();

@@ -6,6 +6,7 @@
 //
 //   MLP:        h = linear(x, W1 [K, N], b1) {act}     (only `down` reads h)
 //               y = linear(h, W2 [N, M], b2) [+ residual]
+//   gated MLP:  h = swiglu(linear(x, Wg [K, N]), linear(x, W1 [K, N]))
 //   attention:  q|k|v = transpose(reshape(linear(x, Wq|Wk|Wv, b), [B, S, H, D]))
 //               o = linear(reshape(transpose(attention(q, k, v, mask?))),
 //                          Wo [H*D, M], bo) [+ residual]
@@ -31,12 +32,47 @@
 
 namespace shardc::prune {
 
+/// A projection by a constant weight: a graph.linear (bias, activation,
+/// residual) or a graph.matmul (none of them: bias-free layers stay
+/// matmuls after fusion).
+class Projection {
+public:
+  Projection() = default;
+  /// Null unless `op` is a graph.linear or graph.matmul.
+  explicit Projection(mlir::Operation *op);
+  explicit operator bool() const { return op != nullptr; }
+  bool operator==(const Projection &o) const { return op == o.op; }
+  mlir::Operation *getOperation() const { return op; }
+  mlir::Location getLoc() const { return op->getLoc(); }
+  mlir::Value input() const { return op->getOperand(0); }
+  mlir::Value weight() const { return op->getOperand(1); }
+  mlir::Value result() const { return op->getResult(0); }
+  mlir::Type getType() const { return result().getType(); }
+  mlir::Value bias() const;
+  bool hasResidual() const;
+  llvm::StringRef activation() const;
+  void setWeight(mlir::Value w) { op->setOperand(1, w); }
+  /// A graph.matmul becomes a graph.linear to take a bias.
+  void setBias(mlir::Value bias);
+
+private:
+  mlir::Operation *op = nullptr;
+};
+
 /// An MLP whose inner channels can be removed: `up`'s result is read by
-/// `down` only, as its activations; both multiply by constant f32 weights
-/// with data of their own, biases constant too; `up` adds no residual.
+/// `down` only, as its activations; both project by constant f32 weights
+/// with data of their own, biases constant too; `up` adds no residual. A
+/// gated MLP (Llama's) has `gate` and `swiglu` too: down reads
+/// swiglu(gate, up), gate and up project the same way (no activation).
 struct Mlp {
-  graph::LinearOp up, down;
-  int64_t channels = 0; ///< N
+  Projection up, down;
+  Projection gate;        ///< null unless gated
+  graph::SwigluOp swiglu; ///< null unless gated
+  int64_t channels = 0;   ///< N
+  /// What `down` reads.
+  mlir::Value hidden() {
+    return swiglu ? swiglu.getResult() : up.result();
+  }
 };
 std::vector<Mlp> findMlps(mlir::func::FuncOp func);
 
@@ -49,12 +85,12 @@ std::vector<Mlp> findMlps(mlir::func::FuncOp func);
 /// attention are not matched yet.)
 struct HeadBlock {
   graph::AttentionOp attention;
-  std::array<graph::LinearOp, 3> proj;      ///< q, k, v
+  std::array<Projection, 3> proj;           ///< q, k, v
   std::array<graph::ReshapeOp, 3> toHeads;  ///< [B, S, H*D] -> [B, S, H, D]
   std::array<graph::TransposeOp, 3> toBhsd; ///< -> [B, H, S, D]
   graph::TransposeOp fromBhsd;              ///< -> [B, S, H, D]
   graph::ReshapeOp merge;                   ///< -> [B, S, H*D]
-  graph::LinearOp out;
+  Projection out;
   int64_t heads = 0, headDim = 0;
 };
 std::vector<HeadBlock> findHeadBlocks(mlir::func::FuncOp func);

@@ -327,11 +327,11 @@ void GraphPrunePass::runOnOperation() {
     std::vector<Mlp> mlps;
     std::vector<Site> sites;
     for (Mlp &mlp : findMlps(func)) {
-      const Moments *x = momentsOf(mlp.up.getResult(), mlp.channels);
-      std::optional<graph::HostTensor> w2 = readF32(mlp.down.getB());
+      const Moments *x = momentsOf(mlp.hidden(), mlp.channels);
+      std::optional<graph::HostTensor> w2 = readF32(mlp.down.weight());
       if (!x || !w2 || x->rows == 0)
         continue;
-      int64_t m = cast<ShapedType>(mlp.down.getB().getType()).getDimSize(1);
+      int64_t m = cast<ShapedType>(mlp.down.weight().getType()).getDimSize(1);
       sites.push_back({x, std::move(*w2), mlp.channels, m, 1});
       mlps.push_back(mlp);
     }
@@ -356,10 +356,10 @@ void GraphPrunePass::runOnOperation() {
     for (HeadBlock &h : findHeadBlocks(func)) {
       int64_t width = h.heads * h.headDim;
       const Moments *x = momentsOf(h.merge.getResult(), width);
-      std::optional<graph::HostTensor> wo = readF32(h.out.getB());
+      std::optional<graph::HostTensor> wo = readF32(h.out.weight());
       if (!x || !wo || x->rows == 0)
         continue;
-      int64_t m = cast<ShapedType>(h.out.getB().getType()).getDimSize(1);
+      int64_t m = cast<ShapedType>(h.out.weight().getType()).getDimSize(1);
       sites.push_back({x, std::move(*wo), width, m, h.headDim});
       blocks.push_back(h);
     }

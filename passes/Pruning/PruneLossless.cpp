@@ -37,17 +37,53 @@ bool zeroBlock(const graph::HostTensor &w, int64_t n, int64_t r0, int64_t r1,
 
 /// The MLP's channels that stay, and the constant the others add to the
 /// second projection's output.
-void pruneMlp(Mlp &mlp, int64_t &removed) {
-  std::optional<graph::HostTensor> w1 = readF32(mlp.up.getB()),
-                                   w2 = readF32(mlp.down.getB());
-  std::optional<graph::HostTensor> b1;
-  if (mlp.up.getBias())
-    b1 = readF32(mlp.up.getBias());
-  if (!w1 || !w2 || (mlp.up.getBias() && !b1))
+/// A gated MLP's channel is silent when its down row is zero, or its gate
+/// or its up column and bias are (silu(0) = 0, and 0 times anything).
+void pruneGatedMlp(Mlp &mlp, int64_t &removed) {
+  std::optional<graph::HostTensor> w2 = readF32(mlp.down.weight());
+  if (!w2)
     return;
-  int64_t k = cast<ShapedType>(mlp.up.getB().getType()).getDimSize(0);
   int64_t n = mlp.channels;
-  int64_t m = cast<ShapedType>(mlp.down.getB().getType()).getDimSize(1);
+  int64_t m = cast<ShapedType>(mlp.down.weight().getType()).getDimSize(1);
+  std::vector<bool> silent(n, false);
+  for (int64_t j = 0; j < n; ++j)
+    silent[j] = zeroBlock(*w2, m, j, j + 1, 0, m);
+  for (Projection p : {mlp.gate, mlp.up}) {
+    std::optional<graph::HostTensor> w = readF32(p.weight()), bias;
+    if (p.bias())
+      bias = readF32(p.bias());
+    if (!w || (p.bias() && !bias))
+      return;
+    int64_t k = cast<ShapedType>(p.weight().getType()).getDimSize(0);
+    for (int64_t j = 0; j < n; ++j)
+      silent[j] = silent[j] || (zeroBlock(*w, n, 0, k, j, j + 1) &&
+                                (!bias || bias->f(j) == 0));
+  }
+  SmallVector<int64_t> keep;
+  for (int64_t j = 0; j < n; ++j)
+    if (!silent[j])
+      keep.push_back(j);
+  if (keep.empty())
+    keep.push_back(0);
+  if (static_cast<int64_t>(keep.size()) == n)
+    return;
+  removed += n - static_cast<int64_t>(keep.size());
+  (void)keepChannels(mlp, keep, {});
+}
+
+void pruneMlp(Mlp &mlp, int64_t &removed) {
+  if (mlp.swiglu)
+    return pruneGatedMlp(mlp, removed);
+  std::optional<graph::HostTensor> w1 = readF32(mlp.up.weight()),
+                                   w2 = readF32(mlp.down.weight());
+  std::optional<graph::HostTensor> b1;
+  if (mlp.up.bias())
+    b1 = readF32(mlp.up.bias());
+  if (!w1 || !w2 || (mlp.up.bias() && !b1))
+    return;
+  int64_t k = cast<ShapedType>(mlp.up.weight().getType()).getDimSize(0);
+  int64_t n = mlp.channels;
+  int64_t m = cast<ShapedType>(mlp.down.weight().getType()).getDimSize(1);
   // Each channel: read through zeros (silent), the constant act(b1[j])
   // whatever the input (constant), or kept.
   enum class Kind { Kept, Silent, Constant };
@@ -68,7 +104,7 @@ void pruneMlp(Mlp &mlp, int64_t &removed) {
       keep.push_back(j);
     if (kinds[j] != Kind::Constant)
       continue;
-    double c = activate(mlp.up.getActivation(), b1 ? b1->f(j) : 0.0);
+    double c = activate(mlp.up.activation(), b1 ? b1->f(j) : 0.0);
     for (int64_t i = 0; i < m && c != 0; ++i) {
       shift[i] += c * w2->f(j * m + i);
       shifted = true;
@@ -82,16 +118,16 @@ void pruneMlp(Mlp &mlp, int64_t &removed) {
 }
 
 void pruneHeads(HeadBlock &h, int64_t &removed) {
-  std::optional<graph::HostTensor> wo = readF32(h.out.getB()),
-                                   wv = readF32(h.proj[2].getB());
+  std::optional<graph::HostTensor> wo = readF32(h.out.weight()),
+                                   wv = readF32(h.proj[2].weight());
   std::optional<graph::HostTensor> bv;
-  if (h.proj[2].getBias())
-    bv = readF32(h.proj[2].getBias());
-  if (!wo || !wv || (h.proj[2].getBias() && !bv))
+  if (h.proj[2].bias())
+    bv = readF32(h.proj[2].bias());
+  if (!wo || !wv || (h.proj[2].bias() && !bv))
     return;
   int64_t d = h.headDim, width = h.heads * d;
-  int64_t m = cast<ShapedType>(h.out.getB().getType()).getDimSize(1);
-  int64_t k = cast<ShapedType>(h.proj[2].getB().getType()).getDimSize(0);
+  int64_t m = cast<ShapedType>(h.out.weight().getType()).getDimSize(1);
+  int64_t k = cast<ShapedType>(h.proj[2].weight().getType()).getDimSize(0);
   SmallVector<int64_t> keep;
   for (int64_t head = 0; head < h.heads; ++head) {
     int64_t c0 = head * d, c1 = c0 + d;

@@ -70,3 +70,24 @@ func.func @heads(%x: tensor<1x3x8xf32>, %mask: tensor<1x1x1x3xf32>) -> tensor<1x
   %o = graph.linear %ar, %wo residual %x : tensor<1x3x8xf32> : tensor<1x3x8xf32>, tensor<8x8xf32> -> tensor<1x3x8xf32>
   return %o : tensor<1x3x8xf32>
 }
+
+// -----
+
+// A gated (SwiGLU) MLP: channel 0 has a zero gate column (silu(0) = 0),
+// channel 1 a zero up column, channel 2 a zero down row; channel 3 stays,
+// and gate, up, the swiglu and down shrink together.
+// CHECK-LABEL: func.func @gated
+// CHECK:       %[[G:.*]] = graph.linear %arg0, %{{.*}} : tensor<3x2xf32>, tensor<2x1xf32> -> tensor<3x1xf32>
+// CHECK:       %[[U:.*]] = graph.linear %arg0, %{{.*}} : tensor<3x2xf32>, tensor<2x1xf32> -> tensor<3x1xf32>
+// CHECK:       %[[S:.*]] = graph.swiglu %[[G]], %[[U]] : tensor<3x1xf32>
+// CHECK:       graph.linear %[[S]], %{{.*}} : tensor<3x1xf32>, tensor<1x2xf32> -> tensor<3x2xf32>
+func.func @gated(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
+  %wg = graph.constant dense<[[0.0, 1.0, 2.0, 3.0], [0.0, 1.0, 2.0, 3.0]]> : tensor<2x4xf32>
+  %wu = graph.constant dense<[[1.0, 0.0, 2.0, 3.0], [1.0, 0.0, 2.0, 3.0]]> : tensor<2x4xf32>
+  %wd = graph.constant dense<[[1.0, 2.0], [3.0, 4.0], [0.0, 0.0], [5.0, 6.0]]> : tensor<4x2xf32>
+  %g = graph.linear %x, %wg : tensor<3x2xf32>, tensor<2x4xf32> -> tensor<3x4xf32>
+  %u = graph.linear %x, %wu : tensor<3x2xf32>, tensor<2x4xf32> -> tensor<3x4xf32>
+  %s = graph.swiglu %g, %u : tensor<3x4xf32>
+  %y = graph.linear %s, %wd : tensor<3x4xf32>, tensor<4x2xf32> -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}

@@ -19,6 +19,9 @@ def GraphPruneLossless : Pass<"graph-prune-lossless", "mlir::func::FuncOp"> {
       is the constant act(b1[j]): it goes, and act(b1[j]) times its row of
       the second weight is added to the second projection's bias (created
       when there is none);
+    - in a gated MLP (down(swiglu(gate(x), up(x)))), a channel whose down
+      row is zero, or whose gate or up column and bias are zero, goes
+      (silu(0) = 0);
     - an attention head whose rows of the output projection are zero, or
       whose columns of the value projection and value bias are zero (its
       output is a weighted mean of zeros), contributes nothing: its columns

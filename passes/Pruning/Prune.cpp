@@ -304,13 +304,25 @@ std::vector<HeadBlock> prune::findHeadBlocks(func::FuncOp func) {
       if (!t || !inputs[i].hasOneUse() || !isHeadsPerm(t.getPerm()))
         return;
       auto r = t.getInput().getDefiningOp<graph::ReshapeOp>();
-      if (!r || !t.getInput().hasOneUse())
+      if (!r || !t.getInput().hasOneUse() || !r.getInput().hasOneUse())
         return;
-      Projection p(r.getInput().getDefiningOp());
-      if (!isPrunable(p, true) || !r.getInput().hasOneUse())
+      // Its own projection, or part i of a fused QKV projection's split.
+      Projection p;
+      if (auto split = r.getInput().getDefiningOp<graph::SplitOp>()) {
+        if (split.getNumResults() != 3 || r.getInput() != split.getResult(i) ||
+            (h.split && h.split != split))
+          return;
+        h.split = split;
+        p = Projection(split.getInput().getDefiningOp());
+        if (!split.getInput().hasOneUse())
+          return;
+      } else {
+        p = Projection(r.getInput().getDefiningOp());
+      }
+      if (!isPrunable(p, true))
         return;
       auto shape = cast<RankedTensorType>(r.getType()).getShape();
-      auto from = cast<RankedTensorType>(p.getType()).getShape();
+      auto from = cast<RankedTensorType>(r.getInput().getType()).getShape();
       if (shape.size() != 4 || from.size() != 3 || shape[0] != from[0] ||
           shape[1] != from[1] || shape[2] * shape[3] != from[2])
         return;
@@ -324,10 +336,20 @@ std::vector<HeadBlock> prune::findHeadBlocks(func::FuncOp func) {
       h.toHeads[i] = r;
       h.toBhsd[i] = t;
     }
-    // Two of q, k and v from one projection: not this structure.
-    if (h.proj[0] == h.proj[1] || h.proj[0] == h.proj[2] ||
-        h.proj[1] == h.proj[2])
-      return;
+    if (h.split) {
+      // One projection split into q, k and v along its last axis.
+      auto sizes = h.split.getSizes();
+      int64_t width = h.heads * h.headDim;
+      if (h.split.getAxis() !=
+              cast<RankedTensorType>(h.split.getInput().getType()).getRank() -
+                  1 ||
+          sizes.size() != 3 || sizes[0] != width || sizes[1] != width ||
+          sizes[2] != width)
+        return;
+    } else if (h.proj[0] == h.proj[1] || h.proj[0] == h.proj[2] ||
+               h.proj[1] == h.proj[2]) {
+      return; // two of q, k and v from one projection, unsplit
+    }
     if (Value mask = attn.getMask()) {
       auto m = cast<RankedTensorType>(mask.getType());
       if (m.getRank() == 4 && m.getDimSize(1) != 1)
@@ -391,18 +413,38 @@ LogicalResult prune::keepHeads(HeadBlock &h, ArrayRef<int64_t> keep,
     for (int64_t i = 0; i < d; ++i)
       columns.push_back(head * d + i);
   SmallVector<Value> dead;
-  for (int i = 0; i < 3; ++i) {
-    Projection &p = h.proj[i];
+  // The projections' columns: each of q, k and v, or the three parts of a
+  // fused one.
+  auto keepColumns = [&](Projection &p, ArrayRef<int64_t> cols) {
     OpBuilder b(p.getOperation());
     Value w = p.weight(), bias = p.bias();
     dead.append({w, bias});
-    p.setWeight(gatherAlong(b, p.getLoc(), w, 1, columns));
+    p.setWeight(gatherAlong(b, p.getLoc(), w, 1, cols));
     if (bias)
       p.setBias(gatherAlong(b, p.getLoc(), bias,
                             cast<RankedTensorType>(bias.getType()).getRank() -
                                 1,
-                            columns));
-    p.result().setType(withDim(p.getType(), -1, heads * d));
+                            cols));
+    p.result().setType(
+        withDim(p.getType(), -1, static_cast<int64_t>(cols.size())));
+  };
+  if (h.split) {
+    int64_t width = h.heads * d;
+    SmallVector<int64_t> fused;
+    for (int64_t part = 0; part < 3; ++part)
+      for (int64_t c : columns)
+        fused.push_back(part * width + c);
+    keepColumns(h.proj[0], fused);
+    for (int i = 1; i < 3; ++i)
+      h.proj[i] = h.proj[0];
+    h.split.setSizes({heads * d, heads * d, heads * d});
+    for (Value r : h.split.getResults())
+      r.setType(withDim(r.getType(), -1, heads * d));
+  } else {
+    for (int i = 0; i < 3; ++i)
+      keepColumns(h.proj[i], columns);
+  }
+  for (int i = 0; i < 3; ++i) {
     graph::ReshapeOp r = h.toHeads[i];
     SmallVector<int64_t> shape(r.getShape());
     shape[2] = heads;

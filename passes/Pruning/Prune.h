@@ -81,11 +81,13 @@ std::vector<Mlp> findMlps(mlir::func::FuncOp func);
 /// activation), reshaped to [B, S, H, D] and transposed to [B, H, S, D];
 /// the result transposed back, reshaped to [B, S, H*D] and projected by a
 /// constant [H*D, M] weight; a mask, if any, one head wide. Every value in
-/// between has one reader. (Fused QKV projections and grouped-query
-/// attention are not matched yet.)
+/// between has one reader. A fused QKV projection split into q, k and v
+/// along its last axis (GPT-2's) counts as the three. (Grouped-query
+/// attention is not matched yet.)
 struct HeadBlock {
   graph::AttentionOp attention;
-  std::array<Projection, 3> proj;           ///< q, k, v
+  std::array<Projection, 3> proj;           ///< q, k, v (one when fused)
+  graph::SplitOp split;                     ///< a fused projection's split
   std::array<graph::ReshapeOp, 3> toHeads;  ///< [B, S, H*D] -> [B, S, H, D]
   std::array<graph::TransposeOp, 3> toBhsd; ///< -> [B, H, S, D]
   graph::TransposeOp fromBhsd;              ///< -> [B, S, H, D]

@@ -128,12 +128,16 @@ void pruneHeads(HeadBlock &h, int64_t &removed) {
   int64_t d = h.headDim, width = h.heads * d;
   int64_t m = cast<ShapedType>(h.out.weight().getType()).getDimSize(1);
   int64_t k = cast<ShapedType>(h.proj[2].weight().getType()).getDimSize(0);
+  // The value columns: the projection's own, or the third part of a
+  // fused QKV projection's.
+  int64_t at = h.split ? 2 * width : 0, columns = h.split ? 3 * width : width;
   SmallVector<int64_t> keep;
   for (int64_t head = 0; head < h.heads; ++head) {
     int64_t c0 = head * d, c1 = c0 + d;
     bool silent = zeroBlock(*wo, m, c0, c1, 0, m);
-    bool zeroValues = zeroBlock(*wv, width, 0, k, c0, c1) &&
-                      (!bv || zeroBlock(*bv, width, 0, 1, c0, c1));
+    bool zeroValues =
+        zeroBlock(*wv, columns, 0, k, at + c0, at + c1) &&
+        (!bv || zeroBlock(*bv, columns, 0, 1, at + c0, at + c1));
     if (!silent && !zeroValues)
       keep.push_back(head);
   }

@@ -91,3 +91,31 @@ func.func @gated(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
   %y = graph.linear %s, %wd : tensor<3x4xf32>, tensor<4x2xf32> -> tensor<3x2xf32>
   return %y : tensor<3x2xf32>
 }
+
+// -----
+
+// A fused QKV projection split into q, k and v (GPT-2's): head 1's value
+// columns (16 + 2..4) are zero; its q, k and v columns go from the fused
+// weight, and the split's parts shrink.
+// CHECK-LABEL: func.func @fused
+// CHECK:       graph.linear %arg0, %{{.*}} : tensor<1x3x8xf32>, tensor<8x18xf32> -> tensor<1x3x18xf32>
+// CHECK:       graph.split %{{.*}} {axis = 2 : i64, sizes = array<i64: 6, 6, 6>} : tensor<1x3x18xf32> -> tensor<1x3x6xf32>, tensor<1x3x6xf32>, tensor<1x3x6xf32>
+// CHECK:       graph.attention {{.*}} -> tensor<1x3x3x2xf32>
+// CHECK:       graph.linear %{{.*}}, %{{.*}} : tensor<1x3x6xf32>, tensor<6x8xf32> -> tensor<1x3x8xf32>
+func.func @fused(%x: tensor<1x3x8xf32>) -> tensor<1x3x8xf32> {
+  %w = graph.constant dense<[[1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0]]> : tensor<8x24xf32>
+  %wo = graph.constant dense<0.5> : tensor<8x8xf32>
+  %qkv = graph.linear %x, %w : tensor<1x3x8xf32>, tensor<8x24xf32> -> tensor<1x3x24xf32>
+  %q, %k, %v = graph.split %qkv {axis = 2 : i64, sizes = array<i64: 8, 8, 8>} : tensor<1x3x24xf32> -> tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32>
+  %q4 = graph.reshape %q {shape = array<i64: 1, 3, 4, 2>} : tensor<1x3x8xf32> -> tensor<1x3x4x2xf32>
+  %k4 = graph.reshape %k {shape = array<i64: 1, 3, 4, 2>} : tensor<1x3x8xf32> -> tensor<1x3x4x2xf32>
+  %v4 = graph.reshape %v {shape = array<i64: 1, 3, 4, 2>} : tensor<1x3x8xf32> -> tensor<1x3x4x2xf32>
+  %qt = graph.transpose %q4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x3x4x2xf32> -> tensor<1x4x3x2xf32>
+  %kt = graph.transpose %k4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x3x4x2xf32> -> tensor<1x4x3x2xf32>
+  %vt = graph.transpose %v4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x3x4x2xf32> -> tensor<1x4x3x2xf32>
+  %a = graph.attention %qt, %kt, %vt {scale = 0.707 : f32, causal = true} : tensor<1x4x3x2xf32>, tensor<1x4x3x2xf32>, tensor<1x4x3x2xf32> -> tensor<1x4x3x2xf32>
+  %at = graph.transpose %a {perm = array<i64: 0, 2, 1, 3>} : tensor<1x4x3x2xf32> -> tensor<1x3x4x2xf32>
+  %ar = graph.reshape %at {shape = array<i64: 1, 3, 8>} : tensor<1x3x4x2xf32> -> tensor<1x3x8xf32>
+  %o = graph.linear %ar, %wo : tensor<1x3x8xf32>, tensor<8x8xf32> -> tensor<1x3x8xf32>
+  return %o : tensor<1x3x8xf32>
+}

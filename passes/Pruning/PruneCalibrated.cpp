@@ -366,9 +366,9 @@ void GraphPrunePass::runOnOperation() {
     if (blocks.empty()) {
       func.emitError("graph-prune: heads=") << heads.getValue()
           << ": the model has no attention whose heads prune removes "
-             "(separate q, k and v projections by constant f32 weights, "
-             "one head size; fused QKV and grouped-query attention are not "
-             "pruned yet)";
+             "(q, k and v projections by constant f32 weights reshaped "
+             "straight into heads of one size; grouped-query attention is "
+             "not pruned yet)";
       return signalPassFailure();
     }
     pruneSites(sites, heads, headMultiple,

@@ -340,7 +340,7 @@ std::vector<HeadBlock> prune::findHeadBlocks(func::FuncOp func) {
       // One projection split into q, k and v along its last axis.
       auto sizes = h.split.getSizes();
       int64_t width = h.heads * h.headDim;
-      if (h.split.getAxis() !=
+      if (static_cast<int64_t>(h.split.getAxis()) !=
               cast<RankedTensorType>(h.split.getInput().getType()).getRank() -
                   1 ||
           sizes.size() != 3 || sizes[0] != width || sizes[1] != width ||

@@ -3,6 +3,8 @@
 #include "passes/Precision/Quantize.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <algorithm>
 #include <cmath>
@@ -172,4 +174,66 @@ quant::replaceByInt8(OpBuilder &b, graph::LinearOp op, Value xq,
   replaced[op.getOutput()] = y;
   op.erase();
   return y;
+}
+
+/// Reads the driver's statistics file; an error message on failure.
+std::optional<std::string> quant::readStats(StringRef path,
+                                            std::vector<ActivationStats> &out) {
+  auto buf = llvm::MemoryBuffer::getFile(path);
+  if (!buf)
+    return "cannot read " + path.str() + ": " + buf.getError().message();
+  llvm::Expected<llvm::json::Value> json =
+      llvm::json::parse((*buf)->getBuffer());
+  if (!json)
+    return path.str() + ": " + llvm::toString(json.takeError());
+  const llvm::json::Object *root = json->getAsObject();
+  const llvm::json::Array *acts =
+      root ? root->getArray("activations") : nullptr;
+  if (!acts)
+    return path.str() + ": no \"activations\" array";
+  auto floats = [](const llvm::json::Array *a, std::vector<float> &v) {
+    if (!a)
+      return false;
+    for (const llvm::json::Value &e : *a) {
+      std::optional<double> d = e.getAsNumber();
+      if (!d)
+        return false;
+      v.push_back(static_cast<float>(*d));
+    }
+    return true;
+  };
+  for (auto [i, a] : llvm::enumerate(*acts)) {
+    const llvm::json::Object *o = a.getAsObject();
+    ActivationStats st;
+    std::string where = path.str() + ": activation " + std::to_string(i);
+    if (!o || !o->getInteger("channels"))
+      return where + " has no channel count";
+    st.channels = *o->getInteger("channels");
+    // The mean is newer than the other statistics: optional.
+    if (const llvm::json::Array *mean = o->getArray("mean");
+        mean && (!floats(mean, st.mean) ||
+                 static_cast<int64_t>(st.mean.size()) != st.channels))
+      return where + " has a \"mean\" that is not " +
+             std::to_string(st.channels) + " numbers";
+    if (!floats(o->getArray("amax"), st.amax) ||
+        !floats(o->getArray("meansq"), st.meanSquare) ||
+        static_cast<int64_t>(st.amax.size()) != st.channels ||
+        static_cast<int64_t>(st.meanSquare.size()) != st.channels)
+      return where + " needs \"amax\" and \"meansq\" of " +
+             std::to_string(st.channels) + " numbers";
+    if (std::optional<StringRef> file = o->getString("sample")) {
+      auto data = llvm::MemoryBuffer::getFile(*file);
+      if (!data)
+        return where + ": cannot read " + file->str();
+      StringRef bytes = (*data)->getBuffer();
+      size_t row = st.channels * sizeof(float);
+      if (row == 0 || bytes.size() % row)
+        return where + ": " + file->str() + " is not whole rows of " +
+               std::to_string(st.channels) + " floats";
+      st.sample.resize(bytes.size() / sizeof(float));
+      std::memcpy(st.sample.data(), bytes.data(), bytes.size());
+    }
+    out.push_back(std::move(st));
+  }
+  return std::nullopt;
 }

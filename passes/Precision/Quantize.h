@@ -26,6 +26,23 @@ namespace shardc::quant {
 /// `shardc_calib_<i>` is the i-th activation the int8 passes quantize.
 inline constexpr llvm::StringLiteral kCalibrationOutput = "shardc_calib_";
 
+/// One activation's statistics over the calibration samples, as the
+/// driver writes them (tools/shardc/Calibration.cpp): per channel the
+/// largest magnitude, the mean (empty in files without one) and the mean
+/// square, and a sample of rows.
+struct ActivationStats {
+  int64_t channels = 0;
+  std::vector<float> amax, mean, meanSquare;
+  /// A sample of rows, [rows, channels].
+  std::vector<float> sample;
+  int64_t rows() const { return channels ? sample.size() / channels : 0; }
+};
+
+/// Reads the driver's statistics file, one entry per activation in
+/// quantizableGroups' order; an error message (one line) on failure.
+std::optional<std::string> readStats(llvm::StringRef path,
+                                     std::vector<ActivationStats> &out);
+
 /// The f32 [K, N] weight of a linear layer, read at compile time.
 struct Weight {
   graph::HostTensor data;

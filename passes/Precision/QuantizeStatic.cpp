@@ -55,72 +55,8 @@ using quant::scalar;
 
 namespace {
 
-/// One activation's statistics over the calibration samples.
-struct ActivationStats {
-  int64_t channels = 0;
-  std::vector<float> amax, meanSquare;
-  /// A sample of rows, [rows, channels].
-  std::vector<float> sample;
-};
-
-/// Reads the driver's statistics file; an error message on failure.
-std::optional<std::string> readStats(StringRef path,
-                                     std::vector<ActivationStats> &out) {
-  auto buf = llvm::MemoryBuffer::getFile(path);
-  if (!buf)
-    return "cannot read " + path.str() + ": " + buf.getError().message();
-  llvm::Expected<llvm::json::Value> json =
-      llvm::json::parse((*buf)->getBuffer());
-  if (!json)
-    return path.str() + ": " + llvm::toString(json.takeError());
-  const llvm::json::Object *root = json->getAsObject();
-  const llvm::json::Array *acts =
-      root ? root->getArray("activations") : nullptr;
-  if (!acts)
-    return path.str() + ": no \"activations\" array";
-  auto floats = [](const llvm::json::Array *a, std::vector<float> &v) {
-    if (!a)
-      return false;
-    for (const llvm::json::Value &e : *a) {
-      std::optional<double> d = e.getAsNumber();
-      if (!d)
-        return false;
-      v.push_back(static_cast<float>(*d));
-    }
-    return true;
-  };
-  for (auto [i, a] : llvm::enumerate(*acts)) {
-    const llvm::json::Object *o = a.getAsObject();
-    ActivationStats st;
-    std::string where = path.str() + ": activation " + std::to_string(i);
-    if (!o || !o->getInteger("channels"))
-      return where + " has no channel count";
-    st.channels = *o->getInteger("channels");
-    if (!floats(o->getArray("amax"), st.amax) ||
-        !floats(o->getArray("meansq"), st.meanSquare) ||
-        static_cast<int64_t>(st.amax.size()) != st.channels ||
-        static_cast<int64_t>(st.meanSquare.size()) != st.channels)
-      return where + " needs \"amax\" and \"meansq\" of " +
-             std::to_string(st.channels) + " numbers";
-    if (std::optional<StringRef> file = o->getString("sample")) {
-      auto data = llvm::MemoryBuffer::getFile(*file);
-      if (!data)
-        return where + ": cannot read " + file->str();
-      StringRef bytes = (*data)->getBuffer();
-      size_t row = st.channels * sizeof(float);
-      if (row == 0 || bytes.size() % row)
-        return where + ": " + file->str() + " is not whole rows of " +
-               std::to_string(st.channels) + " floats";
-      st.sample.resize(bytes.size() / sizeof(float));
-      std::memcpy(st.sample.data(), bytes.data(), bytes.size());
-    }
-    out.push_back(std::move(st));
-  }
-  return std::nullopt;
-}
-
 /// SmoothQuant's factors for `alpha` (empty: none).
-std::vector<float> smoothing(const ActivationStats &st,
+std::vector<float> smoothing(const quant::ActivationStats &st,
                              ArrayRef<float> weightMax, double alpha) {
   if (alpha <= 0)
     return {};
@@ -134,7 +70,7 @@ std::vector<float> smoothing(const ActivationStats &st,
 }
 
 /// The largest magnitude of x / s.
-double smoothedMax(const ActivationStats &st, ArrayRef<float> s) {
+double smoothedMax(const quant::ActivationStats &st, ArrayRef<float> s) {
   double m = 0;
   for (int64_t j = 0; j < st.channels; ++j)
     m = std::max(m, double(st.amax[j]) / (s.empty() ? 1.0 : s[j]));
@@ -142,7 +78,7 @@ double smoothedMax(const ActivationStats &st, ArrayRef<float> s) {
 }
 
 /// Expected noise power of the layers' outputs (see the file comment).
-double outputNoise(const ActivationStats &st, ArrayRef<quant::Weight> ws,
+double outputNoise(const quant::ActivationStats &st, ArrayRef<quant::Weight> ws,
                    ArrayRef<float> s) {
   double c = smoothedMax(st, s) / 127.0;
   double xNoise = c * c / 12.0;
@@ -169,7 +105,7 @@ double outputNoise(const ActivationStats &st, ArrayRef<quant::Weight> ws,
 }
 
 /// |x_ij / s_j| over the sample's rows.
-std::vector<float> sampleMagnitudes(const ActivationStats &st,
+std::vector<float> sampleMagnitudes(const quant::ActivationStats &st,
                                     ArrayRef<float> s) {
   std::vector<float> v(st.sample.size());
   for (size_t i = 0; i < v.size(); ++i)
@@ -249,7 +185,7 @@ double entropyThreshold(const std::vector<float> &v) {
 /// quantize_linear(x * m) and `h` scaled back (with m_j = 1 / (s_j scale)).
 /// The rows are capped so that the check costs at most 2^25
 /// multiply-adds per layer. NaN without a sample.
-double sqnrDb(const ActivationStats &st, ArrayRef<float> s, float scale,
+double sqnrDb(const quant::ActivationStats &st, ArrayRef<float> s, float scale,
               const quant::Weight &w, const quant::HostInt8 &h) {
   int64_t K = st.channels, N = w.n;
   int64_t avail = K ? static_cast<int64_t>(st.sample.size()) / K : 0;
@@ -321,8 +257,8 @@ struct GraphQuantizeStaticPass
                      ": expected auto, off or a number from 0 to 1");
       return signalPassFailure();
     }
-    std::vector<ActivationStats> all;
-    if (std::optional<std::string> err = readStats(stats, all)) {
+    std::vector<quant::ActivationStats> all;
+    if (std::optional<std::string> err = quant::readStats(stats, all)) {
       func.emitError(*err);
       return signalPassFailure();
     }
@@ -359,7 +295,7 @@ struct GraphQuantizeStaticPass
     }
   }
 
-  void quantize(quant::ActivationGroup &group, const ActivationStats &st,
+  void quantize(quant::ActivationGroup &group, const quant::ActivationStats &st,
                 int64_t index, double fixedAlpha,
                 llvm::DenseMap<Value, Value> &replaced) {
     std::vector<float> weightMax(st.channels, 0.0f);

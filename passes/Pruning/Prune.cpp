@@ -38,7 +38,8 @@ std::optional<Data> dataOf(Value v) {
   if (!elem.isIntOrFloat() || elem.getIntOrFloatBitWidth() % 8)
     return std::nullopt;
   Data d{attr, graph::rawElementData(attr), elem.getIntOrFloatBitWidth() / 8};
-  int64_t want = attr.isSplat() ? d.elemBytes : type.getNumElements() * d.elemBytes;
+  int64_t want =
+      attr.isSplat() ? d.elemBytes : type.getNumElements() * d.elemBytes;
   if (static_cast<int64_t>(d.raw.size()) != want)
     return std::nullopt;
   return d;
@@ -73,7 +74,8 @@ Value gatherAlong(OpBuilder &b, Location loc, Value v, int64_t dim,
   if (d.attr.isSplat())
     return b.create<graph::ConstantOp>(
         loc, DenseElementsAttr::get(
-                 result, cast<DenseElementsAttr>(d.attr).getSplatValue<Attribute>()));
+                 result,
+                 cast<DenseElementsAttr>(d.attr).getSplatValue<Attribute>()));
   int64_t outer = 1, inner = d.elemBytes;
   for (int64_t i = 0; i < dim; ++i)
     outer *= type.getDimSize(i);
@@ -94,6 +96,22 @@ Value gatherAlong(OpBuilder &b, Location loc, Value v, int64_t dim,
   return b.create<graph::ConstantOp>(loc, attr);
 }
 
+/// A new f32 constant of `type` holding `values`, its resource named after
+/// `from`'s with `suffix` (else `fallback`).
+Value floatConstant(OpBuilder &b, Location loc, RankedTensorType type,
+                    Attribute from, StringRef suffix, StringRef fallback,
+                    ArrayRef<float> values) {
+  ElementsAttr attr = graph::elementsFromBytes(
+      type, graph::derivedKey(from, suffix, fallback),
+      [&](MutableArrayRef<char> out) {
+        if (out.size() != values.size() * sizeof(float))
+          return false;
+        std::memcpy(out.data(), values.data(), out.size());
+        return true;
+      });
+  return b.create<graph::ConstantOp>(loc, attr);
+}
+
 /// The rows `rows` (ascending) of the f32 [N, M] constant `v`, row i
 /// multiplied by `scale[i]`.
 Value scaledRows(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> rows,
@@ -106,19 +124,12 @@ Value scaledRows(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> rows,
   for (auto [i, r] : llvm::enumerate(rows))
     for (int64_t c = 0; c < m; ++c)
       values.push_back(static_cast<float>(w->f(r * m + c) * scale[i]));
-  auto result = RankedTensorType::get(
-      {static_cast<int64_t>(rows.size()), m}, type.getElementType());
-  ElementsAttr attr = graph::elementsFromBytes(
-      result,
-      graph::derivedKey(v.getDefiningOp<graph::ConstantOp>().getValue(),
-                        ".pruned", "pruned"),
-      [&](MutableArrayRef<char> out) {
-        if (out.size() != values.size() * sizeof(float))
-          return false;
-        std::memcpy(out.data(), values.data(), out.size());
-        return true;
-      });
-  return b.create<graph::ConstantOp>(loc, attr);
+  return floatConstant(
+      b, loc,
+      RankedTensorType::get({static_cast<int64_t>(rows.size()), m},
+                            type.getElementType()),
+      v.getDefiningOp<graph::ConstantOp>().getValue(), ".pruned", "pruned",
+      values);
 }
 
 /// Rows `rows` of the second projection's weight `v`, scaled when
@@ -144,17 +155,11 @@ Value shiftedBias(OpBuilder &b, Location loc, Value bias,
     values[i] = static_cast<float>(values[i] + shift[i]);
   auto type = bias ? cast<RankedTensorType>(bias.getType())
                    : RankedTensorType::get({m}, b.getF32Type());
-  Attribute from = bias ? Attribute(bias.getDefiningOp<graph::ConstantOp>().getValue())
-                        : Attribute();
-  ElementsAttr attr = graph::elementsFromBytes(
-      type, graph::derivedKey(from, ".compensated", "pruned_bias"),
-      [&](MutableArrayRef<char> out) {
-        if (out.size() != values.size() * sizeof(float))
-          return false;
-        std::memcpy(out.data(), values.data(), out.size());
-        return true;
-      });
-  return b.create<graph::ConstantOp>(loc, attr);
+  Attribute from =
+      bias ? Attribute(bias.getDefiningOp<graph::ConstantOp>().getValue())
+           : Attribute();
+  return floatConstant(b, loc, type, from, ".compensated", "pruned_bias",
+                       values);
 }
 
 /// `t` with dim `dim` (negative: from the back) set to `size`.
@@ -196,8 +201,8 @@ std::optional<graph::HostTensor> prune::readF32(Value v) {
 }
 
 prune::Projection::Projection(Operation *op)
-    : op(isa_and_nonnull<graph::LinearOp, graph::MatMulOp>(op) ? op
-                                                               : nullptr) {}
+    : op(isa_and_nonnull<graph::LinearOp, graph::MatMulOp>(op) ? op : nullptr) {
+}
 
 Value prune::Projection::bias() const {
   auto l = dyn_cast<graph::LinearOp>(op);
@@ -221,9 +226,9 @@ void prune::Projection::setBias(Value bias) {
   }
   auto mm = cast<graph::MatMulOp>(op);
   OpBuilder b(mm);
-  auto linear = b.create<graph::LinearOp>(
-      mm.getLoc(), mm.getType(), mm.getLhs(), mm.getRhs(), bias, Value(),
-      b.getStringAttr("none"));
+  auto linear = b.create<graph::LinearOp>(mm.getLoc(), mm.getType(),
+                                          mm.getLhs(), mm.getRhs(), bias,
+                                          Value(), b.getStringAttr("none"));
   mm.getResult().replaceAllUsesWith(linear.getResult());
   mm.erase();
   op = linear;
@@ -274,8 +279,8 @@ std::vector<Mlp> prune::findMlps(func::FuncOp func) {
       Projection gate(swiglu.getGate().getDefiningOp()),
           up(swiglu.getUp().getDefiningOp());
       if (!isPrunable(down, false) || !isPrunable(gate, true) ||
-          !isPrunable(up, true) || gate == up ||
-          !gate.result().hasOneUse() || !up.result().hasOneUse())
+          !isPrunable(up, true) || gate == up || !gate.result().hasOneUse() ||
+          !up.result().hasOneUse())
         return;
       int64_t n = rowsOf(down);
       if (columnsOf(gate) == n && columnsOf(up) == n)
@@ -355,7 +360,8 @@ std::vector<HeadBlock> prune::findHeadBlocks(func::FuncOp func) {
       if (m.getRank() == 4 && m.getDimSize(1) != 1)
         return;
     }
-    auto back = dyn_cast_or_null<graph::TransposeOp>(soleUser(attn.getResult()));
+    auto back =
+        dyn_cast_or_null<graph::TransposeOp>(soleUser(attn.getResult()));
     if (!back || !isHeadsPerm(back.getPerm()))
       return;
     auto merge = dyn_cast_or_null<graph::ReshapeOp>(soleUser(back.getResult()));
@@ -421,10 +427,9 @@ LogicalResult prune::keepHeads(HeadBlock &h, ArrayRef<int64_t> keep,
     dead.append({w, bias});
     p.setWeight(gatherAlong(b, p.getLoc(), w, 1, cols));
     if (bias)
-      p.setBias(gatherAlong(b, p.getLoc(), bias,
-                            cast<RankedTensorType>(bias.getType()).getRank() -
-                                1,
-                            cols));
+      p.setBias(gatherAlong(
+          b, p.getLoc(), bias,
+          cast<RankedTensorType>(bias.getType()).getRank() - 1, cols));
     p.result().setType(
         withDim(p.getType(), -1, static_cast<int64_t>(cols.size())));
   };

@@ -7,7 +7,8 @@
 //   MLP:        h = linear(x, W1 [K, N], b1) {act}     (only `down` reads h)
 //               y = linear(h, W2 [N, M], b2) [+ residual]
 //   gated MLP:  h = swiglu(linear(x, Wg [K, N]), linear(x, W1 [K, N]))
-//   attention:  q|k|v = transpose(reshape(linear(x, Wq|Wk|Wv, b), [B, S, H, D]))
+//   attention:  q|k|v = transpose(reshape(linear(x, Wq|Wk|Wv, b), [B, S, H,
+//   D]))
 //               o = linear(reshape(transpose(attention(q, k, v, mask?))),
 //                          Wo [H*D, M], bo) [+ residual]
 //
@@ -70,9 +71,7 @@ struct Mlp {
   graph::SwigluOp swiglu; ///< null unless gated
   int64_t channels = 0;   ///< N
   /// What `down` reads.
-  mlir::Value hidden() {
-    return swiglu ? swiglu.getResult() : up.result();
-  }
+  mlir::Value hidden() { return swiglu ? swiglu.getResult() : up.result(); }
 };
 std::vector<Mlp> findMlps(mlir::func::FuncOp func);
 

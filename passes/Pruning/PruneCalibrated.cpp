@@ -14,13 +14,12 @@
 
 #include "llvm/Support/JSON.h"
 
+#include "llvm/Support/MemoryBuffer.h"
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
-#include "llvm/Support/MemoryBuffer.h"
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <numeric>
 
 namespace shardc {
@@ -39,64 +38,9 @@ struct GraphPrunePass : shardc::impl::GraphPruneBase<GraphPrunePass> {
   void runOnOperation() override;
 };
 
-/// An activation's channel means and mean squares over the samples, and
-/// the sample of its rows the calibration kept ([rows, channels]).
-struct Moments {
-  std::vector<double> mean, meanSquare;
-  std::vector<float> sample;
-  int64_t rows = 0;
-};
-
-/// Reads "mean" and "meansq" of every activation of the driver's
-/// statistics file; an error message on failure.
-std::optional<std::string> readMoments(StringRef path,
-                                       std::vector<Moments> &out) {
-  auto buf = llvm::MemoryBuffer::getFile(path);
-  if (!buf)
-    return "cannot read " + path.str() + ": " + buf.getError().message();
-  llvm::Expected<llvm::json::Value> json =
-      llvm::json::parse((*buf)->getBuffer());
-  if (!json)
-    return path.str() + ": " + llvm::toString(json.takeError());
-  const llvm::json::Object *root = json->getAsObject();
-  const llvm::json::Array *acts =
-      root ? root->getArray("activations") : nullptr;
-  if (!acts)
-    return path.str() + ": no \"activations\" array";
-  auto numbers = [](const llvm::json::Array *a, std::vector<double> &v) {
-    if (!a)
-      return false;
-    for (const llvm::json::Value &e : *a) {
-      std::optional<double> d = e.getAsNumber();
-      if (!d)
-        return false;
-      v.push_back(*d);
-    }
-    return true;
-  };
-  for (auto [i, a] : llvm::enumerate(*acts)) {
-    const llvm::json::Object *o = a.getAsObject();
-    Moments m;
-    if (!o || !numbers(o->getArray("mean"), m.mean) ||
-        !numbers(o->getArray("meansq"), m.meanSquare) ||
-        m.mean.size() != m.meanSquare.size())
-      return path.str() + ": activation " + std::to_string(i) +
-             " needs \"mean\" and \"meansq\" of one length";
-    if (std::optional<StringRef> file = o->getString("sample")) {
-      auto data = llvm::MemoryBuffer::getFile(*file);
-      size_t row = m.mean.size() * sizeof(float);
-      if (!data || row == 0 || (*data)->getBufferSize() % row)
-        return path.str() + ": activation " + std::to_string(i) +
-               ": cannot read whole rows from " + file->str();
-      m.rows = static_cast<int64_t>((*data)->getBufferSize() / row);
-      m.sample.resize((*data)->getBufferSize() / sizeof(float));
-      std::memcpy(m.sample.data(), (*data)->getBufferStart(),
-                  (*data)->getBufferSize());
-    }
-    out.push_back(std::move(m));
-  }
-  return std::nullopt;
-}
+/// An activation's statistics (channel means, mean squares and sample
+/// rows: quant::readStats).
+using Moments = quant::ActivationStats;
 
 /// H = (X~^T X~) o (W W^T): the Gram matrix of the per-row contributions
 /// x~_j W[j, :] of the input channels of a projection by the [n, m] weight
@@ -104,8 +48,8 @@ std::optional<std::string> readMoments(StringRef path,
 /// product), with a ridge of 1% of its mean diagonal (SparseGPT's damping).
 Eigen::MatrixXd gram(const Moments &x, const graph::HostTensor &w, int64_t n,
                      int64_t m) {
-  Eigen::MatrixXd xc(x.rows, n);
-  for (int64_t r = 0; r < x.rows; ++r)
+  Eigen::MatrixXd xc(x.rows(), n);
+  for (int64_t r = 0; r < x.rows(); ++r)
     for (int64_t j = 0; j < n; ++j)
       xc(r, j) = x.sample[r * n + j] - x.mean[j];
   Eigen::MatrixXd wd(n, m);
@@ -244,8 +188,8 @@ struct Site {
   int64_t n, m, group;
 };
 void pruneSites(std::vector<Site> &sites, double fraction, int64_t multiple,
-                function_ref<void(size_t, ArrayRef<int64_t>,
-                                  ArrayRef<double>, ArrayRef<double>)>
+                function_ref<void(size_t, ArrayRef<int64_t>, ArrayRef<double>,
+                                  ArrayRef<double>)>
                     apply) {
   std::vector<Obs> curves;
   std::vector<int64_t> sizes, perStep;
@@ -254,9 +198,9 @@ void pruneSites(std::vector<Site> &sites, double fraction, int64_t multiple,
     int64_t step = std::min(multiple, groups);
     // The curve as far as this fraction could take one layer (twice its
     // share, at most all but one step).
-    int64_t most = std::min(groups / step - 1,
-                            static_cast<int64_t>(std::ceil(
-                                2 * fraction * groups / step)));
+    int64_t most =
+        std::min(groups / step - 1,
+                 static_cast<int64_t>(std::ceil(2 * fraction * groups / step)));
     curves.push_back(
         surgeon(gram(*site.x, site.w, site.n, site.m), site.group, step, most));
     sizes.push_back(groups);
@@ -305,7 +249,7 @@ void GraphPrunePass::runOnOperation() {
     return signalPassFailure();
   }
   std::vector<Moments> moments;
-  if (std::optional<std::string> err = readMoments(stats, moments)) {
+  if (std::optional<std::string> err = quant::readStats(stats, moments)) {
     func.emitError(*err);
     return signalPassFailure();
   }
@@ -313,10 +257,10 @@ void GraphPrunePass::runOnOperation() {
   DenseMap<Value, size_t> index;
   for (auto [i, g] : llvm::enumerate(quant::quantizableGroups(func, false)))
     index[g.activation] = i;
-  auto momentsOf = [&](Value activation,
-                       int64_t channels) -> const Moments * {
+  auto momentsOf = [&](Value activation, int64_t channels) -> const Moments * {
     auto it = index.find(activation);
     if (it == index.end() || it->second >= moments.size() ||
+        moments[it->second].channels != channels ||
         static_cast<int64_t>(moments[it->second].mean.size()) != channels)
       return nullptr;
     return &moments[it->second];
@@ -329,14 +273,15 @@ void GraphPrunePass::runOnOperation() {
     for (Mlp &mlp : findMlps(func)) {
       const Moments *x = momentsOf(mlp.hidden(), mlp.channels);
       std::optional<graph::HostTensor> w2 = readF32(mlp.down.weight());
-      if (!x || !w2 || x->rows == 0)
+      if (!x || !w2 || x->rows() == 0)
         continue;
       int64_t m = cast<ShapedType>(mlp.down.weight().getType()).getDimSize(1);
       sites.push_back({x, std::move(*w2), mlp.channels, m, 1});
       mlps.push_back(mlp);
     }
     if (mlps.empty()) {
-      func.emitError("graph-prune: ffn=") << ffn.getValue()
+      func.emitError("graph-prune: ffn=")
+          << ffn.getValue()
           << ": the model has no MLP whose channels prune removes (two "
              "f32 projections by constant weights, the first read by the "
              "second only)";
@@ -357,14 +302,15 @@ void GraphPrunePass::runOnOperation() {
       int64_t width = h.heads * h.headDim;
       const Moments *x = momentsOf(h.merge.getResult(), width);
       std::optional<graph::HostTensor> wo = readF32(h.out.weight());
-      if (!x || !wo || x->rows == 0)
+      if (!x || !wo || x->rows() == 0)
         continue;
       int64_t m = cast<ShapedType>(h.out.weight().getType()).getDimSize(1);
       sites.push_back({x, std::move(*wo), width, m, h.headDim});
       blocks.push_back(h);
     }
     if (blocks.empty()) {
-      func.emitError("graph-prune: heads=") << heads.getValue()
+      func.emitError("graph-prune: heads=")
+          << heads.getValue()
           << ": the model has no attention whose heads prune removes "
              "(q, k and v projections by constant f32 weights reshaped "
              "straight into heads of one size; grouped-query attention is "

@@ -113,8 +113,8 @@ void pruneMlp(Mlp &mlp, int64_t &removed) {
   if (static_cast<int64_t>(keep.size()) == n)
     return;
   removed += n - static_cast<int64_t>(keep.size());
-  (void)keepChannels(mlp, keep, shifted ? ArrayRef<double>(shift)
-                                        : ArrayRef<double>());
+  (void)keepChannels(mlp, keep,
+                     shifted ? ArrayRef<double>(shift) : ArrayRef<double>());
 }
 
 void pruneHeads(HeadBlock &h, int64_t &removed) {
@@ -135,9 +135,8 @@ void pruneHeads(HeadBlock &h, int64_t &removed) {
   for (int64_t head = 0; head < h.heads; ++head) {
     int64_t c0 = head * d, c1 = c0 + d;
     bool silent = zeroBlock(*wo, m, c0, c1, 0, m);
-    bool zeroValues =
-        zeroBlock(*wv, columns, 0, k, at + c0, at + c1) &&
-        (!bv || zeroBlock(*bv, columns, 0, 1, at + c0, at + c1));
+    bool zeroValues = zeroBlock(*wv, columns, 0, k, at + c0, at + c1) &&
+                      (!bv || zeroBlock(*bv, columns, 0, 1, at + c0, at + c1));
     if (!silent && !zeroValues)
       keep.push_back(head);
   }
@@ -159,9 +158,8 @@ void GraphPruneLosslessPass::runOnOperation() {
   numHeads += heads;
   if (channels || heads)
     getOperation().emitRemark()
-        << "graph-prune-lossless: removed " << channels
-        << " MLP channels and " << heads
-        << " attention heads that contribute nothing or a constant";
+        << "graph-prune-lossless: removed " << channels << " MLP channels and "
+        << heads << " attention heads that contribute nothing or a constant";
 }
 
 } // namespace

@@ -36,7 +36,8 @@ struct DistPlanPass : shardc::impl::DistPlanBase<DistPlanPass> {
   void runOnOperation() override;
 
 private:
-  FailureOr<planner::Cluster> loadSpec(std::optional<planner::Candidate> &fixed);
+  FailureOr<planner::Cluster>
+  loadSpec(std::optional<planner::Candidate> &fixed);
   PlanObserver observer;
 };
 
@@ -99,8 +100,7 @@ DistPlanPass::loadSpec(std::optional<planner::Candidate> &fixed) {
     llvm::Expected<planner::PlanChoice> choice =
         planner::readPlanFile(planFile);
     if (!choice)
-      return getOperation().emitError(toString(choice.takeError())),
-             failure();
+      return getOperation().emitError(toString(choice.takeError())), failure();
     fixed = choice->plan;
     // The file's cluster unless the option names one.
     if (spec.empty())
@@ -125,7 +125,8 @@ void DistPlanPass::runOnOperation() {
   }
   if (!fixed && devices < 1) {
     module.emitError("dist-plan: devices=")
-        << static_cast<int64_t>(devices) << ": expected at least 1 (or a plan-file)";
+        << static_cast<int64_t>(devices)
+        << ": expected at least 1 (or a plan-file)";
     return signalPassFailure();
   }
   planner::Objective goal = objective == "latency"
@@ -198,8 +199,8 @@ void DistPlanPass::runOnOperation() {
   // The mesh and the seeds; dist-propagate and dist-partition follow.
   std::string why;
   OpPassManager seeds(ModuleOp::getOperationName());
-  if (!parsePipelineFor(pipelineFor(out.chosen, /*seedsOnly=*/true,
-                                    expertLoads, expertRedundant),
+  if (!parsePipelineFor(pipelineFor(out.chosen, /*seedsOnly=*/true, expertLoads,
+                                    expertRedundant),
                         seeds, why)) {
     module.emitError(why);
     return signalPassFailure();

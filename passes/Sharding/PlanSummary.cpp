@@ -140,7 +140,9 @@ void readLiveBytes(ModuleOp trial, ModelSummary &m) {
 bool readTensorParallelSplit(ModuleOp module, int64_t tp, ModelSummary &m) {
   OwningOpRef<ModuleOp> trial = module.clone();
   PassManager pm(module.getContext());
-  pm.addPass(createDistSeedMegatron({/*tp=*/tp, /*sp=*/false}));
+  DistSeedMegatronOptions seeds;
+  seeds.tp = tp;
+  pm.addPass(createDistSeedMegatron(seeds));
   pm.addPass(createDistPropagate());
   std::string error;
   {

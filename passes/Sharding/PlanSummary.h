@@ -1,4 +1,5 @@
-//===- PlanSummary.h - the model as the planner's search sees it -*- C++ -*-===//
+//===- PlanSummary.h - the model as the planner's search sees it -*- C++
+//-*-===//
 //
 // dist-plan (Plan.cpp) prices meshes with lib/Planner's search, which knows
 // no MLIR: this reads the figures it needs off the optimized graph.

@@ -42,25 +42,28 @@ def GraphPruneLossless : Pass<"graph-prune-lossless", "mlir::func::FuncOp"> {
 
 def GraphPrune : Pass<"graph-prune", "mlir::func::FuncOp"> {
   let summary = "Structured pruning of MLP channels and attention heads "
-                "from calibration statistics (FLAP)";
+                "from calibration statistics (structured OBS)";
   let description = [{
     `--prune=ffn:R,heads:R --calibration=DIR`: removes the fraction R of
     the MLP channels and of the attention heads of the structures of
     Prune.h that matter least on the calibration samples, without
-    retraining, as FLAP (An et al., 2024) does:
+    retraining:
 
-    - importance of an input channel j of a second projection (an MLP
-      channel, or a column of a head's output) is its fluctuation over the
-      samples times the squared norm of its weight row:
-      var(x_j) * ||W[j, :]||^2; a head's is the sum over its columns;
-    - the scores are standardized within each layer and ranked across
-      layers, so layers lose different fractions (the ones whose channels
-      matter evenly lose fewer);
-    - each layer keeps a multiple of `channel-multiple` channels (32: a
-      pruned model still splits evenly over tp and fills vector tiles) and
-      of `head-multiple` heads, and at least one of each;
-    - what a removed channel contributed on average, mean(x_j) * W[j, :],
-      is added to the projection's bias (FLAP's compensation).
+    - per layer, H = (X~^T X~) o (W W^T) is the Gram matrix of each input
+      channel's contribution x~_j W[j, :] to the second projection's output
+      (an MLP's down projection, a head's output projection) over the
+      centered sample rows, damped by 1% of its mean diagonal;
+    - the Optimal Brain Surgeon on the channels' mask values (ZipLM's
+      structured OBS) removes, step by step, the `channel-multiple` (32)
+      channels or the `head-multiple` (1) heads whose removal with the best
+      update of the others costs least, and rescales the others by that
+      update (the least-squares reconstruction of the output);
+    - each step goes to the layer whose output error, relative to its
+      output's energy, grows least, so layers lose different fractions;
+      what a layer keeps is a multiple of the step (32 channels: a pruned
+      model still splits evenly over tp), at least one;
+    - the removed rows' mean contribution and what the rescaling takes
+      from the kept ones' moves into the bias (FLAP's compensation).
 
     `stats` is the statistics file of the calibration run (the driver's:
     per activation of the int8 passes' order, quant::quantizableGroups,

@@ -15,9 +15,6 @@ using namespace shardc::prune;
 
 namespace {
 
-/// Weights larger than this are not read (2^28 f32 elements: 1 GiB).
-constexpr int64_t kMaxElements = int64_t(1) << 28;
-
 /// A constant's stored bytes: its own data (no window, not shape-only),
 /// whole bytes per element; a splat stores one element.
 struct Data {
@@ -118,7 +115,7 @@ Value scaledRows(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> rows,
                  ArrayRef<double> scale) {
   auto type = cast<RankedTensorType>(v.getType());
   int64_t m = type.getDimSize(1);
-  std::optional<graph::HostTensor> w = readF32(v);
+  std::optional<F32Data> w = readF32(v);
   std::vector<float> values;
   values.reserve(rows.size() * m);
   for (auto [i, r] : llvm::enumerate(rows))
@@ -147,7 +144,7 @@ Value shiftedBias(OpBuilder &b, Location loc, Value bias,
   int64_t m = static_cast<int64_t>(shift.size());
   std::vector<float> values(m, 0.0f);
   if (bias) {
-    std::optional<graph::HostTensor> h = readF32(bias);
+    std::optional<F32Data> h = readF32(bias);
     for (int64_t i = 0; i < m; ++i)
       values[i] = static_cast<float>(h->f(i));
   }
@@ -194,10 +191,13 @@ bool isHeadsPerm(ArrayRef<int64_t> perm) {
 
 } // namespace
 
-std::optional<graph::HostTensor> prune::readF32(Value v) {
+std::optional<F32Data> prune::readF32(Value v) {
   if (!v || !cast<ShapedType>(v.getType()).getElementType().isF32())
     return std::nullopt;
-  return graph::constantElements(v, kMaxElements);
+  std::optional<Data> d = dataOf(v);
+  if (!d)
+    return std::nullopt;
+  return F32Data{d->raw, d->attr.isSplat()};
 }
 
 prune::Projection::Projection(Operation *op)

@@ -28,6 +28,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include <array>
+#include <cstring>
 #include <optional>
 #include <vector>
 
@@ -96,9 +97,22 @@ struct HeadBlock {
 };
 std::vector<HeadBlock> findHeadBlocks(mlir::func::FuncOp func);
 
-/// The f32 elements of a constant weight or bias operand (empty optional
-/// when it is not one prune can read).
-std::optional<graph::HostTensor> readF32(mlir::Value v);
+/// The f32 elements of a constant, read in place from its stored bytes
+/// (no conversion: the lossless check reads every projection of every
+/// compile); a splat stores one element for all.
+struct F32Data {
+  llvm::ArrayRef<char> raw;
+  bool splat = false;
+  double f(int64_t i) const {
+    float v;
+    std::memcpy(&v, raw.data() + (splat ? 0 : i) * sizeof(float), sizeof v);
+    return v;
+  }
+};
+
+/// The elements of a constant f32 weight or bias operand (nothing when it
+/// is not one prune can read).
+std::optional<F32Data> readF32(mlir::Value v);
 
 /// Keeps the MLP channels `keep` (ascending) and adds `biasShift` (M values,
 /// or empty) to `down`'s bias, creating one if needed. `rowScale` (one per

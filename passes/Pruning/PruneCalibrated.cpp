@@ -46,7 +46,7 @@ using Moments = quant::ActivationStats;
 /// x~_j W[j, :] of the input channels of a projection by the [n, m] weight
 /// W to its output (X~: the centered sample rows; o: the elementwise
 /// product), with a ridge of 1% of its mean diagonal (SparseGPT's damping).
-Eigen::MatrixXd gram(const Moments &x, const graph::HostTensor &w, int64_t n,
+Eigen::MatrixXd gram(const Moments &x, const F32Data &w, int64_t n,
                      int64_t m) {
   Eigen::MatrixXd xc(x.rows(), n);
   for (int64_t r = 0; r < x.rows(); ++r)
@@ -165,7 +165,7 @@ std::vector<int64_t> shares(const std::vector<Obs> &curves,
 
 /// The bias shift that keeps the output's mean: the removed rows' mean
 /// contribution, and what the kept rows' scaling takes from theirs.
-std::vector<double> meanShift(const Moments &x, const graph::HostTensor &w,
+std::vector<double> meanShift(const Moments &x, const F32Data &w,
                               int64_t n, int64_t m, ArrayRef<int64_t> keep,
                               ArrayRef<double> scale) {
   std::vector<double> factor(n, 1.0); // 1 - s_j for every row
@@ -184,7 +184,7 @@ std::vector<double> meanShift(const Moments &x, const graph::HostTensor &w,
 /// keptGroups, keptRows' scales, bias shift)`.
 struct Site {
   const Moments *x;
-  graph::HostTensor w;
+  F32Data w;
   int64_t n, m, group;
 };
 void pruneSites(std::vector<Site> &sites, double fraction, int64_t multiple,
@@ -272,7 +272,7 @@ void GraphPrunePass::runOnOperation() {
     std::vector<Site> sites;
     for (Mlp &mlp : findMlps(func)) {
       const Moments *x = momentsOf(mlp.hidden(), mlp.channels);
-      std::optional<graph::HostTensor> w2 = readF32(mlp.down.weight());
+      std::optional<F32Data> w2 = readF32(mlp.down.weight());
       if (!x || !w2 || x->rows() == 0)
         continue;
       int64_t m = cast<ShapedType>(mlp.down.weight().getType()).getDimSize(1);
@@ -301,7 +301,7 @@ void GraphPrunePass::runOnOperation() {
     for (HeadBlock &h : findHeadBlocks(func)) {
       int64_t width = h.heads * h.headDim;
       const Moments *x = momentsOf(h.merge.getResult(), width);
-      std::optional<graph::HostTensor> wo = readF32(h.out.weight());
+      std::optional<F32Data> wo = readF32(h.out.weight());
       if (!x || !wo || x->rows() == 0)
         continue;
       int64_t m = cast<ShapedType>(h.out.weight().getType()).getDimSize(1);

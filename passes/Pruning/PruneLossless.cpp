@@ -26,7 +26,7 @@ struct GraphPruneLosslessPass
 
 /// Whether W[r, c] is zero for every r in [r0, r1) and c in [c0, c1) of the
 /// row-major [*, n] tensor `w`.
-bool zeroBlock(const graph::HostTensor &w, int64_t n, int64_t r0, int64_t r1,
+bool zeroBlock(const F32Data &w, int64_t n, int64_t r0, int64_t r1,
                int64_t c0, int64_t c1) {
   for (int64_t r = r0; r < r1; ++r)
     for (int64_t c = c0; c < c1; ++c)
@@ -40,7 +40,7 @@ bool zeroBlock(const graph::HostTensor &w, int64_t n, int64_t r0, int64_t r1,
 /// A gated MLP's channel is silent when its down row is zero, or its gate
 /// or its up column and bias are (silu(0) = 0, and 0 times anything).
 void pruneGatedMlp(Mlp &mlp, int64_t &removed) {
-  std::optional<graph::HostTensor> w2 = readF32(mlp.down.weight());
+  std::optional<F32Data> w2 = readF32(mlp.down.weight());
   if (!w2)
     return;
   int64_t n = mlp.channels;
@@ -49,7 +49,7 @@ void pruneGatedMlp(Mlp &mlp, int64_t &removed) {
   for (int64_t j = 0; j < n; ++j)
     silent[j] = zeroBlock(*w2, m, j, j + 1, 0, m);
   for (Projection p : {mlp.gate, mlp.up}) {
-    std::optional<graph::HostTensor> w = readF32(p.weight()), bias;
+    std::optional<F32Data> w = readF32(p.weight()), bias;
     if (p.bias())
       bias = readF32(p.bias());
     if (!w || (p.bias() && !bias))
@@ -74,9 +74,9 @@ void pruneGatedMlp(Mlp &mlp, int64_t &removed) {
 void pruneMlp(Mlp &mlp, int64_t &removed) {
   if (mlp.swiglu)
     return pruneGatedMlp(mlp, removed);
-  std::optional<graph::HostTensor> w1 = readF32(mlp.up.weight()),
+  std::optional<F32Data> w1 = readF32(mlp.up.weight()),
                                    w2 = readF32(mlp.down.weight());
-  std::optional<graph::HostTensor> b1;
+  std::optional<F32Data> b1;
   if (mlp.up.bias())
     b1 = readF32(mlp.up.bias());
   if (!w1 || !w2 || (mlp.up.bias() && !b1))
@@ -118,9 +118,9 @@ void pruneMlp(Mlp &mlp, int64_t &removed) {
 }
 
 void pruneHeads(HeadBlock &h, int64_t &removed) {
-  std::optional<graph::HostTensor> wo = readF32(h.out.weight()),
+  std::optional<F32Data> wo = readF32(h.out.weight()),
                                    wv = readF32(h.proj[2].weight());
-  std::optional<graph::HostTensor> bv;
+  std::optional<F32Data> bv;
   if (h.proj[2].bias())
     bv = readF32(h.proj[2].bias());
   if (!wo || !wv || (h.proj[2].bias() && !bv))

@@ -234,6 +234,24 @@ void prune::Projection::setBias(Value bias) {
   op = linear;
 }
 
+void prune::recordPruned(func::FuncOp func, int64_t channels, int64_t heads) {
+  if (!channels && !heads)
+    return;
+  auto before = func->getAttrOfType<DictionaryAttr>(kPrunedAttr);
+  auto count = [&](StringRef name) -> int64_t {
+    auto a = before ? before.getAs<IntegerAttr>(name) : IntegerAttr();
+    return a ? a.getInt() : 0;
+  };
+  Builder b(func.getContext());
+  func->setAttr(
+      kPrunedAttr,
+      b.getDictionaryAttr(
+          {b.getNamedAttr("heads", b.getI64IntegerAttr(count("heads") + heads)),
+           b.getNamedAttr(
+               "mlp_channels",
+               b.getI64IntegerAttr(count("mlp_channels") + channels))}));
+}
+
 double prune::activate(StringRef activation, double x) {
   if (activation == "relu")
     return x > 0 ? x : 0;

@@ -128,6 +128,12 @@ mlir::LogicalResult keepHeads(HeadBlock &block, llvm::ArrayRef<int64_t> keep,
                               llvm::ArrayRef<double> biasShift,
                               llvm::ArrayRef<double> rowScale = {});
 
+/// What the pruning passes removed from a function, added up on it as
+/// `graph.pruned = {mlp_channels = N, heads = M}` (the plan report's
+/// line).
+inline constexpr llvm::StringLiteral kPrunedAttr = "graph.pruned";
+void recordPruned(mlir::func::FuncOp func, int64_t channels, int64_t heads);
+
 /// act(x) for a graph.linear activation ("none", "relu", "gelu",
 /// "gelu_tanh").
 double activate(llvm::StringRef activation, double x);

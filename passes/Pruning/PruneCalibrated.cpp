@@ -326,6 +326,7 @@ void GraphPrunePass::runOnOperation() {
   }
   numChannels += channels;
   numHeads += removedHeads;
+  recordPruned(func, channels, removedHeads);
   func.emitRemark() << "graph-prune: removed " << channels
                     << " MLP channels and " << removedHeads
                     << " attention heads";

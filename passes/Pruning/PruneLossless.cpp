@@ -156,6 +156,7 @@ void GraphPruneLosslessPass::runOnOperation() {
     pruneHeads(h, heads);
   numChannels += channels;
   numHeads += heads;
+  recordPruned(getOperation(), channels, heads);
   if (channels || heads)
     getOperation().emitRemark()
         << "graph-prune-lossless: removed " << channels << " MLP channels and "

@@ -177,6 +177,18 @@ void shardc::printPlanReport(raw_ostream &os, StringRef model,
     os << " (" << mesh.numDevices() << " ranks)\n\n";
   }
 
+  // What pruning removed (passes/Pruning: graph.pruned on the program).
+  propagated.walk([&](func::FuncOp f) {
+    auto pruned = f->getAttrOfType<DictionaryAttr>("graph.pruned");
+    auto count = [&](StringRef name) {
+      auto a = pruned ? pruned.getAs<IntegerAttr>(name) : IntegerAttr();
+      return a ? a.getInt() : int64_t(0);
+    };
+    if (pruned)
+      os << "pruned (@" << f.getSymName() << "): " << count("mlp_channels")
+         << " MLP channels, " << count("heads") << " attention heads\n\n";
+  });
+
   // Weights and their shardings.
   os << "weights (global shape, sharding, bytes per rank):\n";
   uint64_t total = 0;

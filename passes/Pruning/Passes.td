@@ -6,8 +6,8 @@
 include "mlir/Pass/PassBase.td"
 
 def GraphPruneLossless : Pass<"graph-prune-lossless", "mlir::func::FuncOp"> {
-  let summary = "Remove MLP channels and attention heads that contribute "
-                "nothing or a constant";
+  let summary = "Remove MLP and convolution channels and attention heads "
+                "that contribute nothing or a constant";
   let description = [{
     Runs in every compile (after fusion). On the structures of Prune.h,
     exactly:
@@ -22,6 +22,10 @@ def GraphPruneLossless : Pass<"graph-prune-lossless", "mlir::func::FuncOp"> {
     - in a gated MLP (down(swiglu(gate(x), up(x)))), a channel whose down
       row is zero, or whose gate or up column and bias are zero, goes
       (silu(0) = 0);
+    - a channel between two convolutions (group 1) that the second reads
+      through zero filters goes; one whose own filters are zero is
+      act(b[c]) everywhere, which an unpadded second convolution adds to
+      its bias (with padding the borders would differ: kept);
     - an attention head whose rows of the output projection are zero, or
       whose columns of the value projection and value bias are zero (its
       output is a weighted mean of zeros), contributes nothing: its columns

@@ -234,22 +234,20 @@ void prune::Projection::setBias(Value bias) {
   op = linear;
 }
 
-void prune::recordPruned(func::FuncOp func, int64_t channels, int64_t heads) {
-  if (!channels && !heads)
+void prune::recordPruned(func::FuncOp func, int64_t channels, int64_t heads,
+                         int64_t convChannels) {
+  if (!channels && !heads && !convChannels)
     return;
   auto before = func->getAttrOfType<DictionaryAttr>(kPrunedAttr);
-  auto count = [&](StringRef name) -> int64_t {
-    auto a = before ? before.getAs<IntegerAttr>(name) : IntegerAttr();
-    return a ? a.getInt() : 0;
-  };
   Builder b(func.getContext());
-  func->setAttr(
-      kPrunedAttr,
-      b.getDictionaryAttr(
-          {b.getNamedAttr("heads", b.getI64IntegerAttr(count("heads") + heads)),
-           b.getNamedAttr(
-               "mlp_channels",
-               b.getI64IntegerAttr(count("mlp_channels") + channels))}));
+  auto add = [&](StringRef name, int64_t n) {
+    auto a = before ? before.getAs<IntegerAttr>(name) : IntegerAttr();
+    return b.getNamedAttr(name, b.getI64IntegerAttr((a ? a.getInt() : 0) + n));
+  };
+  func->setAttr(kPrunedAttr,
+                b.getDictionaryAttr({add("conv_channels", convChannels),
+                                     add("heads", heads),
+                                     add("mlp_channels", channels)}));
 }
 
 double prune::activate(StringRef activation, double x) {
@@ -394,6 +392,91 @@ std::vector<HeadBlock> prune::findHeadBlocks(func::FuncOp func) {
     blocks.push_back(h);
   });
   return blocks;
+}
+
+Value prune::convWeight(Operation *conv) { return conv->getOperand(1); }
+
+Value prune::convBias(Operation *conv) {
+  if (auto c = dyn_cast<graph::ConvOp>(conv))
+    return c.getBias();
+  return cast<graph::FusedConvOp>(conv).getBias();
+}
+
+ArrayRef<int64_t> prune::convPads(Operation *conv) {
+  if (auto c = dyn_cast<graph::ConvOp>(conv))
+    return c.getPads();
+  return cast<graph::FusedConvOp>(conv).getPads();
+}
+
+StringRef prune::convActivation(Operation *conv) {
+  auto f = dyn_cast<graph::FusedConvOp>(conv);
+  return f ? f.getActivation() : "none";
+}
+
+/// A convolution prune can rewrite: group 1, constant f32 filters of
+/// rank 3 or more, a constant bias (if any), no residual when `first`.
+static bool isPrunableConv(Operation *op, bool first) {
+  int64_t group;
+  if (auto c = dyn_cast_or_null<graph::ConvOp>(op))
+    group = c.getGroup();
+  else if (auto f = dyn_cast_or_null<graph::FusedConvOp>(op))
+    group = (first && f.getResidual()) ? 0 : f.getGroup();
+  else
+    return false;
+  if (group != 1 ||
+      !cast<ShapedType>(op->getResult(0).getType()).getElementType().isF32())
+    return false;
+  Value w = convWeight(op);
+  auto t = dyn_cast<RankedTensorType>(w.getType());
+  if (!t || t.getRank() < 3 || !isPrunableConstant(w, t.getRank()))
+    return false;
+  Value bias = convBias(op);
+  return !bias ||
+         (isPrunableConstant(bias, 1) &&
+          cast<ShapedType>(bias.getType()).getDimSize(0) == t.getDimSize(0));
+}
+
+std::vector<ConvPair> prune::findConvPairs(func::FuncOp func) {
+  std::vector<ConvPair> pairs;
+  func.walk([&](Operation *first) {
+    if (!isPrunableConv(first, /*first=*/true))
+      return;
+    Operation *second = soleUser(first->getResult(0));
+    if (!isPrunableConv(second, /*first=*/false) ||
+        second->getOperand(0) != first->getResult(0))
+      return;
+    int64_t c = cast<ShapedType>(convWeight(first).getType()).getDimSize(0);
+    if (cast<ShapedType>(convWeight(second).getType()).getDimSize(1) == c)
+      pairs.push_back({first, second, c});
+  });
+  return pairs;
+}
+
+LogicalResult prune::keepConvChannels(ConvPair &pair, ArrayRef<int64_t> keep,
+                                      ArrayRef<double> biasShift) {
+  auto setBias = [](Operation *conv, Value bias) {
+    if (auto c = dyn_cast<graph::ConvOp>(conv))
+      c.getBiasMutable().assign(bias);
+    else
+      cast<graph::FusedConvOp>(conv).getBiasMutable().assign(bias);
+  };
+  auto n = static_cast<int64_t>(keep.size());
+  Value w1 = convWeight(pair.first), b1 = convBias(pair.first),
+        w2 = convWeight(pair.second), b2 = convBias(pair.second);
+  OpBuilder b(pair.first);
+  pair.first->setOperand(1, gatherAlong(b, pair.first->getLoc(), w1, 0, keep));
+  if (b1)
+    setBias(pair.first, gatherAlong(b, pair.first->getLoc(), b1, 0, keep));
+  Value out = pair.first->getResult(0);
+  out.setType(withDim(out.getType(), 1, n));
+  b.setInsertionPoint(pair.second);
+  pair.second->setOperand(1,
+                          gatherAlong(b, pair.second->getLoc(), w2, 1, keep));
+  if (!biasShift.empty())
+    setBias(pair.second, shiftedBias(b, pair.second->getLoc(), b2, biasShift));
+  eraseDead({w1, b1, w2, b2});
+  pair.channels = n;
+  return success();
 }
 
 LogicalResult prune::keepChannels(Mlp &mlp, ArrayRef<int64_t> keep,

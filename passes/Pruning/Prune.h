@@ -76,6 +76,29 @@ struct Mlp {
 };
 std::vector<Mlp> findMlps(mlir::func::FuncOp func);
 
+/// Two convolutions whose channels in between can be removed: `first`'s
+/// output (graph.conv or graph.fused_conv without a residual, group 1,
+/// constant f32 filters [C, Cin, k...], bias constant) is read only by
+/// `second` (group 1, constant f32 filters [Cout, C, k...]) as its input.
+struct ConvPair {
+  mlir::Operation *first = nullptr, *second = nullptr;
+  int64_t channels = 0; ///< C
+};
+std::vector<ConvPair> findConvPairs(mlir::func::FuncOp func);
+
+/// The filters, bias, padding and activation of a graph.conv or
+/// graph.fused_conv.
+mlir::Value convWeight(mlir::Operation *conv);
+mlir::Value convBias(mlir::Operation *conv);
+llvm::ArrayRef<int64_t> convPads(mlir::Operation *conv);
+llvm::StringRef convActivation(mlir::Operation *conv);
+
+/// Keeps the channels `keep` (ascending) between the pair and adds
+/// `biasShift` (Cout values, or empty) to the second convolution's bias.
+mlir::LogicalResult keepConvChannels(ConvPair &pair,
+                                     llvm::ArrayRef<int64_t> keep,
+                                     llvm::ArrayRef<double> biasShift);
+
 /// Multi-head attention whose heads can be removed: q, k and v each from
 /// their own projection by a constant [K, H*D] weight (no residual, no
 /// activation), reshaped to [B, S, H, D] and transposed to [B, H, S, D];
@@ -129,10 +152,11 @@ mlir::LogicalResult keepHeads(HeadBlock &block, llvm::ArrayRef<int64_t> keep,
                               llvm::ArrayRef<double> rowScale = {});
 
 /// What the pruning passes removed from a function, added up on it as
-/// `graph.pruned = {mlp_channels = N, heads = M}` (the plan report's
-/// line).
+/// `graph.pruned = {conv_channels = C, heads = H, mlp_channels = N}` (the
+/// plan report's line).
 inline constexpr llvm::StringLiteral kPrunedAttr = "graph.pruned";
-void recordPruned(mlir::func::FuncOp func, int64_t channels, int64_t heads);
+void recordPruned(mlir::func::FuncOp func, int64_t channels, int64_t heads,
+                  int64_t convChannels = 0);
 
 /// act(x) for a graph.linear activation ("none", "relu", "gelu",
 /// "gelu_tanh").

@@ -46,8 +46,7 @@ using Moments = quant::ActivationStats;
 /// x~_j W[j, :] of the input channels of a projection by the [n, m] weight
 /// W to its output (X~: the centered sample rows; o: the elementwise
 /// product), with a ridge of 1% of its mean diagonal (SparseGPT's damping).
-Eigen::MatrixXd gram(const Moments &x, const F32Data &w, int64_t n,
-                     int64_t m) {
+Eigen::MatrixXd gram(const Moments &x, const F32Data &w, int64_t n, int64_t m) {
   Eigen::MatrixXd xc(x.rows(), n);
   for (int64_t r = 0; r < x.rows(); ++r)
     for (int64_t j = 0; j < n; ++j)
@@ -165,8 +164,8 @@ std::vector<int64_t> shares(const std::vector<Obs> &curves,
 
 /// The bias shift that keeps the output's mean: the removed rows' mean
 /// contribution, and what the kept rows' scaling takes from theirs.
-std::vector<double> meanShift(const Moments &x, const F32Data &w,
-                              int64_t n, int64_t m, ArrayRef<int64_t> keep,
+std::vector<double> meanShift(const Moments &x, const F32Data &w, int64_t n,
+                              int64_t m, ArrayRef<int64_t> keep,
                               ArrayRef<double> scale) {
   std::vector<double> factor(n, 1.0); // 1 - s_j for every row
   for (auto [a, j] : llvm::enumerate(keep))

@@ -26,8 +26,8 @@ struct GraphPruneLosslessPass
 
 /// Whether W[r, c] is zero for every r in [r0, r1) and c in [c0, c1) of the
 /// row-major [*, n] tensor `w`.
-bool zeroBlock(const F32Data &w, int64_t n, int64_t r0, int64_t r1,
-               int64_t c0, int64_t c1) {
+bool zeroBlock(const F32Data &w, int64_t n, int64_t r0, int64_t r1, int64_t c0,
+               int64_t c1) {
   for (int64_t r = r0; r < r1; ++r)
     for (int64_t c = c0; c < c1; ++c)
       if (w.f(r * n + c) != 0)
@@ -75,7 +75,7 @@ void pruneMlp(Mlp &mlp, int64_t &removed) {
   if (mlp.swiglu)
     return pruneGatedMlp(mlp, removed);
   std::optional<F32Data> w1 = readF32(mlp.up.weight()),
-                                   w2 = readF32(mlp.down.weight());
+                         w2 = readF32(mlp.down.weight());
   std::optional<F32Data> b1;
   if (mlp.up.bias())
     b1 = readF32(mlp.up.bias());
@@ -119,7 +119,7 @@ void pruneMlp(Mlp &mlp, int64_t &removed) {
 
 void pruneHeads(HeadBlock &h, int64_t &removed) {
   std::optional<F32Data> wo = readF32(h.out.weight()),
-                                   wv = readF32(h.proj[2].weight());
+                         wv = readF32(h.proj[2].weight());
   std::optional<F32Data> bv;
   if (h.proj[2].bias())
     bv = readF32(h.proj[2].bias());
@@ -148,19 +148,75 @@ void pruneHeads(HeadBlock &h, int64_t &removed) {
   (void)keepHeads(h, keep, {});
 }
 
+/// A channel between two convolutions is silent when the second reads it
+/// through zero filters; with zero filters of its own it is the constant
+/// act(b[c]), which an unpadded second convolution adds as act(b[c]) times
+/// the sum of its filters over c (with padding, the borders would differ:
+/// kept).
+void pruneConvChannels(ConvPair &pair, int64_t &removed) {
+  std::optional<F32Data> w1 = readF32(convWeight(pair.first)),
+                         w2 = readF32(convWeight(pair.second)), b1;
+  if (Value bias = convBias(pair.first))
+    b1 = readF32(bias);
+  if (!w1 || !w2 || (convBias(pair.first) && !b1))
+    return;
+  auto t1 = cast<ShapedType>(convWeight(pair.first).getType());
+  auto t2 = cast<ShapedType>(convWeight(pair.second).getType());
+  int64_t c = pair.channels, cout = t2.getDimSize(0);
+  int64_t per1 = t1.getNumElements() / c;            // one filter of the first
+  int64_t window = t2.getNumElements() / (cout * c); // one (o, c) kernel
+  bool unpadded =
+      llvm::all_of(convPads(pair.second), [](int64_t p) { return p == 0; });
+  StringRef act = convActivation(pair.first);
+  bool knownAct = act == "none" || act == "relu";
+  std::vector<double> shift(cout, 0.0);
+  bool shifted = false;
+  SmallVector<int64_t> keep;
+  for (int64_t ch = 0; ch < c; ++ch) {
+    bool silent = true;
+    for (int64_t o = 0; o < cout && silent; ++o)
+      silent = zeroBlock(*w2, 1, (o * c + ch) * window,
+                         (o * c + ch + 1) * window, 0, 1);
+    if (silent)
+      continue;
+    if (unpadded && knownAct &&
+        zeroBlock(*w1, 1, ch * per1, (ch + 1) * per1, 0, 1)) {
+      double v = activate(act, b1 ? b1->f(ch) : 0.0);
+      for (int64_t o = 0; o < cout && v != 0; ++o) {
+        double sum = 0;
+        for (int64_t i = 0; i < window; ++i)
+          sum += w2->f((o * c + ch) * window + i);
+        shift[o] += v * sum;
+        shifted = true;
+      }
+      continue;
+    }
+    keep.push_back(ch);
+  }
+  if (keep.empty() || static_cast<int64_t>(keep.size()) == c)
+    return; // all of them: left for a later version (no empty tensors)
+  removed += c - static_cast<int64_t>(keep.size());
+  (void)keepConvChannels(
+      pair, keep, shifted ? ArrayRef<double>(shift) : ArrayRef<double>());
+}
+
 void GraphPruneLosslessPass::runOnOperation() {
   int64_t channels = 0, heads = 0;
   for (Mlp &mlp : findMlps(getOperation()))
     pruneMlp(mlp, channels);
   for (HeadBlock &h : findHeadBlocks(getOperation()))
     pruneHeads(h, heads);
-  numChannels += channels;
+  int64_t convChannels = 0;
+  for (ConvPair &pair : findConvPairs(getOperation()))
+    pruneConvChannels(pair, convChannels);
+  numChannels += channels + convChannels;
   numHeads += heads;
-  recordPruned(getOperation(), channels, heads);
-  if (channels || heads)
+  recordPruned(getOperation(), channels, heads, convChannels);
+  if (channels || heads || convChannels)
     getOperation().emitRemark()
-        << "graph-prune-lossless: removed " << channels << " MLP channels and "
-        << heads << " attention heads that contribute nothing or a constant";
+        << "graph-prune-lossless: removed " << channels << " MLP channels, "
+        << convChannels << " convolution channels and " << heads
+        << " attention heads that contribute nothing or a constant";
 }
 
 } // namespace

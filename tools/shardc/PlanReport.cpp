@@ -186,7 +186,9 @@ void shardc::printPlanReport(raw_ostream &os, StringRef model,
     };
     if (pruned)
       os << "pruned (@" << f.getSymName() << "): " << count("mlp_channels")
-         << " MLP channels, " << count("heads") << " attention heads\n\n";
+         << " MLP channels, " << count("conv_channels")
+         << " convolution channels, " << count("heads")
+         << " attention heads\n\n";
   });
 
   // Weights and their shardings.

@@ -6,7 +6,7 @@
 // Channel 1: zero column, relu(1.0) = 1 times row [3, 4] joins the bias;
 // channel 2: zero row; channel 3: zero column, relu(-1) = 0. Channel 0
 // stays.
-// CHECK-LABEL: func.func @mlp(%arg0: tensor<3x2xf32>) -> tensor<3x2xf32> attributes {graph.pruned = {heads = 0 : i64, mlp_channels = 3 : i64}}
+// CHECK-LABEL: func.func @mlp(%arg0: tensor<3x2xf32>) -> tensor<3x2xf32> attributes {graph.pruned = {conv_channels = 0 : i64, heads = 0 : i64, mlp_channels = 3 : i64}}
 // CHECK:       %[[W1:.*]] = graph.constant dense<{{\[\[}}1.000000e+00], [3.000000e+00]]> : tensor<2x1xf32>
 // CHECK:       %[[B1:.*]] = graph.constant dense<5.000000e-01> : tensor<1xf32>
 // CHECK:       %[[H:.*]] = graph.linear %arg0, %[[W1]] bias %[[B1]] : tensor<1xf32> {activation = "relu"} : tensor<3x2xf32>, tensor<2x1xf32> -> tensor<3x1xf32>
@@ -118,4 +118,24 @@ func.func @fused(%x: tensor<1x3x8xf32>) -> tensor<1x3x8xf32> {
   %ar = graph.reshape %at {shape = array<i64: 1, 3, 8>} : tensor<1x3x4x2xf32> -> tensor<1x3x8xf32>
   %o = graph.linear %ar, %wo : tensor<1x3x8xf32>, tensor<8x8xf32> -> tensor<1x3x8xf32>
   return %o : tensor<1x3x8xf32>
+}
+
+// -----
+
+// Two convolutions: channel 2 is read through zero filters of the second;
+// channel 1 has zero filters, so it is its bias 2.0 everywhere, and the
+// unpadded 1x1 second convolution adds 2.0 times its filters [3, 4] to its
+// bias. Channel 0 stays.
+// CHECK-LABEL: func.func @convs
+// CHECK:       %[[C1:.*]] = graph.conv %arg0, %{{.*}}, %{{.*}} {{.*}} : tensor<1x2x4x4xf32>, tensor<1x2x1x1xf32>, tensor<1xf32> -> tensor<1x1x4x4xf32>
+// CHECK:       %[[B2:.*]] = graph.constant dense<[6.500000e+00, 8.500000e+00]> : tensor<2xf32>
+// CHECK:       graph.conv %[[C1]], %{{.*}}, %[[B2]] {{.*}} : tensor<1x1x4x4xf32>, tensor<2x1x1x1xf32>, tensor<2xf32> -> tensor<1x2x4x4xf32>
+func.func @convs(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  %w1 = graph.constant dense<[[[[1.0]], [[2.0]]], [[[0.0]], [[0.0]]], [[[3.0]], [[4.0]]]]> : tensor<3x2x1x1xf32>
+  %b1 = graph.constant dense<[0.0, 2.0, 1.0]> : tensor<3xf32>
+  %w2 = graph.constant dense<[[[[1.0]], [[3.0]], [[0.0]]], [[[2.0]], [[4.0]], [[0.0]]]]> : tensor<2x3x1x1xf32>
+  %b2 = graph.constant dense<0.5> : tensor<2xf32>
+  %h = graph.conv %x, %w1, %b1 {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>} : tensor<1x2x4x4xf32>, tensor<3x2x1x1xf32>, tensor<3xf32> -> tensor<1x3x4x4xf32>
+  %y = graph.conv %h, %w2, %b2 {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>} : tensor<1x3x4x4xf32>, tensor<2x3x1x1xf32>, tensor<2xf32> -> tensor<1x2x4x4xf32>
+  return %y : tensor<1x2x4x4xf32>
 }

@@ -434,6 +434,41 @@ double meanCosine(StringRef work, StringRef dir, size_t samples,
 
 } // namespace
 
+double shardc::trialCosine(const CalibrationRequest &request,
+                           ArrayRef<std::string> flags, StringRef workDir,
+                           ArrayRef<std::string> outputs, StringRef what,
+                           std::string &error) {
+  std::vector<Sample> samples;
+  if (!findSamples(request.dir, samples, error))
+    return -2;
+  std::string exe = (workDir + "/trial").str();
+  std::string log = (workDir + "/trial.log").str();
+  std::vector<std::string> compile = {request.shardc, request.model,
+                                      "--target=cpu", "-o", exe};
+  compile.insert(compile.end(), request.flags.begin(), request.flags.end());
+  compile.insert(compile.end(), flags.begin(), flags.end());
+  if (!runLogged(compile, log, "compiling " + what.str() + " trial", error))
+    return -2;
+  for (size_t i = 0; i < samples.size(); ++i) {
+    std::string out = (workDir + "/trial" + Twine(i)).str();
+    sys::fs::remove_directories(out);
+    std::vector<std::string> args = runArgs(exe, samples[i]);
+    args.push_back("--output");
+    args.push_back(out);
+    if (!runLogged(args, log, what.str() + " sample " + std::to_string(i + 1),
+                   error))
+      return -2;
+  }
+  double cosine = meanCosine(workDir, "trial", samples.size(), outputs);
+  if (cosine < -1.5) {
+    error = what.str() + ": the model has no float32 output" +
+            std::string(outputs.empty() ? "" : " of those named") +
+            " to compare";
+    return -2;
+  }
+  return cosine;
+}
+
 std::vector<int64_t> shardc::guardAccuracy(const CalibrationRequest &request,
                                            ArrayRef<std::string> flags,
                                            StringRef workDir,
@@ -442,45 +477,22 @@ std::vector<int64_t> shardc::guardAccuracy(const CalibrationRequest &request,
                                            ArrayRef<std::string> outputs,
                                            double &reached,
                                            std::string &error) {
-  std::vector<Sample> samples;
-  if (!findSamples(request.dir, samples, error))
-    return {};
-  std::string exe = (workDir + "/trial").str();
-  std::string log = (workDir + "/trial.log").str();
   // The mean cosine with the `kept` most sensitive activations in f32.
   std::map<size_t, double> tried;
   auto trial = [&](size_t kept) -> double {
     if (auto it = tried.find(kept); it != tried.end())
       return it->second;
-    std::vector<std::string> compile = {request.shardc, request.model,
-                                        "--target=cpu", "-o", exe};
-    compile.insert(compile.end(), request.flags.begin(), request.flags.end());
-    compile.insert(compile.end(), flags.begin(), flags.end());
+    std::vector<std::string> compile(flags.begin(), flags.end());
     if (kept) {
       std::string list;
       for (size_t i = 0; i < kept; ++i)
         list += (i ? "," : "") + std::to_string(order[i]);
       compile.push_back("--quantize-keep=" + list);
     }
-    if (!runLogged(compile, log, "compiling an accuracy-guard trial", error))
+    double cosine = trialCosine(request, compile, workDir, outputs,
+                                "--quantize-accuracy", error);
+    if (cosine == -2)
       return tried[kept] = -2;
-    for (size_t i = 0; i < samples.size(); ++i) {
-      std::string out = (workDir + "/trial" + Twine(i)).str();
-      sys::fs::remove_directories(out);
-      std::vector<std::string> args = runArgs(exe, samples[i]);
-      args.push_back("--output");
-      args.push_back(out);
-      if (!runLogged(args, log, "accuracy-guard sample " + std::to_string(i + 1),
-                     error))
-        return tried[kept] = -2;
-    }
-    double cosine = meanCosine(workDir, "trial", samples.size(), outputs);
-    if (cosine < -1.5) {
-      error = "--quantize-accuracy: the model has no float32 output" +
-              std::string(outputs.empty() ? "" : " of those named") +
-              " to compare";
-      return tried[kept] = -2;
-    }
     if (request.verbose)
       errs() << "shardc: accuracy guard: " << kept << " of " << order.size()
              << " activations in f32: mean cosine "

@@ -112,7 +112,8 @@ static cl::opt<double> quantizeAccuracy(
     cl::init(0.0), cl::cat(precisionCat));
 static cl::list<std::string> accuracyOutputs(
     "quantize-accuracy-output",
-    cl::desc("The outputs --quantize-accuracy judges (default: every float "
+    cl::desc("The outputs --quantize-accuracy and --prune=auto judge "
+             "(default: every float "
              "output; name the meaningful ones, e.g. a pooled embedding "
              "rather than hidden states at padding positions)"),
     cl::value_desc("NAME"), cl::CommaSeparated, cl::cat(precisionCat));
@@ -125,12 +126,13 @@ static cl::list<int64_t> quantizeKeep("quantize-keep", cl::Hidden,
                                       cl::cat(precisionCat));
 static cl::opt<std::string> prune(
     "prune",
-    cl::desc("Pruning: lossless (default: MLP channels and attention heads "
-             "whose weights make them contribute nothing or a constant are "
-             "removed, exactly), none, or ffn:R,heads:R with --calibration "
-             "(remove the fraction R of MLP channels and of heads that "
-             "matter least on the samples, FLAP's metric with bias "
-             "compensation; after the lossless step)"),
+    cl::desc("Pruning: lossless (default: MLP and convolution channels and "
+             "attention heads whose weights make them contribute nothing or "
+             "a constant are removed, exactly), none, ffn:R,heads:R with "
+             "--calibration (remove the fraction R of MLP channels and of "
+             "heads that matter least on the samples; after the lossless "
+             "step), or auto:COSINE (the largest equal fraction of both "
+             "whose outputs on the samples keep that mean cosine)"),
     cl::init("lossless"), cl::cat(precisionCat));
 // The calibration compiles of a pruned model (quantization's statistics,
 // the accuracy guard's trials): the pruning statistics already measured.
@@ -477,6 +479,14 @@ static std::optional<std::string> parsePrune(Options &o) {
     return std::nullopt;
   SmallVector<StringRef> parts;
   StringRef(o.prune).split(parts, ',');
+  if (StringRef(o.prune).starts_with("auto")) {
+    StringRef target = StringRef(o.prune).drop_front(4);
+    if (!target.consume_front(":") || target.getAsDouble(o.pruneAuto) ||
+        !(o.pruneAuto > 0) || o.pruneAuto > 1)
+      return "--prune=" + o.prune + ": expected auto:COSINE with a cosine "
+             "above 0 and at most 1 (e.g. auto:0.98)";
+    parts.clear();
+  }
   for (StringRef part : parts) {
     auto [kind, value] = part.split(':');
     double r = 0;

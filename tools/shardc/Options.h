@@ -50,8 +50,11 @@ struct Options {
   std::string prune = "lossless";
   bool pruneLossless = true;
   double pruneFfn = 0, pruneHeads = 0;
+  double pruneAuto = 0; // --prune=auto:COSINE (0: not asked)
   std::string pruneStats; // --prune-stats (calibration compiles)
-  bool prunes() const { return pruneFfn > 0 || pruneHeads > 0; }
+  bool prunes() const {
+    return pruneFfn > 0 || pruneHeads > 0 || pruneAuto > 0;
+  }
   bool fusion = true, canonicalize = true;
   ProgramOptions program;
   cuda::CompileOptions nvrtc;

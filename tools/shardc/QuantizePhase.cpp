@@ -7,6 +7,7 @@
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -26,10 +27,63 @@ PruneRun::~PruneRun() {
     sys::fs::remove_directories(work);
 }
 
+/// --prune=auto:COSINE: the largest fraction s, in steps of 0.05 up to
+/// 0.6, of both MLP channels and heads (ffn:s,heads:s) whose outputs on
+/// the samples keep the mean cosine, by bisection (the cosine falls,
+/// roughly, as more goes); each trial is a compile with the statistics
+/// measured once. False after fatal().
+static bool searchPruning(Session &s, Options &o, const char *argv0,
+                          PruneRun &run) {
+  double target = o.pruneAuto;
+  o.pruneAuto = 0; // the requests below: the model before graph-prune
+  CalibrationRequest request = calibrationRequest(o, argv0);
+  std::string error;
+  std::string stats = calibrateActivations(request, run.work, error);
+  if (stats.empty())
+    return fatal(error), false;
+  auto spec = [](int k) {
+    std::string f = formatv("{0:F2}", 0.05 * k).str();
+    return "ffn:" + f + ",heads:" + f;
+  };
+  std::map<int, double> tried;
+  auto trial = [&](int k) {
+    double c = trialCosine(request, {"--prune=" + spec(k), "--prune-stats=" + stats},
+                           run.work, o.accuracyOutputs, "--prune=auto", error);
+    if (o.verbose && c != -2)
+      errs() << "shardc: --prune=auto: " << spec(k) << ": mean cosine "
+             << format("%.5f", c) << " on the calibration samples\n";
+    return tried[k] = c;
+  };
+  int lo = 0, hi = 13; // lo keeps the cosine (nothing pruned), hi does not
+  while (hi - lo > 1) {
+    int mid = (lo + hi) / 2;
+    double c = trial(mid);
+    if (c == -2)
+      return fatal(error), false;
+    (c >= target ? lo : hi) = mid;
+  }
+  std::string what = "shardc: --prune=auto:" + formatv("{0}", target).str();
+  if (lo == 0) {
+    errs() << what << ": even " << spec(1) << " misses it (mean cosine "
+           << format("%.5f", tried[1]) << "); only the lossless step runs\n";
+    o.prune = "lossless";
+    return true;
+  }
+  o.prune = spec(lo);
+  o.pruneFfn = o.pruneHeads = 0.05 * lo;
+  o.pruneStats = stats;
+  errs() << what << ": " << o.prune << " (mean cosine "
+         << format("%.5f", tried[lo]) << " on the calibration samples)\n";
+  s.stage("searched pruning");
+  return true;
+}
+
 bool driver::preparePruning(Session &s, Options &o, const char *argv0,
                             PruneRun &run) {
   if (!o.prunes() || !o.pruneStats.empty())
     return true;
+  if (o.pruneAuto > 0)
+    return searchPruning(s, o, argv0, run);
   std::string error;
   std::string stats =
       calibrateActivations(calibrationRequest(o, argv0), run.work, error);

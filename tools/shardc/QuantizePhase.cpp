@@ -47,7 +47,8 @@ static bool searchPruning(Session &s, Options &o, const char *argv0,
   };
   std::map<int, double> tried;
   auto trial = [&](int k) {
-    double c = trialCosine(request, {"--prune=" + spec(k), "--prune-stats=" + stats},
+    double c = trialCosine(request,
+                           {"--prune=" + spec(k), "--prune-stats=" + stats},
                            run.work, o.accuracyOutputs, "--prune=auto", error);
     if (o.verbose && c != -2)
       errs() << "shardc: --prune=auto: " << spec(k) << ": mean cosine "

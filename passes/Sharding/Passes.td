@@ -34,8 +34,9 @@ def DistPlan : Pass<"dist-plan", "mlir::ModuleOp"> {
   let options = [
     Option<"devices", "devices", "int64_t", /*default=*/"0",
            "Ranks to plan for (0 with plan-file: the file's)">,
-    Option<"cluster", "cluster", "std::string", /*default=*/"\"cpu\"",
-           "A cluster preset or JSON spec (lib/Planner: Cluster.h)">,
+    Option<"cluster", "cluster", "std::string", /*default=*/"",
+           "A cluster preset or JSON spec (lib/Planner: Cluster.h; default: "
+           "the plan file's, else cpu)">,
     Option<"objective", "objective", "std::string",
            /*default=*/"\"latency\"", "latency or throughput">,
     Option<"precision", "precision", "std::string", /*default=*/"\"fp32\"",

@@ -104,8 +104,10 @@ DistPlanPass::loadSpec(std::optional<planner::Candidate> &fixed) {
     fixed = choice->plan;
     // The file's cluster unless the option names one.
     if (spec.empty())
-      spec = choice->cluster.empty() ? "cpu" : choice->cluster;
+      spec = choice->cluster;
   }
+  if (spec.empty())
+    spec = "cpu";
   llvm::Expected<planner::Cluster> loaded = planner::loadCluster(spec);
   if (!loaded)
     return getOperation().emitError(toString(loaded.takeError())), failure();

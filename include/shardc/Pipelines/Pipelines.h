@@ -167,8 +167,9 @@ struct DistPhaseOptions
       llvm::cl::init(0)};
   Option<std::string> cluster{
       *this, "cluster",
-      llvm::cl::desc("The planner's cluster: a preset or a JSON spec"),
-      llvm::cl::init("cpu")};
+      llvm::cl::desc("The planner's cluster: a preset or a JSON spec "
+                     "(default: the plan file's, else cpu)"),
+      llvm::cl::init("")};
   Option<std::string> objective{
       *this, "objective",
       llvm::cl::desc("What the planner optimizes: latency or throughput"),

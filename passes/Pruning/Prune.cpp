@@ -200,6 +200,18 @@ std::optional<F32Data> prune::readF32(Value v) {
   return F32Data{d->raw, d->attr.isSplat()};
 }
 
+F32Data prune::weightData(Value v) {
+  std::optional<F32Data> d = readF32(v);
+  assert(d && "the matchers take only weights prune can read");
+  return *d;
+}
+
+std::optional<F32Data> prune::biasData(Value bias) {
+  if (!bias)
+    return std::nullopt;
+  return weightData(bias);
+}
+
 prune::Projection::Projection(Operation *op)
     : op(isa_and_nonnull<graph::LinearOp, graph::MatMulOp>(op) ? op : nullptr) {
 }
@@ -263,7 +275,7 @@ double prune::activate(StringRef activation, double x) {
 
 /// A projection prune can rewrite, by a constant f32 [K, N] weight with
 /// a bias of N (if any); `plain`: no activation or residual.
-bool isPrunable(Projection p, bool plain) {
+static bool isPrunable(Projection p, bool plain) {
   if (!p || !isPrunableConstant(p.weight(), 2) ||
       !cast<ShapedType>(p.getType()).getElementType().isF32())
     return false;
@@ -273,15 +285,15 @@ bool isPrunable(Projection p, bool plain) {
   return isPrunableBias(p.bias(), w.getDimSize(1));
 }
 
-int64_t columnsOf(Projection p) {
+static int64_t columnsOf(Projection p) {
   return cast<ShapedType>(p.weight().getType()).getDimSize(1);
 }
-int64_t rowsOf(Projection p) {
+static int64_t rowsOf(Projection p) {
   return cast<ShapedType>(p.weight().getType()).getDimSize(0);
 }
 
 /// The projection that reads `v` as its input, if it is `v`'s only reader.
-Projection readerOf(Value v) {
+static Projection readerOf(Value v) {
   Projection p(soleUser(v));
   return p && p.input() == v && p.weight() != v ? p : Projection();
 }

@@ -136,6 +136,11 @@ struct F32Data {
 /// The elements of a constant f32 weight or bias operand (nothing when it
 /// is not one prune can read).
 std::optional<F32Data> readF32(mlir::Value v);
+/// The elements of a weight or bias of a structure the find* functions
+/// matched (they accept only constants readF32 reads).
+F32Data weightData(mlir::Value v);
+/// A matched structure's optional bias: nothing without one.
+std::optional<F32Data> biasData(mlir::Value bias);
 
 /// Keeps the MLP channels `keep` (ascending) and adds `biasShift` (M values,
 /// or empty) to `down`'s bias, creating one if needed. `rowScale` (one per

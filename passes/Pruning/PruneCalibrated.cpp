@@ -12,9 +12,6 @@
 #include "passes/Pruning/Passes.h"
 #include "passes/Pruning/Prune.h"
 
-#include "llvm/Support/JSON.h"
-
-#include "llvm/Support/MemoryBuffer.h"
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
 
@@ -265,19 +262,25 @@ void GraphPrunePass::runOnOperation() {
     return &moments[it->second];
   };
 
+  // A layer to prune: the input of its second projection `second`, `n`
+  // channels in groups of `group`, when the calibration measured it.
+  std::vector<Site> sites;
+  auto addSite = [&](Value activation, int64_t n, Projection second,
+                     int64_t group) {
+    const Moments *x = momentsOf(activation, n);
+    if (!x || x->rows() == 0)
+      return false;
+    int64_t m = cast<ShapedType>(second.weight().getType()).getDimSize(1);
+    sites.push_back({x, weightData(second.weight()), n, m, group});
+    return true;
+  };
+
   int64_t channels = 0, removedHeads = 0;
   if (ffn > 0) {
     std::vector<Mlp> mlps;
-    std::vector<Site> sites;
-    for (Mlp &mlp : findMlps(func)) {
-      const Moments *x = momentsOf(mlp.hidden(), mlp.channels);
-      std::optional<F32Data> w2 = readF32(mlp.down.weight());
-      if (!x || !w2 || x->rows() == 0)
-        continue;
-      int64_t m = cast<ShapedType>(mlp.down.weight().getType()).getDimSize(1);
-      sites.push_back({x, std::move(*w2), mlp.channels, m, 1});
-      mlps.push_back(mlp);
-    }
+    for (Mlp &mlp : findMlps(func))
+      if (addSite(mlp.hidden(), mlp.channels, mlp.down, 1))
+        mlps.push_back(mlp);
     if (mlps.empty()) {
       func.emitError("graph-prune: ffn=")
           << ffn.getValue()
@@ -296,17 +299,10 @@ void GraphPrunePass::runOnOperation() {
 
   if (heads > 0) {
     std::vector<HeadBlock> blocks;
-    std::vector<Site> sites;
-    for (HeadBlock &h : findHeadBlocks(func)) {
-      int64_t width = h.heads * h.headDim;
-      const Moments *x = momentsOf(h.merge.getResult(), width);
-      std::optional<F32Data> wo = readF32(h.out.weight());
-      if (!x || !wo || x->rows() == 0)
-        continue;
-      int64_t m = cast<ShapedType>(h.out.weight().getType()).getDimSize(1);
-      sites.push_back({x, std::move(*wo), width, m, h.headDim});
-      blocks.push_back(h);
-    }
+    sites.clear();
+    for (HeadBlock &h : findHeadBlocks(func))
+      if (addSite(h.merge.getResult(), h.heads * h.headDim, h.out, h.headDim))
+        blocks.push_back(h);
     if (blocks.empty()) {
       func.emitError("graph-prune: heads=")
           << heads.getValue()

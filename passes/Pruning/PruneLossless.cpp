@@ -35,28 +35,21 @@ bool zeroBlock(const F32Data &w, int64_t n, int64_t r0, int64_t r1, int64_t c0,
   return true;
 }
 
-/// The MLP's channels that stay, and the constant the others add to the
-/// second projection's output.
 /// A gated MLP's channel is silent when its down row is zero, or its gate
 /// or its up column and bias are (silu(0) = 0, and 0 times anything).
 void pruneGatedMlp(Mlp &mlp, int64_t &removed) {
-  std::optional<F32Data> w2 = readF32(mlp.down.weight());
-  if (!w2)
-    return;
+  F32Data w2 = weightData(mlp.down.weight());
   int64_t n = mlp.channels;
   int64_t m = cast<ShapedType>(mlp.down.weight().getType()).getDimSize(1);
   std::vector<bool> silent(n, false);
   for (int64_t j = 0; j < n; ++j)
-    silent[j] = zeroBlock(*w2, m, j, j + 1, 0, m);
+    silent[j] = zeroBlock(w2, m, j, j + 1, 0, m);
   for (Projection p : {mlp.gate, mlp.up}) {
-    std::optional<F32Data> w = readF32(p.weight()), bias;
-    if (p.bias())
-      bias = readF32(p.bias());
-    if (!w || (p.bias() && !bias))
-      return;
+    F32Data w = weightData(p.weight());
+    std::optional<F32Data> bias = biasData(p.bias());
     int64_t k = cast<ShapedType>(p.weight().getType()).getDimSize(0);
     for (int64_t j = 0; j < n; ++j)
-      silent[j] = silent[j] || (zeroBlock(*w, n, 0, k, j, j + 1) &&
+      silent[j] = silent[j] || (zeroBlock(w, n, 0, k, j, j + 1) &&
                                 (!bias || bias->f(j) == 0));
   }
   SmallVector<int64_t> keep;
@@ -71,16 +64,13 @@ void pruneGatedMlp(Mlp &mlp, int64_t &removed) {
   (void)keepChannels(mlp, keep, {});
 }
 
+/// The MLP's channels that stay, and the constant the others add to the
+/// second projection's output.
 void pruneMlp(Mlp &mlp, int64_t &removed) {
   if (mlp.swiglu)
     return pruneGatedMlp(mlp, removed);
-  std::optional<F32Data> w1 = readF32(mlp.up.weight()),
-                         w2 = readF32(mlp.down.weight());
-  std::optional<F32Data> b1;
-  if (mlp.up.bias())
-    b1 = readF32(mlp.up.bias());
-  if (!w1 || !w2 || (mlp.up.bias() && !b1))
-    return;
+  F32Data w1 = weightData(mlp.up.weight()), w2 = weightData(mlp.down.weight());
+  std::optional<F32Data> b1 = biasData(mlp.up.bias());
   int64_t k = cast<ShapedType>(mlp.up.weight().getType()).getDimSize(0);
   int64_t n = mlp.channels;
   int64_t m = cast<ShapedType>(mlp.down.weight().getType()).getDimSize(1);
@@ -89,9 +79,9 @@ void pruneMlp(Mlp &mlp, int64_t &removed) {
   enum class Kind { Kept, Silent, Constant };
   std::vector<Kind> kinds(n, Kind::Kept);
   for (int64_t j = 0; j < n; ++j) {
-    if (zeroBlock(*w2, m, j, j + 1, 0, m))
+    if (zeroBlock(w2, m, j, j + 1, 0, m))
       kinds[j] = Kind::Silent;
-    else if (zeroBlock(*w1, n, 0, k, j, j + 1))
+    else if (zeroBlock(w1, n, 0, k, j, j + 1))
       kinds[j] = Kind::Constant;
   }
   if (llvm::none_of(kinds, [](Kind c) { return c == Kind::Kept; }))
@@ -106,7 +96,7 @@ void pruneMlp(Mlp &mlp, int64_t &removed) {
       continue;
     double c = activate(mlp.up.activation(), b1 ? b1->f(j) : 0.0);
     for (int64_t i = 0; i < m && c != 0; ++i) {
-      shift[i] += c * w2->f(j * m + i);
+      shift[i] += c * w2.f(j * m + i);
       shifted = true;
     }
   }
@@ -118,13 +108,8 @@ void pruneMlp(Mlp &mlp, int64_t &removed) {
 }
 
 void pruneHeads(HeadBlock &h, int64_t &removed) {
-  std::optional<F32Data> wo = readF32(h.out.weight()),
-                         wv = readF32(h.proj[2].weight());
-  std::optional<F32Data> bv;
-  if (h.proj[2].bias())
-    bv = readF32(h.proj[2].bias());
-  if (!wo || !wv || (h.proj[2].bias() && !bv))
-    return;
+  F32Data wo = weightData(h.out.weight()), wv = weightData(h.proj[2].weight());
+  std::optional<F32Data> bv = biasData(h.proj[2].bias());
   int64_t d = h.headDim, width = h.heads * d;
   int64_t m = cast<ShapedType>(h.out.weight().getType()).getDimSize(1);
   int64_t k = cast<ShapedType>(h.proj[2].weight().getType()).getDimSize(0);
@@ -134,8 +119,8 @@ void pruneHeads(HeadBlock &h, int64_t &removed) {
   SmallVector<int64_t> keep;
   for (int64_t head = 0; head < h.heads; ++head) {
     int64_t c0 = head * d, c1 = c0 + d;
-    bool silent = zeroBlock(*wo, m, c0, c1, 0, m);
-    bool zeroValues = zeroBlock(*wv, columns, 0, k, at + c0, at + c1) &&
+    bool silent = zeroBlock(wo, m, c0, c1, 0, m);
+    bool zeroValues = zeroBlock(wv, columns, 0, k, at + c0, at + c1) &&
                       (!bv || zeroBlock(*bv, columns, 0, 1, at + c0, at + c1));
     if (!silent && !zeroValues)
       keep.push_back(head);
@@ -154,12 +139,9 @@ void pruneHeads(HeadBlock &h, int64_t &removed) {
 /// the sum of its filters over c (with padding, the borders would differ:
 /// kept).
 void pruneConvChannels(ConvPair &pair, int64_t &removed) {
-  std::optional<F32Data> w1 = readF32(convWeight(pair.first)),
-                         w2 = readF32(convWeight(pair.second)), b1;
-  if (Value bias = convBias(pair.first))
-    b1 = readF32(bias);
-  if (!w1 || !w2 || (convBias(pair.first) && !b1))
-    return;
+  F32Data w1 = weightData(convWeight(pair.first)),
+          w2 = weightData(convWeight(pair.second));
+  std::optional<F32Data> b1 = biasData(convBias(pair.first));
   auto t1 = cast<ShapedType>(convWeight(pair.first).getType());
   auto t2 = cast<ShapedType>(convWeight(pair.second).getType());
   int64_t c = pair.channels, cout = t2.getDimSize(0);
@@ -175,17 +157,17 @@ void pruneConvChannels(ConvPair &pair, int64_t &removed) {
   for (int64_t ch = 0; ch < c; ++ch) {
     bool silent = true;
     for (int64_t o = 0; o < cout && silent; ++o)
-      silent = zeroBlock(*w2, 1, (o * c + ch) * window,
+      silent = zeroBlock(w2, 1, (o * c + ch) * window,
                          (o * c + ch + 1) * window, 0, 1);
     if (silent)
       continue;
     if (unpadded && knownAct &&
-        zeroBlock(*w1, 1, ch * per1, (ch + 1) * per1, 0, 1)) {
+        zeroBlock(w1, 1, ch * per1, (ch + 1) * per1, 0, 1)) {
       double v = activate(act, b1 ? b1->f(ch) : 0.0);
       for (int64_t o = 0; o < cout && v != 0; ++o) {
         double sum = 0;
         for (int64_t i = 0; i < window; ++i)
-          sum += w2->f((o * c + ch) * window + i);
+          sum += w2.f((o * c + ch) * window + i);
         shift[o] += v * sum;
         shifted = true;
       }

@@ -13,7 +13,6 @@
 
 #include "shardc/Planner/PlanFile.h"
 
-#include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -80,18 +79,6 @@ bool parsePipelineFor(StringRef text, OpPassManager &pm, std::string &why) {
         parseError;
   return false;
 }
-
-/// Collects the first error's text in `why` while alive: a refused trial
-/// is the planner's finding, not the compile's error.
-struct FirstError {
-  FirstError(MLIRContext *context, std::string &why)
-      : handler(context, [&why](Diagnostic &d) {
-          if (why.empty() && d.getSeverity() == DiagnosticSeverity::Error)
-            why = d.str();
-          return success();
-        }) {}
-  ScopedDiagnosticHandler handler;
-};
 
 FailureOr<planner::Cluster>
 DistPlanPass::loadSpec(std::optional<planner::Candidate> &fixed) {
@@ -169,11 +156,8 @@ void DistPlanPass::runOnOperation() {
         return signalPassFailure();
       }
       OwningOpRef<ModuleOp> trial = module.clone();
-      {
-        FirstError first(module.getContext(), why);
-        if (succeeded(pm.run(*trial)))
-          break;
-      }
+      if (succeeded(runTrial(pm, *trial, why)))
+        break;
       if (why.empty())
         why = "the partitioner refused it";
       search.ranked.front().rejected = "partitioning failed: " + why;

@@ -144,19 +144,12 @@ bool readTensorParallelSplit(ModuleOp module, int64_t tp, ModelSummary &m) {
   seeds.tp = tp;
   pm.addPass(createDistSeedMegatron(seeds));
   pm.addPass(createDistPropagate());
+  // The trial's diagnostics are the search's (a rejected degree's
+  // reason); the driver's own run reports its own.
   std::string error;
-  {
-    // The trial's diagnostics are the search's (a rejected degree's
-    // reason); the driver's own run reports its own.
-    ScopedDiagnosticHandler quiet(module.getContext(), [&](Diagnostic &d) {
-      if (error.empty() && d.getSeverity() == DiagnosticSeverity::Error)
-        error = d.str();
-      return success();
-    });
-    if (failed(pm.run(*trial))) {
-      m.trialError = error.empty() ? "the trial partition failed" : error;
-      return false;
-    }
+  if (failed(runTrial(pm, *trial, error))) {
+    m.trialError = error.empty() ? "the trial partition failed" : error;
+    return false;
   }
   double replicated = 0, weights = 0, whole = 0, split = 0, wholeFlops = 0,
          flops = 0;
@@ -266,6 +259,16 @@ void readLayerParts(func::FuncOp main, int64_t tp, int64_t attentions,
 }
 
 } // namespace
+
+LogicalResult shardc::runTrial(PassManager &pm, ModuleOp module,
+                              std::string &firstError) {
+  ScopedDiagnosticHandler quiet(module.getContext(), [&](Diagnostic &d) {
+    if (firstError.empty() && d.getSeverity() == DiagnosticSeverity::Error)
+      firstError = d.str();
+    return success();
+  });
+  return pm.run(module);
+}
 
 ModelSummary shardc::summarizeModel(ModuleOp module, StringRef dtype,
                                     ArrayRef<int64_t> tpDegrees) {

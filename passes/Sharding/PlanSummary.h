@@ -11,6 +11,7 @@
 #include "shardc/Planner/Search.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
 
 namespace shardc {
 
@@ -26,6 +27,12 @@ namespace shardc {
 planner::ModelSummary summarizeModel(mlir::ModuleOp module,
                                      llvm::StringRef dtype,
                                      llvm::ArrayRef<int64_t> tpDegrees = {});
+
+/// Runs `pm` on `module` (a trial: a clone the planner partitions to see
+/// whether it can) with its diagnostics kept from the compile's handlers:
+/// the first error's text goes to `firstError`.
+mlir::LogicalResult runTrial(mlir::PassManager &pm, mlir::ModuleOp module,
+                             std::string &firstError);
 
 /// What dist-plan read and found, for its observer (the driver's
 /// --emit=plan report): the summary, the search's ranking (the chosen plan

@@ -478,14 +478,13 @@ static std::optional<std::string> parsePrune(Options &o) {
   if (o.prune == "lossless" || o.prune == "none")
     return std::nullopt;
   SmallVector<StringRef> parts;
-  StringRef(o.prune).split(parts, ',');
-  if (StringRef(o.prune).starts_with("auto")) {
-    StringRef target = StringRef(o.prune).drop_front(4);
+  if (StringRef target = o.prune; target.consume_front("auto")) {
     if (!target.consume_front(":") || target.getAsDouble(o.pruneAuto) ||
         !(o.pruneAuto > 0) || o.pruneAuto > 1)
       return "--prune=" + o.prune + ": expected auto:COSINE with a cosine "
              "above 0 and at most 1 (e.g. auto:0.98)";
-    parts.clear();
+  } else {
+    StringRef(o.prune).split(parts, ',');
   }
   for (StringRef part : parts) {
     auto [kind, value] = part.split(':');

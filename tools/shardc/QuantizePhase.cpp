@@ -17,12 +17,7 @@ using namespace llvm;
 using namespace shardc;
 using namespace shardc::driver;
 
-QuantizeRun::~QuantizeRun() {
-  if (!work.empty())
-    sys::fs::remove_directories(work);
-}
-
-PruneRun::~PruneRun() {
+CalibrationWork::~CalibrationWork() {
   if (!work.empty())
     sys::fs::remove_directories(work);
 }

@@ -25,26 +25,25 @@
 
 namespace shardc::driver {
 
-/// What the graph pipeline's static pass reads; the calibration folder is
-/// removed with it.
-struct QuantizeRun {
-  std::string stats;         ///< the statistics file (empty: none)
-  std::vector<int64_t> keep; ///< activations kept in floating point
-  std::string work;          ///< the calibration folder (owned)
-  QuantizeRun() = default;
-  QuantizeRun(const QuantizeRun &) = delete;
-  QuantizeRun &operator=(const QuantizeRun &) = delete;
-  ~QuantizeRun();
+/// A calibration folder (calibrateActivations' `workDir`), removed with
+/// this.
+struct CalibrationWork {
+  std::string work;
+  CalibrationWork() = default;
+  CalibrationWork(const CalibrationWork &) = delete;
+  CalibrationWork &operator=(const CalibrationWork &) = delete;
+  ~CalibrationWork();
 };
 
-/// The pruning statistics; the calibration folder is removed with it.
-struct PruneRun {
-  std::string work;
-  PruneRun() = default;
-  PruneRun(const PruneRun &) = delete;
-  PruneRun &operator=(const PruneRun &) = delete;
-  ~PruneRun();
+/// What the graph pipeline's static pass reads, and its calibration
+/// folder.
+struct QuantizeRun : CalibrationWork {
+  std::string stats;         ///< the statistics file (empty: none)
+  std::vector<int64_t> keep; ///< activations kept in floating point
 };
+
+/// The pruning statistics' folder.
+using PruneRun = CalibrationWork;
 
 /// --prune=ffn:R,heads:R: measures the statistics graph-prune reads and
 /// sets `o.pruneStats` (nothing to do without fractions, or when given

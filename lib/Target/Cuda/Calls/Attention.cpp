@@ -1,7 +1,8 @@
 //===- Attention.cpp - kern.attention on CUDA (prelude attention.cuh) -----===//
 //
 // A flash-attention kernel: a block per tile of queries walks the keys in
-// steps, both in shared memory, with an online softmax in fp32. The kernel
+// steps, both in shared memory, with an online softmax in fp32; on tensor
+// cores for fp16 and bf16 head dims of multiples of 16. The kernel
 // takes one parameter per distinct buffer (q, k and v are often one packed
 // buffer) and the operands' layouts as a constant struct.
 //
@@ -29,6 +30,54 @@ FailureOr<Kernel> calls::attention(kern::AttentionOp op, StringRef name) {
           D = dims[nb + 2], E = dims[nb + 3];
   if (D < 1 || E < 1)
     return w.unsupported("empty head dims");
+  std::optional<ArrayRef<int64_t>> maskLayout = op.getMaskLayout();
+  std::string geom = "  // batch dims; q, k, v, mask, y: [offset, batch "
+                     "strides, row stride, column stride]\n"
+                     "  const sc_attn_geom<" +
+                     std::to_string(nb) + "> g = {" +
+                     braced(dims.take_front(nb)) + ", " +
+                     braced(op.getQLayout()) + ", " + braced(op.getKLayout()) +
+                     ", " + braced(op.getVLayout()) + ", " +
+                     braced(maskLayout.value_or(ArrayRef<int64_t>())) + ", " +
+                     braced(op.getYLayout()) + "};\n";
+  bool causal = op.getCausal();
+  std::string args = "(" + w.inputParam(q) + ", " + w.inputParam(k) + ", " +
+                     w.inputParam(v) + ", " +
+                     (m ? w.inputParam(m) : "nullptr") + ", out0, g, " +
+                     lit(batch) + ", " + lit(S) + ", " + lit(T) + ", " +
+                     floatLiteral(op.getScale().convertToFloat(),
+                                  Float32Type::get(op.getContext())) +
+                     ");\n";
+  std::string what = "attention of " + std::to_string(batch) + " x [" +
+                     std::to_string(S) + ", " + std::to_string(D) +
+                     "] queries over " + std::to_string(T) + " keys, " +
+                     std::to_string(E) + " values" +
+                     (causal ? ", causal" : "") + (m ? ", masked" : "");
+
+  // fp16 and bf16 with head dims of whole m16n8k16 steps: tensor cores,
+  // 64-query tiles and 64-key steps (attention_mma.cuh). Rows move as
+  // 16-byte vectors when every q, k and v row is contiguous and starts at a
+  // multiple of 8 elements.
+  if ((t.isF16() || t.isBF16()) && D % 16 == 0 && E % 16 == 0 && D <= 128 &&
+      E <= 128) {
+    auto rowsAligned = [&](ArrayRef<int64_t> layout) {
+      return layout.back() == 1 &&
+             llvm::all_of(layout.drop_back(),
+                          [](int64_t x) { return x % 8 == 0; });
+    };
+    bool vec = rowsAligned(op.getQLayout()) && rowsAligned(op.getKLayout()) &&
+               rowsAligned(op.getVLayout());
+    w.body = geom + "  sc_attention_mma<" + elemKind(t) + ", " +
+             std::to_string(nb) + ", " + lit(D) + ", " + lit(E) + ", " +
+             (m ? "true" : "false") + ", " + (causal ? "true" : "false") +
+             ", " + (vec ? "true" : "false") + ">" + args;
+    int64_t tiles = batch * ceilDiv(S, 64);
+    w.finish(128, std::max<int64_t>(1, std::min(tiles, kMaxGrid)),
+             what + "; tensor cores, 64-query tiles, 64-key steps" +
+                 (vec ? ", 16-byte rows" : ""));
+    return w.kernel;
+  }
+
   // Tiles: the smallest that cover S and T, shrunk (keys first, down to
   // 16) until the static shared memory fits in 48 KiB.
   int64_t a = elemBytes(t) == 8 ? 8 : 4;
@@ -51,33 +100,13 @@ FailureOr<Kernel> calls::attention(kern::AttentionOp op, StringRef name) {
       return w.unsupported("head dims " + Twine(D) + " and " + Twine(E) +
                            " do not fit the shared-memory tiles");
   }
-  std::optional<ArrayRef<int64_t>> maskLayout = op.getMaskLayout();
-  std::string geom = "  // batch dims; q, k, v, mask, y: [offset, batch "
-                     "strides, row stride, column stride]\n"
-                     "  const sc_attn_geom<" +
-                     std::to_string(nb) + "> g = {" +
-                     braced(dims.take_front(nb)) + ", " +
-                     braced(op.getQLayout()) + ", " + braced(op.getKLayout()) +
-                     ", " + braced(op.getVLayout()) + ", " +
-                     braced(maskLayout.value_or(ArrayRef<int64_t>())) + ", " +
-                     braced(op.getYLayout()) + "};\n";
-  bool causal = op.getCausal();
   w.body = geom + "  sc_attention<" + elemKind(t) + ", " + std::to_string(nb) +
            ", " + lit(D) + ", " + lit(E) + ", " + lit(BQ) + ", " + lit(BK) +
            ", " + (m ? "true" : "false") + ", " + (causal ? "true" : "false") +
-           ">(" + w.inputParam(q) + ", " + w.inputParam(k) + ", " +
-           w.inputParam(v) + ", " + (m ? w.inputParam(m) : "nullptr") +
-           ", out0, g, " + lit(batch) + ", " + lit(S) + ", " + lit(T) + ", " +
-           floatLiteral(op.getScale().convertToFloat(),
-                        Float32Type::get(op.getContext())) +
-           ");\n";
+           ">" + args;
   int64_t tiles = batch * ceilDiv(S, BQ);
   w.finish(128, std::max<int64_t>(1, std::min(tiles, kMaxGrid)),
-           "attention of " + std::to_string(batch) + " x [" +
-               std::to_string(S) + ", " + std::to_string(D) +
-               "] queries over " + std::to_string(T) + " keys, " +
-               std::to_string(E) + " values" + (causal ? ", causal" : "") +
-               (m ? ", masked" : "") + "; " + std::to_string(BQ) +
-               "-query tiles, " + std::to_string(BK) + "-key steps");
+           what + "; " + std::to_string(BQ) + "-query tiles, " +
+               std::to_string(BK) + "-key steps");
   return w.kernel;
 }

@@ -46,6 +46,43 @@ static __device__ __forceinline__ unsigned sc_ballot(bool p) {
   return __ballot_sync(0xffffffffu, p);
 }
 
+// Tensor-core fragments (sm_80 and later): a warp's 16 x 8 fp32 tile
+// c += a b over k = 16, a row-major 16 x 16 (four registers of two fp16 or
+// bf16 each, PTX's m16n8k16 layout), b column-major 16 x 8 (two registers).
+// The emulation (emulate.py) computes the same products lane by lane.
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+struct sc_f16;
+struct sc_bf16;
+static __device__ __forceinline__ void
+sc_mma_16816(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1,
+             const sc_f16 *) {
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+               "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+static __device__ __forceinline__ void
+sc_mma_16816(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1,
+             const sc_bf16 *) {
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+               "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+// Four 8 x 8 matrices of 16-bit elements from shared memory, transposed:
+// lane l names row l % 8 of matrix l / 8 (16 bytes, 16-byte aligned);
+// r[m] receives rows 2 (l % 4) and 2 (l % 4) + 1 of matrix m at column
+// l / 4, which is the b fragment of m16n8k16 for a row-major k x n tile.
+static __device__ __forceinline__ void sc_ldsm_x4_trans(uint32_t (&r)[4],
+                                                       const uint16_t *row) {
+  const unsigned a = (unsigned)__cvta_generic_to_shared(row);
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 "
+               "{%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(a));
+}
+#endif
+
 // The runtime kernels (kern.softmax, kern.gather, ...) on CUDA, by family.
 #include "elem.cuh"
 #include "gather.cuh"
@@ -57,4 +94,5 @@ static __device__ __forceinline__ unsigned sc_ballot(bool p) {
 #include "resize.cuh"
 #include "matmul.cuh"
 #include "attention.cuh"
+#include "attention_mma.cuh"
 #include "moe.cuh"

@@ -13,6 +13,13 @@ each fused by graph-fuse-attention into one sc_attention call:
   approx_y4  a boolean mask computed at run time (Less) in a Where with a
              finite fill, k^T given as is
   approx_y5  head dim 128 (the smallest shared-memory tiles), no scale
+  half_y6    fp16 on tensor cores: head dim 64, an additive [2, 1, 1, 72]
+             mask, 72 queries over 72 keys (a partial second query tile
+             and key step), separate contiguous inputs (16-byte rows)
+  half_y7    fp16 on tensor cores, GPT-2's packed form: [1, 70, 192] split
+             into 2 heads of 32, causal
+  half_y8    fp16 on tensor cores, k^T given as is (column stride 20: rows
+             element by element), head dim 16, 20 queries over 20 keys
 """
 import os
 import sys
@@ -109,6 +116,54 @@ node("MatMul", ["q5", "k5t"], ["s5"])
 node("Softmax", ["s5"], ["p5"], axis=-1)
 node("MatMul", ["p5", "v5"], ["approx_y5"])
 outputs.append(vi("approx_y5", [1, 1, 24, 128]))
+
+# 6. fp16, head dim 64, additive mask, S = T = 72.
+for n, dims in (("q6", [2, 2, 72, 64]), ("k6", [2, 2, 72, 64]),
+                ("v6", [2, 2, 72, 64]), ("m6", [2, 1, 1, 72])):
+    inputs.append(vi(n, dims))
+    node("Cast", [n], [n + "h"], to=F16)
+node("Transpose", ["k6h"], ["k6t"], perm=[0, 1, 3, 2])
+node("MatMul", ["q6h", "k6t"], ["s6"])
+node("Mul", ["s6", init("c6", np.array(0.125, np.float16))], ["s6s"])
+node("Add", ["s6s", "m6h"], ["s6m"])
+node("Softmax", ["s6m"], ["p6"], axis=-1)
+node("MatMul", ["p6", "v6h"], ["o6"])
+node("Cast", ["o6"], ["half_y6"], to=F32)
+outputs.append(vi("half_y6", [2, 2, 72, 64]))
+
+# 7. fp16, GPT-2's packed form, 2 heads of 32, causal, 70 tokens.
+inputs.append(vi("x7", [1, 70, 192]))
+node("Cast", ["x7"], ["x7h"], to=F16)
+node("Split", ["x7h", init("sizes7", np.array([64, 64, 64], np.int64))],
+     ["q7s", "k7s", "v7s"], axis=2)
+shape7 = init("heads7", np.array([1, 70, 2, 32], np.int64))
+for n in ("q7", "k7", "v7"):
+    node("Reshape", [n + "s", shape7], [n + "r"])
+node("Transpose", ["q7r"], ["q7"], perm=[0, 2, 1, 3])
+node("Transpose", ["v7r"], ["v7"], perm=[0, 2, 1, 3])
+node("Transpose", ["k7r"], ["k7t"], perm=[0, 2, 3, 1])
+node("MatMul", ["q7", "k7t"], ["s7"])
+node("Div", ["s7", init("c7", np.array(5.66, np.float16))], ["s7d"])
+upper7 = ~np.tril(np.ones((70, 70), bool))
+node("Where", [init("upper7", upper7.reshape(1, 1, 70, 70)),
+               init("ninf7", np.array(-np.inf, np.float16)), "s7d"], ["s7m"])
+node("Softmax", ["s7m"], ["p7"], axis=-1)
+node("MatMul", ["p7", "v7"], ["o7"])
+node("Transpose", ["o7"], ["o7t"], perm=[0, 2, 1, 3])
+node("Reshape", ["o7t", init("merged7", np.array([1, 70, 64], np.int64))], ["o7m"])
+node("Cast", ["o7m"], ["half_y7"], to=F32)
+outputs.append(vi("half_y7", [1, 70, 64]))
+
+# 8. fp16, k^T as is, head dim 16.
+for n, dims in (("q8", [1, 1, 20, 16]), ("k8t", [1, 1, 16, 20]),
+                ("v8", [1, 1, 20, 16])):
+    inputs.append(vi(n, dims))
+    node("Cast", [n], [n + "h"], to=F16)
+node("MatMul", ["q8h", "k8th"], ["s8"])
+node("Softmax", ["s8"], ["p8"], axis=-1)
+node("MatMul", ["p8", "v8h"], ["o8"])
+node("Cast", ["o8"], ["half_y8"], to=F32)
+outputs.append(vi("half_y8", [1, 1, 20, 16]))
 
 graph = helper.make_graph(nodes, "attention_mix", inputs, outputs, inits)
 model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])

@@ -21,6 +21,7 @@
 #include <cstring>
 #include <memory>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "shardc/cpu.h"
@@ -44,6 +45,7 @@ inline sc_dim3 blockDim, gridDim;
 #define __restrict__ __restrict
 #define __shared__ static
 #define __launch_bounds__(x)
+#define __align__(n) __attribute__((aligned(n)))
 
 struct uint4 {
   uint32_t x, y, z, w;
@@ -130,6 +132,77 @@ template <class T> inline T atomicCAS(T *p, T compare, T value) {
   return compare;
 }
 
+// A warp's values of v, lane by lane (every lane must call it).
+inline void emu_warp_all(uint64_t v, uint64_t (&out)[32]) {
+  unsigned t = threadIdx.x, w = t / 32;
+  if (32 * w + 32 > blockDim.x) {
+    std::fprintf(stderr, "emulate: a tensor-core op in a partial warp\n");
+    std::abort();
+  }
+  emu_block->slots[t] = v;
+  emu_block->warps[w]->wait();
+  for (unsigned l = 0; l < 32; ++l)
+    out[l] = emu_block->slots[32 * w + l];
+  emu_block->warps[w]->wait();
+}
+
+// mma.sync m16n8k16 (fp32 accumulators): the warp's a and b fragments are
+// gathered and each lane computes its four outputs (rows lane / 4 and
+// lane / 4 + 8, columns 2 (lane % 4) and the next), summing k in order.
+struct sc_f16;
+struct sc_bf16;
+template <class Tag> inline float emu_frag(uint32_t r, int half) {
+  uint16_t h = (uint16_t)(r >> (16 * half));
+  if constexpr (std::is_same_v<Tag, sc_f16>)
+    return sc_h2f(h);
+  else
+    return sc_bf2f(h);
+}
+template <class Tag>
+inline void sc_mma_16816(float (&c)[4], const uint32_t (&a)[4], uint32_t b0,
+                         uint32_t b1, const Tag *) {
+  uint64_t lo[32], hi[32], bb[32];
+  emu_warp_all(a[0] | (uint64_t)a[1] << 32, lo);
+  emu_warp_all(a[2] | (uint64_t)a[3] << 32, hi);
+  emu_warp_all(b0 | (uint64_t)b1 << 32, bb);
+  float A[16][16], B[16][8];
+  for (int l = 0; l < 32; ++l) {
+    int g = l / 4, t = l % 4;
+    uint32_t r[4] = {(uint32_t)lo[l], (uint32_t)(lo[l] >> 32), (uint32_t)hi[l],
+                     (uint32_t)(hi[l] >> 32)};
+    for (int e = 0; e < 2; ++e) {
+      A[g][2 * t + e] = emu_frag<Tag>(r[0], e);
+      A[g + 8][2 * t + e] = emu_frag<Tag>(r[1], e);
+      A[g][2 * t + 8 + e] = emu_frag<Tag>(r[2], e);
+      A[g + 8][2 * t + 8 + e] = emu_frag<Tag>(r[3], e);
+      B[2 * t + e][g] = emu_frag<Tag>((uint32_t)bb[l], e);
+      B[2 * t + 8 + e][g] = emu_frag<Tag>((uint32_t)(bb[l] >> 32), e);
+    }
+  }
+  unsigned lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+  for (int i = 0; i < 4; ++i) {
+    unsigned row = g + 8 * (i / 2), col = 2 * t + i % 2;
+    float s = c[i];
+    for (int kk = 0; kk < 16; ++kk)
+      s += A[row][kk] * B[kk][col];
+    c[i] = s;
+  }
+}
+
+// ldmatrix .x4 .trans: lane l names row l % 8 of matrix l / 8; r[m] gets
+// rows 2 (lane % 4) and 2 (lane % 4) + 1 of matrix m at column lane / 4.
+inline void sc_ldsm_x4_trans(uint32_t (&r)[4], const uint16_t *row) {
+  uint64_t rows[32];
+  emu_warp_all((uint64_t)(uintptr_t)row, rows);
+  unsigned lane = threadIdx.x % 32;
+  for (int m = 0; m < 4; ++m) {
+    auto at = [&](unsigned j) {
+      return (uint32_t)((const uint16_t *)(uintptr_t)rows[8 * m + j])[lane / 4];
+    };
+    r[m] = at(2 * (lane % 4)) | at(2 * (lane % 4) + 1) << 16;
+  }
+}
+
 template <class F> void emu_launch(unsigned grid, unsigned block, F f) {
   gridDim = {grid, 1, 1};
   blockDim = {block, 1, 1};
@@ -165,4 +238,5 @@ template <class F> void emu_launch(unsigned grid, unsigned block, F f) {
 #include "resize.cuh"
 #include "matmul.cuh"
 #include "attention.cuh"
+#include "attention_mma.cuh"
 #include "moe.cuh"

@@ -106,6 +106,13 @@ def time_torch(fn, ids, warmup, iterations):
 def run(a):
     import numpy as np
     import torch
+    if not os.path.exists(os.path.join(a.dir, "config.json")):  # --attention-only
+        text = "\n".join(attention(a, torch.cuda.get_device_name()))
+        print(text)
+        if a.markdown:
+            with open(a.markdown, "w") as f:
+                f.write(text + "\n")
+        return
     with open(os.path.join(a.dir, "config.json")) as f:
         cfg = json.load(f)
     batch, seq = cfg.pop("batch"), cfg.pop("seq")
@@ -192,7 +199,8 @@ def prepare_attention(a):
                           output_names=["out"], opset_version=17)
         exe = os.path.join(a.dir, "attention%d" % n)
         subprocess.run([a.shardc, onnx_path, "--target=cuda", "--precision=fp16",
-                        "--cuda-arch=" + a.cuda_arch, "-o", exe], check=True)
+                        "--cuda-arch=" + a.cuda_arch, "-o", exe] + a.attention_flags.split(),
+                       check=True)
         kern = subprocess.run([a.shardc, onnx_path, "--target=cuda", "--precision=fp16",
                                "--emit=kern"], capture_output=True, text=True, check=True).stdout
         if "attention" not in kern:
@@ -259,6 +267,10 @@ def main():
         p.add_argument("--" + name, type=int, default=default)
     p.add_argument("--cuda-arch", default="sm_80,sm_90,compute_90")
     p.add_argument("--attention-only", action="store_true")
+    p.add_argument("--attention-flags", default="",
+                   help="extra shardc flags for the attention chains (the "
+                        "tensor-core kernel's hidden --cuda-attention-* "
+                        "switches, to measure its variants)")
     r = sub.add_parser("run")
     r.add_argument("dir")
     r.add_argument("--iterations", type=int, default=50)

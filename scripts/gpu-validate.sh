@@ -6,8 +6,9 @@
 # limit, after the machine's facts: the runtime's GPU gtests, the node-test
 # bundle, the model tests, a log of the libraries the runtime dlopen'ed, the
 # model tests under compute-sanitizer memcheck, the NCCL programs, the
-# attention kernels of test/Target/Cuda/attention.test (`attention`, carry
-# build/gpu/att) at fp32, fp16 and bf16 against the CPU; `bench`
+# programs of test/Target/Cuda's attention.test and lm-head.test
+# (`programs`, carry build/gpu/att) at fp32, fp16 and bf16 against the
+# CPU; `bench`
 # adds the cuBLASLt throughput and bench/bench_gpu.py run build/gpu/bench.
 # Logs go to $OUT (the device tool brings them back).
 set -u
@@ -90,25 +91,27 @@ if which mpirun >/dev/null; then
     -x LD_LIBRARY_PATH -x SHARDC_LIBNCCL ./tp2 --input ids=tiny_gpt2_ids.npy; echo "tp2: exit $?"
 fi
 fi
-if want attention; then
-log "attention kernels against the CPU (expected: 8 outputs each at fp32, fp16, bf16 within 1e-4 (5e-3 for the fp16 half_*), 5e-3, 4e-2)"
-A=$REPO/build/gpu/att
-if [ -d $A ]; then
-  cd $A
-  for p in cuda32:1e-4 cuda16:5e-3 cudabf:4e-2; do
-    exe=${p%%:*}; tol=${p##*:}
-    ./$exe $(cat args) --output out_$exe >/dev/null; echo "$exe: exit $?"
-    for f in ref/*.npy; do
-      n=$(basename $f .npy); t=$tol
-      # half_*: fp16 in the model itself, within 5e-3 whatever the precision
-      [[ $n == half_* && $exe == cuda32 ]] && t=5e-3
-      echo -n "$exe $n: "
-      python3 $REPO/scripts/compare-npy.py out_$exe/$n.npy $f --rtol $t
+if want programs; then
+log "programs against the CPU (expected: attention_mix's 8 outputs and lm_head's logits at fp32, fp16, bf16 within 1e-4 (5e-3 for attention_mix's fp16 half_*), 5e-3, 4e-2)"
+if [ -d $REPO/build/gpu/att ]; then
+  for d in $REPO/build/gpu/att/*/; do
+    cd $d
+    for p in cuda32:1e-4 cuda16:5e-3 cudabf:4e-2; do
+      exe=${p%%:*}; tol=${p##*:}
+      ./$exe $(cat args) --output out_$exe >/dev/null; echo "$(basename $d) $exe: exit $?"
+      for f in ref/*.npy; do
+        n=$(basename $f .npy); t=$tol
+        # half_*: fp16 in the model itself, within 5e-3 whatever the precision
+        [[ $n == half_* && $exe == cuda32 ]] && t=5e-3
+        echo -n "  $n: "
+        python3 $REPO/scripts/compare-npy.py out_$exe/$n.npy $f --rtol $t
+      done
     done
+    CS=$(which compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
+    $CS --tool memcheck --error-exitcode 9 ./cuda16 $(cat args) --output out_cs >/dev/null \
+      2>$OUT/memcheck-$(basename $d).txt
+    echo "$(basename $d) cuda16 under memcheck: exit $?"
   done
-  CS=$(which compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
-  $CS --tool memcheck --error-exitcode 9 ./cuda16 $(cat args) --output out_cs >/dev/null 2>$OUT/att-memcheck.txt
-  echo "cuda16 under memcheck: exit $?; $(grep -c "Invalid\|Error" $OUT/att-memcheck.txt) error lines"
   cd $REPO
 else
   echo "no build/gpu/att (scripts/gpu-prepare.sh makes it)"

@@ -103,6 +103,9 @@ void shardc::buildGraphPipeline(OpPassManager &pm,
                                  ": expected none, int8-dynamic, int8 or "
                                  "int8-observe",
                              /*gen_crash_diag=*/false);
+  // cuBLASLt's fast kernels need 16-byte rows: an odd vocabulary is padded.
+  if (targets.cuda)
+    pm.addNestedPass<func::FuncOp>(createGraphPadColumns());
   pm.addPass(createCanonicalizerPass());
 }
 

@@ -57,7 +57,8 @@ PipelineCuts findPipelineCuts(mlir::func::FuncOp global);
 /// per-layer options: the embedding, a gather of rows of a constant table
 /// that has more rows than columns (a vocabulary) by the program's ids;
 /// the LM head, a graph.matmul by a rank-2 constant whose result the
-/// program returns, directly or through casts.
+/// program returns, directly or through casts (and graph-pad-columns'
+/// slice of the padded columns).
 bool isVocabularyEmbedding(graph::GatherOp gather);
 bool isLanguageModelHead(mlir::Operation *op);
 

@@ -107,7 +107,8 @@ def DistSeedMegatron : Pass<"dist-seed-megatron", "mlir::ModuleOp"> {
       is column-parallel: its weight's columns over "tp"; so are both
       inputs of a `graph.swiglu` (a gated MLP's gate and up projections);
     - the LM head (a projection by a constant whose result the program
-      returns) is column-parallel, and the logits are all-gathered.
+      returns, possibly through graph-pad-columns' slice) is
+      column-parallel, and the logits are all-gathered.
     - every convolution by constant filters is split on its output
       channels (the filters' first dim over "tp"); the next convolution
       all-gathers its input's channels, a grouped (depthwise) one reads
@@ -359,6 +360,39 @@ def DistKeepNan : Pass<"dist-keep-nan", "mlir::func::FuncOp"> {
   }];
   let dependentDialects = ["shardc::graph::GraphDialect",
                            "shardc::dist::DistDialect"];
+}
+
+def GraphPadColumns : Pass<"graph-pad-columns", "mlir::func::FuncOp"> {
+  let summary = "Pad the columns of wide products by constants to whole "
+                "16-byte rows (a vocabulary padded as Megatron-LM pads it)";
+  let description = [{
+    A `graph.matmul` by a constant 2-D weight [K, N] whose output rows are
+    not a whole number of 16 bytes (N x element bytes), with N at least
+    `min-columns`, gets the weight padded with zero columns to a multiple
+    of `multiple` (a window of the weight's data, never copied; the
+    padding reads as zeros) and a slice that drops the padded columns:
+
+      %y = graph.matmul %x, %w : ..., tensor<768x50257xf16> -> tensor<8x512x50257xf16>
+    becomes
+      %w2 = graph.constant ... : tensor<768x50304xf16>     (a window of %w)
+      %wide = graph.matmul %x, %w2 -> tensor<8x512x50304xf16>
+      %y = graph.slice %wide [0, 0, 0] to [8, 512, 50257]
+
+    cuBLASLt runs the odd vocabulary of an LM head (GPT-2's 50257) without
+    16-byte vector loads: 126 TFLOP/s on an H200 where the padded product
+    reaches 787 (docs/performance.md). `shardc-graph-pipeline` runs it for
+    programs with CUDA code; 128 columns keep every rank's block aligned
+    under tensor parallelism up to 16, and dist-seed-megatron splits the
+    wide product's columns (the slice after the gather).
+  }];
+  let options = [
+    Option<"multiple", "multiple", "int64_t", /*default=*/"128",
+           "The padded column count's multiple">,
+    Option<"minColumns", "min-columns", "int64_t", /*default=*/"1024",
+           "Narrower products are left alone (the slice's copy would "
+           "cost more than it saves)">,
+  ];
+  let dependentDialects = ["shardc::graph::GraphDialect"];
 }
 
 def DistPartition : Pass<"dist-partition", "mlir::ModuleOp"> {

@@ -199,11 +199,31 @@ bool shardc::isVocabularyEmbedding(graph::GatherOp gather) {
          t.getDimSize(0) > t.getDimSize(1);
 }
 
+/// Whether `op`'s only user is a slice that keeps the leading part of its
+/// last dim and all of the others (graph-pad-columns' slice back to the
+/// vocabulary), returned through casts.
+static bool returnedThroughColumnTrim(Operation *op) {
+  if (!op->hasOneUse())
+    return false;
+  auto slice = dyn_cast<graph::SliceOp>(*op->getUsers().begin());
+  if (!slice || !returnedThroughCasts(slice))
+    return false;
+  ArrayRef<int64_t> in =
+      cast<RankedTensorType>(slice.getInput().getType()).getShape();
+  ArrayRef<int64_t> ends = slice.getEnds();
+  for (size_t d = 0; d < in.size(); ++d)
+    if (slice.getStarts()[d] != 0 || slice.getSteps()[d] != 1 ||
+        (d + 1 < in.size() && ends[d] != in[d]))
+      return false;
+  return true;
+}
+
 bool shardc::isLanguageModelHead(Operation *op) {
   // A graph.linear returned (a block's last projection, as in a bare
   // Llama-style stack) is a row-parallel projection's work: one all-reduce
   // is cheaper than gathering its input and its output.
-  if (!isa<graph::MatMulOp>(op) || !returnedThroughCasts(op))
+  if (!isa<graph::MatMulOp>(op) ||
+      !(returnedThroughCasts(op) || returnedThroughColumnTrim(op)))
     return false;
   Value w = op->getOperand(1);
   return w.getDefiningOp<graph::ConstantOp>() &&

@@ -10,11 +10,24 @@
 
 #include "lib/Target/Cuda/Calls/CallWriter.h"
 
+#include "llvm/Support/CommandLine.h"
+
 using namespace mlir;
 using namespace shardc;
 using namespace shardc::cuda;
 using namespace shardc::cuda::calls;
 using target::floatLiteral;
+
+// Tuning switches for measuring the tensor-core kernel's variants
+// (bench/bench_gpu.py --attention-flags); hidden, as LLVM's codegen knobs.
+static llvm::cl::opt<int> warpRowsFlag(
+    "cuda-attention-warp-rows", llvm::cl::Hidden, llvm::cl::init(0),
+    llvm::cl::desc("Queries per warp of the tensor-core attention: 16 (the "
+                   "default), or 32 for head dims up to 64"));
+static llvm::cl::opt<bool> prefetchFlag(
+    "cuda-attention-prefetch", llvm::cl::Hidden, llvm::cl::init(true),
+    llvm::cl::desc("Double-buffer the tensor-core attention's key and value "
+                   "tiles"));
 
 FailureOr<Kernel> calls::attention(kern::AttentionOp op, StringRef name) {
   Value q = op.getQ(), k = op.getK(), v = op.getV(), m = op.getMask();
@@ -54,10 +67,14 @@ FailureOr<Kernel> calls::attention(kern::AttentionOp op, StringRef name) {
                      std::to_string(E) + " values" +
                      (causal ? ", causal" : "") + (m ? ", masked" : "");
 
-  // fp16 and bf16 with head dims of whole m16n8k16 steps: tensor cores,
-  // 64-query tiles and 64-key steps (attention_mma.cuh). Rows move as
-  // 16-byte vectors when every q, k and v row is contiguous and starts at a
-  // multiple of 8 elements.
+  // fp16 and bf16 with head dims of whole m16n8k16 steps: tensor cores
+  // (attention_mma.cuh), a block of 16 queries per warp; key steps of 64,
+  // halved until the two key-and-value buffers and the query tile fit 48
+  // KiB. Rows move as 16-byte cp.async copies when every q, k and v row is
+  // contiguous and starts at a multiple of 8 elements. On the H200 at
+  // 8 x 12 x 512 x 64 (docs/performance.md): 0.056 ms; two blocks per warp
+  // (--cuda-attention-warp-rows=32, head dims up to 64) 0.064 ms, one
+  // buffer instead of two 0.057 ms.
   if ((t.isF16() || t.isBF16()) && D % 16 == 0 && E % 16 == 0 && D <= 128 &&
       E <= 128) {
     auto rowsAligned = [&](ArrayRef<int64_t> layout) {
@@ -67,14 +84,27 @@ FailureOr<Kernel> calls::attention(kern::AttentionOp op, StringRef name) {
     };
     bool vec = rowsAligned(op.getQLayout()) && rowsAligned(op.getKLayout()) &&
                rowsAligned(op.getVLayout());
+    int64_t rw = warpRowsFlag == 32 && D <= 64 && E <= 64 ? 2 : 1;
+    int64_t bq = 64 * rw;
+    bool prefetch = prefetchFlag;
+    auto smem = [&](int64_t bk) {
+      int64_t kv = bk * (D + 8 + E + 8);
+      return 2 * (kv + std::max(kv, bq * (D + 8)));
+    };
+    int64_t bk = 64;
+    while (bk > 16 && smem(bk) > 48 * 1024)
+      bk /= 2;
     w.body = geom + "  sc_attention_mma<" + elemKind(t) + ", " +
              std::to_string(nb) + ", " + lit(D) + ", " + lit(E) + ", " +
-             (m ? "true" : "false") + ", " + (causal ? "true" : "false") +
-             ", " + (vec ? "true" : "false") + ">" + args;
-    int64_t tiles = batch * ceilDiv(S, 64);
+             lit(rw) + ", " + lit(bk) + ", " + (prefetch ? "true" : "false") +
+             ", " + (m ? "true" : "false") + ", " +
+             (causal ? "true" : "false") + ", " + (vec ? "true" : "false") +
+             ">" + args;
+    int64_t tiles = batch * ceilDiv(S, bq);
     w.finish(128, std::max<int64_t>(1, std::min(tiles, kMaxGrid)),
-             what + "; tensor cores, 64-query tiles, 64-key steps" +
-                 (vec ? ", 16-byte rows" : ""));
+             what + "; tensor cores, " + std::to_string(bq) +
+                 "-query tiles, " + std::to_string(bk) + "-key steps" +
+                 (vec ? ", cp.async rows" : ""));
     return w.kernel;
   }
 

@@ -81,6 +81,23 @@ static __device__ __forceinline__ void sc_ldsm_x4_trans(uint32_t (&r)[4],
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                : "r"(a));
 }
+// Asynchronous 16-byte copies from global to shared memory (cp.async, L2
+// only): zeros instead when `valid` is false; a group is committed, then
+// waited for until at most N groups are still in flight.
+static __device__ __forceinline__ void sc_cp_async16(void *dst,
+                                                     const void *src,
+                                                     bool valid) {
+  const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n"
+               :
+               : "r"(d), "l"(src), "r"(valid ? 16 : 0));
+}
+static __device__ __forceinline__ void sc_cp_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::);
+}
+template <int N> static __device__ __forceinline__ void sc_cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
 #endif
 
 // The runtime kernels (kern.softmax, kern.gather, ...) on CUDA, by family.

@@ -1,7 +1,7 @@
 """Runs a model's CUDA program on the host emulation of CUDA (emulate/) and
 compares every output with the CPU executable's.
 
-    emulate.py SHARDC MODEL WORKDIR SRC_ROOT
+    emulate.py SHARDC MODEL WORKDIR SRC_ROOT [SHARDC_FLAG ...]
 
 No GPU is needed: the generated kernels (--emit=cuda) are compiled as host
 C++ against emulate/shardc_cuda.cuh, the host side (--emit=cpp) as is, and
@@ -24,6 +24,7 @@ import numpy as np
 import onnx
 
 shardc, model, work, src = sys.argv[1:5]
+flags = sys.argv[5:]  # extra shardc flags for the CUDA program
 here = os.path.dirname(os.path.abspath(__file__))
 shutil.rmtree(work, ignore_errors=True)
 os.makedirs(work)
@@ -36,8 +37,8 @@ def run(cmd):
 
 
 run([shardc, model, "--target=cpu", "-o", work + "/cpu"])
-run([shardc, model, "--target=cuda", "--emit=cuda", "-o", work + "/kernels.cu"])
-run([shardc, model, "--target=cuda", "--emit=cpp", "-o", work + "/host.cpp"])
+run([shardc, model, "--target=cuda", "--emit=cuda", "-o", work + "/kernels.cu"] + flags)
+run([shardc, model, "--target=cuda", "--emit=cpp", "-o", work + "/host.cpp"] + flags)
 
 # One trampoline per kernel, in the program's kernel table order: it unpacks
 # sc_cu_launch's argument array into the kernel's parameters.

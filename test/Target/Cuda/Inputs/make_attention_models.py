@@ -20,6 +20,8 @@ each fused by graph-fuse-attention into one sc_attention call:
              into 2 heads of 32, causal
   half_y8    fp16 on tensor cores, k^T given as is (column stride 20: rows
              element by element), head dim 16, 20 queries over 20 keys
+  half_y9    fp16 on tensor cores, head dim 96 (one block of 16 queries per
+             warp, 32-key steps): 70 queries (two tiles) over 100 keys
 """
 import os
 import sys
@@ -164,6 +166,19 @@ node("Softmax", ["s8"], ["p8"], axis=-1)
 node("MatMul", ["p8", "v8h"], ["o8"])
 node("Cast", ["o8"], ["half_y8"], to=F32)
 outputs.append(vi("half_y8", [1, 1, 20, 16]))
+
+# 9. fp16, head dim 96, S = 70, T = 100.
+for n, dims in (("q9", [1, 1, 70, 96]), ("k9", [1, 1, 100, 96]),
+                ("v9", [1, 1, 100, 96])):
+    inputs.append(vi(n, dims))
+    node("Cast", [n], [n + "h"], to=F16)
+node("Transpose", ["k9h"], ["k9t"], perm=[0, 1, 3, 2])
+node("MatMul", ["q9h", "k9t"], ["s9"])
+node("Mul", ["s9", init("c9", np.array(0.1, np.float16))], ["s9s"])
+node("Softmax", ["s9s"], ["p9"], axis=-1)
+node("MatMul", ["p9", "v9h"], ["o9"])
+node("Cast", ["o9"], ["half_y9"], to=F32)
+outputs.append(vi("half_y9", [1, 1, 70, 96]))
 
 graph = helper.make_graph(nodes, "attention_mix", inputs, outputs, inits)
 model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])

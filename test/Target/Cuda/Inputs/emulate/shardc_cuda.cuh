@@ -203,6 +203,16 @@ inline void sc_ldsm_x4_trans(uint32_t (&r)[4], const uint16_t *row) {
   }
 }
 
+// cp.async: copied at once (the waits have nothing to wait for).
+inline void sc_cp_async16(void *dst, const void *src, bool valid) {
+  if (valid)
+    std::memcpy(dst, src, 16);
+  else
+    std::memset(dst, 0, 16);
+}
+inline void sc_cp_async_commit() {}
+template <int N> inline void sc_cp_async_wait() {}
+
 template <class F> void emu_launch(unsigned grid, unsigned block, F f) {
   gridDim = {grid, 1, 1};
   blockDim = {block, 1, 1};

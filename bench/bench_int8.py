@@ -24,8 +24,6 @@ import sys
 import tempfile
 
 import numpy as np
-import onnx
-from onnx import helper, numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -33,38 +31,10 @@ from benchutil import ORT_WORKER, PY, ROOT, p50, run  # noqa: E402
 
 
 def ort_quantize_dynamic(src, dst):
-    """quantize_dynamic(src, dst) with its defaults, rebuilt (see above)."""
-    m = onnx.load(src)
-    g = m.graph
-    inits = {t.name: t for t in g.initializer}
-    nodes = []
-    count = 0
-    for n in g.node:
-        b = inits.get(n.input[1]) if n.op_type == "MatMul" else None
-        if b is None or b.data_type != onnx.TensorProto.FLOAT or len(b.dims) != 2:
-            nodes.append(n)
-            continue
-        w = numpy_helper.to_array(b)
-        scale = max(float(np.abs(w).max()), 1e-12) / 127.0
-        q = np.clip(np.rint(w / scale), -127, 127).astype(np.int8)
-        p = "q%d_" % count
-        count += 1
-        g.initializer.extend([
-            numpy_helper.from_array(q, p + "w"),
-            numpy_helper.from_array(np.array(scale, np.float32), p + "ws"),
-            numpy_helper.from_array(np.array(0, np.int8), p + "wz")])
-        nodes += [
-            helper.make_node("DynamicQuantizeLinear", [n.input[0]],
-                             [p + "a", p + "as", p + "az"]),
-            helper.make_node("MatMulInteger", [p + "a", p + "w", p + "az", p + "wz"],
-                             [p + "y32"]),
-            helper.make_node("Cast", [p + "y32"], [p + "yf"], to=onnx.TensorProto.FLOAT),
-            helper.make_node("Mul", [p + "as", p + "ws"], [p + "s"]),
-            helper.make_node("Mul", [p + "yf", p + "s"], [n.output[0]])]
-    del g.node[:]
-    g.node.extend(nodes)
-    onnx.save(m, dst)
-    return count
+    """quantize_dynamic(src, dst) with its defaults, rebuilt (make_qdq.py)."""
+    sys.path.insert(0, os.path.join(ROOT, "test", "Integration", "Inputs"))
+    import make_qdq
+    return make_qdq.quantize_dynamic(src, dst)
 
 
 def main():
@@ -96,11 +66,13 @@ def main():
             shapes = sum((["--input-shape", "%s=%s" % (n, tokens)]
                           for n in ("ids", "mask", "types")), [])
             exes = {}
-            for label, flags in (("fp32", []), ("int8-dynamic", ["--quantize=int8-dynamic"]),
-                                 ("int8", ["--quantize=int8", "--calibration",
-                                           os.path.join(sub, "cal")])):
-                exes[label] = os.path.join(sub, label)
-                run([args.shardc, model, "-o", exes[label]] + shapes + flags)
+            for label, src, flags in (
+                    ("fp32", model, []), ("int8-dynamic", model, ["--quantize=int8-dynamic"]),
+                    ("int8", model, ["--quantize=int8", "--calibration", os.path.join(sub, "cal")]),
+                    # ONNX Runtime's quantize_dynamic model, compiled by shardc
+                    ("ORT's int8 model", qmodel, [])):
+                exes[label] = os.path.join(sub, label.replace(" ", "_").replace("'", ""))
+                run([args.shardc, src, "-o", exes[label]] + shapes + flags)
             bench = ["--benchmark", "--threads", str(args.threads), "--iterations",
                      str(args.iterations), "--warmup", str(args.warmup)]
             inputs = sum((["--input", p] for p in pairs), [])
@@ -114,7 +86,7 @@ def main():
                     best[label] = min(best.get(label, 1e30), t)
             print("%s tokens, %d threads, best p50 of %d rounds (ms):" % (tokens, args.threads, args.rounds))
             for label, t in best.items():
-                print("  %-14s %9.3f   vs ORT int8 %.2fx   vs ORT fp32 %.2fx"
+                print("  %-18s %9.3f   vs ORT int8 %.2fx   vs ORT fp32 %.2fx"
                       % (label, t, t / best["ort int8"], t / best["ort fp32"]))
 
 

@@ -20,6 +20,20 @@
 // still runs (one map producing aq); the dequantized f32 copies of the
 // activation and of the weight go away.
 //
+// ONNX Runtime's quantize_dynamic writes the QOperator form instead, with
+// the activation's scale and zero point computed at run time
+// (DynamicQuantizeLinear, imported as reductions and a quantize_linear):
+//
+//   aq = quantize_linear(x, sa, za)                  uint8, sa and za 0-d
+//   y  = cast<f32>(matmul_integer(aq, Wq, za, 0)) * (sa * sw) [+ bias]
+//
+// which is dequantize(aq) times sw Wq: a float activation rounded to one
+// uint8 grid for the whole tensor, times an int8 weight. It becomes
+// graph.linear_int8 with Wq as it is and x quantized per token, as
+// graph-quantize-dynamic quantizes activations (a finer grid than the
+// model's, so the result is at least as close to the float model's; not
+// bit for bit ONNX Runtime's); a constant bias added after it joins it.
+//
 //===----------------------------------------------------------------------===//
 
 #include "passes/Precision/Passes.h"
@@ -60,7 +74,10 @@ bool isInt8(Type t) {
 }
 
 /// Rewrites `op` when it reads the Q/DQ form above; false otherwise.
-bool fold(graph::LinearOp op) {
+/// `perToken` holds each dynamically quantized activation's per-token
+/// quantization (q, k and v read one activation through three quantizes).
+bool fold(graph::LinearOp op,
+          llvm::DenseMap<Value, std::pair<Value, Value>> &perToken) {
   auto a = op.getA().getDefiningOp<graph::DequantizeLinearOp>();
   auto w = op.getB().getDefiningOp<graph::DequantizeLinearOp>();
   auto yType = dyn_cast<RankedTensorType>(op.getOutput().getType());
@@ -73,9 +90,24 @@ bool fold(graph::LinearOp op) {
   if (!wType || wType.getRank() != 2)
     return false;
   int64_t k = wType.getDimSize(0), n = wType.getDimSize(1);
-  // The activation: per tensor.
+  // The activation: per tensor, constant, or computed at run time from an
+  // f32 activation x (aq = quantize_linear(x, sa, za), ONNX Runtime's
+  // dynamic form), which is quantized per token instead.
   std::optional<double> sa = scalarOf(a.getScale());
   std::optional<double> za = scalarOf(a.getZeroPoint());
+  Value x;
+  if (!sa || !za) {
+    auto q = a.getInput().getDefiningOp<graph::QuantizeLinearOp>();
+    auto st = cast<RankedTensorType>(a.getScale().getType());
+    if (!q || q.getScale() != a.getScale() ||
+        q.getZeroPoint() != a.getZeroPoint() || st.getRank() != 0 ||
+        !getElementTypeOrSelf(q.getInput().getType()).isF32() ||
+        cast<RankedTensorType>(q.getInput().getType()).getRank() < 2)
+      return false;
+    x = q.getInput();
+    sa = 1.0;
+    za = 0.0;
+  }
   // The weight: constant, symmetric, per tensor or per column.
   std::optional<graph::HostTensor> wq = constantOf(w.getInput());
   std::optional<graph::HostTensor> sw = constantOf(w.getScale());
@@ -109,13 +141,24 @@ bool fold(graph::LinearOp op) {
     return b.create<graph::ConstantOp>(loc, DenseElementsAttr::get(type, v));
   };
   bool needBias = bias || *za != 0;
+  Value aq = a.getInput(), rows;
+  if (x) {
+    auto &[xq, s] = perToken[x];
+    if (!xq) {
+      OpBuilder at(a.getInput().getDefiningOp());
+      std::tie(xq, s) = quant::quantizePerToken(at, loc, x);
+    }
+    aq = xq;
+    rows = s;
+  }
   auto y = b.create<graph::LinearInt8Op>(
-      loc, yType, a.getInput(), w.getInput(), Value(), vec(scales),
+      loc, yType, aq, w.getInput(), rows, vec(scales),
       needBias ? Value(vec(newBias)) : Value(), op.getResidual(),
       op.getActivationAttr());
-  y->setAttr(quant::kQuantAttr,
-             b.getDictionaryAttr(
-                 b.getNamedAttr("scheme", b.getStringAttr("imported QDQ"))));
+  y->setAttr(
+      quant::kQuantAttr,
+      b.getDictionaryAttr(b.getNamedAttr(
+          "scheme", b.getStringAttr(x ? "imported dynamic" : "imported QDQ"))));
   op.getOutput().replaceAllUsesWith(y.getResult());
   op.erase();
   for (Operation *dq : {a.getOperation(), w.getOperation()})
@@ -128,8 +171,9 @@ struct GraphFoldQdqPass : shardc::impl::GraphFoldQdqBase<GraphFoldQdqPass> {
   void runOnOperation() override {
     SmallVector<graph::LinearOp> linears;
     getOperation().walk([&](graph::LinearOp op) { linears.push_back(op); });
+    llvm::DenseMap<Value, std::pair<Value, Value>> perToken;
     for (graph::LinearOp op : linears)
-      fold(op);
+      fold(op, perToken);
   }
 };
 

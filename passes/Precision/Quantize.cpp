@@ -150,6 +150,23 @@ Value quant::toInt8(OpBuilder &b, Location loc, Value scaled) {
       scalar(b, loc, b.getIntegerType(8), 0), b.getI64IntegerAttr(1));
 }
 
+std::pair<Value, Value> quant::quantizePerToken(OpBuilder &b, Location loc,
+                                                Value x) {
+  // The smallest scale: an all-zero token quantizes to zeros, not NaN.
+  constexpr float kTinyScale = 1e-30f;
+  Type f32 = b.getF32Type();
+  int64_t last = cast<RankedTensorType>(x.getType()).getRank() - 1;
+  // The token's scale: its largest magnitude over 127 (never zero).
+  Value absx = b.create<graph::AbsOp>(loc, x);
+  Value peak = b.create<graph::ReduceMaxOp>(
+      loc, absx, b.getDenseI64ArrayAttr({last}), b.getBoolAttr(true));
+  Value floor = scalar(b, loc, f32, kTinyScale * 127.0);
+  Value s =
+      b.create<graph::MulOp>(loc, b.create<graph::MaxOp>(loc, peak, floor),
+                             scalar(b, loc, f32, 1.0 / 127.0));
+  return {toInt8(b, loc, b.create<graph::DivOp>(loc, x, s)), s};
+}
+
 Value quant::biasRow(OpBuilder &b, graph::LinearOp op) {
   Value bias = op.getBias();
   if (!bias)

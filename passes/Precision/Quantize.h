@@ -107,6 +107,12 @@ mlir::Value scalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Type elem,
 /// half to even and saturated (QuantizeLinear's rule).
 mlir::Value toInt8(mlir::OpBuilder &b, mlir::Location loc, mlir::Value scaled);
 
+/// Per-token symmetric int8 of f32 `x` (graph-quantize-dynamic's scheme):
+/// s = max(max|x| over the last axis, tiny) / 127 ([..., M, 1]) and
+/// xq = int8(x / s). Returns {xq, s}.
+std::pair<mlir::Value, mlir::Value>
+quantizePerToken(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
+
 /// The bias of `op` as [N] (a [1, N] row reshaped), or null without one.
 mlir::Value biasRow(mlir::OpBuilder &b, graph::LinearOp op);
 

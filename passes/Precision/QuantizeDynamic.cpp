@@ -38,32 +38,16 @@ namespace shardc {
 
 using namespace mlir;
 using namespace shardc;
-using quant::scalar;
 
 namespace {
-
-/// The smallest scale: an all-zero token quantizes to zeros, not NaN.
-constexpr float kTinyScale = 1e-30f;
 
 /// Rewrites the layers of `group` (one activation) as described above.
 void quantize(quant::ActivationGroup &group,
               llvm::DenseMap<Value, Value> &replaced) {
   auto first = group.layers.front();
   OpBuilder b(first);
-  Location loc = first.getLoc();
   Value x = quant::activationOf(group, replaced);
-  auto xType = cast<RankedTensorType>(x.getType());
-  Type f32 = b.getF32Type();
-  int64_t last = xType.getRank() - 1;
-  // The token's scale: its largest magnitude over 127 (never zero).
-  Value absx = b.create<graph::AbsOp>(loc, x);
-  Value peak = b.create<graph::ReduceMaxOp>(
-      loc, absx, b.getDenseI64ArrayAttr({last}), b.getBoolAttr(true));
-  Value floor = scalar(b, loc, f32, kTinyScale * 127.0);
-  Value s =
-      b.create<graph::MulOp>(loc, b.create<graph::MaxOp>(loc, peak, floor),
-                             scalar(b, loc, f32, 1.0 / 127.0));
-  Value xq = quant::toInt8(b, loc, b.create<graph::DivOp>(loc, x, s));
+  auto [xq, s] = quant::quantizePerToken(b, first.getLoc(), x);
   for (auto [op, w] : llvm::zip(group.layers, group.weights)) {
     b.setInsertionPoint(op);
     std::optional<quant::QuantizedWeight> q =

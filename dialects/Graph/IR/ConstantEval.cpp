@@ -494,6 +494,7 @@ static double floatFn(ElementwiseFn fn, double a, double b) {
   case ElementwiseFn::Sqrt: return std::sqrt(a);
   case ElementwiseFn::Floor: return std::floor(a);
   case ElementwiseFn::Ceil: return std::ceil(a);
+  case ElementwiseFn::Round: return std::nearbyint(a); // half to even
   case ElementwiseFn::Cos: return std::cos(a);
   case ElementwiseFn::Sin: return std::sin(a);
   }
@@ -580,7 +581,8 @@ std::optional<HostTensor> evalElementwise(EvalContext &ctx, ElementwiseFn fn,
       break;
     case ElementwiseFn::Sqrt: r.set(k, std::sqrt(in[0]->f(it[0]))); break;
     case ElementwiseFn::Floor:
-    case ElementwiseFn::Ceil: r.setInt(k, a); break;
+    case ElementwiseFn::Ceil:
+    case ElementwiseFn::Round: r.setInt(k, a); break;
     default: return std::nullopt;
     }
   }

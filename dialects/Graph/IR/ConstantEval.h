@@ -114,7 +114,7 @@ struct EvalContext {
 /// Elementwise functions with numpy broadcasting.
 enum class ElementwiseFn {
   Add, Sub, Mul, Div, Min, Max, Equal, Less, Greater, And, Or, // binary
-  Not, Neg, Abs, Sqrt, Floor, Ceil, Cos, Sin,                   // unary
+  Not, Neg, Abs, Sqrt, Floor, Ceil, Round, Cos, Sin,            // unary
 };
 
 /// `fn` over `operands` (one or two) broadcast to a common shape. The

@@ -304,6 +304,9 @@ static std::optional<ElementwiseFn> elementwiseFn(Operation *op) {
       .Case([](AbsOp) { return ElementwiseFn::Abs; })
       .Case([](SqrtOp) { return ElementwiseFn::Sqrt; })
       .Case([](CosOp) { return ElementwiseFn::Cos; })
+      .Case([](FloorOp) { return ElementwiseFn::Floor; })
+      .Case([](CeilOp) { return ElementwiseFn::Ceil; })
+      .Case([](RoundOp) { return ElementwiseFn::Round; })
       .Case([](SinOp) { return ElementwiseFn::Sin; })
       .Default([](Operation *) { return std::nullopt; });
 }

@@ -20,6 +20,7 @@ void shardc::graph::attachElementwiseShardingRules(MLIRContext *ctx) {
   attachRule<elementwise,
              // unary
              SqrtOp, ReciprocalOp, ExpOp, LogOp, ErfOp, CosOp, SinOp, TanhOp, SigmoidOp,
+             FloorOp, CeilOp, RoundOp,
              ReluOp, HardSwishOp, NegOp, AbsOp, IdentityOp, LeakyReluOp,
              HardSigmoidOp, ClipOp, NotOp, SiluOp, GeluOp,
              // binary, ternary, conversions

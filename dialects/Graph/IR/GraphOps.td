@@ -143,6 +143,11 @@ def Graph_ErfOp : Graph_UnaryOp<"erf", "Erf", "Float">;
 def Graph_CosOp : Graph_UnaryOp<"cos", "Cos", "Float"> { let hasFolder = 1; }
 def Graph_SinOp : Graph_UnaryOp<"sin", "Sin", "Float"> { let hasFolder = 1; }
 def Graph_TanhOp : Graph_UnaryOp<"tanh", "Tanh", "Float">;
+// Rounding to an integral value: down, up, and to nearest with ties to even
+// (ONNX's Round, numpy's rint).
+def Graph_FloorOp : Graph_UnaryOp<"floor", "Floor", "Float"> { let hasFolder = 1; }
+def Graph_CeilOp : Graph_UnaryOp<"ceil", "Ceil", "Float"> { let hasFolder = 1; }
+def Graph_RoundOp : Graph_UnaryOp<"round", "Round", "Float"> { let hasFolder = 1; }
 def Graph_SigmoidOp : Graph_UnaryOp<"sigmoid", "Sigmoid", "Float">;
 def Graph_ReluOp : Graph_UnaryOp<"relu", "Relu">;
 def Graph_HardSwishOp : Graph_UnaryOp<"hard_swish", "HardSwish", "Float">;
@@ -559,6 +564,16 @@ def Graph_DequantizeLinearOp : Graph_Op<"dequantize_linear"> {
 
 def Graph_MatMulIntegerOp : Graph_Op<"matmul_integer"> {
   let summary = "integer matmul with zero points, int32 result";
+  let description = [{
+    Canonicalization: ONNX Runtime's QOperator form of a quantized product,
+    `cast<f32>(matmul_integer(a, b, za, zb)) * (sa * sb)` with `sa` per
+    tensor and `sb` per tensor or per column of a 2-D `b`, becomes its QDQ
+    form `matmul(dequantize_linear(a, sa, za), dequantize_linear(b, sb,
+    zb))`: the same numbers (the int32 sums are exact), in the form that
+    fusion extends with a bias and an activation and graph-fold-qdq runs
+    on the int8 kernels.
+  }];
+  let hasCanonicalizer = 1;
   let arguments = (ins Graph_Tensor:$lhs, Graph_Tensor:$rhs,
                        Graph_Tensor:$lhs_zero_point,
                        Graph_Tensor:$rhs_zero_point);

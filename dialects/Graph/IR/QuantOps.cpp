@@ -2,6 +2,9 @@
 
 #include "dialects/Graph/IR/GraphOps.h"
 
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
+
 using namespace mlir;
 
 namespace shardc::graph {
@@ -74,6 +77,73 @@ LogicalResult QLinearMatMulOp::inferReturnTypes(MLIRContext *, Loc loc,
   Type elt = tensorOf(adaptor.getOutputZeroPoint()).getElementType();
   types.push_back(RankedTensorType::get(shape, elt));
   return success();
+}
+
+namespace {
+
+/// cast<f32>(matmul_integer(a, b, za, zb)) * (sa * sb) -> matmul of the
+/// dequantized operands (MatMulIntegerOp's description).
+struct QOperatorToQdq : OpRewritePattern<MatMulIntegerOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatMulIntegerOp mm,
+                                PatternRewriter &rewriter) const override {
+    auto sole = [](Value v) -> Operation * {
+      return v.hasOneUse() ? *v.getUsers().begin() : nullptr;
+    };
+    auto widen = dyn_cast_or_null<CastOp>(sole(mm.getOutput()));
+    if (!widen || !getElementTypeOrSelf(widen.getOutput().getType()).isF32())
+      return failure();
+    auto scaled = dyn_cast_or_null<MulOp>(sole(widen.getOutput()));
+    if (!scaled || scaled.getOutput().getType() != widen.getOutput().getType())
+      return failure(); // the scales must not broadcast the product
+    Value factor = scaled.getLhs() == widen.getOutput() ? scaled.getRhs()
+                                                        : scaled.getLhs();
+    auto product = factor.getDefiningOp<MulOp>();
+    auto aType = tensorOf(mm.getLhs()), bType = tensorOf(mm.getRhs());
+    if (!product || factor == widen.getOutput() || bType.getRank() != 2 ||
+        aType.getRank() < 2)
+      return failure();
+    int64_t n = bType.getDimSize(1);
+    auto isScalar = [](Value v) {
+      auto t = tensorOf(v);
+      return t.getRank() == 0 && t.getElementType().isF32();
+    };
+    auto isColumns = [&](Value v) {
+      auto t = tensorOf(v);
+      return t.getRank() == 1 && t.getDimSize(0) == n &&
+             t.getElementType().isF32();
+    };
+    // a's scale is per tensor, b's per tensor or per column; of two
+    // scalars, a's is the one its quantize (if any) used.
+    Value sa = product.getLhs(), sb = product.getRhs();
+    auto q = mm.getLhs().getDefiningOp<QuantizeLinearOp>();
+    if (!isScalar(sa) || (q && q.getScale() == sb && isScalar(sb)))
+      std::swap(sa, sb);
+    if (!isScalar(sa) || !(isScalar(sb) || isColumns(sb)))
+      return failure();
+    Value za = mm.getLhsZeroPoint(), zb = mm.getRhsZeroPoint();
+    if (tensorOf(za).getRank() != 0 ||
+        tensorOf(zb).getShape() != tensorOf(sb).getShape())
+      return failure();
+    Location loc = mm.getLoc();
+    Type f32 = rewriter.getF32Type();
+    Value a = rewriter.create<DequantizeLinearOp>(
+        loc, aType.clone(f32), mm.getLhs(), sa, za,
+        rewriter.getI64IntegerAttr(1));
+    Value b = rewriter.create<DequantizeLinearOp>(
+        loc, bType.clone(f32), mm.getRhs(), sb, zb,
+        rewriter.getI64IntegerAttr(1));
+    rewriter.replaceOpWithNewOp<MatMulOp>(scaled, scaled.getOutput().getType(),
+                                          a, b);
+    return success();
+  }
+};
+
+} // namespace
+
+void MatMulIntegerOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                                  MLIRContext *context) {
+  results.add<QOperatorToQdq>(context);
 }
 
 } // namespace shardc::graph

@@ -93,6 +93,9 @@ void shardc::kern::addElementwiseLowerings(LoweringTable &t) {
   FLOAT_UNARY(CosOp, CosOp);
   FLOAT_UNARY(SinOp, SinOp);
   FLOAT_UNARY(TanhOp, TanhOp);
+  FLOAT_UNARY(FloorOp, FloorOp);
+  FLOAT_UNARY(CeilOp, CeilOp);
+  FLOAT_UNARY(RoundOp, RoundEvenOp);
 #undef FLOAT_UNARY
   unary<graph::ReciprocalOp>(t, [](auto, Scalar &s, Type e, Value x) {
     return s.div(e, s.constant(e, 1.0), x);

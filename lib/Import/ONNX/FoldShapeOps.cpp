@@ -163,6 +163,7 @@ static std::optional<graph::ElementwiseFn> elementwiseFn(llvm::StringRef op) {
       .Case("Sin", ElementwiseFn::Sin)
       .Case("Floor", ElementwiseFn::Floor)
       .Case("Ceil", ElementwiseFn::Ceil)
+      .Case("Round", ElementwiseFn::Round)
       .Default(std::nullopt);
 }
 

@@ -178,6 +178,8 @@ void registerElementwiseOps(HandlerMap &map) {
       {"Exp", "exp"},         {"Log", "log"},
       {"Erf", "erf"},         {"Tanh", "tanh"},
       {"Cos", "cos"},         {"Sin", "sin"},
+      {"Floor", "floor"},     {"Ceil", "ceil"},
+      {"Round", "round"},
       {"Sigmoid", "sigmoid"}, {"Relu", "relu"},
       {"HardSwish", "hard_swish"}, {"Neg", "neg"},
       {"Abs", "abs"},         {"Identity", "identity"},

@@ -326,6 +326,54 @@ static LogicalResult importMatMulInteger(NodeContext &c) {
   return c.status();
 }
 
+/// DynamicQuantizeLinear (uint8, per tensor): scale = (max(0, max(x)) -
+/// min(0, min(x))) / 255, zero point = saturate(round(-min(0, min(x)) /
+/// scale)), y = saturate(round(x / scale) + zero point), both roundings
+/// QuantizeLinear's (half to even). As graph ops: two full reductions and
+/// two graph.quantize_linear.
+static LogicalResult importDynamicQuantize(NodeContext &c) {
+  RankedTensorType t = c.type(0);
+  if (!t.getElementType().isF32())
+    return c.fail(
+        "DynamicQuantizeLinear of " +
+        Twine(t.getElementType().isF16() ? "float16" : "a non-float") +
+        " input is not supported (the operator takes float32)");
+  if (t.getRank() == 0 || !t.hasStaticShape() || t.getNumElements() == 0)
+    return c.fail("DynamicQuantizeLinear of a scalar or empty tensor is not "
+                  "supported");
+  Type f32 = t.getElementType();
+  auto make = [&](StringRef name, ValueRange operands,
+                  ArrayRef<NamedAttribute> attrs = {}) -> Value {
+    if (c.failed())
+      return {};
+    Operation *op = c.create(name, operands, attrs);
+    return op ? op->getResult(0) : Value();
+  };
+  SmallVector<int64_t> all =
+      llvm::to_vector(llvm::seq<int64_t>(0, t.getRank()));
+  Value x = c.in(0), zero = floatScalar(c, f32, 0.0);
+  Value hi =
+      make("max", {make("reduce_max", {x},
+                        {c.array("axes", all), c.boolean("keepdims", false)}),
+                   zero});
+  Value lo =
+      make("min", {make("reduce_min", {x},
+                        {c.array("axes", all), c.boolean("keepdims", false)}),
+                   zero});
+  Value scale =
+      make("div", {make("sub", {hi, lo}), floatScalar(c, f32, 255.0)});
+  Value u8 = c.zero(TensorProto::UINT8);
+  Value zp = make("quantize_linear", {make("neg", {lo}), scale, u8},
+                  {c.i64("axis", 1)});
+  Value y = make("quantize_linear", {x, scale, zp}, {c.i64("axis", 1)});
+  if (c.failed())
+    return failure();
+  c.bind(0, y);
+  c.bind(1, scale);
+  c.bind(2, zp);
+  return c.status();
+}
+
 void registerMathOps(HandlerMap &map) {
   map["MatMul"] = [](NodeContext &c) {
     c.create("matmul", {c.in(0), c.in(1)});
@@ -379,6 +427,7 @@ void registerMathOps(HandlerMap &map) {
     return importQuantize(c, false);
   };
   map["MatMulInteger"] = importMatMulInteger;
+  map["DynamicQuantizeLinear"] = importDynamicQuantize;
   map["QLinearMatMul"] = [](NodeContext &c) {
     SmallVector<Value> operands;
     for (int i = 0; i < 8; ++i)

@@ -346,6 +346,7 @@ FailureOr<std::string> Printer::expr(Operation *op) {
       .Case([&](math::AbsFOp o) { return libm("fabs", o); })
       .Case([&](math::RoundEvenOp o) { return libm("nearbyint", o); })
       .Case([&](math::FloorOp o) { return libm("floor", o); })
+      .Case([&](math::CeilOp o) { return libm("ceil", o); })
       .Case([&](math::AbsIOp o) {
         std::string a = v(o.getOperand());
         return "(" + ctype(o) + ")(" + a + " < 0 ? -" + a + " : " + a + ")";

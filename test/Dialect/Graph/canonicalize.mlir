@@ -87,3 +87,51 @@ func.func @constant_folds() -> (tensor<2x2xi64>, tensor<1x3xi32>) {
   %2 = graph.reshape %1 {shape = array<i64: 1, 3>} : tensor<3xi32> -> tensor<1x3xi32>
   return %0, %2 : tensor<2x2xi64>, tensor<1x3xi32>
 }
+
+// -----
+
+// ONNX Runtime's QOperator product (quantize_dynamic's MatMulInteger, cast
+// and the scales' product) becomes its QDQ form: the activation's scale is
+// the one its quantize used, whichever side of the product it is on.
+// CHECK-LABEL: func @qoperator_to_qdq
+// CHECK-SAME:    (%[[X:.*]]: tensor<4x3xf32>, %[[SA:.*]]: tensor<f32>, %[[ZA:.*]]: tensor<ui8>)
+// CHECK-DAG:     %[[W:.*]] = graph.constant dense<{{.*}}> : tensor<3x2xi8>
+// CHECK-DAG:     %[[SW:.*]] = graph.constant dense<5.000000e-01> : tensor<f32>
+// CHECK-DAG:     %[[ZW:.*]] = graph.constant dense<0> : tensor<i8>
+// CHECK:         %[[AQ:.*]] = graph.quantize_linear %[[X]], %[[SA]], %[[ZA]]
+// CHECK:         %[[A:.*]] = graph.dequantize_linear %[[AQ]], %[[SA]], %[[ZA]] : tensor<4x3xui8>, tensor<f32>, tensor<ui8> -> tensor<4x3xf32>
+// CHECK:         %[[B:.*]] = graph.dequantize_linear %[[W]], %[[SW]], %[[ZW]] : tensor<3x2xi8>, tensor<f32>, tensor<i8> -> tensor<3x2xf32>
+// CHECK:         %[[Y:.*]] = graph.matmul %[[A]], %[[B]]
+// CHECK-NOT:     graph.matmul_integer
+// CHECK:         return %[[Y]]
+func.func @qoperator_to_qdq(%x: tensor<4x3xf32>, %sa: tensor<f32>, %za: tensor<ui8>) -> tensor<4x2xf32> {
+  %aq = graph.quantize_linear %x, %sa, %za : tensor<4x3xf32>, tensor<f32>, tensor<ui8> -> tensor<4x3xui8>
+  %w = graph.constant dense<[[1, 2], [3, 4], [5, 6]]> : tensor<3x2xi8>
+  %sw = graph.constant dense<0.5> : tensor<f32>
+  %zw = graph.constant dense<0> : tensor<i8>
+  %p = graph.matmul_integer %aq, %w, %za, %zw : tensor<4x3xui8>, tensor<3x2xi8>, tensor<ui8>, tensor<i8> -> tensor<4x2xi32>
+  %f = graph.cast %p {to = f32} : tensor<4x2xi32> -> tensor<4x2xf32>
+  %s = graph.mul %sw, %sa : tensor<f32>, tensor<f32> -> tensor<f32>
+  %y = graph.mul %f, %s : tensor<4x2xf32>, tensor<f32> -> tensor<4x2xf32>
+  return %y : tensor<4x2xf32>
+}
+
+// -----
+
+// Left alone: a product read twice (the int32 sums are returned too), and
+// scales that broadcast the result to more dims than the product has.
+// CHECK-LABEL: func @qoperator_kept
+// CHECK-COUNT-2: graph.matmul_integer
+func.func @qoperator_kept(%aq: tensor<4x3xui8>, %sa: tensor<f32>, %za: tensor<ui8>, %big: tensor<2x1x1xf32>) -> (tensor<4x2xf32>, tensor<4x2xi32>, tensor<2x4x2xf32>) {
+  %w = graph.constant dense<[[1, 2], [3, 4], [5, 6]]> : tensor<3x2xi8>
+  %sw = graph.constant dense<0.5> : tensor<f32>
+  %zw = graph.constant dense<0> : tensor<i8>
+  %p = graph.matmul_integer %aq, %w, %za, %zw : tensor<4x3xui8>, tensor<3x2xi8>, tensor<ui8>, tensor<i8> -> tensor<4x2xi32>
+  %f = graph.cast %p {to = f32} : tensor<4x2xi32> -> tensor<4x2xf32>
+  %s = graph.mul %sa, %sw : tensor<f32>, tensor<f32> -> tensor<f32>
+  %y = graph.mul %f, %s : tensor<4x2xf32>, tensor<f32> -> tensor<4x2xf32>
+  %p2 = graph.matmul_integer %aq, %w, %za, %zw : tensor<4x3xui8>, tensor<3x2xi8>, tensor<ui8>, tensor<i8> -> tensor<4x2xi32>
+  %f2 = graph.cast %p2 {to = f32} : tensor<4x2xi32> -> tensor<4x2xf32>
+  %y2 = graph.mul %f2, %big : tensor<4x2xf32>, tensor<2x1x1xf32> -> tensor<2x4x2xf32>
+  return %y, %p, %y2 : tensor<4x2xf32>, tensor<4x2xi32>, tensor<2x4x2xf32>
+}

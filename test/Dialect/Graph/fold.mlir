@@ -330,3 +330,21 @@ func.func @scatter_nd_permuted(%d: tensor<2x2xf32>, %u: tensor<2x2xf32>) -> tens
   %0 = graph.scatter_nd %d, %i, %u : tensor<2x2xf32>, tensor<2x2x2xi64>, tensor<2x2xf32> -> tensor<2x2xf32>
   return %0 : tensor<2x2xf32>
 }
+
+// -----
+
+// Rounding: down, up, and half to even (ONNX's Round: 0.5 -> 0, 1.5 -> 2,
+// 2.5 -> 2, -2.5 -> -2).
+// CHECK-LABEL: func @rounding
+// CHECK-DAG: graph.constant dense<[0.000000e+00, 1.000000e+00, 2.000000e+00, -3.000000e+00]> : tensor<4xf32>
+// CHECK-DAG: graph.constant dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, -2.000000e+00]> : tensor<4xf32>
+// CHECK-DAG: graph.constant dense<[0.000000e+00, 2.000000e+00, 2.000000e+00, -2.000000e+00]> : tensor<4xf32>
+// CHECK-NOT: graph.floor
+// CHECK-NOT: graph.round
+func.func @rounding() -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %c = graph.constant dense<[0.5, 1.5, 2.5, -2.5]> : tensor<4xf32>
+  %f = graph.floor %c : tensor<4xf32>
+  %u = graph.ceil %c : tensor<4xf32>
+  %r = graph.round %c : tensor<4xf32>
+  return %f, %u, %r : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}

@@ -23,6 +23,12 @@ func.func @elementwise(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %i: tensor<2x3xi3
   %8 = graph.log %7 : tensor<2x3xf32>
   %9 = graph.erf %8 : tensor<2x3xf32>
   %10 = graph.tanh %9 : tensor<2x3xf32>
+  // CHECK: graph.floor %{{.*}} : tensor<2x3xf32>
+  // CHECK: graph.ceil %{{.*}} : tensor<2x3xf32>
+  // CHECK: graph.round %{{.*}} : tensor<2x3xf32>
+  %fl = graph.floor %10 : tensor<2x3xf32>
+  %ce = graph.ceil %fl : tensor<2x3xf32>
+  %ro = graph.round %ce : tensor<2x3xf32>
   %11 = graph.sigmoid %10 : tensor<2x3xf32>
   %12 = graph.relu %11 : tensor<2x3xf32>
   // CHECK: graph.leaky_relu %{{.*}} {alpha = 2.000000e-01 : f32} : tensor<2x3xf32>

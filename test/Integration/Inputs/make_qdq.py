@@ -8,6 +8,10 @@ an activation by a float [K, N] initializer reads
   make_qdq.py MODEL.onnx OUT.onnx CALIBRATION_DIR [CALIBRATION_DIR ...]
   make_qdq.py --run MODEL.onnx OUTDIR NAME=FILE.npy ...
                   runs a model on ONNX Runtime, its outputs as OUTDIR/NAME.npy
+  make_qdq.py --dql OUT.onnx     one DynamicQuantizeLinear of a [3, 4] input
+  make_qdq.py --dynamic MODEL.onnx OUT.onnx
+                  the QOperator graph ONNX Runtime's quantize_dynamic writes
+                  (quantize_dynamic below)
 
 The activation ranges come from running ONNX Runtime on the calibration
 samples (each folder holds NAME.npy per input), asymmetric uint8 over
@@ -36,9 +40,66 @@ def run():
         np.save(os.path.join(outdir, name + ".npy"), value)
 
 
+def quantize_dynamic(src, dst):
+    """The graph of onnxruntime.quantization.quantize_dynamic(src, dst) with
+    its defaults (weight_type QInt8, per_channel False): every MatMul of an
+    activation A by a float [K, N] initializer B becomes
+    DynamicQuantizeLinear(A) (uint8, per tensor, at run time), B symmetric
+    int8 per tensor, MatMulInteger, Cast to float and Mul by the two
+    scales, the form ONNX Runtime's optimizer fuses into
+    DynamicQuantizeMatMul. Returns the number of MatMuls quantized."""
+    m = onnx.load(src)
+    g = m.graph
+    inits = {t.name: t for t in g.initializer}
+    nodes = []
+    count = 0
+    for n in g.node:
+        b = inits.get(n.input[1]) if n.op_type == "MatMul" else None
+        if b is None or b.data_type != onnx.TensorProto.FLOAT or len(b.dims) != 2:
+            nodes.append(n)
+            continue
+        w = numpy_helper.to_array(b)
+        scale = max(float(np.abs(w).max()), 1e-12) / 127.0
+        q = np.clip(np.rint(w / scale), -127, 127).astype(np.int8)
+        p = "q%d_" % count
+        count += 1
+        g.initializer.extend([
+            numpy_helper.from_array(q, p + "w"),
+            numpy_helper.from_array(np.array(scale, np.float32), p + "ws"),
+            numpy_helper.from_array(np.array(0, np.int8), p + "wz")])
+        nodes += [
+            helper.make_node("DynamicQuantizeLinear", [n.input[0]],
+                             [p + "a", p + "as", p + "az"]),
+            helper.make_node("MatMulInteger", [p + "a", p + "w", p + "az", p + "wz"],
+                             [p + "y32"]),
+            helper.make_node("Cast", [p + "y32"], [p + "yf"], to=onnx.TensorProto.FLOAT),
+            helper.make_node("Mul", [p + "as", p + "ws"], [p + "s"]),
+            helper.make_node("Mul", [p + "yf", p + "s"], [n.output[0]])]
+    del g.node[:]
+    g.node.extend(nodes)
+    used = {i for n in g.node for i in n.input}
+    keep = [t for t in g.initializer if t.name in used]
+    del g.initializer[:]
+    g.initializer.extend(keep)
+    onnx.save(m, dst)
+    return count
+
+
 def main():
     if sys.argv[1] == "--run":
         return run()
+    if sys.argv[1] == "--dql":  # one DynamicQuantizeLinear of a [3, 4] input
+        g = helper.make_graph(
+            [helper.make_node("DynamicQuantizeLinear", ["x"], ["y", "s", "z"])], "dql",
+            [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [3, 4])],
+            [helper.make_tensor_value_info("y", onnx.TensorProto.UINT8, [3, 4]),
+             helper.make_tensor_value_info("s", onnx.TensorProto.FLOAT, []),
+             helper.make_tensor_value_info("z", onnx.TensorProto.UINT8, [])])
+        onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), sys.argv[2])
+        return
+    if sys.argv[1] == "--dynamic":
+        print("%d MatMuls quantized" % quantize_dynamic(sys.argv[2], sys.argv[3]))
+        return
     src, dst, dirs = sys.argv[1], sys.argv[2], sys.argv[3:]
     m = onnx.load(src)
     g = m.graph

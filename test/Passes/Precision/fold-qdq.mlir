@@ -50,3 +50,52 @@ func.func @kept(%aq: tensor<4x2xi8>, %ac: tensor<4x2xi8>) -> (tensor<4x2xf32>, t
   %y3 = graph.linear %c, %w2 : tensor<4x2xf32>, tensor<2x2xf32> -> tensor<4x2xf32>
   return %y1, %y2, %y3 : tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>
 }
+
+// -----
+
+// The activation quantized at run time (ONNX Runtime's quantize_dynamic,
+// after canonicalization: its scale and zero point are computed, not
+// constants): the layer takes x quantized per token instead (max |x| of
+// each row over 127), one quantization for the two layers that read x; the
+// weight stays the model's int8, its scale per tensor becomes per column.
+// CHECK-LABEL: func.func @dynamic
+// CHECK-SAME:    (%[[X:.*]]: tensor<4x2xf32>, %[[SA:.*]]: tensor<f32>, %[[ZA:.*]]: tensor<ui8>)
+// CHECK:         %[[ABS:.*]] = graph.abs %[[X]]
+// CHECK:         %[[PEAK:.*]] = graph.reduce_max %[[ABS]] {axes = array<i64: 1>} : tensor<4x2xf32> -> tensor<4x1xf32>
+// CHECK:         %[[S:.*]] = graph.mul
+// CHECK:         %[[XS:.*]] = graph.div %[[X]], %[[S]]
+// CHECK:         %[[XQ:.*]] = graph.quantize_linear %[[XS]], {{.*}} -> tensor<4x2xi8>
+// CHECK-DAG:     %[[C:.*]] = graph.constant dense<2.500000e-01> : tensor<2xf32>
+// CHECK:         %[[Y1:.*]] = graph.linear_int8 %[[XQ]], %{{.*}} scales %[[C]] rows %[[S]] : tensor<4x1xf32> {graph.quant = {scheme = "imported dynamic"}}
+// CHECK:         %[[Y2:.*]] = graph.linear_int8 %[[XQ]], %{{.*}} scales %{{.*}} rows %[[S]] : tensor<4x1xf32> {activation = "relu", graph.quant = {scheme = "imported dynamic"}}
+// CHECK-NOT:     graph.dequantize_linear
+// CHECK:         return %[[Y1]], %[[Y2]]
+func.func @dynamic(%x: tensor<4x2xf32>, %sa: tensor<f32>, %za: tensor<ui8>) -> (tensor<4x2xf32>, tensor<4x2xf32>) {
+  %aq = graph.quantize_linear %x, %sa, %za : tensor<4x2xf32>, tensor<f32>, tensor<ui8> -> tensor<4x2xui8>
+  %a = graph.dequantize_linear %aq, %sa, %za : tensor<4x2xui8>, tensor<f32>, tensor<ui8> -> tensor<4x2xf32>
+  %wq = graph.constant dense<[[1, 2], [3, -4]]> : tensor<2x2xi8>
+  %sw = graph.constant dense<0.25> : tensor<f32>
+  %zw = graph.constant dense<0> : tensor<i8>
+  %w = graph.dequantize_linear %wq, %sw, %zw : tensor<2x2xi8>, tensor<f32>, tensor<i8> -> tensor<2x2xf32>
+  %y1 = graph.linear %a, %w : tensor<4x2xf32>, tensor<2x2xf32> -> tensor<4x2xf32>
+  %wq2 = graph.constant dense<[[5, 6], [7, 8]]> : tensor<2x2xi8>
+  %w2 = graph.dequantize_linear %wq2, %sw, %zw : tensor<2x2xi8>, tensor<f32>, tensor<i8> -> tensor<2x2xf32>
+  %y2 = graph.linear %a, %w2 {activation = "relu"} : tensor<4x2xf32>, tensor<2x2xf32> -> tensor<4x2xf32>
+  return %y1, %y2 : tensor<4x2xf32>, tensor<4x2xf32>
+}
+
+// -----
+
+// A quantize whose scale is not the dequantize's: not the dynamic form.
+// CHECK-LABEL: func.func @other_scale
+// CHECK-NOT:     graph.linear_int8
+func.func @other_scale(%x: tensor<4x2xf32>, %sa: tensor<f32>, %sb: tensor<f32>, %za: tensor<ui8>) -> tensor<4x2xf32> {
+  %aq = graph.quantize_linear %x, %sa, %za : tensor<4x2xf32>, tensor<f32>, tensor<ui8> -> tensor<4x2xui8>
+  %a = graph.dequantize_linear %aq, %sb, %za : tensor<4x2xui8>, tensor<f32>, tensor<ui8> -> tensor<4x2xf32>
+  %wq = graph.constant dense<[[1, 2], [3, -4]]> : tensor<2x2xi8>
+  %sw = graph.constant dense<0.25> : tensor<f32>
+  %zw = graph.constant dense<0> : tensor<i8>
+  %w = graph.dequantize_linear %wq, %sw, %zw : tensor<2x2xi8>, tensor<f32>, tensor<i8> -> tensor<2x2xf32>
+  %y = graph.linear %a, %w : tensor<4x2xf32>, tensor<2x2xf32> -> tensor<4x2xf32>
+  return %y : tensor<4x2xf32>
+}

@@ -40,6 +40,14 @@ def run():
         np.save(os.path.join(outdir, name + ".npy"), value)
 
 
+def drop_unused_initializers(g):
+    """Removes the initializers no node of graph g reads."""
+    used = {i for n in g.node for i in n.input}
+    keep = [t for t in g.initializer if t.name in used]
+    del g.initializer[:]
+    g.initializer.extend(keep)
+
+
 def quantize_dynamic(src, dst):
     """The graph of onnxruntime.quantization.quantize_dynamic(src, dst) with
     its defaults (weight_type QInt8, per_channel False): every MatMul of an
@@ -77,10 +85,7 @@ def quantize_dynamic(src, dst):
             helper.make_node("Mul", [p + "yf", p + "s"], [n.output[0]])]
     del g.node[:]
     g.node.extend(nodes)
-    used = {i for n in g.node for i in n.input}
-    keep = [t for t in g.initializer if t.name in used]
-    del g.initializer[:]
-    g.initializer.extend(keep)
+    drop_unused_initializers(g)
     onnx.save(m, dst)
     return count
 
@@ -151,10 +156,7 @@ def main():
                   helper.make_node("MatMul", [done[x], p + "w"], list(n.output), name=n.name)]
     del g.node[:]
     g.node.extend(nodes)
-    used = {i for n in g.node for i in n.input}
-    keep = [t for t in g.initializer if t.name in used]
-    del g.initializer[:]
-    g.initializer.extend(keep)
+    drop_unused_initializers(g)
     if m.opset_import[0].version < 13:
         sys.exit("make_qdq.py: per-axis DequantizeLinear needs opset 13")
     onnx.save(m, dst)

@@ -27,6 +27,24 @@ template <int NB> struct sc_attn_geom {
   int64_t q[NB + 3], k[NB + 3], v[NB + 3], m[NB + 3], y[NB + 3];
 };
 
+// The offsets of batch b's q, k, v, mask and y in their buffers.
+template <int NB>
+static __device__ __forceinline__ void
+sc_attn_offsets(const sc_attn_geom<NB> &g, int64_t b, int64_t &qo, int64_t &ko,
+                int64_t &vo, int64_t &mo, int64_t &yo) {
+  qo = g.q[0], ko = g.k[0], vo = g.v[0], mo = g.m[0], yo = g.y[0];
+#pragma unroll
+  for (int i = NB - 1; i >= 0; --i) {
+    const int64_t idx = b % g.dims[i];
+    b /= g.dims[i];
+    qo += idx * g.q[1 + i];
+    ko += idx * g.k[1 + i];
+    vo += idx * g.v[1 + i];
+    mo += idx * g.m[1 + i];
+    yo += idx * g.y[1 + i];
+  }
+}
+
 template <class E, int NB, int D, int DV, int BQ, int BK, bool MASK,
           bool CAUSAL>
 static __device__ __forceinline__ void
@@ -51,18 +69,8 @@ sc_attention(const typename sc_elem<E>::S *__restrict__ q,
   const int64_t qTiles = (S + BQ - 1) / BQ;
   for (int64_t tile = blockIdx.x; tile < batch * qTiles; tile += gridDim.x) {
     const int64_t b = tile / qTiles, q0 = (tile % qTiles) * BQ;
-    int64_t qo = g.q[0], ko = g.k[0], vo = g.v[0], mo = g.m[0], yo = g.y[0];
-    int64_t rem = b;
-#pragma unroll
-    for (int i = NB - 1; i >= 0; --i) {
-      const int64_t idx = rem % g.dims[i];
-      rem /= g.dims[i];
-      qo += idx * g.q[1 + i];
-      ko += idx * g.k[1 + i];
-      vo += idx * g.v[1 + i];
-      mo += idx * g.m[1 + i];
-      yo += idx * g.y[1 + i];
-    }
+    int64_t qo, ko, vo, mo, yo;
+    sc_attn_offsets(g, b, qo, ko, vo, mo, yo);
     for (int i = tid; i < BQ * D; i += NT) {
       const int r = i / D, d = i % D;
       qs[r][d] = q0 + r < S ? sc_elem<E>::load(q[qo + (q0 + r) * g.q[NB + 1] +

@@ -93,18 +93,8 @@ sc_attention_mma(const uint16_t *__restrict__ q, const uint16_t *__restrict__ k,
   };
   for (int64_t tile = blockIdx.x; tile < batch * qTiles; tile += gridDim.x) {
     const int64_t b = tile / qTiles, q0 = (tile % qTiles) * BQ;
-    int64_t qo = g.q[0], ko = g.k[0], vo = g.v[0], mo = g.m[0], yo = g.y[0];
-    int64_t rem = b;
-#pragma unroll
-    for (int i = NB - 1; i >= 0; --i) {
-      const int64_t idx = rem % g.dims[i];
-      rem /= g.dims[i];
-      qo += idx * g.q[1 + i];
-      ko += idx * g.k[1 + i];
-      vo += idx * g.v[1 + i];
-      mo += idx * g.m[1 + i];
-      yo += idx * g.y[1 + i];
-    }
+    int64_t qo, ko, vo, mo, yo;
+    sc_attn_offsets(g, b, qo, ko, vo, mo, yo);
     int64_t tEnd = T;
     if (CAUSAL) {
       tEnd = q0 + BQ - 1 + T - S + 1;

@@ -30,10 +30,12 @@ sys.path.insert(0, HERE)
 from benchutil import ORT_WORKER, PY, ROOT, p50, run  # noqa: E402
 
 
+sys.path.insert(0, os.path.join(ROOT, "test", "Integration", "Inputs"))
+import make_qdq  # noqa: E402  (ONNX Runtime's quantization tools, rebuilt)
+
+
 def ort_quantize_dynamic(src, dst):
     """quantize_dynamic(src, dst) with its defaults, rebuilt (make_qdq.py)."""
-    sys.path.insert(0, os.path.join(ROOT, "test", "Integration", "Inputs"))
-    import make_qdq
     return make_qdq.quantize_dynamic(src, dst)
 
 
@@ -63,6 +65,8 @@ def main():
             for name, v in (("ids", ids), ("mask", mask), ("types", np.zeros_like(ids))):
                 np.save(os.path.join(sub, "cal", name + ".npy"), v)
                 pairs.append("%s=%s" % (name, os.path.join(sub, "cal", name + ".npy")))
+            smodel = os.path.join(sub, "bert.qoperator.onnx")
+            make_qdq.quantize_static(model, smodel, [os.path.join(sub, "cal")], qoperator=True)
             shapes = sum((["--input-shape", "%s=%s" % (n, tokens)]
                           for n in ("ids", "mask", "types")), [])
             exes = {}
@@ -70,7 +74,9 @@ def main():
                     ("fp32", model, []), ("int8-dynamic", model, ["--quantize=int8-dynamic"]),
                     ("int8", model, ["--quantize=int8", "--calibration", os.path.join(sub, "cal")]),
                     # ONNX Runtime's quantize_dynamic model, compiled by shardc
-                    ("ORT's int8 model", qmodel, [])):
+                    ("ORT's int8 model", qmodel, []),
+                    # quantize_static's QOperator model (QLinearMatMul)
+                    ("ORT's QOperator", smodel, [])):
                 exes[label] = os.path.join(sub, label.replace(" ", "_").replace("'", ""))
                 run([args.shardc, src, "-o", exes[label]] + shapes + flags)
             bench = ["--benchmark", "--threads", str(args.threads), "--iterations",
@@ -80,7 +86,8 @@ def main():
             for _ in range(args.rounds):
                 for label, exe in exes.items():
                     best[label] = min(best.get(label, 1e30), p50(run([exe] + inputs + bench)))
-                for label, path in (("ort fp32", model), ("ort int8", qmodel)):
+                for label, path in (("ort fp32", model), ("ort int8", qmodel),
+                                    ("ort QOperator", smodel)):
                     t = p50(run([PY, "-c", ORT_WORKER, path, str(args.threads),
                                  str(args.iterations), str(args.warmup)] + pairs))
                     best[label] = min(best.get(label, 1e30), t)

@@ -76,11 +76,14 @@ bool isInt8(Type t) {
 /// Rewrites `op` when it reads the Q/DQ form above; false otherwise.
 /// `perToken` holds each dynamically quantized activation's per-token
 /// quantization (q, k and v read one activation through three quantizes).
-bool fold(graph::LinearOp op,
+/// `op` is a graph.linear (its bias, residual and activation given) or a
+/// graph.matmul (none of them).
+bool fold(Operation *op, Value lhs, Value rhs, Value biasValue,
+          Value residual, StringAttr activation,
           llvm::DenseMap<Value, std::pair<Value, Value>> &perToken) {
-  auto a = op.getA().getDefiningOp<graph::DequantizeLinearOp>();
-  auto w = op.getB().getDefiningOp<graph::DequantizeLinearOp>();
-  auto yType = dyn_cast<RankedTensorType>(op.getOutput().getType());
+  auto a = lhs.getDefiningOp<graph::DequantizeLinearOp>();
+  auto w = rhs.getDefiningOp<graph::DequantizeLinearOp>();
+  auto yType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
   if (!a || !w || !yType || !yType.getElementType().isF32() ||
       !isInt8(a.getInput().getType()) || !isInt8(w.getInput().getType()) ||
       cast<IntegerType>(getElementTypeOrSelf(w.getInput().getType()))
@@ -119,13 +122,13 @@ bool fold(graph::LinearOp op,
     if (zw->i(i) != 0)
       return false;
   std::optional<graph::HostTensor> bias;
-  if (Value b = op.getBias()) {
+  if (Value b = biasValue) {
     bias = constantOf(b);
     if (!bias || bias->numel() != n)
       return false;
   }
   OpBuilder b(op);
-  Location loc = op.getLoc();
+  Location loc = op->getLoc();
   std::vector<float> scales(n), newBias(n, 0.0f);
   for (int64_t j = 0; j < n; ++j) {
     double s = *sa * sw->f(sw->numel() == 1 ? 0 : j);
@@ -153,14 +156,13 @@ bool fold(graph::LinearOp op,
   }
   auto y = b.create<graph::LinearInt8Op>(
       loc, yType, aq, w.getInput(), rows, vec(scales),
-      needBias ? Value(vec(newBias)) : Value(), op.getResidual(),
-      op.getActivationAttr());
+      needBias ? Value(vec(newBias)) : Value(), residual, activation);
   y->setAttr(
       quant::kQuantAttr,
       b.getDictionaryAttr(b.getNamedAttr(
           "scheme", b.getStringAttr(x ? "imported dynamic" : "imported QDQ"))));
-  op.getOutput().replaceAllUsesWith(y.getResult());
-  op.erase();
+  op->getResult(0).replaceAllUsesWith(y.getResult());
+  op->erase();
   for (Operation *dq : {a.getOperation(), w.getOperation()})
     if (dq->use_empty())
       dq->erase();
@@ -169,11 +171,22 @@ bool fold(graph::LinearOp op,
 
 struct GraphFoldQdqPass : shardc::impl::GraphFoldQdqBase<GraphFoldQdqPass> {
   void runOnOperation() override {
-    SmallVector<graph::LinearOp> linears;
-    getOperation().walk([&](graph::LinearOp op) { linears.push_back(op); });
+    // Linear layers, and products with no epilogue to fuse (a
+    // QLinearMatMul's QDQ form requantizes its product).
+    SmallVector<Operation *> products;
+    getOperation().walk([&](Operation *op) {
+      if (isa<graph::LinearOp, graph::MatMulOp>(op))
+        products.push_back(op);
+    });
     llvm::DenseMap<Value, std::pair<Value, Value>> perToken;
-    for (graph::LinearOp op : linears)
-      fold(op, perToken);
+    for (Operation *op : products) {
+      if (auto linear = dyn_cast<graph::LinearOp>(op))
+        fold(op, linear.getA(), linear.getB(), linear.getBias(),
+             linear.getResidual(), linear.getActivationAttr(), perToken);
+      else
+        fold(op, op->getOperand(0), op->getOperand(1), Value(), Value(),
+             StringAttr::get(op->getContext(), "none"), perToken);
+    }
   }
 };
 

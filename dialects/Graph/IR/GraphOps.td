@@ -587,6 +587,16 @@ def Graph_MatMulIntegerOp : Graph_Op<"matmul_integer"> {
 
 def Graph_QLinearMatMulOp : Graph_Op<"qlinear_matmul"> {
   let summary = "quantized matmul: dequantize, multiply, requantize";
+  let description = [{
+    Canonicalization: with a constant 2-D `rhs` (a weight) and constant
+    scales and zero points of both operands (`lhs`'s per tensor, `rhs`'s
+    per tensor or per column), as ONNX Runtime's quantize_static writes
+    its QOperator form, the op becomes its QDQ form
+    `quantize_linear(matmul(dequantize_linear(lhs), dequantize_linear(rhs)),
+    output_scale, output_zero_point)`, which graph-fold-qdq runs on the
+    int8 kernels. With run-time operands it stays (the reference kernel).
+  }];
+  let hasCanonicalizer = 1;
   let arguments = (ins Graph_Tensor:$lhs, Graph_Tensor:$lhs_scale,
                        Graph_Tensor:$lhs_zero_point, Graph_Tensor:$rhs,
                        Graph_Tensor:$rhs_scale, Graph_Tensor:$rhs_zero_point,

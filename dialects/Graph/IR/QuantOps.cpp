@@ -139,7 +139,48 @@ struct QOperatorToQdq : OpRewritePattern<MatMulIntegerOp> {
   }
 };
 
+/// qlinear_matmul by a constant weight -> its QDQ form (QLinearMatMulOp's
+/// description).
+struct QLinearToQdq : OpRewritePattern<QLinearMatMulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(QLinearMatMulOp op,
+                                PatternRewriter &rewriter) const override {
+    auto isConstant = [](Value v) {
+      return static_cast<bool>(v.getDefiningOp<ConstantOp>());
+    };
+    auto aType = tensorOf(op.getLhs()), bType = tensorOf(op.getRhs());
+    auto sa = tensorOf(op.getLhsScale()), sb = tensorOf(op.getRhsScale());
+    if (bType.getRank() != 2 || aType.getRank() < 2 ||
+        !sa.getElementType().isF32() || !sb.getElementType().isF32() ||
+        sa.getNumElements() != 1 ||
+        !llvm::all_of(ValueRange{op.getRhs(), op.getLhsScale(),
+                                 op.getLhsZeroPoint(), op.getRhsScale(),
+                                 op.getRhsZeroPoint()},
+                      isConstant))
+      return failure();
+    Location loc = op.getLoc();
+    Type f32 = rewriter.getF32Type();
+    auto y = cast<RankedTensorType>(op.getOutput().getType());
+    Value a = rewriter.create<DequantizeLinearOp>(
+        loc, aType.clone(f32), op.getLhs(), op.getLhsScale(),
+        op.getLhsZeroPoint(), rewriter.getI64IntegerAttr(1));
+    Value b = rewriter.create<DequantizeLinearOp>(
+        loc, bType.clone(f32), op.getRhs(), op.getRhsScale(),
+        op.getRhsZeroPoint(), rewriter.getI64IntegerAttr(1));
+    Value product = rewriter.create<MatMulOp>(loc, y.clone(f32), a, b);
+    rewriter.replaceOpWithNewOp<QuantizeLinearOp>(
+        op, y, product, op.getOutputScale(), op.getOutputZeroPoint(),
+        rewriter.getI64IntegerAttr(1));
+    return success();
+  }
+};
+
 } // namespace
+
+void QLinearMatMulOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                                  MLIRContext *context) {
+  results.add<QLinearToQdq>(context);
+}
 
 void MatMulIntegerOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                                   MLIRContext *context) {

@@ -135,3 +135,28 @@ func.func @qoperator_kept(%aq: tensor<4x3xui8>, %sa: tensor<f32>, %za: tensor<ui
   %y2 = graph.mul %f2, %big : tensor<4x2xf32>, tensor<2x1x1xf32> -> tensor<2x4x2xf32>
   return %y, %p, %y2 : tensor<4x2xf32>, tensor<4x2xi32>, tensor<2x4x2xf32>
 }
+
+// -----
+
+// QLinearMatMul by a constant weight (quantize_static's QOperator form)
+// becomes dequantize, matmul, quantize; with a run-time weight it stays.
+// CHECK-LABEL: func @qlinear_to_qdq
+// CHECK-SAME:    (%[[AQ:.*]]: tensor<4x3xui8>, %[[BQ:.*]]: tensor<3x2xi8>)
+// CHECK:         %[[A:.*]] = graph.dequantize_linear %[[AQ]], {{.*}} -> tensor<4x3xf32>
+// CHECK:         %[[B:.*]] = graph.dequantize_linear %{{.*}}, {{.*}} : tensor<3x2xi8>, tensor<2xf32>, tensor<2xi8> -> tensor<3x2xf32>
+// CHECK:         %[[P:.*]] = graph.matmul %[[A]], %[[B]] : tensor<4x3xf32>, tensor<3x2xf32> -> tensor<4x2xf32>
+// CHECK:         %[[Y:.*]] = graph.quantize_linear %[[P]], {{.*}} -> tensor<4x2xui8>
+// CHECK:         %[[K:.*]] = graph.qlinear_matmul %[[AQ]], {{.*}}, %[[BQ]],
+// CHECK:         return %[[Y]], %[[K]]
+func.func @qlinear_to_qdq(%aq: tensor<4x3xui8>, %bq: tensor<3x2xi8>) -> (tensor<4x2xui8>, tensor<4x2xui8>) {
+  %sa = graph.constant dense<0.5> : tensor<f32>
+  %za = graph.constant dense<3> : tensor<ui8>
+  %w = graph.constant dense<[[1, 2], [3, 4], [5, 6]]> : tensor<3x2xi8>
+  %sw = graph.constant dense<[0.25, 0.125]> : tensor<2xf32>
+  %zw = graph.constant dense<0> : tensor<2xi8>
+  %sy = graph.constant dense<2.0> : tensor<f32>
+  %zy = graph.constant dense<7> : tensor<ui8>
+  %y = graph.qlinear_matmul %aq, %sa, %za, %w, %sw, %zw, %sy, %zy : (tensor<4x3xui8>, tensor<f32>, tensor<ui8>, tensor<3x2xi8>, tensor<2xf32>, tensor<2xi8>, tensor<f32>, tensor<ui8>) -> tensor<4x2xui8>
+  %k = graph.qlinear_matmul %aq, %sa, %za, %bq, %sw, %zw, %sy, %zy : (tensor<4x3xui8>, tensor<f32>, tensor<ui8>, tensor<3x2xi8>, tensor<2xf32>, tensor<2xi8>, tensor<f32>, tensor<ui8>) -> tensor<4x2xui8>
+  return %y, %k : tensor<4x2xui8>, tensor<4x2xui8>
+}

@@ -8,6 +8,10 @@ an activation by a float [K, N] initializer reads
   make_qdq.py MODEL.onnx OUT.onnx CALIBRATION_DIR [CALIBRATION_DIR ...]
   make_qdq.py --run MODEL.onnx OUTDIR NAME=FILE.npy ...
                   runs a model on ONNX Runtime, its outputs as OUTDIR/NAME.npy
+  make_qdq.py --qoperator MODEL.onnx OUT.onnx CALIBRATION_DIR ...
+                  quantize_static's QOperator form instead: QuantizeLinear of
+                  the activation, QLinearMatMul (its output requantized to
+                  uint8 over the product's calibrated range), DequantizeLinear
   make_qdq.py --dql OUT.onnx     one DynamicQuantizeLinear of a [3, 4] input
   make_qdq.py --dynamic MODEL.onnx OUT.onnx
                   the QOperator graph ONNX Runtime's quantize_dynamic writes
@@ -105,7 +109,15 @@ def main():
     if sys.argv[1] == "--dynamic":
         print("%d MatMuls quantized" % quantize_dynamic(sys.argv[2], sys.argv[3]))
         return
-    src, dst, dirs = sys.argv[1], sys.argv[2], sys.argv[3:]
+    qoperator = sys.argv[1] == "--qoperator"
+    if qoperator:
+        del sys.argv[1]
+    quantize_static(sys.argv[1], sys.argv[2], sys.argv[3:], qoperator)
+
+
+def quantize_static(src, dst, dirs, qoperator=False):
+    """quantize_static's graph (QDQ, or QOperator with `qoperator`),
+    calibrated on the sample folders `dirs`; see the file comment."""
     m = onnx.load(src)
     g = m.graph
     inits = {t.name: t for t in g.initializer}
@@ -116,6 +128,8 @@ def main():
     probe = onnx.load(src)
     have = {o.name for o in probe.graph.output}
     acts = sorted({n.input[0] for n in targets})
+    if qoperator:  # the products' ranges too: QLinearMatMul requantizes them
+        acts = sorted(set(acts) | {n.output[0] for n in targets})
     for a in acts:
         if a not in have:
             probe.graph.output.append(helper.make_tensor_value_info(a, onnx.TensorProto.FLOAT, None))
@@ -136,15 +150,20 @@ def main():
             nodes.append(n)
             continue
         x, wname = n.input[0], n.input[1]
-        if x not in done:
-            scale = max(hi[x] - lo[x], 1e-12) / 255.0
-            zp = int(np.clip(round(-lo[x] / scale), 0, 255))
-            p = "qdq_%d_" % len(done)
+
+        def uint8_params(v, p):  # asymmetric uint8 over [min(v, 0), max(v, 0)]
+            scale = max(hi[v] - lo[v], 1e-12) / 255.0
+            zp = int(np.clip(round(-lo[v] / scale), 0, 255))
             g.initializer.extend([numpy_helper.from_array(np.array(scale, np.float32), p + "s"),
                                   numpy_helper.from_array(np.array(zp, np.uint8), p + "z")])
-            nodes += [helper.make_node("QuantizeLinear", [x, p + "s", p + "z"], [p + "q"]),
-                      helper.make_node("DequantizeLinear", [p + "q", p + "s", p + "z"], [p + "dq"])]
-            done[x] = p + "dq"
+            return p + "s", p + "z"
+        if x not in done:
+            p = "qdq_%d_" % len(done)
+            sx, zx = uint8_params(x, p)
+            nodes.append(helper.make_node("QuantizeLinear", [x, sx, zx], [p + "q"]))
+            if not qoperator:
+                nodes.append(helper.make_node("DequantizeLinear", [p + "q", sx, zx], [p + "dq"]))
+            done[x] = (p + "q", sx, zx) if qoperator else p + "dq"
         w = numpy_helper.to_array(inits[wname])
         ws = np.maximum(np.abs(w).max(0), 1e-12) / 127.0
         wq = np.clip(np.rint(w / ws), -127, 127).astype(np.int8)
@@ -152,6 +171,13 @@ def main():
         g.initializer.extend([numpy_helper.from_array(wq, p + "q"),
                               numpy_helper.from_array(ws.astype(np.float32), p + "s"),
                               numpy_helper.from_array(np.zeros(ws.shape, np.int8), p + "z")])
+        if qoperator:  # QLinearMatMul, its output dequantized for the float ops after it
+            sy, zy = uint8_params(n.output[0], p + "y")
+            nodes += [helper.make_node("QLinearMatMul", list(done[x]) + [p + "q", p + "s", p + "z",
+                                                                         sy, zy],
+                                       [p + "yq"], name=n.name),
+                      helper.make_node("DequantizeLinear", [p + "yq", sy, zy], list(n.output))]
+            continue
         nodes += [helper.make_node("DequantizeLinear", [p + "q", p + "s", p + "z"], [p + "w"], axis=1),
                   helper.make_node("MatMul", [done[x], p + "w"], list(n.output), name=n.name)]
     del g.node[:]

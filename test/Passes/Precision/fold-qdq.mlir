@@ -99,3 +99,25 @@ func.func @other_scale(%x: tensor<4x2xf32>, %sa: tensor<f32>, %sb: tensor<f32>, 
   %y = graph.linear %a, %w : tensor<4x2xf32>, tensor<2x2xf32> -> tensor<4x2xf32>
   return %y : tensor<4x2xf32>
 }
+
+// -----
+
+// A product with no epilogue (a QLinearMatMul's QDQ form, requantized
+// after it) folds as a linear layer does.
+// CHECK-LABEL: func.func @matmul
+// CHECK:         %[[Y:.*]] = graph.linear_int8 %arg0, %{{.*}} scales %{{.*}} : tensor<4x2xi8>, tensor<2x2xi8>, tensor<2xf32> -> tensor<4x2xf32>
+// CHECK:         graph.quantize_linear %[[Y]]
+func.func @matmul(%aq: tensor<4x2xi8>) -> tensor<4x2xui8> {
+  %sa = graph.constant dense<0.5> : tensor<f32>
+  %za = graph.constant dense<0> : tensor<i8>
+  %a = graph.dequantize_linear %aq, %sa, %za : tensor<4x2xi8>, tensor<f32>, tensor<i8> -> tensor<4x2xf32>
+  %wq = graph.constant dense<[[1, 2], [3, -4]]> : tensor<2x2xi8>
+  %sw = graph.constant dense<0.25> : tensor<f32>
+  %zw = graph.constant dense<0> : tensor<i8>
+  %w = graph.dequantize_linear %wq, %sw, %zw : tensor<2x2xi8>, tensor<f32>, tensor<i8> -> tensor<2x2xf32>
+  %p = graph.matmul %a, %w : tensor<4x2xf32>, tensor<2x2xf32> -> tensor<4x2xf32>
+  %sy = graph.constant dense<2.0> : tensor<f32>
+  %zy = graph.constant dense<7> : tensor<ui8>
+  %y = graph.quantize_linear %p, %sy, %zy : tensor<4x2xf32>, tensor<f32>, tensor<ui8> -> tensor<4x2xui8>
+  return %y : tensor<4x2xui8>
+}

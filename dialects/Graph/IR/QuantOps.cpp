@@ -150,9 +150,16 @@ struct QLinearToQdq : OpRewritePattern<QLinearMatMulOp> {
     };
     auto aType = tensorOf(op.getLhs()), bType = tensorOf(op.getRhs());
     auto sa = tensorOf(op.getLhsScale()), sb = tensorOf(op.getRhsScale());
+    // dequantize_linear's parameters: a scale and a zero point of one
+    // shape, per tensor (a's) or per tensor or column (b's).
+    auto za = tensorOf(op.getLhsZeroPoint()),
+         zb = tensorOf(op.getRhsZeroPoint());
     if (bType.getRank() != 2 || aType.getRank() < 2 ||
         !sa.getElementType().isF32() || !sb.getElementType().isF32() ||
-        sa.getNumElements() != 1 ||
+        sa.getNumElements() != 1 || sa.getShape() != za.getShape() ||
+        sb.getShape() != zb.getShape() || sb.getRank() > 1 ||
+        (sb.getNumElements() != 1 &&
+         sb.getNumElements() != bType.getDimSize(1)) ||
         !llvm::all_of(ValueRange{op.getRhs(), op.getLhsScale(),
                                  op.getLhsZeroPoint(), op.getRhsScale(),
                                  op.getRhsZeroPoint()},

@@ -20,19 +20,24 @@
 // still runs (one map producing aq); the dequantized f32 copies of the
 // activation and of the weight go away.
 //
-// ONNX Runtime's quantize_dynamic writes the QOperator form instead, with
-// the activation's scale and zero point computed at run time
-// (DynamicQuantizeLinear, imported as reductions and a quantize_linear):
+// ONNX Runtime's QOperator forms reach this pass in QDQ form through the
+// canonicalizers of graph.matmul_integer (quantize_dynamic) and
+// graph.qlinear_matmul (quantize_static by a constant weight). In
+// quantize_dynamic's, the activation's scale and zero point are computed
+// at run time (DynamicQuantizeLinear, imported as reductions and a
+// quantize_linear):
 //
 //   aq = quantize_linear(x, sa, za)                  uint8, sa and za 0-d
-//   y  = cast<f32>(matmul_integer(aq, Wq, za, 0)) * (sa * sw) [+ bias]
+//   y  = linear(dequantize_linear(aq, sa, za), dequantize_linear(Wq, sw, 0))
 //
-// which is dequantize(aq) times sw Wq: a float activation rounded to one
-// uint8 grid for the whole tensor, times an int8 weight. It becomes
-// graph.linear_int8 with Wq as it is and x quantized per token, as
-// graph-quantize-dynamic quantizes activations (a finer grid than the
-// model's, so the result is at least as close to the float model's; not
-// bit for bit ONNX Runtime's); a constant bias added after it joins it.
+// a float activation rounded to one uint8 grid for the whole tensor, times
+// an int8 weight. It becomes graph.linear_int8 with Wq as it is and x
+// quantized per token, as graph-quantize-dynamic quantizes activations (a
+// finer grid than the model's, so the result is at least as close to the
+// float model's; not bit for bit ONNX Runtime's). A graph.matmul of the
+// two dequantized operands (a product with no epilogue to fuse, such as
+// quantize_static's requantized QLinearMatMul) folds as a linear layer
+// without bias does.
 //
 //===----------------------------------------------------------------------===//
 

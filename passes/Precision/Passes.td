@@ -47,11 +47,11 @@ def GraphFoldQdq : Pass<"graph-fold-qdq", "mlir::func::FuncOp"> {
     times a constant int8 [K, N] weight, symmetric, per tensor or per
     column, becomes graph.linear_int8 on the quantized operands, with
     column scales sa * sw and the activation's zero point folded into the
-    bias. ONNX Runtime's quantize_dynamic form (QOperator: the activation
-    quantized per tensor at run time, MatMulInteger, a cast and the
-    scales' product, a bias after) becomes graph.linear_int8 with the
-    weight as is and the activation quantized per token, as
-    graph-quantize-dynamic does. See passes/Precision/FoldQdq.cpp.
+    bias; a graph.matmul of two such operands folds the same way. An
+    activation quantized per tensor at run time (ONNX Runtime's
+    quantize_dynamic, whose MatMulInteger form canonicalizes to Q/DQ) is
+    quantized per token instead, as graph-quantize-dynamic does, and the
+    weight used as is. See passes/Precision/FoldQdq.cpp.
   }];
   let dependentDialects = ["shardc::graph::GraphDialect"];
 }

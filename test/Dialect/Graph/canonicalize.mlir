@@ -160,3 +160,22 @@ func.func @qlinear_to_qdq(%aq: tensor<4x3xui8>, %bq: tensor<3x2xi8>) -> (tensor<
   %k = graph.qlinear_matmul %aq, %sa, %za, %bq, %sw, %zw, %sy, %zy : (tensor<4x3xui8>, tensor<f32>, tensor<ui8>, tensor<3x2xi8>, tensor<2xf32>, tensor<2xi8>, tensor<f32>, tensor<ui8>) -> tensor<4x2xui8>
   return %y, %k : tensor<4x2xui8>, tensor<4x2xui8>
 }
+
+// -----
+
+// A scalar weight scale with per-column zero points has no dequantize_linear
+// of one shape: the op stays (it did not, once: Target/Cuda/calls.test).
+// CHECK-LABEL: func @qlinear_mixed_params
+// CHECK:         graph.qlinear_matmul
+// CHECK-NOT:     graph.dequantize_linear
+func.func @qlinear_mixed_params(%aq: tensor<4x3xui8>) -> tensor<4x2xui8> {
+  %sa = graph.constant dense<0.5> : tensor<f32>
+  %za = graph.constant dense<3> : tensor<ui8>
+  %w = graph.constant dense<[[1, 2], [3, 4], [5, 6]]> : tensor<3x2xi8>
+  %sw = graph.constant dense<0.25> : tensor<f32>
+  %zw = graph.constant dense<[0, 1]> : tensor<2xi8>
+  %sy = graph.constant dense<2.0> : tensor<f32>
+  %zy = graph.constant dense<7> : tensor<ui8>
+  %y = graph.qlinear_matmul %aq, %sa, %za, %w, %sw, %zw, %sy, %zy : (tensor<4x3xui8>, tensor<f32>, tensor<ui8>, tensor<3x2xi8>, tensor<f32>, tensor<2xi8>, tensor<f32>, tensor<ui8>) -> tensor<4x2xui8>
+  return %y : tensor<4x2xui8>
+}

@@ -47,30 +47,20 @@ int64_t paddedColumns(graph::MatMulOp op, int64_t multiple,
 } // namespace
 
 void GraphPadColumnsPass::runOnOperation() {
-  SmallVector<graph::MatMulOp> products;
+  SmallVector<std::pair<graph::MatMulOp, int64_t>> products;
   getOperation().walk([&](graph::MatMulOp op) {
-    if (paddedColumns(op, multiple, minColumns))
-      products.push_back(op);
+    if (int64_t padded = paddedColumns(op, multiple, minColumns))
+      products.push_back({op, padded});
   });
-  for (graph::MatMulOp op : products) {
-    int64_t padded = paddedColumns(op, multiple, minColumns);
+  for (auto [op, padded] : products) {
     auto weight = op.getRhs().getDefiningOp<graph::ConstantOp>();
     OpBuilder b(op);
     Value w = padConstantData(b, weight, 1, padded);
     if (!w)
       continue; // a splat or a window already: left as is
     w.getDefiningOp()->setLoc(weight.getLoc());
-    auto y = cast<RankedTensorType>(op.getOutput().getType());
-    SmallVector<int64_t> shape(y.getShape());
-    shape.back() = padded;
-    auto wide = b.create<graph::MatMulOp>(op.getLoc(), y.clone(shape),
-                                          op.getLhs(), w);
-    SmallVector<int64_t> starts(y.getRank(), 0), steps(y.getRank(), 1);
-    auto slice = b.create<graph::SliceOp>(
-        op.getLoc(), y, wide.getOutput(), b.getDenseI64ArrayAttr(starts),
-        b.getDenseI64ArrayAttr(y.getShape()), b.getDenseI64ArrayAttr(steps));
-    op.getOutput().replaceAllUsesWith(slice.getOutput());
-    op.erase();
+    op->setOperand(1, w);
+    widenToWeight(op);
     if (weight->use_empty())
       weight.erase();
   }

@@ -398,25 +398,7 @@ void DistSeedMegatronPass::runOnOperation() {
       if (columns % tp != 0 && padToMultiple(op, 1, 1, tp)) {
         // A padded vocabulary's logits: the projection makes the padded
         // columns (zeros), a slice drops them once they are gathered.
-        auto out = cast<RankedTensorType>(op->getResult(0).getType());
-        SmallVector<int64_t> shape(out.getShape());
-        int64_t last = out.getRank() - 1;
-        shape[last] = cast<RankedTensorType>(op->getOperand(1).getType())
-                          .getDimSize(1);
-        OpBuilder b(op);
-        b.setInsertionPointAfter(op);
-        Operation *wide = b.create<graph::MatMulOp>(
-            op->getLoc(), out.clone(shape), op->getOperand(0),
-            op->getOperand(1));
-        SmallVector<int64_t> starts(out.getRank(), 0), steps(out.getRank(), 1);
-        auto slice = b.create<graph::SliceOp>(
-            op->getLoc(), out, wide->getResult(0),
-            b.getDenseI64ArrayAttr(starts),
-            b.getDenseI64ArrayAttr(out.getShape()),
-            b.getDenseI64ArrayAttr(steps));
-        op->replaceAllUsesWith(slice);
-        op->erase();
-        seed(wide, 1, sharding(2, 1));
+        seed(widenToWeight(cast<graph::MatMulOp>(op)), 1, sharding(2, 1));
         continue;
       }
       if (columns % tp == 0) {

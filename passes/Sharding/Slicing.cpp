@@ -109,6 +109,22 @@ Value shardc::padConstantData(OpBuilder &b, graph::ConstantOp op, int64_t dim,
   return padded;
 }
 
+shardc::graph::MatMulOp shardc::widenToWeight(graph::MatMulOp op) {
+  auto out = cast<RankedTensorType>(op.getOutput().getType());
+  SmallVector<int64_t> shape(out.getShape());
+  shape.back() = cast<RankedTensorType>(op.getRhs().getType()).getDimSize(1);
+  OpBuilder b(op);
+  auto wide = b.create<graph::MatMulOp>(op.getLoc(), out.clone(shape),
+                                        op.getLhs(), op.getRhs());
+  SmallVector<int64_t> starts(out.getRank(), 0), steps(out.getRank(), 1);
+  auto slice = b.create<graph::SliceOp>(
+      op.getLoc(), out, wide.getOutput(), b.getDenseI64ArrayAttr(starts),
+      b.getDenseI64ArrayAttr(out.getShape()), b.getDenseI64ArrayAttr(steps));
+  op.getOutput().replaceAllUsesWith(slice.getOutput());
+  op.erase();
+  return wide;
+}
+
 Value shardc::gatherAt(OpBuilder &b, Location loc, Value v, int64_t dim,
                        ArrayRef<int64_t> indices) {
   auto idxType = RankedTensorType::get({static_cast<int64_t>(indices.size())},

@@ -27,6 +27,13 @@ mlir::Value sliceConstantData(mlir::OpBuilder &b, graph::ConstantOp op,
 mlir::Value padConstantData(mlir::OpBuilder &b, graph::ConstantOp op,
                             int64_t dim, int64_t size);
 
+/// Recomputes `op`, a graph.matmul whose weight operand has been padded
+/// with columns past its result's last dim (padConstantData), at the
+/// weight's width: a wide graph.matmul and a graph.slice back to `op`'s
+/// result type replace `op` (the padded columns are zeros the slice
+/// drops). Returns the wide product.
+graph::MatMulOp widenToWeight(graph::MatMulOp op);
+
 /// `v`'s slices along `dim` at the constant `indices` (a graph.gather of
 /// a new i64 constant), built at `b`'s insertion point.
 mlir::Value gatherAt(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,

@@ -81,6 +81,24 @@ LogicalResult QLinearMatMulOp::inferReturnTypes(MLIRContext *, Loc loc,
 
 namespace {
 
+/// matmul(dequantize_linear(a, sa, za), dequantize_linear(b, sb, zb)) of
+/// type `type` (b's parameters per tensor or per column, axis 1): the QDQ
+/// form both QOperator products canonicalize to.
+Value dequantizedProduct(PatternRewriter &rewriter, Location loc, Value a,
+                         Value sa, Value za, Value b, Value sb, Value zb,
+                         RankedTensorType type) {
+  Type f32 = rewriter.getF32Type();
+  auto dequantize = [&](Value x, Value scale, Value zeroPoint) -> Value {
+    return rewriter.create<DequantizeLinearOp>(loc, tensorOf(x).clone(f32), x,
+                                               scale, zeroPoint,
+                                               rewriter.getI64IntegerAttr(1));
+  };
+  // a's first, then b's (argument order would be unspecified).
+  Value da = dequantize(a, sa, za);
+  Value db = dequantize(b, sb, zb);
+  return rewriter.create<MatMulOp>(loc, type.clone(f32), da, db);
+}
+
 /// cast<f32>(matmul_integer(a, b, za, zb)) * (sa * sb) -> matmul of the
 /// dequantized operands (MatMulIntegerOp's description).
 struct QOperatorToQdq : OpRewritePattern<MatMulIntegerOp> {
@@ -100,8 +118,7 @@ struct QOperatorToQdq : OpRewritePattern<MatMulIntegerOp> {
                                                         : scaled.getLhs();
     auto product = factor.getDefiningOp<MulOp>();
     auto aType = tensorOf(mm.getLhs()), bType = tensorOf(mm.getRhs());
-    if (!product || factor == widen.getOutput() || bType.getRank() != 2 ||
-        aType.getRank() < 2)
+    if (!product || bType.getRank() != 2 || aType.getRank() < 2)
       return failure();
     int64_t n = bType.getDimSize(1);
     auto isScalar = [](Value v) {
@@ -125,16 +142,10 @@ struct QOperatorToQdq : OpRewritePattern<MatMulIntegerOp> {
     if (tensorOf(za).getRank() != 0 ||
         tensorOf(zb).getShape() != tensorOf(sb).getShape())
       return failure();
-    Location loc = mm.getLoc();
-    Type f32 = rewriter.getF32Type();
-    Value a = rewriter.create<DequantizeLinearOp>(
-        loc, aType.clone(f32), mm.getLhs(), sa, za,
-        rewriter.getI64IntegerAttr(1));
-    Value b = rewriter.create<DequantizeLinearOp>(
-        loc, bType.clone(f32), mm.getRhs(), sb, zb,
-        rewriter.getI64IntegerAttr(1));
-    rewriter.replaceOpWithNewOp<MatMulOp>(scaled, scaled.getOutput().getType(),
-                                          a, b);
+    rewriter.replaceOp(scaled,
+                       dequantizedProduct(rewriter, mm.getLoc(), mm.getLhs(),
+                                          sa, za, mm.getRhs(), sb, zb,
+                                          tensorOf(scaled.getOutput())));
     return success();
   }
 };
@@ -165,16 +176,11 @@ struct QLinearToQdq : OpRewritePattern<QLinearMatMulOp> {
                                  op.getRhsZeroPoint()},
                       isConstant))
       return failure();
-    Location loc = op.getLoc();
-    Type f32 = rewriter.getF32Type();
-    auto y = cast<RankedTensorType>(op.getOutput().getType());
-    Value a = rewriter.create<DequantizeLinearOp>(
-        loc, aType.clone(f32), op.getLhs(), op.getLhsScale(),
-        op.getLhsZeroPoint(), rewriter.getI64IntegerAttr(1));
-    Value b = rewriter.create<DequantizeLinearOp>(
-        loc, bType.clone(f32), op.getRhs(), op.getRhsScale(),
-        op.getRhsZeroPoint(), rewriter.getI64IntegerAttr(1));
-    Value product = rewriter.create<MatMulOp>(loc, y.clone(f32), a, b);
+    auto y = tensorOf(op.getOutput());
+    Value product =
+        dequantizedProduct(rewriter, op.getLoc(), op.getLhs(), op.getLhsScale(),
+                           op.getLhsZeroPoint(), op.getRhs(), op.getRhsScale(),
+                           op.getRhsZeroPoint(), y);
     rewriter.replaceOpWithNewOp<QuantizeLinearOp>(
         op, y, product, op.getOutputScale(), op.getOutputZeroPoint(),
         rewriter.getI64IntegerAttr(1));

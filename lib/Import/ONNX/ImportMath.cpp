@@ -352,14 +352,12 @@ static LogicalResult importDynamicQuantize(NodeContext &c) {
   SmallVector<int64_t> all =
       llvm::to_vector(llvm::seq<int64_t>(0, t.getRank()));
   Value x = c.in(0), zero = floatScalar(c, f32, 0.0);
-  Value hi =
-      make("max", {make("reduce_max", {x},
-                        {c.array("axes", all), c.boolean("keepdims", false)}),
-                   zero});
-  Value lo =
-      make("min", {make("reduce_min", {x},
-                        {c.array("axes", all), c.boolean("keepdims", false)}),
-                   zero});
+  auto overAll = [&](StringRef reduce) {
+    return make(reduce, {x},
+                {c.array("axes", all), c.boolean("keepdims", false)});
+  };
+  Value hi = make("max", {overAll("reduce_max"), zero});
+  Value lo = make("min", {overAll("reduce_min"), zero});
   Value scale =
       make("div", {make("sub", {hi, lo}), floatScalar(c, f32, 255.0)});
   Value u8 = c.zero(TensorProto::UINT8);

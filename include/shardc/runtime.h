@@ -162,6 +162,11 @@ shardc_status shardc_write_routing_stats(const char *path);
 
 /* OpenMP (and oneDNN) thread count of the CPU code; 0 keeps the default. */
 void shardc_set_threads(int threads);
+/* The thread count an executable runs with when neither --threads nor
+ * OMP_NUM_THREADS is given: this process's CPUs (its affinity mask), at
+ * most its cgroup's CPU quota. Under mpirun, a rank that shares an unbound
+ * node with others first pins itself to its share of the CPUs. */
+int shardc_default_threads(void);
 
 #ifdef __cplusplus
 }

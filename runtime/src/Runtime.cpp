@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 #include "shardc/runtime.h"
 
+#include "Cpus.h"
 #include "Device.h"
 #include "KernelError.h"
 #include "RoutingStats.h"
@@ -835,4 +836,9 @@ extern "C" shardc_status shardc_write_trace(shardc_model *model,
 extern "C" void shardc_set_threads(int threads) {
   if (threads > 0)
     omp_set_num_threads(threads);
+}
+
+extern "C" int shardc_default_threads(void) {
+  std::string why;
+  return shardc::rt::placeThisRank(why);
 }

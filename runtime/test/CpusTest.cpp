@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/src/Cpus.h"
+#include "shardc/runtime.h"
 
 #include <gtest/gtest.h>
 
@@ -14,6 +15,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+
+#include <sched.h>
 
 namespace {
 
@@ -71,6 +74,27 @@ TEST(Cpus, RankSharesAreDisjointBlocks) {
   EXPECT_EQ(rankShare({8, 9}, 3, 4), (std::vector<int>{9}));
   // One rank: everything.
   EXPECT_EQ(rankShare(cpus, 0, 1), cpus);
+}
+
+// The C API's default (what Python's shardc.load runs with): the process's
+// affinity mask, so a process bound to one CPU runs one thread.
+TEST(Cpus, DefaultThreadsFollowTheAffinityMask) {
+  cpu_set_t saved;
+  ASSERT_EQ(sched_getaffinity(0, sizeof(saved), &saved), 0);
+  int all = shardc_default_threads();
+  EXPECT_GE(all, 1);
+  EXPECT_LE(all, CPU_COUNT(&saved));
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &saved)) {
+      CPU_SET(c, &one);
+      break;
+    }
+  ASSERT_EQ(sched_setaffinity(0, sizeof(one), &one), 0);
+  EXPECT_EQ(shardc_default_threads(), 1);
+  ASSERT_EQ(sched_setaffinity(0, sizeof(saved), &saved), 0);
+  EXPECT_EQ(shardc_default_threads(), all);
 }
 
 } // namespace

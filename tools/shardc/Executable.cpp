@@ -42,7 +42,8 @@ int writeExecutable(Session &s, Options &o) {
     sys::fs::remove(dir);
   };
   std::string stem = sys::path::stem(o.outputFile).str();
-  if (o.emit == Emit::Exe) {
+  bool linked = o.emit == Emit::Exe || o.emit == Emit::Lib;
+  if (linked) {
     if (!o.saveTemps.empty()) {
       dir = o.saveTemps;
       if (std::error_code ec = sys::fs::create_directories(dir))
@@ -118,7 +119,12 @@ int writeExecutable(Session &s, Options &o) {
   tc.cpu = o.cpu;
   tc.verbose = o.verbose;
   tc.mpi = artifacts.sections.size() > 1;
-  std::string weightsPath = o.outputFile + ".weights";
+  tc.shared = o.emit == Emit::Lib;
+  // ./model beside model.weights; a library model.so beside model.weights.
+  std::string weightsPath = o.outputFile;
+  if (tc.shared && StringRef(weightsPath).ends_with(".so"))
+    weightsPath.resize(weightsPath.size() - 3);
+  weightsPath += ".weights";
   uint64_t weightsBytes = 0;
   for (const WeightsSection &section : artifacts.sections)
     weightsBytes += section.size;

@@ -72,7 +72,10 @@ static cl::opt<Emit> emit(
         clEnumValN(Emit::Cpp, "cpp",
                    "the generated C++: CPU kernels and the host side"),
         clEnumValN(Emit::Exe, "exe",
-                   "the executable and its .weights file (default)")),
+                   "the executable and its .weights file (default)"),
+        clEnumValN(Emit::Lib, "lib",
+                   "a shared library with the C API of shardc/runtime.h "
+                   "(Python's shardc.load) and its .weights file")),
     cl::cat(outputCat));
 
 static cl::opt<std::string> target(
@@ -603,6 +606,8 @@ static std::optional<std::string> checkMesh(Options &o) {
 static std::optional<std::string> checkOutput(const Options &o) {
   if (o.emit == Emit::Exe && o.outputFile == "-")
     return std::string("an executable needs -o FILE");
+  if (o.emit == Emit::Lib && o.outputFile == "-")
+    return std::string("a shared library needs -o FILE.so");
   if (o.outputFile == "-")
     return std::nullopt;
   if (sys::fs::is_directory(o.outputFile))

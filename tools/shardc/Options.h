@@ -23,7 +23,18 @@
 
 namespace shardc::driver {
 
-enum class Emit { Import, Graph, Dist, Kern, Plan, QuantReport, Cuda, Cpp, Exe };
+enum class Emit {
+  Import,
+  Graph,
+  Dist,
+  Kern,
+  Plan,
+  QuantReport,
+  Cuda,
+  Cpp,
+  Exe,
+  Lib
+};
 
 struct Options {
   // Input.

@@ -235,6 +235,41 @@ static std::string envOr(const char *name, const char *fallback) {
   return v && *v ? v : fallback;
 }
 
+bool shardc::findRuntime(RuntimeLayout &layout, std::string &error) {
+  auto holdsRuntime = [](StringRef dir) {
+    return sys::fs::exists(dir + "/libshardc_rt.a");
+  };
+  // Installed: BIN/shardc beside BIN/../lib/shardc and BIN/../include.
+  static int anchor;
+  std::string exe = sys::fs::getMainExecutable(nullptr, &anchor);
+  SmallString<128> prefix(exe);
+  sys::path::remove_filename(prefix); // BIN
+  sys::path::remove_filename(prefix); // its parent
+  SmallString<128> installedLib(prefix), installedInclude(prefix);
+  sys::path::append(installedLib, "lib", "shardc");
+  sys::path::append(installedInclude, "include");
+  bool installed = !exe.empty() && holdsRuntime(installedLib);
+  layout.libDir =
+      envOr("SHARDC_RUNTIME_LIB_DIR",
+            installed ? installedLib.c_str() : SHARDC_RUNTIME_LIB_DIR);
+  SmallString<128> inc(
+      envOr("SHARDC_RUNTIME_INCLUDE_DIR",
+            installed ? installedInclude.c_str() : SHARDC_RUNTIME_INCLUDE_DIR));
+  sys::fs::make_absolute(inc); // the compilers run elsewhere
+  layout.includeDir = inc.str().str();
+  if (holdsRuntime(layout.libDir) &&
+      sys::fs::exists(layout.includeDir + "/shardc/cpu.h"))
+    return true;
+  error = "cannot find the shardc runtime (libshardc_rt.a and "
+          "shardc/cpu.h): not in " +
+          layout.libDir + " and " + layout.includeDir +
+          ", nor installed beside " +
+          (exe.empty() ? std::string("shardc") : exe) +
+          " (../lib/shardc, ../include); set SHARDC_RUNTIME_LIB_DIR and "
+          "SHARDC_RUNTIME_INCLUDE_DIR";
+  return false;
+}
+
 namespace {
 
 /// One command, its output going to `log`.
@@ -471,11 +506,11 @@ bool shardc::buildExecutable(const std::string &source,
                              const ToolchainOptions &options,
                              std::string &error) {
   std::string cxx = envOr("CXX", "c++");
-  std::string libDir = envOr("SHARDC_RUNTIME_LIB_DIR", SHARDC_RUNTIME_LIB_DIR);
-  SmallString<128> incPath(
-      envOr("SHARDC_RUNTIME_INCLUDE_DIR", SHARDC_RUNTIME_INCLUDE_DIR));
-  sys::fs::make_absolute(incPath); // the compilers run in `dir`
-  std::string incDir = incPath.str().str();
+  RuntimeLayout runtime;
+  if (!findRuntime(runtime, error))
+    return false;
+  const std::string &libDir = runtime.libDir;
+  const std::string &incDir = runtime.includeDir;
   SmallString<128> dir(object);
   sys::path::remove_filename(dir);
   if (dir.empty())
@@ -527,10 +562,13 @@ bool shardc::buildExecutable(const std::string &source,
     // same program (the directory is a fresh temporary one each time).
     job.cwd = dir.str().str();
     job.args.insert(job.args.end(),
-                    {cxx, "-std=c++17", "-O2", "-fopenmp", "-fno-math-errno", "-ffp-contract=off",
-                     "-march=" + options.cpu, "-w", "-I" + incDir, "-c",
-                     relativeTo(unit.first, job.cwd), "-o",
-                     relativeTo(unit.second, job.cwd)});
+                    {cxx, "-std=c++17", "-O2", "-fopenmp", "-fno-math-errno",
+                     "-ffp-contract=off", "-march=" + options.cpu, "-w",
+                     "-I" + incDir});
+    if (options.shared)
+      job.args.push_back("-fPIC");
+    job.args.insert(job.args.end(), {"-c", relativeTo(unit.first, job.cwd),
+                                     "-o", relativeTo(unit.second, job.cwd)});
     job.log = (stem + ".cc" + Twine(i) + ".log").str();
     compiles.push_back(std::move(job));
   }
@@ -550,16 +588,25 @@ bool shardc::buildExecutable(const std::string &source,
   link.args.push_back(cxx);
   for (auto &unit : units)
     link.args.push_back(unit.second);
-  link.args.insert(link.args.end(), {"-o", output, libDir + "/libshardc_main.a"});
-  if (options.mpi) {
+  link.args.insert(link.args.end(), {"-o", output});
+  // A shared library exports the whole C API (shardc/runtime.h), which
+  // nothing in it calls: the runtime's archives go in whole.
+  if (options.shared)
+    link.args.insert(link.args.end(), {"-shared", "-Wl,--whole-archive"});
+  else
+    link.args.push_back(libDir + "/libshardc_main.a");
+  if (options.mpi)
     link.args.push_back(libDir + "/libshardc_rt_mpi.a");
+  link.args.push_back(libDir + "/libshardc_rt.a");
+  if (options.shared)
+    link.args.push_back("-Wl,--no-whole-archive");
+  if (options.mpi) {
     SmallVector<StringRef> libs;
     StringRef(SHARDC_MPI_LIBRARIES).split(libs, ' ', -1, false);
     for (StringRef lib : libs)
       link.args.push_back(lib.str());
   }
-  link.args.insert(link.args.end(), {libDir + "/libshardc_rt.a", "-ldnnl",
-                                     "-fopenmp", "-lpthread", "-lm"});
+  link.args.insert(link.args.end(), {"-ldnnl", "-fopenmp", "-lpthread", "-lm"});
   link.log = (stem + ".link.log").str();
   std::vector<Job> links{std::move(link)};
   // An interrupted link leaves no half-written executable.

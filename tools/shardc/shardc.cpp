@@ -21,6 +21,7 @@
 #include "QuantReport.h"
 #include "QuantizePhase.h"
 #include "Session.h"
+#include "Toolchain.h"
 #include "Version.h"
 #include "dialects/Dist/IR/DistOps.h"
 #include "passes/Sharding/Passes.h"
@@ -56,7 +57,11 @@ static int runClusterCalibration(StringRef output, int64_t ranks) {
   if (!mpirun)
     return fatal("--calibrate-cluster measures the link between two MPI "
                  "ranks, but mpirun is not on the PATH");
-  std::string tool = SHARDC_RUNTIME_LIB_DIR "/shardc-calibrate-cluster";
+  shardc::RuntimeLayout runtime;
+  std::string error;
+  if (!shardc::findRuntime(runtime, error))
+    return fatal(error);
+  std::string tool = runtime.libDir + "/shardc-calibrate-cluster";
   if (!sys::fs::can_execute(tool))
     return fatal("--calibrate-cluster: " + tool + " is missing (build the "
                  "shardc-calibrate-cluster target)");

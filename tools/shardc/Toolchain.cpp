@@ -561,9 +561,14 @@ bool shardc::buildExecutable(const std::string &source,
     // line, and so ccache's key, is then the same on every compile of the
     // same program (the directory is a fresh temporary one each time).
     job.cwd = dir.str().str();
+    // -fno-trapping-math: no code enables floating-point traps, and without
+    // it GCC neither if-converts the NaN-keeping selects of a kernel body
+    // (an ordered compare may trap) nor inlines nearbyintf, so those loops
+    // stay scalar. No value changes: NaNs and signed zeros keep their
+    // meaning (unlike -ffast-math), and -ffp-contract=off keeps rounding.
     job.args.insert(job.args.end(),
                     {cxx, "-std=c++17", "-O2", "-fopenmp", "-fno-math-errno",
-                     "-ffp-contract=off", "-march=" + options.cpu, "-w",
+                     "-fno-trapping-math", "-ffp-contract=off", "-march=" + options.cpu, "-w",
                      "-I" + incDir});
     if (options.shared)
       job.args.push_back("-fPIC");

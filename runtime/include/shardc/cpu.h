@@ -22,6 +22,32 @@
 extern "C" {
 #endif
 
+/* Vector forms of the libm functions kernel bodies call (glibc's libmvec,
+ * x86-64, glibc 2.35 and later: every one below, each within 4 ulp), so
+ * that a `#pragma omp simd` loop calling them vectorizes instead of
+ * calling the scalar function per element. glibc's <math.h> declares them
+ * only under -ffast-math, which generated code does not use. */
+#if defined(_OPENMP) && defined(__x86_64__) && defined(__GLIBC__) && \
+    !defined(__clang__) && !defined(__CUDACC__) && \
+    (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 35))
+#define SC_LIBMVEC(name)                                                     \
+  _Pragma("omp declare simd notinbranch") float name##f(float) __THROW;     \
+  _Pragma("omp declare simd notinbranch") double name(double) __THROW;
+#define SC_LIBMVEC2(name)                                                    \
+  _Pragma("omp declare simd notinbranch") float name##f(float, float)       \
+      __THROW;                                                               \
+  _Pragma("omp declare simd notinbranch") double name(double, double) __THROW;
+SC_LIBMVEC(exp)
+SC_LIBMVEC(log)
+SC_LIBMVEC(tanh)
+SC_LIBMVEC(erf)
+SC_LIBMVEC(sin)
+SC_LIBMVEC(cos)
+SC_LIBMVEC2(pow)
+#undef SC_LIBMVEC
+#undef SC_LIBMVEC2
+#endif
+
 #define SC_ABI_VERSION 3
 #define SC_MAX_RANK 8
 

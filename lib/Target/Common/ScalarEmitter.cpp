@@ -164,6 +164,9 @@ private:
       s += (i ? ", " : "") + v(operand);
     return s + ")";
   }
+  std::string nanToZero(Value x) {
+    return "(" + v(x) + " == " + v(x) + " ? " + v(x) + " : 0)";
+  }
   std::string binary(Operation *op, StringRef sym) {
     return "(" + v(op->getOperand(0)) + " " + sym.str() + " " +
            v(op->getOperand(1)) + ")";
@@ -319,9 +322,15 @@ FailureOr<std::string> Printer::expr(Operation *op) {
                               : "(" + utype(in) + ")" + v(in);
         return roundTo(o.getType(), "(" + ctype(o) + ")" + src);
       })
-      .Case([&](arith::FPToSIOp o) { return "(" + ctype(o) + ")" + v(o.getIn()); })
+      // NaN converts to 0 (what x86's scalar conversion leaves in the low
+      // bits, and what ONNX Runtime gives). C++ leaves it undefined, and
+      // GCC, without trapping math, folds a float -> int -> float round
+      // trip into trunc(), which would let the NaN through.
+      .Case([&](arith::FPToSIOp o) {
+        return "(" + ctype(o) + ")" + nanToZero(o.getIn());
+      })
       .Case([&](arith::FPToUIOp o) {
-        return "(" + ctype(o) + ")(" + utype(o) + ")" + v(o.getIn());
+        return "(" + ctype(o) + ")(" + utype(o) + ")" + nanToZero(o.getIn());
       })
       .Case([&](arith::ExtSIOp o) { return "(" + ctype(o) + ")" + v(o.getIn()); })
       .Case([&](arith::ExtUIOp o) {

@@ -84,6 +84,9 @@ void shardc::buildGraphPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createGraphPrune(
         {options.pruneStats, options.pruneFfn, options.pruneHeads,
          options.pruneChannelMultiple, /*headMultiple=*/1}));
+  if (options.pruneExperts >= 0)
+    pm.addNestedPass<func::FuncOp>(createGraphPruneExperts(
+        {llvm::to_vector(options.pruneExpertLoads), options.pruneExperts}));
   // On the fused linears: their epilogues follow the int32 product. An
   // imported Q/DQ model's layers first (CPU programs: the int8 GEMMs are
   // oneDNN's).

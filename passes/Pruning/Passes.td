@@ -92,4 +92,35 @@ def GraphPrune : Pass<"graph-prune", "mlir::func::FuncOp"> {
   let dependentDialects = ["shardc::graph::GraphDialect"];
 }
 
+def GraphPruneExperts : Pass<"graph-prune-experts", "mlir::func::FuncOp"> {
+  let summary = "Remove the experts calibration routes (almost) no tokens "
+                "to";
+  let description = [{
+    `--prune=experts[:SHARE] --calibration=DIR`: per graph.moe layer of
+    Prune.h's form, in program order, `expert-loads` holds the tokens the
+    calibration samples routed to each of its experts (the same counts as
+    expert placement's, layer after layer). The experts whose share of the
+    layer's routed choices is at most `share` (0: never routed) go: their
+    slices of the expert weights and biases, and their columns of the
+    router's projection, so that the top-k picks among the kept experts,
+    renumbered in their order. At least top-k experts stay (the most
+    loaded). Not lossless: an input that would have routed to a removed
+    expert routes elsewhere; and where the router normalizes over every
+    expert (softmax before the top-k, without renormalizing the k
+    weights), the kept experts' weights grow by the removed ones' share of
+    the softmax. A layer whose router has another form is left whole, with
+    a remark.
+  }];
+  let options = [
+    ListOption<"expertLoads", "expert-loads", "int64_t",
+               "Tokens routed to each expert of each layer, in order">,
+    Option<"share", "share", "double", /*default=*/"0.0",
+           "Experts with at most this share of a layer's choices go">
+  ];
+  let statistics = [
+    Statistic<"numExperts", "experts", "Experts removed">
+  ];
+  let dependentDialects = ["shardc::graph::GraphDialect"];
+}
+
 #endif // SHARDC_PASSES_PRUNING

@@ -247,8 +247,8 @@ void prune::Projection::setBias(Value bias) {
 }
 
 void prune::recordPruned(func::FuncOp func, int64_t channels, int64_t heads,
-                         int64_t convChannels) {
-  if (!channels && !heads && !convChannels)
+                         int64_t convChannels, int64_t experts) {
+  if (!channels && !heads && !convChannels && !experts)
     return;
   auto before = func->getAttrOfType<DictionaryAttr>(kPrunedAttr);
   Builder b(func.getContext());
@@ -256,10 +256,10 @@ void prune::recordPruned(func::FuncOp func, int64_t channels, int64_t heads,
     auto a = before ? before.getAs<IntegerAttr>(name) : IntegerAttr();
     return b.getNamedAttr(name, b.getI64IntegerAttr((a ? a.getInt() : 0) + n));
   };
-  func->setAttr(kPrunedAttr,
-                b.getDictionaryAttr({add("conv_channels", convChannels),
-                                     add("heads", heads),
-                                     add("mlp_channels", channels)}));
+  func->setAttr(kPrunedAttr, b.getDictionaryAttr(
+                                 {add("conv_channels", convChannels),
+                                  add("experts", experts), add("heads", heads),
+                                  add("mlp_channels", channels)}));
 }
 
 double prune::activate(StringRef activation, double x) {
@@ -584,5 +584,87 @@ LogicalResult prune::keepHeads(HeadBlock &h, ArrayRef<int64_t> keep,
     h.out.setBias(shiftedBias(b, h.out.getLoc(), bo, biasShift));
   eraseDead(dead);
   h.heads = heads;
+  return success();
+}
+
+std::vector<MoeLayer> prune::findMoeLayers(func::FuncOp func) {
+  std::vector<MoeLayer> layers;
+  func.walk([&](graph::MoeOp moe) {
+    MoeLayer layer;
+    layer.moe = moe;
+    layer.experts = moe.getNumExperts();
+    layers.push_back(layer);
+    auto isExperts = [&](Value v, int64_t rank) {
+      return !v ||
+             (isPrunableConstant(v, rank) &&
+              cast<ShapedType>(v.getType()).getDimSize(0) == layer.experts);
+    };
+    if (!isExperts(moe.getGateUp(), 3) || !isExperts(moe.getDown(), 3) ||
+        !isExperts(moe.getGateUpBias(), 2) || !isExperts(moe.getDownBias(), 2))
+      return;
+    auto topk = moe.getIds().getDefiningOp<graph::TopKOp>();
+    if (!topk || moe.getIds() != topk.getIndices())
+      return;
+    auto scores = cast<RankedTensorType>(topk.getInput().getType());
+    if (scores.getRank() != 2 || topk.getAxis() != 1 ||
+        scores.getDimSize(1) != layer.experts ||
+        soleUser(topk.getInput()) != topk.getOperation())
+      return;
+    // Back from the scores to the router's projection.
+    SmallVector<Operation *> between;
+    Value v = topk.getInput();
+    Operation *def = v.getDefiningOp();
+    while (def && (isa<graph::SigmoidOp>(def) ||
+                   (isa<graph::SoftmaxOp>(def) &&
+                    cast<graph::SoftmaxOp>(def).getAxis() == 1))) {
+      between.push_back(def);
+      v = def->getOperand(0);
+      if (soleUser(v) != def)
+        return;
+      def = v.getDefiningOp();
+    }
+    Projection router(def);
+    if (!isPrunable(router, /*plain=*/true) ||
+        columnsOf(router) != layer.experts)
+      return;
+    layer.topk = topk;
+    layer.router = router;
+    layer.between.assign(between.rbegin(), between.rend());
+    layers.back() = layer;
+  });
+  return layers;
+}
+
+LogicalResult prune::keepExperts(MoeLayer &layer, ArrayRef<int64_t> keep) {
+  auto n = static_cast<int64_t>(keep.size());
+  if (!layer.router || n < layer.moe.getTopK() || n > layer.experts)
+    return failure();
+  Projection &router = layer.router;
+  Value w = router.weight(), bias = router.bias();
+  SmallVector<Value> dead = {w, bias};
+  OpBuilder b(router.getOperation());
+  router.setWeight(gatherAlong(b, router.getLoc(), w, 1, keep));
+  if (bias)
+    router.setBias(gatherAlong(
+        b, router.getLoc(), bias,
+        cast<RankedTensorType>(bias.getType()).getRank() - 1, keep));
+  router.result().setType(withDim(router.getType(), -1, n));
+  for (Operation *op : layer.between)
+    op->getResult(0).setType(withDim(op->getResult(0).getType(), -1, n));
+  graph::MoeOp moe = layer.moe;
+  b.setInsertionPoint(moe);
+  for (OpOperand *operand : {&moe.getGateUpMutable(), &moe.getDownMutable()}) {
+    dead.push_back(operand->get());
+    operand->set(gatherAlong(b, moe.getLoc(), operand->get(), 0, keep));
+  }
+  if (Value gub = moe.getGateUpBias()) {
+    Value db = moe.getDownBias();
+    dead.append({gub, db});
+    moe.getGateUpBiasMutable().assign(
+        gatherAlong(b, moe.getLoc(), gub, 0, keep));
+    moe.getDownBiasMutable().assign(gatherAlong(b, moe.getLoc(), db, 0, keep));
+  }
+  eraseDead(dead);
+  layer.experts = n;
   return success();
 }

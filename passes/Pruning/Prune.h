@@ -120,6 +120,29 @@ struct HeadBlock {
 };
 std::vector<HeadBlock> findHeadBlocks(mlir::func::FuncOp func);
 
+/// A mixture-of-experts layer whose experts can be removed: a graph.moe
+/// whose expert weights (and biases) are constant f32 with data of their
+/// own, its `ids` the indices of a graph.topk along the last axis of
+/// router scores [T, E] computed from `router` (a projection by a
+/// constant [H, E] weight, no activation or residual) through `between`
+/// (softmax along the last axis, sigmoid), each value read only by the
+/// next. Removing experts narrows the router's columns, so the top-k
+/// picks among the kept experts only, numbered in their order.
+struct MoeLayer {
+  graph::MoeOp moe;
+  graph::TopKOp topk;
+  Projection router;
+  llvm::SmallVector<mlir::Operation *> between; ///< router -> topk, in order
+  int64_t experts = 0;                          ///< E
+};
+/// The graph.moe ops of `func` in program order, each with its layer when
+/// it has the form above (else a layer with `router` null).
+std::vector<MoeLayer> findMoeLayers(mlir::func::FuncOp func);
+
+/// Keeps the experts `keep` (ascending; at least top-k of them) of a
+/// matched layer.
+mlir::LogicalResult keepExperts(MoeLayer &layer, llvm::ArrayRef<int64_t> keep);
+
 /// The f32 elements of a constant, read in place from its stored bytes
 /// (no conversion: the lossless check reads every projection of every
 /// compile); a splat stores one element for all.
@@ -157,11 +180,11 @@ mlir::LogicalResult keepHeads(HeadBlock &block, llvm::ArrayRef<int64_t> keep,
                               llvm::ArrayRef<double> rowScale = {});
 
 /// What the pruning passes removed from a function, added up on it as
-/// `graph.pruned = {conv_channels = C, heads = H, mlp_channels = N}` (the
-/// plan report's line).
+/// `graph.pruned = {conv_channels = C, experts = X, heads = H,
+/// mlp_channels = N}` (the plan report's line).
 inline constexpr llvm::StringLiteral kPrunedAttr = "graph.pruned";
 void recordPruned(mlir::func::FuncOp func, int64_t channels, int64_t heads,
-                  int64_t convChannels = 0);
+                  int64_t convChannels = 0, int64_t experts = 0);
 
 /// act(x) for a graph.linear activation ("none", "relu", "gelu",
 /// "gelu_tanh").

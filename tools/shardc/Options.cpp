@@ -134,13 +134,18 @@ static cl::opt<std::string> prune(
              "a constant are removed, exactly), none, ffn:R,heads:R with "
              "--calibration (remove the fraction R of MLP channels and of "
              "heads that matter least on the samples; after the lossless "
-             "step), or auto:COSINE (the largest equal fraction of both "
-             "whose outputs on the samples keep that mean cosine)"),
+             "step), experts[:SHARE] (the experts the samples route at most "
+             "that share of a layer's tokens to, default none), or "
+             "auto:COSINE (the largest equal fraction of MLP channels and "
+             "heads whose outputs on the samples keep that mean cosine)"),
     cl::init("lossless"), cl::cat(precisionCat));
 // The calibration compiles of a pruned model (quantization's statistics,
 // the accuracy guard's trials): the pruning statistics already measured.
 static cl::opt<std::string> pruneStats("prune-stats", cl::Hidden,
                                        cl::cat(precisionCat));
+static cl::list<int64_t> pruneExpertLoads("prune-expert-loads", cl::Hidden,
+                                          cl::CommaSeparated,
+                                          cl::cat(precisionCat));
 static cl::opt<std::string> smoothQuant(
     "smoothquant",
     cl::desc("--quantize=int8's SmoothQuant strength: auto (default: chosen "
@@ -430,6 +435,7 @@ static void readFlags(Options &o) {
   o.smoothQuant = smoothQuant;
   o.prune = prune;
   o.pruneStats = pruneStats;
+  o.pruneExpertLoads.assign(pruneExpertLoads.begin(), pruneExpertLoads.end());
   o.fusion = !noFusion;
   o.canonicalize = !noCanonicalize;
   o.tp = tensorParallel;
@@ -475,6 +481,16 @@ static std::optional<std::string> readBindings(Options &o) {
   return std::nullopt;
 }
 
+std::string Options::pruneWithoutExperts() const {
+  SmallVector<StringRef> parts;
+  StringRef(prune).split(parts, ',');
+  std::string kept;
+  for (StringRef part : parts)
+    if (!part.starts_with("experts"))
+      kept += (kept.empty() ? "" : ",") + part.str();
+  return kept.empty() ? "lossless" : kept;
+}
+
 /// --prune: lossless, none, or a list of KIND:FRACTION.
 static std::optional<std::string> parsePrune(Options &o) {
   o.pruneLossless = o.prune != "none";
@@ -491,6 +507,15 @@ static std::optional<std::string> parsePrune(Options &o) {
   }
   for (StringRef part : parts) {
     auto [kind, value] = part.split(':');
+    if (kind == "experts") {
+      double share = 0;
+      if ((!value.empty() && value.getAsDouble(share)) || !(share >= 0) ||
+          share >= 1)
+        return "--prune=" + o.prune + ": '" + part.str() +
+               "': expected experts or experts:SHARE with a share in [0, 1)";
+      o.pruneExperts = share;
+      continue;
+    }
     double r = 0;
     if (value.getAsDouble(r) || !(r >= 0) || r >= 1)
       return "--prune=" + o.prune + ": '" + part.str() +
@@ -501,9 +526,10 @@ static std::optional<std::string> parsePrune(Options &o) {
       o.pruneHeads = r;
     else
       return "--prune=" + o.prune + ": unknown kind '" + kind.str() +
-             "' (expected ffn or heads; or lossless, none)";
+             "' (expected ffn, heads or experts; or lossless, none)";
   }
-  if (o.calibration.empty() && o.pruneStats.empty())
+  if (o.calibration.empty() && o.pruneStats.empty() &&
+      (o.pruneExperts < 0 || o.pruneExpertLoads.empty()))
     return "--prune=" + o.prune + " chooses what to remove by its effect "
            "on sample inputs: give --calibration DIR";
   if (o.precision != "fp32")
@@ -583,7 +609,8 @@ static std::optional<std::string> checkMesh(Options &o) {
   if (o.expertRedundant < 0 || o.expertRedundant > 4096)
     return "--ep-redundant=" + std::to_string(o.expertRedundant) +
            ": expected a number from 0 to 4096";
-  if (((!o.calibration.empty() && o.quantize != "int8" && !o.prunes()) ||
+  if (((!o.calibration.empty() && o.quantize != "int8" && !o.prunes() &&
+        o.pruneExperts < 0) ||
        o.expertRedundant > 0) &&
       o.ep == 1)
     return std::string(o.calibration.empty() ? "--ep-redundant"

@@ -63,6 +63,13 @@ struct Options {
   double pruneFfn = 0, pruneHeads = 0;
   double pruneAuto = 0; // --prune=auto:COSINE (0: not asked)
   std::string pruneStats; // --prune-stats (calibration compiles)
+  /// --prune=experts[:SHARE]: the share at or below which an expert goes
+  /// (negative: not asked); its routing counts, measured once (or given
+  /// to calibration compiles by --prune-expert-loads).
+  double pruneExperts = -1;
+  std::vector<int64_t> pruneExpertLoads;
+  /// --prune without its experts part (what a routing probe compiles).
+  std::string pruneWithoutExperts() const;
   bool prunes() const {
     return pruneFfn > 0 || pruneHeads > 0 || pruneAuto > 0;
   }

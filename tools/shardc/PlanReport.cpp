@@ -187,8 +187,8 @@ void shardc::printPlanReport(raw_ostream &os, StringRef model,
     if (pruned)
       os << "pruned (@" << f.getSymName() << "): " << count("mlp_channels")
          << " MLP channels, " << count("conv_channels")
-         << " convolution channels, " << count("heads")
-         << " attention heads\n\n";
+         << " convolution channels, " << count("heads") << " attention heads, "
+         << count("experts") << " experts\n\n";
   });
 
   // Weights and their shardings.

@@ -105,11 +105,23 @@ CalibrationRequest driver::calibrationRequest(const Options &o,
   // A pruned model's calibration compiles prune it as this compile does
   // (from the statistics measured once); the pruning's own measurement
   // is of the model with only the lossless step.
+  // Experts are pruned from routing counts measured once too; the routing
+  // probe itself (no counts yet) compiles without that part.
+  bool experts = o.pruneExperts >= 0 && !o.pruneExpertLoads.empty();
+  std::string spec = experts ? o.prune : o.pruneWithoutExperts();
   if (o.prunes() && !o.pruneStats.empty()) {
-    request.flags.push_back("--prune=" + o.prune);
+    request.flags.push_back("--prune=" + spec);
     request.flags.push_back("--prune-stats=" + o.pruneStats);
   } else if (!o.pruneLossless) {
     request.flags.push_back("--prune=none");
+  } else if (experts) {
+    request.flags.push_back("--prune=" + spec);
+  }
+  if (experts) {
+    std::string loads;
+    for (int64_t n : o.pruneExpertLoads)
+      loads += (loads.empty() ? "" : ",") + std::to_string(n);
+    request.flags.push_back("--prune-expert-loads=" + loads);
   }
   request.dir = o.calibration;
   request.verbose = o.verbose;

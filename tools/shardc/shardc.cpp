@@ -115,6 +115,8 @@ static void addGraphPipeline(mlir::PassManager &pm, const Options &o,
   g.pruneFfn = o.pruneFfn;
   g.pruneHeads = o.pruneHeads;
   g.pruneStats = o.pruneStats;
+  g.pruneExperts = o.pruneExperts;
+  g.pruneExpertLoads = o.pruneExpertLoads;
   g.fusion = fusion;
   g.target = o.target;
   shardc::buildGraphPipeline(pm, g);
@@ -187,6 +189,21 @@ int main(int argc, char **argv) {
     PruneRun pruned;
     if (!preparePruning(s, o, argv[0], pruned))
       return 1;
+    // --prune=experts: the tokens the samples route to each expert.
+    if (o.pruneExperts >= 0 && o.pruneExpertLoads.empty()) {
+      std::string error;
+      for (const auto &layer :
+           shardc::calibrateRouting(calibrationRequest(o, argv[0]), error))
+        o.pruneExpertLoads.insert(o.pruneExpertLoads.end(), layer.begin(),
+                                  layer.end());
+      if (o.pruneExpertLoads.empty())
+        return fatal(!error.empty()
+                         ? error
+                         : "--prune=experts: " + o.inputFile +
+                               " has no mixture-of-experts layer (graph.moe) "
+                               "that the samples route tokens through");
+      s.stage("calibrated expert routing");
+    }
     QuantizeRun quant;
     auto graphPipeline = [&](mlir::PassManager &pm, const std::string &stats,
                              llvm::ArrayRef<int64_t> keep) {

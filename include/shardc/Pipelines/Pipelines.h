@@ -94,6 +94,15 @@ struct GraphPipelineOptions
       *this, "prune-stats",
       llvm::cl::desc("The calibration statistics graph-prune reads"),
       llvm::cl::init("")};
+  Option<double> pruneExperts{
+      *this, "prune-experts",
+      llvm::cl::desc("graph-prune-experts: remove the experts with at most "
+                     "this share of a layer's routed tokens (negative: off)"),
+      llvm::cl::init(-1.0)};
+  ListOption<int64_t> pruneExpertLoads{
+      *this, "prune-expert-loads",
+      llvm::cl::desc("Tokens the calibration routed to each expert, layer "
+                     "after layer (graph-prune-experts)")};
   ListOption<int64_t> quantizeKeep{
       *this, "quantize-keep",
       llvm::cl::desc("quantize=int8: activations whose layers stay in "

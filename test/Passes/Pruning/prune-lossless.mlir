@@ -6,7 +6,7 @@
 // Channel 1: zero column, relu(1.0) = 1 times row [3, 4] joins the bias;
 // channel 2: zero row; channel 3: zero column, relu(-1) = 0. Channel 0
 // stays.
-// CHECK-LABEL: func.func @mlp(%arg0: tensor<3x2xf32>) -> tensor<3x2xf32> attributes {graph.pruned = {conv_channels = 0 : i64, heads = 0 : i64, mlp_channels = 3 : i64}}
+// CHECK-LABEL: func.func @mlp(%arg0: tensor<3x2xf32>) -> tensor<3x2xf32> attributes {graph.pruned = {conv_channels = 0 : i64, experts = 0 : i64, heads = 0 : i64, mlp_channels = 3 : i64}}
 // CHECK:       %[[W1:.*]] = graph.constant dense<{{\[\[}}1.000000e+00], [3.000000e+00]]> : tensor<2x1xf32>
 // CHECK:       %[[B1:.*]] = graph.constant dense<5.000000e-01> : tensor<1xf32>
 // CHECK:       %[[H:.*]] = graph.linear %arg0, %[[W1]] bias %[[B1]] : tensor<1xf32> {activation = "relu"} : tensor<3x2xf32>, tensor<2x1xf32> -> tensor<3x1xf32>

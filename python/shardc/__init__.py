@@ -147,8 +147,18 @@ class Model:
                               (device, ", ".join(_capi.DEVICES)))
         self._model = None
         self.path = library
-        self._lib = ctypes.CDLL(os.path.abspath(library), mode=ctypes.RTLD_LOCAL)
-        program = _capi.bind(self._lib)
+        try:
+            self._lib = ctypes.CDLL(os.path.abspath(library),
+                                    mode=ctypes.RTLD_LOCAL)
+        except OSError as e:
+            raise ShardcError("%s: cannot load the library: %s" %
+                              (library, e)) from None
+        try:
+            program = _capi.bind(self._lib)
+        except (AttributeError, ValueError):
+            raise ShardcError("%s: not a library shardc wrote (no "
+                              "shardc_model_program or C API; compile with "
+                              "shardc --emit=lib)" % library) from None
         world = self._lib.shardc_world_size(program)
         if world < 0:
             raise ShardcError(self._error())

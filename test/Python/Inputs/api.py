@@ -58,6 +58,14 @@ error("missing input", lambda: one.run({}))
 error("wrong shape", lambda: one.run({"ids": ids[:, :8]}))
 error("wrong dtype", lambda: one.run({"ids": ids.astype(np.float32)}))
 error("no such library", lambda: shardc.load(os.path.join(work, "nothing")))
+with open(os.path.join(work, "junk.so"), "wb") as f:
+    f.write(b"\x7fELF" + b"\0" * 60)  # a truncated ELF header
+open(os.path.join(work, "junk.weights"), "wb").close()
+error("not a library", lambda: shardc.load(os.path.join(work, "junk.so")))
+import shutil  # noqa: E402
+shutil.copy(np.core._multiarray_umath.__file__, os.path.join(work, "other.so"))
+error("not shardc's", lambda: shardc.load(os.path.join(work, "other.so"),
+                                          os.path.join(work, "junk.weights")))
 error("compile error", lambda: shardc.compile(
     os.path.join(work, "missing.onnx"), os.path.join(work, "x")))
 error("bad flag value", lambda: shardc.compile(onnx_path, os.path.join(

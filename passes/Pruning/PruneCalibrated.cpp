@@ -183,10 +183,13 @@ struct Site {
   F32Data w;
   int64_t n, m, group;
 };
-void pruneSites(std::vector<Site> &sites, double fraction, int64_t multiple,
-                function_ref<void(size_t, ArrayRef<int64_t>, ArrayRef<double>,
-                                  ArrayRef<double>)>
-                    apply) {
+/// Returns each layer's estimated output error, relative to its output's
+/// energy, after its removals (0 where nothing went).
+std::vector<double>
+pruneSites(std::vector<Site> &sites, double fraction, int64_t multiple,
+           function_ref<void(size_t, ArrayRef<int64_t>, ArrayRef<double>,
+                             ArrayRef<double>)>
+               apply) {
   std::vector<Obs> curves;
   std::vector<int64_t> sizes, perStep;
   for (Site &site : sites) {
@@ -203,9 +206,11 @@ void pruneSites(std::vector<Site> &sites, double fraction, int64_t multiple,
     perStep.push_back(step);
   }
   std::vector<int64_t> steps = shares(curves, sizes, perStep, fraction);
+  std::vector<double> errors(sites.size(), 0.0);
   for (size_t l = 0; l < sites.size(); ++l) {
     if (!steps[l])
       continue;
+    errors[l] = curves[l].cost[steps[l] - 1];
     const Site &site = sites[l];
     // The first steps[l] steps of the layer's curve.
     const Obs &curve = curves[l];
@@ -227,6 +232,20 @@ void pruneSites(std::vector<Site> &sites, double fraction, int64_t multiple,
     apply(l, keptGroups, scale,
           meanShift(*site.x, site.w, site.n, site.m, keptRows, scale));
   }
+  return errors;
+}
+
+/// What graph-prune did to one layer, on its second projection (for
+/// --emit=prune-report): `graph.prune = {kind, kept, total, error}`.
+void recordLayer(Operation *second, StringRef kind, int64_t kept, int64_t total,
+                 double error) {
+  Builder b(second->getContext());
+  second->setAttr("graph.prune",
+                  b.getDictionaryAttr(
+                      {b.getNamedAttr("error", b.getF64FloatAttr(error)),
+                       b.getNamedAttr("kind", b.getStringAttr(kind)),
+                       b.getNamedAttr("kept", b.getI64IntegerAttr(kept)),
+                       b.getNamedAttr("total", b.getI64IntegerAttr(total))}));
 }
 
 void GraphPrunePass::runOnOperation() {
@@ -289,12 +308,19 @@ void GraphPrunePass::runOnOperation() {
              "second only)";
       return signalPassFailure();
     }
-    pruneSites(sites, ffn, channelMultiple,
-               [&](size_t l, ArrayRef<int64_t> keep, ArrayRef<double> scale,
-                   ArrayRef<double> shift) {
-                 channels += mlps[l].channels - keep.size();
-                 (void)keepChannels(mlps[l], keep, shift, scale);
-               });
+    std::vector<int64_t> before;
+    for (Mlp &mlp : mlps)
+      before.push_back(mlp.channels);
+    std::vector<double> errors =
+        pruneSites(sites, ffn, channelMultiple,
+                   [&](size_t l, ArrayRef<int64_t> keep, ArrayRef<double> scale,
+                       ArrayRef<double> shift) {
+                     channels += mlps[l].channels - keep.size();
+                     (void)keepChannels(mlps[l], keep, shift, scale);
+                   });
+    for (size_t l = 0; l < mlps.size(); ++l)
+      recordLayer(mlps[l].down.getOperation(), "mlp", mlps[l].channels,
+                  before[l], errors[l]);
   }
 
   if (heads > 0) {
@@ -312,12 +338,19 @@ void GraphPrunePass::runOnOperation() {
              "not pruned yet)";
       return signalPassFailure();
     }
-    pruneSites(sites, heads, headMultiple,
-               [&](size_t l, ArrayRef<int64_t> keep, ArrayRef<double> scale,
-                   ArrayRef<double> shift) {
-                 removedHeads += blocks[l].heads - keep.size();
-                 (void)keepHeads(blocks[l], keep, shift, scale);
-               });
+    std::vector<int64_t> before;
+    for (HeadBlock &h : blocks)
+      before.push_back(h.heads);
+    std::vector<double> errors =
+        pruneSites(sites, heads, headMultiple,
+                   [&](size_t l, ArrayRef<int64_t> keep, ArrayRef<double> scale,
+                       ArrayRef<double> shift) {
+                     removedHeads += blocks[l].heads - keep.size();
+                     (void)keepHeads(blocks[l], keep, shift, scale);
+                   });
+    for (size_t l = 0; l < blocks.size(); ++l)
+      recordLayer(blocks[l].out.getOperation(), "heads", blocks[l].heads,
+                  before[l], errors[l]);
   }
   numChannels += channels;
   numHeads += removedHeads;

@@ -64,6 +64,10 @@ static cl::opt<Emit> emit(
                    "SmoothQuant alpha, clipping range and SQNR on the "
                    "calibration rows, and an SVG chart of the SQNRs beside "
                    "-o"),
+        clEnumValN(Emit::PruneReport, "prune-report",
+                   "pruning's decisions: each pruned layer's channels or "
+                   "heads kept, its output error, --prune=auto's trials, and "
+                   "SVG charts beside -o"),
         clEnumValN(Emit::Kern, "kern",
                    "the bufferized kern program with its memory plan (after "
                    "the kern pipeline)"),
@@ -247,14 +251,12 @@ static cl::opt<std::string> planFile(
              "ep, tp, sp, microbatches}), as --devices --emit=plan -o OUT "
              "writes it beside OUT (OUT's stem + .plan.json), edited or not"),
     cl::value_desc("FILE"), cl::cat(plannerCat));
-enum class Optimize { Latency, Throughput };
-static cl::opt<Optimize> optimize(
-    "optimize", cl::desc("What --devices optimizes"),
-    cl::values(clEnumValN(Optimize::Latency, "latency",
-                          "the time of one run (default)"),
-               clEnumValN(Optimize::Throughput, "throughput",
-                          "rows per second with the pipeline full")),
-    cl::init(Optimize::Latency), cl::cat(plannerCat));
+static cl::opt<std::string>
+    optimize("optimize",
+             cl::desc("What --devices optimizes: latency (default: the time "
+                      "of one run) or throughput (rows per second with the "
+                      "pipeline full)"),
+             cl::init("latency"), cl::cat(plannerCat));
 static cl::opt<std::string> calibration(
     "calibration",
     cl::desc("Sample inputs (NAME.npy / NAME.pb, or one subdirectory per "
@@ -448,9 +450,8 @@ static void readFlags(Options &o) {
   o.expertRedundant = expertRedundant;
   o.devices = devices.getNumOccurrences() ? devices.getValue() : 0;
   o.planFile = planFile;
-  o.objective = optimize == Optimize::Latency
-                    ? planner::Objective::Latency
-                    : planner::Objective::Throughput;
+  o.objective = optimize == "throughput" ? planner::Objective::Throughput
+                                         : planner::Objective::Latency;
   o.calibrateCluster = calibrateCluster;
   o.calibrationRanks = devices.getNumOccurrences() ? devices.getValue() : 2;
 }
@@ -548,6 +549,8 @@ static std::optional<std::string> parsePrune(Options &o) {
 
 /// The degrees, --plan=FILE and --devices, and what they exclude.
 static std::optional<std::string> checkMesh(Options &o) {
+  if (optimize != "latency" && optimize != "throughput")
+    return "--optimize=" + optimize + ": expected latency or throughput";
   if (o.tp < 1 || o.tp > 4096)
     return "--tp=" + std::to_string(o.tp) + ": expected a degree from 1 to 4096";
   for (auto [flag, value] : {std::pair<const char *, int64_t>{"--pp", o.pp},

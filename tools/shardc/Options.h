@@ -30,6 +30,7 @@ enum class Emit {
   Kern,
   Plan,
   QuantReport,
+  PruneReport,
   Cuda,
   Cpp,
   Exe,

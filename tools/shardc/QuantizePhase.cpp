@@ -65,6 +65,10 @@ static bool searchPruning(Session &s, Options &o, const char *argv0,
   std::string what =
       "shardc: --prune=auto:" + std::string(o.pruneAutoTop1 ? "top1=" : "") +
       formatv("{0}", target).str();
+  for (auto [k, c] : tried)
+    run.trials.push_back({0.05 * k, c});
+  run.metric = measure;
+  run.target = target;
   if (lo == 0) {
     errs() << what << ": even " << spec(1) << " misses it (" << measure << " "
            << format("%.5f", tried[1]) << "); only the lossless step runs\n";

@@ -43,7 +43,13 @@ struct QuantizeRun : CalibrationWork {
 };
 
 /// The pruning statistics' folder.
-using PruneRun = CalibrationWork;
+/// --prune's calibration, and --prune=auto's trials: each fraction tried
+/// and the metric its outputs reached (for --emit=prune-report).
+struct PruneRun : CalibrationWork {
+  std::vector<std::pair<double, double>> trials;
+  std::string metric; ///< "mean cosine" or "top-1 agreement"
+  double target = 0;
+};
 
 /// --prune=ffn:R,heads:R: measures the statistics graph-prune reads and
 /// sets `o.pruneStats` (nothing to do without fractions, or when given

@@ -18,6 +18,7 @@
 #include "FusionReport.h"
 #include "Options.h"
 #include "PlanPhase.h"
+#include "PruneReport.h"
 #include "QuantReport.h"
 #include "QuantizePhase.h"
 #include "Session.h"
@@ -218,6 +219,8 @@ int main(int argc, char **argv) {
             "graph pipeline"))
       return 1;
     s.stage("graph optimized");
+    if (o.emit == Emit::PruneReport)
+      return writePruneReport(o, *s.module, pruned);
     if (o.emit == Emit::QuantReport)
       return writeQuantReport(o, *s.module);
     if (o.fusionReport)

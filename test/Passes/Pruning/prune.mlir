@@ -15,7 +15,7 @@
 // CHECK:       %[[H:.*]] = graph.linear %arg0, %[[W1]] bias %[[B1]] : tensor<3xf32> {activation = "gelu"} : tensor<8x2xf32>, tensor<2x3xf32> -> tensor<8x3xf32>
 // CHECK:       %[[W2:.*]] = graph.constant dense<{{\[\[}}1.000000e+00, 2.000000e+00], [3.000000e+00, 4.000000e+00], [5.000000e+00, 6.000000e+00]]> : tensor<3x2xf32>
 // CHECK:       %[[B2:.*]] = graph.constant dense<[1.300000e+01, 1.700000e+01]> : tensor<2xf32>
-// CHECK:       graph.linear %[[H]], %[[W2]] bias %[[B2]] : tensor<2xf32> : tensor<8x3xf32>, tensor<3x2xf32> -> tensor<8x2xf32>
+// CHECK:       graph.linear %[[H]], %[[W2]] bias %[[B2]] : tensor<2xf32> {graph.prune = {error = {{[0-9.e-]+}} : f64, kept = 3 : i64, kind = "mlp", total = 4 : i64}} : tensor<8x3xf32>, tensor<3x2xf32> -> tensor<8x2xf32>
 
 // NOSTATS: error: graph-prune: structured pruning needs calibration statistics (--calibration=DIR)
 // NOHEADS: error: graph-prune: heads=5.000000e-01: the model has no attention whose heads prune removes
@@ -39,7 +39,7 @@ func.func @mlp(%x: tensor<8x2xf32>) -> tensor<8x2xf32> {
 // CHECK:       %[[U:.*]] = graph.linear %arg0, %{{.*}} : tensor<8x2xf32>, tensor<2x3xf32> -> tensor<8x3xf32>
 // CHECK:       %[[S:.*]] = graph.swiglu %[[G]], %[[U]] : tensor<8x3xf32>
 // CHECK:       %[[B2:.*]] = graph.constant dense<[3.000000e+00, -3.000000e+00]> : tensor<2xf32>
-// CHECK:       graph.linear %[[S]], %{{.*}} bias %[[B2]] : tensor<2xf32> : tensor<8x3xf32>, tensor<3x2xf32> -> tensor<8x2xf32>
+// CHECK:       graph.linear %[[S]], %{{.*}} bias %[[B2]] : tensor<2xf32> {graph.prune = {error = {{[0-9.e-]+}} : f64, kept = 3 : i64, kind = "mlp", total = 4 : i64}} : tensor<8x3xf32>, tensor<3x2xf32> -> tensor<8x2xf32>
 func.func @gated(%x: tensor<8x2xf32>) -> tensor<8x2xf32> {
   %wg = graph.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]> : tensor<2x4xf32>
   %wu = graph.constant dense<[[1.0, -2.0, 3.0, -4.0], [5.0, 6.0, -7.0, 8.0]]> : tensor<2x4xf32>

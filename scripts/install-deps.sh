@@ -17,6 +17,8 @@ PKGS=(
   # tests: runtime unit tests, model export and reference data
   libgtest-dev python3-onnx python3-numpy python3-torch python3-torchvision
   python3-pip libonnx-testdata
+  # the Python package's pip install (test/Python: --no-build-isolation)
+  python3-setuptools python3-wheel
   # ASan+UBSan build and libFuzzer targets (build-asan/: scripts/sanitize.sh,
   # scripts/fuzz.sh); clang-19's OpenMP runtime for the sanitized runtime
   clang-19 libclang-rt-19-dev libomp-19-dev

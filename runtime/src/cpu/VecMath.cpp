@@ -8,14 +8,20 @@ namespace {
 // on [-ln2/2, ln2/2] times 2^n), elementwise on a GCC vector of floats;
 // below -88 it flushes to 0, -inf gives 0, NaN stays NaN. Written on vector
 // types because GCC does not if-convert the scalar form's NaN tests.
+// Rows are only 4-byte aligned: V8f and V16f read and write them; values
+// live in the naturally aligned N8f and N16f (a template deduces those: an
+// aligned attribute does not survive deduction, so a reference to a V16f
+// local would claim 64-byte alignment it does not have).
 typedef float V8f __attribute__((vector_size(32), aligned(4)));
 typedef float V16f __attribute__((vector_size(64), aligned(4)));
+typedef float N8f __attribute__((vector_size(32)));
+typedef float N16f __attribute__((vector_size(64)));
 template <class F> struct IntOf;
-template <> struct IntOf<V8f> {
-  typedef int32_t type __attribute__((vector_size(32), aligned(4)));
+template <> struct IntOf<N8f> {
+  typedef int32_t type __attribute__((vector_size(32)));
 };
-template <> struct IntOf<V16f> {
-  typedef int32_t type __attribute__((vector_size(64), aligned(4)));
+template <> struct IntOf<N16f> {
+  typedef int32_t type __attribute__((vector_size(64)));
 };
 template <class VF>
 inline __attribute__((always_inline)) void expNonPositive(const VF &x,
@@ -48,19 +54,19 @@ inline __attribute__((always_inline)) void expNonPositive(const VF &x,
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3",
                              "default"))) float
 expSumF32(float *p, int64_t n, float m) {
-  V16f acc = {};
+  N16f acc = {};
   int64_t j = 0;
   for (; j + 16 <= n; j += 16) {
-    V16f x = *(const V16f *)(p + j) - m, e;
+    N16f x = *(const V16f *)(p + j) - m, e;
     expNonPositive(x, e);
     *(V16f *)(p + j) = e;
     acc += e;
   }
-  V8f half = {acc[0] + acc[8],  acc[1] + acc[9],  acc[2] + acc[10],
+  N8f half = {acc[0] + acc[8],  acc[1] + acc[9],  acc[2] + acc[10],
               acc[3] + acc[11], acc[4] + acc[12], acc[5] + acc[13],
               acc[6] + acc[14], acc[7] + acc[15]};
   for (; j + 8 <= n; j += 8) {
-    V8f x = *(const V8f *)(p + j) - m, e;
+    N8f x = *(const V8f *)(p + j) - m, e;
     expNonPositive(x, e);
     *(V8f *)(p + j) = e;
     half += e;
@@ -68,7 +74,7 @@ expSumF32(float *p, int64_t n, float m) {
   float s = ((half[0] + half[1]) + (half[2] + half[3])) +
             ((half[4] + half[5]) + (half[6] + half[7]));
   for (; j < n; ++j) {
-    V8f x = {p[j] - m}, e;
+    N8f x = {p[j] - m}, e;
     expNonPositive(x, e);
     p[j] = e[0];
     s += e[0];
@@ -84,10 +90,10 @@ __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3",
                              "default"))) float
 rowMaxF32(const float *p, int64_t n) {
   const float lowest = -std::numeric_limits<float>::infinity();
-  V8f m = {lowest, lowest, lowest, lowest, lowest, lowest, lowest, lowest};
+  N8f m = {lowest, lowest, lowest, lowest, lowest, lowest, lowest, lowest};
   int64_t j = 0;
   for (; j + 8 <= n; j += 8) {
-    V8f x = *(const V8f *)(p + j);
+    N8f x = *(const V8f *)(p + j);
     m = x > m ? x : m;
   }
   float r = lowest;

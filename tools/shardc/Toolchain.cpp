@@ -564,12 +564,14 @@ bool shardc::buildExecutable(const std::string &source,
     // -fno-trapping-math: no code enables floating-point traps, and without
     // it GCC neither if-converts the NaN-keeping selects of a kernel body
     // (an ordered compare may trap) nor inlines nearbyintf, so those loops
-    // stay scalar. No value changes: NaNs and signed zeros keep their
-    // meaning (unlike -ffast-math), and -ffp-contract=off keeps rounding.
+    // stay scalar. NaNs and signed zeros keep their meaning (unlike
+    // -ffast-math) and -ffp-contract=off keeps rounding; GCC may then fold
+    // a float -> int -> float round trip into trunc(), so kernel bodies
+    // convert NaN to integers explicitly (ScalarEmitter's nanToZero).
     job.args.insert(job.args.end(),
                     {cxx, "-std=c++17", "-O2", "-fopenmp", "-fno-math-errno",
-                     "-fno-trapping-math", "-ffp-contract=off", "-march=" + options.cpu, "-w",
-                     "-I" + incDir});
+                     "-fno-trapping-math", "-ffp-contract=off",
+                     "-march=" + options.cpu, "-w", "-I" + incDir});
     if (options.shared)
       job.args.push_back("-fPIC");
     job.args.insert(job.args.end(), {"-c", relativeTo(unit.first, job.cwd),

@@ -627,7 +627,6 @@ std::vector<MoeLayer> prune::findMoeLayers(func::FuncOp func) {
     if (!isPrunable(router, /*plain=*/true) ||
         columnsOf(router) != layer.experts)
       return;
-    layer.topk = topk;
     layer.router = router;
     layer.between.assign(between.rbegin(), between.rend());
     layers.back() = layer;

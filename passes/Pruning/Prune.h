@@ -130,7 +130,6 @@ std::vector<HeadBlock> findHeadBlocks(mlir::func::FuncOp func);
 /// picks among the kept experts only, numbered in their order.
 struct MoeLayer {
   graph::MoeOp moe;
-  graph::TopKOp topk;
   Projection router;
   llvm::SmallVector<mlir::Operation *> between; ///< router -> topk, in order
   int64_t experts = 0;                          ///< E

@@ -183,9 +183,14 @@ struct Site {
   F32Data w;
   int64_t n, m, group;
 };
-/// Returns each layer's estimated output error, relative to its output's
-/// energy, after its removals (0 where nothing went).
-std::vector<double>
+/// What pruneSites did to one layer: groups (channels or heads) kept of
+/// all, and the estimated output error relative to its output's energy
+/// after the removals (0 where nothing went).
+struct Outcome {
+  int64_t kept = 0, total = 0;
+  double error = 0;
+};
+std::vector<Outcome>
 pruneSites(std::vector<Site> &sites, double fraction, int64_t multiple,
            function_ref<void(size_t, ArrayRef<int64_t>, ArrayRef<double>,
                              ArrayRef<double>)>
@@ -206,11 +211,12 @@ pruneSites(std::vector<Site> &sites, double fraction, int64_t multiple,
     perStep.push_back(step);
   }
   std::vector<int64_t> steps = shares(curves, sizes, perStep, fraction);
-  std::vector<double> errors(sites.size(), 0.0);
+  std::vector<Outcome> outcomes;
   for (size_t l = 0; l < sites.size(); ++l) {
+    outcomes.push_back({sizes[l], sizes[l], 0.0});
     if (!steps[l])
       continue;
-    errors[l] = curves[l].cost[steps[l] - 1];
+    outcomes[l].error = curves[l].cost[steps[l] - 1];
     const Site &site = sites[l];
     // The first steps[l] steps of the layer's curve.
     const Obs &curve = curves[l];
@@ -229,23 +235,23 @@ pruneSites(std::vector<Site> &sites, double fraction, int64_t multiple,
         scale.push_back(mask[g * site.group + i]);
       }
     }
+    outcomes[l].kept = static_cast<int64_t>(keptGroups.size());
     apply(l, keptGroups, scale,
           meanShift(*site.x, site.w, site.n, site.m, keptRows, scale));
   }
-  return errors;
+  return outcomes;
 }
 
 /// What graph-prune did to one layer, on its second projection (for
 /// --emit=prune-report): `graph.prune = {kind, kept, total, error}`.
-void recordLayer(Operation *second, StringRef kind, int64_t kept, int64_t total,
-                 double error) {
+void recordLayer(Operation *second, StringRef kind, const Outcome &o) {
   Builder b(second->getContext());
   second->setAttr("graph.prune",
                   b.getDictionaryAttr(
-                      {b.getNamedAttr("error", b.getF64FloatAttr(error)),
+                      {b.getNamedAttr("error", b.getF64FloatAttr(o.error)),
                        b.getNamedAttr("kind", b.getStringAttr(kind)),
-                       b.getNamedAttr("kept", b.getI64IntegerAttr(kept)),
-                       b.getNamedAttr("total", b.getI64IntegerAttr(total))}));
+                       b.getNamedAttr("kept", b.getI64IntegerAttr(o.kept)),
+                       b.getNamedAttr("total", b.getI64IntegerAttr(o.total))}));
 }
 
 void GraphPrunePass::runOnOperation() {
@@ -308,10 +314,7 @@ void GraphPrunePass::runOnOperation() {
              "second only)";
       return signalPassFailure();
     }
-    std::vector<int64_t> before;
-    for (Mlp &mlp : mlps)
-      before.push_back(mlp.channels);
-    std::vector<double> errors =
+    std::vector<Outcome> outcomes =
         pruneSites(sites, ffn, channelMultiple,
                    [&](size_t l, ArrayRef<int64_t> keep, ArrayRef<double> scale,
                        ArrayRef<double> shift) {
@@ -319,8 +322,7 @@ void GraphPrunePass::runOnOperation() {
                      (void)keepChannels(mlps[l], keep, shift, scale);
                    });
     for (size_t l = 0; l < mlps.size(); ++l)
-      recordLayer(mlps[l].down.getOperation(), "mlp", mlps[l].channels,
-                  before[l], errors[l]);
+      recordLayer(mlps[l].down.getOperation(), "mlp", outcomes[l]);
   }
 
   if (heads > 0) {
@@ -338,10 +340,7 @@ void GraphPrunePass::runOnOperation() {
              "not pruned yet)";
       return signalPassFailure();
     }
-    std::vector<int64_t> before;
-    for (HeadBlock &h : blocks)
-      before.push_back(h.heads);
-    std::vector<double> errors =
+    std::vector<Outcome> outcomes =
         pruneSites(sites, heads, headMultiple,
                    [&](size_t l, ArrayRef<int64_t> keep, ArrayRef<double> scale,
                        ArrayRef<double> shift) {
@@ -349,8 +348,7 @@ void GraphPrunePass::runOnOperation() {
                      (void)keepHeads(blocks[l], keep, shift, scale);
                    });
     for (size_t l = 0; l < blocks.size(); ++l)
-      recordLayer(blocks[l].out.getOperation(), "heads", blocks[l].heads,
-                  before[l], errors[l]);
+      recordLayer(blocks[l].out.getOperation(), "heads", outcomes[l]);
   }
   numChannels += channels;
   numHeads += removedHeads;

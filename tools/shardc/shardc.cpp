@@ -83,17 +83,16 @@ static int runClusterCalibration(StringRef output, int64_t ranks) {
 }
 
 /// --calibration DIR: the routing of the sample inputs on one rank, one
-/// load per expert of every MoE layer in turn. False after fatal().
+/// load per expert of every MoE layer in turn (expert placement's and
+/// --prune=experts'); `none` is the error when no layer routed any.
+/// False after fatal().
 static bool expertLoads(const Options &o, const char *argv0,
-                        std::vector<int64_t> &loads) {
+                        std::vector<int64_t> &loads, const std::string &none) {
   std::string error;
   std::vector<std::vector<int64_t>> layers =
       shardc::calibrateRouting(calibrationRequest(o, argv0), error);
   if (layers.empty())
-    return fatal(error.empty() ? "--calibration " + o.calibration +
-                                     ": the model routed no tokens"
-                               : error),
-           false;
+    return fatal(error.empty() ? none : error), false;
   for (const auto &layer : layers)
     loads.insert(loads.end(), layer.begin(), layer.end());
   return true;
@@ -192,17 +191,11 @@ int main(int argc, char **argv) {
       return 1;
     // --prune=experts: the tokens the samples route to each expert.
     if (o.pruneExperts >= 0 && o.pruneExpertLoads.empty()) {
-      std::string error;
-      for (const auto &layer :
-           shardc::calibrateRouting(calibrationRequest(o, argv[0]), error))
-        o.pruneExpertLoads.insert(o.pruneExpertLoads.end(), layer.begin(),
-                                  layer.end());
-      if (o.pruneExpertLoads.empty())
-        return fatal(!error.empty()
-                         ? error
-                         : "--prune=experts: " + o.inputFile +
-                               " has no mixture-of-experts layer (graph.moe) "
-                               "that the samples route tokens through");
+      if (!expertLoads(o, argv[0], o.pruneExpertLoads,
+                       "--prune=experts: " + o.inputFile +
+                           " has no mixture-of-experts layer (graph.moe) "
+                           "that the samples route tokens through"))
+        return 1;
       s.stage("calibrated expert routing");
     }
     QuantizeRun quant;
@@ -237,7 +230,9 @@ int main(int argc, char **argv) {
     }
     std::vector<int64_t> loads;
     if (!o.calibration.empty() && o.ep > 1) {
-      if (!expertLoads(o, argv[0], loads))
+      if (!expertLoads(o, argv[0], loads,
+                       "--calibration " + o.calibration +
+                           ": the model routed no tokens"))
         return 1;
       s.stage("calibrated");
     }

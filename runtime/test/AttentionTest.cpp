@@ -5,7 +5,7 @@
 // causal (square, S < T, S > T with rows that see nothing), additive masks
 // broadcast through zero strides, q/k/v as views of a packed QKV buffer with
 // y written in [B, S, H, E] order, several key and query blocks, 0 to 3
-// batch dims, fp16 and bf16.
+// batch dims, fp16 and bf16 (bf16 at sizes that take oneDNN's bf16 matmuls).
 //
 //===----------------------------------------------------------------------===//
 #include "shardc/cpu.h"
@@ -263,6 +263,37 @@ float fromHalf(uint16_t h, int32_t dtype) {
   return dtype == kF16 ? sc_h2f(h) : sc_bf2f(h);
 }
 
+/// Runs `p` (fp32 operands, mask optional) in `dtype` after rounding its
+/// operands to that type (the reference then sees what the kernel sees);
+/// returns y widened, [batch, S, E] in y's layout order.
+std::vector<double> runHalf(Problem &p, int32_t dtype) {
+  auto narrow = [&](std::vector<float> &x) {
+    std::vector<uint16_t> h(x.size());
+    for (size_t i = 0; i < x.size(); ++i) {
+      h[i] = toHalf(x[i], dtype);
+      x[i] = fromHalf(h[i], dtype);
+    }
+    return h;
+  };
+  std::vector<uint16_t> q = narrow(p.q), k = narrow(p.k), v = narrow(p.v),
+                        m = narrow(p.mask);
+  std::vector<uint16_t> y(p.y.size(), toHalf(NAN, dtype));
+  std::vector<int64_t> dims = p.dims();
+  sc_attention(dtype, (int32_t)p.nb(), dims.data(), q.data(), p.ql.data(),
+               k.data(), p.kl.data(), v.data(), p.vl.data(),
+               p.hasMask ? m.data() : nullptr,
+               p.hasMask ? p.ml.data() : nullptr, y.data(), p.yl.data(),
+               p.scale, p.causal);
+  for (size_t i = 0; i < y.size(); ++i)
+    p.y[i] = fromHalf(y[i], dtype);
+  std::vector<double> out;
+  for (int64_t b = 0; b < product(p.batch); ++b)
+    for (int64_t s = 0; s < p.S; ++s)
+      for (int64_t e = 0; e < p.E; ++e)
+        out.push_back(p.at(p.y, p.yl, b, s, e));
+  return out;
+}
+
 TEST(Attention, HalfTypes) {
   for (int32_t dtype : {kF16, kBF16}) {
     Problem p{{2, 2}, 20, 90, 8, 12};
@@ -271,28 +302,42 @@ TEST(Attention, HalfTypes) {
     p.hasMask = true;
     p.mask = random(20 * 90, 9, -1, 1);
     p.ml = {0, 0, 0, 90, 1};
-    // Round the inputs to the narrow type so the reference sees the same.
-    auto narrow = [&](std::vector<float> &x) {
-      std::vector<uint16_t> h(x.size());
-      for (size_t i = 0; i < x.size(); ++i) {
-        h[i] = toHalf(x[i], dtype);
-        x[i] = fromHalf(h[i], dtype);
-      }
-      return h;
-    };
-    std::vector<uint16_t> q = narrow(p.q), k = narrow(p.k), v = narrow(p.v),
-                          m = narrow(p.mask);
-    std::vector<uint16_t> y(p.y.size());
-    std::vector<double> want = p.reference();
-    std::vector<int64_t> dims = p.dims();
-    sc_attention(dtype, 2, dims.data(), q.data(), p.ql.data(), k.data(),
-                 p.kl.data(), v.data(), p.vl.data(), m.data(), p.ml.data(),
-                 y.data(), p.yl.data(), p.scale, 1);
-    std::vector<double> got(y.size());
-    for (size_t i = 0; i < y.size(); ++i)
-      got[i] = fromHalf(y[i], dtype);
-    expectClose(got, want, dtype == kF16 ? 2e-3 : 1e-2);
+    std::vector<double> got = runHalf(p, dtype);
+    expectClose(got, p.reference(), dtype == kF16 ? 2e-3 : 1e-2);
   }
+}
+
+TEST(Attention, HalfTypesLarge) {
+  // Large enough for bf16's oneDNN path where the CPU has bf16 matmuls
+  // (AttentionDnnl.cpp; the fp32 tiles elsewhere): 600 keys cross its
+  // 512-key blocks (the online rescaling), 150 queries leave a partial
+  // query block; causal with S < T, an additive [B, 1, S, T] mask, and q, k
+  // and v as views of a packed buffer with y written [B, S, H, E]. The
+  // weights are rounded to bf16 before the product with the values, so the
+  // tolerance is bf16's.
+  for (int32_t dtype : {kF16, kBF16})
+    for (bool causal : {false, true}) {
+      const int64_t B = 2, H = 3, S = 150, T = 600, D = 32, E = 32;
+      const int64_t W = 3 * H * D; // one row of the packed buffer
+      Problem p{{B, H}, S, T, D, E};
+      p.scale = 0.18f;
+      p.causal = causal;
+      // Packed [B, T, 3 * H * D]: the queries are the last S positions.
+      std::vector<float> packed = random(B * T * W, 11, -2, 2);
+      p.q = p.k = p.v = packed;
+      p.ql = {(T - S) * W, T * W, D, W, 1};
+      p.kl = {H * D, T * W, D, W, 1};
+      p.vl = {2 * H * D, T * W, D, W, 1};
+      p.hasMask = true;
+      p.mask = random(B * S * T, 12, -3, 0);
+      for (size_t i = 0; i < p.mask.size(); i += 5)
+        p.mask[i] = -INFINITY;
+      p.ml = {0, S * T, 0, T, 1};
+      p.y.assign(B * S * H * E, NAN);
+      p.yl = {0, S * H * E, E, H * E, 1};
+      std::vector<double> got = runHalf(p, dtype);
+      expectClose(got, p.reference(), dtype == kF16 ? 2e-3 : 1.5e-2);
+    }
 }
 
 TEST(Attention, EmptyKeys) {

@@ -619,6 +619,40 @@ TEST(Kernels, LayerNorm) {
   }
 }
 
+TEST(Kernels, LayerNormBF16IsTheFp32KernelRounded) {
+  // 300 rows of 48 span several of the kernel's row blocks; with and without
+  // scale and bias. bf16 rows are the fp32 kernel's results on the widened
+  // inputs, rounded once: equal bits, and the same statistics.
+  const int64_t rows = 300, n = 48;
+  std::vector<float> xv = randomVec(rows * n, 12), sv = randomVec(n, 13),
+                     bv = randomVec(n, 14);
+  std::vector<uint16_t> xh(xv.size()), sh(n), bh(n);
+  auto round = [](std::vector<float> &f, std::vector<uint16_t> &h) {
+    for (size_t i = 0; i < f.size(); ++i)
+      f[i] = sc_bf2f(h[i] = sc_f2bf(f[i]));
+  };
+  round(xv, xh);
+  round(sv, sh);
+  round(bv, bh);
+  for (bool affine : {true, false}) {
+    sc_desc xf = mk(1, {rows, n}), xb = mk(16, {rows, n});
+    std::vector<float> yf(xv.size()), mf(rows), inf(rows), mb(rows), ib(rows);
+    std::vector<uint16_t> yb(xv.size());
+    sc_layer_norm(&xf, xv.data(), affine ? sv.data() : nullptr,
+                  affine ? bv.data() : nullptr, yf.data(), mf.data(),
+                  inf.data(), 1, 1e-5f);
+    sc_layer_norm(&xb, xh.data(), affine ? sh.data() : nullptr,
+                  affine ? bh.data() : nullptr, yb.data(), mb.data(), ib.data(),
+                  1, 1e-5f);
+    for (int64_t i = 0; i < rows * n; ++i)
+      ASSERT_EQ(yb[i], sc_f2bf(yf[i])) << "at " << i;
+    for (int64_t o = 0; o < rows; ++o) {
+      ASSERT_EQ(mb[o], mf[o]) << "row " << o;
+      ASSERT_EQ(ib[o], inf[o]) << "row " << o;
+    }
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Gather, TopK, ArgMax, CumSum, Trilu
 //===----------------------------------------------------------------------===//

@@ -398,7 +398,9 @@ void sc_qlinear_matmul(const sc_desc *a, const void *ap, const sc_desc *as,
  * dtype and is added to the scaled scores; with causal, query s sees the
  * keys t <= s + T - S only. Computes in fp32 with an online softmax over
  * key blocks: the S x T scores are never stored. A query that sees no key
- * (or only -inf scores) gets NaN, as Softmax gives. f32, f16, bf16. */
+ * (or only -inf scores) gets NaN, as Softmax gives. f32, f16, bf16 (on a
+ * CPU with bf16 matmul kernels, bf16's products run on oneDNN with the
+ * softmax weights rounded to bf16). */
 void sc_attention(int32_t dtype, int32_t nb, const int64_t *dims,
                   const void *q, const int64_t *q_layout, const void *k,
                   const int64_t *k_layout, const void *v,

@@ -19,9 +19,12 @@
 // (the runtime is built for the baseline ISA). A thread converts the keys
 // and values of its current batch entry once, as far as its items need
 // them. With `causal` a query block stops at its last visible key.
-// f16 / bf16 compute in fp32, f64 in double (std::exp).
+// f16 computes in fp32, f64 in double (std::exp). bf16 runs its products
+// on oneDNN's bf16 matmuls where the CPU has them (AMX, AVX-512 BF16:
+// AttentionDnnl.cpp), and as f16 elsewhere.
 //
 //===----------------------------------------------------------------------===//
+#include "Attention.h"
 #include "Common.h"
 #include "VecMath.h"
 
@@ -38,11 +41,7 @@ using namespace shardc::rt::cpu;
 
 namespace {
 
-struct Operand {
-  int64_t off;         // element offset of batch 0, row 0, column 0
-  const int64_t *bstr; // nb batch strides
-  int64_t rs, cs;      // row and column strides
-};
+using Operand = AttentionOperand;
 
 Operand operand(const int64_t *layout, int32_t nb) {
   if (!layout)
@@ -279,11 +278,16 @@ attentionItem(const Problem<T> &p, Scratch<typename Elem<T>::Acc> &w,
   }
 }
 
-// fp32 items, cloned for AVX-512 and AVX2 + FMA (the runtime is built for
-// the baseline ISA); other types run the baseline build.
+// fp32 and bf16 items, cloned for AVX-512 and AVX2 + FMA (the runtime is
+// built for the baseline ISA); other types run the baseline build.
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3",
                              "default"))) void
 attentionItemF32(const Problem<float> &p, Scratch<float> &w, int64_t it) {
+  attentionItem(p, w, it);
+}
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3",
+                             "default"))) void
+attentionItemBF16(const Problem<BHalf> &p, Scratch<float> &w, int64_t it) {
   attentionItem(p, w, it);
 }
 template <class T>
@@ -291,6 +295,8 @@ void runItem(const Problem<T> &p, Scratch<typename Elem<T>::Acc> &w,
              int64_t it) {
   if constexpr (std::is_same_v<T, float>)
     attentionItemF32(p, w, it);
+  else if constexpr (std::is_same_v<T, BHalf>)
+    attentionItemBF16(p, w, it);
   else
     attentionItem(p, w, it);
 }
@@ -320,6 +326,17 @@ void attentionImpl(int32_t nb, const int64_t *dims, const T *q, Operand ql,
           y[yo + s * yl.rs + e * yl.cs] = store<T>(Acc(0));
     }
     return;
+  }
+  if constexpr (std::is_same_v<T, BHalf>) {
+    auto bits = [](auto *p) {
+      using U = std::conditional_t<
+          std::is_const_v<std::remove_pointer_t<decltype(p)>>, const uint16_t *,
+          uint16_t *>;
+      return reinterpret_cast<U>(p);
+    };
+    if (attentionBF16Dnnl(nb, dims, bits(q), ql, bits(k), kl, bits(v), vl,
+                          bits(mask), ml, bits(y), yl, scale, causal))
+      return;
   }
   int threads = 1;
 #ifdef _OPENMP

@@ -26,6 +26,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Common.h"
+#include "DnnlContext.h"
 #include "Handle.h"
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -52,12 +53,17 @@
 using namespace shardc::rt::cpu;
 using dt = dnnl::memory::data_type;
 
-namespace {
-
-dnnl::engine &cpuEngine() {
+dnnl::engine &shardc::rt::cpu::cpuEngine() {
   static dnnl::engine eng(dnnl::engine::kind::cpu, 0);
   return eng;
 }
+
+dnnl::stream &shardc::rt::cpu::cpuStream() {
+  thread_local dnnl::stream strm(cpuEngine());
+  return strm;
+}
+
+namespace {
 
 // Small primitives run on one OpenMP thread: below about half a million
 // multiply-adds, forking and joining a team costs more than the second
@@ -88,12 +94,6 @@ int64_t elementsOf(const sc_desc *d) {
   for (int i = 0; i < d->rank; ++i)
     n *= d->dims[i];
   return n;
-}
-
-// One stream per thread: models may run on several threads at once.
-dnnl::stream &cpuStream() {
-  thread_local dnnl::stream strm(cpuEngine());
-  return strm;
 }
 
 bool toDnnlType(int32_t dtype, dt &out) {

@@ -196,6 +196,39 @@ void layerNormF32(const float *x, const float *scale, const float *bias,
                      std::min(outer, (b + 1) * rows), n, eps);
 }
 
+// bf16 rows: widened to fp32 a block of rows at a time, normalized by the
+// fp32 rows' kernel, narrowed back. The same arithmetic as the generic form
+// (double statistics, the result rounded to float then to bf16), on vectors.
+void layerNormBF16(const BHalf *x, const BHalf *scale, const BHalf *bias,
+                   BHalf *y, float *mean, float *invStd, int64_t outer,
+                   int64_t n, float eps) {
+  static_assert(sizeof(BHalf) == sizeof(uint16_t));
+  auto bits = [](const BHalf *p) {
+    return reinterpret_cast<const uint16_t *>(p);
+  };
+  std::vector<float> sc(scale ? n : 0), bi(bias ? n : 0);
+  if (scale)
+    widenBF16(bits(scale), sc.data(), n);
+  if (bias)
+    widenBF16(bits(bias), bi.data(), n);
+  const int64_t rows = std::max<int64_t>(1, 4096 / std::max<int64_t>(1, n));
+  const int64_t blocks = (outer + rows - 1) / rows;
+#pragma omp parallel if (outer * n > kParallelGrain)
+  {
+    std::vector<float> in(rows * n), out(rows * n);
+#pragma omp for
+    for (int64_t b = 0; b < blocks; ++b) {
+      int64_t o0 = b * rows, cnt = std::min(outer, o0 + rows) - o0;
+      widenBF16(bits(x + o0 * n), in.data(), cnt * n);
+      layerNormRowsF32(in.data(), scale ? sc.data() : nullptr,
+                       bias ? bi.data() : nullptr, out.data(),
+                       mean ? mean + o0 : nullptr,
+                       invStd ? invStd + o0 : nullptr, 0, cnt, n, eps);
+      narrowBF16(out.data(), reinterpret_cast<uint16_t *>(y + o0 * n), cnt * n);
+    }
+  }
+}
+
 } // namespace
 
 extern "C" void sc_softmax(const sc_desc *x, const void *xp, void *y,
@@ -238,6 +271,13 @@ extern "C" void sc_layer_norm(const sc_desc *x, const void *xp,
                  static_cast<const float *>(scale),
                  static_cast<const float *>(bias), static_cast<float *>(y),
                  mean, inv_std, outer, n, epsilon);
+    return;
+  }
+  if (x->dtype == kBF16) {
+    layerNormBF16(static_cast<const BHalf *>(xp),
+                  static_cast<const BHalf *>(scale),
+                  static_cast<const BHalf *>(bias), static_cast<BHalf *>(y),
+                  mean, inv_std, outer, n, epsilon);
     return;
   }
   if (!dispatchFloat(x->dtype, [&](auto t) {

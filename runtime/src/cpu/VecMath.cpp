@@ -1,6 +1,8 @@
 //===- VecMath.cpp - vectorized row maxima and exponentials ---------------===//
 #include "VecMath.h"
 
+#include "shardc/cpu.h"
+
 namespace shardc::rt::cpu {
 
 namespace {
@@ -102,6 +104,21 @@ rowMaxF32(const float *p, int64_t n) {
   for (; j < n; ++j)
     r = p[j] > r ? p[j] : r;
   return r;
+}
+
+// The bf16 conversions of sc_bf2f and sc_f2bf (cpu.h) on whole rows: the
+// scalar forms inline into loops GCC vectorizes for the clone's ISA.
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3",
+                             "default"))) void
+widenBF16(const uint16_t *s, float *d, int64_t n) {
+  for (int64_t j = 0; j < n; ++j)
+    d[j] = sc_bf2f(s[j]);
+}
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3",
+                             "default"))) void
+narrowBF16(const float *s, uint16_t *d, int64_t n) {
+  for (int64_t j = 0; j < n; ++j)
+    d[j] = sc_f2bf(s[j]);
 }
 
 } // namespace shardc::rt::cpu

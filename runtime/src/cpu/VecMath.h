@@ -2,8 +2,8 @@
 //
 // The fp32 row kernels attention and softmax share: the maximum of a row
 // (ignoring NaN) and e^(x - m) in place with the row's sum, on GCC vector
-// types, cloned for AVX-512 and AVX2 (VecMath.cpp; the runtime is built for
-// the baseline ISA).
+// types, and the bf16 rows' conversions to and from fp32, cloned for AVX-512
+// and AVX2 (VecMath.cpp; the runtime is built for the baseline ISA).
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_RUNTIME_CPU_VECMATH_H
@@ -38,6 +38,11 @@ float rowMaxF32(const float *p, int64_t n);
 /// p[j] = e^(p[j] - m) for j < n (m >= every p[j]; within 1e-7 relative,
 /// NaN stays NaN); returns their sum (eight float lanes).
 float expSumF32(float *p, int64_t n, float m);
+
+/// d[0, n) = s[0, n) widened from bf16 (exact).
+void widenBF16(const uint16_t *s, float *d, int64_t n);
+/// d[0, n) = s[0, n) rounded to bf16 (nearest even; NaN stays NaN).
+void narrowBF16(const float *s, uint16_t *d, int64_t n);
 
 } // namespace shardc::rt::cpu
 

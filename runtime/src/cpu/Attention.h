@@ -1,0 +1,37 @@
+//===- Attention.h - attention's strided operands and bf16 path -*- C++ -*-===//
+//
+// Private to runtime/src/cpu: sc_attention (Attention.cpp) describes each
+// operand by its batch, row and column strides; its bf16 form runs on
+// oneDNN's bf16 matmuls where the CPU has them (AttentionDnnl.cpp).
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_RUNTIME_CPU_ATTENTION_H
+#define SHARDC_RUNTIME_CPU_ATTENTION_H
+
+#include <cstdint>
+
+namespace shardc::rt::cpu {
+
+struct AttentionOperand {
+  int64_t off;         // element offset of batch 0, row 0, column 0
+  const int64_t *bstr; // nb batch strides
+  int64_t rs, cs;      // row and column strides
+};
+
+/// sc_attention for bf16 operands with both products on oneDNN's bf16
+/// matmuls (AMX or AVX-512 BF16 kernels, fp32 accumulation): the scores of
+/// a block of queries against a block of up to 512 keys, the online
+/// softmax over the blocks in fp32 (as Attention.cpp), the weights rounded
+/// to bf16 for the product with the values. Returns false, having written
+/// nothing, where it does not apply: a CPU oneDNN has no bf16 matmul
+/// kernels for, or a problem too small to pay a library call per block.
+bool attentionBF16Dnnl(int32_t nb, const int64_t *dims, const uint16_t *q,
+                       AttentionOperand ql, const uint16_t *k,
+                       AttentionOperand kl, const uint16_t *v,
+                       AttentionOperand vl, const uint16_t *mask,
+                       AttentionOperand ml, uint16_t *y, AttentionOperand yl,
+                       float scale, bool causal);
+
+} // namespace shardc::rt::cpu
+
+#endif // SHARDC_RUNTIME_CPU_ATTENTION_H

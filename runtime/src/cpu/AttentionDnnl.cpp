@@ -1,0 +1,328 @@
+//===- AttentionDnnl.cpp - bf16 attention on oneDNN's bf16 matmuls --------===//
+//
+// The bf16 form of sc_attention where oneDNN has bf16 matmul kernels (AMX
+// on Sapphire Rapids and later, AVX-512 BF16 before): the two products of
+// every (batch entry, query block, key block) run as oneDNN matmuls, which
+// on AMX multiply several times faster than the fp32 register tiles of
+// Attention.cpp (GPT-2-small's attention at 8 x 512: see
+// docs/performance.md). What lies between them stays as in Attention.cpp:
+// scale, mask and causal limit, the online softmax in fp32 with the
+// vectorized row kernels, the output divided by the row sums at the end.
+// The weights are rounded to bf16 for the product with the values (fp32
+// accumulation), as bf16 flash-attention kernels do.
+//
+// Each thread stages its query block and the keys and values of its current
+// batch entry densely (the operands arrive as strided views, and oneDNN's
+// AMX kernels take dense ones only). The matmuls are created for one
+// thread (a primitive planned for the team but executed inside a parallel
+// region runs only thread 0's share) with a user scratchpad, once per shape
+// for the life of the process.
+//
+//===----------------------------------------------------------------------===//
+#include "Attention.h"
+#include "Common.h"
+#include "DnnlContext.h"
+#include "VecMath.h"
+
+#include <omp.h>
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <algorithm>
+#include <exception>
+#include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace shardc::rt::cpu {
+namespace {
+
+using dt = dnnl::memory::data_type;
+using Dims = dnnl::memory::dims;
+
+// Keys per block (the scores of a query block against it stay in L2), and
+// the most query rows a block takes.
+constexpr int64_t kKeyBlock = 512, kQueryBlock = 128;
+
+bool cpuHasBf16Matmul() {
+  static const bool has = [] {
+    auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+    return (isa & dnnl_cpu_isa_avx512_core_bf16) ==
+           dnnl_cpu_isa_avx512_core_bf16;
+  }();
+  return has;
+}
+
+// C [m x n] (fp32, dense) = A [m x k] (bf16, dense) B, where B is [k x n]
+// bf16 given as n dense rows of k (`keys`: the scores) or as k dense rows
+// of n (the values).
+struct Matmul {
+  dnnl::memory::desc a, b, c;
+  dnnl::matmul prim;
+  size_t scratch = 0;
+};
+
+const Matmul &matmulFor(int64_t m, int64_t n, int64_t k, bool keys) {
+  static std::mutex mu;
+  static std::map<std::tuple<int64_t, int64_t, int64_t, bool>,
+                  std::unique_ptr<Matmul>>
+      cache;
+  std::lock_guard<std::mutex> lock(mu);
+  auto &slot = cache[{m, n, k, keys}];
+  if (!slot) {
+    auto mm = std::make_unique<Matmul>();
+    mm->a = dnnl::memory::desc({m, k}, dt::bf16, Dims{k, 1});
+    mm->b =
+        dnnl::memory::desc({k, n}, dt::bf16, keys ? Dims{1, k} : Dims{n, 1});
+    mm->c = dnnl::memory::desc({m, n}, dt::f32, Dims{n, 1});
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    // Planned for the one thread that runs it (see the file comment).
+    int team = omp_get_max_threads();
+    omp_set_num_threads(1);
+    dnnl::matmul::primitive_desc pd;
+    try {
+      pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(mm->a, mm->b, mm->c),
+                                        attr, cpuEngine());
+    } catch (...) {
+      omp_set_num_threads(team);
+      throw;
+    }
+    omp_set_num_threads(team);
+    mm->prim = dnnl::matmul(pd);
+    mm->scratch = pd.scratchpad_desc().get_size();
+    slot = std::move(mm);
+  }
+  return *slot;
+}
+
+// What one thread keeps between its items.
+struct Scratch {
+  std::vector<uint16_t> qb, kb, vb, pb; // bf16: queries, keys, values, weights
+  std::vector<float> sb, ob, acc, mx, sum, corr;
+  std::vector<uint8_t> pad;         // oneDNN's scratchpad
+  int64_t stagedB = -1, staged = 0; // keys [0, staged) of stagedB
+};
+
+void run(const Matmul &mm, const void *a, const void *b, float *c, Scratch &w) {
+  if (w.pad.size() < mm.scratch)
+    w.pad.resize(mm.scratch);
+  dnnl::engine &eng = cpuEngine();
+  dnnl::memory ma(mm.a, eng, const_cast<void *>(a)),
+      mb(mm.b, eng, const_cast<void *>(b)), mc(mm.c, eng, c),
+      mp(dnnl::memory::desc({(int64_t)mm.scratch}, dt::u8, Dims{1}), eng,
+         w.pad.data());
+  mm.prim.execute(cpuStream(), {{DNNL_ARG_SRC, ma},
+                                {DNNL_ARG_WEIGHTS, mb},
+                                {DNNL_ARG_DST, mc},
+                                {DNNL_ARG_SCRATCHPAD, mp}});
+}
+
+struct Problem {
+  int32_t nb;
+  const int64_t *dims;
+  const uint16_t *q, *k, *v, *mask;
+  AttentionOperand ql, kl, vl, ml, yl;
+  uint16_t *y;
+  float sc;
+  bool causal;
+  int64_t S, T, D, E, BQ, BK, qBlocks;
+};
+
+// Copies `cols` elements of a strided row into a dense one.
+inline __attribute__((always_inline)) void
+gatherRow(const uint16_t *src, int64_t cs, int64_t cols, uint16_t *dst) {
+  if (cs == 1)
+    std::copy(src, src + cols, dst);
+  else
+    for (int64_t j = 0; j < cols; ++j)
+      dst[j] = src[j * cs];
+}
+
+// One (batch entry, query block) item. Inlined into its AVX-512 clone.
+inline __attribute__((always_inline)) void item(const Problem &p, Scratch &w,
+                                                int64_t it) {
+  const float ninf = -std::numeric_limits<float>::infinity();
+  const int64_t S = p.S, T = p.T, D = p.D, E = p.E, BK = p.BK;
+  int64_t b = it / p.qBlocks, s0 = (it % p.qBlocks) * p.BQ;
+  int64_t rows = std::min(p.BQ, S - s0);
+  if (b != w.stagedB) {
+    w.stagedB = b;
+    w.staged = 0;
+  }
+  int64_t qo = p.ql.off, ko = p.kl.off, vo = p.vl.off, mo = p.ml.off,
+          yo = p.yl.off;
+  int64_t rem = b;
+  for (int32_t i = p.nb - 1; i >= 0; --i) {
+    int64_t idx = rem % p.dims[i];
+    rem /= p.dims[i];
+    qo += idx * p.ql.bstr[i];
+    ko += idx * p.kl.bstr[i];
+    vo += idx * p.vl.bstr[i];
+    if (p.mask)
+      mo += idx * p.ml.bstr[i];
+    yo += idx * p.yl.bstr[i];
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    gatherRow(p.q + qo + (s0 + r) * p.ql.rs, p.ql.cs, D, &w.qb[r * D]);
+    w.mx[r] = ninf;
+    w.sum[r] = 0;
+  }
+  std::fill(w.acc.begin(), w.acc.begin() + rows * E, 0.0f);
+  int64_t tEnd = T;
+  if (p.causal)
+    tEnd = std::clamp<int64_t>(s0 + rows - 1 + T - S + 1, 0, T);
+  for (int64_t t0 = 0; t0 < tEnd; t0 += BK) {
+    const int64_t n = std::min(BK, tEnd - t0);
+    for (; w.staged < t0 + n; ++w.staged) {
+      int64_t t = w.staged;
+      gatherRow(p.k + ko + t * p.kl.rs, p.kl.cs, D, &w.kb[t * D]);
+      gatherRow(p.v + vo + t * p.vl.rs, p.vl.cs, E, &w.vb[t * E]);
+    }
+    float *sb = w.sb.data();
+    run(matmulFor(rows, n, D, /*keys=*/true), w.qb.data(), &w.kb[t0 * D], sb,
+        w);
+    for (int64_t r = 0; r < rows; ++r) {
+      float *pr = sb + r * n;
+      int64_t s = s0 + r;
+      int64_t lim = n;
+      if (p.causal)
+        lim = std::clamp<int64_t>(s + T - S - t0 + 1, 0, n);
+      if (p.mask) {
+        const uint16_t *mr = p.mask + mo + s * p.ml.rs + t0 * p.ml.cs;
+        for (int64_t j = 0; j < lim; ++j)
+          pr[j] = pr[j] * p.sc + sc_bf2f(mr[j * p.ml.cs]);
+      } else {
+        for (int64_t j = 0; j < lim; ++j)
+          pr[j] *= p.sc;
+      }
+      float mNew = std::max(w.mx[r], rowMaxF32(pr, lim));
+      if (mNew == ninf) {
+        // Nothing visible yet: every weight is 0.
+        std::fill(pr, pr + n, 0.0f);
+        w.corr[r] = 1;
+      } else {
+        w.corr[r] = std::exp(w.mx[r] - mNew);
+        w.mx[r] = mNew;
+        float l = expSumF32(pr, lim, mNew);
+        std::fill(pr + lim, pr + n, 0.0f);
+        w.sum[r] = w.sum[r] * w.corr[r] + l;
+      }
+      narrowBF16(pr, &w.pb[r * n], n);
+    }
+    run(matmulFor(rows, E, n, /*keys=*/false), w.pb.data(), &w.vb[t0 * E],
+        w.ob.data(), w);
+    for (int64_t r = 0; r < rows; ++r) {
+      float *ar = &w.acc[r * E];
+      const float *orow = &w.ob[r * E], c = w.corr[r];
+      for (int64_t e = 0; e < E; ++e)
+        ar[e] = ar[e] * c + orow[e];
+    }
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    uint16_t *yr = p.y + yo + (s0 + r) * p.yl.rs;
+    const float *ar = &w.acc[r * E];
+    // No visible key: 0 / 0, NaN as Softmax of a row of -inf.
+    const float l = w.sum[r];
+    for (int64_t e = 0; e < E; ++e)
+      yr[e * p.yl.cs] = sc_f2bf(ar[e] / l);
+  }
+}
+
+__attribute__((target_clones("arch=x86-64-v4", "default"))) void
+runItem(const Problem &p, Scratch &w, int64_t it) {
+  item(p, w, it);
+}
+
+} // namespace
+
+bool attentionBF16Dnnl(int32_t nb, const int64_t *dims, const uint16_t *q,
+                       AttentionOperand ql, const uint16_t *k,
+                       AttentionOperand kl, const uint16_t *v,
+                       AttentionOperand vl, const uint16_t *mask,
+                       AttentionOperand ml, uint16_t *y, AttentionOperand yl,
+                       float scale, bool causal) {
+  int64_t batch = 1;
+  for (int32_t i = 0; i < nb; ++i)
+    batch *= dims[i];
+  const int64_t S = dims[nb], T = dims[nb + 1], D = dims[nb + 2],
+                E = dims[nb + 3];
+  // A call per block costs a few microseconds: worth it from about 16
+  // queries against 64 keys.
+  if (!cpuHasBf16Matmul() || batch == 0 || S < 16 || T < 64 || D < 16 || E < 16)
+    return false;
+  const int threads = omp_get_max_threads();
+  int64_t BQ = std::min(kQueryBlock, S);
+  while (BQ > 32 && batch * ((S + BQ - 1) / BQ) < 2 * threads)
+    BQ /= 2;
+  Problem p{nb,
+            dims,
+            q,
+            k,
+            v,
+            mask,
+            ql,
+            kl,
+            vl,
+            ml,
+            yl,
+            y,
+            scale,
+            causal,
+            S,
+            T,
+            D,
+            E,
+            BQ,
+            std::min(kKeyBlock, T),
+            (S + BQ - 1) / BQ};
+  const int64_t items = batch * p.qBlocks;
+  bool failed = false;
+  std::string error;
+#pragma omp parallel if (items > 1)
+  {
+    Scratch w;
+    w.qb.resize(BQ * D);
+    w.kb.resize(T * D);
+    w.vb.resize(T * E);
+    w.pb.resize(BQ * p.BK);
+    w.sb.resize(BQ * p.BK);
+    w.ob.resize(BQ * E);
+    w.acc.resize(BQ * E);
+    w.mx.resize(BQ);
+    w.sum.resize(BQ);
+    w.corr.resize(BQ);
+    // An exception may not leave a loop's iteration: each item catches its
+    // own (oneDNN throws when a matmul cannot be created).
+    auto guarded = [&](int64_t it) {
+      try {
+        runItem(p, w, it);
+      } catch (const std::exception &e) {
+#pragma omp critical(shardc_attention_dnnl)
+        if (!failed) {
+          failed = true;
+          error = e.what();
+        }
+      }
+    };
+    // As in Attention.cpp: consecutive items share a staging without
+    // `causal`; causal items grow along the queries, dealt round-robin.
+    if (causal) {
+#pragma omp for schedule(static, 1)
+      for (int64_t it = 0; it < items; ++it)
+        guarded(it);
+    } else {
+#pragma omp for schedule(static)
+      for (int64_t it = 0; it < items; ++it)
+        guarded(it);
+    }
+  }
+  if (failed)
+    sc_fail("sc_attention: oneDNN bf16 matmul: %s", error.c_str());
+  return true;
+}
+
+} // namespace shardc::rt::cpu

@@ -551,6 +551,110 @@ TEST(DnnlConv, Errors) {
             "float32 [1x2x6x7]");
 }
 
+// The int8 convolution against the fp32 one on the dequantized operands
+// (checked against the naive reference above): x u8 with a zero point or
+// i8 without, w i8 per output channel or per tensor. Padding must read as
+// real zero (the zero point), so every case pads.
+void runConvInt8Case(const ConvCase &c, bool u8, bool perChannel,
+                     int32_t epilogue, bool residual) {
+  ConvSetup t = setUpConv(c, false);
+  const int32_t zp = u8 ? 7 : 0;
+  const float sx = 0.02f;
+  std::vector<uint8_t> xq(t.xv.size());
+  std::vector<float> xd(t.xv.size());
+  for (size_t i = 0; i < xq.size(); ++i) {
+    float lo = u8 ? 0.0f : -128.0f, hi = u8 ? 255.0f : 127.0f;
+    float q = std::min(hi, std::max(lo, std::nearbyint(t.xv[i] / sx) + zp));
+    xq[i] = u8 ? (uint8_t)q : (uint8_t)(int8_t)q;
+    xd[i] = (q - zp) * sx;
+  }
+  int64_t per = (int64_t)t.wv.size() / c.oc;
+  std::vector<float> sw(perChannel ? c.oc : 1), scale(sw.size());
+  for (size_t o = 0; o < sw.size(); ++o)
+    sw[o] = 0.01f * (1 + o % 3);
+  std::vector<int8_t> wq(t.wv.size());
+  std::vector<float> wd(t.wv.size());
+  for (size_t i = 0; i < wq.size(); ++i) {
+    float s = sw[perChannel ? i / per : 0];
+    wq[i] = (int8_t)std::min(127.0f,
+                             std::max(-127.0f, std::nearbyint(t.wv[i] / s)));
+    wd[i] = wq[i] * s;
+  }
+  for (size_t o = 0; o < sw.size(); ++o)
+    scale[o] = sx * sw[o];
+  std::vector<float> res = randomVec(residual ? count(t.y) : 0, 9);
+  auto fp32 = [&]() {
+    void *h = sc_dnnl_conv_create(
+        &t.x, &t.w, c.bias ? &t.b : nullptr, residual ? &t.y : nullptr, &t.y,
+        c.stride.data(), c.dil.data(), c.pads.data(), c.group, 0, epilogue, 0);
+    std::vector<float> y(count(t.y));
+    sc_dnnl_conv_run(h, xd.data(), wd.data(), c.bias ? t.bv.data() : nullptr,
+                     residual ? res.data() : nullptr, y.data());
+    sc_handle_free(h);
+    return y;
+  };
+  std::vector<float> want = fp32();
+  SCOPED_TRACE(std::string(u8 ? "u8" : "i8") +
+               (perChannel ? " per channel" : " per tensor") + " epilogue " +
+               std::to_string(epilogue) + (residual ? " residual" : ""));
+  sc_desc x = t.x, w = t.w;
+  x.dtype = u8 ? 2 : 3;
+  w.dtype = 3;
+  void *h = sc_dnnl_conv_int8_create(
+      &x, &w, c.bias ? &t.b : nullptr, residual ? &t.y : nullptr, &t.y,
+      c.stride.data(), c.dil.data(), c.pads.data(), c.group, epilogue, 0,
+      scale.data(), (int64_t)scale.size(), zp);
+  std::string error;
+  ASSERT_NE(h, nullptr) << (shardc::rt::takeKernelError(error) ? error : "");
+  for (int rep = 0; rep < 2; ++rep) { // the second run reuses the handle
+    std::vector<float> y(count(t.y), 123.0f);
+    sc_dnnl_conv_int8_run(h, xq.data(), wq.data(),
+                          c.bias ? t.bv.data() : nullptr,
+                          residual ? res.data() : nullptr, y.data());
+    expectNear(y, want);
+  }
+  sc_handle_free(h);
+}
+
+TEST(DnnlConv, Int8) {
+  // 3x3 padded, grouped with stride and dilation, depthwise, pointwise.
+  std::vector<ConvCase> cases = {
+      {{7, 6}, 2, 4, 6, 1, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, {}},
+      {{9, 8}, 1, 4, 6, 2, {3, 2}, {2, 1}, {2, 3}, {1, 0, 2, 1}, true, {}},
+      {{8, 8}, 1, 8, 8, 8, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, false, {}},
+      {{5, 5}, 2, 16, 8, 1, {1, 1}, {1, 1}, {1, 1}, {0, 0, 0, 0}, true, {}}};
+  for (const ConvCase &c : cases) {
+    SCOPED_TRACE("case " + std::to_string(&c - cases.data()));
+    runConvInt8Case(c, /*u8=*/true, /*perChannel=*/true, SC_EPILOGUE_NONE,
+                    false);
+    runConvInt8Case(c, false, false, SC_EPILOGUE_RELU, false);
+    runConvInt8Case(c, true, true, SC_EPILOGUE_HARDSWISH, true);
+  }
+}
+
+TEST(DnnlConv, Int8Errors) {
+  sc_desc x = mk(2, {1, 3, 4, 5}), w = mk(3, {2, 3, 3, 3}),
+          y = mk(1, {1, 2, 2, 3}), xf = mk(1, {1, 3, 4, 5});
+  int64_t ones[2] = {1, 1}, pads[4] = {0, 0, 0, 0};
+  float scales[3] = {1, 1, 1};
+  auto fails = [](void *h) {
+    std::string message;
+    EXPECT_EQ(h, nullptr);
+    EXPECT_TRUE(shardc::rt::takeKernelError(message));
+    return message;
+  };
+  shardc::rt::clearKernelError();
+  EXPECT_EQ(fails(sc_dnnl_conv_int8_create(&x, &w, nullptr, nullptr, &y, ones,
+                                           ones, pads, 1, SC_EPILOGUE_NONE, 0,
+                                           scales, 3, 0)),
+            "oneDNN int8 convolution: 3 scales for 2 output channels");
+  EXPECT_EQ(fails(sc_dnnl_conv_int8_create(&xf, &w, nullptr, nullptr, &y, ones,
+                                           ones, pads, 1, SC_EPILOGUE_NONE, 0,
+                                           scales, 2, 0)),
+            "oneDNN int8 convolution: takes u8 or i8 x, i8 w, f32 scales, "
+            "bias and y (got float32, int8 -> float32)");
+}
+
 TEST(DnnlConv, Deconv) {
   runConvCase(
       {{4, 5}, 1, 3, 2, 1, {3, 3}, {1, 1}, {1, 1}, {0, 0, 0, 0}, true, {0, 0}},

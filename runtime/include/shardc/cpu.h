@@ -466,6 +466,21 @@ void *sc_dnnl_conv_create(const sc_desc *x, const sc_desc *w,
                           int32_t channels_last);
 void sc_dnnl_conv_run(void *h, const void *x, const void *w, const void *bias,
                       const void *residual, void *y);
+/* The int8 convolution (not transposed): x u8 or i8 with zero point
+ * x_zero_point (per tensor; the padding holds it, as real zero), w i8
+ * symmetric, y = epilogue(scales[c] * sum((x - x_zero_point) w) + bias[c]
+ * + residual) in f32 with f32 bias; scales (num_scales: one per output
+ * channel, or 1 for all) are fixed at creation, as oneDNN's int8
+ * convolutions need them. The rest as sc_dnnl_conv_create's. */
+void *sc_dnnl_conv_int8_create(const sc_desc *x, const sc_desc *w,
+                               const sc_desc *bias, const sc_desc *residual,
+                               const sc_desc *y, const int64_t *strides,
+                               const int64_t *dilations, const int64_t *pads,
+                               int64_t group, int32_t epilogue,
+                               int32_t channels_last, const float *scales,
+                               int64_t num_scales, int32_t x_zero_point);
+void sc_dnnl_conv_int8_run(void *h, const void *x, const void *w,
+                           const void *bias, const void *residual, void *y);
 
 #ifdef __cplusplus
 }

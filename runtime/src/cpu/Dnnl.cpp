@@ -376,6 +376,12 @@ struct ConvHandle : shardc::rt::Handle {
   bool reluAfter = false; // as DnnlHandle's
   int32_t dstType = 0;
   int64_t dstElems = 0;
+  // int8: the source zero point (its value held here), and the output
+  // scales: oneDNN 2's int8 convolution adds the bias before scaling, so
+  // run() passes it the bias divided by the scales.
+  dnnl::memory zeroPoint;
+  int32_t zeroPointValue = 0;
+  std::vector<float> outScales, scaledBias;
 
   void run(const void *s, const void *w, const void *b, const void *r,
            void *d) {
@@ -406,8 +412,14 @@ struct ConvHandle : shardc::rt::Handle {
         bind(src, s);
       }
       bind(reorderDst ? userDst : dst, d);
-      if (hasBias)
+      if (hasBias && !outScales.empty()) {
+        const float *bf = static_cast<const float *>(b);
+        for (size_t c = 0; c < scaledBias.size(); ++c)
+          scaledBias[c] = bf[c] / outScales[outScales.size() == 1 ? 0 : c];
+        bind(bias, scaledBias.data());
+      } else if (hasBias) {
         bind(bias, b);
+      }
       // The sum post-op adds the convolution onto what dst holds.
       if (hasResidual && reorderDst) {
         bind(userResidual, r);
@@ -764,13 +776,27 @@ extern "C" void sc_dnnl_matmul_int8_run(void *h, const void *a, const void *b,
   handle->run(a, b, bias, residual, y);
 }
 
-extern "C" void *
-sc_dnnl_conv_create(const sc_desc *x, const sc_desc *w, const sc_desc *bias,
-                    const sc_desc *residual, const sc_desc *y,
-                    const int64_t *strides, const int64_t *dilations,
-                    const int64_t *pads, int64_t group, int32_t transposed,
-                    int32_t epilogue, int32_t channels_last) {
-  const char *what = transposed ? "deconvolution" : "convolution";
+namespace {
+
+// The int8 form's output scales and source zero point (oneDNN's int8
+// convolutions take them fixed at creation only).
+struct ConvInt8 {
+  const float *scales;
+  int64_t numScales;
+  int32_t zeroPoint;
+};
+
+// sc_dnnl_conv_create, and with `int8` sc_dnnl_conv_int8_create.
+void *createConv(const sc_desc *x, const sc_desc *w, const sc_desc *bias,
+                 const sc_desc *residual, const sc_desc *y,
+                 const int64_t *strides, const int64_t *dilations,
+                 const int64_t *pads, int64_t group, int32_t transposed,
+                 int32_t epilogue, int32_t channels_last,
+                 const ConvInt8 *int8) {
+  const ConvInt8 *scale = int8; // non-null for the int8 form
+  const char *what = scale        ? "int8 convolution"
+                     : transposed ? "deconvolution"
+                                  : "convolution";
   int sd = x->rank - 2;
   if (sd < 1 || sd > 3 || w->rank != x->rank || y->rank != x->rank) {
     sc_fail("oneDNN %s: ranks x %d, w %d, y %d (need 3 to 5, equal)", what,
@@ -787,6 +813,16 @@ sc_dnnl_conv_create(const sc_desc *x, const sc_desc *w, const sc_desc *bias,
       !toDnnlType(y->dtype, ty) || (bias && !toDnnlType(bias->dtype, tbias))) {
     sc_fail("oneDNN %s: unsupported dtypes %s, %s -> %s", what,
             dtypeName(x->dtype), dtypeName(w->dtype), dtypeName(y->dtype));
+    return nullptr;
+  }
+  if (scale &&
+      (transposed || (x->dtype != kU8 && x->dtype != kI8) || w->dtype != kI8 ||
+       y->dtype != kF32 || (bias && bias->dtype != kF32) || !scale->scales)) {
+    sc_fail("oneDNN %s: takes u8 or i8 x, i8 w, f32 scales, bias and y (got "
+            "%s, %s%s -> %s%s)",
+            what, dtypeName(x->dtype), dtypeName(w->dtype),
+            bias ? ", bias" : "", dtypeName(y->dtype),
+            scale->scales ? "" : ", no scales");
     return nullptr;
   }
   dnnl::algorithm act;
@@ -809,6 +845,17 @@ sc_dnnl_conv_create(const sc_desc *x, const sc_desc *w, const sc_desc *bias,
             what, (long long)ic, (long long)oc, (long long)g);
     return nullptr;
   }
+  if (scale && scale->numScales != oc && scale->numScales != 1) {
+    sc_fail("oneDNN %s: %lld scales for %lld output channels", what,
+            (long long)scale->numScales, (long long)oc);
+    return nullptr;
+  }
+  for (int64_t c = 0; scale && c < scale->numScales; ++c)
+    if (!std::isfinite(scale->scales[c]) || scale->scales[c] <= 0) {
+      sc_fail("oneDNN %s: scale %g of output channel %lld (need > 0)", what,
+              (double)scale->scales[c], (long long)c);
+      return nullptr;
+    }
   if (elementsOf(y) == 0) { // see sc_dnnl_matmul_create
     auto h = std::make_unique<ConvHandle>();
     h->what = what;
@@ -880,7 +927,7 @@ sc_dnnl_conv_create(const sc_desc *x, const sc_desc *w, const sc_desc *bias,
     // oneDNN runs as such, for less than the two reorders of the
     // activations a blocked layout costs. Channels-last operands keep
     // their layout (oneDNN's fast kernels take it). The bias stays plain.
-    bool pointwise = !transposed && g == 1 && channels_last == 0;
+    bool pointwise = !transposed && g == 1 && channels_last == 0 && !scale;
     for (int i = 0; i < sd; ++i)
       pointwise = pointwise && kdims[i] == 1 && st[i] == 1 && pl[i] == 0 &&
                   pr[i] == 0;
@@ -900,6 +947,22 @@ sc_dnnl_conv_create(const sc_desc *x, const sc_desc *w, const sc_desc *bias,
     if (act != dnnl::algorithm::undef)
       po.append_eltwise(1.0f, act, 0.0f, 0.0f);
     attr.set_post_ops(po);
+    // int8: the int32 sums plus the bias, times the output scales (one per
+    // output channel: mask bit 1 of [N, C, ...]; oneDNN's int8
+    // convolutions take no run-time scales), the source's zero point subtracted
+    // by oneDNN (also at the padding, which so reads as real zero; given at run
+    // time, which its AMX kernels take).
+    if (scale) {
+      h->outScales.assign(scale->scales, scale->scales + scale->numScales);
+      h->scaledBias.resize(bias ? oc : 0);
+      attr.set_output_scales(scale->numScales == 1 ? 0 : 2, h->outScales);
+      if (scale->zeroPoint) {
+        attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+        h->zeroPointValue = scale->zeroPoint;
+        h->zeroPoint = dnnl::memory(plainDesc({1}, dt::s32), cpuEngine(),
+                                    &h->zeroPointValue);
+      }
+    }
     auto prop = dnnl::prop_kind::forward_inference;
     dnnl::memory::desc psrc, pw, pdst;
     // Multiply-adds: every output (input, when transposed) times one
@@ -963,6 +1026,9 @@ sc_dnnl_conv_create(const sc_desc *x, const sc_desc *w, const sc_desc *bias,
       h->bias = unbound(bmd);
       h->convArgs.push_back(arg(DNNL_ARG_BIAS, h->bias));
     }
+    if (scale && scale->zeroPoint)
+      h->convArgs.push_back(
+          arg(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, h->zeroPoint));
     return h.release();
   } catch (const std::exception &e) {
     sc_fail("oneDNN: %s %s * %s -> %s (group %lld, epilogue %d%s, "
@@ -974,11 +1040,44 @@ sc_dnnl_conv_create(const sc_desc *x, const sc_desc *w, const sc_desc *bias,
   }
 }
 
+} // namespace
+
+extern "C" void *
+sc_dnnl_conv_create(const sc_desc *x, const sc_desc *w, const sc_desc *bias,
+                    const sc_desc *residual, const sc_desc *y,
+                    const int64_t *strides, const int64_t *dilations,
+                    const int64_t *pads, int64_t group, int32_t transposed,
+                    int32_t epilogue, int32_t channels_last) {
+  return createConv(x, w, bias, residual, y, strides, dilations, pads, group,
+                    transposed, epilogue, channels_last, nullptr);
+}
+
 extern "C" void sc_dnnl_conv_run(void *h, const void *x, const void *w,
                                  const void *bias, const void *residual,
                                  void *y) {
   if (!h) {
     sc_fail("oneDNN convolution: run without a primitive");
+    return;
+  }
+  static_cast<ConvHandle *>(h)->run(x, w, bias, residual, y);
+}
+
+extern "C" void *sc_dnnl_conv_int8_create(
+    const sc_desc *x, const sc_desc *w, const sc_desc *bias,
+    const sc_desc *residual, const sc_desc *y, const int64_t *strides,
+    const int64_t *dilations, const int64_t *pads, int64_t group,
+    int32_t epilogue, int32_t channels_last, const float *scales,
+    int64_t num_scales, int32_t x_zero_point) {
+  ConvInt8 int8{scales, num_scales, x_zero_point};
+  return createConv(x, w, bias, residual, y, strides, dilations, pads, group,
+                    /*transposed=*/0, epilogue, channels_last, &int8);
+}
+
+extern "C" void sc_dnnl_conv_int8_run(void *h, const void *x, const void *w,
+                                      const void *bias, const void *residual,
+                                      void *y) {
+  if (!h) {
+    sc_fail("oneDNN int8 convolution: run without a primitive");
     return;
   }
   static_cast<ConvHandle *>(h)->run(x, w, bias, residual, y);

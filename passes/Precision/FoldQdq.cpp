@@ -1,5 +1,4 @@
-//===- FoldQdq.cpp - the graph-fold-qdq pass
-//-------------------------------===//
+//===- FoldQdq.cpp - the graph-fold-qdq pass ------------------------------===//
 //
 // A model another tool quantized (ONNX Runtime's quantize_static in QDQ
 // form, TensorRT's explicit quantization) reaches the graph as float ops
@@ -19,6 +18,10 @@
 // activation and residual stay in its epilogue. The Q/DQ pair's quantize
 // still runs (one map producing aq); the dequantized f32 copies of the
 // activation and of the weight go away.
+//
+// Convolutions fold the same way into graph.conv_int8 (foldConv below),
+// except that the activation's zero point goes to oneDNN rather than into
+// the bias: the padding must read as real zero.
 //
 // ONNX Runtime's QOperator forms reach this pass in QDQ form through the
 // canonicalizers of graph.matmul_integer (quantize_dynamic) and
@@ -174,17 +177,101 @@ bool fold(Operation *op, Value lhs, Value rhs, Value biasValue,
   return true;
 }
 
+/// A convolution (graph.conv, or graph.fused_conv with its epilogue)
+/// between DequantizeLinear ops:
+///
+///   y = conv(dequantize_linear(xq, sa, za), dequantize_linear(Wq, sw, 0))
+///
+/// with xq int8 or uint8 per tensor and Wq a constant int8 weight,
+/// symmetric, per tensor or per output channel (axis 0), becomes
+/// graph.conv_int8(xq, Wq) with scales sa * sw[c] and zero point za, which
+/// oneDNN subtracts itself (the padding then reads as real zero, which a
+/// correction folded into the bias would get wrong at the borders).
+bool foldConv(Operation *op) {
+  Value input = op->getOperand(0), weight = op->getOperand(1), bias, residual;
+  StringRef activation = "none";
+  DenseI64ArrayAttr strides, dilations, pads;
+  int64_t group;
+  if (auto conv = dyn_cast<graph::ConvOp>(op)) {
+    bias = conv.getBias();
+    strides = conv.getStridesAttr();
+    dilations = conv.getDilationsAttr();
+    pads = conv.getPadsAttr();
+    group = conv.getGroup();
+  } else {
+    auto fused = cast<graph::FusedConvOp>(op);
+    bias = fused.getBias();
+    residual = fused.getResidual();
+    activation = fused.getActivation();
+    strides = fused.getStridesAttr();
+    dilations = fused.getDilationsAttr();
+    pads = fused.getPadsAttr();
+    group = fused.getGroup();
+  }
+  auto a = input.getDefiningOp<graph::DequantizeLinearOp>();
+  auto w = weight.getDefiningOp<graph::DequantizeLinearOp>();
+  auto yType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!a || !w || !yType || !yType.getElementType().isF32() ||
+      !isInt8(a.getInput().getType()) || !isInt8(w.getInput().getType()) ||
+      cast<IntegerType>(getElementTypeOrSelf(w.getInput().getType()))
+          .isUnsigned())
+    return false;
+  if (bias && !getElementTypeOrSelf(bias.getType()).isF32())
+    return false;
+  auto wType = dyn_cast<RankedTensorType>(w.getInput().getType());
+  if (!wType || wType.getRank() < 3 || !wType.hasStaticShape())
+    return false;
+  int64_t channels = wType.getDimSize(0);
+  std::optional<double> sa = scalarOf(a.getScale());
+  std::optional<double> za = scalarOf(a.getZeroPoint());
+  std::optional<graph::HostTensor> sw = constantOf(w.getScale());
+  std::optional<graph::HostTensor> zw = constantOf(w.getZeroPoint());
+  if (!sa || !za || !sw || !zw || !constantOf(w.getInput()) ||
+      (sw->numel() != 1 && (sw->numel() != channels || w.getAxis() != 0)))
+    return false;
+  for (int64_t i = 0; i < zw->numel(); ++i)
+    if (zw->i(i) != 0)
+      return false;
+  SmallVector<float> scales;
+  for (int64_t c = 0; c < sw->numel(); ++c) {
+    double s = *sa * sw->f(c);
+    if (!(s > 0) || !std::isfinite(float(s)))
+      return false; // kept as imported: oneDNN needs positive scales
+    scales.push_back(static_cast<float>(s));
+  }
+  OpBuilder b(op);
+  auto y = b.create<graph::ConvInt8Op>(
+      op->getLoc(), yType, a.getInput(), w.getInput(), bias, residual, strides,
+      dilations, pads, b.getI64IntegerAttr(group), b.getStringAttr(activation),
+      b.getDenseF32ArrayAttr(scales),
+      b.getI64IntegerAttr(static_cast<int64_t>(*za)));
+  y->setAttr(quant::kQuantAttr,
+             b.getDictionaryAttr(
+                 b.getNamedAttr("scheme", b.getStringAttr("imported QDQ"))));
+  op->getResult(0).replaceAllUsesWith(y.getResult());
+  op->erase();
+  for (Operation *dq : {a.getOperation(), w.getOperation()})
+    if (dq->use_empty())
+      dq->erase();
+  return true;
+}
+
 struct GraphFoldQdqPass : shardc::impl::GraphFoldQdqBase<GraphFoldQdqPass> {
   void runOnOperation() override {
     // Linear layers, and products with no epilogue to fuse (a
     // QLinearMatMul's QDQ form requantizes its product).
     SmallVector<Operation *> products;
     getOperation().walk([&](Operation *op) {
-      if (isa<graph::LinearOp, graph::MatMulOp>(op))
+      if (isa<graph::LinearOp, graph::MatMulOp, graph::ConvOp,
+              graph::FusedConvOp>(op))
         products.push_back(op);
     });
     llvm::DenseMap<Value, std::pair<Value, Value>> perToken;
     for (Operation *op : products) {
+      if (isa<graph::ConvOp, graph::FusedConvOp>(op)) {
+        foldConv(op);
+        continue;
+      }
       if (auto linear = dyn_cast<graph::LinearOp>(op))
         fold(op, linear.getA(), linear.getB(), linear.getBias(),
              linear.getResidual(), linear.getActivationAttr(), perToken);

@@ -86,13 +86,13 @@ static LogicalResult windowShape(Loc loc, RankedTensorType x,
 LogicalResult inferConv(Loc loc, Value input, Value weight, Value bias,
                         ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
                         ArrayRef<int64_t> pads, int64_t group,
-                        SmallVectorImpl<Type> &types) {
+                        SmallVectorImpl<Type> &types, bool int8) {
   auto x = tensorOf(input), w = tensorOf(weight);
   int64_t spatial = x.getRank() - 2;
   if (x.getRank() < 3 || w.getRank() != x.getRank())
     return emitOptionalError(loc, "input ", typeStr(x), " and weight ",
                              typeStr(w), " must have the same rank >= 3");
-  if (x.getElementType() != w.getElementType())
+  if (!int8 && x.getElementType() != w.getElementType())
     return emitOptionalError(loc, "input and weight element types differ");
   if (failed(checkWindowAttrs(loc, spatial, strides, dilations, pads)))
     return failure();
@@ -113,7 +113,10 @@ LogicalResult inferConv(Loc loc, Value input, Value weight, Value bias,
   if (failed(windowShape(loc, x, w.getShape().drop_front(2), strides,
                          dilations, pads, false, shape)))
     return failure();
-  types.push_back(x.clone(shape));
+  // int8: the sums are scaled back to f32.
+  types.push_back(
+      int8 ? RankedTensorType::get(shape, Float32Type::get(x.getContext()))
+           : x.clone(shape));
   return success();
 }
 

@@ -222,4 +222,53 @@ LogicalResult FusedConvOp::verify() {
   return success();
 }
 
+LogicalResult ConvInt8Op::inferReturnTypes(MLIRContext *, Loc loc,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &types) {
+  if (failed(inferConv(loc, adaptor.getInput(), adaptor.getWeight(),
+                       adaptor.getBias(), adaptor.getStrides(),
+                       adaptor.getDilations(), adaptor.getPads(),
+                       adaptor.getGroup(), types, /*int8=*/true)))
+    return failure();
+  if (Value res = adaptor.getResidual())
+    if (res.getType() != types.back())
+      return emitOptionalError(loc, "residual ", typeStr(res.getType()),
+                               " must have the result's type ",
+                               typeStr(types.back()));
+  return success();
+}
+
+LogicalResult ConvInt8Op::verify() {
+  if (getActivation() != "none" && getActivation() != "relu" &&
+      getActivation() != "hard_swish")
+    return emitOpError("activation must be none, relu or hard_swish, not '")
+           << getActivation() << "'";
+  auto x = cast<RankedTensorType>(getInput().getType());
+  auto w = cast<RankedTensorType>(getWeight().getType());
+  auto y = cast<RankedTensorType>(getOutput().getType());
+  Type xe = x.getElementType();
+  if (!xe.isInteger(8) || !w.getElementType().isSignlessInteger(8) ||
+      !y.getElementType().isF32())
+    return emitOpError("takes ui8 or i8 input and i8 weight into f32");
+  if (x.getRank() < 3 || w.getRank() != x.getRank() ||
+      y.getRank() != x.getRank())
+    return emitOpError("input, weight and output need the same rank >= 3");
+  int64_t cout = w.getDimSize(0);
+  size_t n = getScales().size();
+  if (n != 1 && (ShapedType::isDynamic(cout) || (int64_t)n != cout))
+    return emitOpError("needs 1 or ") << cout << " scales, not " << n;
+  for (float s : getScales())
+    if (!(s > 0) || std::isinf(s))
+      return emitOpError("scales must be finite and positive");
+  int64_t lo = xe.isUnsignedInteger() ? 0 : -128,
+          hi = xe.isUnsignedInteger() ? 255 : 127;
+  if (getInputZeroPoint() < lo || getInputZeroPoint() > hi)
+    return emitOpError("input_zero_point ")
+           << getInputZeroPoint() << " is outside " << xe << "'s range";
+  if (Value b = getBias())
+    if (!cast<RankedTensorType>(b.getType()).getElementType().isF32())
+      return emitOpError("bias must be f32");
+  return success();
+}
+
 } // namespace shardc::graph

@@ -742,6 +742,40 @@ def Graph_FusedConvOp : Graph_Op<"fused_conv", [AttrSizedOperandSegments]> {
   let hasVerifier = 1;
 }
 
+def Graph_ConvInt8Op : Graph_Op<"conv_int8", [AttrSizedOperandSegments]> {
+  let summary = "int8 convolution: act(conv(input - zp, weight) * scales + "
+                "bias + residual)";
+  let description = [{
+    Made by `graph-fold-qdq` from a convolution between DequantizeLinear
+    ops, never by the importer. `input` holds int8 or uint8 activations
+    (NC[spatial]) with zero point `input_zero_point` (per tensor: the
+    padding reads as real zero), `weight` int8 [C_out, C_in / group, k...]
+    quantized symmetrically. The sums accumulate exactly in int32 and are
+    scaled by `scales` (one per output channel, or one for all: the
+    activation's scale times the weight's), then the f32 epilogue of
+    `graph.fused_conv` follows: `bias` ([C_out]), `residual` (the result's
+    shape), `activation` (`none`, `relu` or `hard_swish`). The result is
+    f32. The scales are constants: oneDNN's int8 convolutions take them
+    when the primitive is created.
+  }];
+  let arguments = (ins Graph_Tensor:$input, Graph_Tensor:$weight,
+                       Optional<Graph_Tensor>:$bias,
+                       Optional<Graph_Tensor>:$residual,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$dilations,
+                       DenseI64ArrayAttr:$pads,
+                       DefaultValuedAttr<I64Attr, "1">:$group,
+                       DefaultValuedAttr<StrAttr, "\"none\"">:$activation,
+                       DenseF32ArrayAttr:$scales,
+                       DefaultValuedAttr<I64Attr, "0">:$input_zero_point);
+  let results = (outs Graph_Tensor:$output);
+  let assemblyFormat = [{
+    $input `,` $weight (`bias` $bias^ `:` type($bias))?
+    (`residual` $residual^ `:` type($residual))? attr-dict `:` type($input)
+    `,` type($weight) `->` type($output)
+  }];
+  let hasVerifier = 1;
+}
+
 include "dialects/Graph/IR/GraphScatterOps.td"
 include "dialects/Graph/IR/GraphMoeOps.td"
 

@@ -53,12 +53,14 @@ mlir::LogicalResult inferBinary(Loc loc, mlir::Value lhs, mlir::Value rhs,
 mlir::LogicalResult inferReduce(Loc loc, mlir::Value input,
                                 llvm::ArrayRef<int64_t> axes, bool keepdims,
                                 llvm::SmallVectorImpl<mlir::Type> &types);
-/// Result type of an N-D grouped convolution (graph.conv, graph.fused_conv).
+/// Result type of an N-D grouped convolution (graph.conv, graph.fused_conv;
+/// with `int8`, graph.conv_int8: any element types, an f32 result).
 mlir::LogicalResult inferConv(Loc loc, mlir::Value input, mlir::Value weight,
                               mlir::Value bias, llvm::ArrayRef<int64_t> strides,
                               llvm::ArrayRef<int64_t> dilations,
                               llvm::ArrayRef<int64_t> pads, int64_t group,
-                              llvm::SmallVectorImpl<mlir::Type> &types);
+                              llvm::SmallVectorImpl<mlir::Type> &types,
+                              bool int8 = false);
 /// Shape of numpy matmul of `a` and `b` (1-D operands promoted and dropped).
 mlir::LogicalResult matmulShape(Loc loc, llvm::ArrayRef<int64_t> a,
                                 llvm::ArrayRef<int64_t> b,

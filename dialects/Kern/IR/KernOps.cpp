@@ -295,6 +295,33 @@ LogicalResult ConvOp::verify() {
            << e << "'";
   if (getTransposed() && (getXChannelsLast() || getYChannelsLast()))
     return emitOpError("a transposed convolution has no channels-last operands");
+  auto elem = [](Value v) {
+    return cast<MemRefType>(v.getType()).getElementType();
+  };
+  std::optional<ArrayRef<float>> scales = getScales();
+  if (!scales) {
+    if (getXZeroPoint() != 0)
+      return emitOpError("x_zero_point needs scales (an int8 convolution)");
+    return success();
+  }
+  // The int8 convolution.
+  Type xe = elem(getX());
+  if (getTransposed() || !xe.isInteger(8) ||
+      !elem(getW()).isSignlessInteger(8) || !elem(getY()).isF32() ||
+      (getBias() && !elem(getBias()).isF32()))
+    return emitOpError("with scales takes ui8 or i8 x, i8 w, f32 bias and y, "
+                       "and is not transposed");
+  if (scales->size() != 1 && (int64_t)scales->size() != cout)
+    return emitOpError("needs 1 or ")
+           << cout << " scales, not " << scales->size();
+  for (float s : *scales)
+    if (!(s > 0) || std::isinf(s))
+      return emitOpError("scales must be finite and positive");
+  int64_t lo = xe.isUnsignedInteger() ? 0 : -128,
+          hi = xe.isUnsignedInteger() ? 255 : 127;
+  if (getXZeroPoint() < lo || getXZeroPoint() > hi)
+    return emitOpError("x_zero_point ")
+           << getXZeroPoint() << " is outside " << xe << "'s range";
   return success();
 }
 

@@ -193,6 +193,13 @@ def Kern_ConvOp : Kern_Op<"conv", [AttrSizedOperandSegments]> {
     residual too) holds the tensor channels-last, and its type gives the
     physical dims `[N, spatial..., C]` of the logical `[N, C, spatial...]`
     tensor (set by `kern-channels-last`; transposed convolutions have none).
+
+    With `scales` it is the int8 convolution of graph.conv_int8 (the CPU
+    only, not transposed): `x` ui8 or i8 with zero point `x_zero_point`
+    (the padding reads as real zero), `w` i8, `y` f32 and the f32 bias; the
+    int32 sums are scaled per output channel by `scales` (one per output
+    channel, or one for all), which oneDNN's int8 convolutions take fixed
+    when the primitive is created.
   }];
   let arguments = (ins Kern_Buffer:$x, Kern_Buffer:$w,
                        Optional<Kern_Buffer>:$bias,
@@ -201,7 +208,9 @@ def Kern_ConvOp : Kern_Op<"conv", [AttrSizedOperandSegments]> {
                        DenseI64ArrayAttr:$pads, I64Attr:$group,
                        UnitAttr:$transposed,
                        DefaultValuedAttr<StrAttr, "\"none\"">:$epilogue,
-                       UnitAttr:$x_channels_last, UnitAttr:$y_channels_last);
+                       UnitAttr:$x_channels_last, UnitAttr:$y_channels_last,
+                       OptionalAttr<DenseF32ArrayAttr>:$scales,
+                       DefaultValuedAttr<I64Attr, "0">:$x_zero_point);
   let assemblyFormat = [{
     $x `,` $w (`bias` $bias^)? (`residual` $residual^)? `into` $y attr-dict
     `:` type($x) `,` type($w) (`,` type($bias)^)?

@@ -1,8 +1,11 @@
-//===- LowerConv.cpp - convolution, pooling and resize ---------------------===//
+//===- LowerConv.cpp - convolution, pooling and resize
+//---------------------===//
 //
-// Conv, ConvTranspose and fused_conv become kern.conv (oneDNN on the CPU,
-// cuDNN on CUDA; fp16 through fp32 copies unless `half-gemm`, bf16 narrow). Pooling and Resize call
-// the runtime; GlobalAveragePool is a generated mean reduction.
+// Conv, ConvTranspose, fused_conv and conv_int8 (the CPU only) become
+// kern.conv (oneDNN on the CPU,
+// cuDNN on CUDA; fp16 through fp32 copies unless `half-gemm`, bf16 narrow).
+// Pooling and Resize call the runtime; GlobalAveragePool is a generated mean
+// reduction.
 //
 //===----------------------------------------------------------------------===//
 
@@ -48,17 +51,34 @@ static LogicalResult lowerConv(OpTy op, KernLowering &l, bool transposed) {
     residual = operand(residual);
   Value out = l.result(op.getOutput());
   Value y = widen ? l.alloc(loc, shapeOf(op.getOutput()), f32) : out;
-  l.b.create<ConvOp>(loc, operand(op.getInput()), operand(op.getWeight()),
-                     bias, residual, y, op.getStridesAttr(),
-                     op.getDilationsAttr(), op.getPadsAttr(), op.getGroupAttr(),
+  l.b.create<ConvOp>(loc, operand(op.getInput()), operand(op.getWeight()), bias,
+                     residual, y, op.getStridesAttr(), op.getDilationsAttr(),
+                     op.getPadsAttr(), op.getGroupAttr(),
                      transposed ? l.b.getUnitAttr() : UnitAttr(),
                      l.b.getStringAttr(activationOf(op)), UnitAttr(),
-                     UnitAttr());
+                     UnitAttr(), DenseF32ArrayAttr(), l.b.getI64IntegerAttr(0));
   if (widen)
     l.map(loc, shapeOf(op.getOutput()), {KernLowering::dense(y)},
           {KernLowering::dense(out)}, [&](Scalar &s, ValueRange v) {
             return SmallVector<Value>{s.convert(v[0], f32, elem)};
           });
+  return success();
+}
+
+/// graph.conv_int8: kern.conv with its scales and zero point (oneDNN's
+/// int8 convolution).
+static LogicalResult lowerConvInt8(graph::ConvInt8Op op, KernLowering &l) {
+  size_t spatial = shapeOf(op.getInput()).size() - 2;
+  if (spatial < 1 || spatial > 3)
+    return l.fail(op, "oneDNN takes 1 to 3 spatial dims, not " +
+                          std::to_string(spatial));
+  Value bias = op.getBias() ? l.get(op.getBias()) : Value();
+  Value residual = op.getResidual() ? l.get(op.getResidual()) : Value();
+  l.b.create<ConvOp>(
+      op.getLoc(), l.get(op.getInput()), l.get(op.getWeight()), bias, residual,
+      l.result(op.getOutput()), op.getStridesAttr(), op.getDilationsAttr(),
+      op.getPadsAttr(), op.getGroupAttr(), UnitAttr(), op.getActivationAttr(),
+      UnitAttr(), UnitAttr(), op.getScalesAttr(), op.getInputZeroPointAttr());
   return success();
 }
 
@@ -121,6 +141,7 @@ void shardc::kern::addConvLowerings(LoweringTable &t) {
   addLowering<graph::FusedConvOp>(t, [](graph::FusedConvOp op, KernLowering &l) {
     return lowerConv(op, l, false);
   });
+  addLowering<graph::ConvInt8Op>(t, lowerConvInt8);
   addLowering<graph::ConvTransposeOp>(t, [](graph::ConvTransposeOp op, KernLowering &l) {
     return lowerConv(op, l, true);
   });

@@ -387,6 +387,25 @@ LogicalResult CppEmitter::emitMatmulInt8(kern::MatmulInt8Op op) {
 LogicalResult CppEmitter::emitConv(kern::ConvOp op) {
   int channelsLast = (op.getXChannelsLast() ? 1 : 0) |
                      (op.getYChannelsLast() ? 2 : 0);
+  // The int8 form: `sc_dnnl_conv_int8_create(&dX, &dW, &dBias|0,
+  // &dResidual|0, &dY, strides, dilations, pads, group, epilogue,
+  // channels_last, scales, num_scales, x_zero_point)`, run as above.
+  if (std::optional<ArrayRef<float>> scales = op.getScales()) {
+    Type f32 = Float32Type::get(op.getContext());
+    std::string items;
+    for (auto [i, v] : llvm::enumerate(*scales))
+      items += (i ? ", " : "") + floatLiteral(v, f32);
+    return emitLibraryCall(
+        op, "sc_dnnl_conv_int8",
+        {op.getX(), op.getW(), op.getBias(), op.getResidual(), op.getY()},
+        i64Array(op.getStrides()) + ", " + i64Array(op.getDilations()) + ", " +
+            i64Array(op.getPads()) + ", " + std::to_string(op.getGroup()) +
+            "LL, " + epilogueCode(op.getEpilogue()) + ", " +
+            std::to_string(channelsLast) + ", " + constArray("float", items) +
+            ", " + std::to_string(scales->size()) + "LL, " +
+            std::to_string(op.getXZeroPoint()),
+        /*cuda=*/false);
+  }
   return emitLibraryCall(op, "sc_dnnl_conv",
                          {op.getX(), op.getW(), op.getBias(),
                           op.getResidual(), op.getY()},

@@ -44,6 +44,8 @@ LogicalResult CppEmitter::emitCudaOp(Operation *op) {
   // driver runs graph-fuse-epilogues{conv-epilogues=false} and no
   // kern-channels-last for programs with CUDA code).
   if (auto conv = dyn_cast<kern::ConvOp>(op)) {
+    if (conv.getScales())
+      return conv.emitError("the CUDA target has no int8 convolution");
     if (conv.getResidual() || conv.getEpilogue() != "none")
       return conv.emitError("the CUDA target has no convolution epilogue "
                             "(residual or activation)");

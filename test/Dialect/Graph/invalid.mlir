@@ -429,3 +429,35 @@ func.func @linear_int8_float(%x: tensor<4x8xf32>, %w: tensor<8x2xi8>, %s: tensor
   %y = graph.linear_int8 %x, %w scales %ws rows %s : tensor<4x1xf32> : tensor<4x8xf32>, tensor<8x2xi8>, tensor<2xf32> -> tensor<4x2xf32>
   return %y : tensor<4x2xf32>
 }
+
+// -----
+
+func.func @conv_int8_float(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x3x3xi8>) -> tensor<1x2x2x2xf32> {
+  // expected-error @+1 {{'graph.conv_int8' op takes ui8 or i8 input and i8 weight into f32}}
+  %y = graph.conv_int8 %x, %w {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, scales = array<f32: 1.0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<2x2x3x3xi8> -> tensor<1x2x2x2xf32>
+  return %y : tensor<1x2x2x2xf32>
+}
+
+// -----
+
+func.func @conv_int8_scales(%x: tensor<1x2x4x4xui8>, %w: tensor<2x2x3x3xi8>) -> tensor<1x2x2x2xf32> {
+  // expected-error @+1 {{'graph.conv_int8' op needs 1 or 2 scales, not 3}}
+  %y = graph.conv_int8 %x, %w {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, scales = array<f32: 1.0, 1.0, 1.0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xui8>, tensor<2x2x3x3xi8> -> tensor<1x2x2x2xf32>
+  return %y : tensor<1x2x2x2xf32>
+}
+
+// -----
+
+func.func @conv_int8_scale_sign(%x: tensor<1x2x4x4xui8>, %w: tensor<2x2x3x3xi8>) -> tensor<1x2x2x2xf32> {
+  // expected-error @+1 {{'graph.conv_int8' op scales must be finite and positive}}
+  %y = graph.conv_int8 %x, %w {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, scales = array<f32: 1.0, -1.0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xui8>, tensor<2x2x3x3xi8> -> tensor<1x2x2x2xf32>
+  return %y : tensor<1x2x2x2xf32>
+}
+
+// -----
+
+func.func @conv_int8_zero_point(%x: tensor<1x2x4x4xi8>, %w: tensor<2x2x3x3xi8>) -> tensor<1x2x2x2xf32> {
+  // expected-error @+1 {{'graph.conv_int8' op input_zero_point 200 is outside 'i8''s range}}
+  %y = graph.conv_int8 %x, %w {dilations = array<i64: 1, 1>, input_zero_point = 200 : i64, pads = array<i64: 0, 0, 0, 0>, scales = array<f32: 1.0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xi8>, tensor<2x2x3x3xi8> -> tensor<1x2x2x2xf32>
+  return %y : tensor<1x2x2x2xf32>
+}

@@ -192,6 +192,15 @@ func.func @linear_int8(%x: tensor<3x4x8xi8>, %w: tensor<8x2xi8>, %s: tensor<3x4x
   return %y : tensor<3x4x2xf32>
 }
 
+// CHECK-LABEL: func @conv_int8
+// CHECK: graph.conv_int8 %{{.*}}, %{{.*}} bias %{{.*}} : tensor<4xf32> residual %{{.*}} : tensor<1x4x8x8xf32> {activation = "relu", dilations = array<i64: 1, 1>, group = 2 : i64, input_zero_point = 128 : i64, pads = array<i64: 1, 1, 1, 1>, scales = array<f32: 1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00>, strides = array<i64: 1, 1>} : tensor<1x6x8x8xui8>, tensor<4x3x3x3xi8> -> tensor<1x4x8x8xf32>
+func.func @conv_int8(%x: tensor<1x6x8x8xui8>, %w: tensor<4x3x3x3xi8>, %b: tensor<4xf32>, %r: tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> {
+  %y = graph.conv_int8 %x, %w bias %b : tensor<4xf32> residual %r : tensor<1x4x8x8xf32> {activation = "relu", dilations = array<i64: 1, 1>, group = 2 : i64, input_zero_point = 128 : i64, pads = array<i64: 1, 1, 1, 1>, scales = array<f32: 1.0, 2.0, 3.0, 4.0>, strides = array<i64: 1, 1>} : tensor<1x6x8x8xui8>, tensor<4x3x3x3xi8> -> tensor<1x4x8x8xf32>
+  return %y : tensor<1x4x8x8xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func @linear_int8_static
 // CHECK: graph.linear_int8 %{{.*}}, %{{.*}} scales %{{.*}} : tensor<4x8xi8>, tensor<8x2xi8>, tensor<2xf32> -> tensor<4x2xf32>
 func.func @linear_int8_static(%x: tensor<4x8xi8>, %w: tensor<8x2xi8>, %ws: tensor<2xf32>) -> tensor<4x2xf32> {

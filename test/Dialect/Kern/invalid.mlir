@@ -1177,3 +1177,27 @@ func.func @matmul_int8_row_scales(%a: memref<1x4x8xi8>, %b: memref<1x8x2xi8>, %s
   kern.matmul_int8 %a, %b scales %ws rows %s into %y : memref<1x4x8xi8>, memref<1x8x2xi8>, memref<2xf32> rows memref<1x4x2xf32> into memref<1x4x2xf32>
   return
 }
+
+// -----
+
+func.func @conv_int8_types(%x: memref<1x3x8x8xf32>, %w: memref<4x3x3x3xi8>, %y: memref<1x4x6x6xf32>) {
+  // expected-error @+1 {{'kern.conv' op with scales takes ui8 or i8 x, i8 w, f32 bias and y, and is not transposed}}
+  kern.conv %x, %w into %y {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64, scales = array<f32: 1.0>} : memref<1x3x8x8xf32>, memref<4x3x3x3xi8> into memref<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_int8_scales(%x: memref<1x3x8x8xi8>, %w: memref<4x3x3x3xi8>, %y: memref<1x4x6x6xf32>) {
+  // expected-error @+1 {{'kern.conv' op needs 1 or 4 scales, not 2}}
+  kern.conv %x, %w into %y {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64, scales = array<f32: 1.0, 2.0>} : memref<1x3x8x8xi8>, memref<4x3x3x3xi8> into memref<1x4x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_zero_point_float(%x: memref<1x3x8x8xf32>, %w: memref<4x3x3x3xf32>, %y: memref<1x4x6x6xf32>) {
+  // expected-error @+1 {{'kern.conv' op x_zero_point needs scales (an int8 convolution)}}
+  kern.conv %x, %w into %y {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64, x_zero_point = 3 : i64} : memref<1x3x8x8xf32>, memref<4x3x3x3xf32> into memref<1x4x6x6xf32>
+  return
+}

@@ -151,11 +151,14 @@ func.func @matmul(%a: memref<2x4x8xf32>, %b: memref<1x8x16xf32>, %bias: memref<1
 // -----
 
 // CHECK-LABEL: func.func @conv
-func.func @conv(%x: memref<1x4x8x8xf32>, %w: memref<6x2x3x3xf32>, %b: memref<6xf32>, %y: memref<1x6x4x4xf32>, %wt: memref<4x3x2x2xf32>, %yt: memref<1x6x16x16xf32>) {
+func.func @conv(%x: memref<1x4x8x8xf32>, %w: memref<6x2x3x3xf32>, %b: memref<6xf32>, %y: memref<1x6x4x4xf32>, %wt: memref<4x3x2x2xf32>, %yt: memref<1x6x16x16xf32>, %xq: memref<1x4x8x8xui8>, %wq: memref<6x2x3x3xi8>) {
   // CHECK: kern.conv %{{.*}}, %{{.*}} bias %{{.*}} into %{{.*}} {dilations = array<i64: 1, 1>, group = 2 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : memref<1x4x8x8xf32>, memref<6x2x3x3xf32>, memref<6xf32> into memref<1x6x4x4xf32>
   kern.conv %x, %w bias %b into %y {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 2 : i64} : memref<1x4x8x8xf32>, memref<6x2x3x3xf32>, memref<6xf32> into memref<1x6x4x4xf32>
   // CHECK: kern.conv %{{.*}}, %{{.*}} into %{{.*}} {dilations = array<i64: 1, 1>, group = 2 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>, transposed} : memref<1x4x8x8xf32>, memref<4x3x2x2xf32> into memref<1x6x16x16xf32>
   kern.conv %x, %wt into %yt {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 2 : i64, transposed} : memref<1x4x8x8xf32>, memref<4x3x2x2xf32> into memref<1x6x16x16xf32>
+  // The int8 form: scales and the zero point of x.
+  // CHECK: kern.conv %{{.*}}, %{{.*}} bias %{{.*}} into %{{.*}} {dilations = array<i64: 1, 1>, group = 2 : i64, pads = array<i64: 1, 1, 1, 1>, scales = array<f32: 5.000000e-01>, strides = array<i64: 2, 2>, x_zero_point = 3 : i64} : memref<1x4x8x8xui8>, memref<6x2x3x3xi8>, memref<6xf32> into memref<1x6x4x4xf32>
+  kern.conv %xq, %wq bias %b into %y {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 2 : i64, scales = array<f32: 0.5>, x_zero_point = 3 : i64} : memref<1x4x8x8xui8>, memref<6x2x3x3xi8>, memref<6xf32> into memref<1x6x4x4xf32>
   // A residual and an epilogue; x and y channels-last (physical [N, H, W, C]).
   // CHECK: kern.conv %{{.*}}, %{{.*}} bias %{{.*}} residual %{{.*}} into %{{.*}} {dilations = array<i64: 1, 1>, epilogue = "relu", group = 2 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : memref<1x4x8x8xf32>, memref<6x2x3x3xf32>, memref<6xf32> residual memref<1x6x4x4xf32> into memref<1x6x4x4xf32>
   kern.conv %x, %w bias %b residual %y into %y {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 2 : i64, epilogue = "relu"} : memref<1x4x8x8xf32>, memref<6x2x3x3xf32>, memref<6xf32> residual memref<1x6x4x4xf32> into memref<1x6x4x4xf32>

@@ -5,6 +5,10 @@ an activation by a float [K, N] initializer reads
     DequantizeLinear(QuantizeLinear(x, sa, za), sa, za)     uint8, per tensor
     DequantizeLinear(Wq, sw, 0, axis=1)                     int8, per column
 
+and every Conv by float initializers (QDQ form only) the same activation,
+its weight per output channel (axis 0) and its bias as int32 at the scale
+sa * sw (DequantizeLinear(bq, sa * sw, 0, axis=0)).
+
   make_qdq.py MODEL.onnx OUT.onnx CALIBRATION_DIR [CALIBRATION_DIR ...]
   make_qdq.py --run MODEL.onnx OUTDIR NAME=FILE.npy ...
                   runs a model on ONNX Runtime, its outputs as OUTDIR/NAME.npy
@@ -121,9 +125,24 @@ def quantize_static(src, dst, dirs, qoperator=False):
     m = onnx.load(src)
     g = m.graph
     inits = {t.name: t for t in g.initializer}
+    # Identity of an initializer (torch's export shares weights so) is the
+    # initializer under the Identity's name, as ONNX Runtime's optimizer
+    # resolves it before quantizing.
+    for n in [n for n in g.node if n.op_type == "Identity" and n.input[0] in inits]:
+        t = onnx.TensorProto()
+        t.CopyFrom(inits[n.input[0]])
+        t.name = n.output[0]
+        g.initializer.append(t)
+        inits[t.name] = t
+        g.node.remove(n)
     targets = [n for n in g.node if n.op_type == "MatMul" and n.input[1] in inits
                and len(inits[n.input[1]].dims) == 2
                and inits[n.input[1]].data_type == onnx.TensorProto.FLOAT]
+    matmuls = len(targets)
+    if not qoperator:  # QDQ convolutions: weights per output channel
+        targets += [n for n in g.node if n.op_type == "Conv" and n.input[1] in inits
+                    and inits[n.input[1]].data_type == onnx.TensorProto.FLOAT
+                    and (len(n.input) < 3 or n.input[2] in inits)]
     # The activations' ranges: each MatMul's input as an extra output.
     probe = onnx.load(src)
     have = {o.name for o in probe.graph.output}
@@ -145,6 +164,7 @@ def quantize_static(src, dst, dirs, qoperator=False):
                 hi[name] = max(hi[name], float(value.max()))
     nodes = []
     done = {}
+    act_scale = {}
     for n in g.node:
         if n not in targets:
             nodes.append(n)
@@ -153,6 +173,7 @@ def quantize_static(src, dst, dirs, qoperator=False):
 
         def uint8_params(v, p):  # asymmetric uint8 over [min(v, 0), max(v, 0)]
             scale = max(hi[v] - lo[v], 1e-12) / 255.0
+            act_scale[v] = np.float32(scale)
             zp = int(np.clip(round(-lo[v] / scale), 0, 255))
             g.initializer.extend([numpy_helper.from_array(np.array(scale, np.float32), p + "s"),
                                   numpy_helper.from_array(np.array(zp, np.uint8), p + "z")])
@@ -165,9 +186,15 @@ def quantize_static(src, dst, dirs, qoperator=False):
                 nodes.append(helper.make_node("DequantizeLinear", [p + "q", sx, zx], [p + "dq"]))
             done[x] = (p + "q", sx, zx) if qoperator else p + "dq"
         w = numpy_helper.to_array(inits[wname])
-        ws = np.maximum(np.abs(w).max(0), 1e-12) / 127.0
-        wq = np.clip(np.rint(w / ws), -127, 127).astype(np.int8)
-        p = "qdqw_%s_" % n.name.replace("/", "_")
+        conv = n.op_type == "Conv"
+        if conv:  # per output channel (axis 0)
+            ws = np.maximum(np.abs(w).reshape(w.shape[0], -1).max(1), 1e-12) / 127.0
+            wq = np.clip(np.rint(w / ws.reshape((-1,) + (1,) * (w.ndim - 1))),
+                         -127, 127).astype(np.int8)
+        else:
+            ws = np.maximum(np.abs(w).max(0), 1e-12) / 127.0
+            wq = np.clip(np.rint(w / ws), -127, 127).astype(np.int8)
+        p = "qdqw_%s_" % (n.name or n.output[0]).replace("/", "_")
         g.initializer.extend([numpy_helper.from_array(wq, p + "q"),
                               numpy_helper.from_array(ws.astype(np.float32), p + "s"),
                               numpy_helper.from_array(np.zeros(ws.shape, np.int8), p + "z")])
@@ -178,6 +205,23 @@ def quantize_static(src, dst, dirs, qoperator=False):
                                        [p + "yq"], name=n.name),
                       helper.make_node("DequantizeLinear", [p + "yq", sy, zy], list(n.output))]
             continue
+        if conv:  # the bias as int32 at the product's scale, as quantize_static writes it
+            inputs = [done[x], p + "w"]
+            if len(n.input) > 2 and n.input[2]:
+                bs = (act_scale[x] * ws).astype(np.float32)
+                bq = np.rint(numpy_helper.to_array(inits[n.input[2]]) / bs).astype(np.int32)
+                g.initializer.extend([numpy_helper.from_array(bq, p + "bq"),
+                                      numpy_helper.from_array(bs, p + "bs"),
+                                      numpy_helper.from_array(np.zeros(bs.shape, np.int32),
+                                                              p + "bz")])
+                nodes.append(helper.make_node("DequantizeLinear", [p + "bq", p + "bs", p + "bz"],
+                                              [p + "b"], axis=0))
+                inputs.append(p + "b")
+            nodes += [helper.make_node("DequantizeLinear", [p + "q", p + "s", p + "z"],
+                                       [p + "w"], axis=0),
+                      helper.make_node("Conv", inputs, list(n.output), name=n.name)]
+            nodes[-1].attribute.extend(n.attribute)
+            continue
         nodes += [helper.make_node("DequantizeLinear", [p + "q", p + "s", p + "z"], [p + "w"], axis=1),
                   helper.make_node("MatMul", [done[x], p + "w"], list(n.output), name=n.name)]
     del g.node[:]
@@ -186,7 +230,9 @@ def quantize_static(src, dst, dirs, qoperator=False):
     if m.opset_import[0].version < 13:
         sys.exit("make_qdq.py: per-axis DequantizeLinear needs opset 13")
     onnx.save(m, dst)
-    print("%d MatMuls quantized, %d activations" % (len(targets), len(done)))
+    convs = len(targets) - matmuls
+    print("%d MatMuls%s quantized, %d activations"
+          % (matmuls, " and %d Convs" % convs if convs else "", len(done)))
 
 
 if __name__ == "__main__":

@@ -121,3 +121,54 @@ func.func @matmul(%aq: tensor<4x2xi8>) -> tensor<4x2xui8> {
   %y = graph.quantize_linear %p, %sy, %zy : tensor<4x2xf32>, tensor<f32>, tensor<ui8> -> tensor<4x2xui8>
   return %y : tensor<4x2xui8>
 }
+
+// -----
+
+// A QDQ convolution (fused with its residual and relu) becomes
+// graph.conv_int8 on the quantized operands: the scales are the
+// activation's 0.5 times the weight's per output channel (0.25, 2), and
+// the activation's zero point 10 goes to the convolution itself (the
+// padding must read as real zero), so the bias stays as it is.
+// CHECK-LABEL: func.func @conv
+// CHECK:       %[[Y:.*]] = graph.conv_int8 %arg0, %{{.*}} bias %{{.*}} : tensor<2xf32> residual %arg1 : tensor<1x2x4x4xf32> {activation = "relu", dilations = array<i64: 1, 1>, graph.quant = {scheme = "imported QDQ"}, input_zero_point = 10 : i64, pads = array<i64: 1, 1, 1, 1>, scales = array<f32: 1.250000e-01, 1.000000e+00>, strides = array<i64: 1, 1>} : tensor<1x3x4x4xui8>, tensor<2x3x3x3xi8> -> tensor<1x2x4x4xf32>
+// CHECK-NOT:   graph.dequantize_linear
+// CHECK:       return %[[Y]]
+func.func @conv(%xq: tensor<1x3x4x4xui8>, %r: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  %sa = graph.constant dense<0.5> : tensor<f32>
+  %za = graph.constant dense<10> : tensor<ui8>
+  %x = graph.dequantize_linear %xq, %sa, %za : tensor<1x3x4x4xui8>, tensor<f32>, tensor<ui8> -> tensor<1x3x4x4xf32>
+  %wq = graph.constant dense<3> : tensor<2x3x3x3xi8>
+  %sw = graph.constant dense<[0.25, 2.0]> : tensor<2xf32>
+  %zw = graph.constant dense<0> : tensor<2xi8>
+  %w = graph.dequantize_linear %wq, %sw, %zw {axis = 0 : i64} : tensor<2x3x3x3xi8>, tensor<2xf32>, tensor<2xi8> -> tensor<2x3x3x3xf32>
+  %b = graph.constant dense<[1.0, -1.0]> : tensor<2xf32>
+  %y = graph.fused_conv %x, %w bias %b : tensor<2xf32> residual %r : tensor<1x2x4x4xf32> {activation = "relu", dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x3x4x4xf32>, tensor<2x3x3x3xf32> -> tensor<1x2x4x4xf32>
+  return %y : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// What stays: a weight scaled along its input channels (axis 1), an
+// asymmetric weight, and a zero activation scale (oneDNN needs positive
+// ones).
+// CHECK-LABEL: func.func @conv_kept
+// CHECK-COUNT-3: graph.conv %
+// CHECK-NOT:   graph.conv_int8
+func.func @conv_kept(%xq: tensor<1x2x4x4xi8>) -> (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) {
+  %sa = graph.constant dense<0.5> : tensor<f32>
+  %s0 = graph.constant dense<0.0> : tensor<f32>
+  %za = graph.constant dense<0> : tensor<i8>
+  %x = graph.dequantize_linear %xq, %sa, %za : tensor<1x2x4x4xi8>, tensor<f32>, tensor<i8> -> tensor<1x2x4x4xf32>
+  %x0 = graph.dequantize_linear %xq, %s0, %za : tensor<1x2x4x4xi8>, tensor<f32>, tensor<i8> -> tensor<1x2x4x4xf32>
+  %wq = graph.constant dense<3> : tensor<2x2x3x3xi8>
+  %sw = graph.constant dense<[0.25, 2.0]> : tensor<2xf32>
+  %z0 = graph.constant dense<0> : tensor<2xi8>
+  %z1 = graph.constant dense<[0, 1]> : tensor<2xi8>
+  %w1 = graph.dequantize_linear %wq, %sw, %z0 {axis = 1 : i64} : tensor<2x2x3x3xi8>, tensor<2xf32>, tensor<2xi8> -> tensor<2x2x3x3xf32>
+  %y1 = graph.conv %x, %w1 {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<2x2x3x3xf32> -> tensor<1x2x2x2xf32>
+  %w2 = graph.dequantize_linear %wq, %sw, %z1 {axis = 0 : i64} : tensor<2x2x3x3xi8>, tensor<2xf32>, tensor<2xi8> -> tensor<2x2x3x3xf32>
+  %y2 = graph.conv %x, %w2 {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<2x2x3x3xf32> -> tensor<1x2x2x2xf32>
+  %w3 = graph.dequantize_linear %wq, %sw, %z0 {axis = 0 : i64} : tensor<2x2x3x3xi8>, tensor<2xf32>, tensor<2xi8> -> tensor<2x2x3x3xf32>
+  %y3 = graph.conv %x0, %w3 {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<2x2x3x3xf32> -> tensor<1x2x2x2xf32>
+  return %y1, %y2, %y3 : tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>
+}

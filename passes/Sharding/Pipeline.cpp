@@ -51,12 +51,13 @@ int64_t lastDim(Value v) {
 
 /// Estimated floating-point operations of `op`: 2·M·N·K for contractions,
 /// 4·(query rows)·keys·dim for attention, 2·outputs·(filter taps) for
-/// convolutions, one per output element for everything else.
+/// convolutions (int8 ones counted alike), one per output element for
+/// everything else.
 double shardc::estimateFlops(Operation *op) {
   double out = 0;
   for (Type t : op->getResultTypes())
     out += static_cast<double>(numElements(t));
-  if (isa<graph::LinearOp, graph::MatMulOp>(op))
+  if (isa<graph::LinearOp, graph::LinearInt8Op, graph::MatMulOp>(op))
     return 2.0 * out * lastDim(op->getOperand(0));
   if (auto gemm = dyn_cast<graph::GemmOp>(op)) {
     auto a = cast<ShapedType>(gemm->getOperand(0).getType());
@@ -72,7 +73,7 @@ double shardc::estimateFlops(Operation *op) {
     // T * K routed rows through gate/up (H x 2F) and down (F x H).
     return 6.0 * moe.getNumTokens() * moe.getTopK() * moe.getHidden() *
            moe.getFfn();
-  if (isa<graph::ConvOp, graph::FusedConvOp>(op)) {
+  if (isa<graph::ConvOp, graph::FusedConvOp, graph::ConvInt8Op>(op)) {
     auto w = cast<ShapedType>(op->getOperand(1).getType());
     int64_t taps = w.getRank() ? numElements(w) / std::max<int64_t>(
                                                       1, w.getDimSize(0))

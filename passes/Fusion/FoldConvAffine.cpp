@@ -11,7 +11,11 @@
 //
 // per output channel, when the convolution's only user is that op, W (and
 // b) are f32 constants, and c is a constant that broadcasts along the
-// output channels only (a scalar, [1], [C, 1, 1] or [1, C, 1, 1]). The
+// output channels only (a scalar, [1], [C, 1, 1] or [1, C, 1, 1]). A QDQ
+// model's weight, an int8 constant dequantized per output channel or per
+// tensor, folds too: the scale goes into its dequantization scales (the
+// int8 values stay for graph-fold-qdq), and a bias dequantized from int32
+// becomes an f32 constant. The
 // folded weights are computed at compile time; the result differs from
 // the unfolded one by rounding only. Chains fold one op at a time (Paddle's
 // learnable affine blocks: conv, batch norm, then a scale and a shift),
@@ -107,6 +111,60 @@ Value f32Constant(PatternRewriter &rewriter, Location loc,
   return rewriter.create<graph::ConstantOp>(loc, attr);
 }
 
+/// The per-output-channel scales of a dequantized convolution weight:
+/// dequantize_linear(Wq, sw, 0) with Wq a constant int8 weight and sw one
+/// scale or one per output channel (axis 0).
+bool quantizedWeight(graph::DequantizeLinearOp dq, int64_t channels,
+                     SmallVector<double> &scales) {
+  auto in =
+      dyn_cast<IntegerType>(getElementTypeOrSelf(dq.getInput().getType()));
+  if (!in || in.getWidth() != 8 ||
+      !dq.getInput().getDefiningOp<graph::ConstantOp>())
+    return false;
+  std::optional<graph::HostTensor> sw = f32Values(dq.getScale());
+  std::optional<graph::HostTensor> zw =
+      graph::constantElements(dq.getZeroPoint(), kMaxFoldElements);
+  if (!sw || !zw ||
+      (sw->numel() != 1 && (sw->numel() != channels || dq.getAxis() != 0)))
+    return false;
+  for (int64_t i = 0; i < zw->numel(); ++i)
+    if (zw->i(i) != 0)
+      return false;
+  scales.assign(channels, 0.0);
+  for (int64_t c = 0; c < channels; ++c)
+    scales[c] = sw->f(sw->numel() == 1 ? 0 : c);
+  return true;
+}
+
+/// A convolution's bias values: an f32 constant of `channels`, or an int32
+/// one dequantized (a QDQ model's bias at the product's scale).
+std::optional<SmallVector<double>> biasValues(Value b, int64_t channels) {
+  SmallVector<double> out(channels);
+  if (std::optional<graph::HostTensor> bv = f32Values(b)) {
+    if (bv->numel() != channels)
+      return std::nullopt;
+    for (int64_t c = 0; c < channels; ++c)
+      out[c] = bv->f(c);
+    return out;
+  }
+  auto dq = b.getDefiningOp<graph::DequantizeLinearOp>();
+  if (!dq)
+    return std::nullopt;
+  std::optional<graph::HostTensor> q =
+      graph::constantElements(dq.getInput(), kMaxFoldElements);
+  std::optional<graph::HostTensor> s = f32Values(dq.getScale());
+  std::optional<graph::HostTensor> z =
+      graph::constantElements(dq.getZeroPoint(), kMaxFoldElements);
+  if (!q || !s || !z || q->isFloat() || q->numel() != channels ||
+      (s->numel() != 1 && s->numel() != channels) || z->numel() != s->numel())
+    return std::nullopt;
+  for (int64_t c = 0; c < channels; ++c) {
+    int64_t k = s->numel() == 1 ? 0 : c;
+    out[c] = double(q->i(c) - z->i(k)) * s->f(k);
+  }
+  return out;
+}
+
 /// Folds `op` (a batch_norm, mul or add of a conv) into the conv.
 struct FoldIntoConv : RewritePattern {
   FoldIntoConv(MLIRContext *ctx)
@@ -133,16 +191,21 @@ struct FoldIntoConv : RewritePattern {
     if (outType.getRank() < 3 || !outType.getElementType().isF32())
       return failure();
     int64_t channels = outType.getDimSize(1);
+    if (wType.getDimSize(0) != channels)
+      return failure();
+    // The weight: an f32 constant, or an int8 one dequantized per output
+    // channel or per tensor (a QDQ model's), whose scales take the fold.
     std::optional<graph::HostTensor> w = f32Values(conv.getWeight());
-    if (!w || wType.getDimSize(0) != channels)
+    SmallVector<double> wScales;
+    auto dq = conv.getWeight().getDefiningOp<graph::DequantizeLinearOp>();
+    if (!w && !(dq && quantizedWeight(dq, channels, wScales)))
       return failure();
     SmallVector<double> bias(channels, 0.0);
     if (Value b = conv.getBias()) {
-      std::optional<graph::HostTensor> bv = f32Values(b);
-      if (!bv || bv->numel() != channels)
+      std::optional<SmallVector<double>> bv = biasValues(b, channels);
+      if (!bv)
         return failure();
-      for (int64_t c = 0; c < channels; ++c)
-        bias[c] = bv->f(c);
+      bias = *bv;
     }
     // Per channel: W' = W scale, b' = b scale + shift.
     SmallVector<double> scale(channels, 1.0), shift(channels, 0.0);
@@ -167,15 +230,34 @@ struct FoldIntoConv : RewritePattern {
       else
         shift = *c;
     }
-    int64_t per = w->numel() / channels;
-    SmallVector<double> nw(w->numel()), nb(channels);
-    for (int64_t c = 0; c < channels; ++c) {
-      for (int64_t i = 0; i < per; ++i)
-        nw[c * per + i] = w->f(c * per + i) * scale[c];
+    SmallVector<double> nb(channels);
+    for (int64_t c = 0; c < channels; ++c)
       nb[c] = bias[c] * scale[c] + shift[c];
-    }
     Location loc = op->getLoc();
-    Value weight = f32Constant(rewriter, loc, wType, nw, conv.getWeight());
+    Value weight;
+    auto channelType = RankedTensorType::get({channels}, rewriter.getF32Type());
+    if (w) {
+      int64_t per = w->numel() / channels;
+      SmallVector<double> nw(w->numel());
+      for (int64_t c = 0; c < channels; ++c)
+        for (int64_t i = 0; i < per; ++i)
+          nw[c * per + i] = w->f(c * per + i) * scale[c];
+      weight = f32Constant(rewriter, loc, wType, nw, conv.getWeight());
+    } else {
+      // Dequantized: the int8 values stay, the scales become per channel.
+      SmallVector<double> ns(channels);
+      for (int64_t c = 0; c < channels; ++c)
+        ns[c] = wScales[c] * scale[c];
+      Value sv = f32Constant(rewriter, loc, channelType, ns, dq.getScale());
+      auto zType = RankedTensorType::get(
+          {channels}, getElementTypeOrSelf(dq.getInput().getType()));
+      Value zero = rewriter.create<graph::ConstantOp>(
+          loc, DenseElementsAttr::get(
+                   zType, rewriter.getIntegerAttr(zType.getElementType(), 0)));
+      if (sv)
+        weight = rewriter.create<graph::DequantizeLinearOp>(
+            loc, wType, dq.getInput(), sv, zero, rewriter.getI64IntegerAttr(0));
+    }
     Value b = f32Constant(
         rewriter, loc,
         RankedTensorType::get({channels}, rewriter.getF32Type()), nb,

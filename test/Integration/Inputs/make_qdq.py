@@ -119,11 +119,101 @@ def main():
     quantize_static(sys.argv[1], sys.argv[2], sys.argv[3:], qoperator)
 
 
+def to_opset13(m, dirs):
+    """Upgrades m (opset 11 or 12) to opset 13 in place, which per-axis
+    DequantizeLinear needs (quantize_static upgrades a model so too).
+    ONNX's version converter needs every Softmax input's shape, which a
+    model with dynamic reshapes does not give it, so the ops whose meaning
+    changed are rewritten here: Squeeze's axes become an input, and a
+    Softmax must be over the last axis (where opset 13's meaning is opset
+    12's; the ranks come from running the model on the first sample).
+    Anything else that changed stops the script."""
+    g = m.graph
+    changed = {"Unsqueeze", "Split", "ReduceSum", "LogSoftmax", "Hardmax"}
+    bad = sorted({n.op_type for n in g.node if n.op_type in changed})
+    if bad:
+        sys.exit("make_qdq.py: cannot upgrade %s to opset 13" % ", ".join(bad))
+    softmax = [n for n in g.node if n.op_type == "Softmax"]
+    if softmax:
+        probe = onnx.ModelProto()
+        probe.CopyFrom(m)
+        for n in softmax:
+            probe.graph.output.append(
+                helper.make_tensor_value_info(n.input[0], onnx.TensorProto.FLOAT, None))
+        sess = ort.InferenceSession(probe.SerializeToString(), providers=["CPUExecutionProvider"])
+        feeds = {f[:-4]: np.load(os.path.join(dirs[0], f))
+                 for f in os.listdir(dirs[0]) if f.endswith(".npy")}
+        values = dict(zip([o.name for o in sess.get_outputs()], sess.run(None, feeds)))
+        for n in softmax:
+            axis = next((a.i for a in n.attribute if a.name == "axis"), 1)
+            rank = values[n.input[0]].ndim
+            if axis not in (-1, rank - 1):
+                sys.exit("make_qdq.py: Softmax over axis %d of rank %d changes meaning "
+                         "at opset 13" % (axis, rank))
+    for i, n in enumerate(g.node):
+        axes = [a for a in n.attribute if a.name == "axes"]
+        if n.op_type == "Squeeze" and axes:
+            name = "opset13_axes_%d" % i
+            g.initializer.append(numpy_helper.from_array(np.array(axes[0].ints, np.int64), name))
+            n.attribute.remove(axes[0])
+            n.input.append(name)
+    m.opset_import[0].version = 13
+
+
+def fold_batch_norms(g, inits):
+    """Folds each BatchNormalization that alone reads a Conv's output into
+    the Conv's weight and bias (initializers), as ONNX Runtime's
+    quantization pre-processing does before it quantizes."""
+    readers = {}
+    for n in g.node:
+        for i in n.input:
+            readers.setdefault(i, []).append(n)
+    producer = {o: n for n in g.node for o in n.output}
+    for bn in [n for n in g.node if n.op_type == "BatchNormalization"]:
+        conv = producer.get(bn.input[0])
+        if (conv is None or conv.op_type != "Conv" or len(readers[bn.input[0]]) != 1
+                or conv.input[1] not in inits or len(bn.output) != 1
+                or not all(i in inits for i in bn.input[1:5])
+                or (len(conv.input) > 2 and conv.input[2] not in inits)):
+            continue
+        gamma, beta, mean, var = (numpy_helper.to_array(inits[i]).astype(np.float64)
+                                  for i in bn.input[1:5])
+        eps = next((a.f for a in bn.attribute if a.name == "epsilon"), 1e-5)
+        k = gamma / np.sqrt(var + eps)
+        w = numpy_helper.to_array(inits[conv.input[1]]).astype(np.float64)
+        b = (numpy_helper.to_array(inits[conv.input[2]]).astype(np.float64)
+             if len(conv.input) > 2 and conv.input[2] else np.zeros_like(k))
+        wname, bname = conv.input[1] + "_bn", bn.output[0] + "_bias"
+        for name, value in ((wname, w * k.reshape((-1,) + (1,) * (w.ndim - 1))),
+                            (bname, (b - mean) * k + beta)):
+            t = numpy_helper.from_array(value.astype(np.float32), name)
+            g.initializer.append(t)
+            inits[name] = t
+        del conv.input[1:]
+        conv.input.extend([wname, bname])
+        conv.output[0] = bn.output[0]
+        g.node.remove(bn)
+
+
 def quantize_static(src, dst, dirs, qoperator=False):
     """quantize_static's graph (QDQ, or QOperator with `qoperator`),
     calibrated on the sample folders `dirs`; see the file comment."""
     m = onnx.load(src)
+    if m.opset_import[0].version < 13 and not qoperator:
+        to_opset13(m, dirs)
     g = m.graph
+    # Constant nodes' tensors (Paddle's exports hold their weights so) are
+    # initializers, as ONNX Runtime's optimizer makes them before quantizing.
+    for n in [n for n in g.node if n.op_type == "Constant"
+              and len(n.attribute) == 1 and n.attribute[0].name == "value"]:
+        t = onnx.TensorProto()
+        t.CopyFrom(n.attribute[0].t)
+        t.name = n.output[0]
+        g.initializer.append(t)
+        g.node.remove(n)
+    inits = {t.name: t for t in g.initializer}
+    fold_batch_norms(g, inits)
+    drop_unused_initializers(g)
     inits = {t.name: t for t in g.initializer}
     # Identity of an initializer (torch's export shares weights so) is the
     # initializer under the Identity's name, as ONNX Runtime's optimizer
@@ -144,7 +234,8 @@ def quantize_static(src, dst, dirs, qoperator=False):
                     and inits[n.input[1]].data_type == onnx.TensorProto.FLOAT
                     and (len(n.input) < 3 or n.input[2] in inits)]
     # The activations' ranges: each MatMul's input as an extra output.
-    probe = onnx.load(src)
+    probe = onnx.ModelProto()
+    probe.CopyFrom(m)
     have = {o.name for o in probe.graph.output}
     acts = sorted({n.input[0] for n in targets})
     if qoperator:  # the products' ranges too: QLinearMatMul requantizes them
@@ -209,7 +300,8 @@ def quantize_static(src, dst, dirs, qoperator=False):
             inputs = [done[x], p + "w"]
             if len(n.input) > 2 and n.input[2]:
                 bs = (act_scale[x] * ws).astype(np.float32)
-                bq = np.rint(numpy_helper.to_array(inits[n.input[2]]) / bs).astype(np.int32)
+                bq = np.clip(np.rint(numpy_helper.to_array(inits[n.input[2]]) / bs),
+                             -2**31, 2**31 - 1).astype(np.int32)
                 g.initializer.extend([numpy_helper.from_array(bq, p + "bq"),
                                       numpy_helper.from_array(bs, p + "bs"),
                                       numpy_helper.from_array(np.zeros(bs.shape, np.int32),

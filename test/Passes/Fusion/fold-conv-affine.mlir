@@ -51,3 +51,34 @@ func.func @kept(%x: tensor<1x1x3x3xf32>, %z: tensor<1x2x3x3xf32>) -> (tensor<1x2
   %5 = graph.add %4, %z : tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32> -> tensor<1x2x3x3xf32>
   return %0, %1, %3, %5 : tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>
 }
+
+// -----
+
+// A QDQ model's convolution: the int8 weight (per tensor, scale 0.5) stays,
+// the scale 3 then 2 per channel goes into its dequantization scales (per
+// output channel now: 1.5 and 1), and the int32 bias dequantized at
+// scales 0.25 and 1 becomes f32: (4 * 0.25) * 3 + 1 = 4 and (-2 * 1) * 2 +
+// 1 = -3, for graph-fold-qdq to take as one int8 convolution.
+// CHECK-LABEL: func.func @dequantized
+// CHECK-DAG:   %[[S:.*]] = graph.constant dense<[1.500000e+00, 1.000000e+00]> : tensor<2xf32>
+// CHECK-DAG:   %[[Z:.*]] = graph.constant dense<0> : tensor<2xi8>
+// CHECK-DAG:   %[[B:.*]] = graph.constant dense<[4.000000e+00, -3.000000e+00]> : tensor<2xf32>
+// CHECK:       %[[W:.*]] = graph.dequantize_linear %{{.*}}, %[[S]], %[[Z]] {axis = 0 : i64} : tensor<2x1x1x1xi8>
+// CHECK:       %[[Y:.*]] = graph.conv %arg0, %[[W]], %[[B]] {{.*}} -> tensor<1x2x3x3xf32>
+// CHECK-NEXT:  return %[[Y]]
+func.func @dequantized(%x: tensor<1x1x3x3xf32>) -> tensor<1x2x3x3xf32> {
+  %wq = graph.constant dense<[[[[2]]], [[[-3]]]]> : tensor<2x1x1x1xi8>
+  %sw = graph.constant dense<0.5> : tensor<f32>
+  %zw = graph.constant dense<0> : tensor<i8>
+  %w = graph.dequantize_linear %wq, %sw, %zw : tensor<2x1x1x1xi8>, tensor<f32>, tensor<i8> -> tensor<2x1x1x1xf32>
+  %bq = graph.constant dense<[4, -2]> : tensor<2xi32>
+  %bs = graph.constant dense<[0.25, 1.0]> : tensor<2xf32>
+  %bz = graph.constant dense<0> : tensor<2xi32>
+  %b = graph.dequantize_linear %bq, %bs, %bz {axis = 0 : i64} : tensor<2xi32>, tensor<2xf32>, tensor<2xi32> -> tensor<2xf32>
+  %s = graph.constant dense<[[[3.0]], [[2.0]]]> : tensor<2x1x1xf32>
+  %t = graph.constant dense<1.0> : tensor<1xf32>
+  %0 = graph.conv %x, %w, %b {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x1x3x3xf32>, tensor<2x1x1x1xf32>, tensor<2xf32> -> tensor<1x2x3x3xf32>
+  %1 = graph.mul %0, %s : tensor<1x2x3x3xf32>, tensor<2x1x1xf32> -> tensor<1x2x3x3xf32>
+  %2 = graph.add %1, %t : tensor<1x2x3x3xf32>, tensor<1xf32> -> tensor<1x2x3x3xf32>
+  return %2 : tensor<1x2x3x3xf32>
+}

@@ -19,6 +19,8 @@ PKGS=(
   python3-pip libonnx-testdata
   # the Python package's pip install (test/Python: --no-build-isolation)
   python3-setuptools python3-wheel
+  # text lines rendered for PP-OCR's recognizer (test/Integration/ocr-int8.test)
+  python3-pil fonts-dejavu-core
   # ASan+UBSan build and libFuzzer targets (build-asan/: scripts/sanitize.sh,
   # scripts/fuzz.sh); clang-19's OpenMP runtime for the sanitized runtime
   clang-19 libclang-rt-19-dev libomp-19-dev
@@ -55,6 +57,20 @@ install_minilm() {
 TOKENIZERS_VERSION=0.23.3
 install_tokenizers() { pip_install tokenizers "tokenizers==$TOKENIZERS_VERSION"; }
 
+# PP-OCRv4's models with their real weights (test/Integration/ocr-int8.test,
+# bench/bench_ocr_int8.py): the rapidocr-onnxruntime wheel ships them.
+# --no-deps: only the model files are used (its OpenCV and friends are
+# not), so the package is found, not imported.
+PPOCR_VERSION=1.3.24
+install_ppocr() {
+  if /usr/bin/python3 -c "import importlib.util as u, sys; sys.exit(u.find_spec('rapidocr_onnxruntime') is None)"; then
+    return
+  fi
+  echo "install-deps: pip install rapidocr-onnxruntime==$PPOCR_VERSION"
+  /usr/bin/python3 -m pip install -q --user --break-system-packages --no-deps \
+    "rapidocr-onnxruntime==$PPOCR_VERSION"
+}
+
 missing=()
 for p in "${PKGS[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
@@ -67,6 +83,7 @@ if [ ${#missing[@]} -eq 0 ]; then
   install_ort
   install_minilm
   install_tokenizers
+  install_ppocr
   exit 0
 fi
 
@@ -79,3 +96,4 @@ $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 install_ort
 install_minilm
 install_tokenizers
+install_ppocr

@@ -73,6 +73,28 @@ quant::quantizableGroups(func::FuncOp func, bool readWeights) {
   return groups;
 }
 
+std::vector<quant::ConvGroup> quant::quantizableConvs(func::FuncOp func) {
+  std::vector<ConvGroup> groups;
+  llvm::DenseMap<Value, size_t> index;
+  func.walk([&](Operation *op) {
+    if (!isa<graph::ConvOp, graph::FusedConvOp>(op))
+      return;
+    Value x = op->getOperand(0), w = op->getOperand(1);
+    auto xt = cast<RankedTensorType>(x.getType());
+    if (xt.getRank() < 3 || xt.getRank() > 5 ||
+        !xt.getElementType().isF32() ||
+        !getElementTypeOrSelf(op->getResult(0).getType()).isF32() ||
+        !getElementTypeOrSelf(w.getType()).isF32() ||
+        !w.getDefiningOp<graph::ConstantOp>())
+      return;
+    auto [it, inserted] = index.try_emplace(x, groups.size());
+    if (inserted)
+      groups.push_back({x, {}});
+    groups[it->second].convs.push_back(op);
+  });
+  return groups;
+}
+
 quant::HostInt8 quant::quantizeOnHost(const Weight &w,
                                       ArrayRef<float> rowScale) {
   HostInt8 h;

@@ -73,6 +73,17 @@ struct ActivationGroup {
 std::vector<ActivationGroup> quantizableGroups(mlir::func::FuncOp func,
                                                bool readWeights = true);
 
+/// The convolutions graph-quantize-static quantizes: graph.conv and
+/// graph.fused_conv (1 to 3 spatial dims) with an f32 input and result and
+/// a constant f32 weight, grouped by their input, in program order. Their
+/// activations follow quantizableGroups' in the calibration statistics
+/// (graph-quantize-observe writes them in that order).
+struct ConvGroup {
+  mlir::Value activation;
+  llvm::SmallVector<mlir::Operation *> convs;
+};
+std::vector<ConvGroup> quantizableConvs(mlir::func::FuncOp func);
+
 /// Per-column symmetric int8 weights of W' = diag(rowScale) W (no row
 /// scale: W), on the host: q [K, N] and one scale per column (W' is about
 /// q * scales).

@@ -25,9 +25,14 @@ struct GraphQuantizeObservePass
     : shardc::impl::GraphQuantizeObserveBase<GraphQuantizeObservePass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
-    std::vector<quant::ActivationGroup> groups =
-        quant::quantizableGroups(func, /*readWeights=*/false);
-    if (groups.empty())
+    // The linear layers' activations, then the convolutions'.
+    SmallVector<Value> observed;
+    for (const quant::ActivationGroup &g :
+         quant::quantizableGroups(func, /*readWeights=*/false))
+      observed.push_back(g.activation);
+    for (const quant::ConvGroup &g : quant::quantizableConvs(func))
+      observed.push_back(g.activation);
+    if (observed.empty())
       return;
     auto ret = cast<func::ReturnOp>(func.getBody().back().getTerminator());
     SmallVector<Value> results(ret.getOperands());
@@ -38,9 +43,9 @@ struct GraphQuantizeObservePass
                           ? Attribute(func.getResultAttrDict(i))
                           : Attribute(DictionaryAttr::get(&getContext())));
     Builder b(&getContext());
-    for (auto [i, group] : llvm::enumerate(groups)) {
-      results.push_back(group.activation);
-      types.push_back(group.activation.getType());
+    for (auto [i, activation] : llvm::enumerate(observed)) {
+      results.push_back(activation);
+      types.push_back(activation.getType());
       attrs.push_back(b.getDictionaryAttr(b.getNamedAttr(
           "graph.name",
           b.getStringAttr(quant::kCalibrationOutput + std::to_string(i)))));

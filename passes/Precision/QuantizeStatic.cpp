@@ -237,7 +237,8 @@ struct GraphQuantizeStaticPass
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     std::vector<quant::ActivationGroup> groups = quant::quantizableGroups(func);
-    if (groups.empty())
+    std::vector<quant::ConvGroup> convs = quant::quantizableConvs(func);
+    if (groups.empty() && convs.empty())
       return;
     if (stats.empty()) {
       func.emitError("graph-quantize-static needs calibration statistics "
@@ -262,10 +263,10 @@ struct GraphQuantizeStaticPass
       func.emitError(*err);
       return signalPassFailure();
     }
-    if (all.size() != groups.size()) {
+    if (all.size() != groups.size() + convs.size()) {
       func.emitError("calibration statistics do not match the model: ")
-          << groups.size() << " activations to quantize, " << all.size()
-          << " in " << stats;
+          << groups.size() + convs.size() << " activations to quantize, "
+          << all.size() << " in " << stats;
       return signalPassFailure();
     }
     llvm::DenseMap<Value, Value> replaced;
@@ -292,6 +293,131 @@ struct GraphQuantizeStaticPass
         continue;
       }
       quantize(group, all[i], i, fixedAlpha, replaced);
+    }
+    for (auto [j, group] : llvm::enumerate(convs)) {
+      int64_t i = groups.size() + j;
+      Value x = replaced.lookup(group.activation);
+      int64_t k = cast<RankedTensorType>((x ? x : group.activation).getType())
+                      .getShape()
+                      .back();
+      if (all[i].channels != k) {
+        group.convs.front()->emitError("calibration statistics do not match "
+                                       "the model: activation ")
+            << i << " has " << k << " columns, " << all[i].channels << " in "
+            << stats;
+        return signalPassFailure();
+      }
+      if (llvm::is_contained(keep, i))
+        continue;
+      quantizeConvs(group, all[i], i, replaced);
+    }
+  }
+
+  /// A group of convolutions on int8 activations: one scale for the
+  /// activation (its clipping range over 127, or over 255 unsigned when
+  /// the sampled values are never negative: the input of most convolutions
+  /// follows a ReLU), each weight symmetric int8 per output channel, and
+  /// graph.conv_int8 with the two scales' products and the epilogue.
+  void quantizeConvs(quant::ConvGroup &group, const quant::ActivationStats &st,
+                     int64_t index, llvm::DenseMap<Value, Value> &replaced) {
+    double clip = smoothedMax(st, {});
+    if (method != "minmax" && !st.sample.empty()) {
+      std::vector<float> v = sampleMagnitudes(st, {});
+      clip = method == "percentile" ? percentileOf(std::move(v), percentile)
+                                    : entropyThreshold(v);
+    }
+    if (!(clip > 0) || !std::isfinite(clip))
+      clip = 1.0;
+    bool unsignedX =
+        !st.sample.empty() && llvm::all_of(st.sample, [](float v) {
+          return v >= 0;
+        });
+    float scale = static_cast<float>(clip / (unsignedX ? 255.0 : 127.0));
+    Operation *first = group.convs.front();
+    OpBuilder b(first);
+    Location loc = first->getLoc();
+    Value x = replaced.lookup(group.activation);
+    if (!x)
+      x = group.activation;
+    Type f32 = b.getF32Type();
+    Value scaled =
+        b.create<graph::MulOp>(loc, x, scalar(b, loc, f32, 1.0 / scale));
+    Value xq;
+    if (unsignedX) {
+      Type u8 = b.getIntegerType(8, /*isSigned=*/false);
+      xq = b.create<graph::QuantizeLinearOp>(
+          loc, cast<RankedTensorType>(scaled.getType()).clone(u8), scaled,
+          scalar(b, loc, f32, 1.0), scalar(b, loc, u8, 0),
+          b.getI64IntegerAttr(1));
+    } else {
+      xq = quant::toInt8(b, loc, scaled);
+    }
+    for (Operation *op : group.convs) {
+      b.setInsertionPoint(op);
+      Value w = op->getOperand(1);
+      auto wType = cast<RankedTensorType>(w.getType());
+      std::optional<graph::HostTensor> wv =
+          graph::constantElements(w, int64_t(1) << 28);
+      int64_t oc = wType.getDimSize(0);
+      if (!wv || oc <= 0)
+        continue;
+      int64_t per = wv->numel() / oc;
+      std::vector<float> sw(oc);
+      std::vector<int8_t> q(wv->numel());
+      for (int64_t c = 0; c < oc; ++c) {
+        double m = 0;
+        for (int64_t i = 0; i < per; ++i)
+          m = std::max(m, std::fabs(wv->f(c * per + i)));
+        sw[c] = m > 0 ? static_cast<float>(m / 127.0) : 1.0f;
+        for (int64_t i = 0; i < per; ++i)
+          q[c * per + i] = static_cast<int8_t>(std::clamp(
+              std::nearbyint(wv->f(c * per + i) / sw[c]), -127.0, 127.0));
+      }
+      auto qType = wType.clone(b.getIntegerType(8));
+      ElementsAttr qa = graph::elementsFromBytes(
+          qType,
+          graph::derivedKey(w.getDefiningOp<graph::ConstantOp>().getValue(),
+                            ".int8c", "int8c"),
+          [&](MutableArrayRef<char> out) {
+            if (out.size() != q.size())
+              return false;
+            std::memcpy(out.data(), q.data(), out.size());
+            return true;
+          });
+      if (!qa)
+        continue;
+      SmallVector<float> scales(oc);
+      for (int64_t c = 0; c < oc; ++c)
+        scales[c] = scale * sw[c];
+      Value bias, residual;
+      StringRef activation = "none";
+      if (auto f = dyn_cast<graph::FusedConvOp>(op)) {
+        bias = f.getBias();
+        residual = f.getResidual();
+        activation = f.getActivation();
+      } else {
+        bias = cast<graph::ConvOp>(op).getBias();
+      }
+      auto y = b.create<graph::ConvInt8Op>(
+          op->getLoc(), op->getResult(0).getType(), xq,
+          b.create<graph::ConstantOp>(op->getLoc(), qa), bias, residual,
+          op->getAttrOfType<DenseI64ArrayAttr>("strides"),
+          op->getAttrOfType<DenseI64ArrayAttr>("dilations"),
+          op->getAttrOfType<DenseI64ArrayAttr>("pads"),
+          op->getAttrOfType<IntegerAttr>("group")
+              ? op->getAttrOfType<IntegerAttr>("group")
+              : b.getI64IntegerAttr(1),
+          b.getStringAttr(activation), b.getDenseF32ArrayAttr(scales),
+          b.getI64IntegerAttr(0));
+      y->setAttr(quant::kQuantAttr,
+                 b.getDictionaryAttr(
+                     {b.getNamedAttr("scheme", b.getStringAttr("static")),
+                      b.getNamedAttr("group", b.getI64IntegerAttr(index)),
+                      b.getNamedAttr("clip", b.getF32FloatAttr(clip)),
+                      b.getNamedAttr("method", b.getStringAttr(method))}));
+      op->getResult(0).replaceAllUsesWith(y.getResult());
+      replaced[op->getResult(0)] = y.getResult();
+      op->erase();
     }
   }
 

@@ -262,9 +262,12 @@ LogicalResult ConvInt8Op::verify() {
       return emitOpError("scales must be finite and positive");
   int64_t lo = xe.isUnsignedInteger() ? 0 : -128,
           hi = xe.isUnsignedInteger() ? 255 : 127;
-  if (getInputZeroPoint() < lo || getInputZeroPoint() > hi)
+  // I64Attr's getter is unsigned: read the zero point as the signed
+  // value it holds.
+  int64_t zp = static_cast<int64_t>(getInputZeroPoint());
+  if (zp < lo || zp > hi)
     return emitOpError("input_zero_point ")
-           << getInputZeroPoint() << " is outside " << xe << "'s range";
+           << zp << " is outside " << xe << "'s range";
   if (Value b = getBias())
     if (!cast<RankedTensorType>(b.getType()).getElementType().isF32())
       return emitOpError("bias must be f32");

@@ -319,9 +319,12 @@ LogicalResult ConvOp::verify() {
       return emitOpError("scales must be finite and positive");
   int64_t lo = xe.isUnsignedInteger() ? 0 : -128,
           hi = xe.isUnsignedInteger() ? 255 : 127;
-  if (getXZeroPoint() < lo || getXZeroPoint() > hi)
+  // I64Attr's getter is unsigned: read the zero point as the signed
+  // value it holds.
+  int64_t zp = static_cast<int64_t>(getXZeroPoint());
+  if (zp < lo || zp > hi)
     return emitOpError("x_zero_point ")
-           << getXZeroPoint() << " is outside " << xe << "'s range";
+           << zp << " is outside " << xe << "'s range";
   return success();
 }
 

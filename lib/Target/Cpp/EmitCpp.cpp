@@ -403,7 +403,7 @@ LogicalResult CppEmitter::emitConv(kern::ConvOp op) {
             "LL, " + epilogueCode(op.getEpilogue()) + ", " +
             std::to_string(channelsLast) + ", " + constArray("float", items) +
             ", " + std::to_string(scales->size()) + "LL, " +
-            std::to_string(op.getXZeroPoint()),
+            std::to_string(static_cast<int64_t>(op.getXZeroPoint())),
         /*cuda=*/false);
   }
   return emitLibraryCall(op, "sc_dnnl_conv",

@@ -201,6 +201,16 @@ func.func @conv_int8(%x: tensor<1x6x8x8xui8>, %w: tensor<4x3x3x3xi8>, %b: tensor
 
 // -----
 
+// A signed input with a negative zero point.
+// CHECK-LABEL: func @conv_int8_signed
+// CHECK: graph.conv_int8 %{{.*}}, %{{.*}} {dilations = array<i64: 1, 1>, input_zero_point = -5 : i64, pads = array<i64: 0, 0, 0, 0>, scales = array<f32: 5.000000e-01>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xi8>, tensor<2x2x3x3xi8> -> tensor<1x2x2x2xf32>
+func.func @conv_int8_signed(%x: tensor<1x2x4x4xi8>, %w: tensor<2x2x3x3xi8>) -> tensor<1x2x2x2xf32> {
+  %y = graph.conv_int8 %x, %w {dilations = array<i64: 1, 1>, input_zero_point = -5 : i64, pads = array<i64: 0, 0, 0, 0>, scales = array<f32: 0.5>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xi8>, tensor<2x2x3x3xi8> -> tensor<1x2x2x2xf32>
+  return %y : tensor<1x2x2x2xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func @linear_int8_static
 // CHECK: graph.linear_int8 %{{.*}}, %{{.*}} scales %{{.*}} : tensor<4x8xi8>, tensor<8x2xi8>, tensor<2xf32> -> tensor<4x2xf32>
 func.func @linear_int8_static(%x: tensor<4x8xi8>, %w: tensor<8x2xi8>, %ws: tensor<2xf32>) -> tensor<4x2xf32> {

@@ -59,3 +59,26 @@ func.func @mismatch(%x: tensor<4x2xf32>, %z: tensor<4x3xf32>) -> (tensor<4x3xf32
   %u = graph.linear %z, %v : tensor<4x3xf32>, tensor<3x2xf32> -> tensor<4x2xf32>
   return %y, %u : tensor<4x3xf32>, tensor<4x2xf32>
 }
+
+// -----
+
+// A convolution (here with a relu epilogue): its input's statistics give
+// one scale, 2 / 127 (no sample rows to show it is never negative, so
+// signed int8), and the weight is int8 per output channel over 1 and 2:
+// [127, -64] and [16, 127] (1 * 127, -0.5 * 127 = -63.5 to even, 0.25 *
+// 63.5 = 15.9, 2 * 63.5). The scales carry x's: 2/127 * 1/127 = 1.24e-4
+// and 2/127 * 2/127 = 2.48e-4. keep=0 leaves it in floating point.
+// OFF-LABEL: func.func @conv
+// OFF:       %[[M:.*]] = graph.constant dense<6.350000e+01> : tensor<f32>
+// OFF:       %[[X:.*]] = graph.mul %arg0, %[[M]] : tensor<1x2x3x2xf32>, tensor<f32> -> tensor<1x2x3x2xf32>
+// OFF:       %[[XQ:.*]] = graph.quantize_linear %[[X]], %{{.*}}, %{{.*}} : tensor<1x2x3x2xf32>, tensor<f32>, tensor<i8> -> tensor<1x2x3x2xi8>
+// OFF:       %[[WQ:.*]] = graph.constant dense<{{\[\[\[\[}}127]], {{\[\[}}-64]]], {{\[\[\[}}16]], {{\[\[}}127]]]]> : tensor<2x2x1x1xi8>
+// OFF:       graph.conv_int8 %[[XQ]], %[[WQ]] {activation = "relu", dilations = array<i64: 1, 1>, graph.quant = {clip = 2.000000e+00 : f32, group = 0 : i64, method = "minmax", scheme = "static"}, pads = array<i64: 0, 0, 0, 0>, scales = array<f32: 1.24000{{[0-9]+}}E-4, 2.48000{{[0-9]+}}E-4>, strides = array<i64: 1, 1>} : tensor<1x2x3x2xi8>, tensor<2x2x1x1xi8> -> tensor<1x2x3x2xf32>
+// KEEP-LABEL: func.func @conv
+// KEEP-NOT:   graph.conv_int8
+// KEEP:       graph.fused_conv
+func.func @conv(%x: tensor<1x2x3x2xf32>) -> tensor<1x2x3x2xf32> {
+  %w = graph.constant dense<[[[[1.0]], [[-0.5]]], [[[0.25]], [[2.0]]]]> : tensor<2x2x1x1xf32>
+  %y = graph.fused_conv %x, %w {activation = "relu", dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x3x2xf32>, tensor<2x2x1x1xf32> -> tensor<1x2x3x2xf32>
+  return %y : tensor<1x2x3x2xf32>
+}

@@ -81,6 +81,36 @@ bool isInt8(Type t) {
   return i && i.getWidth() == 8;
 }
 
+/// The dequantizations of `op`'s activation (int8 or uint8) and weight
+/// (int8) when its result is f32; nulls otherwise.
+std::pair<graph::DequantizeLinearOp, graph::DequantizeLinearOp>
+dequantizedOperands(Operation *op, Value activation, Value weight) {
+  auto a = activation.getDefiningOp<graph::DequantizeLinearOp>();
+  auto w = weight.getDefiningOp<graph::DequantizeLinearOp>();
+  auto yType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!a || !w || !yType || !yType.getElementType().isF32() ||
+      !isInt8(a.getInput().getType()) || !isInt8(w.getInput().getType()) ||
+      cast<IntegerType>(getElementTypeOrSelf(w.getInput().getType()))
+          .isUnsigned())
+    return {};
+  return {a, w};
+}
+
+/// Replaces `op` by its int8 form `y` (marked with `scheme` for the
+/// report) and drops the activation's and weight's dequantizations when
+/// nothing else reads them.
+void replaceFolded(Operation *op, Operation *y, StringRef scheme,
+                   graph::DequantizeLinearOp a, graph::DequantizeLinearOp w) {
+  Builder b(op->getContext());
+  y->setAttr(quant::kQuantAttr, b.getDictionaryAttr(b.getNamedAttr(
+                                    "scheme", b.getStringAttr(scheme))));
+  op->getResult(0).replaceAllUsesWith(y->getResult(0));
+  op->erase();
+  for (Operation *dq : {a.getOperation(), w.getOperation()})
+    if (dq->use_empty())
+      dq->erase();
+}
+
 /// Rewrites `op` when it reads the Q/DQ form above; false otherwise.
 /// `perToken` holds each dynamically quantized activation's per-token
 /// quantization (q, k and v read one activation through three quantizes).
@@ -89,14 +119,10 @@ bool isInt8(Type t) {
 bool fold(Operation *op, Value lhs, Value rhs, Value biasValue,
           Value residual, StringAttr activation,
           llvm::DenseMap<Value, std::pair<Value, Value>> &perToken) {
-  auto a = lhs.getDefiningOp<graph::DequantizeLinearOp>();
-  auto w = rhs.getDefiningOp<graph::DequantizeLinearOp>();
-  auto yType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  if (!a || !w || !yType || !yType.getElementType().isF32() ||
-      !isInt8(a.getInput().getType()) || !isInt8(w.getInput().getType()) ||
-      cast<IntegerType>(getElementTypeOrSelf(w.getInput().getType()))
-          .isUnsigned())
+  auto [a, w] = dequantizedOperands(op, lhs, rhs);
+  if (!a)
     return false;
+  auto yType = cast<RankedTensorType>(op->getResult(0).getType());
   auto wType = dyn_cast<RankedTensorType>(w.getInput().getType());
   if (!wType || wType.getRank() != 2)
     return false;
@@ -165,15 +191,7 @@ bool fold(Operation *op, Value lhs, Value rhs, Value biasValue,
   auto y = b.create<graph::LinearInt8Op>(
       loc, yType, aq, w.getInput(), rows, vec(scales),
       needBias ? Value(vec(newBias)) : Value(), residual, activation);
-  y->setAttr(
-      quant::kQuantAttr,
-      b.getDictionaryAttr(b.getNamedAttr(
-          "scheme", b.getStringAttr(x ? "imported dynamic" : "imported QDQ"))));
-  op->getResult(0).replaceAllUsesWith(y.getResult());
-  op->erase();
-  for (Operation *dq : {a.getOperation(), w.getOperation()})
-    if (dq->use_empty())
-      dq->erase();
+  replaceFolded(op, y, x ? "imported dynamic" : "imported QDQ", a, w);
   return true;
 }
 
@@ -208,14 +226,10 @@ bool foldConv(Operation *op) {
     pads = fused.getPadsAttr();
     group = fused.getGroup();
   }
-  auto a = input.getDefiningOp<graph::DequantizeLinearOp>();
-  auto w = weight.getDefiningOp<graph::DequantizeLinearOp>();
-  auto yType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  if (!a || !w || !yType || !yType.getElementType().isF32() ||
-      !isInt8(a.getInput().getType()) || !isInt8(w.getInput().getType()) ||
-      cast<IntegerType>(getElementTypeOrSelf(w.getInput().getType()))
-          .isUnsigned())
+  auto [a, w] = dequantizedOperands(op, input, weight);
+  if (!a)
     return false;
+  auto yType = cast<RankedTensorType>(op->getResult(0).getType());
   if (bias && !getElementTypeOrSelf(bias.getType()).isF32())
     return false;
   auto wType = dyn_cast<RankedTensorType>(w.getInput().getType());
@@ -245,14 +259,7 @@ bool foldConv(Operation *op) {
       dilations, pads, b.getI64IntegerAttr(group), b.getStringAttr(activation),
       b.getDenseF32ArrayAttr(scales),
       b.getI64IntegerAttr(static_cast<int64_t>(*za)));
-  y->setAttr(quant::kQuantAttr,
-             b.getDictionaryAttr(
-                 b.getNamedAttr("scheme", b.getStringAttr("imported QDQ"))));
-  op->getResult(0).replaceAllUsesWith(y.getResult());
-  op->erase();
-  for (Operation *dq : {a.getOperation(), w.getOperation()})
-    if (dq->use_empty())
-      dq->erase();
+  replaceFolded(op, y, "imported QDQ", a, w);
   return true;
 }
 

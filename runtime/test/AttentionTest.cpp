@@ -83,6 +83,16 @@ struct Problem {
     return x[batchOffset(batch, l, b) + r * l[nb() + 1] + c * l[nb() + 2]];
   }
 
+  /// y as [batch, S, E] dense, read through its layout.
+  std::vector<double> output() const {
+    std::vector<double> out;
+    for (int64_t b = 0; b < product(batch); ++b)
+      for (int64_t s = 0; s < S; ++s)
+        for (int64_t e = 0; e < E; ++e)
+          out.push_back(at(y, yl, b, s, e));
+    return out;
+  }
+
   /// The reference output, [batch, S, E] dense.
   std::vector<double> reference() const {
     int64_t B = product(batch);
@@ -147,12 +157,7 @@ std::vector<double> runF32(Problem &p) {
                p.hasMask ? p.mask.data() : nullptr,
                p.hasMask ? p.ml.data() : nullptr, p.y.data(), p.yl.data(),
                p.scale, p.causal);
-  std::vector<double> out;
-  for (int64_t b = 0; b < product(p.batch); ++b)
-    for (int64_t s = 0; s < p.S; ++s)
-      for (int64_t e = 0; e < p.E; ++e)
-        out.push_back(p.at(p.y, p.yl, b, s, e));
-  return out;
+  return p.output();
 }
 
 void expectClose(const std::vector<double> &got,
@@ -243,12 +248,7 @@ TEST(Attention, PackedQkvAndTransposedOutput) {
   sc_attention(kF32, 2, dims.data(), p.q.data(), p.ql.data(), p.q.data(),
                p.kl.data(), p.q.data(), p.vl.data(), nullptr, nullptr,
                p.y.data(), p.yl.data(), p.scale, 1);
-  std::vector<double> got;
-  for (int64_t b = 0; b < B * H; ++b)
-    for (int64_t s = 0; s < S; ++s)
-      for (int64_t e = 0; e < Dh; ++e)
-        got.push_back(p.at(p.y, p.yl, b, s, e));
-  expectClose(got, want, 1e-5);
+  expectClose(p.output(), want, 1e-5);
   // Column strides other than 1 (k read through a transpose of [.., D, T]).
   Problem r{{3}, 10, 12, 6, 5};
   denseOperands(r, 7);
@@ -286,12 +286,7 @@ std::vector<double> runHalf(Problem &p, int32_t dtype) {
                p.scale, p.causal);
   for (size_t i = 0; i < y.size(); ++i)
     p.y[i] = fromHalf(y[i], dtype);
-  std::vector<double> out;
-  for (int64_t b = 0; b < product(p.batch); ++b)
-    for (int64_t s = 0; s < p.S; ++s)
-      for (int64_t e = 0; e < p.E; ++e)
-        out.push_back(p.at(p.y, p.yl, b, s, e));
-  return out;
+  return p.output();
 }
 
 TEST(Attention, HalfTypes) {

@@ -218,15 +218,17 @@ TEST(DnnlMatmul, ReluNaNInf) {
   }
 }
 
+/// The kernel error of a create() that must fail (returning null).
+std::string fails(void *h) {
+  std::string message;
+  EXPECT_EQ(h, nullptr);
+  EXPECT_TRUE(shardc::rt::takeKernelError(message));
+  return message;
+}
+
 TEST(DnnlMatmul, EpilogueErrors) {
   sc_desc a = mk(1, {2, 3}), b = mk(1, {3, 4}), y = mk(1, {2, 4});
   sc_desc other = mk(1, {1, 4});
-  auto fails = [](void *h) {
-    std::string message;
-    EXPECT_EQ(h, nullptr);
-    EXPECT_TRUE(shardc::rt::takeKernelError(message));
-    return message;
-  };
   shardc::rt::clearKernelError();
   EXPECT_EQ(fails(sc_dnnl_matmul_create(&a, &b, nullptr, nullptr, &y, 0, 0, 1,
                                         0, 7)),
@@ -525,12 +527,6 @@ TEST(DnnlConv, Errors) {
   sc_desc x = mk(1, {1, 3, 4, 5}), w = mk(1, {3, 2, 3, 3}),
           y = mk(1, {1, 2, 6, 7}), other = mk(1, {1, 2, 6, 6});
   int64_t ones[2] = {1, 1}, pads[4] = {0, 0, 0, 0};
-  auto fails = [](void *h) {
-    std::string message;
-    EXPECT_EQ(h, nullptr);
-    EXPECT_TRUE(shardc::rt::takeKernelError(message));
-    return message;
-  };
   shardc::rt::clearKernelError();
   void *h = sc_dnnl_conv_create(&x, &w, nullptr, nullptr, &y, ones, ones, pads,
                                 1, 1, SC_EPILOGUE_NONE, 0);
@@ -637,12 +633,6 @@ TEST(DnnlConv, Int8Errors) {
           y = mk(1, {1, 2, 2, 3}), xf = mk(1, {1, 3, 4, 5});
   int64_t ones[2] = {1, 1}, pads[4] = {0, 0, 0, 0};
   float scales[3] = {1, 1, 1};
-  auto fails = [](void *h) {
-    std::string message;
-    EXPECT_EQ(h, nullptr);
-    EXPECT_TRUE(shardc::rt::takeKernelError(message));
-    return message;
-  };
   shardc::rt::clearKernelError();
   EXPECT_EQ(fails(sc_dnnl_conv_int8_create(&x, &w, nullptr, nullptr, &y, ones,
                                            ones, pads, 1, SC_EPILOGUE_NONE, 0,

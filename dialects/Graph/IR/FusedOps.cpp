@@ -198,13 +198,15 @@ LogicalResult LinearOp::verify() {
   return verifyLinearEpilogue(*this, getActivation(), getResidual());
 }
 
-LogicalResult FusedConvOp::inferReturnTypes(MLIRContext *, Loc loc,
-                                            Adaptor adaptor,
-                                            SmallVectorImpl<Type> &types) {
+/// The result type of a convolution with a fused epilogue (graph.fused_conv,
+/// graph.conv_int8: `int8` operands, an f32 result), its residual checked.
+template <typename Adaptor>
+static LogicalResult inferFusedConv(Loc loc, Adaptor adaptor, bool int8,
+                                    SmallVectorImpl<Type> &types) {
   if (failed(inferConv(loc, adaptor.getInput(), adaptor.getWeight(),
                        adaptor.getBias(), adaptor.getStrides(),
                        adaptor.getDilations(), adaptor.getPads(),
-                       adaptor.getGroup(), types)))
+                       adaptor.getGroup(), types, int8)))
     return failure();
   if (Value res = adaptor.getResidual())
     if (res.getType() != types.back())
@@ -214,35 +216,34 @@ LogicalResult FusedConvOp::inferReturnTypes(MLIRContext *, Loc loc,
   return success();
 }
 
-LogicalResult FusedConvOp::verify() {
-  if (getActivation() != "none" && getActivation() != "relu" &&
-      getActivation() != "hard_swish")
-    return emitOpError("activation must be none, relu or hard_swish, not '")
-           << getActivation() << "'";
+/// A fused convolution's activation: none, relu or hard_swish.
+static LogicalResult verifyConvActivation(Operation *op, StringRef act) {
+  if (act != "none" && act != "relu" && act != "hard_swish")
+    return op->emitOpError("activation must be none, relu or hard_swish, "
+                           "not '")
+           << act << "'";
   return success();
+}
+
+LogicalResult FusedConvOp::inferReturnTypes(MLIRContext *, Loc loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  return inferFusedConv(loc, adaptor, /*int8=*/false, types);
+}
+
+LogicalResult FusedConvOp::verify() {
+  return verifyConvActivation(*this, getActivation());
 }
 
 LogicalResult ConvInt8Op::inferReturnTypes(MLIRContext *, Loc loc,
                                            Adaptor adaptor,
                                            SmallVectorImpl<Type> &types) {
-  if (failed(inferConv(loc, adaptor.getInput(), adaptor.getWeight(),
-                       adaptor.getBias(), adaptor.getStrides(),
-                       adaptor.getDilations(), adaptor.getPads(),
-                       adaptor.getGroup(), types, /*int8=*/true)))
-    return failure();
-  if (Value res = adaptor.getResidual())
-    if (res.getType() != types.back())
-      return emitOptionalError(loc, "residual ", typeStr(res.getType()),
-                               " must have the result's type ",
-                               typeStr(types.back()));
-  return success();
+  return inferFusedConv(loc, adaptor, /*int8=*/true, types);
 }
 
 LogicalResult ConvInt8Op::verify() {
-  if (getActivation() != "none" && getActivation() != "relu" &&
-      getActivation() != "hard_swish")
-    return emitOpError("activation must be none, relu or hard_swish, not '")
-           << getActivation() << "'";
+  if (failed(verifyConvActivation(*this, getActivation())))
+    return failure();
   auto x = cast<RankedTensorType>(getInput().getType());
   auto w = cast<RankedTensorType>(getWeight().getType());
   auto y = cast<RankedTensorType>(getOutput().getType());

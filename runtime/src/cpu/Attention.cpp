@@ -167,19 +167,9 @@ attentionItem(const Problem<T> &p, Scratch<typename Elem<T>::Acc> &w,
   }
   int64_t rows = std::min(BQ, S - s0), rowsP = roundUp(rows, MR);
   // Offsets of this batch in every operand.
-  int64_t qo = p.ql.off, ko = p.kl.off, vo = p.vl.off, mo = p.ml.off,
-          yo = p.yl.off;
-  int64_t rem = b;
-  for (int32_t i = p.nb - 1; i >= 0; --i) {
-    int64_t idx = rem % p.dims[i];
-    rem /= p.dims[i];
-    qo += idx * p.ql.bstr[i];
-    ko += idx * p.kl.bstr[i];
-    vo += idx * p.vl.bstr[i];
-    if (p.mask)
-      mo += idx * p.ml.bstr[i];
-    yo += idx * p.yl.bstr[i];
-  }
+  const BatchOffsets o =
+      batchOffsets(p.nb, p.dims, b, p.ql, p.kl, p.vl, p.mask, p.ml, p.yl);
+  const int64_t qo = o.q, ko = o.k, vo = o.v, mo = o.mask, yo = o.y;
   // Rows past `rows` (up to a multiple of MR) stay zero.
   std::fill(qb, qb + rowsP * D, Acc(0));
   std::fill(acc, acc + rowsP * EP, Acc(0));

@@ -18,6 +18,31 @@ struct AttentionOperand {
   int64_t rs, cs;      // row and column strides
 };
 
+/// The element offsets of batch entry `b` (flat, row-major over the nb
+/// batch dims) in q, k, v, the mask (when there is one) and y. Always
+/// inlined: Attention.cpp calls it from its ISA clones.
+struct BatchOffsets {
+  int64_t q, k, v, mask, y;
+};
+inline __attribute__((always_inline)) BatchOffsets
+batchOffsets(int32_t nb, const int64_t *dims, int64_t b,
+             const AttentionOperand &q, const AttentionOperand &k,
+             const AttentionOperand &v, bool hasMask,
+             const AttentionOperand &mask, const AttentionOperand &y) {
+  BatchOffsets o{q.off, k.off, v.off, mask.off, y.off};
+  for (int32_t i = nb - 1; i >= 0; --i) {
+    int64_t idx = b % dims[i];
+    b /= dims[i];
+    o.q += idx * q.bstr[i];
+    o.k += idx * k.bstr[i];
+    o.v += idx * v.bstr[i];
+    if (hasMask)
+      o.mask += idx * mask.bstr[i];
+    o.y += idx * y.bstr[i];
+  }
+  return o;
+}
+
 /// sc_attention for bf16 operands with both products on oneDNN's bf16
 /// matmuls (AMX or AVX-512 BF16 kernels, fp32 accumulation): the scores of
 /// a block of queries against a block of up to 512 keys, the online

@@ -18,6 +18,12 @@
 // region runs only thread 0's share) with a user scratchpad, once per shape
 // for the life of the process.
 //
+// Nothing here is cloned per ISA (target_clones): with a multiversioned
+// function in the file, clang 19 leaves inline functions of oneDNN's C++
+// API unemitted (undefined references in the sanitized build). The row
+// loops that matter call VecMath's clones (maxima, exponentials, bf16
+// rounding); the products are oneDNN's.
+//
 //===----------------------------------------------------------------------===//
 #include "Attention.h"
 #include "Common.h"
@@ -99,12 +105,28 @@ const Matmul &matmulFor(int64_t m, int64_t n, int64_t k, bool keys) {
   return *slot;
 }
 
-// What one thread keeps between its items.
+// What one thread keeps between its items: two allocations, cut up.
 struct Scratch {
-  std::vector<uint16_t> qb, kb, vb, pb; // bf16: queries, keys, values, weights
-  std::vector<float> sb, ob, acc, mx, sum, corr;
-  std::vector<uint8_t> pad;         // oneDNN's scratchpad
-  int64_t stagedB = -1, staged = 0; // keys [0, staged) of stagedB
+  std::vector<uint16_t> halves;
+  std::vector<float> floats;
+  std::vector<uint8_t> pad;    // oneDNN's scratchpad
+  uint16_t *qb, *kb, *vb, *pb; // bf16: queries, keys, values, weights
+  float *sb, *ob, *acc, *mx, *sum, *corr; // scores, P V, the softmax state
+  int64_t stagedB = -1, staged = 0;       // keys [0, staged) of stagedB
+  Scratch(int64_t BQ, int64_t BK, int64_t T, int64_t D, int64_t E)
+      : halves(BQ * D + T * D + T * E + BQ * BK),
+        floats(BQ * BK + 2 * BQ * E + 3 * BQ) {
+    qb = halves.data();
+    kb = qb + BQ * D;
+    vb = kb + T * D;
+    pb = vb + T * E;
+    sb = floats.data();
+    ob = sb + BQ * BK;
+    acc = ob + BQ * E;
+    mx = acc + BQ * E;
+    sum = mx + BQ;
+    corr = sum + BQ;
+  }
 };
 
 void run(const Matmul &mm, const void *a, const void *b, float *c, Scratch &w) {
@@ -142,9 +164,8 @@ gatherRow(const uint16_t *src, int64_t cs, int64_t cols, uint16_t *dst) {
       dst[j] = src[j * cs];
 }
 
-// One (batch entry, query block) item. Inlined into its AVX-512 clone.
-inline __attribute__((always_inline)) void item(const Problem &p, Scratch &w,
-                                                int64_t it) {
+// One (batch entry, query block) item.
+void item(const Problem &p, Scratch &w, int64_t it) {
   const float ninf = -std::numeric_limits<float>::infinity();
   const int64_t S = p.S, T = p.T, D = p.D, E = p.E, BK = p.BK;
   int64_t b = it / p.qBlocks, s0 = (it % p.qBlocks) * p.BQ;
@@ -153,25 +174,15 @@ inline __attribute__((always_inline)) void item(const Problem &p, Scratch &w,
     w.stagedB = b;
     w.staged = 0;
   }
-  int64_t qo = p.ql.off, ko = p.kl.off, vo = p.vl.off, mo = p.ml.off,
-          yo = p.yl.off;
-  int64_t rem = b;
-  for (int32_t i = p.nb - 1; i >= 0; --i) {
-    int64_t idx = rem % p.dims[i];
-    rem /= p.dims[i];
-    qo += idx * p.ql.bstr[i];
-    ko += idx * p.kl.bstr[i];
-    vo += idx * p.vl.bstr[i];
-    if (p.mask)
-      mo += idx * p.ml.bstr[i];
-    yo += idx * p.yl.bstr[i];
-  }
+  const BatchOffsets o =
+      batchOffsets(p.nb, p.dims, b, p.ql, p.kl, p.vl, p.mask, p.ml, p.yl);
+  const int64_t qo = o.q, ko = o.k, vo = o.v, mo = o.mask, yo = o.y;
   for (int64_t r = 0; r < rows; ++r) {
-    gatherRow(p.q + qo + (s0 + r) * p.ql.rs, p.ql.cs, D, &w.qb[r * D]);
+    gatherRow(p.q + qo + (s0 + r) * p.ql.rs, p.ql.cs, D, w.qb + r * D);
     w.mx[r] = ninf;
     w.sum[r] = 0;
   }
-  std::fill(w.acc.begin(), w.acc.begin() + rows * E, 0.0f);
+  std::fill(w.acc, w.acc + rows * E, 0.0f);
   int64_t tEnd = T;
   if (p.causal)
     tEnd = std::clamp<int64_t>(s0 + rows - 1 + T - S + 1, 0, T);
@@ -179,12 +190,11 @@ inline __attribute__((always_inline)) void item(const Problem &p, Scratch &w,
     const int64_t n = std::min(BK, tEnd - t0);
     for (; w.staged < t0 + n; ++w.staged) {
       int64_t t = w.staged;
-      gatherRow(p.k + ko + t * p.kl.rs, p.kl.cs, D, &w.kb[t * D]);
-      gatherRow(p.v + vo + t * p.vl.rs, p.vl.cs, E, &w.vb[t * E]);
+      gatherRow(p.k + ko + t * p.kl.rs, p.kl.cs, D, w.kb + t * D);
+      gatherRow(p.v + vo + t * p.vl.rs, p.vl.cs, E, w.vb + t * E);
     }
-    float *sb = w.sb.data();
-    run(matmulFor(rows, n, D, /*keys=*/true), w.qb.data(), &w.kb[t0 * D], sb,
-        w);
+    float *sb = w.sb;
+    run(matmulFor(rows, n, D, /*keys=*/true), w.qb, w.kb + t0 * D, sb, w);
     for (int64_t r = 0; r < rows; ++r) {
       float *pr = sb + r * n;
       int64_t s = s0 + r;
@@ -211,30 +221,24 @@ inline __attribute__((always_inline)) void item(const Problem &p, Scratch &w,
         std::fill(pr + lim, pr + n, 0.0f);
         w.sum[r] = w.sum[r] * w.corr[r] + l;
       }
-      narrowBF16(pr, &w.pb[r * n], n);
+      narrowBF16(pr, w.pb + r * n, n);
     }
-    run(matmulFor(rows, E, n, /*keys=*/false), w.pb.data(), &w.vb[t0 * E],
-        w.ob.data(), w);
+    run(matmulFor(rows, E, n, /*keys=*/false), w.pb, w.vb + t0 * E, w.ob, w);
     for (int64_t r = 0; r < rows; ++r) {
-      float *ar = &w.acc[r * E];
-      const float *orow = &w.ob[r * E], c = w.corr[r];
+      float *ar = w.acc + r * E;
+      const float *orow = w.ob + r * E, c = w.corr[r];
       for (int64_t e = 0; e < E; ++e)
         ar[e] = ar[e] * c + orow[e];
     }
   }
   for (int64_t r = 0; r < rows; ++r) {
     uint16_t *yr = p.y + yo + (s0 + r) * p.yl.rs;
-    const float *ar = &w.acc[r * E];
+    const float *ar = w.acc + r * E;
     // No visible key: 0 / 0, NaN as Softmax of a row of -inf.
     const float l = w.sum[r];
     for (int64_t e = 0; e < E; ++e)
       yr[e * p.yl.cs] = sc_f2bf(ar[e] / l);
   }
-}
-
-__attribute__((target_clones("arch=x86-64-v4", "default"))) void
-runItem(const Problem &p, Scratch &w, int64_t it) {
-  item(p, w, it);
 }
 
 } // namespace
@@ -284,22 +288,12 @@ bool attentionBF16Dnnl(int32_t nb, const int64_t *dims, const uint16_t *q,
   std::string error;
 #pragma omp parallel if (items > 1)
   {
-    Scratch w;
-    w.qb.resize(BQ * D);
-    w.kb.resize(T * D);
-    w.vb.resize(T * E);
-    w.pb.resize(BQ * p.BK);
-    w.sb.resize(BQ * p.BK);
-    w.ob.resize(BQ * E);
-    w.acc.resize(BQ * E);
-    w.mx.resize(BQ);
-    w.sum.resize(BQ);
-    w.corr.resize(BQ);
+    Scratch w(BQ, p.BK, T, D, E);
     // An exception may not leave a loop's iteration: each item catches its
     // own (oneDNN throws when a matmul cannot be created).
     auto guarded = [&](int64_t it) {
       try {
-        runItem(p, w, it);
+        item(p, w, it);
       } catch (const std::exception &e) {
 #pragma omp critical(shardc_attention_dnnl)
         if (!failed) {

@@ -20,9 +20,11 @@ using namespace llvm;
 
 namespace {
 
-/// One linear layer of the report.
+/// One linear layer or convolution of the report (a convolution's K is
+/// its input channels times its window, N its output channels).
 struct Row {
   std::string node;
+  bool conv = false;
   int64_t k = 0, n = 0;
   double flops = 0;
   std::string decision; // "int8 static", "int8 dynamic", "f32: ..."
@@ -47,9 +49,38 @@ double numberOf(DictionaryAttr d, StringRef key) {
   return NAN;
 }
 
+/// A convolution's row: int8 (its scheme and clip), or f32 and why.
+Row convRow(Operation *op) {
+  auto w = cast<ShapedType>(op->getOperand(1).getType());
+  auto y = cast<ShapedType>(op->getResult(0).getType());
+  Row r;
+  r.node = nodeOf(op->getLoc());
+  r.conv = true;
+  r.n = w.getDimSize(0);
+  r.k = r.n > 0 ? w.getNumElements() / r.n : 0;
+  r.flops = 2.0 * double(y.getNumElements()) * double(r.k);
+  auto info = op->getAttrOfType<DictionaryAttr>(shardc::quant::kQuantAttr);
+  if (isa<shardc::graph::ConvInt8Op>(op)) {
+    auto scheme = info ? info.getAs<StringAttr>("scheme") : StringAttr();
+    r.decision = "int8 " + (scheme ? scheme.str() : std::string("(QDQ)"));
+    r.clip = numberOf(info, "clip");
+  } else {
+    bool constant =
+        op->getOperand(1).getDefiningOp<shardc::graph::ConstantOp>();
+    r.decision = constant ? "f32: not quantized" : "f32: no constant weight";
+  }
+  return r;
+}
+
 std::vector<Row> rowsOf(ModuleOp module) {
   std::vector<Row> rows;
   module.walk([&](Operation *op) {
+    if (isa<shardc::graph::ConvOp, shardc::graph::FusedConvOp,
+            shardc::graph::ConvInt8Op>(op)) {
+      if (cast<ShapedType>(op->getResult(0).getType()).hasStaticShape())
+        rows.push_back(convRow(op));
+      return;
+    }
     if (!isa<shardc::graph::LinearOp, shardc::graph::LinearInt8Op>(op))
       return;
     auto a = cast<ShapedType>(op->getOperand(0).getType());
@@ -99,13 +130,14 @@ void shardc::printQuantReport(raw_ostream &os, StringRef model, ModuleOp module,
                               StringRef svgPath) {
   std::vector<Row> rows = rowsOf(module);
   double total = 0, int8 = 0;
-  size_t quantized = 0;
+  size_t quantized = 0, convs = 0, convsInt8 = 0;
   const Row *worst = nullptr;
   for (const Row &r : rows) {
     total += r.flops;
+    convs += r.conv;
     if (StringRef(r.decision).starts_with("int8")) {
       int8 += r.flops;
-      ++quantized;
+      ++(r.conv ? convsInt8 : quantized);
       if (!std::isnan(r.sqnr) && (!worst || r.sqnr < worst->sqnr))
         worst = &r;
     }
@@ -132,9 +164,12 @@ void shardc::printQuantReport(raw_ostream &os, StringRef model, ModuleOp module,
        << right_justify(number(r.clip, 3), 9)
        << right_justify(number(r.sqnr, 1), 9) << "\n";
   }
-  os << "\nint8: " << quantized << " of " << rows.size() << " linear layers, "
-     << number(total > 0 ? 100.0 * int8 / total : 0, 1)
-     << "% of the linear layers' FLOPs\n";
+  os << "\nint8: " << quantized << " of " << rows.size() - convs
+     << " linear layers";
+  if (convs)
+    os << ", " << convsInt8 << " of " << convs << " convolutions";
+  os << ", " << number(total > 0 ? 100.0 * int8 / total : 0, 1) << "% of the "
+     << (convs ? "layers'" : "linear layers'") << " FLOPs\n";
   if (worst)
     os << "lowest SQNR: " << worst->node << " (" << number(worst->sqnr, 1)
        << " dB)\n";

@@ -1,9 +1,9 @@
 //===- QuantReport.h - what quantization did, for --emit=quant-report -*- C++
 //-*-===//
 //
-// Every linear layer of the quantized graph (after the graph pipeline), in
-// program order: its ONNX node, its shape and share of the linear layers'
-// FLOPs, and the int8 passes' decision (the graph.quant attribute: the
+// Every linear layer and convolution of the quantized graph (after the
+// graph pipeline), in program order: its ONNX node, its shape and share of
+// the layers' FLOPs, and the int8 passes' decision (the graph.quant attribute: the
 // scheme, SmoothQuant's alpha, the activation's clipping range and the
 // layer's SQNR on calibration rows) or why it stayed in floating point;
 // and an SVG bar chart of the SQNRs.

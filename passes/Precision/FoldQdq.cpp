@@ -206,31 +206,8 @@ bool fold(Operation *op, Value lhs, Value rhs, Value biasValue,
 /// oneDNN subtracts itself (the padding then reads as real zero, which a
 /// correction folded into the bias would get wrong at the borders).
 bool foldConv(Operation *op) {
-  Value input = op->getOperand(0), weight = op->getOperand(1), bias, residual;
-  StringRef activation = "none";
-  DenseI64ArrayAttr strides, dilations, pads;
-  int64_t group;
-  if (auto conv = dyn_cast<graph::ConvOp>(op)) {
-    bias = conv.getBias();
-    strides = conv.getStridesAttr();
-    dilations = conv.getDilationsAttr();
-    pads = conv.getPadsAttr();
-    group = conv.getGroup();
-  } else {
-    auto fused = cast<graph::FusedConvOp>(op);
-    bias = fused.getBias();
-    residual = fused.getResidual();
-    activation = fused.getActivation();
-    strides = fused.getStridesAttr();
-    dilations = fused.getDilationsAttr();
-    pads = fused.getPadsAttr();
-    group = fused.getGroup();
-  }
-  auto [a, w] = dequantizedOperands(op, input, weight);
+  auto [a, w] = dequantizedOperands(op, op->getOperand(0), op->getOperand(1));
   if (!a)
-    return false;
-  auto yType = cast<RankedTensorType>(op->getResult(0).getType());
-  if (bias && !getElementTypeOrSelf(bias.getType()).isF32())
     return false;
   auto wType = dyn_cast<RankedTensorType>(w.getInput().getType());
   if (!wType || wType.getRank() < 3 || !wType.hasStaticShape())
@@ -254,11 +231,10 @@ bool foldConv(Operation *op) {
     scales.push_back(static_cast<float>(s));
   }
   OpBuilder b(op);
-  auto y = b.create<graph::ConvInt8Op>(
-      op->getLoc(), yType, a.getInput(), w.getInput(), bias, residual, strides,
-      dilations, pads, b.getI64IntegerAttr(group), b.getStringAttr(activation),
-      b.getDenseF32ArrayAttr(scales),
-      b.getI64IntegerAttr(static_cast<int64_t>(*za)));
+  graph::ConvInt8Op y = quant::convInt8Like(b, op, a.getInput(), w.getInput(),
+                                            scales, static_cast<int64_t>(*za));
+  if (!y)
+    return false;
   replaceFolded(op, y, "imported QDQ", a, w);
   return true;
 }

@@ -95,6 +95,33 @@ std::vector<quant::ConvGroup> quant::quantizableConvs(func::FuncOp func) {
   return groups;
 }
 
+graph::ConvInt8Op quant::convInt8Like(OpBuilder &b, Operation *conv, Value xq,
+                                      Value wq, ArrayRef<float> scales,
+                                      int64_t zeroPoint) {
+  Value bias, residual;
+  StringRef activation = "none";
+  if (auto f = dyn_cast<graph::FusedConvOp>(conv)) {
+    bias = f.getBias();
+    residual = f.getResidual();
+    activation = f.getActivation();
+  } else {
+    bias = cast<graph::ConvOp>(conv).getBias();
+  }
+  if (bias && !getElementTypeOrSelf(bias.getType()).isF32())
+    return {};
+  // graph.conv and graph.fused_conv name their window attributes alike.
+  auto group = conv->getAttrOfType<IntegerAttr>("group");
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(conv);
+  return b.create<graph::ConvInt8Op>(
+      conv->getLoc(), conv->getResult(0).getType(), xq, wq, bias, residual,
+      conv->getAttrOfType<DenseI64ArrayAttr>("strides"),
+      conv->getAttrOfType<DenseI64ArrayAttr>("dilations"),
+      conv->getAttrOfType<DenseI64ArrayAttr>("pads"),
+      group ? group : b.getI64IntegerAttr(1), b.getStringAttr(activation),
+      b.getDenseF32ArrayAttr(scales), b.getI64IntegerAttr(zeroPoint));
+}
+
 quant::HostInt8 quant::quantizeOnHost(const Weight &w,
                                       ArrayRef<float> rowScale) {
   HostInt8 h;

@@ -389,26 +389,10 @@ struct GraphQuantizeStaticPass
       SmallVector<float> scales(oc);
       for (int64_t c = 0; c < oc; ++c)
         scales[c] = scale * sw[c];
-      Value bias, residual;
-      StringRef activation = "none";
-      if (auto f = dyn_cast<graph::FusedConvOp>(op)) {
-        bias = f.getBias();
-        residual = f.getResidual();
-        activation = f.getActivation();
-      } else {
-        bias = cast<graph::ConvOp>(op).getBias();
-      }
-      auto y = b.create<graph::ConvInt8Op>(
-          op->getLoc(), op->getResult(0).getType(), xq,
-          b.create<graph::ConstantOp>(op->getLoc(), qa), bias, residual,
-          op->getAttrOfType<DenseI64ArrayAttr>("strides"),
-          op->getAttrOfType<DenseI64ArrayAttr>("dilations"),
-          op->getAttrOfType<DenseI64ArrayAttr>("pads"),
-          op->getAttrOfType<IntegerAttr>("group")
-              ? op->getAttrOfType<IntegerAttr>("group")
-              : b.getI64IntegerAttr(1),
-          b.getStringAttr(activation), b.getDenseF32ArrayAttr(scales),
-          b.getI64IntegerAttr(0));
+      graph::ConvInt8Op y = quant::convInt8Like(
+          b, op, xq, b.create<graph::ConstantOp>(op->getLoc(), qa), scales, 0);
+      if (!y)
+        continue;
       y->setAttr(quant::kQuantAttr,
                  b.getDictionaryAttr(
                      {b.getNamedAttr("scheme", b.getStringAttr("static")),

@@ -95,6 +95,7 @@ private:
                                       const std::string &extra, bool cuda);
   static std::string epilogueCode(llvm::StringRef epilogue);
   std::string matmulExtra(kern::MatmulOp op);
+  std::string convWindow(kern::ConvOp op);
   std::string convExtra(kern::ConvOp op);
   /// The CUDA form of `op`: a launch of a generated kernel, or a cuBLASLt /
   /// cuDNN call.

@@ -350,13 +350,15 @@ std::string CppEmitter::matmulExtra(kern::MatmulOp op) {
          epilogueCode(op.getEpilogue());
 }
 
-/// The convolution's arguments after its operands: strides, dilations,
-/// pads, group, transposed.
+/// The convolution's window arguments: strides, dilations, pads, group;
+/// convExtra adds transposed (all the arguments after its operands).
+std::string CppEmitter::convWindow(kern::ConvOp op) {
+  return i64Array(op.getStrides()) + ", " + i64Array(op.getDilations()) + ", " +
+         i64Array(op.getPads()) + ", " + std::to_string(op.getGroup()) + "LL";
+}
+
 std::string CppEmitter::convExtra(kern::ConvOp op) {
-  return i64Array(op.getStrides()) + ", " + i64Array(op.getDilations()) +
-         ", " + i64Array(op.getPads()) + ", " +
-         std::to_string(op.getGroup()) + "LL, " +
-         std::to_string(op.getTransposed());
+  return convWindow(op) + ", " + std::to_string(op.getTransposed());
 }
 
 /// `sc_dnnl_matmul_create(&dA, &dB, &dBias|0, &dResidual|0, &dY, trans_a,
@@ -398,9 +400,7 @@ LogicalResult CppEmitter::emitConv(kern::ConvOp op) {
     return emitLibraryCall(
         op, "sc_dnnl_conv_int8",
         {op.getX(), op.getW(), op.getBias(), op.getResidual(), op.getY()},
-        i64Array(op.getStrides()) + ", " + i64Array(op.getDilations()) + ", " +
-            i64Array(op.getPads()) + ", " + std::to_string(op.getGroup()) +
-            "LL, " + epilogueCode(op.getEpilogue()) + ", " +
+        convWindow(op) + ", " + epilogueCode(op.getEpilogue()) + ", " +
             std::to_string(channelsLast) + ", " + constArray("float", items) +
             ", " + std::to_string(scales->size()) + "LL, " +
             std::to_string(static_cast<int64_t>(op.getXZeroPoint())),

@@ -317,17 +317,10 @@ void attentionImpl(int32_t nb, const int64_t *dims, const T *q, Operand ql,
     }
     return;
   }
-  if constexpr (std::is_same_v<T, BHalf>) {
-    auto bits = [](auto *p) {
-      using U = std::conditional_t<
-          std::is_const_v<std::remove_pointer_t<decltype(p)>>, const uint16_t *,
-          uint16_t *>;
-      return reinterpret_cast<U>(p);
-    };
-    if (attentionBF16Dnnl(nb, dims, bits(q), ql, bits(k), kl, bits(v), vl,
-                          bits(mask), ml, bits(y), yl, scale, causal))
+  if constexpr (std::is_same_v<T, BHalf>)
+    if (attentionBF16Dnnl(nb, dims, q, ql, k, kl, v, vl, mask, ml, y, yl, scale,
+                          causal))
       return;
-  }
   int threads = 1;
 #ifdef _OPENMP
   threads = omp_get_max_threads();

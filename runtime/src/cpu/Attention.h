@@ -8,6 +8,8 @@
 #ifndef SHARDC_RUNTIME_CPU_ATTENTION_H
 #define SHARDC_RUNTIME_CPU_ATTENTION_H
 
+#include "Common.h"
+
 #include <cstdint>
 
 namespace shardc::rt::cpu {
@@ -50,11 +52,10 @@ batchOffsets(int32_t nb, const int64_t *dims, int64_t b,
 /// to bf16 for the product with the values. Returns false, having written
 /// nothing, where it does not apply: a CPU oneDNN has no bf16 matmul
 /// kernels for, or a problem too small to pay a library call per block.
-bool attentionBF16Dnnl(int32_t nb, const int64_t *dims, const uint16_t *q,
-                       AttentionOperand ql, const uint16_t *k,
-                       AttentionOperand kl, const uint16_t *v,
-                       AttentionOperand vl, const uint16_t *mask,
-                       AttentionOperand ml, uint16_t *y, AttentionOperand yl,
+bool attentionBF16Dnnl(int32_t nb, const int64_t *dims, const BHalf *q,
+                       AttentionOperand ql, const BHalf *k, AttentionOperand kl,
+                       const BHalf *v, AttentionOperand vl, const BHalf *mask,
+                       AttentionOperand ml, BHalf *y, AttentionOperand yl,
                        float scale, bool causal);
 
 } // namespace shardc::rt::cpu

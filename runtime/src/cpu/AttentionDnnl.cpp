@@ -87,17 +87,9 @@ const Matmul &matmulFor(int64_t m, int64_t n, int64_t k, bool keys) {
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     // Planned for the one thread that runs it (see the file comment).
-    int team = omp_get_max_threads();
-    omp_set_num_threads(1);
-    dnnl::matmul::primitive_desc pd;
-    try {
-      pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(mm->a, mm->b, mm->c),
-                                        attr, cpuEngine());
-    } catch (...) {
-      omp_set_num_threads(team);
-      throw;
-    }
-    omp_set_num_threads(team);
+    ThreadLimit limit(/*serial=*/true);
+    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(mm->a, mm->b, mm->c),
+                                    attr, cpuEngine());
     mm->prim = dnnl::matmul(pd);
     mm->scratch = pd.scratchpad_desc().get_size();
     slot = std::move(mm);
@@ -107,10 +99,10 @@ const Matmul &matmulFor(int64_t m, int64_t n, int64_t k, bool keys) {
 
 // What one thread keeps between its items: two allocations, cut up.
 struct Scratch {
-  std::vector<uint16_t> halves;
+  std::vector<BHalf> halves;
   std::vector<float> floats;
   std::vector<uint8_t> pad;    // oneDNN's scratchpad
-  uint16_t *qb, *kb, *vb, *pb; // bf16: queries, keys, values, weights
+  BHalf *qb, *kb, *vb, *pb;    // queries, keys, values, weights
   float *sb, *ob, *acc, *mx, *sum, *corr; // scores, P V, the softmax state
   int64_t stagedB = -1, staged = 0;       // keys [0, staged) of stagedB
   Scratch(int64_t BQ, int64_t BK, int64_t T, int64_t D, int64_t E)
@@ -146,9 +138,9 @@ void run(const Matmul &mm, const void *a, const void *b, float *c, Scratch &w) {
 struct Problem {
   int32_t nb;
   const int64_t *dims;
-  const uint16_t *q, *k, *v, *mask;
+  const BHalf *q, *k, *v, *mask;
   AttentionOperand ql, kl, vl, ml, yl;
-  uint16_t *y;
+  BHalf *y;
   float sc;
   bool causal;
   int64_t S, T, D, E, BQ, BK, qBlocks;
@@ -156,7 +148,7 @@ struct Problem {
 
 // Copies `cols` elements of a strided row into a dense one.
 inline __attribute__((always_inline)) void
-gatherRow(const uint16_t *src, int64_t cs, int64_t cols, uint16_t *dst) {
+gatherRow(const BHalf *src, int64_t cs, int64_t cols, BHalf *dst) {
   if (cs == 1)
     std::copy(src, src + cols, dst);
   else
@@ -202,9 +194,9 @@ void item(const Problem &p, Scratch &w, int64_t it) {
       if (p.causal)
         lim = std::clamp<int64_t>(s + T - S - t0 + 1, 0, n);
       if (p.mask) {
-        const uint16_t *mr = p.mask + mo + s * p.ml.rs + t0 * p.ml.cs;
+        const BHalf *mr = p.mask + mo + s * p.ml.rs + t0 * p.ml.cs;
         for (int64_t j = 0; j < lim; ++j)
-          pr[j] = pr[j] * p.sc + sc_bf2f(mr[j * p.ml.cs]);
+          pr[j] = pr[j] * p.sc + load(mr[j * p.ml.cs]);
       } else {
         for (int64_t j = 0; j < lim; ++j)
           pr[j] *= p.sc;
@@ -232,22 +224,21 @@ void item(const Problem &p, Scratch &w, int64_t it) {
     }
   }
   for (int64_t r = 0; r < rows; ++r) {
-    uint16_t *yr = p.y + yo + (s0 + r) * p.yl.rs;
+    BHalf *yr = p.y + yo + (s0 + r) * p.yl.rs;
     const float *ar = w.acc + r * E;
     // No visible key: 0 / 0, NaN as Softmax of a row of -inf.
     const float l = w.sum[r];
     for (int64_t e = 0; e < E; ++e)
-      yr[e * p.yl.cs] = sc_f2bf(ar[e] / l);
+      yr[e * p.yl.cs] = store<BHalf>(ar[e] / l);
   }
 }
 
 } // namespace
 
-bool attentionBF16Dnnl(int32_t nb, const int64_t *dims, const uint16_t *q,
-                       AttentionOperand ql, const uint16_t *k,
-                       AttentionOperand kl, const uint16_t *v,
-                       AttentionOperand vl, const uint16_t *mask,
-                       AttentionOperand ml, uint16_t *y, AttentionOperand yl,
+bool attentionBF16Dnnl(int32_t nb, const int64_t *dims, const BHalf *q,
+                       AttentionOperand ql, const BHalf *k, AttentionOperand kl,
+                       const BHalf *v, AttentionOperand vl, const BHalf *mask,
+                       AttentionOperand ml, BHalf *y, AttentionOperand yl,
                        float scale, bool causal) {
   int64_t batch = 1;
   for (int32_t i = 0; i < nb; ++i)

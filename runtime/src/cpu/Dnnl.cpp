@@ -73,21 +73,6 @@ namespace {
 // see then) and around every run.
 constexpr int64_t kSerialMacs = int64_t(1) << 19;
 
-struct ThreadLimit {
-  int saved = 0;
-  explicit ThreadLimit(bool serial) {
-    if (serial && omp_get_max_threads() > 1) {
-      saved = omp_get_max_threads();
-      omp_set_num_threads(1);
-    }
-  }
-  ~ThreadLimit() {
-    if (saved)
-      omp_set_num_threads(saved);
-  }
-  ThreadLimit(const ThreadLimit &) = delete;
-  ThreadLimit &operator=(const ThreadLimit &) = delete;
-};
 
 int64_t elementsOf(const sc_desc *d) {
   int64_t n = 1;
@@ -793,8 +778,7 @@ void *createConv(const sc_desc *x, const sc_desc *w, const sc_desc *bias,
                  const int64_t *pads, int64_t group, int32_t transposed,
                  int32_t epilogue, int32_t channels_last,
                  const ConvInt8 *int8) {
-  const ConvInt8 *scale = int8; // non-null for the int8 form
-  const char *what = scale        ? "int8 convolution"
+  const char *what = int8         ? "int8 convolution"
                      : transposed ? "deconvolution"
                                   : "convolution";
   int sd = x->rank - 2;
@@ -815,14 +799,14 @@ void *createConv(const sc_desc *x, const sc_desc *w, const sc_desc *bias,
             dtypeName(x->dtype), dtypeName(w->dtype), dtypeName(y->dtype));
     return nullptr;
   }
-  if (scale &&
+  if (int8 &&
       (transposed || (x->dtype != kU8 && x->dtype != kI8) || w->dtype != kI8 ||
-       y->dtype != kF32 || (bias && bias->dtype != kF32) || !scale->scales)) {
+       y->dtype != kF32 || (bias && bias->dtype != kF32) || !int8->scales)) {
     sc_fail("oneDNN %s: takes u8 or i8 x, i8 w, f32 scales, bias and y (got "
             "%s, %s%s -> %s%s)",
             what, dtypeName(x->dtype), dtypeName(w->dtype),
             bias ? ", bias" : "", dtypeName(y->dtype),
-            scale->scales ? "" : ", no scales");
+            int8->scales ? "" : ", no scales");
     return nullptr;
   }
   dnnl::algorithm act;
@@ -845,15 +829,15 @@ void *createConv(const sc_desc *x, const sc_desc *w, const sc_desc *bias,
             what, (long long)ic, (long long)oc, (long long)g);
     return nullptr;
   }
-  if (scale && scale->numScales != oc && scale->numScales != 1) {
+  if (int8 && int8->numScales != oc && int8->numScales != 1) {
     sc_fail("oneDNN %s: %lld scales for %lld output channels", what,
-            (long long)scale->numScales, (long long)oc);
+            (long long)int8->numScales, (long long)oc);
     return nullptr;
   }
-  for (int64_t c = 0; scale && c < scale->numScales; ++c)
-    if (!std::isfinite(scale->scales[c]) || scale->scales[c] <= 0) {
+  for (int64_t c = 0; int8 && c < int8->numScales; ++c)
+    if (!std::isfinite(int8->scales[c]) || int8->scales[c] <= 0) {
       sc_fail("oneDNN %s: scale %g of output channel %lld (need > 0)", what,
-              (double)scale->scales[c], (long long)c);
+              (double)int8->scales[c], (long long)c);
       return nullptr;
     }
   if (elementsOf(y) == 0) { // see sc_dnnl_matmul_create
@@ -927,7 +911,7 @@ void *createConv(const sc_desc *x, const sc_desc *w, const sc_desc *bias,
     // oneDNN runs as such, for less than the two reorders of the
     // activations a blocked layout costs. Channels-last operands keep
     // their layout (oneDNN's fast kernels take it). The bias stays plain.
-    bool pointwise = !transposed && g == 1 && channels_last == 0 && !scale;
+    bool pointwise = !transposed && g == 1 && channels_last == 0 && !int8;
     for (int i = 0; i < sd; ++i)
       pointwise = pointwise && kdims[i] == 1 && st[i] == 1 && pl[i] == 0 &&
                   pr[i] == 0;
@@ -952,13 +936,13 @@ void *createConv(const sc_desc *x, const sc_desc *w, const sc_desc *bias,
     // convolutions take no run-time scales), the source's zero point subtracted
     // by oneDNN (also at the padding, which so reads as real zero; given at run
     // time, which its AMX kernels take).
-    if (scale) {
-      h->outScales.assign(scale->scales, scale->scales + scale->numScales);
+    if (int8) {
+      h->outScales.assign(int8->scales, int8->scales + int8->numScales);
       h->scaledBias.resize(bias ? oc : 0);
-      attr.set_output_scales(scale->numScales == 1 ? 0 : 2, h->outScales);
-      if (scale->zeroPoint) {
+      attr.set_output_scales(int8->numScales == 1 ? 0 : 2, h->outScales);
+      if (int8->zeroPoint) {
         attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
-        h->zeroPointValue = scale->zeroPoint;
+        h->zeroPointValue = int8->zeroPoint;
         h->zeroPoint = dnnl::memory(plainDesc({1}, dt::s32), cpuEngine(),
                                     &h->zeroPointValue);
       }
@@ -1026,7 +1010,7 @@ void *createConv(const sc_desc *x, const sc_desc *w, const sc_desc *bias,
       h->bias = unbound(bmd);
       h->convArgs.push_back(arg(DNNL_ARG_BIAS, h->bias));
     }
-    if (scale && scale->zeroPoint)
+    if (int8 && int8->zeroPoint)
       h->convArgs.push_back(
           arg(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, h->zeroPoint));
     return h.release();

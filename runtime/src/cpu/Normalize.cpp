@@ -202,15 +202,11 @@ void layerNormF32(const float *x, const float *scale, const float *bias,
 void layerNormBF16(const BHalf *x, const BHalf *scale, const BHalf *bias,
                    BHalf *y, float *mean, float *invStd, int64_t outer,
                    int64_t n, float eps) {
-  static_assert(sizeof(BHalf) == sizeof(uint16_t));
-  auto bits = [](const BHalf *p) {
-    return reinterpret_cast<const uint16_t *>(p);
-  };
   std::vector<float> sc(scale ? n : 0), bi(bias ? n : 0);
   if (scale)
-    widenBF16(bits(scale), sc.data(), n);
+    widenBF16(scale, sc.data(), n);
   if (bias)
-    widenBF16(bits(bias), bi.data(), n);
+    widenBF16(bias, bi.data(), n);
   const int64_t rows = std::max<int64_t>(1, 4096 / std::max<int64_t>(1, n));
   const int64_t blocks = (outer + rows - 1) / rows;
 #pragma omp parallel if (outer * n > kParallelGrain)
@@ -219,12 +215,12 @@ void layerNormBF16(const BHalf *x, const BHalf *scale, const BHalf *bias,
 #pragma omp for
     for (int64_t b = 0; b < blocks; ++b) {
       int64_t o0 = b * rows, cnt = std::min(outer, o0 + rows) - o0;
-      widenBF16(bits(x + o0 * n), in.data(), cnt * n);
+      widenBF16(x + o0 * n, in.data(), cnt * n);
       layerNormRowsF32(in.data(), scale ? sc.data() : nullptr,
                        bias ? bi.data() : nullptr, out.data(),
                        mean ? mean + o0 : nullptr,
                        invStd ? invStd + o0 : nullptr, 0, cnt, n, eps);
-      narrowBF16(out.data(), reinterpret_cast<uint16_t *>(y + o0 * n), cnt * n);
+      narrowBF16(out.data(), y + o0 * n, cnt * n);
     }
   }
 }

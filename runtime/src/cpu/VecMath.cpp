@@ -1,8 +1,6 @@
 //===- VecMath.cpp - vectorized row maxima and exponentials ---------------===//
 #include "VecMath.h"
 
-#include "shardc/cpu.h"
-
 namespace shardc::rt::cpu {
 
 namespace {
@@ -110,15 +108,15 @@ rowMaxF32(const float *p, int64_t n) {
 // scalar forms inline into loops GCC vectorizes for the clone's ISA.
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3",
                              "default"))) void
-widenBF16(const uint16_t *s, float *d, int64_t n) {
+widenBF16(const BHalf *s, float *d, int64_t n) {
   for (int64_t j = 0; j < n; ++j)
-    d[j] = sc_bf2f(s[j]);
+    d[j] = sc_bf2f(s[j].bits);
 }
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3",
                              "default"))) void
-narrowBF16(const float *s, uint16_t *d, int64_t n) {
+narrowBF16(const float *s, BHalf *d, int64_t n) {
   for (int64_t j = 0; j < n; ++j)
-    d[j] = sc_f2bf(s[j]);
+    d[j].bits = sc_f2bf(s[j]);
 }
 
 } // namespace shardc::rt::cpu

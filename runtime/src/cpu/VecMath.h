@@ -9,6 +9,8 @@
 #ifndef SHARDC_RUNTIME_CPU_VECMATH_H
 #define SHARDC_RUNTIME_CPU_VECMATH_H
 
+#include "Common.h"
+
 #include <cstdint>
 #include <limits>
 
@@ -40,9 +42,9 @@ float rowMaxF32(const float *p, int64_t n);
 float expSumF32(float *p, int64_t n, float m);
 
 /// d[0, n) = s[0, n) widened from bf16 (exact).
-void widenBF16(const uint16_t *s, float *d, int64_t n);
+void widenBF16(const BHalf *s, float *d, int64_t n);
 /// d[0, n) = s[0, n) rounded to bf16 (nearest even; NaN stays NaN).
-void narrowBF16(const float *s, uint16_t *d, int64_t n);
+void narrowBF16(const float *s, BHalf *d, int64_t n);
 
 } // namespace shardc::rt::cpu
 

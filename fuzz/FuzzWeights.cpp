@@ -41,11 +41,15 @@ void check(const uint8_t *p, size_t size, const fmt::Plan &plan) {
   FUZZ_CHECK(!all || rank0, "valid for all ranks but not for rank 0");
   if (!rank0)
     return;
-  uint64_t off = fmt::weightsSectionOffset(p, 0);
-  FUZZ_CHECK(off % fmt::kAlign == 0 && off <= size &&
-                 plan.ranks[0].weightsBytes <= size - off,
-             "section 0 at %llu is out of the file",
-             static_cast<unsigned long long>(off));
+  fmt::SectionEntry s = fmt::weightsSection(p, 0);
+  FUZZ_CHECK(s.offset % fmt::kAlign == 0 && s.sharedBytes <= s.size &&
+                 s.offset <= size && s.tailBytes() <= size - s.offset &&
+                 s.sharedOffset <= size &&
+                 s.sharedBytes <= size - s.sharedOffset &&
+                 s.size == plan.ranks[0].weightsBytes,
+             "section 0 at %llu (head at %llu) is out of the file",
+             static_cast<unsigned long long>(s.offset),
+             static_cast<unsigned long long>(s.sharedOffset));
 
   const std::string path = fuzz::privateDir() + "/model.weights";
   fuzz::writeBytes(path, p, size);
@@ -64,7 +68,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < fmt::kWeightsHeaderBytes)
     return 0;
   uint32_t world = fmt::detail::loadU32(data + 12);
-  uint64_t tableEnd = fmt::kWeightsHeaderBytes + uint64_t(world) * 32;
+  uint64_t tableEnd =
+      fmt::kWeightsHeaderBytes + uint64_t(world) * fmt::kSectionEntryBytes;
   if (world == 0 || world > 64 || tableEnd > size)
     return 0;
   std::vector<uint8_t> file(data, data + size);
@@ -73,12 +78,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   plan.modelHash = fmt::detail::loadU64(data + 16);
   plan.ranks.resize(world);
   for (uint32_t i = 0; i < world; ++i) {
-    uint8_t *e = file.data() + fmt::kWeightsHeaderBytes + i * 32;
-    uint64_t off = fmt::detail::loadU64(e), sz = fmt::detail::loadU64(e + 8);
-    if (off <= size && sz <= size - off)
-      fmt::detail::storeU64(e + 16, fmt::sectionChecksum(file.data() + off, sz));
+    uint8_t *e =
+        file.data() + fmt::kWeightsHeaderBytes + i * fmt::kSectionEntryBytes;
+    // The checksum fixed up where the head and the tail lie in the file.
+    fmt::SectionEntry s = fmt::weightsSection(file.data(), i);
+    if (s.sharedBytes <= s.size && s.offset <= size &&
+        s.tailBytes() <= size - s.offset && s.sharedOffset <= size &&
+        s.sharedBytes <= size - s.sharedOffset)
+      fmt::detail::storeU64(e + 16, fmt::sectionChecksum(file.data(), s));
     plan.ranks[i].arenaBytes = 64;
-    plan.ranks[i].weightsBytes = sz;
+    plan.ranks[i].weightsBytes = s.size;
     plan.ranks[i].weightsChecksum = fmt::detail::loadU64(e + 16);
   }
   std::vector<uint8_t> summed(file.begin(), file.begin() + 40);

@@ -36,11 +36,14 @@ def sections(path):
         head = f.read(64)
         if head[:8] != b"SHRDWGTS":
             sys.exit("check-memory: %s: not a shardc weights file" % path)
-        _version, world = struct.unpack_from("<II", head, 8)
+        version, world = struct.unpack_from("<II", head, 8)
+        if version != 3:
+            sys.exit("check-memory: %s: weights version %d, this script reads 3"
+                     % (path, version))
         table_offset = struct.unpack_from("<Q", head, 32)[0]
         f.seek(table_offset)
-        table = f.read(32 * world)
-    return [struct.unpack_from("<QQ", table, 32 * r)[1] for r in range(world)]
+        table = f.read(48 * world)  # format v3: 48-byte entries
+    return [struct.unpack_from("<QQ", table, 48 * r)[1] for r in range(world)]
 
 
 def main():

@@ -184,10 +184,12 @@ void shardc::buildKernPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createKernChannelsLast());
   if (options.fusion)
     pm.addNestedPass<func::FuncOp>(createKernFuseElementwise());
-  pm.addNestedPass<func::FuncOp>(createKernPlanWeights());
   pm.addNestedPass<func::FuncOp>(createKernPlanMemory());
   // One program per distinct code: the ranks of a group share theirs.
   pm.addPass(createKernMergeRanks());
+  // After merging: what a program's ranks read alike goes first, stored
+  // once in the weights file.
+  pm.addNestedPass<func::FuncOp>(createKernPlanWeights());
 }
 
 void shardc::registerPipelines() {

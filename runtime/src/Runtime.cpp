@@ -93,9 +93,12 @@ template <typename F> shardc_status guarded(F &&body) noexcept {
 struct Mapping {
   void *base = nullptr;
   size_t size = 0;
+  int fd = -1; ///< the mapped file, kept open to map its extents again
   ~Mapping() {
     if (base)
       ::munmap(base, size);
+    if (fd >= 0)
+      ::close(fd);
   }
 };
 
@@ -136,6 +139,9 @@ struct shardc_model {
   std::vector<sc_comm *> axisPtrs;
   sc_rank_ctx ctx{};
   Mapping weights;
+  /// The rank's section where it has a shared head: the head's and the
+  /// tail's pages of `weights` mapped side by side.
+  Mapping section;
   // Declared after the mapping: the CPU code reads the weights in place.
   std::unique_ptr<Device> device;
   std::string fallbackReason;
@@ -260,11 +266,52 @@ shardc_status mapWeights(const char *path, Mapping &map) {
   }
   void *base = ::mmap(nullptr, map.size, PROT_READ, MAP_PRIVATE, fd, 0);
   int e = errno;
-  ::close(fd);
-  if (base == MAP_FAILED)
+  if (base == MAP_FAILED) {
+    ::close(fd);
     return fail(SHARDC_ERROR_IO, std::string("cannot map weights file '") +
                                      path + "': " + std::strerror(e));
+  }
   map.base = base;
+  map.fd = fd;
+  return SHARDC_OK;
+}
+
+/// The section `s` of the mapped weights file `file` as one range of
+/// memory in `out`: its shared head's and its tail's pages mapped side by
+/// side (no copy; format.h aligns both to kShareAlign), or, where the page
+/// size does not divide that, a read-only copy.
+shardc_status composeSection(const Mapping &file, const fmt::SectionEntry &s,
+                             const char *path, Mapping &out) {
+  auto mapFailed = [&](int e) {
+    return fail(SHARDC_ERROR_IO, std::string("cannot map weights file '") +
+                                     path + "': " + std::strerror(e));
+  };
+  void *area =
+      ::mmap(nullptr, s.size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (area == MAP_FAILED)
+    return mapFailed(errno);
+  out.base = area;
+  out.size = s.size;
+  char *at = static_cast<char *>(area);
+  const char *data = static_cast<const char *>(file.base);
+  long page = ::sysconf(_SC_PAGESIZE);
+  if (page > 0 && fmt::kShareAlign % static_cast<uint64_t>(page) == 0) {
+    auto place = [&](char *to, uint64_t n, uint64_t offset) {
+      return n == 0 ||
+             ::mmap(to, n, PROT_READ, MAP_PRIVATE | MAP_FIXED, file.fd,
+                    static_cast<off_t>(offset)) != MAP_FAILED;
+    };
+    if (!place(at, s.sharedBytes, s.sharedOffset) ||
+        !place(at + s.sharedBytes, s.tailBytes(), s.offset))
+      return mapFailed(errno);
+    return SHARDC_OK;
+  }
+  if (::mprotect(area, s.size, PROT_READ | PROT_WRITE) != 0)
+    return mapFailed(errno);
+  std::memcpy(at, data + s.sharedOffset, s.sharedBytes);
+  std::memcpy(at + s.sharedBytes, data + s.offset, s.tailBytes());
+  if (::mprotect(area, s.size, PROT_READ) != 0)
+    return mapFailed(errno);
   return SHARDC_OK;
 }
 
@@ -428,8 +475,15 @@ shardc_status load(const shardc_program *program, const char *weightsPath,
   code.localRank = model->worldComm ? model->worldComm->localRank() : 0;
   code.ctx = &model->ctx;
   code.plan = model->rp;
-  code.weights = static_cast<const char *>(model->weights.base) +
-                 fmt::weightsSectionOffset(model->weights.base, rank);
+  fmt::SectionEntry section = fmt::weightsSection(model->weights.base, rank);
+  code.weights =
+      static_cast<const char *>(model->weights.base) + section.offset;
+  if (section.sharedBytes) {
+    if (shardc_status s = composeSection(model->weights, section, weightsPath,
+                                         model->section))
+      return s;
+    code.weights = static_cast<const char *>(model->section.base);
+  }
   if (shardc_status s = prepareMicrobatches(*model))
     return s;
   if (shardc_status s = openDevice(*model, code, device))

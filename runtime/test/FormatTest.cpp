@@ -430,13 +430,13 @@ TEST_F(WeightsFixture, LayoutAndValid) {
   std::vector<uint64_t> sizes = {1000, 64, 0, 77}, sums = {1, 2, 3, 4};
   WeightsLayout layout;
   std::vector<uint8_t> header = encodeWeightsHeader(7, sizes, sums, layout);
-  EXPECT_EQ(header.size(), 192u); // 64 + 4 * 32 = 192
+  EXPECT_EQ(header.size(), 256u); // 64 + 4 * 48 = 256
   ASSERT_EQ(layout.offsets.size(), 4u);
-  EXPECT_EQ(layout.offsets[0], 192u);
-  EXPECT_EQ(layout.offsets[1], 1216u);
-  EXPECT_EQ(layout.offsets[2], 1280u);
-  EXPECT_EQ(layout.offsets[3], 1280u);
-  EXPECT_EQ(layout.fileSize, 1357u);
+  EXPECT_EQ(layout.offsets[0], 256u);
+  EXPECT_EQ(layout.offsets[1], 1280u);
+  EXPECT_EQ(layout.offsets[2], 1344u);
+  EXPECT_EQ(layout.offsets[3], 1344u);
+  EXPECT_EQ(layout.fileSize, 1421u);
   for (uint64_t off : layout.offsets)
     EXPECT_EQ(off % 64, 0u);
 
@@ -460,7 +460,7 @@ TEST_F(WeightsFixture, LayoutAndValid) {
 }
 
 TEST_F(WeightsFixture, Truncations) {
-  const size_t tableEnd = 64 + 32 * sections.size();
+  const size_t tableEnd = 64 + kSectionEntryBytes * sections.size();
   std::vector<size_t> lengths = {0,
                                  1,
                                  7,
@@ -493,7 +493,8 @@ TEST_F(WeightsFixture, Truncations) {
 }
 
 TEST_F(WeightsFixture, EveryHeaderFlipAndSomeDataFlips) {
-  const size_t firstSection = alignUp(64 + 32 * sections.size());
+  const size_t firstSection =
+      alignUp(64 + kSectionEntryBytes * sections.size());
   std::vector<size_t> positions;
   for (size_t i = 0; i < firstSection; ++i)
     positions.push_back(i);
@@ -529,11 +530,15 @@ TEST_F(WeightsFixture, Mismatches) {
   std::vector<uint8_t> bumped = file;
   detail::storeU32(bumped.data() + 8, kWeightsVersion + 1);
   EXPECT_FALSE(validate(bumped, error));
-  EXPECT_EQ(error, "weights version 3, this runtime reads 2");
-  // Version 1 (one-pass section checksums) is refused, not misread.
+  EXPECT_EQ(error, "weights version 4, this runtime reads 3");
+  // Version 1 (one-pass section checksums) and version 2 (no shared heads,
+  // 32-byte entries) are refused, not misread.
   detail::storeU32(bumped.data() + 8, 1);
   EXPECT_FALSE(validate(bumped, error));
-  EXPECT_EQ(error, "weights version 1, this runtime reads 2");
+  EXPECT_EQ(error, "weights version 1, this runtime reads 3");
+  detail::storeU32(bumped.data() + 8, 2);
+  EXPECT_FALSE(validate(bumped, error));
+  EXPECT_EQ(error, "weights version 2, this runtime reads 3");
 
   std::vector<std::vector<uint8_t>> fewer(sections.begin(),
                                           sections.begin() + 2);
@@ -597,17 +602,18 @@ TEST(Format, SectionChecksumChunks) {
 TEST_F(WeightsFixture, ForgedTableEntries) {
   auto forge = [&](size_t entry, size_t field, uint64_t value) {
     std::vector<uint8_t> b = file;
-    detail::storeU64(b.data() + 64 + 32 * entry + 8 * field, value);
+    detail::storeU64(b.data() + 64 + kSectionEntryBytes * entry + 8 * field,
+                     value);
     std::vector<uint8_t> summed(b.begin(), b.begin() + 40);
     summed.insert(summed.end(), b.begin() + 64,
-                  b.begin() + 64 + 32 * sections.size());
+                  b.begin() + 64 + kSectionEntryBytes * sections.size());
     detail::storeU64(b.data() + 40, checksum64(summed.data(), summed.size()));
     return b;
   };
   const uint64_t huge[] = {
       ~0ull, ~0ull - 63, 1ull << 63, file.size(), file.size() + 64, 0, 64, 128};
   for (size_t e = 0; e < sections.size(); ++e)
-    for (size_t f = 0; f < 4; ++f)
+    for (size_t f = 0; f < 6; ++f)
       for (uint64_t v : huge) {
         std::vector<uint8_t> b = forge(e, f, v);
         if (b == file)
@@ -636,6 +642,144 @@ TEST_F(WeightsFixture, Garbage) {
     EXPECT_FALSE(validate(junk, error));
     expectOneLine(error);
   }
+}
+
+/// Three ranks of one program: a shared head of two kShareAlign blocks
+/// stored once, rank 0's own tail, and ranks 1 and 2 (dp replicas) sharing
+/// one tail; a fourth rank with a section of its own.
+struct SharedFixture : ::testing::Test {
+  std::mt19937_64 rng{11};
+  std::vector<uint8_t> head = bytes(2 * kShareAlign), tail0 = bytes(1000),
+                       tail12 = bytes(kShareAlign + 64), own = bytes(320);
+  std::vector<std::vector<uint8_t>> sections = {
+      concat(head, tail0), concat(head, tail12), concat(head, tail12), own};
+  Plan plan = twoRankPlan(sections);
+  std::vector<SectionEntry> entries;
+  std::vector<uint8_t> file;
+
+  std::vector<uint8_t> bytes(size_t n) {
+    std::vector<uint8_t> v(n);
+    for (uint8_t &b : v)
+      b = static_cast<uint8_t>(rng());
+    return v;
+  }
+  static std::vector<uint8_t> concat(const std::vector<uint8_t> &a,
+                                     const std::vector<uint8_t> &b) {
+    std::vector<uint8_t> v = a;
+    v.insert(v.end(), b.begin(), b.end());
+    return v;
+  }
+  void SetUp() override {
+    // head, tail0, tail12 at kShareAlign boundaries, then `own`.
+    const uint64_t h = kShareAlign, t0 = 3 * kShareAlign, t12 = 4 * kShareAlign,
+                   o = alignUp(t12 + tail12.size());
+    entries.assign(4, SectionEntry{});
+    file.clear();
+    for (int r = 0; r < 4; ++r) {
+      entries[r].size = sections[r].size();
+      entries[r].checksum = plan.ranks[r].weightsChecksum;
+    }
+    for (int r = 0; r < 3; ++r) {
+      entries[r].sharedOffset = h;
+      entries[r].sharedBytes = head.size();
+      entries[r].offset = r ? t12 : t0;
+    }
+    entries[3].offset = o;
+    write();
+    std::memcpy(file.data() + h, head.data(), head.size());
+    std::memcpy(file.data() + t0, tail0.data(), tail0.size());
+    std::memcpy(file.data() + t12, tail12.data(), tail12.size());
+    std::memcpy(file.data() + o, own.data(), own.size());
+  }
+  /// Rewrites the header and table from `entries`, keeping the data.
+  void write() {
+    uint64_t end = entries[3].offset + own.size();
+    std::vector<uint8_t> header =
+        encodeWeightsHeader(plan.modelHash, entries, end);
+    file.resize(end, 0);
+    std::memcpy(file.data(), header.data(), header.size());
+  }
+  bool validate(std::string &error, int rank = -1) {
+    return validateWeights(file.data(), file.size(), plan, error, rank);
+  }
+};
+
+TEST_F(SharedFixture, HeadAndTailsStoredOnce) {
+  std::string error;
+  ASSERT_TRUE(validate(error)) << error;
+  // 4 sections of 131072 + 1000, 2 x (131072 + 65600) and 320 bytes fit in
+  // one copy of the head, two tails and the own section.
+  EXPECT_EQ(file.size(), 4 * kShareAlign + alignUp(kShareAlign + 64) + 320);
+  for (uint32_t r = 0; r < 4; ++r) {
+    SectionEntry e = weightsSection(file.data(), r);
+    EXPECT_EQ(e.size, sections[r].size());
+    EXPECT_EQ(sectionChecksum(file.data(), e, 2),
+              sectionChecksum(sections[r].data(), sections[r].size()));
+    EXPECT_TRUE(validate(error, r)) << error;
+  }
+}
+
+TEST_F(SharedFixture, HeadChecksumSpansChunks) {
+  // A head and tail whose boundary falls inside a 16 MiB checksum chunk and
+  // a section of more than one chunk sum the same as the bytes in one run.
+  std::vector<uint8_t> big = bytes(kChecksumChunk + 3 * kShareAlign);
+  std::vector<uint8_t> data(kShareAlign + big.size() + kShareAlign);
+  SectionEntry e;
+  e.sharedOffset = kShareAlign;
+  e.sharedBytes = kChecksumChunk + kShareAlign;
+  e.offset = kShareAlign + e.sharedBytes + kShareAlign;
+  e.size = big.size();
+  data.resize(e.offset + e.tailBytes());
+  std::memcpy(data.data() + e.sharedOffset, big.data(), e.sharedBytes);
+  std::memcpy(data.data() + e.offset, big.data() + e.sharedBytes,
+              e.tailBytes());
+  EXPECT_EQ(sectionChecksum(data.data(), e, 3),
+            sectionChecksum(big.data(), big.size(), 1));
+}
+
+TEST_F(SharedFixture, AFlipInTheHeadFailsEveryRankThatReadsIt) {
+  file[kShareAlign + 7] ^= 4;
+  std::string error;
+  for (int r = 0; r < 3; ++r) {
+    EXPECT_FALSE(validate(error, r));
+    EXPECT_EQ(error, "weights section " + std::to_string(r) +
+                         " is corrupt (checksum mismatch)");
+  }
+  EXPECT_TRUE(validate(error, 3)) << error;
+}
+
+TEST_F(SharedFixture, ForgedExtents) {
+  auto expect = [&](const std::string &want) {
+    write();
+    std::string error;
+    EXPECT_FALSE(validate(error));
+    EXPECT_EQ(error, want);
+    SetUp();
+  };
+  entries[0].sharedOffset += 64; // not page-aligned
+  expect("weights section 0 is misaligned (offset 196608, shared head at "
+         "65600 of 131072 bytes)");
+  entries[1].sharedBytes = entries[1].size + kShareAlign;
+  expect("weights section 1 is corrupt (a shared head of 262208 bytes at "
+         "65536 in a section of 196672)");
+  entries[3].sharedOffset = kShareAlign; // an offset without a head
+  expect("weights section 3 is corrupt (a shared head of 0 bytes at 65536 "
+         "in a section of 320)");
+  entries[0].offset = 2 * kShareAlign; // a tail inside the head
+  expect("weights section 0 overlaps another (offset 131072)");
+  entries[2].sharedOffset = 0; // a head over the table
+  entries[2].offset = 4 * kShareAlign;
+  expect("weights section 2 overlaps the section table (offset 0)");
+  entries[2].sharedOffset = 4 * kShareAlign; // past the end
+  entries[2].sharedBytes = 2 * kShareAlign;
+  expect("weights section 2 (offset 262144, 131072 bytes) runs past the end "
+         "of the 328064-byte file");
+  // Non-zero bytes between the first tail and the second.
+  file[4 * kShareAlign - 1] = 1;
+  std::string error;
+  EXPECT_FALSE(validate(error));
+  EXPECT_EQ(error, "weights file is corrupt (non-zero padding before weights "
+                   "section 1)");
 }
 
 } // namespace

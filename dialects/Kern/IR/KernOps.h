@@ -69,6 +69,15 @@ inline int64_t alignUp(int64_t v, int64_t a = kBufferAlignment) {
   return (v + a - 1) / a * a;
 }
 
+/// A program that serves several ranks (`kern.ranks`) places the weights
+/// all its ranks read alike first, in this many bytes (a multiple of
+/// kSharedWeightsAlignment; a `func.func` integer attribute): the weights
+/// file stores them once for all the program's ranks (format.h's shared
+/// head, whose alignment, kShareAlign, must agree).
+inline constexpr llvm::StringLiteral kWeightsSharedBytesAttr =
+    "kern.weights_shared_bytes";
+constexpr int64_t kSharedWeightsAlignment = int64_t(64) << 10;
+
 /// Row-major strides (in elements) of a static shape.
 llvm::SmallVector<int64_t> rowMajorStrides(llvm::ArrayRef<int64_t> shape);
 

@@ -50,8 +50,20 @@ def KernPlanWeights : Pass<"kern-plan-weights", "mlir::func::FuncOp"> {
   let summary = "Lay out the kern.weight tensors of the rank's weights section";
   let description = [{
     Gives every `kern.weight` a 64-byte aligned `offset` in program order
-    and sets `kern.weights_bytes` on the function.
+    and sets `kern.weights_bytes` on the function. In a program that serves
+    several ranks (after kern-merge-ranks), the weights every rank reads
+    alike (those without `kern.per_rank`) come first, padded to 64 KiB, and
+    `kern.weights_shared_bytes` records their extent: the weights file
+    stores that head once for all the program's ranks. Only when they hold
+    at least `min-shared-bytes`: below, the padding would cost more than
+    the copies save.
   }];
+  let options = [
+    Option<"minSharedBytes", "min-shared-bytes", "int64_t",
+           /*default=*/"int64_t(1) << 20",
+           "Share the weights a program's ranks read alike when they hold at "
+           "least this many bytes">,
+  ];
 }
 
 def KernMergeRanks : Pass<"kern-merge-ranks", "mlir::ModuleOp"> {

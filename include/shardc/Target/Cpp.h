@@ -45,6 +45,14 @@ struct WeightsSection {
   uint64_t checksum = 0;     ///< format::sectionChecksum of its bytes
   /// Bytes made by the writer (booleans, splats) that pieces view.
   std::vector<std::shared_ptr<const std::vector<char>>> owned;
+  /// The section's first `sharedBytes` bytes (a multiple of
+  /// format::kShareAlign; no piece crosses them) are the same in every
+  /// section with the same non-zero `sharedKey`: the file stores them once.
+  uint64_t sharedBytes = 0;
+  uint64_t sharedKey = 0;
+  /// Sections with the same non-zero `key` are the same bytes (the ranks of
+  /// one program with the same weight data): the file stores them once.
+  uint64_t key = 0;
 };
 
 /// What the C++ target produced besides the source.
@@ -58,6 +66,8 @@ struct CppArtifacts {
   uint64_t arenaBytes = 0; ///< the largest rank's
   std::string cudaSource; ///< the CUDA program (with ProgramOptions::cuda)
   unsigned numCudaKernels = 0;
+  /// Keys handed out to the sections' extents (WeightsSection::key).
+  uint64_t numWeightsKeys = 0;
 };
 
 /// A line starting with this begins a translation unit of a split program
@@ -73,9 +83,10 @@ mlir::LogicalResult emitCpp(mlir::ModuleOp module, llvm::raw_ostream &os,
                             CppArtifacts &artifacts,
                             const ProgramOptions &options = {});
 
-/// Writes a weights file holding one section per rank (format.h), streamed
-/// from the sections' pieces with large writes on `threads` threads (0: the
-/// default, one); the file's bytes do not depend on the thread count.
+/// Writes a weights file holding one section per rank (format.h), each
+/// shared head and each distinct section once, streamed from the sections'
+/// pieces with large writes on `threads` threads (0: the default, one); the
+/// file's bytes do not depend on the thread count.
 bool writeWeightsFile(const std::string &path, uint64_t modelHash,
                       const std::vector<WeightsSection> &sections,
                       std::string &error, unsigned threads = 0);

@@ -26,6 +26,9 @@
 
 static_assert(shardc::kern::kBufferAlignment == shardc::format::kAlign,
               "the kern dialect's buffer alignment is the file format's");
+static_assert(shardc::kern::kSharedWeightsAlignment ==
+                  static_cast<int64_t>(shardc::format::kShareAlign),
+              "kern-plan-weights pads a shared head as the file format does");
 
 using namespace mlir;
 using namespace shardc;

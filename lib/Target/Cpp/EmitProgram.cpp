@@ -99,8 +99,16 @@ static LogicalResult addWeight(kern::WeightOp op, WeightsSection &section) {
 /// to 64 bytes and computes its checksum over the pieces and the zero gaps
 /// (format::chunkedChecksum: the chunks on every hardware thread, unless the
 /// context is single-threaded).
-static LogicalResult finishSection(func::FuncOp func,
-                                   WeightsSection &section) {
+/// The checksums of a program's shared head's whole chunks, which every
+/// section of the program has alike: summed for its first section, reused
+/// for the others.
+struct HeadSums {
+  std::vector<uint64_t> sums;
+  bool known = false;
+};
+
+static LogicalResult finishSection(func::FuncOp func, WeightsSection &section,
+                                   HeadSums &head) {
   auto &pieces = section.pieces;
   llvm::stable_sort(pieces, [](const auto &a, const auto &b) {
     return a.offset < b.offset;
@@ -117,7 +125,10 @@ static LogicalResult finishSection(func::FuncOp func,
     return func.emitError("weights end at ")
            << end << ", past the section's " << section.size << " bytes";
   static const char zeros[4096] = {};
+  head.sums.resize(section.sharedBytes / format::kChecksumChunk);
   auto chunkSum = [&](uint64_t i) {
+    if (i < head.sums.size() && head.known)
+      return head.sums[i];
     uint64_t begin = i * format::kChecksumChunk,
              stop = std::min(section.size, begin + format::kChecksumChunk);
     format::Checksum64 sum;
@@ -141,11 +152,15 @@ static LogicalResult finishSection(func::FuncOp func,
       at = to;
     }
     pad(stop);
-    return sum.finish();
+    uint64_t value = sum.finish();
+    if (i < head.sums.size())
+      head.sums[i] = value;
+    return value;
   };
   section.checksum = format::chunkedChecksum(
       section.size, chunkSum,
       func->getContext()->isMultithreadingEnabled() ? 0 : 1);
+  head.known = true;
   return success();
 }
 
@@ -243,18 +258,34 @@ LogicalResult CppEmitter::emitProgram(const RankProgram &program,
     if (same == keys.end())
       keys.push_back(std::move(key));
   }
+  // The weights every slot reads alike come first (kern-plan-weights): the
+  // file holds them once for all the program's sections.
   SmallVector<WeightsSection> sections(keys.size());
+  HeadSums headSums;
+  uint64_t sharedKey = ++artifacts.numWeightsKeys;
   for (auto [i, section] : llvm::enumerate(sections)) {
     // The first slot with this data writes it.
     unsigned slot = llvm::find(sectionOf, i) - sectionOf.begin();
     if (auto bytes = func->getAttrOfType<IntegerAttr>("kern.weights_bytes"))
       section.size = bytes.getInt();
+    if (auto shared =
+            func->getAttrOfType<IntegerAttr>(kern::kWeightsSharedBytesAttr)) {
+      section.sharedBytes = shared.getInt();
+      section.sharedKey = sharedKey;
+      if (section.sharedBytes % format::kShareAlign != 0 ||
+          section.sharedBytes > section.size)
+        return func.emitError("shared weights of ")
+               << section.sharedBytes << " bytes in a section of "
+               << section.size << " (not a multiple of " << format::kShareAlign
+               << ")";
+    }
+    section.key = ++artifacts.numWeightsKeys;
     for (kern::WeightOp op : weights) {
       kern::RankSlot at(op, slot);
       if (failed(addWeight(op, section)))
         return failure();
     }
-    if (failed(finishSection(func, section)))
+    if (failed(finishSection(func, section, headSums)))
       return failure();
   }
 

@@ -1,14 +1,15 @@
-//===- Weights.cpp - the weights file writer -------------------------------===//
+//===- Weights.cpp - the weights file writer
+//-------------------------------===//
 //
 // Streams the sections into the file without assembling them: the header,
-// then every piece (a view of a weight's data, or of one row of a window)
-// cut into chunks of at most kChunk bytes and written with pwritev at its
-// final offset (chunks that follow each other in the file together), in
-// file order
-// (by several threads that take the chunks in turn when asked to). The
-// file is sized first, so the zero padding between tensors and sections is
-// never written. The checksums were computed while the sections were
-// described (EmitProgram.cpp).
+// then each shared head and each distinct section's tail once (format.h),
+// in rank order. Every piece (a view of a weight's data, or of one row of a
+// window) is cut into chunks of at most kChunk bytes and written with
+// pwritev at its final offset (chunks that follow each other in the file
+// together), in file order (by several threads that take the chunks in turn
+// when asked to). The file is sized first, so the zero padding between
+// tensors and extents is never written. The checksums were computed while
+// the sections were described (EmitProgram.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +21,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <map>
 #include <thread>
 
 #include <fcntl.h>
@@ -51,23 +53,62 @@ struct Chunk {
 bool shardc::writeWeightsFile(const std::string &path, uint64_t modelHash,
                               const std::vector<WeightsSection> &sections,
                               std::string &error, unsigned threads) {
-  std::vector<uint64_t> sizes, checksums;
-  for (const WeightsSection &s : sections) {
-    sizes.push_back(s.size);
-    checksums.push_back(s.checksum);
-  }
-  format::WeightsLayout layout;
-  std::vector<uint8_t> header =
-      format::encodeWeightsHeader(modelHash, sizes, checksums, layout);
-
+  // The extents: each shared head, and each distinct section's tail, once,
+  // in rank order.
+  std::vector<format::SectionEntry> entries(sections.size());
   std::vector<Chunk> chunks;
-  chunks.push_back({0, reinterpret_cast<const char *>(header.data()),
-                    header.size()});
-  for (size_t i = 0; i < sections.size(); ++i)
-    for (const WeightsSection::Piece &p : sections[i].pieces)
-      for (uint64_t at = 0; at < p.size; at += kChunk)
-        chunks.push_back({layout.offsets[i] + p.offset + at, p.data + at,
-                          std::min(kChunk, p.size - at)});
+  uint64_t cursor = format::weightsDataOffset(sections.size());
+  uint64_t fileSize = cursor;
+  std::map<uint64_t, uint64_t> heads, tails; // key -> offset
+  auto place = [&](const WeightsSection &s, uint64_t from, uint64_t to,
+                   uint64_t align) {
+    uint64_t at = format::alignUp(cursor, align);
+    for (const WeightsSection::Piece &p : s.pieces) {
+      if (p.offset + p.size <= from || p.offset >= to)
+        continue;
+      for (uint64_t done = 0; done < p.size; done += kChunk)
+        chunks.push_back({at + p.offset - from + done, p.data + done,
+                          std::min(kChunk, p.size - done)});
+    }
+    cursor = at + (to - from);
+    fileSize = std::max(fileSize, cursor);
+    return at;
+  };
+  for (size_t r = 0; r < sections.size(); ++r) {
+    const WeightsSection &s = sections[r];
+    format::SectionEntry &e = entries[r];
+    e.size = s.size;
+    e.checksum = s.checksum;
+    e.sharedBytes = s.sharedBytes;
+    const uint64_t head = s.sharedBytes;
+    for (const WeightsSection::Piece &p : s.pieces)
+      if (p.offset < head && p.offset + p.size > head) {
+        error = "cannot write '" + path + "': a weight of rank " +
+                std::to_string(r) + " crosses its section's shared head";
+        return false;
+      }
+    const uint64_t align = head ? format::kShareAlign : format::kAlign;
+    if (head) {
+      auto [it, fresh] = heads.try_emplace(s.sharedKey, 0);
+      if (fresh || !s.sharedKey)
+        it->second = place(s, 0, head, align);
+      e.sharedOffset = it->second;
+    }
+    if (s.size == head) {
+      e.offset = head ? e.sharedOffset : format::alignUp(cursor, align);
+      continue;
+    }
+    auto [it, fresh] = tails.try_emplace(s.key, 0);
+    if (fresh || !s.key)
+      it->second = place(s, head, s.size, align);
+    e.offset = it->second;
+  }
+  std::vector<uint8_t> header =
+      format::encodeWeightsHeader(modelHash, entries, fileSize);
+  chunks.insert(
+      chunks.begin(),
+      {0, reinterpret_cast<const char *>(header.data()), header.size()});
+  // `place` only moves forward: the chunks are in file order.
   auto fail = [&](int err) {
     error = "cannot write '" + path + "': " + std::strerror(err);
     return false;
@@ -77,7 +118,7 @@ bool shardc::writeWeightsFile(const std::string &path, uint64_t modelHash,
   if (fd < 0)
     return fail(errno);
   // Sized first: the gaps read as zeros without being written.
-  if (::ftruncate(fd, static_cast<off_t>(layout.fileSize)) != 0) {
+  if (::ftruncate(fd, static_cast<off_t>(fileSize)) != 0) {
     int err = errno;
     ::close(fd);
     return fail(err);

@@ -19,7 +19,8 @@
 //                                  padded to per = ceil(B / M) items, and
 //                                  a batched tensor's dims[0] is per
 //                                  items; only with microbatches > 1)
-//   u32      microbatches         (v2; 1..65536, 1 in v1: how many micro-batches
+//   u32      microbatches         (v2; 1..65536, 1 in v1: how many
+//   micro-batches
 //                                  one run of the model pipelines; each call
 //                                  of a rank's generated run() does one)
 //   per rank:
@@ -36,14 +37,23 @@
 //                                  batch_items; other bits are 0)
 //   u64      checksum             (checksum64 of every byte before it)
 //
-// Weights file, version 2 (version 1 summed each section in one pass):
+// Weights file, version 3 (version 2 had 32-byte table entries without the
+// shared head; version 1 summed each section in one pass):
 //   [0,64)   header: char magic[8] = "SHRDWGTS"; u32 version; u32 world_size;
 //            u64 model_hash; u64 file_size; u64 table_offset (= 64);
 //            u64 header_checksum (checksum64 of bytes [0,40) and the table);
 //            zero padding
-//   [64,..)  section table: world_size x {u64 offset, size, checksum, reserved}
-//   sections, one per rank, each at a 64-byte aligned offset; every tensor
-//   inside a section is 64-byte aligned too.
+//   [64,..)  section table: world_size x {u64 offset, size, checksum,
+//            shared_offset, shared_bytes, reserved}
+//   then the extents the table points at. Rank r's section (`size` bytes)
+//   is its shared head, the file's bytes [shared_offset, shared_offset +
+//   shared_bytes), followed by its own tail, [offset, offset + size -
+//   shared_bytes). Sections of ranks that run one program hold the weights
+//   every rank reads alike in that head, and the file keeps one copy of it
+//   for all of them (the tail is shared too where two ranks' sections are
+//   the same bytes, as dp replicas' are). Without a head (shared_bytes 0,
+//   shared_offset 0) a section is the one extent at `offset`. Every tensor
+//   inside a section is 64-byte aligned.
 //
 // Details both sides rely on:
 //   - the plan's world_size is the number of rank records (encodePlan writes
@@ -53,12 +63,15 @@
 //     size fits in 62 bits, also the user's size of a batched one (times
 //     microbatches); a batched tensor has rank >= 1;
 //   - the weights header checksum is checksum64 over the 40 header bytes
-//     followed by the world_size * 32 table bytes (one buffer, default seed);
-//     header bytes [48,64) are zero;
-//   - the first section starts at alignUp(64 + world_size * 32); each next
-//     one at alignUp(end of the previous one); file_size is the end of the
-//     last section (no trailing padding), or the padded table end if there
-//     is no section; every gap is zero;
+//     followed by the world_size * 48 table bytes (one buffer, default seed);
+//     header bytes [48,64) are zero, and so is each entry's reserved field;
+//   - extents are 64-byte aligned; a section with a head has its head's
+//     offset and length and its tail's offset aligned to kShareAlign (so a
+//     loader can map head and tail next to each other); two extents are
+//     the same (offset and length) or do not overlap, none begins before
+//     alignUp(64 + world_size * 48), every gap between them is zero, and
+//     file_size is the end of the last one (no trailing padding), or the
+//     padded table end if there is none;
 //   - a section's table checksum is sectionChecksum of its bytes (checksum64
 //     of each 16 MiB chunk, then checksum64 of those sums as little-endian
 //     u64s) and equals the plan's weights_checksum for that rank, as its
@@ -85,12 +98,15 @@ constexpr char kWeightsMagic[8] = {'S', 'H', 'R', 'D', 'W', 'G', 'T', 'S'};
 constexpr uint32_t kPlanVersion = 3;
 /// The oldest plan version the decoder still reads.
 constexpr uint32_t kPlanVersionMin = 1;
-constexpr uint32_t kWeightsVersion = 2;
+constexpr uint32_t kWeightsVersion = 3;
 constexpr uint32_t kTargetCpu = 1;  // target mask bits
 constexpr uint32_t kTargetCuda = 2;
 constexpr uint64_t kAlign = 64;
 constexpr uint64_t kWeightsHeaderBytes = 64;
-constexpr uint64_t kSectionEntryBytes = 32;
+constexpr uint64_t kSectionEntryBytes = 48;
+/// Alignment of a shared head and of the tail that follows it (a multiple of
+/// the page size on Linux's 4 KiB and 64 KiB page systems).
+constexpr uint64_t kShareAlign = uint64_t(64) << 10;
 constexpr uint32_t kMaxRank = 8;
 
 inline uint64_t alignUp(uint64_t v, uint64_t a = kAlign) {
@@ -716,46 +732,77 @@ inline bool decodePlan(const void *data, size_t size, Plan &out,
 // Weights file
 //===----------------------------------------------------------------------===//
 
-struct WeightsLayout {
-  std::vector<uint64_t> offsets; ///< where section i starts (64-aligned)
-  uint64_t fileSize = 0;         ///< total file size
+/// A rank's entry in the weights file's section table.
+struct SectionEntry {
+  uint64_t offset = 0;       ///< where its own tail starts
+  uint64_t size = 0;         ///< the section's bytes, its head included
+  uint64_t checksum = 0;     ///< sectionChecksum of the section's bytes
+  uint64_t sharedOffset = 0; ///< where its shared head starts (0: no head)
+  uint64_t sharedBytes = 0;  ///< the head's length (0: no head)
+  uint64_t tailBytes() const { return size - sharedBytes; }
 };
 
-/// Builds the header and section table (zero-padded to a multiple of 64) for
-/// sections of `sizes` bytes with `checksums` (checksum64 of each section).
-/// The writer then writes section i at layout.offsets[i], zero-filling the
-/// gaps; the file ends at layout.fileSize.
+/// Where the first extent may begin: the padded end of the section table.
+inline uint64_t weightsDataOffset(uint64_t worldSize) {
+  return alignUp(kWeightsHeaderBytes + worldSize * kSectionEntryBytes);
+}
+
+/// Builds the header and section table (zero-padded to a multiple of 64)
+/// of a file of `fileSize` bytes whose extents `entries` describe (one per
+/// rank). The writer then writes the extents, zero-filling the gaps.
 inline std::vector<uint8_t>
-encodeWeightsHeader(uint64_t modelHash, const std::vector<uint64_t> &sizes,
-                    const std::vector<uint64_t> &checksums,
-                    WeightsLayout &layout) {
-  const uint64_t n = sizes.size();
+encodeWeightsHeader(uint64_t modelHash,
+                    const std::vector<SectionEntry> &entries,
+                    uint64_t fileSize) {
+  const uint64_t n = entries.size();
   const uint64_t tableEnd = kWeightsHeaderBytes + n * kSectionEntryBytes;
   std::vector<uint8_t> buf(alignUp(tableEnd), 0);
-  layout.offsets.assign(n, 0);
-  uint64_t off = alignUp(tableEnd);
-  layout.fileSize = off;
   for (uint64_t i = 0; i < n; ++i) {
-    layout.offsets[i] = off;
-    layout.fileSize = off + sizes[i];
     uint8_t *e = buf.data() + kWeightsHeaderBytes + i * kSectionEntryBytes;
-    detail::storeU64(e, off);
-    detail::storeU64(e + 8, sizes[i]);
-    detail::storeU64(e + 16, i < checksums.size() ? checksums[i] : 0);
-    detail::storeU64(e + 24, 0);
-    off = alignUp(off + sizes[i]);
+    detail::storeU64(e, entries[i].offset);
+    detail::storeU64(e + 8, entries[i].size);
+    detail::storeU64(e + 16, entries[i].checksum);
+    detail::storeU64(e + 24, entries[i].sharedOffset);
+    detail::storeU64(e + 32, entries[i].sharedBytes);
+    detail::storeU64(e + 40, 0);
   }
   std::memcpy(buf.data(), kWeightsMagic, 8);
   detail::storeU32(buf.data() + 8, kWeightsVersion);
   detail::storeU32(buf.data() + 12, static_cast<uint32_t>(n));
   detail::storeU64(buf.data() + 16, modelHash);
-  detail::storeU64(buf.data() + 24, layout.fileSize);
+  detail::storeU64(buf.data() + 24, fileSize);
   detail::storeU64(buf.data() + 32, kWeightsHeaderBytes);
   std::vector<uint8_t> summed(buf.begin(), buf.begin() + 40);
   summed.insert(summed.end(), buf.begin() + kWeightsHeaderBytes,
                 buf.begin() + tableEnd);
   detail::storeU64(buf.data() + 40, checksum64(summed.data(), summed.size()));
   return buf;
+}
+
+/// The layout of sections without shared heads, one after another.
+struct WeightsLayout {
+  std::vector<uint64_t> offsets; ///< where section i starts (64-aligned)
+  uint64_t fileSize = 0;         ///< total file size
+};
+
+/// Header and table for sections of `sizes` bytes with `checksums`, each
+/// its own extent, in rank order: section i goes at layout.offsets[i].
+inline std::vector<uint8_t>
+encodeWeightsHeader(uint64_t modelHash, const std::vector<uint64_t> &sizes,
+                    const std::vector<uint64_t> &checksums,
+                    WeightsLayout &layout) {
+  std::vector<SectionEntry> entries(sizes.size());
+  uint64_t off = weightsDataOffset(sizes.size());
+  layout.offsets.assign(sizes.size(), 0);
+  layout.fileSize = off;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    entries[i].offset = layout.offsets[i] = off;
+    entries[i].size = sizes[i];
+    entries[i].checksum = i < checksums.size() ? checksums[i] : 0;
+    layout.fileSize = off + sizes[i];
+    off = alignUp(off + sizes[i]);
+  }
+  return encodeWeightsHeader(modelHash, entries, layout.fileSize);
 }
 
 namespace detail {
@@ -812,10 +859,47 @@ inline uint64_t sectionChecksum(const void *data, uint64_t n,
       threads);
 }
 
+/// The checksum of the section `s` of the mapped weights file `file`: its
+/// head's bytes, then its tail's, summed as one section.
+inline uint64_t sectionChecksum(const uint8_t *file, const SectionEntry &s,
+                                unsigned threads = 1) {
+  return chunkedChecksum(
+      s.size,
+      [&](uint64_t i) {
+        uint64_t begin = i * kChecksumChunk,
+                 stop = std::min(s.size, begin + kChecksumChunk);
+        Checksum64 sum;
+        if (begin < s.sharedBytes)
+          sum.update(file + s.sharedOffset + begin,
+                     std::min(stop, s.sharedBytes) - begin);
+        if (stop > s.sharedBytes) {
+          uint64_t from = std::max(begin, s.sharedBytes);
+          sum.update(file + s.offset + (from - s.sharedBytes), stop - from);
+        }
+        return sum.finish();
+      },
+      threads);
+}
+
+/// Rank `rank`'s entry of the section table of a weights file (one that
+/// validateWeights accepted, or at least its table).
+inline SectionEntry weightsSection(const void *data, uint32_t rank) {
+  const uint8_t *e = static_cast<const uint8_t *>(data) + kWeightsHeaderBytes +
+                     rank * kSectionEntryBytes;
+  SectionEntry s;
+  s.offset = detail::loadU64(e);
+  s.size = detail::loadU64(e + 8);
+  s.checksum = detail::loadU64(e + 16);
+  s.sharedOffset = detail::loadU64(e + 24);
+  s.sharedBytes = detail::loadU64(e + 32);
+  return s;
+}
+
 /// Checks a mapped weights file against the plan. Every section's table
-/// entry is checked; the section bytes are checksummed for every rank, or
-/// only for `rank` when it is >= 0, on `threads` threads (0: one per
-/// hardware thread). On failure returns false with a one-line `error`.
+/// entry and every extent is checked; the section bytes are checksummed for
+/// every rank, or only for `rank` when it is >= 0, on `threads` threads (0:
+/// one per hardware thread). On failure returns false with a one-line
+/// `error`.
 inline bool validateWeights(const void *data, size_t size, const Plan &plan,
                             std::string &error, int rank = -1,
                             unsigned threads = 0) {
@@ -865,50 +949,89 @@ inline bool validateWeights(const void *data, size_t size, const Plan &plan,
       !detail::allZero(p + 48, kWeightsHeaderBytes - 48))
     return fail("weights header is corrupt (checksum mismatch)");
 
-  uint64_t prevEnd = tableEnd;
+  struct Extent {
+    uint64_t offset, bytes;
+    uint32_t section;
+  };
+  std::vector<Extent> extents;
   for (uint32_t i = 0; i < worldSize; ++i) {
     const uint8_t *e = p + kWeightsHeaderBytes + i * kSectionEntryBytes;
-    uint64_t off = detail::loadU64(e), sz = detail::loadU64(e + 8),
-             sum = detail::loadU64(e + 16);
+    SectionEntry s = weightsSection(p, i);
     std::string what = "weights section " + std::to_string(i);
-    if (detail::loadU64(e + 24) != 0)
+    if (detail::loadU64(e + 40) != 0)
       return fail(what + " is corrupt (reserved field is not 0)");
-    if (off % kAlign != 0)
-      return fail(what + " is misaligned (offset " + std::to_string(off) + ")");
-    if (off < prevEnd)
-      return fail(what + " overlaps the previous one (offset " +
-                  std::to_string(off) + ")");
-    if (off > size || sz > size - off)
-      return fail(what + " (offset " + std::to_string(off) + ", " +
-                  std::to_string(sz) + " bytes) runs past the end of the " +
-                  std::to_string(size) + "-byte file");
-    if (!detail::allZero(p + prevEnd, off - prevEnd))
-      return fail("weights file is corrupt (non-zero padding before " + what +
-                  ")");
-    if (sz != plan.ranks[i].weightsBytes)
-      return fail(what + " is " + std::to_string(sz) +
+    if (s.sharedBytes > s.size || (s.sharedBytes == 0 && s.sharedOffset != 0))
+      return fail(what + " is corrupt (a shared head of " +
+                  std::to_string(s.sharedBytes) + " bytes at " +
+                  std::to_string(s.sharedOffset) + " in a section of " +
+                  std::to_string(s.size) + ")");
+    const uint64_t align = s.sharedBytes ? kShareAlign : kAlign;
+    if (s.offset % align != 0 || s.sharedOffset % align != 0 ||
+        s.sharedBytes % align != 0)
+      return fail(what + " is misaligned (offset " + std::to_string(s.offset) +
+                  ", shared head at " + std::to_string(s.sharedOffset) +
+                  " of " + std::to_string(s.sharedBytes) + " bytes)");
+    for (int head = 0; head <= (s.sharedBytes ? 1 : 0); ++head) {
+      uint64_t off = head ? s.sharedOffset : s.offset,
+               n = head ? s.sharedBytes : s.tailBytes();
+      if (off < tableEnd)
+        return fail(what + " overlaps the section table (offset " +
+                    std::to_string(off) + ")");
+      if (off > size || n > size - off)
+        return fail(what + " (offset " + std::to_string(off) + ", " +
+                    std::to_string(n) + " bytes) runs past the end of the " +
+                    std::to_string(size) + "-byte file");
+      if (n)
+        extents.push_back({off, n, i});
+    }
+    if (s.size != plan.ranks[i].weightsBytes)
+      return fail(what + " is " + std::to_string(s.size) +
                   " bytes, the program expects " +
                   std::to_string(plan.ranks[i].weightsBytes));
-    if (sum != plan.ranks[i].weightsChecksum)
-      return fail(what + " has checksum " + detail::hex64(sum) +
+    if (s.checksum != plan.ranks[i].weightsChecksum)
+      return fail(what + " has checksum " + detail::hex64(s.checksum) +
                   ", the program expects " +
                   detail::hex64(plan.ranks[i].weightsChecksum) +
                   " (weights from another build?)");
-    if ((rank < 0 || uint32_t(rank) == i) &&
-        sectionChecksum(p + off, sz, threads) != sum)
-      return fail(what + " is corrupt (checksum mismatch)");
-    prevEnd = off + sz;
   }
-  if (size - prevEnd >= kAlign || !detail::allZero(p + prevEnd, size - prevEnd))
+  // Extents are shared whole or not at all, and only zeros lie between.
+  std::stable_sort(
+      extents.begin(), extents.end(), [](const Extent &a, const Extent &b) {
+        return a.offset != b.offset ? a.offset < b.offset : a.bytes < b.bytes;
+      });
+  uint64_t prevOffset = 0, prevEnd = tableEnd;
+  for (size_t k = 0; k < extents.size(); ++k) {
+    const Extent &x = extents[k];
+    if (k && x.offset == prevOffset && x.offset + x.bytes == prevEnd)
+      continue; // the same extent, shared
+    std::string what = "weights section " + std::to_string(x.section);
+    if (x.offset < prevEnd)
+      return fail(what + " overlaps another (offset " +
+                  std::to_string(x.offset) + ")");
+    if (!detail::allZero(p + prevEnd, x.offset - prevEnd))
+      return fail("weights file is corrupt (non-zero padding before " + what +
+                  ")");
+    prevOffset = x.offset;
+    prevEnd = x.offset + x.bytes;
+  }
+  if (size < prevEnd || size - prevEnd >= kAlign ||
+      !detail::allZero(p + prevEnd, size - prevEnd))
     return fail("weights file is corrupt (" + std::to_string(size - prevEnd) +
                 " unexpected trailing bytes)");
+  for (uint32_t i = 0; i < worldSize; ++i) {
+    SectionEntry s = weightsSection(p, i);
+    if ((rank < 0 || uint32_t(rank) == i) &&
+        sectionChecksum(p, s, threads) != s.checksum)
+      return fail("weights section " + std::to_string(i) +
+                  " is corrupt (checksum mismatch)");
+  }
   return true;
 }
 
-/// Offset of rank `rank`'s section in a weights file validateWeights accepted.
+/// Offset of rank `rank`'s own extent (its tail) in a weights file
+/// validateWeights accepted: the whole section when it has no shared head.
 inline uint64_t weightsSectionOffset(const void *data, uint32_t rank) {
-  return detail::loadU64(static_cast<const uint8_t *>(data) +
-                         kWeightsHeaderBytes + rank * kSectionEntryBytes);
+  return weightsSection(data, rank).offset;
 }
 
 } // namespace shardc::format

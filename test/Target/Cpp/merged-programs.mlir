@@ -5,7 +5,7 @@
 // the rank, and a runtime call's arguments the same way; ranks whose text
 // agrees share a case (ranks 0 and 2 add 1.0).
 //
-// RUN: %shardc-opt %s --kern-merge-ranks --kern-plan-weights --kern-plan-memory \
+// RUN: %shardc-opt %s --kern-merge-ranks --kern-plan-weights=min-shared-bytes=0 --kern-plan-memory \
 // RUN:   | %shardc-translate --kern-to-cpp --weights-file=%t.weights -o %t.cpp
 // RUN: FileCheck %s < %t.cpp
 // RUN: c++ -std=c++17 -fsyntax-only -I%src/runtime/include -x c++ %t.cpp
@@ -39,41 +39,50 @@
 // CHECK-NEXT: }
 // CHECK:      static const sc_rank_entry ranks[] = {{[{][{]}}prog0_init, prog0_run}, {prog0_init, prog0_run}, {prog0_init, prog0_run}};
 
-// WEIGHTS:      magic SHRDWGTS version 2 world 3
-// WEIGHTS-NEXT: section 0: 64 B checksum 0x{{[0-9a-f]+}} floats 1 2 3 4 5 6 7 8
-// WEIGHTS-NEXT: section 1: 64 B checksum 0x{{[0-9a-f]+}} floats 10 20 30 40 50 60 70 80
-// WEIGHTS-NEXT: section 2: 64 B checksum 0x{{[0-9a-f]+}} floats 100 200 300 400 500 600 700 800
+// The weight all ranks read alike (%w) is the sections' shared head, stored
+// once (65536 B, padded to a page boundary, at the same file offset for
+// every rank); each rank's own tail follows.
+// WEIGHTS:      magic SHRDWGTS version 3 world 3
+// WEIGHTS-NEXT: section 0: 65600 B at {{[0-9]+}} checksum 0x{{[0-9a-f]+}} head 65536 B at [[HEAD:[0-9]+]] floats 9 9.5 9.25 9.75 0 0 0 0; floats 1 2 3 4 5 6 7 8
+// WEIGHTS-NEXT: section 1: 65600 B at {{[0-9]+}} checksum 0x{{[0-9a-f]+}} head 65536 B at [[HEAD]] floats 9 9.5 9.25 9.75 0 0 0 0; floats 10 20 30 40 50 60 70 80
+// WEIGHTS-NEXT: section 2: 65600 B at {{[0-9]+}} checksum 0x{{[0-9a-f]+}} head 65536 B at [[HEAD]] floats 9 9.5 9.25 9.75 0 0 0 0; floats 100 200 300 400 500 600 700 800
 
 module {
   func.func @main_rank0(%ids: memref<3xi64> {kern.input = "ids"}, %x: memref<4xf32> {kern.input = "x"}, %y: memref<4xf32> {kern.output = "y"}, %g: memref<3x2xf32> {kern.output = "g"}) attributes {kern.ranks = array<i64: 0>} {
     %t = kern.weight {value = dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]]> : tensor<4x2xf32>} : memref<4x2xf32>
-    kern.map ins(%x : memref<4xf32>) outs(%y : memref<4xf32>) attributes {layouts = [array<i64: 0, 1>, array<i64: 0, 1>], shape = array<i64: 4>} {
-    ^bb0(%a: f32):
+    %w = kern.weight {value = dense<[9.0, 9.5, 9.25, 9.75]> : tensor<4xf32>} : memref<4xf32>
+    kern.map ins(%x, %w : memref<4xf32>, memref<4xf32>) outs(%y : memref<4xf32>) attributes {layouts = [array<i64: 0, 1>, array<i64: 0, 1>, array<i64: 0, 1>], shape = array<i64: 4>} {
+    ^bb0(%a: f32, %b: f32):
       %c = arith.constant 1.0 : f32
       %s = arith.addf %a, %c : f32
-      kern.yield %s : f32
+      %u = arith.addf %s, %b : f32
+      kern.yield %u : f32
     }
     kern.gather %t, %ids into %g {axis = 0 : i64, part = array<i64: 12, 0>} : memref<4x2xf32>, memref<3xi64> into memref<3x2xf32>
     return
   }
   func.func @main_rank1(%ids: memref<3xi64> {kern.input = "ids"}, %x: memref<4xf32> {kern.input = "x"}, %y: memref<4xf32> {kern.output = "y"}, %g: memref<3x2xf32> {kern.output = "g"}) attributes {kern.ranks = array<i64: 1>} {
     %t = kern.weight {value = dense<[[10.0, 20.0], [30.0, 40.0], [50.0, 60.0], [70.0, 80.0]]> : tensor<4x2xf32>} : memref<4x2xf32>
-    kern.map ins(%x : memref<4xf32>) outs(%y : memref<4xf32>) attributes {layouts = [array<i64: 0, 1>, array<i64: 0, 1>], shape = array<i64: 4>} {
-    ^bb0(%a: f32):
+    %w = kern.weight {value = dense<[9.0, 9.5, 9.25, 9.75]> : tensor<4xf32>} : memref<4xf32>
+    kern.map ins(%x, %w : memref<4xf32>, memref<4xf32>) outs(%y : memref<4xf32>) attributes {layouts = [array<i64: 0, 1>, array<i64: 0, 1>, array<i64: 0, 1>], shape = array<i64: 4>} {
+    ^bb0(%a: f32, %b: f32):
       %c = arith.constant 2.0 : f32
       %s = arith.addf %a, %c : f32
-      kern.yield %s : f32
+      %u = arith.addf %s, %b : f32
+      kern.yield %u : f32
     }
     kern.gather %t, %ids into %g {axis = 0 : i64, part = array<i64: 12, 4>} : memref<4x2xf32>, memref<3xi64> into memref<3x2xf32>
     return
   }
   func.func @main_rank2(%ids: memref<3xi64> {kern.input = "ids"}, %x: memref<4xf32> {kern.input = "x"}, %y: memref<4xf32> {kern.output = "y"}, %g: memref<3x2xf32> {kern.output = "g"}) attributes {kern.ranks = array<i64: 2>} {
     %t = kern.weight {value = dense<[[100.0, 200.0], [300.0, 400.0], [500.0, 600.0], [700.0, 800.0]]> : tensor<4x2xf32>} : memref<4x2xf32>
-    kern.map ins(%x : memref<4xf32>) outs(%y : memref<4xf32>) attributes {layouts = [array<i64: 0, 1>, array<i64: 0, 1>], shape = array<i64: 4>} {
-    ^bb0(%a: f32):
+    %w = kern.weight {value = dense<[9.0, 9.5, 9.25, 9.75]> : tensor<4xf32>} : memref<4xf32>
+    kern.map ins(%x, %w : memref<4xf32>, memref<4xf32>) outs(%y : memref<4xf32>) attributes {layouts = [array<i64: 0, 1>, array<i64: 0, 1>, array<i64: 0, 1>], shape = array<i64: 4>} {
+    ^bb0(%a: f32, %b: f32):
       %c = arith.constant 1.0 : f32
       %s = arith.addf %a, %c : f32
-      kern.yield %s : f32
+      %u = arith.addf %s, %b : f32
+      kern.yield %u : f32
     }
     kern.gather %t, %ids into %g {axis = 0 : i64, part = array<i64: 12, 8>} : memref<4x2xf32>, memref<3xi64> into memref<3x2xf32>
     return

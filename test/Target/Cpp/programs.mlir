@@ -1,6 +1,7 @@
 // A module with several rank programs (kern.ranks): each program gets its
 // own entry points, the rank table maps every rank to its program, the plan
-// has one record per rank and the weights file one section per rank.
+// has one record per rank and the weights file one section per rank (ranks
+// 1 and 2 read the same bytes, which the file stores once).
 // @first serves rank 0; @second serves ranks 1 and 2 (one code, two ranks),
 // with other weights.
 //
@@ -33,10 +34,10 @@
 // CHECK:      static const sc_rank_entry ranks[] = {{[{][{]}}prog0_init, prog0_run}, {prog1_init, prog1_run}, {prog1_init, prog1_run}};
 // CHECK:      const shardc_program shardc_model_program = {SC_ABI_VERSION, 3, plan_data,
 
-// WEIGHTS:      magic SHRDWGTS version 2 world 3
-// WEIGHTS-NEXT: section 0: 64 B checksum [[W0:0x[0-9a-f]+]] floats 1 2 3 4 0 0 0 0
-// WEIGHTS-NEXT: section 1: 64 B checksum [[W1:0x[0-9a-f]+]] floats 10 20 30 40 50 60 70 80
-// WEIGHTS-NEXT: section 2: 64 B checksum [[W1]] floats 10 20 30 40 50 60 70 80
+// WEIGHTS:      magic SHRDWGTS version 3 world 3
+// WEIGHTS-NEXT: section 0: 64 B at 256 checksum [[W0:0x[0-9a-f]+]] floats 1 2 3 4 0 0 0 0
+// WEIGHTS-NEXT: section 1: 64 B at 320 checksum [[W1:0x[0-9a-f]+]] floats 10 20 30 40 50 60 70 80
+// WEIGHTS-NEXT: section 2: 64 B at 320 checksum [[W1]] floats 10 20 30 40 50 60 70 80
 
 module {
   func.func @first(%x: memref<4xf32> {kern.input = "x"},

@@ -44,3 +44,45 @@ func.func @none(%x: memref<4xf32> {kern.input = "x"}, %y: memref<4xf32> {kern.ou
   }
   return
 }
+
+// A program of several ranks (after kern-merge-ranks): the weights every
+// rank reads alike (no kern.per_rank) come first, padded to 64 KiB, then
+// those whose data differs per rank; kern.weights_shared_bytes is the
+// head's extent, which the weights file stores once for all ranks. 1 MiB +
+// 64 B alike (the pass's default min-shared-bytes is 1 MiB) pad to 1 MiB +
+// 64 KiB.
+// CHECK-LABEL: func.func @merged
+// CHECK-SAME: kern.ranks = array<i64: 0, 1>, kern.weights_bytes = 1114176 : i64, kern.weights_shared_bytes = 1114112 : i64
+// CHECK-NEXT: kern.weight {kern.per_rank = {value = [dense<1.000000e+00> : tensor<4xf32>, dense<2.000000e+00> : tensor<4xf32>]}, offset = 1114112 : i64
+// CHECK-NEXT: kern.weight {offset = 0 : i64, value = dense<3.000000e+00> : tensor<262144xf32>}
+// CHECK-NEXT: kern.weight {offset = 1048576 : i64, value = dense<4.000000e+00> : tensor<2xf32>}
+func.func @merged(%y: memref<1xf32> {kern.output = "y"}) attributes {kern.ranks = array<i64: 0, 1>} {
+  %a = kern.weight {kern.per_rank = {value = [dense<1.0> : tensor<4xf32>, dense<2.0> : tensor<4xf32>]}, value = dense<1.0> : tensor<4xf32>} : memref<4xf32>
+  %b = kern.weight {value = dense<3.0> : tensor<262144xf32>} : memref<262144xf32>
+  %c = kern.weight {value = dense<4.0> : tensor<2xf32>} : memref<2xf32>
+  "test.use"(%a, %b, %c, %y) : (memref<4xf32>, memref<262144xf32>, memref<2xf32>, memref<1xf32>) -> ()
+  return
+}
+
+// Less than min-shared-bytes alike: program order, no head (the padding
+// would cost more than the copies save).
+// CHECK-LABEL: func.func @small
+// CHECK-SAME: attributes {kern.ranks = array<i64: 0, 1>, kern.weights_bytes = 128 : i64}
+// CHECK-NEXT: kern.weight {kern.per_rank = {{.*}}, offset = 0 : i64
+// CHECK-NEXT: kern.weight {offset = 64 : i64
+func.func @small(%y: memref<1xf32> {kern.output = "y"}) attributes {kern.ranks = array<i64: 0, 1>} {
+  %a = kern.weight {kern.per_rank = {value = [dense<1.0> : tensor<4xf32>, dense<2.0> : tensor<4xf32>]}, value = dense<1.0> : tensor<4xf32>} : memref<4xf32>
+  %b = kern.weight {value = dense<3.0> : tensor<8xf32>} : memref<8xf32>
+  "test.use"(%a, %b, %y) : (memref<4xf32>, memref<8xf32>, memref<1xf32>) -> ()
+  return
+}
+
+// Every weight alike (dp replicas): no head (the file stores identical
+// sections once anyway).
+// CHECK-LABEL: func.func @replicas
+// CHECK-SAME: attributes {kern.ranks = array<i64: 0, 1>, kern.weights_bytes = 1048576 : i64}
+func.func @replicas(%y: memref<1xf32> {kern.output = "y"}) attributes {kern.ranks = array<i64: 0, 1>} {
+  %b = kern.weight {value = dense<3.0> : tensor<262144xf32>} : memref<262144xf32>
+  "test.use"(%b, %y) : (memref<262144xf32>, memref<1xf32>) -> ()
+  return
+}

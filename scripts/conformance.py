@@ -56,7 +56,7 @@ Identity Trilu Range ConstantOfShape
 Conv ConvTranspose MaxPool AveragePool GlobalAveragePool GlobalMaxPool Resize Pad
 TopK ArgMax ArgMin CumSum Einsum
 GatherElements ScatterElements Scatter ScatterND
-QuantizeLinear DequantizeLinear MatMulInteger QLinearMatMul
+QuantizeLinear DequantizeLinear MatMulInteger QLinearMatMul ConvInteger QLinearConv
 Shape Size Constant
 """.split())
 

@@ -10,7 +10,7 @@ namespace shardc {
 
 /// A new graph.constant holding the block of `op`'s data that starts at
 /// `offset` and has shape `sizes` (weights sliced per rank, projections
-/// split apart). From 1 MiB nothing is copied: a contiguous block of the
+/// split apart). From 64 KiB nothing is copied: a contiguous block of the
 /// data is a view of it, any other a window (graph::kSourceAttr: the
 /// weights writer reads its rows from the source). A window of a window
 /// is a window of the same source. Null when the data cannot be read

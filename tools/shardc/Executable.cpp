@@ -125,9 +125,6 @@ int writeExecutable(Session &s, Options &o) {
   if (tc.shared && StringRef(weightsPath).ends_with(".so"))
     weightsPath.resize(weightsPath.size() - 3);
   weightsPath += ".weights";
-  uint64_t weightsBytes = 0;
-  for (const WeightsSection &section : artifacts.sections)
-    weightsBytes += section.size;
   // The host compiler (its own processes) runs while this process streams
   // the weights file from the module's weight data (alive until here): the
   // one stage that does not touch weights hides behind the ones that do.
@@ -153,6 +150,9 @@ int writeExecutable(Session &s, Options &o) {
   }
   if (!wrote)
     return fatal(error);
+  // The file's size: a shared head or identical sections stored once.
+  uint64_t weightsBytes = 0;
+  (void)sys::fs::file_size(weightsPath, weightsBytes);
   if (s.progress) {
     std::pair<double, const char *> done[] = {
         {wroteAt, "weights written"}, {builtAt, "compiled and linked"}};

@@ -203,10 +203,18 @@ def Graph_WhereOp : Graph_Op<"where"> {
 
 def Graph_CastOp : Graph_Op<"cast"> {
   let summary = "elementwise conversion to another element type";
+  let description = [{
+    Canonicalization: ConvInteger's QOperator form as ONNX Runtime's
+    quantize_dynamic writes it, `cast<f32>(cast<i32>(conv(dequantize_linear(
+    x, 1, zx), dequantize_linear(w, 1, zw)))) * (sa * sb)` (the importer's
+    ConvInteger inside), becomes its QDQ form `conv(dequantize_linear(x, sa,
+    zx), dequantize_linear(w, sb, zw))` with both scales per tensor.
+  }];
   let arguments = (ins Graph_Tensor:$input, TypeAttr:$to);
   let results = (outs Graph_Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
   let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 //===----------------------------------------------------------------------===//

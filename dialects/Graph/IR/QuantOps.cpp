@@ -1,7 +1,9 @@
-//===- QuantOps.cpp - quantize/dequantize and integer matmuls ---------------===//
+//===- QuantOps.cpp - quantize/dequantize, integer matmuls and convs
+//-------===//
 
 #include "dialects/Graph/IR/GraphOps.h"
 
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/TypeUtilities.h"
 
@@ -188,7 +190,89 @@ struct QLinearToQdq : OpRewritePattern<QLinearMatMulOp> {
   }
 };
 
+/// Whether `v` is a constant whose every element is 1.0.
+bool isConstantOne(Value v) {
+  DenseElementsAttr a;
+  if (!matchPattern(v, m_Constant(&a)) || !a.getElementType().isF32())
+    return false;
+  return llvm::all_of(a.getValues<float>(), [](float f) { return f == 1.0f; });
+}
+
+/// cast<f32>(cast<i32>(conv(dequantize_linear(x, 1, zx),
+/// dequantize_linear(w, 1, zw)))) * (sa * sb) -> conv(dequantize_linear(x,
+/// sa, zx), dequantize_linear(w, sb, zw)): ConvInteger as the importer
+/// writes it (ImportConv.cpp), in ONNX Runtime's quantize_dynamic form, a
+/// cast to f32 and the two per-tensor scales. The same numbers (the casts
+/// change no value of an integer convolution below 2^31), in the QDQ form
+/// that fusion and graph-fold-qdq extend.
+struct ConvIntegerToQdq : OpRewritePattern<CastOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CastOp widen,
+                                PatternRewriter &rewriter) const override {
+    auto sole = [](Value v) -> Operation * {
+      return v.hasOneUse() ? *v.getUsers().begin() : nullptr;
+    };
+    auto narrow = widen.getInput().getDefiningOp<CastOp>();
+    if (!narrow || !tensorOf(widen.getOutput()).getElementType().isF32() ||
+        !tensorOf(narrow.getOutput()).getElementType().isSignlessInteger(32) ||
+        !narrow.getOutput().hasOneUse())
+      return failure();
+    auto conv = narrow.getInput().getDefiningOp<ConvOp>();
+    if (!conv || conv.getBias() || !conv.getOutput().hasOneUse())
+      return failure();
+    auto dx = conv.getInput().getDefiningOp<DequantizeLinearOp>();
+    auto dw = conv.getWeight().getDefiningOp<DequantizeLinearOp>();
+    if (!dx || !dw || !isConstantOne(dx.getScale()) ||
+        !isConstantOne(dw.getScale()) ||
+        tensorOf(dx.getScale()).getNumElements() != 1 ||
+        tensorOf(dw.getScale()).getNumElements() != 1)
+      return failure();
+    // Every sum fits int32 (|x - zx| <= 255, |w - zw| <= 255 over the
+    // window), so the casts change no value.
+    auto wt = tensorOf(conv.getWeight());
+    if (wt.getNumElements() / std::max<int64_t>(wt.getDimSize(0), 1) >=
+        (int64_t(1) << 31) / (255 * 255))
+      return failure();
+    auto scaled = dyn_cast_or_null<MulOp>(sole(widen.getOutput()));
+    if (!scaled || scaled.getOutput().getType() != widen.getOutput().getType())
+      return failure();
+    Value factor = scaled.getLhs() == widen.getOutput() ? scaled.getRhs()
+                                                        : scaled.getLhs();
+    auto product = factor.getDefiningOp<MulOp>();
+    auto isScalar = [](Value v) {
+      auto t = tensorOf(v);
+      return t.getNumElements() == 1 && t.getRank() <= 1 &&
+             t.getElementType().isF32();
+    };
+    if (!product || !isScalar(product.getLhs()) || !isScalar(product.getRhs()))
+      return failure();
+    // x's scale is the one its quantize (if any) used.
+    Value sa = product.getLhs(), sb = product.getRhs();
+    auto q = dx.getInput().getDefiningOp<QuantizeLinearOp>();
+    if (q && q.getScale() == sb)
+      std::swap(sa, sb);
+    Location loc = conv.getLoc();
+    auto dequantize = [&](DequantizeLinearOp d, Value scale) -> Value {
+      return rewriter.create<DequantizeLinearOp>(
+          loc, d.getOutput().getType(), d.getInput(), scale, d.getZeroPoint(),
+          d.getAxisAttr());
+    };
+    Value x = dequantize(dx, sa);
+    Value w = dequantize(dw, sb);
+    rewriter.replaceOpWithNewOp<ConvOp>(
+        scaled, scaled.getOutput().getType(), x, w, Value(),
+        conv.getStridesAttr(), conv.getDilationsAttr(), conv.getPadsAttr(),
+        conv.getGroupAttr());
+    return success();
+  }
+};
+
 } // namespace
+
+void CastOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                         MLIRContext *context) {
+  results.add<ConvIntegerToQdq>(context);
+}
 
 void QLinearMatMulOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                                   MLIRContext *context) {

@@ -1,4 +1,5 @@
-//===- ImportConv.cpp - conv, pooling, resize, pad --------------------------===//
+//===- ImportConv.cpp - conv (float and quantized), pooling, resize, pad
+//---===//
 //
 // auto_pad and ConvTranspose's output_shape are resolved here into explicit
 // pads, so the graph ops carry one form.
@@ -7,6 +8,7 @@
 
 #include "Importer.h"
 
+#include "dialects/Graph/IR/GraphOps.h"
 #include "dialects/Graph/IR/ShapeInference.h"
 
 #include <cmath>
@@ -66,27 +68,165 @@ static Window readWindow(NodeContext &c, ArrayRef<int64_t> x,
   return w;
 }
 
-static LogicalResult importConv(NodeContext &c, bool transpose) {
-  auto x = c.type(0), wt = c.type(1);
-  if (x.getRank() < 3 || wt.getRank() != x.getRank())
-    return c.fail("input and weight must have the same rank >= 3");
+/// The window of a convolution of input `x` by weight `wt` (the node's
+/// kernel_shape, strides, dilations, pads and auto_pad), or nothing after
+/// recording an error.
+static std::optional<Window> convWindow(NodeContext &c, RankedTensorType x,
+                                        RankedTensorType wt) {
+  if (x.getRank() < 3 || wt.getRank() != x.getRank()) {
+    (void)c.fail("input and weight must have the same rank >= 3");
+    return std::nullopt;
+  }
   SmallVector<int64_t> kernel(wt.getShape().drop_front(2));
   SmallVector<int64_t> declared = c.getInts("kernel_shape", kernel);
-  if (declared != kernel)
-    return c.fail("kernel_shape does not match the weight's spatial dims");
+  if (declared != kernel) {
+    (void)c.fail("kernel_shape does not match the weight's spatial dims");
+    return std::nullopt;
+  }
   Window w = readWindow(c, x.getShape(), kernel);
   if (c.failed())
+    return std::nullopt;
+  return w;
+}
+
+/// graph.conv of `operands` (input, weight, optional bias) with the node's
+/// window and group; null after recording an error.
+static Value createConv(NodeContext &c, ArrayRef<Value> operands) {
+  std::optional<Window> w =
+      convWindow(c, cast<RankedTensorType>(operands[0].getType()),
+                 cast<RankedTensorType>(operands[1].getType()));
+  if (!w)
+    return {};
+  Operation *op = c.create(
+      "conv", operands,
+      {c.array("strides", w->strides), c.array("dilations", w->dilations),
+       c.array("pads", w->pads), c.i64("group", c.getInt("group", 1))});
+  return op ? op->getResult(0) : Value();
+}
+
+/// A graph.constant scalar f32.
+static Value f32Scalar(NodeContext &c, float v) {
+  Type f32 = c.b.getF32Type();
+  return c.b.create<graph::ConstantOp>(
+      c.loc, DenseElementsAttr::get(RankedTensorType::get({}, f32),
+                                    c.b.getFloatAttr(f32, v)));
+}
+
+/// The ONNX type of a quantized tensor's zero point.
+static int32_t quantType(RankedTensorType t) {
+  return t.getElementType().isUnsignedInteger(8) ? onnx::TensorProto::UINT8
+                                                 : onnx::TensorProto::INT8;
+}
+
+/// QLinearConv(x, xs, xz, w, ws, wz, ys, yz, B) in its QDQ form, as
+/// ONNX defines it: quantize_linear(conv(dequantize_linear(x, xs, xz),
+/// dequantize_linear(w, ws, wz, axis 0), dequantize_linear(B, xs * ws)),
+/// ys, yz). graph-fold-qdq then runs the convolution on the int8 kernels
+/// (an int32 accumulation, as the operator's), where the weight is a
+/// constant.
+static LogicalResult importQLinearConv(NodeContext &c) {
+  auto make = [&](StringRef name, ValueRange operands,
+                  ArrayRef<NamedAttribute> attrs = {}) -> Value {
+    if (c.failed())
+      return {};
+    Operation *op = c.create(name, operands, attrs);
+    return op ? op->getResult(0) : Value();
+  };
+  RankedTensorType wt = c.type(3);
+  if (wt.getRank() < 3)
+    return c.fail("the weight must have rank >= 3");
+  // Per output channel where the weight's scale has one per channel.
+  auto wAxis = c.i64("axis", c.type(4).getNumElements() > 1 ? 0 : 1);
+  Value x = make("dequantize_linear", {c.in(0), c.in(1), c.in(2)},
+                 {c.i64("axis", 1)});
+  Value w = make("dequantize_linear", {c.in(3), c.in(4), c.in(5)}, {wAxis});
+  SmallVector<Value> operands{x, w};
+  if (c.has(8)) {
+    if (!c.type(8).getElementType().isSignlessInteger(32) ||
+        c.type(8).getRank() != 1)
+      return c.fail("the bias must be a 1-D int32 tensor");
+    Value scale = make("mul", {c.in(1), c.in(4)});
+    if (c.failed())
+      return failure();
+    // A zero point of the scale's shape (per channel or per tensor).
+    auto scaleType = cast<RankedTensorType>(scale.getType());
+    Type i32 = c.b.getIntegerType(32);
+    Value zero = c.b.create<graph::ConstantOp>(
+        c.loc, DenseElementsAttr::get(scaleType.clone(i32),
+                                      c.b.getIntegerAttr(i32, 0)));
+    operands.push_back(
+        make("dequantize_linear", {c.in(8), scale, zero}, {wAxis}));
+  }
+  if (c.failed())
     return failure();
+  Value y = createConv(c, operands);
+  if (!y)
+    return failure();
+  Value q = make("quantize_linear", {y, c.in(6), c.in(7)}, {c.i64("axis", 1)});
+  if (!q)
+    return failure();
+  c.bind(0, q);
+  return c.status();
+}
+
+/// ConvInteger(x, w, xz, wz): the int32 convolution of x - xz by w - wz.
+/// Imported as cast<i32>(conv(dequantize_linear(x, 1, xz),
+/// dequantize_linear(w, 1, wz, axis 0))): the products are integers below
+/// 2^16 and every sum of integers rounds to an integer in f32, so the
+/// result is the exact sum while partial sums stay below 2^24 and within
+/// one f32 rounding of it beyond. ONNX Runtime's quantize_dynamic follows
+/// it with a cast to f32 and the two scales, which graph canonicalization
+/// folds into the QDQ form that graph-fold-qdq runs on the int8 kernels.
+static LogicalResult importConvInteger(NodeContext &c) {
+  auto make = [&](StringRef name, ValueRange operands,
+                  ArrayRef<NamedAttribute> attrs = {}) -> Value {
+    if (c.failed())
+      return {};
+    Operation *op = c.create(name, operands, attrs);
+    return op ? op->getResult(0) : Value();
+  };
+  RankedTensorType xt = c.type(0), wt = c.type(1);
+  Value xz = c.has(2) ? c.in(2) : c.zero(quantType(xt));
+  Value wz = c.has(3) ? c.in(3) : c.zero(quantType(wt));
+  if (c.failed())
+    return failure();
+  auto wzType = cast<RankedTensorType>(wz.getType());
+  Value one = f32Scalar(c, 1.0f);
+  Value wScale = one;
+  int64_t wAxis = 1;
+  if (wzType.getRank() == 1 && wzType.getNumElements() > 1) {
+    // Per output channel: a scale of ones for each.
+    wAxis = 0;
+    wScale = c.b.create<graph::ConstantOp>(
+        c.loc, DenseElementsAttr::get(
+                   RankedTensorType::get(wzType.getShape(), c.b.getF32Type()),
+                   c.b.getFloatAttr(c.b.getF32Type(), 1.0)));
+  }
+  Value x = make("dequantize_linear", {c.in(0), one, xz}, {c.i64("axis", 1)});
+  Value w =
+      make("dequantize_linear", {c.in(1), wScale, wz}, {c.i64("axis", wAxis)});
+  if (c.failed())
+    return failure();
+  Value y = createConv(c, {x, w});
+  if (!y)
+    return failure();
+  c.create("cast", {y}, {c.named("to", TypeAttr::get(c.b.getIntegerType(32)))});
+  return c.status();
+}
+
+static LogicalResult importConv(NodeContext &c, bool transpose) {
   SmallVector<Value> operands{c.in(0), c.in(1)};
   if (c.has(2))
     operands.push_back(c.in(2));
+  if (!transpose)
+    return success(static_cast<bool>(createConv(c, operands)));
+  std::optional<Window> win = convWindow(c, c.type(0), c.type(1));
+  if (!win)
+    return failure();
+  Window &w = *win;
+  auto x = c.type(0);
+  SmallVector<int64_t> kernel(c.type(1).getShape().drop_front(2));
   int64_t group = c.getInt("group", 1);
-  if (!transpose) {
-    c.create("conv", operands,
-             {c.array("strides", w.strides), c.array("dilations", w.dilations),
-              c.array("pads", w.pads), c.i64("group", group)});
-    return c.status();
-  }
   int64_t spatial = kernel.size();
   SmallVector<int64_t> outPad =
       c.getInts("output_padding", SmallVector<int64_t>(spatial, 0));
@@ -254,6 +394,8 @@ static LogicalResult importPad(NodeContext &c) {
 
 void registerConvOps(HandlerMap &map) {
   map["Conv"] = [](NodeContext &c) { return importConv(c, false); };
+  map["QLinearConv"] = importQLinearConv;
+  map["ConvInteger"] = importConvInteger;
   map["ConvTranspose"] = [](NodeContext &c) { return importConv(c, true); };
   map["MaxPool"] = [](NodeContext &c) { return importPool(c, true); };
   map["AveragePool"] = [](NodeContext &c) { return importPool(c, false); };

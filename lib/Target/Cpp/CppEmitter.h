@@ -32,8 +32,9 @@ static constexpr int64_t kParallelThreshold = 1 << 15;
 /// time and memory grow faster than linearly in the size of one function
 /// and one translation unit. Each part of about kPartCost becomes its own
 /// init and run functions in its own translation unit, after a marker
-/// line; the entry points, the CUDA tables and the plan come in the
-/// last unit (the marker is kCppUnitMarker, shardc/Target/Cpp.h).
+/// line; the entry points, the CUDA tables and the plan come in a last
+/// unit of their own, or in the unit of a program's one part (the marker
+/// is kCppUnitMarker, shardc/Target/Cpp.h).
 /// Everything before the first marker (the includes) starts
 /// every unit; the file as a whole is one valid translation unit too. A
 /// split program's kernels take their operands' base offsets in the

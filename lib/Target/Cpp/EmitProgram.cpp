@@ -545,8 +545,14 @@ LogicalResult CppEmitter::emit(ModuleOp module, raw_ostream &out) {
         << rankRecords[r].weightsBytes << " B (checksum "
         << llvm::format_hex(rankRecords[r].weightsChecksum, 18) << ")\n";
   out << "\n";
-  if (!parts.empty())
-    out << parts << kUnitMarker << "\n";
+  // The entry points, the tables and the plan: a unit of their own after
+  // several parts, in the one part's unit otherwise (one host compiler
+  // process less: it parses the runtime's headers again).
+  if (!parts.empty()) {
+    out << parts;
+    if (numParts > 1 || !decls.empty())
+      out << kUnitMarker << "\n";
+  }
   out << partDecls << decls << "\n" << entries;
   auto table = [&](StringRef prefix) {
     std::string t;

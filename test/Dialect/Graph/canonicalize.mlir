@@ -138,6 +138,63 @@ func.func @qoperator_kept(%aq: tensor<4x3xui8>, %sa: tensor<f32>, %za: tensor<ui
 
 // -----
 
+// ConvInteger as the importer writes it (a convolution of operands
+// dequantized with scale 1, cast to i32), cast to f32 and scaled by the two
+// per-tensor scales (quantize_dynamic's form), becomes the convolution of
+// the operands dequantized with their scales; the quantize's scale is the
+// activation's.
+// CHECK-LABEL: func @conv_integer_to_qdq
+// CHECK-SAME:    (%[[X:.*]]: tensor<1x2x4x4xf32>, %[[SA:.*]]: tensor<f32>, %[[ZA:.*]]: tensor<ui8>)
+// CHECK:         %[[AQ:.*]] = graph.quantize_linear %[[X]], %[[SA]], %[[ZA]]
+// CHECK:         %[[A:.*]] = graph.dequantize_linear %[[AQ]], %[[SA]], %[[ZA]]
+// CHECK:         %[[B:.*]] = graph.dequantize_linear %{{.*}}, %{{.*}}, %{{.*}} : tensor<3x2x1x1xi8>
+// CHECK:         %[[Y:.*]] = graph.conv %[[A]], %[[B]] {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>}
+// CHECK-NOT:     graph.cast
+// CHECK:         return %[[Y]]
+func.func @conv_integer_to_qdq(%x: tensor<1x2x4x4xf32>, %sa: tensor<f32>, %za: tensor<ui8>) -> tensor<1x3x4x4xf32> {
+  %aq = graph.quantize_linear %x, %sa, %za : tensor<1x2x4x4xf32>, tensor<f32>, tensor<ui8> -> tensor<1x2x4x4xui8>
+  %one = graph.constant dense<1.0> : tensor<f32>
+  %w = graph.constant dense<[[[[1]], [[2]]], [[[3]], [[4]]], [[[5]], [[-6]]]]> : tensor<3x2x1x1xi8>
+  %zw = graph.constant dense<0> : tensor<i8>
+  %sw = graph.constant dense<0.5> : tensor<f32>
+  %a = graph.dequantize_linear %aq, %one, %za : tensor<1x2x4x4xui8>, tensor<f32>, tensor<ui8> -> tensor<1x2x4x4xf32>
+  %b = graph.dequantize_linear %w, %one, %zw {axis = 1 : i64} : tensor<3x2x1x1xi8>, tensor<f32>, tensor<i8> -> tensor<3x2x1x1xf32>
+  %c = graph.conv %a, %b {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<3x2x1x1xf32> -> tensor<1x3x4x4xf32>
+  %i = graph.cast %c {to = i32} : tensor<1x3x4x4xf32> -> tensor<1x3x4x4xi32>
+  %f = graph.cast %i {to = f32} : tensor<1x3x4x4xi32> -> tensor<1x3x4x4xf32>
+  %s = graph.mul %sw, %sa : tensor<f32>, tensor<f32> -> tensor<f32>
+  %y = graph.mul %f, %s : tensor<1x3x4x4xf32>, tensor<f32> -> tensor<1x3x4x4xf32>
+  return %y : tensor<1x3x4x4xf32>
+}
+
+// -----
+
+// Left alone: the int32 sums read too, and a dequantize whose scale is not
+// 1 (not ConvInteger's form: its cast rounds).
+// CHECK-LABEL: func @conv_integer_kept
+// CHECK-COUNT-2: graph.cast %{{.*}} {to = f32}
+func.func @conv_integer_kept(%aq: tensor<1x2x4x4xui8>, %sa: tensor<f32>, %za: tensor<ui8>) -> (tensor<1x3x4x4xf32>, tensor<1x3x4x4xi32>, tensor<1x3x4x4xf32>) {
+  %one = graph.constant dense<1.0> : tensor<f32>
+  %half = graph.constant dense<0.5> : tensor<f32>
+  %w = graph.constant dense<1> : tensor<3x2x1x1xi8>
+  %zw = graph.constant dense<0> : tensor<i8>
+  %a = graph.dequantize_linear %aq, %one, %za : tensor<1x2x4x4xui8>, tensor<f32>, tensor<ui8> -> tensor<1x2x4x4xf32>
+  %b = graph.dequantize_linear %w, %one, %zw : tensor<3x2x1x1xi8>, tensor<f32>, tensor<i8> -> tensor<3x2x1x1xf32>
+  %c = graph.conv %a, %b {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<3x2x1x1xf32> -> tensor<1x3x4x4xf32>
+  %i = graph.cast %c {to = i32} : tensor<1x3x4x4xf32> -> tensor<1x3x4x4xi32>
+  %f = graph.cast %i {to = f32} : tensor<1x3x4x4xi32> -> tensor<1x3x4x4xf32>
+  %s = graph.mul %half, %sa : tensor<f32>, tensor<f32> -> tensor<f32>
+  %y = graph.mul %f, %s : tensor<1x3x4x4xf32>, tensor<f32> -> tensor<1x3x4x4xf32>
+  %a2 = graph.dequantize_linear %aq, %half, %za : tensor<1x2x4x4xui8>, tensor<f32>, tensor<ui8> -> tensor<1x2x4x4xf32>
+  %c2 = graph.conv %a2, %b {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<3x2x1x1xf32> -> tensor<1x3x4x4xf32>
+  %i2 = graph.cast %c2 {to = i32} : tensor<1x3x4x4xf32> -> tensor<1x3x4x4xi32>
+  %f2 = graph.cast %i2 {to = f32} : tensor<1x3x4x4xi32> -> tensor<1x3x4x4xf32>
+  %y2 = graph.mul %f2, %s : tensor<1x3x4x4xf32>, tensor<f32> -> tensor<1x3x4x4xf32>
+  return %y, %i, %y2 : tensor<1x3x4x4xf32>, tensor<1x3x4x4xi32>, tensor<1x3x4x4xf32>
+}
+
+// -----
+
 // QLinearMatMul by a constant weight (quantize_static's QOperator form)
 // becomes dequantize, matmul, quantize; with a run-time weight it stays.
 // CHECK-LABEL: func @qlinear_to_qdq

@@ -5,7 +5,7 @@ an activation by a float [K, N] initializer reads
     DequantizeLinear(QuantizeLinear(x, sa, za), sa, za)     uint8, per tensor
     DequantizeLinear(Wq, sw, 0, axis=1)                     int8, per column
 
-and every Conv by float initializers (QDQ form only) the same activation,
+and every Conv by float initializers the same activation,
 its weight per output channel (axis 0) and its bias as int32 at the scale
 sa * sw (DequantizeLinear(bq, sa * sw, 0, axis=0)).
 
@@ -14,8 +14,9 @@ sa * sw (DequantizeLinear(bq, sa * sw, 0, axis=0)).
                   runs a model on ONNX Runtime, its outputs as OUTDIR/NAME.npy
   make_qdq.py --qoperator MODEL.onnx OUT.onnx CALIBRATION_DIR ...
                   quantize_static's QOperator form instead: QuantizeLinear of
-                  the activation, QLinearMatMul (its output requantized to
-                  uint8 over the product's calibrated range), DequantizeLinear
+                  the activation, QLinearMatMul or QLinearConv (its output
+                  requantized to uint8 over the product's calibrated range;
+                  a conv's bias int32 at sa * sw), DequantizeLinear
   make_qdq.py --dql OUT.onnx     one DynamicQuantizeLinear of a [3, 4] input
   make_qdq.py --dynamic MODEL.onnx OUT.onnx
                   the QOperator graph ONNX Runtime's quantize_dynamic writes
@@ -56,6 +57,21 @@ def drop_unused_initializers(g):
     g.initializer.extend(keep)
 
 
+def resolve_identities(g):
+    """Identity of an initializer (torch's export shares weights so) is the
+    initializer under the Identity's name, as ONNX Runtime's optimizer
+    resolves it before quantizing. Returns the initializers by name."""
+    inits = {t.name: t for t in g.initializer}
+    for n in [n for n in g.node if n.op_type == "Identity" and n.input[0] in inits]:
+        t = onnx.TensorProto()
+        t.CopyFrom(inits[n.input[0]])
+        t.name = n.output[0]
+        g.initializer.append(t)
+        inits[t.name] = t
+        g.node.remove(n)
+    return inits
+
+
 def quantize_dynamic(src, dst):
     """The graph of onnxruntime.quantization.quantize_dynamic(src, dst) with
     its defaults (weight_type QInt8, per_channel False): every MatMul of an
@@ -63,18 +79,54 @@ def quantize_dynamic(src, dst):
     DynamicQuantizeLinear(A) (uint8, per tensor, at run time), B symmetric
     int8 per tensor, MatMulInteger, Cast to float and Mul by the two
     scales, the form ONNX Runtime's optimizer fuses into
-    DynamicQuantizeMatMul. Returns the number of MatMuls quantized."""
+    DynamicQuantizeMatMul; every Conv by float initializers the same with
+    ConvInteger, its bias added after the scales. Returns the numbers of
+    MatMuls and of Convs quantized."""
     m = onnx.load(src)
     g = m.graph
-    inits = {t.name: t for t in g.initializer}
+    inits = resolve_identities(g)
     nodes = []
-    count = 0
+    count = convs = 0
     for n in g.node:
-        b = inits.get(n.input[1]) if n.op_type == "MatMul" else None
-        if b is None or b.data_type != onnx.TensorProto.FLOAT or len(b.dims) != 2:
+        b = inits.get(n.input[1]) if n.op_type in ("MatMul", "Conv") else None
+        conv = n.op_type == "Conv"
+        if (b is None or b.data_type != onnx.TensorProto.FLOAT
+                or (len(b.dims) != 2 and not conv)
+                or (conv and len(n.input) > 2 and n.input[2] not in inits)):
             nodes.append(n)
             continue
         w = numpy_helper.to_array(b)
+        if conv:
+            # ConvInteger, its int32 sums cast to float and scaled, then
+            # the bias added (broadcast over the output's channels).
+            scale = max(float(np.abs(w).max()), 1e-12) / 127.0
+            q = np.clip(np.rint(w / scale), -127, 127).astype(np.int8)
+            p = "c%d_" % convs
+            convs += 1
+            g.initializer.extend([
+                numpy_helper.from_array(q, p + "w"),
+                numpy_helper.from_array(np.array(scale, np.float32), p + "ws"),
+                numpy_helper.from_array(np.array(0, np.int8), p + "wz")])
+            out = n.output[0]
+            bias = len(n.input) > 2 and n.input[2]
+            if bias:
+                bv = numpy_helper.to_array(inits[n.input[2]])
+                g.initializer.append(numpy_helper.from_array(
+                    bv.reshape((1, -1) + (1,) * (w.ndim - 2)), p + "b"))
+                out = p + "nobias"
+            conv_node = helper.make_node("ConvInteger", [p + "a", p + "w", p + "az", p + "wz"],
+                                         [p + "y32"])
+            conv_node.attribute.extend(n.attribute)
+            nodes += [
+                helper.make_node("DynamicQuantizeLinear", [n.input[0]],
+                                 [p + "a", p + "as", p + "az"]),
+                conv_node,
+                helper.make_node("Cast", [p + "y32"], [p + "yf"], to=onnx.TensorProto.FLOAT),
+                helper.make_node("Mul", [p + "as", p + "ws"], [p + "s"]),
+                helper.make_node("Mul", [p + "yf", p + "s"], [out])]
+            if bias:
+                nodes.append(helper.make_node("Add", [out, p + "b"], [n.output[0]]))
+            continue
         scale = max(float(np.abs(w).max()), 1e-12) / 127.0
         q = np.clip(np.rint(w / scale), -127, 127).astype(np.int8)
         p = "q%d_" % count
@@ -95,7 +147,7 @@ def quantize_dynamic(src, dst):
     g.node.extend(nodes)
     drop_unused_initializers(g)
     onnx.save(m, dst)
-    return count
+    return count, convs
 
 
 def main():
@@ -111,7 +163,8 @@ def main():
         onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), sys.argv[2])
         return
     if sys.argv[1] == "--dynamic":
-        print("%d MatMuls quantized" % quantize_dynamic(sys.argv[2], sys.argv[3]))
+        matmuls, convs = quantize_dynamic(sys.argv[2], sys.argv[3])
+        print("%d MatMuls%s quantized" % (matmuls, " and %d Convs" % convs if convs else ""))
         return
     qoperator = sys.argv[1] == "--qoperator"
     if qoperator:
@@ -214,23 +267,13 @@ def quantize_static(src, dst, dirs, qoperator=False):
     inits = {t.name: t for t in g.initializer}
     fold_batch_norms(g, inits)
     drop_unused_initializers(g)
-    inits = {t.name: t for t in g.initializer}
-    # Identity of an initializer (torch's export shares weights so) is the
-    # initializer under the Identity's name, as ONNX Runtime's optimizer
-    # resolves it before quantizing.
-    for n in [n for n in g.node if n.op_type == "Identity" and n.input[0] in inits]:
-        t = onnx.TensorProto()
-        t.CopyFrom(inits[n.input[0]])
-        t.name = n.output[0]
-        g.initializer.append(t)
-        inits[t.name] = t
-        g.node.remove(n)
+    inits = resolve_identities(g)
     targets = [n for n in g.node if n.op_type == "MatMul" and n.input[1] in inits
                and len(inits[n.input[1]].dims) == 2
                and inits[n.input[1]].data_type == onnx.TensorProto.FLOAT]
     matmuls = len(targets)
-    if not qoperator:  # QDQ convolutions: weights per output channel
-        targets += [n for n in g.node if n.op_type == "Conv" and n.input[1] in inits
+    # Convolutions (QDQ and QLinearConv): weights per output channel.
+    targets += [n for n in g.node if n.op_type == "Conv" and n.input[1] in inits
                     and inits[n.input[1]].data_type == onnx.TensorProto.FLOAT
                     and (len(n.input) < 3 or n.input[2] in inits)]
     # The activations' ranges: each MatMul's input as an extra output.
@@ -289,6 +332,19 @@ def quantize_static(src, dst, dirs, qoperator=False):
         g.initializer.extend([numpy_helper.from_array(wq, p + "q"),
                               numpy_helper.from_array(ws.astype(np.float32), p + "s"),
                               numpy_helper.from_array(np.zeros(ws.shape, np.int8), p + "z")])
+        if qoperator and conv:  # QLinearConv, int32 bias at sa * sw, output dequantized
+            sy, zy = uint8_params(n.output[0], p + "y")
+            inputs = list(done[x]) + [p + "q", p + "s", p + "z", sy, zy]
+            if len(n.input) > 2 and n.input[2]:
+                bs = (act_scale[x] * ws).astype(np.float32)
+                bq = np.clip(np.rint(numpy_helper.to_array(inits[n.input[2]]) / bs),
+                             -2**31, 2**31 - 1).astype(np.int32)
+                g.initializer.append(numpy_helper.from_array(bq, p + "bq"))
+                inputs.append(p + "bq")
+            nodes += [helper.make_node("QLinearConv", inputs, [p + "yq"], name=n.name),
+                      helper.make_node("DequantizeLinear", [p + "yq", sy, zy], list(n.output))]
+            nodes[-2].attribute.extend(n.attribute)
+            continue
         if qoperator:  # QLinearMatMul, its output dequantized for the float ops after it
             sy, zy = uint8_params(n.output[0], p + "y")
             nodes += [helper.make_node("QLinearMatMul", list(done[x]) + [p + "q", p + "s", p + "z",

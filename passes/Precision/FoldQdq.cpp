@@ -204,7 +204,10 @@ bool fold(Operation *op, Value lhs, Value rhs, Value biasValue,
 /// symmetric, per tensor or per output channel (axis 0), becomes
 /// graph.conv_int8(xq, Wq) with scales sa * sw[c] and zero point za, which
 /// oneDNN subtracts itself (the padding then reads as real zero, which a
-/// correction folded into the bias would get wrong at the borders).
+/// correction folded into the bias would get wrong at the borders). With
+/// sa and za known only at run time (a DynamicQuantizeLinear's, one each)
+/// they stay operands: the scales are then sw's and oneDNN multiplies by
+/// sa after the sums.
 bool foldConv(Operation *op) {
   auto [a, w] = dequantizedOperands(op, op->getOperand(0), op->getOperand(1));
   if (!a)
@@ -217,7 +220,16 @@ bool foldConv(Operation *op) {
   std::optional<double> za = scalarOf(a.getZeroPoint());
   std::optional<graph::HostTensor> sw = constantOf(w.getScale());
   std::optional<graph::HostTensor> zw = constantOf(w.getZeroPoint());
-  if (!sa || !za || !sw || !zw || !constantOf(w.getInput()) ||
+  // Run-time activation parameters: one scale and one zero point.
+  bool dynamic = !sa || !za;
+  auto one = [](Value v) {
+    return cast<RankedTensorType>(v.getType()).getNumElements() == 1;
+  };
+  if (dynamic && (!one(a.getScale()) || !one(a.getZeroPoint())))
+    return false;
+  if (dynamic)
+    sa = 1.0, za = 0.0;
+  if (!sw || !zw || !constantOf(w.getInput()) ||
       (sw->numel() != 1 && (sw->numel() != channels || w.getAxis() != 0)))
     return false;
   for (int64_t i = 0; i < zw->numel(); ++i)
@@ -231,11 +243,12 @@ bool foldConv(Operation *op) {
     scales.push_back(static_cast<float>(s));
   }
   OpBuilder b(op);
-  graph::ConvInt8Op y = quant::convInt8Like(b, op, a.getInput(), w.getInput(),
-                                            scales, static_cast<int64_t>(*za));
+  graph::ConvInt8Op y = quant::convInt8Like(
+      b, op, a.getInput(), w.getInput(), scales, static_cast<int64_t>(*za),
+      dynamic ? a.getScale() : Value(), dynamic ? a.getZeroPoint() : Value());
   if (!y)
     return false;
-  replaceFolded(op, y, "imported QDQ", a, w);
+  replaceFolded(op, y, dynamic ? "imported dynamic" : "imported QDQ", a, w);
   return true;
 }
 

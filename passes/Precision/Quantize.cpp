@@ -97,7 +97,8 @@ std::vector<quant::ConvGroup> quant::quantizableConvs(func::FuncOp func) {
 
 graph::ConvInt8Op quant::convInt8Like(OpBuilder &b, Operation *conv, Value xq,
                                       Value wq, ArrayRef<float> scales,
-                                      int64_t zeroPoint) {
+                                      int64_t zeroPoint, Value dynamicScale,
+                                      Value dynamicZeroPoint) {
   Value bias, residual;
   StringRef activation = "none";
   if (auto f = dyn_cast<graph::FusedConvOp>(conv)) {
@@ -115,6 +116,7 @@ graph::ConvInt8Op quant::convInt8Like(OpBuilder &b, Operation *conv, Value xq,
   b.setInsertionPoint(conv);
   return b.create<graph::ConvInt8Op>(
       conv->getLoc(), conv->getResult(0).getType(), xq, wq, bias, residual,
+      dynamicScale, dynamicZeroPoint,
       conv->getAttrOfType<DenseI64ArrayAttr>("strides"),
       conv->getAttrOfType<DenseI64ArrayAttr>("dilations"),
       conv->getAttrOfType<DenseI64ArrayAttr>("pads"),

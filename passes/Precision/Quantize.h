@@ -86,11 +86,15 @@ std::vector<ConvGroup> quantizableConvs(mlir::func::FuncOp func);
 
 /// graph.conv_int8 on `xq` (zero point `zeroPoint`) and int8 weight `wq`
 /// with `scales`, taking `conv`'s (a graph.conv or graph.fused_conv) bias,
-/// epilogue and window; inserted before `conv`, which stays. Null when the
-/// bias is not f32 (conv_int8 adds an f32 bias).
+/// epilogue and window; inserted before `conv`, which stays. With
+/// `dynamicScale` and `dynamicZeroPoint` (run-time scalars) the activation's
+/// scale and zero point come at run time and `scales` are the weight's.
+/// Null when the bias is not f32 (conv_int8 adds an f32 bias).
 graph::ConvInt8Op convInt8Like(mlir::OpBuilder &b, mlir::Operation *conv,
                                mlir::Value xq, mlir::Value wq,
-                               llvm::ArrayRef<float> scales, int64_t zeroPoint);
+                               llvm::ArrayRef<float> scales, int64_t zeroPoint,
+                               mlir::Value dynamicScale = {},
+                               mlir::Value dynamicZeroPoint = {});
 
 /// Per-column symmetric int8 weights of W' = diag(rowScale) W (no row
 /// scale: W), on the host: q [K, N] and one scale per column (W' is about

@@ -552,18 +552,23 @@ TEST(DnnlConv, Errors) {
 // i8 without, w i8 per output channel or per tensor. Padding must read as
 // real zero (the zero point), so every case pads.
 void runConvInt8Case(const ConvCase &c, bool u8, bool perChannel,
-                     int32_t epilogue, bool residual) {
+                     int32_t epilogue, bool residual, bool dynamic = false) {
   ConvSetup t = setUpConv(c, false);
-  const int32_t zp = u8 ? 7 : 0;
-  const float sx = 0.02f;
+  // The activation quantized at (sx, zp): its bytes and its dequantized
+  // values.
   std::vector<uint8_t> xq(t.xv.size());
   std::vector<float> xd(t.xv.size());
-  for (size_t i = 0; i < xq.size(); ++i) {
-    float lo = u8 ? 0.0f : -128.0f, hi = u8 ? 255.0f : 127.0f;
-    float q = std::min(hi, std::max(lo, std::nearbyint(t.xv[i] / sx) + zp));
-    xq[i] = u8 ? (uint8_t)q : (uint8_t)(int8_t)q;
-    xd[i] = (q - zp) * sx;
-  }
+  auto quantize = [&](float sx, int32_t zp) {
+    for (size_t i = 0; i < xq.size(); ++i) {
+      float lo = u8 ? 0.0f : -128.0f, hi = u8 ? 255.0f : 127.0f;
+      float q = std::min(hi, std::max(lo, std::nearbyint(t.xv[i] / sx) + zp));
+      xq[i] = u8 ? (uint8_t)q : (uint8_t)(int8_t)q;
+      xd[i] = (q - zp) * sx;
+    }
+  };
+  const int32_t zp = u8 ? 7 : 0;
+  const float sx = 0.02f;
+  quantize(sx, zp);
   int64_t per = (int64_t)t.wv.size() / c.oc;
   std::vector<float> sw(perChannel ? c.oc : 1), scale(sw.size());
   for (size_t o = 0; o < sw.size(); ++o)
@@ -592,21 +597,45 @@ void runConvInt8Case(const ConvCase &c, bool u8, bool perChannel,
   std::vector<float> want = fp32();
   SCOPED_TRACE(std::string(u8 ? "u8" : "i8") +
                (perChannel ? " per channel" : " per tensor") + " epilogue " +
-               std::to_string(epilogue) + (residual ? " residual" : ""));
+               std::to_string(epilogue) + (residual ? " residual" : "") +
+               (dynamic ? " dynamic" : ""));
   sc_desc x = t.x, w = t.w;
   x.dtype = u8 ? 2 : 3;
   w.dtype = 3;
-  void *h = sc_dnnl_conv_int8_create(
-      &x, &w, c.bias ? &t.b : nullptr, residual ? &t.y : nullptr, &t.y,
-      c.stride.data(), c.dil.data(), c.pads.data(), c.group, epilogue, 0,
-      scale.data(), (int64_t)scale.size(), zp);
+  sc_desc scaleDesc = mk(1, {1}), zeroDesc = mk(x.dtype, {1});
+  shardc::rt::clearKernelError();
+  void *h =
+      dynamic ? sc_dnnl_conv_int8_dynamic_create(
+                    &x, &w, c.bias ? &t.b : nullptr, residual ? &t.y : nullptr,
+                    &t.y, &scaleDesc, &zeroDesc, c.stride.data(), c.dil.data(),
+                    c.pads.data(), c.group, epilogue, 0, sw.data(),
+                    (int64_t)sw.size())
+              : sc_dnnl_conv_int8_create(
+                    &x, &w, c.bias ? &t.b : nullptr, residual ? &t.y : nullptr,
+                    &t.y, c.stride.data(), c.dil.data(), c.pads.data(), c.group,
+                    epilogue, 0, scale.data(), (int64_t)scale.size(), zp);
   std::string error;
   ASSERT_NE(h, nullptr) << (shardc::rt::takeKernelError(error) ? error : "");
   for (int rep = 0; rep < 2; ++rep) { // the second run reuses the handle
+    // A dynamic handle's second run: another scale and zero point, as the
+    // next input's DynamicQuantizeLinear gives.
+    float runScale = rep ? 0.035f : sx;
+    int32_t runZero = rep && u8 ? 131 : zp;
+    if (dynamic && rep) {
+      quantize(runScale, runZero);
+      want = fp32();
+    }
     std::vector<float> y(count(t.y), 123.0f);
-    sc_dnnl_conv_int8_run(h, xq.data(), wq.data(),
-                          c.bias ? t.bv.data() : nullptr,
-                          residual ? res.data() : nullptr, y.data());
+    uint8_t zeroByte = u8 ? (uint8_t)runZero : (uint8_t)(int8_t)runZero;
+    if (dynamic)
+      sc_dnnl_conv_int8_dynamic_run(
+          h, xq.data(), wq.data(), c.bias ? t.bv.data() : nullptr,
+          residual ? res.data() : nullptr, y.data(), &runScale, &zeroByte);
+    else
+      sc_dnnl_conv_int8_run(h, xq.data(), wq.data(),
+                            c.bias ? t.bv.data() : nullptr,
+                            residual ? res.data() : nullptr, y.data());
+    ASSERT_FALSE(shardc::rt::takeKernelError(error)) << error;
     expectNear(y, want);
   }
   sc_handle_free(h);
@@ -626,6 +655,52 @@ TEST(DnnlConv, Int8) {
     runConvInt8Case(c, false, false, SC_EPILOGUE_RELU, false);
     runConvInt8Case(c, true, true, SC_EPILOGUE_HARDSWISH, true);
   }
+}
+
+/// The activation's scale and zero point given at each run (ONNX
+/// Runtime's quantize_dynamic convolutions): the same results as the f32
+/// convolution of the dequantized operands, for two inputs quantized
+/// differently on one handle.
+TEST(DnnlConv, Int8Dynamic) {
+  std::vector<ConvCase> cases = {
+      {{7, 6}, 2, 4, 6, 1, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, true, {}},
+      {{8, 8}, 1, 8, 8, 8, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, false, {}},
+      {{5, 5}, 2, 16, 8, 1, {1, 1}, {1, 1}, {1, 1}, {0, 0, 0, 0}, true, {}}};
+  for (const ConvCase &c : cases) {
+    SCOPED_TRACE("case " + std::to_string(&c - cases.data()));
+    runConvInt8Case(c, /*u8=*/true, /*perChannel=*/true, SC_EPILOGUE_NONE,
+                    false, /*dynamic=*/true);
+    runConvInt8Case(c, false, false, SC_EPILOGUE_RELU, false, true);
+    runConvInt8Case(c, true, false, SC_EPILOGUE_HARDSWISH, true, true);
+  }
+  // A run without the scale is an error, not a read of null.
+  sc_desc x = mk(2, {1, 3, 4, 5}), w = mk(3, {2, 3, 3, 3}),
+          y = mk(1, {1, 2, 2, 3});
+  int64_t ones[2] = {1, 1}, pads[4] = {0, 0, 0, 0};
+  float scales[2] = {1, 1};
+  sc_desc s1 = mk(1, {1}), z1 = mk(2, {1}), z8 = mk(3, {1});
+  // The zero point has x's type.
+  shardc::rt::clearKernelError();
+  EXPECT_EQ(fails(sc_dnnl_conv_int8_dynamic_create(
+                &x, &w, nullptr, nullptr, &y, &s1, &z8, ones, ones, pads, 1,
+                SC_EPILOGUE_NONE, 0, scales, 2)),
+            "oneDNN int8 convolution: the run-time scale must be one "
+            "float32 and the zero point one of x's type");
+  void *h = sc_dnnl_conv_int8_dynamic_create(&x, &w, nullptr, nullptr, &y, &s1,
+                                             &z1, ones, ones, pads, 1,
+                                             SC_EPILOGUE_NONE, 0, scales, 2);
+  ASSERT_NE(h, nullptr);
+  std::vector<uint8_t> xv(60, 3);
+  std::vector<int8_t> wv(54, 1);
+  std::vector<float> yv(12);
+  shardc::rt::clearKernelError();
+  sc_dnnl_conv_int8_dynamic_run(h, xv.data(), wv.data(), nullptr, nullptr,
+                                yv.data(), nullptr, nullptr);
+  std::string error;
+  EXPECT_TRUE(shardc::rt::takeKernelError(error));
+  EXPECT_EQ(error, "oneDNN int8 convolution: run without the activation's "
+                   "scale and zero point");
+  sc_handle_free(h);
 }
 
 TEST(DnnlConv, Int8Errors) {

@@ -272,6 +272,24 @@ LogicalResult ConvInt8Op::verify() {
   if (Value b = getBias())
     if (!cast<RankedTensorType>(b.getType()).getElementType().isF32())
       return emitOpError("bias must be f32");
+  Value ds = getDynamicScale(), dz = getDynamicZeroPoint();
+  if (!ds != !dz)
+    return emitOpError("needs both a dynamic scale and a dynamic zero point, "
+                       "or neither");
+  if (ds) {
+    auto st = cast<RankedTensorType>(ds.getType()),
+         zt = cast<RankedTensorType>(dz.getType());
+    if (st.getNumElements() != 1 || st.getRank() > 1 ||
+        !st.getElementType().isF32())
+      return emitOpError("dynamic scale must be one f32, not ") << typeStr(st);
+    if (zt.getNumElements() != 1 || zt.getRank() > 1 ||
+        zt.getElementType() != xe)
+      return emitOpError("dynamic zero point must be one ")
+             << xe << ", not " << typeStr(zt);
+    if (zp != 0)
+      return emitOpError("input_zero_point must be 0 with a dynamic zero "
+                         "point");
+  }
   return success();
 }
 

@@ -765,10 +765,18 @@ def Graph_ConvInt8Op : Graph_Op<"conv_int8", [AttrSizedOperandSegments]> {
     shape), `activation` (`none`, `relu` or `hard_swish`). The result is
     f32. The scales are constants: oneDNN's int8 convolutions take them
     when the primitive is created.
+
+    With `dynamic_scale` and `dynamic_zero_point` (scalars: f32, and the
+    input's type) the activation was quantized at run time
+    (DynamicQuantizeLinear): `scales` are the weight's alone, the sums are
+    also multiplied by `dynamic_scale`, the zero point subtracted is
+    `dynamic_zero_point`, and `input_zero_point` is 0.
   }];
   let arguments = (ins Graph_Tensor:$input, Graph_Tensor:$weight,
                        Optional<Graph_Tensor>:$bias,
                        Optional<Graph_Tensor>:$residual,
+                       Optional<Graph_Tensor>:$dynamic_scale,
+                       Optional<Graph_Tensor>:$dynamic_zero_point,
                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$dilations,
                        DenseI64ArrayAttr:$pads,
                        DefaultValuedAttr<I64Attr, "1">:$group,
@@ -778,8 +786,10 @@ def Graph_ConvInt8Op : Graph_Op<"conv_int8", [AttrSizedOperandSegments]> {
   let results = (outs Graph_Tensor:$output);
   let assemblyFormat = [{
     $input `,` $weight (`bias` $bias^ `:` type($bias))?
-    (`residual` $residual^ `:` type($residual))? attr-dict `:` type($input)
-    `,` type($weight) `->` type($output)
+    (`residual` $residual^ `:` type($residual))?
+    (`dynamic` $dynamic_scale^ `,` $dynamic_zero_point `:`
+     type($dynamic_scale) `,` type($dynamic_zero_point))?
+    attr-dict `:` type($input) `,` type($weight) `->` type($output)
   }];
   let hasVerifier = 1;
 }

@@ -302,7 +302,23 @@ LogicalResult ConvOp::verify() {
   if (!scales) {
     if (getXZeroPoint() != 0)
       return emitOpError("x_zero_point needs scales (an int8 convolution)");
+    if (getXScale() || getXZero())
+      return emitOpError("a run-time scale needs scales (an int8 "
+                         "convolution)");
     return success();
+  }
+  if (!getXScale() != !getXZero())
+    return emitOpError("needs both a run-time scale and zero point, or "
+                       "neither");
+  if (Value s = getXScale()) {
+    auto st = cast<MemRefType>(s.getType()),
+         zt = cast<MemRefType>(getXZero().getType());
+    if (st.getNumElements() != 1 || !st.getElementType().isF32() ||
+        zt.getNumElements() != 1 || zt.getElementType() != elem(getX()))
+      return emitOpError("run-time scale and zero point must be one f32 and "
+                         "one of x's type");
+    if (getXZeroPoint() != 0)
+      return emitOpError("x_zero_point must be 0 with a run-time zero point");
   }
   // The int8 convolution.
   Type xe = elem(getX());

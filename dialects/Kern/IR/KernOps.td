@@ -199,11 +199,16 @@ def Kern_ConvOp : Kern_Op<"conv", [AttrSizedOperandSegments]> {
     (the padding reads as real zero), `w` i8, `y` f32 and the f32 bias; the
     int32 sums are scaled per output channel by `scales` (one per output
     channel, or one for all), which oneDNN's int8 convolutions take fixed
-    when the primitive is created.
+    when the primitive is created. With `x_scale` and `x_zero` (one f32,
+    one of `x`'s type: an activation quantized at run time) the sums are
+    also multiplied by `x_scale`, `x_zero` is the zero point, and
+    `x_zero_point` is 0.
   }];
   let arguments = (ins Kern_Buffer:$x, Kern_Buffer:$w,
                        Optional<Kern_Buffer>:$bias,
                        Optional<Kern_Buffer>:$residual, Kern_Buffer:$y,
+                       Optional<Kern_Buffer>:$x_scale,
+                       Optional<Kern_Buffer>:$x_zero,
                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$dilations,
                        DenseI64ArrayAttr:$pads, I64Attr:$group,
                        UnitAttr:$transposed,
@@ -212,9 +217,11 @@ def Kern_ConvOp : Kern_Op<"conv", [AttrSizedOperandSegments]> {
                        OptionalAttr<DenseF32ArrayAttr>:$scales,
                        DefaultValuedAttr<I64Attr, "0">:$x_zero_point);
   let assemblyFormat = [{
-    $x `,` $w (`bias` $bias^)? (`residual` $residual^)? `into` $y attr-dict
+    $x `,` $w (`bias` $bias^)? (`residual` $residual^)? `into` $y
+    (`dynamic` $x_scale^ `,` $x_zero)? attr-dict
     `:` type($x) `,` type($w) (`,` type($bias)^)?
     (`residual` type($residual)^)? `into` type($y)
+    (`dynamic` type($x_scale)^ `,` type($x_zero))?
   }];
   let extraClassDeclaration = [{
     /// The logical [N, C, spatial...] dims of x / y (their types' dims

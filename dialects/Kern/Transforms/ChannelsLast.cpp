@@ -115,15 +115,14 @@ struct Kernel {
 
 enum class ConvUse { X, Y, Residual, Other };
 
-/// What operand `n` of `conv` is (x is operand 0, y the last one, the
-/// residual, when there is one, the one before).
+/// What operand `n` of `conv` is.
 ConvUse roleIn(kern::ConvOp conv, unsigned n) {
-  unsigned last = conv->getNumOperands() - 1;
-  if (n == 0)
+  if (n == conv.getXMutable().getOperandNumber())
     return ConvUse::X;
-  if (n == last)
+  if (n == conv.getYMutable().getOperandNumber())
     return ConvUse::Y;
-  if (conv.getResidual() && n == last - 1)
+  MutableOperandRange residual = conv.getResidualMutable();
+  if (residual.size() && n == residual.begin()->getOperandNumber())
     return ConvUse::Residual;
   return ConvUse::Other;
 }

@@ -52,8 +52,8 @@ static LogicalResult lowerConv(OpTy op, KernLowering &l, bool transposed) {
   Value out = l.result(op.getOutput());
   Value y = widen ? l.alloc(loc, shapeOf(op.getOutput()), f32) : out;
   l.b.create<ConvOp>(loc, operand(op.getInput()), operand(op.getWeight()), bias,
-                     residual, y, op.getStridesAttr(), op.getDilationsAttr(),
-                     op.getPadsAttr(), op.getGroupAttr(),
+                     residual, y, Value(), Value(), op.getStridesAttr(),
+                     op.getDilationsAttr(), op.getPadsAttr(), op.getGroupAttr(),
                      transposed ? l.b.getUnitAttr() : UnitAttr(),
                      l.b.getStringAttr(activationOf(op)), UnitAttr(),
                      UnitAttr(), DenseF32ArrayAttr(), l.b.getI64IntegerAttr(0));
@@ -66,7 +66,7 @@ static LogicalResult lowerConv(OpTy op, KernLowering &l, bool transposed) {
 }
 
 /// graph.conv_int8: kern.conv with its scales and zero point (oneDNN's
-/// int8 convolution).
+/// int8 convolution), and its run-time scale and zero point when dynamic.
 static LogicalResult lowerConvInt8(graph::ConvInt8Op op, KernLowering &l) {
   size_t spatial = shapeOf(op.getInput()).size() - 2;
   if (spatial < 1 || spatial > 3)
@@ -74,11 +74,15 @@ static LogicalResult lowerConvInt8(graph::ConvInt8Op op, KernLowering &l) {
                           std::to_string(spatial));
   Value bias = op.getBias() ? l.get(op.getBias()) : Value();
   Value residual = op.getResidual() ? l.get(op.getResidual()) : Value();
-  l.b.create<ConvOp>(
-      op.getLoc(), l.get(op.getInput()), l.get(op.getWeight()), bias, residual,
-      l.result(op.getOutput()), op.getStridesAttr(), op.getDilationsAttr(),
-      op.getPadsAttr(), op.getGroupAttr(), UnitAttr(), op.getActivationAttr(),
-      UnitAttr(), UnitAttr(), op.getScalesAttr(), op.getInputZeroPointAttr());
+  Value scale = op.getDynamicScale() ? l.get(op.getDynamicScale()) : Value();
+  Value zero =
+      op.getDynamicZeroPoint() ? l.get(op.getDynamicZeroPoint()) : Value();
+  l.b.create<ConvOp>(op.getLoc(), l.get(op.getInput()), l.get(op.getWeight()),
+                     bias, residual, l.result(op.getOutput()), scale, zero,
+                     op.getStridesAttr(), op.getDilationsAttr(),
+                     op.getPadsAttr(), op.getGroupAttr(), UnitAttr(),
+                     op.getActivationAttr(), UnitAttr(), UnitAttr(),
+                     op.getScalesAttr(), op.getInputZeroPointAttr());
   return success();
 }
 

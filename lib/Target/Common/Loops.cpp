@@ -12,7 +12,8 @@ using namespace shardc;
 using namespace shardc::target;
 
 LoopNest target::collapseLoops(ArrayRef<int64_t> shape, ArrayAttr layouts,
-                               ArrayRef<int64_t> reduceDims, Block &body) {
+                               ArrayRef<int64_t> reduceDims, Block &body,
+                               bool reduceInAnyOrder) {
   LoopNest nest;
   unsigned numOperands = layouts.size();
   for (Attribute a : layouts)
@@ -42,6 +43,11 @@ LoopNest target::collapseLoops(ArrayRef<int64_t> shape, ArrayAttr layouts,
                        return std::abs(a.strides.back()) >
                               std::abs(b.strides.back());
                      });
+    if (reduceInAnyOrder)
+      std::stable_sort(
+          firstReduce, loops.end(), [&](const Loop &a, const Loop &b) {
+            return std::abs(a.strides.front()) > std::abs(b.strides.front());
+          });
     SmallVector<Loop> merged;
     for (Loop &l : loops) {
       if (!merged.empty() && merged.back().reduce == l.reduce) {

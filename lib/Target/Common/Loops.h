@@ -36,9 +36,13 @@ struct LoopNest {
 };
 
 /// Simplifies the iteration space of `shape` with `layouts` (kern's
-/// [offset, strides...] per operand) and the reduced dims.
+/// [offset, strides...] per operand) and the reduced dims. With
+/// `reduceInAnyOrder` (a max or a min, whose result no order changes) the
+/// reduced dims also go in the order the first input is laid out, so that a
+/// reduction over a channels-last buffer reads it contiguously.
 LoopNest collapseLoops(llvm::ArrayRef<int64_t> shape, mlir::ArrayAttr layouts,
-                       llvm::ArrayRef<int64_t> reduceDims, mlir::Block &body);
+                       llvm::ArrayRef<int64_t> reduceDims, mlir::Block &body,
+                       bool reduceInAnyOrder = false);
 
 /// `off + i0*s0 + ...` for one operand over loops [0, n).
 std::string indexExpr(int64_t offset, llvm::ArrayRef<Loop> loops,

@@ -107,7 +107,9 @@ LogicalResult CppEmitter::emitKernel(Operation *op, ValueRange inputs,
                                      ArrayRef<int64_t> shape, ArrayAttr layouts,
                                      ArrayRef<int64_t> reduceDims,
                                      StringRef kind, Block &body) {
-  LoopNest nest = collapseLoops(shape, layouts, reduceDims, body);
+  LoopNest nest =
+      collapseLoops(shape, layouts, reduceDims, body,
+                    /*reduceInAnyOrder=*/kind == "max" || kind == "min");
   SmallVector<Loop> &loops = nest.loops;
   // A split program passes each operand's base offset in its pointer, so
   // that kernels differing only there share one function.
@@ -400,6 +402,18 @@ LogicalResult CppEmitter::emitConv(kern::ConvOp op) {
     std::string items;
     for (auto [i, v] : llvm::enumerate(*scales))
       items += (i ? ", " : "") + floatLiteral(v, f32);
+    // The dynamic form: `sc_dnnl_conv_int8_dynamic_create(... channels_last,
+    // scales, num_scales)`, `sc_dnnl_conv_int8_dynamic_run(h, x, w, bias|0,
+    // residual|0, y, x_scale, x_zero)`.
+    if (op.getXScale())
+      return emitLibraryCall(
+          op, "sc_dnnl_conv_int8_dynamic",
+          {op.getX(), op.getW(), op.getBias(), op.getResidual(), op.getY(),
+           op.getXScale(), op.getXZero()},
+          convWindow(op) + ", " + epilogueCode(op.getEpilogue()) + ", " +
+              std::to_string(channelsLast) + ", " + constArray("float", items) +
+              ", " + std::to_string(scales->size()) + "LL",
+          /*cuda=*/false);
     return emitLibraryCall(
         op, "sc_dnnl_conv_int8",
         {op.getX(), op.getW(), op.getBias(), op.getResidual(), op.getY()},

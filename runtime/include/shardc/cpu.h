@@ -481,6 +481,21 @@ void *sc_dnnl_conv_int8_create(const sc_desc *x, const sc_desc *w,
                                int64_t num_scales, int32_t x_zero_point);
 void sc_dnnl_conv_int8_run(void *h, const void *x, const void *w,
                            const void *bias, const void *residual, void *y);
+/* The int8 convolution of an activation quantized at run time
+ * (DynamicQuantizeLinear's): y = epilogue(x_scale * scales[c] *
+ * sum((x - x_zero_point) w) + bias[c] + residual), x_scale (f32) and
+ * x_zero_point (x's type) read at each run; scales are the weight's,
+ * fixed at creation. The rest as sc_dnnl_conv_int8_create's. */
+void *sc_dnnl_conv_int8_dynamic_create(
+    const sc_desc *x, const sc_desc *w, const sc_desc *bias,
+    const sc_desc *residual, const sc_desc *y, const sc_desc *x_scale,
+    const sc_desc *x_zero, const int64_t *strides, const int64_t *dilations,
+    const int64_t *pads, int64_t group, int32_t epilogue, int32_t channels_last,
+    const float *scales, int64_t num_scales);
+void sc_dnnl_conv_int8_dynamic_run(void *h, const void *x, const void *w,
+                                   const void *bias, const void *residual,
+                                   void *y, const float *x_scale,
+                                   const void *x_zero_point);
 
 #ifdef __cplusplus
 }

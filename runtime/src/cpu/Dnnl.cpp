@@ -367,11 +367,21 @@ struct ConvHandle : shardc::rt::Handle {
   dnnl::memory zeroPoint;
   int32_t zeroPointValue = 0;
   std::vector<float> outScales, scaledBias;
+  // Dynamic int8: the activation's scale (a binary multiply post-op on a
+  // one-element tensor) and the bias (a binary add after it) bound at each
+  // run; the zero point's type (u8 or i8).
+  bool dynamic = false, unsignedSrc = false;
+  dnnl::memory runScale, runBias;
 
-  void run(const void *s, const void *w, const void *b, const void *r,
-           void *d) {
+  void run(const void *s, const void *w, const void *b, const void *r, void *d,
+           const float *xScale = nullptr, const void *xZero = nullptr) {
     if (empty)
       return;
+    if (dynamic && (!xScale || !xZero)) {
+      sc_fail("oneDNN %s: run without the activation's scale and zero point",
+              what);
+      return;
+    }
     if (hasResidual && !r) {
       sc_fail("oneDNN %s: run without the residual it was created with", what);
       return;
@@ -397,7 +407,13 @@ struct ConvHandle : shardc::rt::Handle {
         bind(src, s);
       }
       bind(reorderDst ? userDst : dst, d);
-      if (hasBias && !outScales.empty()) {
+      if (dynamic) {
+        bind(runScale, xScale);
+        zeroPointValue = unsignedSrc ? *static_cast<const uint8_t *>(xZero)
+                                     : *static_cast<const int8_t *>(xZero);
+        if (hasBias)
+          bind(runBias, b);
+      } else if (hasBias && !outScales.empty()) {
         const float *bf = static_cast<const float *>(b);
         for (size_t c = 0; c < scaledBias.size(); ++c)
           scaledBias[c] = bf[c] / outScales[outScales.size() == 1 ? 0 : c];
@@ -769,6 +785,9 @@ struct ConvInt8 {
   const float *scales;
   int64_t numScales;
   int32_t zeroPoint;
+  /// The activation's scale and zero point come with each run
+  /// (sc_dnnl_conv_int8_dynamic_run); `scales` are the weight's.
+  bool dynamic = false;
 };
 
 // sc_dnnl_conv_create, and with `int8` sc_dnnl_conv_int8_create.
@@ -871,8 +890,11 @@ void *createConv(const sc_desc *x, const sc_desc *w, const sc_desc *bias,
     dnnl::memory::desc wmd(wd, tw, ws);
     auto xmd = xLast ? channelsLastDesc(xd, tx) : plainDesc(xd, tx);
     auto ymd = yLast ? channelsLastDesc(yd, ty) : plainDesc(yd, ty);
+    // A dynamic int8 convolution adds its bias after the run-time scale (a
+    // post-op): the primitive itself has none.
+    bool dynamic = int8 && int8->dynamic;
     dnnl::memory::desc bmd;
-    if (bias)
+    if (bias && !dynamic)
       bmd = plainDesc({oc}, tbias);
     dnnl::memory::dims st(sd), dil(sd), pl(sd), pr(sd);
     for (int i = 0; i < sd; ++i) {
@@ -923,9 +945,23 @@ void *createConv(const sc_desc *x, const sc_desc *w, const sc_desc *bias,
       return pointwise || last ? md : anyOf(md);
     };
     // y = act(conv + bias + residual): the sum post-op adds the residual
-    // that run() puts into dst first, the eltwise one applies act.
+    // that run() puts into dst first, the eltwise one applies act. A
+    // dynamic int8 convolution first multiplies by the activation's scale
+    // and adds the bias (binary post-ops on tensors bound at each run:
+    // oneDNN 2.6's int8 convolutions take no run-time output scales).
     dnnl::primitive_attr attr;
     dnnl::post_ops po;
+    dnnl::memory::desc scaleMd, biasAddMd;
+    if (dynamic) {
+      scaleMd = plainDesc(dnnl::memory::dims(yd.size(), 1), dt::f32);
+      po.append_binary(dnnl::algorithm::binary_mul, scaleMd);
+      if (bias) {
+        dnnl::memory::dims bd(yd.size(), 1);
+        bd[1] = oc;
+        biasAddMd = plainDesc(bd, dt::f32);
+        po.append_binary(dnnl::algorithm::binary_add, biasAddMd);
+      }
+    }
     if (residual)
       po.append_sum(1.0f);
     if (act != dnnl::algorithm::undef)
@@ -938,9 +974,11 @@ void *createConv(const sc_desc *x, const sc_desc *w, const sc_desc *bias,
     // time, which its AMX kernels take).
     if (int8) {
       h->outScales.assign(int8->scales, int8->scales + int8->numScales);
-      h->scaledBias.resize(bias ? oc : 0);
+      h->scaledBias.resize(bias && !dynamic ? oc : 0);
       attr.set_output_scales(int8->numScales == 1 ? 0 : 2, h->outScales);
-      if (int8->zeroPoint) {
+      h->dynamic = dynamic;
+      h->unsignedSrc = x->dtype == kU8;
+      if (int8->zeroPoint || dynamic) {
         attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
         h->zeroPointValue = int8->zeroPoint;
         h->zeroPoint = dnnl::memory(plainDesc({1}, dt::s32), cpuEngine(),
@@ -1006,11 +1044,21 @@ void *createConv(const sc_desc *x, const sc_desc *w, const sc_desc *bias,
     h->dstBytes = ymd.get_size();
     h->convArgs = {arg(DNNL_ARG_SRC, h->src), arg(DNNL_ARG_WEIGHTS, h->weights),
                    arg(DNNL_ARG_DST, h->dst)};
-    if (bias) {
+    if (bias && !dynamic) {
       h->bias = unbound(bmd);
       h->convArgs.push_back(arg(DNNL_ARG_BIAS, h->bias));
     }
-    if (int8 && int8->zeroPoint)
+    if (dynamic) {
+      h->runScale = unbound(scaleMd);
+      h->convArgs.push_back(
+          arg(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, h->runScale));
+      if (bias) {
+        h->runBias = unbound(biasAddMd);
+        h->convArgs.push_back(arg(
+            DNNL_ARG_ATTR_MULTIPLE_POST_OP(1) | DNNL_ARG_SRC_1, h->runBias));
+      }
+    }
+    if (int8 && (int8->zeroPoint || dynamic))
       h->convArgs.push_back(
           arg(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, h->zeroPoint));
     return h.release();
@@ -1055,6 +1103,37 @@ extern "C" void *sc_dnnl_conv_int8_create(
   ConvInt8 int8{scales, num_scales, x_zero_point};
   return createConv(x, w, bias, residual, y, strides, dilations, pads, group,
                     /*transposed=*/0, epilogue, channels_last, &int8);
+}
+
+extern "C" void *sc_dnnl_conv_int8_dynamic_create(
+    const sc_desc *x, const sc_desc *w, const sc_desc *bias,
+    const sc_desc *residual, const sc_desc *y, const sc_desc *x_scale,
+    const sc_desc *x_zero, const int64_t *strides, const int64_t *dilations,
+    const int64_t *pads, int64_t group, int32_t epilogue, int32_t channels_last,
+    const float *scales, int64_t num_scales) {
+  if (!x_scale || !x_zero || x_scale->dtype != kF32 ||
+      elementsOf(x_scale) != 1 || x_zero->dtype != x->dtype ||
+      elementsOf(x_zero) != 1) {
+    sc_fail("oneDNN int8 convolution: the run-time scale must be one "
+            "float32 and the zero point one of x's type");
+    return nullptr;
+  }
+  ConvInt8 int8{scales, num_scales, 0, /*dynamic=*/true};
+  return createConv(x, w, bias, residual, y, strides, dilations, pads, group,
+                    /*transposed=*/0, epilogue, channels_last, &int8);
+}
+
+extern "C" void sc_dnnl_conv_int8_dynamic_run(void *h, const void *x,
+                                              const void *w, const void *bias,
+                                              const void *residual, void *y,
+                                              const float *x_scale,
+                                              const void *x_zero_point) {
+  if (!h) {
+    sc_fail("oneDNN int8 convolution: run without a primitive");
+    return;
+  }
+  static_cast<ConvHandle *>(h)->run(x, w, bias, residual, y, x_scale,
+                                    x_zero_point);
 }
 
 extern "C" void sc_dnnl_conv_int8_run(void *h, const void *x, const void *w,

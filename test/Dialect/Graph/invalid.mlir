@@ -461,3 +461,27 @@ func.func @conv_int8_zero_point(%x: tensor<1x2x4x4xi8>, %w: tensor<2x2x3x3xi8>) 
   %y = graph.conv_int8 %x, %w {dilations = array<i64: 1, 1>, input_zero_point = 200 : i64, pads = array<i64: 0, 0, 0, 0>, scales = array<f32: 1.0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xi8>, tensor<2x2x3x3xi8> -> tensor<1x2x2x2xf32>
   return %y : tensor<1x2x2x2xf32>
 }
+
+// -----
+
+func.func @conv_int8_dynamic_zero_type(%x: tensor<1x2x4x4xui8>, %w: tensor<2x2x3x3xi8>, %s: tensor<f32>, %z: tensor<i8>) -> tensor<1x2x2x2xf32> {
+  // expected-error @+1 {{'graph.conv_int8' op dynamic zero point must be one 'ui8', not tensor<i8>}}
+  %y = graph.conv_int8 %x, %w dynamic %s, %z : tensor<f32>, tensor<i8> {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, scales = array<f32: 1.0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xui8>, tensor<2x2x3x3xi8> -> tensor<1x2x2x2xf32>
+  return %y : tensor<1x2x2x2xf32>
+}
+
+// -----
+
+func.func @conv_int8_dynamic_scale(%x: tensor<1x2x4x4xui8>, %w: tensor<2x2x3x3xi8>, %s: tensor<2xf32>, %z: tensor<ui8>) -> tensor<1x2x2x2xf32> {
+  // expected-error @+1 {{'graph.conv_int8' op dynamic scale must be one f32, not tensor<2xf32>}}
+  %y = graph.conv_int8 %x, %w dynamic %s, %z : tensor<2xf32>, tensor<ui8> {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, scales = array<f32: 1.0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xui8>, tensor<2x2x3x3xi8> -> tensor<1x2x2x2xf32>
+  return %y : tensor<1x2x2x2xf32>
+}
+
+// -----
+
+func.func @conv_int8_dynamic_static_zero(%x: tensor<1x2x4x4xui8>, %w: tensor<2x2x3x3xi8>, %s: tensor<f32>, %z: tensor<ui8>) -> tensor<1x2x2x2xf32> {
+  // expected-error @+1 {{'graph.conv_int8' op input_zero_point must be 0 with a dynamic zero point}}
+  %y = graph.conv_int8 %x, %w dynamic %s, %z : tensor<f32>, tensor<ui8> {dilations = array<i64: 1, 1>, input_zero_point = 4 : i64, pads = array<i64: 0, 0, 0, 0>, scales = array<f32: 1.0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xui8>, tensor<2x2x3x3xi8> -> tensor<1x2x2x2xf32>
+  return %y : tensor<1x2x2x2xf32>
+}

@@ -275,3 +275,13 @@ func.func @moe_biases(%x: tensor<16x32xf32>, %w: tensor<16x2xf32>, %ids: tensor<
   %0 = graph.moe %x, %w, %ids, %gu, %d biases %gub, %db : tensor<16x32xf32>, tensor<16x2xf32>, tensor<16x2xi64>, tensor<4x32x96xf32>, tensor<4x48x32xf32>, tensor<4x96xf32>, tensor<4x32xf32> -> tensor<16x32xf32>
   return %0 : tensor<16x32xf32>
 }
+
+// -----
+
+// The activation's scale and zero point at run time (DynamicQuantizeLinear).
+// CHECK-LABEL: func @conv_int8_dynamic
+// CHECK: graph.conv_int8 %{{.*}}, %{{.*}} bias %{{.*}} : tensor<2xf32> dynamic %{{.*}}, %{{.*}} : tensor<f32>, tensor<ui8> {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, scales = array<f32: 5.000000e-01>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xui8>, tensor<2x2x3x3xi8> -> tensor<1x2x2x2xf32>
+func.func @conv_int8_dynamic(%x: tensor<1x2x4x4xui8>, %w: tensor<2x2x3x3xi8>, %b: tensor<2xf32>, %s: tensor<f32>, %z: tensor<ui8>) -> tensor<1x2x2x2xf32> {
+  %y = graph.conv_int8 %x, %w bias %b : tensor<2xf32> dynamic %s, %z : tensor<f32>, tensor<ui8> {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, scales = array<f32: 0.5>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xui8>, tensor<2x2x3x3xi8> -> tensor<1x2x2x2xf32>
+  return %y : tensor<1x2x2x2xf32>
+}

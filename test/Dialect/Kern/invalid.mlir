@@ -1201,3 +1201,19 @@ func.func @conv_zero_point_float(%x: memref<1x3x8x8xf32>, %w: memref<4x3x3x3xf32
   kern.conv %x, %w into %y {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64, x_zero_point = 3 : i64} : memref<1x3x8x8xf32>, memref<4x3x3x3xf32> into memref<1x4x6x6xf32>
   return
 }
+
+// -----
+
+func.func @conv_dynamic_float(%x: memref<1x3x8x8xf32>, %w: memref<4x3x3x3xf32>, %y: memref<1x4x6x6xf32>, %s: memref<f32>, %z: memref<ui8>) {
+  // expected-error @+1 {{'kern.conv' op a run-time scale needs scales (an int8 convolution)}}
+  kern.conv %x, %w into %y dynamic %s, %z {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64} : memref<1x3x8x8xf32>, memref<4x3x3x3xf32> into memref<1x4x6x6xf32> dynamic memref<f32>, memref<ui8>
+  return
+}
+
+// -----
+
+func.func @conv_dynamic_zero_type(%x: memref<1x3x8x8xui8>, %w: memref<4x3x3x3xi8>, %y: memref<1x4x6x6xf32>, %s: memref<f32>, %z: memref<i8>) {
+  // expected-error @+1 {{'kern.conv' op run-time scale and zero point must be one f32 and one of x's type}}
+  kern.conv %x, %w into %y dynamic %s, %z {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1 : i64, scales = array<f32: 1.0>} : memref<1x3x8x8xui8>, memref<4x3x3x3xi8> into memref<1x4x6x6xf32> dynamic memref<f32>, memref<i8>
+  return
+}

@@ -159,6 +159,11 @@ func.func @conv(%x: memref<1x4x8x8xf32>, %w: memref<6x2x3x3xf32>, %b: memref<6xf
   // The int8 form: scales and the zero point of x.
   // CHECK: kern.conv %{{.*}}, %{{.*}} bias %{{.*}} into %{{.*}} {dilations = array<i64: 1, 1>, group = 2 : i64, pads = array<i64: 1, 1, 1, 1>, scales = array<f32: 5.000000e-01>, strides = array<i64: 2, 2>, x_zero_point = 3 : i64} : memref<1x4x8x8xui8>, memref<6x2x3x3xi8>, memref<6xf32> into memref<1x6x4x4xf32>
   kern.conv %xq, %wq bias %b into %y {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 2 : i64, scales = array<f32: 0.5>, x_zero_point = 3 : i64} : memref<1x4x8x8xui8>, memref<6x2x3x3xi8>, memref<6xf32> into memref<1x6x4x4xf32>
+  // The dynamic int8 form: x's scale and zero point read at run time.
+  %xs = kern.alloc : memref<f32>
+  %xz = kern.alloc : memref<ui8>
+  // CHECK: kern.conv %{{.*}}, %{{.*}} bias %{{.*}} into %{{.*}} dynamic %{{.*}}, %{{.*}} {dilations = array<i64: 1, 1>, group = 2 : i64, pads = array<i64: 1, 1, 1, 1>, scales = array<f32: 5.000000e-01>, strides = array<i64: 2, 2>} : memref<1x4x8x8xui8>, memref<6x2x3x3xi8>, memref<6xf32> into memref<1x6x4x4xf32> dynamic memref<f32>, memref<ui8>
+  kern.conv %xq, %wq bias %b into %y dynamic %xs, %xz {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 2 : i64, scales = array<f32: 0.5>} : memref<1x4x8x8xui8>, memref<6x2x3x3xi8>, memref<6xf32> into memref<1x6x4x4xf32> dynamic memref<f32>, memref<ui8>
   // A residual and an epilogue; x and y channels-last (physical [N, H, W, C]).
   // CHECK: kern.conv %{{.*}}, %{{.*}} bias %{{.*}} residual %{{.*}} into %{{.*}} {dilations = array<i64: 1, 1>, epilogue = "relu", group = 2 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : memref<1x4x8x8xf32>, memref<6x2x3x3xf32>, memref<6xf32> residual memref<1x6x4x4xf32> into memref<1x6x4x4xf32>
   kern.conv %x, %w bias %b residual %y into %y {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 2 : i64, epilogue = "relu"} : memref<1x4x8x8xf32>, memref<6x2x3x3xf32>, memref<6xf32> residual memref<1x6x4x4xf32> into memref<1x6x4x4xf32>

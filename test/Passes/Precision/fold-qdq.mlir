@@ -148,6 +148,28 @@ func.func @conv(%xq: tensor<1x3x4x4xui8>, %r: tensor<1x2x4x4xf32>) -> tensor<1x2
 
 // -----
 
+// A convolution of an activation quantized at run time (ConvInteger's QDQ
+// form after DynamicQuantizeLinear): its scale and zero point stay
+// operands, the scales are the weight's alone.
+// CHECK-LABEL: func.func @conv_dynamic
+// CHECK:       %[[Q:.*]] = graph.quantize_linear %arg0, %arg1, %arg2
+// CHECK:       %[[Y:.*]] = graph.conv_int8 %[[Q]], %{{.*}} bias %{{.*}} : tensor<2xf32> dynamic %arg1, %arg2 : tensor<f32>, tensor<ui8> {activation = "relu", dilations = array<i64: 1, 1>, graph.quant = {scheme = "imported dynamic"}, pads = array<i64: 1, 1, 1, 1>, scales = array<f32: 2.500000e-01>, strides = array<i64: 1, 1>} : tensor<1x3x4x4xui8>, tensor<2x3x3x3xi8> -> tensor<1x2x4x4xf32>
+// CHECK-NOT:   graph.dequantize_linear
+// CHECK:       return %[[Y]]
+func.func @conv_dynamic(%x: tensor<1x3x4x4xf32>, %sa: tensor<f32>, %za: tensor<ui8>) -> tensor<1x2x4x4xf32> {
+  %xq = graph.quantize_linear %x, %sa, %za : tensor<1x3x4x4xf32>, tensor<f32>, tensor<ui8> -> tensor<1x3x4x4xui8>
+  %xd = graph.dequantize_linear %xq, %sa, %za : tensor<1x3x4x4xui8>, tensor<f32>, tensor<ui8> -> tensor<1x3x4x4xf32>
+  %wq = graph.constant dense<3> : tensor<2x3x3x3xi8>
+  %sw = graph.constant dense<0.25> : tensor<f32>
+  %zw = graph.constant dense<0> : tensor<i8>
+  %w = graph.dequantize_linear %wq, %sw, %zw : tensor<2x3x3x3xi8>, tensor<f32>, tensor<i8> -> tensor<2x3x3x3xf32>
+  %b = graph.constant dense<[1.0, -1.0]> : tensor<2xf32>
+  %y = graph.fused_conv %xd, %w bias %b : tensor<2xf32> {activation = "relu", dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x3x4x4xf32>, tensor<2x3x3x3xf32> -> tensor<1x2x4x4xf32>
+  return %y : tensor<1x2x4x4xf32>
+}
+
+// -----
+
 // What stays: a weight scaled along its input channels (axis 1), an
 // asymmetric weight, and a zero activation scale (oneDNN needs positive
 // ones).

@@ -4,9 +4,10 @@
 // twice: as is, and with its trailing checksum recomputed so that the fuzzer
 // gets past it. A plan that decodes must encode back to the same bytes.
 // A decoded plan of modest size (at most 64 ranks, 1 MiB of weights, 64 MiB
-// of arena and inputs+outputs, 4096 handles) is then loaded on the CPU with
-// a matching weights file (zero sections; the plan's section checksums
-// rewritten to match), and bound, run and read through the C API.
+// of arena and inputs+outputs, 256 MiB copied per run, 4096 handles) is
+// then loaded on the CPU with a matching weights file (zero sections; the
+// plan's section checksums rewritten to match), and bound, run and read
+// through the C API.
 //
 //===----------------------------------------------------------------------===//
 #include "FuzzLoader.h"
@@ -25,13 +26,18 @@ bool modest(const fmt::Plan &plan) {
     if (r.weightsBytes > (1u << 20) || weights > (1u << 20) ||
         r.arenaBytes > (64u << 20) || r.numHandles > 4096)
       return false;
-    // The device's buffers of one micro-batch, and the user's of all.
-    uint64_t io = 0;
+    // The device's buffers of one micro-batch, and the user's of all; and
+    // what a run copies, one micro-batch's buffers per micro-batch (a plan
+    // of more micro-batches than items, which the compiler never writes,
+    // copies padding items for each).
+    uint64_t io = 0, block = 0;
     for (const auto *sigs : {&r.inputs, &r.outputs})
       for (const fmt::TensorSig &s : *sigs) {
         uint64_t user = s.userSig(plan.microbatches, plan.batchItems).bytes();
         io += s.bytes() + (plan.microbatches > 1 && s.batched ? user : 0);
-        if (user > (64u << 20) || io > (64u << 20))
+        block += s.batched ? s.bytes() : 0;
+        if (user > (64u << 20) || io > (64u << 20) ||
+            block * plan.microbatches > (256u << 20))
           return false;
       }
   }

@@ -104,14 +104,6 @@ static Value createConv(NodeContext &c, ArrayRef<Value> operands) {
   return op ? op->getResult(0) : Value();
 }
 
-/// A graph.constant scalar f32.
-static Value f32Scalar(NodeContext &c, float v) {
-  Type f32 = c.b.getF32Type();
-  return c.b.create<graph::ConstantOp>(
-      c.loc, DenseElementsAttr::get(RankedTensorType::get({}, f32),
-                                    c.b.getFloatAttr(f32, v)));
-}
-
 /// The ONNX type of a quantized tensor's zero point.
 static int32_t quantType(RankedTensorType t) {
   return t.getElementType().isUnsignedInteger(8) ? onnx::TensorProto::UINT8
@@ -125,27 +117,21 @@ static int32_t quantType(RankedTensorType t) {
 /// (an int32 accumulation, as the operator's), where the weight is a
 /// constant.
 static LogicalResult importQLinearConv(NodeContext &c) {
-  auto make = [&](StringRef name, ValueRange operands,
-                  ArrayRef<NamedAttribute> attrs = {}) -> Value {
-    if (c.failed())
-      return {};
-    Operation *op = c.create(name, operands, attrs);
-    return op ? op->getResult(0) : Value();
-  };
   RankedTensorType wt = c.type(3);
   if (wt.getRank() < 3)
     return c.fail("the weight must have rank >= 3");
   // Per output channel where the weight's scale has one per channel.
   auto wAxis = c.i64("axis", c.type(4).getNumElements() > 1 ? 0 : 1);
-  Value x = make("dequantize_linear", {c.in(0), c.in(1), c.in(2)},
-                 {c.i64("axis", 1)});
-  Value w = make("dequantize_linear", {c.in(3), c.in(4), c.in(5)}, {wAxis});
+  Value x = c.createValue("dequantize_linear", {c.in(0), c.in(1), c.in(2)},
+                          {c.i64("axis", 1)});
+  Value w =
+      c.createValue("dequantize_linear", {c.in(3), c.in(4), c.in(5)}, {wAxis});
   SmallVector<Value> operands{x, w};
   if (c.has(8)) {
     if (!c.type(8).getElementType().isSignlessInteger(32) ||
         c.type(8).getRank() != 1)
       return c.fail("the bias must be a 1-D int32 tensor");
-    Value scale = make("mul", {c.in(1), c.in(4)});
+    Value scale = c.createValue("mul", {c.in(1), c.in(4)});
     if (c.failed())
       return failure();
     // A zero point of the scale's shape (per channel or per tensor).
@@ -155,14 +141,15 @@ static LogicalResult importQLinearConv(NodeContext &c) {
         c.loc, DenseElementsAttr::get(scaleType.clone(i32),
                                       c.b.getIntegerAttr(i32, 0)));
     operands.push_back(
-        make("dequantize_linear", {c.in(8), scale, zero}, {wAxis}));
+        c.createValue("dequantize_linear", {c.in(8), scale, zero}, {wAxis}));
   }
   if (c.failed())
     return failure();
   Value y = createConv(c, operands);
   if (!y)
     return failure();
-  Value q = make("quantize_linear", {y, c.in(6), c.in(7)}, {c.i64("axis", 1)});
+  Value q = c.createValue("quantize_linear", {y, c.in(6), c.in(7)},
+                          {c.i64("axis", 1)});
   if (!q)
     return failure();
   c.bind(0, q);
@@ -178,20 +165,13 @@ static LogicalResult importQLinearConv(NodeContext &c) {
 /// it with a cast to f32 and the two scales, which graph canonicalization
 /// folds into the QDQ form that graph-fold-qdq runs on the int8 kernels.
 static LogicalResult importConvInteger(NodeContext &c) {
-  auto make = [&](StringRef name, ValueRange operands,
-                  ArrayRef<NamedAttribute> attrs = {}) -> Value {
-    if (c.failed())
-      return {};
-    Operation *op = c.create(name, operands, attrs);
-    return op ? op->getResult(0) : Value();
-  };
   RankedTensorType xt = c.type(0), wt = c.type(1);
   Value xz = c.has(2) ? c.in(2) : c.zero(quantType(xt));
   Value wz = c.has(3) ? c.in(3) : c.zero(quantType(wt));
   if (c.failed())
     return failure();
   auto wzType = cast<RankedTensorType>(wz.getType());
-  Value one = f32Scalar(c, 1.0f);
+  Value one = c.floatScalar(c.b.getF32Type(), 1.0);
   Value wScale = one;
   int64_t wAxis = 1;
   if (wzType.getRank() == 1 && wzType.getNumElements() > 1) {
@@ -202,9 +182,10 @@ static LogicalResult importConvInteger(NodeContext &c) {
                    RankedTensorType::get(wzType.getShape(), c.b.getF32Type()),
                    c.b.getFloatAttr(c.b.getF32Type(), 1.0)));
   }
-  Value x = make("dequantize_linear", {c.in(0), one, xz}, {c.i64("axis", 1)});
-  Value w =
-      make("dequantize_linear", {c.in(1), wScale, wz}, {c.i64("axis", wAxis)});
+  Value x = c.createValue("dequantize_linear", {c.in(0), one, xz},
+                          {c.i64("axis", 1)});
+  Value w = c.createValue("dequantize_linear", {c.in(1), wScale, wz},
+                          {c.i64("axis", wAxis)});
   if (c.failed())
     return failure();
   Value y = createConv(c, {x, w});

@@ -9,13 +9,6 @@ using onnx::TensorProto;
 
 namespace shardc::onnximport {
 
-/// A graph.constant scalar of float type `elem` holding `v`.
-static Value floatScalar(NodeContext &c, Type elem, double v) {
-  return c.b.create<graph::ConstantOp>(
-      c.loc, DenseElementsAttr::get(RankedTensorType::get({}, elem),
-                                    c.b.getFloatAttr(elem, v)));
-}
-
 /// A Gemm whose A carries data-dependent rows (ImportRows.cpp pads them into
 /// leading dims: A is [rows.., K]) is row-wise: alpha * (A @ B') + beta * C
 /// with B' = B or its transpose and C broadcast over [N].
@@ -33,7 +26,7 @@ static LogicalResult importRowGemm(NodeContext &c) {
   if (!y)
     return failure();
   Type elem = c.type(0).getElementType();
-  auto scalar = [&](float v) { return floatScalar(c, elem, v); };
+  auto scalar = [&](float v) { return c.floatScalar(elem, v); };
   float alpha = c.getFloat("alpha", 1.0f), beta = c.getFloat("beta", 1.0f);
   if (alpha != 1.0f)
     y = c.create("mul", {y->getResult(0), scalar(alpha)});
@@ -244,7 +237,7 @@ static LogicalResult importReduceLogSumExp(NodeContext &c) {
   Type elem = c.type(0).getElementType();
   if (!isa<FloatType>(elem))
     return c.fail("ReduceLogSumExp of a non-float tensor is not supported");
-  Value zero = floatScalar(c, elem, 0.0);
+  Value zero = c.floatScalar(elem, 0.0);
   // m with and without the reduced dims; a finite m is the one m - m == 0.
   auto finiteMax = [&](bool keepdims) -> Value {
     Operation *m = c.create("reduce_max", {x},
@@ -342,28 +335,23 @@ static LogicalResult importDynamicQuantize(NodeContext &c) {
     return c.fail("DynamicQuantizeLinear of a scalar or empty tensor is not "
                   "supported");
   Type f32 = t.getElementType();
-  auto make = [&](StringRef name, ValueRange operands,
-                  ArrayRef<NamedAttribute> attrs = {}) -> Value {
-    if (c.failed())
-      return {};
-    Operation *op = c.create(name, operands, attrs);
-    return op ? op->getResult(0) : Value();
-  };
   SmallVector<int64_t> all =
       llvm::to_vector(llvm::seq<int64_t>(0, t.getRank()));
-  Value x = c.in(0), zero = floatScalar(c, f32, 0.0);
+  Value x = c.in(0), zero = c.floatScalar(f32, 0.0);
   auto overAll = [&](StringRef reduce) {
-    return make(reduce, {x},
-                {c.array("axes", all), c.boolean("keepdims", false)});
+    return c.createValue(reduce, {x},
+                         {c.array("axes", all), c.boolean("keepdims", false)});
   };
-  Value hi = make("max", {overAll("reduce_max"), zero});
-  Value lo = make("min", {overAll("reduce_min"), zero});
-  Value scale =
-      make("div", {make("sub", {hi, lo}), floatScalar(c, f32, 255.0)});
+  Value hi = c.createValue("max", {overAll("reduce_max"), zero});
+  Value lo = c.createValue("min", {overAll("reduce_min"), zero});
+  Value scale = c.createValue(
+      "div", {c.createValue("sub", {hi, lo}), c.floatScalar(f32, 255.0)});
   Value u8 = c.zero(TensorProto::UINT8);
-  Value zp = make("quantize_linear", {make("neg", {lo}), scale, u8},
-                  {c.i64("axis", 1)});
-  Value y = make("quantize_linear", {x, scale, zp}, {c.i64("axis", 1)});
+  Value zp =
+      c.createValue("quantize_linear", {c.createValue("neg", {lo}), scale, u8},
+                    {c.i64("axis", 1)});
+  Value y =
+      c.createValue("quantize_linear", {x, scale, zp}, {c.i64("axis", 1)});
   if (c.failed())
     return failure();
   c.bind(0, y);

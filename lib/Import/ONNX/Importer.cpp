@@ -186,6 +186,20 @@ int64_t NodeContext::axis(int64_t a, int64_t rank, StringRef what) {
   return a < 0 ? a + rank : a;
 }
 
+Value NodeContext::createValue(StringRef name, ValueRange operands,
+                               ArrayRef<NamedAttribute> attrs) {
+  if (failed())
+    return {};
+  Operation *op = create(name, operands, attrs);
+  return op ? op->getResult(0) : Value();
+}
+
+Value NodeContext::floatScalar(Type elem, double v) {
+  return b.create<graph::ConstantOp>(
+      loc, DenseElementsAttr::get(RankedTensorType::get({}, elem),
+                                  b.getFloatAttr(elem, v)));
+}
+
 Operation *NodeContext::create(StringRef name, ValueRange operands,
                                ArrayRef<NamedAttribute> attrs) {
   if (failed())

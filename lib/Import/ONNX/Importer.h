@@ -188,6 +188,13 @@ public:
   mlir::Operation *create(llvm::StringRef name, mlir::ValueRange operands,
                           llvm::ArrayRef<mlir::NamedAttribute> attrs = {});
   void bind(int output, mlir::Value v);
+  /// create()'s first result, for ops that build a node's value in steps:
+  /// null after recording an error, and nothing is created once the node
+  /// has failed.
+  mlir::Value createValue(llvm::StringRef name, mlir::ValueRange operands,
+                          llvm::ArrayRef<mlir::NamedAttribute> attrs = {});
+  /// A graph.constant scalar of float type `elem` holding `v`.
+  mlir::Value floatScalar(mlir::Type elem, double v);
   /// A graph.constant holding `t`.
   mlir::Value constantOf(const HostTensor &t);
   /// A scalar zero of ONNX type `dtype`; null after recording an error

@@ -72,6 +72,18 @@ def resolve_identities(g):
     return inits
 
 
+def add_int8_weight(g, w, p):
+    """w as symmetric int8 per tensor: initializers P+"w" (int8), P+"ws"
+    (its scale) and P+"wz" (zero point 0), as quantize_dynamic writes a
+    weight."""
+    scale = max(float(np.abs(w).max()), 1e-12) / 127.0
+    q = np.clip(np.rint(w / scale), -127, 127).astype(np.int8)
+    g.initializer.extend([
+        numpy_helper.from_array(q, p + "w"),
+        numpy_helper.from_array(np.array(scale, np.float32), p + "ws"),
+        numpy_helper.from_array(np.array(0, np.int8), p + "wz")])
+
+
 def quantize_dynamic(src, dst):
     """The graph of onnxruntime.quantization.quantize_dynamic(src, dst) with
     its defaults (weight_type QInt8, per_channel False): every MatMul of an
@@ -99,14 +111,9 @@ def quantize_dynamic(src, dst):
         if conv:
             # ConvInteger, its int32 sums cast to float and scaled, then
             # the bias added (broadcast over the output's channels).
-            scale = max(float(np.abs(w).max()), 1e-12) / 127.0
-            q = np.clip(np.rint(w / scale), -127, 127).astype(np.int8)
             p = "c%d_" % convs
             convs += 1
-            g.initializer.extend([
-                numpy_helper.from_array(q, p + "w"),
-                numpy_helper.from_array(np.array(scale, np.float32), p + "ws"),
-                numpy_helper.from_array(np.array(0, np.int8), p + "wz")])
+            add_int8_weight(g, w, p)
             out = n.output[0]
             bias = len(n.input) > 2 and n.input[2]
             if bias:
@@ -127,14 +134,9 @@ def quantize_dynamic(src, dst):
             if bias:
                 nodes.append(helper.make_node("Add", [out, p + "b"], [n.output[0]]))
             continue
-        scale = max(float(np.abs(w).max()), 1e-12) / 127.0
-        q = np.clip(np.rint(w / scale), -127, 127).astype(np.int8)
         p = "q%d_" % count
         count += 1
-        g.initializer.extend([
-            numpy_helper.from_array(q, p + "w"),
-            numpy_helper.from_array(np.array(scale, np.float32), p + "ws"),
-            numpy_helper.from_array(np.array(0, np.int8), p + "wz")])
+        add_int8_weight(g, w, p)
         nodes += [
             helper.make_node("DynamicQuantizeLinear", [n.input[0]],
                              [p + "a", p + "as", p + "az"]),

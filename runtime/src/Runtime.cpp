@@ -93,12 +93,16 @@ template <typename F> shardc_status guarded(F &&body) noexcept {
 struct Mapping {
   void *base = nullptr;
   size_t size = 0;
-  int fd = -1; ///< the mapped file, kept open to map its extents again
+  int fd = -1; ///< the mapped file, open while load maps its extents
+  void closeFile() {
+    if (fd >= 0)
+      ::close(fd);
+    fd = -1;
+  }
   ~Mapping() {
     if (base)
       ::munmap(base, size);
-    if (fd >= 0)
-      ::close(fd);
+    closeFile();
   }
 };
 
@@ -484,6 +488,8 @@ shardc_status load(const shardc_program *program, const char *weightsPath,
       return s;
     code.weights = static_cast<const char *>(model->section.base);
   }
+  model->weights.closeFile(); // the mappings keep the file's pages
+
   if (shardc_status s = prepareMicrobatches(*model))
     return s;
   if (shardc_status s = openDevice(*model, code, device))

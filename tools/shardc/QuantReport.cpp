@@ -49,6 +49,13 @@ double numberOf(DictionaryAttr d, StringRef key) {
   return NAN;
 }
 
+/// "int8 SCHEME" from an int8 op's quantization attribute ("(QDQ)" when it
+/// names no scheme).
+std::string int8Decision(DictionaryAttr info) {
+  auto scheme = info ? info.getAs<StringAttr>("scheme") : StringAttr();
+  return "int8 " + (scheme ? scheme.str() : std::string("(QDQ)"));
+}
+
 /// A convolution's row: int8 (its scheme and clip), or f32 and why.
 Row convRow(Operation *op) {
   auto w = cast<ShapedType>(op->getOperand(1).getType());
@@ -61,8 +68,7 @@ Row convRow(Operation *op) {
   r.flops = 2.0 * double(y.getNumElements()) * double(r.k);
   auto info = op->getAttrOfType<DictionaryAttr>(shardc::quant::kQuantAttr);
   if (isa<shardc::graph::ConvInt8Op>(op)) {
-    auto scheme = info ? info.getAs<StringAttr>("scheme") : StringAttr();
-    r.decision = "int8 " + (scheme ? scheme.str() : std::string("(QDQ)"));
+    r.decision = int8Decision(info);
     r.clip = numberOf(info, "clip");
   } else {
     bool constant =
@@ -94,8 +100,7 @@ std::vector<Row> rowsOf(ModuleOp module) {
     r.flops = 2.0 * double(a.getNumElements()) * double(r.n);
     auto info = op->getAttrOfType<DictionaryAttr>(shardc::quant::kQuantAttr);
     if (isa<shardc::graph::LinearInt8Op>(op)) {
-      auto scheme = info ? info.getAs<StringAttr>("scheme") : StringAttr();
-      r.decision = "int8 " + (scheme ? scheme.str() : std::string("(QDQ)"));
+      r.decision = int8Decision(info);
       r.alpha = numberOf(info, "alpha");
       r.clip = numberOf(info, "clip");
       r.sqnr = numberOf(info, "sqnr_db");

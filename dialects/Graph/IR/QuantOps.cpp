@@ -101,24 +101,36 @@ Value dequantizedProduct(PatternRewriter &rewriter, Location loc, Value a,
   return rewriter.create<MatMulOp>(loc, type.clone(f32), da, db);
 }
 
+/// `v`'s only user when it has one.
+Operation *soleUser(Value v) {
+  return v.hasOneUse() ? *v.getUsers().begin() : nullptr;
+}
+
+/// `v * (s1 * s2)`: the multiply that is `v`'s only use and keeps `v`'s
+/// type (the scales do not broadcast it), and the product of the two
+/// scales it multiplies by; nulls otherwise. ONNX Runtime's QOperator forms
+/// scale an integer product so after its cast to f32.
+std::pair<MulOp, MulOp> scaledByProduct(Value v) {
+  auto scaled = dyn_cast_or_null<MulOp>(soleUser(v));
+  if (!scaled || scaled.getOutput().getType() != v.getType())
+    return {};
+  Value factor = scaled.getLhs() == v ? scaled.getRhs() : scaled.getLhs();
+  auto product = factor.getDefiningOp<MulOp>();
+  if (!product)
+    return {};
+  return {scaled, product};
+}
+
 /// cast<f32>(matmul_integer(a, b, za, zb)) * (sa * sb) -> matmul of the
 /// dequantized operands (MatMulIntegerOp's description).
 struct QOperatorToQdq : OpRewritePattern<MatMulIntegerOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MatMulIntegerOp mm,
                                 PatternRewriter &rewriter) const override {
-    auto sole = [](Value v) -> Operation * {
-      return v.hasOneUse() ? *v.getUsers().begin() : nullptr;
-    };
-    auto widen = dyn_cast_or_null<CastOp>(sole(mm.getOutput()));
+    auto widen = dyn_cast_or_null<CastOp>(soleUser(mm.getOutput()));
     if (!widen || !getElementTypeOrSelf(widen.getOutput().getType()).isF32())
       return failure();
-    auto scaled = dyn_cast_or_null<MulOp>(sole(widen.getOutput()));
-    if (!scaled || scaled.getOutput().getType() != widen.getOutput().getType())
-      return failure(); // the scales must not broadcast the product
-    Value factor = scaled.getLhs() == widen.getOutput() ? scaled.getRhs()
-                                                        : scaled.getLhs();
-    auto product = factor.getDefiningOp<MulOp>();
+    auto [scaled, product] = scaledByProduct(widen.getOutput());
     auto aType = tensorOf(mm.getLhs()), bType = tensorOf(mm.getRhs());
     if (!product || bType.getRank() != 2 || aType.getRank() < 2)
       return failure();
@@ -209,9 +221,6 @@ struct ConvIntegerToQdq : OpRewritePattern<CastOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(CastOp widen,
                                 PatternRewriter &rewriter) const override {
-    auto sole = [](Value v) -> Operation * {
-      return v.hasOneUse() ? *v.getUsers().begin() : nullptr;
-    };
     auto narrow = widen.getInput().getDefiningOp<CastOp>();
     if (!narrow || !tensorOf(widen.getOutput()).getElementType().isF32() ||
         !tensorOf(narrow.getOutput()).getElementType().isSignlessInteger(32) ||
@@ -233,12 +242,7 @@ struct ConvIntegerToQdq : OpRewritePattern<CastOp> {
     if (wt.getNumElements() / std::max<int64_t>(wt.getDimSize(0), 1) >=
         (int64_t(1) << 31) / (255 * 255))
       return failure();
-    auto scaled = dyn_cast_or_null<MulOp>(sole(widen.getOutput()));
-    if (!scaled || scaled.getOutput().getType() != widen.getOutput().getType())
-      return failure();
-    Value factor = scaled.getLhs() == widen.getOutput() ? scaled.getRhs()
-                                                        : scaled.getLhs();
-    auto product = factor.getDefiningOp<MulOp>();
+    auto [scaled, product] = scaledByProduct(widen.getOutput());
     auto isScalar = [](Value v) {
       auto t = tensorOf(v);
       return t.getNumElements() == 1 && t.getRank() <= 1 &&

@@ -104,12 +104,6 @@ static Value createConv(NodeContext &c, ArrayRef<Value> operands) {
   return op ? op->getResult(0) : Value();
 }
 
-/// The ONNX type of a quantized tensor's zero point.
-static int32_t quantType(RankedTensorType t) {
-  return t.getElementType().isUnsignedInteger(8) ? onnx::TensorProto::UINT8
-                                                 : onnx::TensorProto::INT8;
-}
-
 /// QLinearConv(x, xs, xz, w, ws, wz, ys, yz, B) in its QDQ form, as
 /// ONNX defines it: quantize_linear(conv(dequantize_linear(x, xs, xz),
 /// dequantize_linear(w, ws, wz, axis 0), dequantize_linear(B, xs * ws)),
@@ -165,9 +159,8 @@ static LogicalResult importQLinearConv(NodeContext &c) {
 /// it with a cast to f32 and the two scales, which graph canonicalization
 /// folds into the QDQ form that graph-fold-qdq runs on the int8 kernels.
 static LogicalResult importConvInteger(NodeContext &c) {
-  RankedTensorType xt = c.type(0), wt = c.type(1);
-  Value xz = c.has(2) ? c.in(2) : c.zero(quantType(xt));
-  Value wz = c.has(3) ? c.in(3) : c.zero(quantType(wt));
+  Value xz = c.inOrZeroPoint(2, 0);
+  Value wz = c.inOrZeroPoint(3, 1);
   if (c.failed())
     return failure();
   auto wzType = cast<RankedTensorType>(wz.getType());

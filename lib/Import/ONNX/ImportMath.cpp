@@ -307,14 +307,10 @@ static LogicalResult importQuantize(NodeContext &c, bool quantize) {
   return c.status();
 }
 
-static int32_t onnxTypeOf(Type t) {
-  return t.isUnsignedInteger(8) ? TensorProto::UINT8 : TensorProto::INT8;
-}
-
 static LogicalResult importMatMulInteger(NodeContext &c) {
   Value a = c.in(0), b = c.in(1);
-  Value azp = c.has(2) ? c.in(2) : c.zero(onnxTypeOf(c.type(0).getElementType()));
-  Value bzp = c.has(3) ? c.in(3) : c.zero(onnxTypeOf(c.type(1).getElementType()));
+  Value azp = c.inOrZeroPoint(2, 0);
+  Value bzp = c.inOrZeroPoint(3, 1);
   c.create("matmul_integer", {a, b, azp, bzp});
   return c.status();
 }

@@ -194,6 +194,14 @@ Value NodeContext::createValue(StringRef name, ValueRange operands,
   return op ? op->getResult(0) : Value();
 }
 
+Value NodeContext::inOrZeroPoint(int i, int of) {
+  if (has(i))
+    return in(i);
+  return zero(type(of).getElementType().isUnsignedInteger(8)
+                  ? onnx::TensorProto::UINT8
+                  : onnx::TensorProto::INT8);
+}
+
 Value NodeContext::floatScalar(Type elem, double v) {
   return b.create<graph::ConstantOp>(
       loc, DenseElementsAttr::get(RankedTensorType::get({}, elem),

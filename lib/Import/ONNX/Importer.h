@@ -193,6 +193,10 @@ public:
   /// has failed.
   mlir::Value createValue(llvm::StringRef name, mlir::ValueRange operands,
                           llvm::ArrayRef<mlir::NamedAttribute> attrs = {});
+  /// Input `i`, or when the node omits it a zero of input `of`'s 8-bit type
+  /// (the default zero point of MatMulInteger's and ConvInteger's operand
+  /// `of`).
+  mlir::Value inOrZeroPoint(int i, int of);
   /// A graph.constant scalar of float type `elem` holding `v`.
   mlir::Value floatScalar(mlir::Type elem, double v);
   /// A graph.constant holding `t`.

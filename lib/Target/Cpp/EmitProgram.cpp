@@ -95,10 +95,6 @@ static LogicalResult addWeight(kern::WeightOp op, WeightsSection &section) {
   return view(raw.data());
 }
 
-/// Orders the pieces, checks that none overlaps the next, pads the section
-/// to 64 bytes and computes its checksum over the pieces and the zero gaps
-/// (format::chunkedChecksum: the chunks on every hardware thread, unless the
-/// context is single-threaded).
 /// The checksums of a program's shared head's whole chunks, which every
 /// section of the program has alike: summed for its first section, reused
 /// for the others.
@@ -107,6 +103,11 @@ struct HeadSums {
   bool known = false;
 };
 
+/// Orders the pieces, checks that none overlaps the next, pads the section
+/// to 64 bytes and computes its checksum over the pieces and the zero gaps
+/// (format::chunkedChecksum: the chunks on every hardware thread, unless the
+/// context is single-threaded); the head's whole chunks are summed once for
+/// all the program's sections (`head`).
 static LogicalResult finishSection(func::FuncOp func, WeightsSection &section,
                                    HeadSums &head) {
   auto &pieces = section.pieces;

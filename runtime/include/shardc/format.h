@@ -818,6 +818,16 @@ inline bool allZero(const uint8_t *p, uint64_t n) {
 /// its own, so that the writer and the loader spread it over threads.
 constexpr uint64_t kChecksumChunk = uint64_t(16) << 20;
 
+/// The checksum of a weights section whose chunks (kChecksumChunk bytes,
+/// the last one shorter) have checksum64s `sums`: checksum64 of the sums
+/// as little-endian u64s.
+inline uint64_t combineChunkSums(const std::vector<uint64_t> &sums) {
+  std::vector<uint8_t> bytes(sums.size() * 8);
+  for (size_t i = 0; i < sums.size(); ++i)
+    detail::storeU64(bytes.data() + 8 * i, sums[i]);
+  return checksum64(bytes.data(), bytes.size());
+}
+
 /// The checksum of a weights section of `n` bytes whose chunk `i` (bytes
 /// [i * kChecksumChunk, min(n, (i + 1) * kChecksumChunk)) ) has checksum64
 /// `chunkSum(i)`: checksum64 of the chunks' sums as little-endian u64s. The
@@ -840,10 +850,7 @@ uint64_t chunkedChecksum(uint64_t n, ChunkSum chunkSum, unsigned threads) {
   work();
   for (std::thread &t : helpers)
     t.join();
-  std::vector<uint8_t> bytes(chunks * 8);
-  for (uint64_t i = 0; i < chunks; ++i)
-    detail::storeU64(bytes.data() + 8 * i, sums[i]);
-  return checksum64(bytes.data(), bytes.size());
+  return combineChunkSums(sums);
 }
 
 /// The checksum of the weights section [data, data + n) (chunkedChecksum).

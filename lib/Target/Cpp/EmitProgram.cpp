@@ -392,20 +392,23 @@ LogicalResult CppEmitter::emitProgram(const RankProgram &program,
   entries += "// Program " + n + " (@" + func.getName().str() + "), ranks " +
              ranksText + ".\n";
   if (options.cpu)
-    entries += "static int prog" + n +
+    entries += "SC_ENTRY static int prog" + n +
                "_init(const sc_rank_ctx *ctx, void **h) {\n" + init +
                "  (void)ctx; (void)h;\n  return 0;\n}\n\n"
-               "static void prog" + n +
+               "SC_ENTRY static void prog" +
+               n +
                "_run(const sc_rank_ctx *ctx, void **h, char *arena, "
                "const char *weights, void *const *in, void *const *out) {\n"
                "  (void)ctx; (void)h; (void)arena; (void)weights; (void)in; "
                "(void)out;\n" +
                run + "}\n\n";
   if (options.cuda)
-    entries += "static int cuda_prog" + n +
+    entries += "SC_ENTRY static int cuda_prog" + n +
                "_init(const sc_rank_ctx *ctx, sc_cuda *cu, void **h) {\n" +
-               cudaInit + "  (void)ctx; (void)cu; (void)h;\n  return 0;\n}\n\n"
-               "static void cuda_prog" + n +
+               cudaInit +
+               "  (void)ctx; (void)cu; (void)h;\n  return 0;\n}\n\n"
+               "SC_ENTRY static void cuda_prog" +
+               n +
                "_run(const sc_rank_ctx *ctx, sc_cuda *cu, void **h, "
                "char *arena, const char *weights, void *const *in, "
                "void *const *out) {\n"
@@ -664,20 +667,22 @@ void CppEmitter::flushPart() {
   std::string n = std::to_string(numParts++);
   parts += std::string(kUnitMarker) + "\n" + decls;
   if (options.cpu)
-    parts += "int shardc_gen_init" + n +
+    parts += "SC_ENTRY int shardc_gen_init" + n +
              "(const sc_rank_ctx *ctx, void **h) {\n" + init +
              "  (void)ctx; (void)h;\n  return 0;\n}\n"
-             "void shardc_gen_run" + n +
+             "SC_ENTRY void shardc_gen_run" +
+             n +
              "(const sc_rank_ctx *ctx, void **h, char *arena, "
              "const char *weights, void *const *in, void *const *out) {\n"
              "  (void)ctx; (void)h; (void)arena; (void)weights; (void)in; "
              "(void)out;\n" +
              run + "}\n";
   if (options.cuda)
-    parts += "int shardc_gen_cuda_init" + n +
-             "(const sc_rank_ctx *ctx, sc_cuda *cu, void **h) {\n" +
-             cudaInit + "  (void)ctx; (void)cu; (void)h;\n  return 0;\n}\n"
-             "void shardc_gen_cuda_run" + n +
+    parts += "SC_ENTRY int shardc_gen_cuda_init" + n +
+             "(const sc_rank_ctx *ctx, sc_cuda *cu, void **h) {\n" + cudaInit +
+             "  (void)ctx; (void)cu; (void)h;\n  return 0;\n}\n"
+             "SC_ENTRY void shardc_gen_cuda_run" +
+             n +
              "(const sc_rank_ctx *ctx, sc_cuda *cu, void **h, "
              "char *arena, const char *weights, void *const *in, "
              "void *const *out) {\n"

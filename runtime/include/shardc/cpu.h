@@ -49,6 +49,18 @@ SC_LIBMVEC2(pow)
 #endif
 
 #define SC_ABI_VERSION 3
+
+/* Marks a generated entry point (a program's or a part's init and run):
+   straight-line library and kernel calls, which the host compiler need not
+   optimize. At -O2 they took a quarter of a large program's host compile;
+   the kernels they call keep their own optimization. */
+#if defined(__clang__)
+#define SC_ENTRY __attribute__((optnone, noinline))
+#elif defined(__GNUC__)
+#define SC_ENTRY __attribute__((optimize("O0"), noinline))
+#else
+#define SC_ENTRY
+#endif
 #define SC_MAX_RANK 8
 
 typedef struct sc_desc {

@@ -19,8 +19,8 @@
 // Several programs: each one's code sits in translation units of its own.
 // CHECK:      // shardc: translation unit
 // CHECK:      const float v0 = (x0 + x1);
-// CHECK:      int shardc_gen_init0(const sc_rank_ctx *ctx, void **h) {
-// CHECK:      void shardc_gen_run0(const sc_rank_ctx *ctx, void **h, char *arena, const char *weights, void *const *in, void *const *out) {
+// CHECK:      SC_ENTRY int shardc_gen_init0(const sc_rank_ctx *ctx, void **h) {
+// CHECK:      SC_ENTRY void shardc_gen_run0(const sc_rank_ctx *ctx, void **h, char *arena, const char *weights, void *const *in, void *const *out) {
 // CHECK:      // shardc: translation unit
 // CHECK:      const float v0 = (x0 * x1);
 // CHECK:      void shardc_gen_run1(

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Compile time against the degree of parallelism (issue 29, item 3): one
 model compiled at each --tp (and --pp) for each target, rounds interleaved,
-ccache and the NVRTC cache off, best wall time per cell and its ratio to
-tp=1 on the same target.
+ccache and the NVRTC cache off: the best and the median wall time of the
+rounds per cell, and each degree's ratio to the first on the same target.
 
   bench/bench_compile_tp.py [MODEL.onnx] [--input-shape ids=8x512]
                             [--tp 1,2,4,8] [--pp 1] [--targets cpu,cuda]
@@ -10,12 +10,12 @@ tp=1 on the same target.
 
 Without MODEL it exports the GPT-2-small-sized decoder of bench/bench_gpu.py
 (12 layers, d=768, 12 heads, vocabulary 50257; seeded random weights) into a
-temporary folder (python3-torch). CUDA builds use --precision=fp16; `-v`'s
-stage times are kept for the slowest cell of each target.
+temporary folder (python3-torch). CUDA builds use --precision=fp16.
 """
 import argparse
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -55,7 +55,7 @@ def main():
     env = dict(os.environ, SHARDC_NO_CCACHE="1")
     degrees = [int(t) for t in a.tp.split(",")]
     targets = a.targets.split(",")
-    best, programs = {}, {}
+    best, programs, times = {}, {}, {}
     for rnd in range(a.rounds):
         for target in targets:
             for tp in degrees:
@@ -78,17 +78,24 @@ def main():
                     programs[(target, tp)] = "%s for %s" % (m.group(1), m.group(2))
                 key = (target, tp)
                 best[key] = min(best.get(key, dt), dt)
+                times.setdefault(key, []).append(dt)
                 print("round %d %-4s tp=%d %.2f s" % (rnd + 1, target, tp, dt), flush=True)
                 for f in (out, out + ".weights"):
                     if os.path.exists(f):
                         os.remove(f)
-    print("\n| target | " + " | ".join("tp=%d" % t for t in degrees) +
-          " | tp=%d / tp=%d |" % (degrees[-1], degrees[0]))
-    print("|---|" + "---:|" * (len(degrees) + 1))
-    for target in targets:
-        cells = ["%.2f s" % best[(target, t)] for t in degrees]
-        ratio = best[(target, degrees[-1])] / best[(target, degrees[0])]
-        print("| %s | %s | %.2fx |" % (target, " | ".join(cells), ratio))
+    # Best and median of the rounds per cell; the ratio of each degree to
+    # the first, for both statistics (this shared host's noise moves single
+    # runs by up to 30%).
+    for name, stat in (("best", min), ("median", statistics.median)):
+        print("\n%s of %d rounds:" % (name, a.rounds))
+        print("| target | " + " | ".join("tp=%d" % t for t in degrees) + " | " +
+              " | ".join("tp=%d / tp=%d" % (t, degrees[0]) for t in degrees[1:]) + " |")
+        print("|---|" + "---:|" * (2 * len(degrees) - 1))
+        for target in targets:
+            v = {t: stat(times[(target, t)]) for t in degrees}
+            cells = ["%.2f s" % v[t] for t in degrees]
+            ratios = ["%.2fx" % (v[t] / v[degrees[0]]) for t in degrees[1:]]
+            print("| %s | %s | %s |" % (target, " | ".join(cells), " | ".join(ratios)))
     if programs:
         print("\nprograms: " + ", ".join("%s tp=%d: %s" % (k[0], k[1], v)
                                          for k, v in sorted(programs.items())))

@@ -5,8 +5,10 @@ ONNX Runtime's QDQ form (test/Integration/Inputs/make_qdq.py: uint8
 activations per tensor calibrated on rendered lines, int8 weights per
 output channel, convolutions and MatMuls), then run by shardc (its
 convolutions on oneDNN's int8 kernels) and by ONNX Runtime 1.31, and
-shardc's own `--quantize=int8` calibrated on the same lines, against the
-fp32 model run by both.
+shardc's own `--quantize=int8` calibrated on the same lines and its
+`--quantize=int8-dynamic`, and ONNX Runtime on the model as its
+quantize_dynamic writes it (make_qdq.py --dynamic: DynamicQuantizeLinear,
+ConvInteger, MatMulInteger), against the fp32 model run by both.
 
 Text lines are rendered with PIL in DejaVu Sans (calibration and
 evaluation lines disjoint), resized to height 48 and padded to 320 as
@@ -57,11 +59,17 @@ def main():
     cal = sorted(glob.glob(os.path.join(work, "cal", "*")))
     lines = [os.path.join(work, "eval%d.npy" % i) for i in range(len(ocr_lines.EVALUATION))]
     qdq = os.path.join(work, "rec_qdq.onnx")
-    run([PY, os.path.join(ROOT, "test", "Integration", "Inputs", "make_qdq.py"), src, qdq] + cal)
+    dyn = os.path.join(work, "rec_dynamic.onnx")
+    make_qdq = os.path.join(ROOT, "test", "Integration", "Inputs", "make_qdq.py")
+    run([PY, make_qdq, src, qdq] + cal)
+    run([PY, make_qdq, "--dynamic", src, dyn])
+    ort_models = (("ORT fp32", src), ("ORT int8 (QDQ)", qdq), ("ORT int8 (dynamic)", dyn))
     exes = {}
     calibration = ["--quantize=int8", "--calibration", os.path.join(work, "cal")]
     for label, model, flags in (("shardc fp32", src, []), ("shardc int8 (QDQ)", qdq, []),
-                                ("shardc --quantize=int8", src, calibration)):
+                                ("shardc --quantize=int8", src, calibration),
+                                ("shardc --quantize=int8-dynamic", src,
+                                 ["--quantize=int8-dynamic"])):
         exes[label] = os.path.join(work, label.split()[1].strip("-").replace("=", "_"))
         run([args.shardc, model, "--input-shape", "x=1x3x%dx%d" % (HEIGHT, WIDTH),
              "-o", exes[label]] + flags)
@@ -74,7 +82,7 @@ def main():
             got.append(ocr_lines.decode(np.load(glob.glob(os.path.join(out, "*.npy"))[0]), chars))
         texts[label] = got
     import onnxruntime as ort
-    for label, model in (("ORT fp32", src), ("ORT int8 (QDQ)", qdq)):
+    for label, model in ort_models:
         so = ort.SessionOptions()
         so.intra_op_num_threads = args.threads
         sess = ort.InferenceSession(model, so, providers=["CPUExecutionProvider"])
@@ -86,7 +94,7 @@ def main():
     for _ in range(args.rounds):
         for label, exe in exes.items():
             best[label] = min(best.get(label, 1e30), p50(run([exe] + bench)))
-        for label, model in (("ORT fp32", src), ("ORT int8 (QDQ)", qdq)):
+        for label, model in ort_models:
             t = p50(run([PY, "-c", ORT_WORKER, model, str(args.threads),
                          str(args.iterations), "3", "x=" + lines[0]]))
             best[label] = min(best.get(label, 1e30), t)
@@ -95,7 +103,7 @@ def main():
           % (len(lines), total, HEIGHT, WIDTH, args.threads))
     for label, got in texts.items():
         acc, exact = ocr_lines.score(got)
-        print("  %-22s char accuracy %.4f, %2d/%d lines exact, p50 %.3f ms"
+        print("  %-30s char accuracy %.4f, %2d/%d lines exact, p50 %.3f ms"
               % (label, acc, exact, len(lines), best[label]))
     for label in texts:
         wrong = [(g, t) for g, t in zip(texts[label], ocr_lines.EVALUATION) if g != t]

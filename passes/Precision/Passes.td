@@ -25,16 +25,19 @@ def GraphConvertPrecision : Pass<"graph-convert-precision", "mlir::func::FuncOp"
 }
 
 def GraphQuantizeDynamic : Pass<"graph-quantize-dynamic", "mlir::func::FuncOp"> {
-  let summary = "Dynamic int8 quantization of the linear layers (W8A8)";
+  let summary = "Dynamic int8 quantization of linear layers and convolutions";
   let description = [{
     `--quantize=int8-dynamic`: every `graph.linear` whose weight is a
     constant [K, N] f32 matrix multiplies int8 in int32: the weight is
     quantized here, per output column and symmetric; the activations at run
     time, per token (row) and symmetric (`quantize_linear` of x over its
     row's largest magnitude / 127); the int32 product is scaled back and
-    the bias, activation and residual follow in f32. Products without a
-    constant weight (attention's) stay in floating point. See
-    passes/Precision/QuantizeDynamic.cpp.
+    the bias, activation and residual follow in f32. Convolutions with a
+    constant f32 weight become `graph.conv_int8` on uint8 activations
+    quantized per tensor at run time (DynamicQuantizeLinear's scale and
+    zero point, passed to the kernel) and int8 weights per output channel.
+    Products without a constant weight (attention's) stay in floating
+    point. See passes/Precision/QuantizeDynamic.cpp.
   }];
   let dependentDialects = ["shardc::graph::GraphDialect"];
 }

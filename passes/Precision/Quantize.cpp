@@ -218,6 +218,75 @@ std::pair<Value, Value> quant::quantizePerToken(OpBuilder &b, Location loc,
   return {toInt8(b, loc, b.create<graph::DivOp>(loc, x, s)), s};
 }
 
+std::tuple<Value, Value, Value>
+quant::quantizePerTensorU8(OpBuilder &b, Location loc, Value x) {
+  // The smallest scale: an all-zero tensor quantizes to zeros, not NaN.
+  constexpr float kTinyScale = 1e-30f;
+  Type f32 = b.getF32Type();
+  Type u8 = b.getIntegerType(8, /*isSigned=*/false);
+  auto all = b.getDenseI64ArrayAttr(llvm::to_vector(
+      llvm::seq<int64_t>(0, cast<RankedTensorType>(x.getType()).getRank())));
+  Value zero = scalar(b, loc, f32, 0.0);
+  Value hi = b.create<graph::MaxOp>(
+      loc, b.create<graph::ReduceMaxOp>(loc, x, all, b.getBoolAttr(false)),
+      zero);
+  Value lo = b.create<graph::MinOp>(
+      loc, b.create<graph::ReduceMinOp>(loc, x, all, b.getBoolAttr(false)),
+      zero);
+  Value range = b.create<graph::MaxOp>(loc, b.create<graph::SubOp>(loc, hi, lo),
+                                       scalar(b, loc, f32, kTinyScale * 255.0));
+  Value s =
+      b.create<graph::MulOp>(loc, range, scalar(b, loc, f32, 1.0 / 255.0));
+  auto quantize = [&](Value v, Value zp) -> Value {
+    return b.create<graph::QuantizeLinearOp>(
+        loc, cast<RankedTensorType>(v.getType()).clone(u8), v, s, zp,
+        b.getI64IntegerAttr(1));
+  };
+  Value z = quantize(b.create<graph::NegOp>(loc, lo), scalar(b, loc, u8, 0));
+  return {quantize(x, z), s, z};
+}
+
+std::optional<quant::ConvWeight> quant::quantizeConvWeight(OpBuilder &b,
+                                                           Operation *conv) {
+  Value w = conv->getOperand(1);
+  auto wType = cast<RankedTensorType>(w.getType());
+  std::optional<graph::HostTensor> wv =
+      graph::constantElements(w, int64_t(1) << 28);
+  int64_t oc = wType.getDimSize(0);
+  if (!wv || oc <= 0)
+    return std::nullopt;
+  int64_t per = wv->numel() / oc;
+  ConvWeight out;
+  out.scales.resize(oc);
+  std::vector<int8_t> q(wv->numel());
+  for (int64_t c = 0; c < oc; ++c) {
+    double m = 0;
+    for (int64_t i = 0; i < per; ++i)
+      m = std::max(m, std::fabs(wv->f(c * per + i)));
+    float sw = m > 0 ? static_cast<float>(m / 127.0) : 1.0f;
+    out.scales[c] = sw;
+    for (int64_t i = 0; i < per; ++i)
+      q[c * per + i] = static_cast<int8_t>(
+          std::clamp(std::nearbyint(wv->f(c * per + i) / sw), -127.0, 127.0));
+  }
+  ElementsAttr qa = graph::elementsFromBytes(
+      wType.clone(b.getIntegerType(8)),
+      graph::derivedKey(w.getDefiningOp<graph::ConstantOp>().getValue(),
+                        ".int8c", "int8c"),
+      [&](MutableArrayRef<char> bytes) {
+        if (bytes.size() != q.size())
+          return false;
+        std::memcpy(bytes.data(), q.data(), bytes.size());
+        return true;
+      });
+  if (!qa)
+    return std::nullopt;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(conv);
+  out.q = b.create<graph::ConstantOp>(conv->getLoc(), qa);
+  return out;
+}
+
 Value quant::biasRow(OpBuilder &b, graph::LinearOp op) {
   Value bias = op.getBias();
   if (!bias)

@@ -18,6 +18,7 @@
 #include "llvm/ADT/ArrayRef.h"
 
 #include <optional>
+#include <tuple>
 #include <vector>
 
 namespace shardc::quant {
@@ -96,6 +97,17 @@ graph::ConvInt8Op convInt8Like(mlir::OpBuilder &b, mlir::Operation *conv,
                                mlir::Value dynamicScale = {},
                                mlir::Value dynamicZeroPoint = {});
 
+/// The constant f32 weight of convolution `conv` (a quantizableConvs
+/// member) as symmetric int8 per output channel: `q` (a constant, inserted
+/// before `conv`) and one scale per channel (W is about q * scales).
+/// Nothing when the weight cannot be read.
+struct ConvWeight {
+  mlir::Value q;
+  llvm::SmallVector<float> scales;
+};
+std::optional<ConvWeight> quantizeConvWeight(mlir::OpBuilder &b,
+                                             mlir::Operation *conv);
+
 /// Per-column symmetric int8 weights of W' = diag(rowScale) W (no row
 /// scale: W), on the host: q [K, N] and one scale per column (W' is about
 /// q * scales).
@@ -135,6 +147,13 @@ mlir::Value toInt8(mlir::OpBuilder &b, mlir::Location loc, mlir::Value scaled);
 /// xq = int8(x / s). Returns {xq, s}.
 std::pair<mlir::Value, mlir::Value>
 quantizePerToken(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
+
+/// Per-tensor asymmetric uint8 of f32 `x` at run time, as ONNX's
+/// DynamicQuantizeLinear: s = (max(x, 0) - min(x, 0)) / 255 (never zero),
+/// z = uint8(-min(x, 0) / s) and xq = uint8(x / s + z). Returns {xq, s, z}
+/// (s and z 0-d).
+std::tuple<mlir::Value, mlir::Value, mlir::Value>
+quantizePerTensorU8(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x);
 
 /// The bias of `op` as [N] (a [1, N] row reshaped), or null without one.
 mlir::Value biasRow(mlir::OpBuilder &b, graph::LinearOp op);

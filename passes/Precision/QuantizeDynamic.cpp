@@ -23,6 +23,20 @@
 // by orders of magnitude), where a per-tensor scale (ONNX Runtime's
 // DynamicQuantizeLinear) gives the smallest tokens few levels.
 //
+// Convolutions with a constant f32 weight (graph.conv, graph.fused_conv)
+// quantize the same way but per tensor, as ONNX Runtime's quantize_dynamic
+// does (DynamicQuantizeLinear into ConvInteger):
+//
+//   s, z = (max(x, 0) - min(x, 0)) / 255, uint8(-min(x, 0) / s)
+//   xq   = uint8(x / s + z)                                  per tensor
+//   y    = conv_int8(xq - z, Wq) * s * ws[c], then the epilogue
+//
+// oneDNN subtracts the zero point itself (so padding reads as real zero)
+// and multiplies by s after the sums (kern.conv's run-time scale); the
+// weights are symmetric int8 per output channel. A per-token scale has no
+// meaning for a convolution's window, and the unsigned range keeps the
+// full 8 bits for the many inputs that follow a ReLU.
+//
 // Left in floating point: products with no constant weight (attention's
 // QK^T and PV), weights of other ranks than 2, and anything not in f32.
 //
@@ -60,6 +74,32 @@ void quantize(quant::ActivationGroup &group,
   }
 }
 
+/// Rewrites the convolutions of `group` (one input) as described above.
+void quantizeConvs(quant::ConvGroup &group,
+                   llvm::DenseMap<Value, Value> &replaced) {
+  Operation *first = group.convs.front();
+  OpBuilder b(first);
+  Value x = replaced.lookup(group.activation);
+  if (!x)
+    x = group.activation;
+  auto [xq, s, z] = quant::quantizePerTensorU8(b, first->getLoc(), x);
+  for (Operation *op : group.convs) {
+    b.setInsertionPoint(op);
+    std::optional<quant::ConvWeight> w = quant::quantizeConvWeight(b, op);
+    if (!w)
+      continue;
+    graph::ConvInt8Op y = quant::convInt8Like(b, op, xq, w->q, w->scales,
+                                              /*zeroPoint=*/0, s, z);
+    if (!y)
+      continue;
+    y->setAttr(quant::kQuantAttr, b.getDictionaryAttr(b.getNamedAttr(
+                                      "scheme", b.getStringAttr("dynamic"))));
+    op->getResult(0).replaceAllUsesWith(y.getResult());
+    replaced[op->getResult(0)] = y.getResult();
+    op->erase();
+  }
+}
+
 struct GraphQuantizeDynamicPass
     : shardc::impl::GraphQuantizeDynamicBase<GraphQuantizeDynamicPass> {
   void runOnOperation() override {
@@ -67,6 +107,8 @@ struct GraphQuantizeDynamicPass
     for (quant::ActivationGroup &group :
          quant::quantizableGroups(getOperation()))
       quantize(group, replaced);
+    for (quant::ConvGroup &group : quant::quantizableConvs(getOperation()))
+      quantizeConvs(group, replaced);
   }
 };
 

@@ -354,43 +354,13 @@ struct GraphQuantizeStaticPass
     }
     for (Operation *op : group.convs) {
       b.setInsertionPoint(op);
-      Value w = op->getOperand(1);
-      auto wType = cast<RankedTensorType>(w.getType());
-      std::optional<graph::HostTensor> wv =
-          graph::constantElements(w, int64_t(1) << 28);
-      int64_t oc = wType.getDimSize(0);
-      if (!wv || oc <= 0)
+      std::optional<quant::ConvWeight> w = quant::quantizeConvWeight(b, op);
+      if (!w)
         continue;
-      int64_t per = wv->numel() / oc;
-      std::vector<float> sw(oc);
-      std::vector<int8_t> q(wv->numel());
-      for (int64_t c = 0; c < oc; ++c) {
-        double m = 0;
-        for (int64_t i = 0; i < per; ++i)
-          m = std::max(m, std::fabs(wv->f(c * per + i)));
-        sw[c] = m > 0 ? static_cast<float>(m / 127.0) : 1.0f;
-        for (int64_t i = 0; i < per; ++i)
-          q[c * per + i] = static_cast<int8_t>(std::clamp(
-              std::nearbyint(wv->f(c * per + i) / sw[c]), -127.0, 127.0));
-      }
-      auto qType = wType.clone(b.getIntegerType(8));
-      ElementsAttr qa = graph::elementsFromBytes(
-          qType,
-          graph::derivedKey(w.getDefiningOp<graph::ConstantOp>().getValue(),
-                            ".int8c", "int8c"),
-          [&](MutableArrayRef<char> out) {
-            if (out.size() != q.size())
-              return false;
-            std::memcpy(out.data(), q.data(), out.size());
-            return true;
-          });
-      if (!qa)
-        continue;
-      SmallVector<float> scales(oc);
-      for (int64_t c = 0; c < oc; ++c)
-        scales[c] = scale * sw[c];
-      graph::ConvInt8Op y = quant::convInt8Like(
-          b, op, xq, b.create<graph::ConstantOp>(op->getLoc(), qa), scales, 0);
+      SmallVector<float> scales;
+      for (float sw : w->scales)
+        scales.push_back(scale * sw);
+      graph::ConvInt8Op y = quant::convInt8Like(b, op, xq, w->q, scales, 0);
       if (!y)
         continue;
       y->setAttr(quant::kQuantAttr,

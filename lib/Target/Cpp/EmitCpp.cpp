@@ -218,12 +218,21 @@ LogicalResult CppEmitter::emitKernel(Operation *op, ValueRange inputs,
                        isa<FloatType>(kern::bodyType(elem)) && acc == "float";
     if (floatMinMax)
       os << indent << "int nan = 0;\n";
+    // A float max or min of a whole large tensor (one collapsed loop, no
+    // parallel loop around it: a per-tensor quantization range) runs on
+    // the team, each thread over a block: the result does not depend on
+    // the order. Sums stay on one thread, so that their rounding does not
+    // depend on the thread count.
+    bool teamMinMax = floatMinMax && numParallel == 0 && loops.size() == 1 &&
+                      count >= kParallelThreshold;
     for (unsigned l = numParallel; l < loops.size(); ++l) {
       std::string pragma;
       if (l + 1 == loops.size() && (kind == "sum" || kind == "mean"))
         pragma = "omp simd reduction(+:acc)";
       else if (l + 1 == loops.size() && floatMinMax)
-        pragma = "omp simd reduction(" + kind.str() + ":acc) reduction(|:nan)";
+        pragma =
+            std::string(teamMinMax ? "omp parallel for simd" : "omp simd") +
+            " reduction(" + kind.str() + ":acc) reduction(|:nan)";
       openLoop(l, pragma);
     }
     if (failed(emitBody()))

@@ -18,9 +18,10 @@ sa * sw (DequantizeLinear(bq, sa * sw, 0, axis=0)).
                   requantized to uint8 over the product's calibrated range;
                   a conv's bias int32 at sa * sw), DequantizeLinear
   make_qdq.py --dql OUT.onnx     one DynamicQuantizeLinear of a [3, 4] input
-  make_qdq.py --dynamic MODEL.onnx OUT.onnx
+  make_qdq.py --dynamic [--per-channel] MODEL.onnx OUT.onnx
                   the QOperator graph ONNX Runtime's quantize_dynamic writes
-                  (quantize_dynamic below)
+                  (quantize_dynamic below; --per-channel: its per_channel=True,
+                  weights per output channel or column)
 
 The activation ranges come from running ONNX Runtime on the calibration
 samples (each folder holds NAME.npy per input), asymmetric uint8 over
@@ -72,19 +73,48 @@ def resolve_identities(g):
     return inits
 
 
-def add_int8_weight(g, w, p):
-    """w as symmetric int8 per tensor: initializers P+"w" (int8), P+"ws"
-    (its scale) and P+"wz" (zero point 0), as quantize_dynamic writes a
-    weight."""
-    scale = max(float(np.abs(w).max()), 1e-12) / 127.0
-    q = np.clip(np.rint(w / scale), -127, 127).astype(np.int8)
+def add_int8_weight(g, w, p, axis=None):
+    """w as symmetric int8 per tensor, or per slice along `axis` (a Conv's
+    output channels, 0; a MatMul's columns, 1): initializers P+"w" (int8),
+    P+"ws" (its scale, shaped to broadcast over the product's output: [N]
+    for a MatMul, [1, C, 1, ...] for a Conv) and P+"wz" (zero point 0), as
+    quantize_dynamic writes a weight (per_channel False, or True)."""
+    if axis is None:
+        scale = np.array(max(float(np.abs(w).max()), 1e-12) / 127.0, np.float32)
+        q = np.clip(np.rint(w / scale), -127, 127).astype(np.int8)
+    else:
+        other = tuple(i for i in range(w.ndim) if i != axis)
+        peak = np.maximum(np.abs(w).max(axis=other, keepdims=True), 1e-12)
+        q = np.clip(np.rint(w / (peak / 127.0)), -127, 127).astype(np.int8)
+        scale = (peak / 127.0).astype(np.float32).reshape(-1)
+        if axis == 0:
+            scale = scale.reshape((1, -1) + (1,) * (w.ndim - 2))
     g.initializer.extend([
         numpy_helper.from_array(q, p + "w"),
-        numpy_helper.from_array(np.array(scale, np.float32), p + "ws"),
+        numpy_helper.from_array(scale, p + "ws"),
         numpy_helper.from_array(np.array(0, np.int8), p + "wz")])
 
 
-def quantize_dynamic(src, dst):
+def preprocess(g):
+    """ONNX Runtime's pre-processing before quantizing, in place: Constant
+    nodes' tensors (Paddle's exports hold their weights so) become
+    initializers and batch norms fold into the convolutions before them, as
+    its optimizer does. Returns the initializers by name, Identity outputs
+    included (resolve_identities)."""
+    for n in [n for n in g.node if n.op_type == "Constant"
+              and len(n.attribute) == 1 and n.attribute[0].name == "value"]:
+        t = onnx.TensorProto()
+        t.CopyFrom(n.attribute[0].t)
+        t.name = n.output[0]
+        g.initializer.append(t)
+        g.node.remove(n)
+    inits = {t.name: t for t in g.initializer}
+    fold_batch_norms(g, inits)
+    drop_unused_initializers(g)
+    return resolve_identities(g)
+
+
+def quantize_dynamic(src, dst, per_channel=False):
     """The graph of onnxruntime.quantization.quantize_dynamic(src, dst) with
     its defaults (weight_type QInt8, per_channel False): every MatMul of an
     activation A by a float [K, N] initializer B becomes
@@ -96,7 +126,7 @@ def quantize_dynamic(src, dst):
     MatMuls and of Convs quantized."""
     m = onnx.load(src)
     g = m.graph
-    inits = resolve_identities(g)
+    inits = preprocess(g)
     nodes = []
     count = convs = 0
     for n in g.node:
@@ -113,7 +143,7 @@ def quantize_dynamic(src, dst):
             # the bias added (broadcast over the output's channels).
             p = "c%d_" % convs
             convs += 1
-            add_int8_weight(g, w, p)
+            add_int8_weight(g, w, p, 0 if per_channel else None)
             out = n.output[0]
             bias = len(n.input) > 2 and n.input[2]
             if bias:
@@ -136,7 +166,7 @@ def quantize_dynamic(src, dst):
             continue
         p = "q%d_" % count
         count += 1
-        add_int8_weight(g, w, p)
+        add_int8_weight(g, w, p, 1 if per_channel else None)
         nodes += [
             helper.make_node("DynamicQuantizeLinear", [n.input[0]],
                              [p + "a", p + "as", p + "az"]),
@@ -165,7 +195,10 @@ def main():
         onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), sys.argv[2])
         return
     if sys.argv[1] == "--dynamic":
-        matmuls, convs = quantize_dynamic(sys.argv[2], sys.argv[3])
+        per_channel = sys.argv[2] == "--per-channel"
+        if per_channel:
+            del sys.argv[2]
+        matmuls, convs = quantize_dynamic(sys.argv[2], sys.argv[3], per_channel)
         print("%d MatMuls%s quantized" % (matmuls, " and %d Convs" % convs if convs else ""))
         return
     qoperator = sys.argv[1] == "--qoperator"
@@ -257,19 +290,7 @@ def quantize_static(src, dst, dirs, qoperator=False):
     if m.opset_import[0].version < 13 and not qoperator:
         to_opset13(m, dirs)
     g = m.graph
-    # Constant nodes' tensors (Paddle's exports hold their weights so) are
-    # initializers, as ONNX Runtime's optimizer makes them before quantizing.
-    for n in [n for n in g.node if n.op_type == "Constant"
-              and len(n.attribute) == 1 and n.attribute[0].name == "value"]:
-        t = onnx.TensorProto()
-        t.CopyFrom(n.attribute[0].t)
-        t.name = n.output[0]
-        g.initializer.append(t)
-        g.node.remove(n)
-    inits = {t.name: t for t in g.initializer}
-    fold_batch_norms(g, inits)
-    drop_unused_initializers(g)
-    inits = resolve_identities(g)
+    inits = preprocess(g)
     targets = [n for n in g.node if n.op_type == "MatMul" and n.input[1] in inits
                and len(inits[n.input[1]].dims) == 2
                and inits[n.input[1]].data_type == onnx.TensorProto.FLOAT]

@@ -69,3 +69,32 @@ func.func @kept(%x: tensor<4x2xf32>, %w: tensor<2x3xf32>, %h: tensor<4x2xf16>, %
   %u = graph.linear %x3, %w3 : tensor<2x4x2xf32>, tensor<2x2x3xf32> -> tensor<2x4x3xf32>
   return %y, %z, %u : tensor<4x3xf32>, tensor<4x3xf16>, tensor<2x4x3xf32>
 }
+
+// -----
+
+// A convolution with a constant weight: the input is quantized per tensor
+// at run time as ONNX's DynamicQuantizeLinear does (uint8 over
+// [min(x, 0), max(x, 0)] / 255, zero point uint8(-min / s)), the scale and
+// zero point passed to graph.conv_int8 as run-time operands; the weight is
+// symmetric int8 per output channel (channel 0 over 2/127: -1 -> -63.5,
+// rounded half to even to -64; channel 1 over 0.5/127: 0.25 -> 64), the
+// scales are the weight's, and the bias and ReLU stay in the epilogue.
+// CHECK-LABEL: func.func @conv
+// CHECK:       %[[HI:.*]] = graph.reduce_max %arg0 {axes = array<i64: 0, 1, 2, 3>, keepdims = false} : tensor<1x1x2x3xf32> -> tensor<f32>
+// CHECK:       %[[HI0:.*]] = graph.max %[[HI]], %[[ZERO:[0-9]+]] :
+// CHECK:       %[[LO:.*]] = graph.reduce_min %arg0 {axes = array<i64: 0, 1, 2, 3>, keepdims = false}
+// CHECK:       %[[LO0:.*]] = graph.min %[[LO]], %[[ZERO]] :
+// CHECK:       %[[RANGE:.*]] = graph.sub %[[HI0]], %[[LO0]]
+// CHECK:       %[[S:.*]] = graph.mul {{.*}} : tensor<f32>, tensor<f32> -> tensor<f32>
+// CHECK:       %[[NEG:.*]] = graph.neg %[[LO0]]
+// CHECK:       %[[Z:.*]] = graph.quantize_linear %[[NEG]], %[[S]], %{{.*}} : tensor<f32>, tensor<f32>, tensor<ui8> -> tensor<ui8>
+// CHECK:       %[[XQ:.*]] = graph.quantize_linear %arg0, %[[S]], %[[Z]] : tensor<1x1x2x3xf32>, tensor<f32>, tensor<ui8> -> tensor<1x1x2x3xui8>
+// CHECK:       %[[WQ:.*]] = graph.constant dense<{{\[\[\[\[}}127, -64]]], {{\[\[\[}}127, 64]]]]> : tensor<2x1x1x2xi8>
+// CHECK:       %[[Y:.*]] = graph.conv_int8 %[[XQ]], %[[WQ]] bias %arg1 : tensor<2xf32> dynamic %[[S]], %[[Z]] : tensor<f32>, tensor<ui8> {activation = "relu", dilations = array<i64: 1, 1>, graph.quant = {scheme = "dynamic"}, pads = array<i64: 0, 0, 0, 0>, scales = array<f32: 0.0157480314, 0.00393700786>, strides = array<i64: 1, 1>} : tensor<1x1x2x3xui8>, tensor<2x1x1x2xi8> -> tensor<1x2x2x2xf32>
+// CHECK:       return %[[Y]]
+// CHECK-NOT:   graph.fused_conv
+func.func @conv(%x: tensor<1x1x2x3xf32>, %b: tensor<2xf32>) -> tensor<1x2x2x2xf32> {
+  %w = graph.constant dense<[[[[2.0, -1.0]]], [[[0.5, 0.25]]]]> : tensor<2x1x1x2xf32>
+  %y = graph.fused_conv %x, %w bias %b : tensor<2xf32> {activation = "relu", dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x1x2x3xf32>, tensor<2x1x1x2xf32> -> tensor<1x2x2x2xf32>
+  return %y : tensor<1x2x2x2xf32>
+}

@@ -231,38 +231,80 @@ struct ConvIntegerToQdq : OpRewritePattern<CastOp> {
       return failure();
     auto dx = conv.getInput().getDefiningOp<DequantizeLinearOp>();
     auto dw = conv.getWeight().getDefiningOp<DequantizeLinearOp>();
+    auto wt = tensorOf(conv.getWeight());
+    int64_t channels = wt.getDimSize(0);
+    // w's scale of ones is per tensor, or per output channel (a zero point
+    // per channel: quantize_dynamic's per_channel form).
     if (!dx || !dw || !isConstantOne(dx.getScale()) ||
         !isConstantOne(dw.getScale()) ||
         tensorOf(dx.getScale()).getNumElements() != 1 ||
-        tensorOf(dw.getScale()).getNumElements() != 1)
+        (tensorOf(dw.getScale()).getNumElements() != 1 &&
+         (dw.getAxis() != 0 ||
+          tensorOf(dw.getScale()).getNumElements() != channels)))
       return failure();
     // Every sum fits int32 (|x - zx| <= 255, |w - zw| <= 255 over the
     // window), so the casts change no value.
-    auto wt = tensorOf(conv.getWeight());
-    if (wt.getNumElements() / std::max<int64_t>(wt.getDimSize(0), 1) >=
+    if (wt.getNumElements() / std::max<int64_t>(channels, 1) >=
         (int64_t(1) << 31) / (255 * 255))
       return failure();
     auto [scaled, product] = scaledByProduct(widen.getOutput());
+    if (!product)
+      return failure();
     auto isScalar = [](Value v) {
       auto t = tensorOf(v);
       return t.getNumElements() == 1 && t.getRank() <= 1 &&
              t.getElementType().isF32();
     };
-    if (!product || !isScalar(product.getLhs()) || !isScalar(product.getRhs()))
-      return failure();
-    // x's scale is the one its quantize (if any) used.
+    // One scale per output channel, broadcast over the output: [C] or
+    // [1, C, 1, ...].
+    int64_t rank = tensorOf(conv.getOutput()).getRank();
+    auto isChannels = [&](Value v) {
+      auto t = tensorOf(v);
+      if (!t.getElementType().isF32() || t.getNumElements() != channels ||
+          channels == 1)
+        return false;
+      if (t.getRank() == 1)
+        return true;
+      return t.getRank() == rank && t.getDimSize(1) == channels;
+    };
+    // x's scale is the one its quantize (if any) used, or the scalar of a
+    // scalar and a per-channel scale.
     Value sa = product.getLhs(), sb = product.getRhs();
     auto q = dx.getInput().getDefiningOp<QuantizeLinearOp>();
-    if (q && q.getScale() == sb)
+    if ((q && q.getScale() == sb) || (isChannels(sa) && isScalar(sb)))
       std::swap(sa, sb);
+    if (!isScalar(sa) || !(isScalar(sb) || isChannels(sb)))
+      return failure();
+    // dequantize_linear's scale and zero point have one shape: a
+    // per-channel scale takes a zero point per channel (a constant one of
+    // a single value is repeated), a scalar one a single zero point.
+    Value zw = dw.getZeroPoint();
+    bool perChannel = isChannels(sb);
+    int64_t zeros = tensorOf(zw).getNumElements();
+    DenseElementsAttr zsplat;
+    if (perChannel
+            ? zeros != channels &&
+                  !(matchPattern(zw, m_Constant(&zsplat)) && zsplat.isSplat())
+            : zeros != 1)
+      return failure();
     Location loc = conv.getLoc();
-    auto dequantize = [&](DequantizeLinearOp d, Value scale) -> Value {
+    if (perChannel) {
+      sb = rewriter.create<ReshapeOp>(
+          loc, RankedTensorType::get({channels}, tensorOf(sb).getElementType()),
+          sb, rewriter.getDenseI64ArrayAttr({channels}));
+      if (zsplat)
+        zw = rewriter.create<ConstantOp>(
+            loc, zsplat.resizeSplat(RankedTensorType::get(
+                     {channels}, zsplat.getType().getElementType())));
+    }
+    auto dequantize = [&](DequantizeLinearOp d, Value scale, Value zero,
+                          int64_t axis) -> Value {
       return rewriter.create<DequantizeLinearOp>(
-          loc, d.getOutput().getType(), d.getInput(), scale, d.getZeroPoint(),
-          d.getAxisAttr());
+          loc, d.getOutput().getType(), d.getInput(), scale, zero,
+          rewriter.getI64IntegerAttr(axis));
     };
-    Value x = dequantize(dx, sa);
-    Value w = dequantize(dw, sb);
+    Value x = dequantize(dx, sa, dx.getZeroPoint(), dx.getAxis());
+    Value w = dequantize(dw, sb, zw, perChannel ? 0 : dw.getAxis());
     rewriter.replaceOpWithNewOp<ConvOp>(
         scaled, scaled.getOutput().getType(), x, w, Value(),
         conv.getStridesAttr(), conv.getDilationsAttr(), conv.getPadsAttr(),

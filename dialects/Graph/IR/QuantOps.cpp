@@ -1,6 +1,7 @@
 //===- QuantOps.cpp - quantize/dequantize, integer matmuls and convs
 //-------===//
 
+#include "dialects/Graph/IR/ConstantEval.h"
 #include "dialects/Graph/IR/GraphOps.h"
 
 #include "mlir/IR/Matchers.h"
@@ -281,21 +282,23 @@ struct ConvIntegerToQdq : OpRewritePattern<CastOp> {
     Value zw = dw.getZeroPoint();
     bool perChannel = isChannels(sb);
     int64_t zeros = tensorOf(zw).getNumElements();
-    DenseElementsAttr zsplat;
-    if (perChannel
-            ? zeros != channels &&
-                  !(matchPattern(zw, m_Constant(&zsplat)) && zsplat.isSplat())
-            : zeros != 1)
+    std::optional<HostTensor> zone;
+    if (perChannel && zeros == 1)
+      zone = constantElements(zw, 1);
+    if (perChannel ? zeros != channels && !zone : zeros != 1)
       return failure();
     Location loc = conv.getLoc();
     if (perChannel) {
       sb = rewriter.create<ReshapeOp>(
           loc, RankedTensorType::get({channels}, tensorOf(sb).getElementType()),
           sb, rewriter.getDenseI64ArrayAttr({channels}));
-      if (zsplat)
+      if (zone) {
+        Type elem = tensorOf(zw).getElementType();
         zw = rewriter.create<ConstantOp>(
-            loc, zsplat.resizeSplat(RankedTensorType::get(
-                     {channels}, zsplat.getType().getElementType())));
+            loc,
+            DenseElementsAttr::get(RankedTensorType::get({channels}, elem),
+                                   rewriter.getIntegerAttr(elem, zone->i(0))));
+      }
     }
     auto dequantize = [&](DequantizeLinearOp d, Value scale, Value zero,
                           int64_t axis) -> Value {

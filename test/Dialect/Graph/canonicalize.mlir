@@ -199,6 +199,31 @@ func.func @conv_integer_per_channel(%x: tensor<1x2x4x4xf32>, %sa: tensor<f32>, %
 
 // -----
 
+// The same with one zero point for the weight (ONNX Runtime's ConvInteger
+// refuses a zero point per channel, so quantize_dynamic writes one): it is
+// repeated per channel.
+// CHECK-LABEL: func @conv_integer_per_channel_one_zero
+// CHECK-DAG:     %[[ZW:.*]] = graph.constant dense<0> : tensor<3xi8>
+// CHECK:         graph.dequantize_linear %{{.*}}, %{{.*}}, %[[ZW]] {axis = 0 : i64} : tensor<3x2x1x1xi8>, tensor<3xf32>, tensor<3xi8> -> tensor<3x2x1x1xf32>
+// CHECK-NOT:     graph.cast
+func.func @conv_integer_per_channel_one_zero(%x: tensor<1x2x4x4xf32>, %sa: tensor<f32>, %za: tensor<ui8>) -> tensor<1x3x4x4xf32> {
+  %aq = graph.quantize_linear %x, %sa, %za : tensor<1x2x4x4xf32>, tensor<f32>, tensor<ui8> -> tensor<1x2x4x4xui8>
+  %one = graph.constant dense<1.0> : tensor<f32>
+  %w = graph.constant dense<[[[[1]], [[2]]], [[[3]], [[4]]], [[[5]], [[-6]]]]> : tensor<3x2x1x1xi8>
+  %zw = graph.constant dense<0> : tensor<i8>
+  %sw = graph.constant dense<[[[[0.5]], [[0.25]], [[0.125]]]]> : tensor<1x3x1x1xf32>
+  %a = graph.dequantize_linear %aq, %one, %za : tensor<1x2x4x4xui8>, tensor<f32>, tensor<ui8> -> tensor<1x2x4x4xf32>
+  %b = graph.dequantize_linear %w, %one, %zw {axis = 1 : i64} : tensor<3x2x1x1xi8>, tensor<f32>, tensor<i8> -> tensor<3x2x1x1xf32>
+  %c = graph.conv %a, %b {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<3x2x1x1xf32> -> tensor<1x3x4x4xf32>
+  %i = graph.cast %c {to = i32} : tensor<1x3x4x4xf32> -> tensor<1x3x4x4xi32>
+  %f = graph.cast %i {to = f32} : tensor<1x3x4x4xi32> -> tensor<1x3x4x4xf32>
+  %s = graph.mul %sa, %sw : tensor<f32>, tensor<1x3x1x1xf32> -> tensor<1x3x1x1xf32>
+  %y = graph.mul %f, %s : tensor<1x3x4x4xf32>, tensor<1x3x1x1xf32> -> tensor<1x3x4x4xf32>
+  return %y : tensor<1x3x4x4xf32>
+}
+
+// -----
+
 // Left alone: the int32 sums read too, and a dequantize whose scale is not
 // 1 (not ConvInteger's form: its cast rounds).
 // CHECK-LABEL: func @conv_integer_kept

@@ -77,15 +77,17 @@ def add_int8_weight(g, w, p, axis=None):
     """w as symmetric int8 per tensor, or per slice along `axis` (a Conv's
     output channels, 0; a MatMul's columns, 1): initializers P+"w" (int8),
     P+"ws" (its scale, shaped to broadcast over the product's output: [N]
-    for a MatMul, [1, C, 1, ...] for a Conv) and P+"wz" (zero points 0, one
-    per slice), as quantize_dynamic writes a weight (per_channel False, or
-    True)."""
+    for a MatMul, [1, C, 1, ...] for a Conv) and P+"wz" (zero point 0: one
+    per column for a MatMul, one for a Conv, whose ConvInteger kernel in
+    ONNX Runtime refuses a zero point per channel), as quantize_dynamic
+    writes a weight (per_channel False, or True)."""
     zero = np.array(0, np.int8)
     if axis is None:
         scale = np.array(max(float(np.abs(w).max()), 1e-12) / 127.0, np.float32)
         q = np.clip(np.rint(w / scale), -127, 127).astype(np.int8)
     else:
-        zero = np.zeros(w.shape[axis], np.int8)
+        if axis == 1:
+            zero = np.zeros(w.shape[axis], np.int8)
         other = tuple(i for i in range(w.ndim) if i != axis)
         peak = np.maximum(np.abs(w).max(axis=other, keepdims=True), 1e-12)
         q = np.clip(np.rint(w / (peak / 127.0)), -127, 127).astype(np.int8)

@@ -363,8 +363,9 @@ void DistSeedMegatronPass::runOnOperation() {
     // A convolution by constant filters is split on its output channels
     // (the filters' first dim): each rank computes its channels from the
     // whole input; a grouped (depthwise) convolution then reads only its
-    // ranks' input channels.
-    if (isa<graph::ConvOp, graph::FusedConvOp>(op)) {
+    // ranks' input channels. An int8 one's per-channel scales follow its
+    // filters (partitionConvInt8).
+    if (isa<graph::ConvOp, graph::FusedConvOp, graph::ConvInt8Op>(op)) {
       Value w = op->getOperand(1);
       auto t = cast<RankedTensorType>(w.getType());
       if (w.getDefiningOp<graph::ConstantOp>() && t.getRank() >= 3 &&

@@ -18,6 +18,9 @@
 //   rms_norm: as layer_norm; gelu, swiglu: elementwise
 //   fused_conv: conv's rule with a residual; the channel sum is a
 //           reduction only without bias, residual and activation
+//   conv_int8: conv's rule, the input channels whole (scales and epilogue
+//           follow the sums); split on its output channels, each rank
+//           keeps its block of the per-channel scales (an attribute)
 //
 //===----------------------------------------------------------------------===//
 
@@ -151,6 +154,75 @@ static std::optional<ShardingRule> fusedConv(Operation *o) {
                   plain);
 }
 
+/// An int8 convolution: a convolution's rule whose input channels need
+/// replication (the scales and epilogue follow the sums), the run-time
+/// scale and zero point scalars.
+static std::optional<ShardingRule> convInt8(Operation *o) {
+  auto op = cast<ConvInt8Op>(o);
+  if (typeOf(op.getInput()).getRank() < 3)
+    return std::nullopt;
+  ShardingRule rule =
+      convRule(o, op.getInput(), op.getWeight(), op.getBias(), op.getResidual(),
+               op.getOutput(), op.getGroup(), false, /*sumChannels=*/false);
+  if (op.getDynamicScale())
+    rule.operands.push_back(Dims{});
+  if (op.getDynamicZeroPoint())
+    rule.operands.push_back(Dims{});
+  return rule;
+}
+
+/// An int8 convolution split on its output channels: the rank's filters,
+/// bias and residual (the generic rewrite's operands) with the rank's
+/// block of the per-channel `scales` (an attribute, which the generic
+/// rewrite would keep whole); with its input channels split (a grouped
+/// convolution after a split one), the local group count, as
+/// partitionGroupedConv.
+static FailureOr<bool> partitionConvInt8(Operation *o, LocalPartitioner &p,
+                                         OpBuilder &b) {
+  auto op = cast<ConvInt8Op>(o);
+  FailureOr<LocalPartitioner::RuleLayouts> rule = p.ruleLayouts(o);
+  if (failed(rule))
+    return failure();
+  auto full = cast<RankedTensorType>(op.getType());
+  int64_t channels = full.getDimSize(1);
+  auto [parts, index] = p.part(rule->produced[0][1]);
+  auto xType = cast<ShapedType>(op.getInput().getType());
+  int64_t globalIn = xType.getDimSize(1);
+  int64_t localIn = p.localShape(xType, rule->need[0])[1];
+  int64_t group = op.getGroup();
+  if (parts == 1 && localIn == globalIn)
+    return false; // channels whole: the generic rewrite
+  if (channels % parts != 0 || (group * localIn) % globalIn != 0 ||
+      !rule->partial.empty())
+    return false;
+  Location loc = op.getLoc();
+  SmallVector<Value> operands;
+  for (auto [v, want] : llvm::zip(o->getOperands(), rule->need)) {
+    FailureOr<Value> l = p.reshard(b, loc, p.lookup(v), p.layoutOf(v), want);
+    if (failed(l))
+      return failure();
+    operands.push_back(*l);
+  }
+  ArrayRef<float> scales = op.getScales();
+  SmallVector<float> local(scales);
+  if (static_cast<int64_t>(scales.size()) == channels && parts > 1) {
+    int64_t block = channels / parts;
+    local.assign(scales.begin() + index * block,
+                 scales.begin() + (index + 1) * block);
+  }
+  auto clone = cast<ConvInt8Op>(b.clone(*o));
+  clone->setOperands(operands);
+  clone->removeAttr("dist.shardings");
+  clone->removeAttr("dist.no_rule");
+  clone.setScales(local);
+  clone.setGroup(group * localIn / globalIn);
+  clone.getOutput().setType(RankedTensorType::get(
+      p.localShape(full, rule->produced[0]), full.getElementType()));
+  if (failed(p.define(b, op.getOutput(), clone.getOutput(), rule->produced[0])))
+    return failure();
+  return true;
+}
+
 /// `value` (the result's local form, in `layout`) combined with each of
 /// `operands` (each broadcasting against `full`'s trailing dims, resharded
 /// to `layout` on the dims it spans) by `combine`, in order.
@@ -263,4 +335,5 @@ void shardc::graph::attachFusedShardingRules(MLIRContext *ctx) {
   attachRule<attention, AttentionOp>(ctx);
   attachRule<rmsNorm, RmsNormOp>(ctx);
   attachRuleAndRewrite<fusedConv, partitionGroupedConv, FusedConvOp>(ctx);
+  attachRuleAndRewrite<convInt8, partitionConvInt8, ConvInt8Op>(ctx);
 }

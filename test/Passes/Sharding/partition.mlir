@@ -219,3 +219,23 @@ func.func @depthwise(%x: tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32> {
   %y = graph.conv %x, %ws {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 4 : i64} : tensor<1x4x4x4xf32>, tensor<4x1x3x3xf32> -> tensor<1x4x4x4xf32>
   return %y : tensor<1x4x4x4xf32>
 }
+
+// -----
+
+// An int8 convolution split on its output channels (ConvInt8Op's own
+// rewrite): each rank convolves the whole input with its 2 of the 4
+// filters and keeps its 2 of the per-channel scales (rank 0 the first two,
+// rank 1 the last two); the run-time scale and zero point stay whole.
+// CHECK-LABEL: func.func @conv_int8_rank0
+// CHECK:         graph.conv_int8 {{.*}} dynamic {{.*}}scales = array<f32: 1.000000e+00, 2.000000e+00>{{.*}} : tensor<1x2x4x4xui8>, tensor<2x2x3x3xi8> -> tensor<1x2x4x4xf32>
+// CHECK-NOT:     dist.all_reduce
+// CHECK-LABEL: func.func @conv_int8_rank1
+// CHECK:         graph.conv_int8 {{.*}}scales = array<f32: 3.000000e+00, 4.000000e+00>{{.*}} -> tensor<1x2x4x4xf32>
+dist.mesh @mesh axes = ["tp"] shape = [2]
+func.func @conv_int8(%x: tensor<1x2x4x4xui8>, %s: tensor<f32>, %z: tensor<ui8>) -> tensor<1x4x4x4xf32> {
+  %w = graph.constant dense<1> : tensor<4x2x3x3xi8>
+  %ws = dist.shard %w : tensor<4x2x3x3xi8> to #dist.sharding<@mesh, [["tp"], [], [], []]>
+  %b = graph.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %y = graph.conv_int8 %x, %ws bias %b : tensor<4xf32> dynamic %s, %z : tensor<f32>, tensor<ui8> {activation = "relu", dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, scales = array<f32: 1.0, 2.0, 3.0, 4.0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xui8>, tensor<4x2x3x3xi8> -> tensor<1x4x4x4xf32>
+  return %y : tensor<1x4x4x4xf32>
+}

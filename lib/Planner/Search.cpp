@@ -131,6 +131,11 @@ void price(const ModelSummary &model, const Cluster &cl, Candidate &c) {
   double split = batchSplit(m, c);
   double rows = static_cast<double>(m.tokens) / split;
   double hiddenBytes = rows * m.hidden * m.elementBytes;
+  // What sp's all-gathers move before a split layer (int8 rows where the
+  // layer quantizes them).
+  double gatheredBytes = m.gatherElementBytes > 0
+                             ? rows * m.hidden * m.gatherElementBytes
+                             : hiddenBytes;
   // The slowest stage's share of the program: the balanced grouping of the
   // cut points' segments (dist-pipeline's cuts), else 1/pp. Its layers,
   // collectives and weights are taken in the same proportion.
@@ -231,15 +236,16 @@ void price(const ModelSummary &model, const Cluster &cl, Candidate &c) {
     double rs = collectiveTime(cl, Collective::ReduceScatter, Algorithm::Ring,
                                tp, hiddenBytes),
            ag = collectiveTime(cl, Collective::AllGather, Algorithm::Ring, tp,
-                               hiddenBytes);
+                               gatheredBytes);
     if (c.sp) {
       comm += n * (rs + ag);
       rsBytes += n * hiddenBytes;
-      agBytes += n * hiddenBytes;
+      agBytes += n * gatheredBytes;
       // Replicated layers take the whole hidden state: one all-gather
       // where they begin (the tokens are split again locally after them).
       if (replicated > 0) {
-        comm += ag;
+        comm += collectiveTime(cl, Collective::AllGather, Algorithm::Ring, tp,
+                               hiddenBytes);
         agBytes += hiddenBytes;
       }
     } else {

@@ -288,7 +288,8 @@ ModelSummary shardc::summarizeModel(ModuleOp module, StringRef dtype,
     }
   }
   double totalFlops = 0, weights = 0;
-  int64_t attentions = 0, kernels = 0;
+  int64_t attentions = 0, kernels = 0, int8Linears = 0;
+  bool dynamicRows = false;
   Value hiddenState;
   main.walk([&](Operation *op) {
     if (isa<func::ReturnOp>(op)) {
@@ -325,6 +326,10 @@ ModelSummary shardc::summarizeModel(ModuleOp module, StringRef dtype,
     }
     if (!hiddenState && isa<graph::LayerNormOp, graph::RmsNormOp>(op))
       hiddenState = op->getOperand(0);
+    if (auto q = dyn_cast<graph::LinearInt8Op>(op)) {
+      ++int8Linears;
+      dynamicRows |= static_cast<bool>(q.getAScale());
+    }
   });
   m.layers = std::max<int64_t>(1, attentions);
   m.kernels = std::max<int64_t>(1, kernels);
@@ -341,6 +346,10 @@ ModelSummary shardc::summarizeModel(ModuleOp module, StringRef dtype,
         1, static_cast<int64_t>(m.outputBytes / m.elementBytes) /
                std::max<int64_t>(1, m.batch));
   }
+  // An int8 model's split layers gather int8 rows (and a dynamic
+  // scheme's row scales).
+  if (int8Linears > 0)
+    m.gatherElementBytes = 1.0 + (dynamicRows ? 4.0 / m.hidden : 0.0);
   PipelineCuts cuts = findPipelineCuts(main);
   m.segments = cuts.segmentFlops();
   m.segmentWeights = cuts.segmentWeights();

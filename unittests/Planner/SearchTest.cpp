@@ -85,6 +85,30 @@ TEST(Search, TrialAtTheDegreePriced) {
             "tp=8: --sp: the 7 tokens do not divide");
 }
 
+TEST(Search, Int8GathersUnderSp) {
+  // tp=2 with sp: 2 layers x 2 all-gathers of the hidden state, 512 x 64.
+  // An int8 model's layers gather int8 rows: a quarter of the f32 bytes,
+  // each ring gather 1 us + 1/2 * bytes / 5 GB/s; the reduce-scatters
+  // (int32 or f32 partial sums) are unchanged.
+  ModelSummary m = small();
+  Candidate c;
+  c.tp = 2;
+  c.sp = true;
+  Candidate f32 = evaluatePlan(m, *presetCluster("cpu"), c);
+  m.gatherElementBytes = 1;
+  Candidate i8 = evaluatePlan(m, *presetCluster("cpu"), c);
+  EXPECT_NEAR(f32.stageComm - i8.stageComm,
+              4 * 0.5 * (512 * 64 * 4 - 512 * 64) / 5e9, 1e-12);
+  auto gathered = [](const Candidate &x) {
+    for (const auto &[kind, bytes] : x.traffic)
+      if (kind == "all_gather")
+        return bytes;
+    return 0.0;
+  };
+  EXPECT_DOUBLE_EQ(gathered(f32), 4.0 * 512 * 64 * 4);
+  EXPECT_DOUBLE_EQ(gathered(i8), 4.0 * 512 * 64);
+}
+
 TEST(Search, RejectionsSayWhy) {
   ModelSummary m = small();
   m.heads = 12;

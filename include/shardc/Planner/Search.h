@@ -33,6 +33,11 @@ namespace shardc::planner {
 struct ModelSummary {
   std::string dtype = "fp32";
   double elementBytes = 4;
+  /// Bytes per element of the hidden state each split layer all-gathers
+  /// under sp: 1 where the layers' projections are int8 (the elementwise
+  /// quantization propagates before the gather, which then moves int8),
+  /// plus a dynamic scheme's f32 scale per row; 0: elementBytes.
+  double gatherElementBytes = 0;
   int64_t batch = 1;   ///< the inputs' leading dim
   int64_t tokens = 1;  ///< rows of the hidden state (batch x sequence)
   int64_t hidden = 1;  ///< its width

@@ -137,7 +137,7 @@ quant::HostInt8 quant::quantizeOnHost(const Weight &w,
     for (int64_t j = 0; j < h.n; ++j)
       h.scales[j] = std::max(h.scales[j], std::fabs(value(i, j)));
   for (float &s : h.scales)
-    s = s > 0 ? s / 127.0f : 1.0f;
+    s = symmetricScale(s);
   h.q.resize(h.k * h.n);
   for (int64_t i = 0; i < h.k; ++i)
     for (int64_t j = 0; j < h.n; ++j) {
@@ -263,7 +263,7 @@ std::optional<quant::ConvWeight> quant::quantizeConvWeight(OpBuilder &b,
     double m = 0;
     for (int64_t i = 0; i < per; ++i)
       m = std::max(m, std::fabs(wv->f(c * per + i)));
-    float sw = m > 0 ? static_cast<float>(m / 127.0) : 1.0f;
+    float sw = symmetricScale(m);
     out.scales[c] = sw;
     for (int64_t i = 0; i < per; ++i)
       q[c * per + i] = static_cast<int8_t>(
@@ -281,6 +281,7 @@ std::optional<quant::ConvWeight> quant::quantizeConvWeight(OpBuilder &b,
       });
   if (!qa)
     return std::nullopt;
+  out.values = std::move(q);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(conv);
   out.q = b.create<graph::ConstantOp>(conv->getLoc(), qa);

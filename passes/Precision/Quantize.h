@@ -104,9 +104,19 @@ graph::ConvInt8Op convInt8Like(mlir::OpBuilder &b, mlir::Operation *conv,
 struct ConvWeight {
   mlir::Value q;
   llvm::SmallVector<float> scales;
+  std::vector<int8_t> values; ///< q's elements, row-major
 };
 std::optional<ConvWeight> quantizeConvWeight(mlir::OpBuilder &b,
                                              mlir::Operation *conv);
+
+/// The symmetric int8 scale of a weight column or channel whose largest
+/// magnitude is `peak`: peak / 127, or 1 (the values then round to zeros)
+/// below 1e-20. Such a channel (batch norms fold some to 1e-40) changes
+/// no f32 output beside its bias, and a denormal scale would overflow
+/// where the runtime divides the bias by it.
+inline float symmetricScale(double peak) {
+  return peak >= 1e-20 ? static_cast<float>(peak / 127.0) : 1.0f;
+}
 
 /// Per-column symmetric int8 weights of W' = diag(rowScale) W (no row
 /// scale: W), on the host: q [K, N] and one scale per column (W' is about

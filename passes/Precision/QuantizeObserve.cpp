@@ -4,7 +4,9 @@
 // The calibration program of static int8 quantization: the activations
 // graph-quantize-static will scale become results of the function, so that
 // running it on the calibration samples writes them (`--output DIR`) for
-// the driver to reduce to statistics (tools/shardc/Calibration.cpp).
+// the driver to reduce to statistics (tools/shardc/Calibration.cpp), their
+// rows over the last dim: a linear layer's tokens, a convolution's pixels
+// (its input is observed channels last).
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,8 +32,19 @@ struct GraphQuantizeObservePass
     for (const quant::ActivationGroup &g :
          quant::quantizableGroups(func, /*readWeights=*/false))
       observed.push_back(g.activation);
-    for (const quant::ConvGroup &g : quant::quantizableConvs(func))
-      observed.push_back(g.activation);
+    // A convolution's input channels last ([N, spatial.., C]): the
+    // statistics' rows are then pixels, whose products with the filters
+    // graph-quantize-static checks (its SQNR estimate).
+    for (const quant::ConvGroup &g : quant::quantizableConvs(func)) {
+      auto t = cast<RankedTensorType>(g.activation.getType());
+      SmallVector<int64_t> perm = {0};
+      for (int64_t d = 2; d < t.getRank(); ++d)
+        perm.push_back(d);
+      perm.push_back(1);
+      OpBuilder b = OpBuilder::atBlockTerminator(&func.getBody().back());
+      observed.push_back(b.create<graph::TransposeOp>(
+          g.activation.getLoc(), g.activation, b.getDenseI64ArrayAttr(perm)));
+    }
     if (observed.empty())
       return;
     auto ret = cast<func::ReturnOp>(func.getBody().back().getTerminator());

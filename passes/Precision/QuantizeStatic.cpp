@@ -230,6 +230,63 @@ double sqnrDb(const quant::ActivationStats &st, ArrayRef<float> s, float scale,
   return 10.0 * std::log10(signal / noise);
 }
 
+/// Signal over noise power, in dB, of a convolution's output (without
+/// bias), estimated on sampled calibration pixels (rows of C input
+/// channels, graph-quantize-observe's channels-last view): each tap of the
+/// window is a product of a pixel by that tap's filter slice, f32 against
+/// the int8 pixel (quantize_linear(x / scale), unsigned or signed) by the
+/// int8 filter scaled back; the taps' signals and noises add as if
+/// independent. Output channels and rows are capped so that the estimate
+/// costs about 2^25 multiply-adds per convolution. A ranking for the
+/// accuracy guard, whose trials judge the model itself. NaN without a
+/// sample.
+double convSqnrDb(const quant::ActivationStats &st, float scale, bool unsignedX,
+                  const graph::HostTensor &w, ArrayRef<int64_t> wShape,
+                  const quant::ConvWeight &q, ArrayRef<int8_t> wq,
+                  int64_t group) {
+  int64_t C = st.channels, O = wShape[0], cPer = wShape[1];
+  int64_t taps = 1;
+  for (int64_t d = 2; d < static_cast<int64_t>(wShape.size()); ++d)
+    taps *= wShape[d];
+  int64_t avail = C ? static_cast<int64_t>(st.sample.size()) / C : 0;
+  if (avail <= 0 || group <= 0 || C != cPer * group || O % group != 0)
+    return NAN;
+  int64_t oPer = O / group;
+  int64_t step = std::max<int64_t>(1, O / 64);
+  int64_t outs = (O + step - 1) / step;
+  int64_t rows = std::min<int64_t>(
+      avail,
+      std::max<int64_t>(8, (int64_t(1) << 25) /
+                               std::max<int64_t>(1, outs * cPer * taps)));
+  double lo = unsignedX ? 0.0 : -128.0, hi = unsignedX ? 255.0 : 127.0;
+  std::vector<float> xq(C);
+  double signal = 0, noise = 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    const float *x = st.sample.data() + r * C;
+    for (int64_t c = 0; c < C; ++c)
+      xq[c] = static_cast<float>(
+          std::clamp(std::nearbyint(double(x[c]) / scale), lo, hi));
+    for (int64_t o = 0; o < O; o += step) {
+      int64_t c0 = (o / oPer) * cPer;
+      for (int64_t t = 0; t < taps; ++t) {
+        double y = 0;
+        int64_t acc = 0;
+        for (int64_t c = 0; c < cPer; ++c) {
+          int64_t at = (o * cPer + c) * taps + t;
+          y += double(x[c0 + c]) * w.f(at);
+          acc += static_cast<int64_t>(xq[c0 + c]) * wq[at];
+        }
+        double yq = double(acc) * scale * q.scales[o];
+        signal += y * y;
+        noise += (y - yq) * (y - yq);
+      }
+    }
+  }
+  if (noise <= 0)
+    return INFINITY;
+  return 10.0 * std::log10(signal / noise);
+}
+
 struct GraphQuantizeStaticPass
     : shardc::impl::GraphQuantizeStaticBase<GraphQuantizeStaticPass> {
   using Base::Base;
@@ -298,17 +355,24 @@ struct GraphQuantizeStaticPass
       int64_t i = groups.size() + j;
       Value x = replaced.lookup(group.activation);
       int64_t k = cast<RankedTensorType>((x ? x : group.activation).getType())
-                      .getShape()
-                      .back();
+                      .getDimSize(1);
       if (all[i].channels != k) {
         group.convs.front()->emitError("calibration statistics do not match "
                                        "the model: activation ")
-            << i << " has " << k << " columns, " << all[i].channels << " in "
+            << i << " has " << k << " channels, " << all[i].channels << " in "
             << stats;
         return signalPassFailure();
       }
-      if (llvm::is_contained(keep, i))
+      if (llvm::is_contained(keep, i)) {
+        OpBuilder b(&getContext());
+        for (Operation *op : group.convs)
+          op->setAttr(
+              quant::kQuantAttr,
+              b.getDictionaryAttr(
+                  {b.getNamedAttr("group", b.getI64IntegerAttr(i)),
+                   b.getNamedAttr("kept", b.getStringAttr("accuracy guard"))}));
         continue;
+      }
       quantizeConvs(group, all[i], i, replaced);
     }
   }
@@ -363,12 +427,23 @@ struct GraphQuantizeStaticPass
       graph::ConvInt8Op y = quant::convInt8Like(b, op, xq, w->q, scales, 0);
       if (!y)
         continue;
-      y->setAttr(quant::kQuantAttr,
-                 b.getDictionaryAttr(
-                     {b.getNamedAttr("scheme", b.getStringAttr("static")),
-                      b.getNamedAttr("group", b.getI64IntegerAttr(index)),
-                      b.getNamedAttr("clip", b.getF32FloatAttr(clip)),
-                      b.getNamedAttr("method", b.getStringAttr(method))}));
+      SmallVector<NamedAttribute> info = {
+          b.getNamedAttr("scheme", b.getStringAttr("static")),
+          b.getNamedAttr("group", b.getI64IntegerAttr(index)),
+          b.getNamedAttr("clip", b.getF32FloatAttr(clip)),
+          b.getNamedAttr("method", b.getStringAttr(method))};
+      Value wf = op->getOperand(1);
+      if (std::optional<graph::HostTensor> host =
+              graph::constantElements(wf, int64_t(1) << 28)) {
+        double sqnr =
+            convSqnrDb(st, scale, unsignedX, *host,
+                       cast<RankedTensorType>(wf.getType()).getShape(), *w,
+                       w->values, y.getGroup());
+        if (!std::isnan(sqnr))
+          info.push_back(b.getNamedAttr(
+              "sqnr_db", b.getF32FloatAttr(std::min(sqnr, 999.0))));
+      }
+      y->setAttr(quant::kQuantAttr, b.getDictionaryAttr(info));
       op->getResult(0).replaceAllUsesWith(y.getResult());
       replaced[op->getResult(0)] = y.getResult();
       op->erase();

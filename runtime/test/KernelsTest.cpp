@@ -657,6 +657,32 @@ TEST(DnnlConv, Int8) {
   }
 }
 
+/// A channel of near-zero weights (batch norms fold some to 1e-40) has a
+/// scale below 1e-30: its output is its bias (the product is nothing f32
+/// can add to it). oneDNN 2 adds a bias before the scales, and bias /
+/// scale would overflow to inf: such a convolution adds its bias after the
+/// scales instead.
+TEST(DnnlConv, Int8TinyScale) {
+  sc_desc x = mk(2, {1, 2, 3, 3}), w = mk(3, {2, 2, 1, 1}), b = mk(1, {2}),
+          y = mk(1, {1, 2, 3, 3});
+  int64_t ones[2] = {1, 1}, pads[4] = {0, 0, 0, 0};
+  float scales[2] = {0.5f, 1e-40f};
+  void *h = sc_dnnl_conv_int8_create(&x, &w, &b, nullptr, &y, ones, ones, pads,
+                                     1, SC_EPILOGUE_RELU, 0, scales, 2, 0);
+  ASSERT_NE(h, nullptr);
+  std::vector<uint8_t> xv(18);
+  for (size_t i = 0; i < xv.size(); ++i)
+    xv[i] = static_cast<uint8_t>(10 + i);
+  std::vector<int8_t> wv = {1, 2, 100, -100};
+  std::vector<float> bv = {1.5f, 0.75f}, yv(18, -1.0f);
+  sc_dnnl_conv_int8_run(h, xv.data(), wv.data(), bv.data(), nullptr, yv.data());
+  for (int p = 0; p < 9; ++p) {
+    EXPECT_FLOAT_EQ(yv[p], 0.5f * (xv[p] + 2 * xv[9 + p]) + 1.5f) << p;
+    EXPECT_FLOAT_EQ(yv[9 + p], 0.75f) << p;
+  }
+  sc_handle_free(h);
+}
+
 /// The activation's scale and zero point given at each run (ONNX
 /// Runtime's quantize_dynamic convolutions): the same results as the f32
 /// convolution of the dequantized operands, for two inputs quantized

@@ -70,10 +70,14 @@ Row convRow(Operation *op) {
   if (isa<shardc::graph::ConvInt8Op>(op)) {
     r.decision = int8Decision(info);
     r.clip = numberOf(info, "clip");
+    r.sqnr = numberOf(info, "sqnr_db");
   } else {
     bool constant =
         op->getOperand(1).getDefiningOp<shardc::graph::ConstantOp>();
-    r.decision = constant ? "f32: not quantized" : "f32: no constant weight";
+    auto kept = info ? info.getAs<StringAttr>("kept") : StringAttr();
+    r.decision = kept       ? "f32: " + kept.str()
+                 : constant ? std::string("f32: not quantized")
+                            : std::string("f32: no constant weight");
   }
   return r;
 }

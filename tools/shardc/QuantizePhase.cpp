@@ -141,7 +141,8 @@ CalibrationRequest driver::calibrationRequest(const Options &o,
 /// --quantize-accuracy: the activations whose layers stay in floating
 /// point. Their order of sensitivity comes from the static pass itself (a
 /// graph pipeline on a copy of the module: each layer's SQNR on the
-/// calibration rows, an activation ranked by its worst layer); the guard
+/// calibration rows, each convolution's estimated on calibration pixels,
+/// an activation ranked by its worst layer); the guard
 /// then compiles and runs trials (Calibration.h). False after fatal().
 static bool guard(Session &s, const Options &o, const char *argv0,
                   GraphPipeline graphPipeline, QuantizeRun &run) {
@@ -152,7 +153,9 @@ static bool guard(Session &s, const Options &o, const char *argv0,
           "graph pipeline (accuracy guard)"))
     return false;
   std::map<int64_t, double> worst;
-  trial->walk([&](graph::LinearInt8Op op) {
+  trial->walk([&](mlir::Operation *op) {
+    if (!mlir::isa<graph::LinearInt8Op, graph::ConvInt8Op>(op))
+      return;
     auto info = op->getAttrOfType<mlir::DictionaryAttr>(quant::kQuantAttr);
     auto group =
         info ? info.getAs<mlir::IntegerAttr>("group") : mlir::IntegerAttr();

@@ -372,6 +372,9 @@ struct ConvHandle : shardc::rt::Handle {
   // run; the zero point's type (u8 or i8).
   bool dynamic = false, unsignedSrc = false;
   dnnl::memory runScale, runBias;
+  // The bias is a binary add post-op after the scales (dynamic, or a scale
+  // below 1e-30, whose bias / scale would overflow), bound at each run.
+  bool biasAfter = false;
 
   void run(const void *s, const void *w, const void *b, const void *r, void *d,
            const float *xScale = nullptr, const void *xZero = nullptr) {
@@ -411,6 +414,8 @@ struct ConvHandle : shardc::rt::Handle {
         bind(runScale, xScale);
         zeroPointValue = unsignedSrc ? *static_cast<const uint8_t *>(xZero)
                                      : *static_cast<const int8_t *>(xZero);
+      }
+      if (biasAfter) {
         if (hasBias)
           bind(runBias, b);
       } else if (hasBias && !outScales.empty()) {
@@ -891,10 +896,16 @@ void *createConv(const sc_desc *x, const sc_desc *w, const sc_desc *bias,
     auto xmd = xLast ? channelsLastDesc(xd, tx) : plainDesc(xd, tx);
     auto ymd = yLast ? channelsLastDesc(yd, ty) : plainDesc(yd, ty);
     // A dynamic int8 convolution adds its bias after the run-time scale (a
-    // post-op): the primitive itself has none.
+    // post-op): the primitive itself has none. So does a static one with
+    // a scale that run()'s bias / scale would overflow (a channel of
+    // near-zero weights).
     bool dynamic = int8 && int8->dynamic;
+    bool biasAfter = dynamic;
+    if (int8 && bias)
+      for (int64_t i = 0; i < int8->numScales; ++i)
+        biasAfter = biasAfter || !(std::fabs(int8->scales[i]) >= 1e-30f);
     dnnl::memory::desc bmd;
-    if (bias && !dynamic)
+    if (bias && !biasAfter)
       bmd = plainDesc({oc}, tbias);
     dnnl::memory::dims st(sd), dil(sd), pl(sd), pr(sd);
     for (int i = 0; i < sd; ++i) {
@@ -955,12 +966,12 @@ void *createConv(const sc_desc *x, const sc_desc *w, const sc_desc *bias,
     if (dynamic) {
       scaleMd = plainDesc(dnnl::memory::dims(yd.size(), 1), dt::f32);
       po.append_binary(dnnl::algorithm::binary_mul, scaleMd);
-      if (bias) {
-        dnnl::memory::dims bd(yd.size(), 1);
-        bd[1] = oc;
-        biasAddMd = plainDesc(bd, dt::f32);
-        po.append_binary(dnnl::algorithm::binary_add, biasAddMd);
-      }
+    }
+    if (biasAfter && bias) {
+      dnnl::memory::dims bd(yd.size(), 1);
+      bd[1] = oc;
+      biasAddMd = plainDesc(bd, dt::f32);
+      po.append_binary(dnnl::algorithm::binary_add, biasAddMd);
     }
     if (residual)
       po.append_sum(1.0f);
@@ -974,7 +985,8 @@ void *createConv(const sc_desc *x, const sc_desc *w, const sc_desc *bias,
     // time, which its AMX kernels take).
     if (int8) {
       h->outScales.assign(int8->scales, int8->scales + int8->numScales);
-      h->scaledBias.resize(bias && !dynamic ? oc : 0);
+      h->scaledBias.resize(bias && !biasAfter ? oc : 0);
+      h->biasAfter = biasAfter;
       attr.set_output_scales(int8->numScales == 1 ? 0 : 2, h->outScales);
       h->dynamic = dynamic;
       h->unsignedSrc = x->dtype == kU8;
@@ -1044,7 +1056,7 @@ void *createConv(const sc_desc *x, const sc_desc *w, const sc_desc *bias,
     h->dstBytes = ymd.get_size();
     h->convArgs = {arg(DNNL_ARG_SRC, h->src), arg(DNNL_ARG_WEIGHTS, h->weights),
                    arg(DNNL_ARG_DST, h->dst)};
-    if (bias && !dynamic) {
+    if (bias && !biasAfter) {
       h->bias = unbound(bmd);
       h->convArgs.push_back(arg(DNNL_ARG_BIAS, h->bias));
     }
@@ -1052,11 +1064,12 @@ void *createConv(const sc_desc *x, const sc_desc *w, const sc_desc *bias,
       h->runScale = unbound(scaleMd);
       h->convArgs.push_back(
           arg(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, h->runScale));
-      if (bias) {
-        h->runBias = unbound(biasAddMd);
-        h->convArgs.push_back(arg(
-            DNNL_ARG_ATTR_MULTIPLE_POST_OP(1) | DNNL_ARG_SRC_1, h->runBias));
-      }
+    }
+    if (biasAfter && bias) {
+      h->runBias = unbound(biasAddMd);
+      h->convArgs.push_back(
+          arg(DNNL_ARG_ATTR_MULTIPLE_POST_OP(dynamic ? 1 : 0) | DNNL_ARG_SRC_1,
+              h->runBias));
     }
     if (int8 && (int8->zeroPoint || dynamic))
       h->convArgs.push_back(

@@ -1,4 +1,4 @@
-// RUN: %shardc-opt %s --graph-quantize-observe | FileCheck %s
+// RUN: %shardc-opt %s --split-input-file --graph-quantize-observe | FileCheck %s
 // graph-quantize-observe: the calibration program of --quantize=int8. Each
 // activation graph-quantize-static will scale becomes an extra result
 // named shardc_calib_<i>, in the order that pass meets them: one per
@@ -24,4 +24,19 @@ func.func @main(%x: tensor<4x2xf32> {graph.name = "x"}, %w: tensor<3x3xf32> {gra
   %d = graph.linear %c, %w3 : tensor<4x3xf32>, tensor<3x3xf32> -> tensor<4x3xf32>
   %e = graph.linear %d, %w : tensor<4x3xf32>, tensor<3x3xf32> -> tensor<4x3xf32>
   return %e : tensor<4x3xf32>
+}
+
+// -----
+
+// A convolution's input after the linear layers', observed channels last
+// ([N, H, W, C]): the statistics' rows are then pixels of C channels.
+// CHECK-LABEL: func.func @conv
+// CHECK-SAME:  -> (tensor<1x4x3x3xf32> {graph.name = "y"}, tensor<1x3x3x2xf32> {graph.name = "shardc_calib_0"})
+// CHECK:       %[[Y:.*]] = graph.conv %arg0
+// CHECK:       %[[T:.*]] = graph.transpose %arg0 {perm = array<i64: 0, 2, 3, 1>} : tensor<1x2x3x3xf32> -> tensor<1x3x3x2xf32>
+// CHECK:       return %[[Y]], %[[T]]
+func.func @conv(%x: tensor<1x2x3x3xf32> {graph.name = "x"}) -> (tensor<1x4x3x3xf32> {graph.name = "y"}) {
+  %w = graph.constant dense<0.5> : tensor<4x2x1x1xf32>
+  %y = graph.conv %x, %w {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x3x3xf32>, tensor<4x2x1x1xf32> -> tensor<1x4x3x3xf32>
+  return %y : tensor<1x4x3x3xf32>
 }

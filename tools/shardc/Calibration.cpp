@@ -5,6 +5,7 @@
 #include "passes/Precision/Quantize.h"
 
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -450,7 +451,8 @@ double meanCosine(StringRef work, StringRef dir, size_t samples,
 double shardc::trialCosine(const CalibrationRequest &request,
                            ArrayRef<std::string> flags, StringRef workDir,
                            ArrayRef<std::string> outputs, StringRef what,
-                           std::string &error, TrialMetric metric) {
+                           std::string &error, TrialMetric metric,
+                           double *p50Ms) {
   std::vector<Sample> samples;
   if (!findSamples(request.dir, samples, error))
     return -2;
@@ -471,6 +473,25 @@ double shardc::trialCosine(const CalibrationRequest &request,
     if (!runLogged(args, log, what.str() + " sample " + std::to_string(i + 1),
                    error))
       return -2;
+  }
+  if (p50Ms) {
+    std::vector<std::string> args = runArgs(exe, samples[0]);
+    for (const char *a : {"--benchmark", "--warmup", "3", "--iterations"})
+      args.push_back(a);
+    args.push_back(std::to_string(kTrialBenchmarkRuns));
+    if (!runLogged(args, log, what.str() + " benchmark", error))
+      return -2;
+    *p50Ms = NAN;
+    if (auto buf = MemoryBuffer::getFile(log)) {
+      StringRef text = (*buf)->getBuffer();
+      size_t at = text.find("p50=");
+      double v;
+      if (at != StringRef::npos &&
+          !text.substr(at + 4)
+               .take_while([](char c) { return llvm::isDigit(c) || c == '.'; })
+               .getAsDouble(v))
+        *p50Ms = v;
+    }
   }
   double cosine = meanCosine(workDir, "trial", samples.size(), outputs, metric);
   if (cosine < -1.5) {

@@ -57,12 +57,16 @@ enum class TrialMetric { Cosine, Top1 };
 /// the mean of `metric` over the rows of its float32 outputs named in
 /// `outputs` (all when empty) against the references
 /// calibrateActivations kept in `workDir`; -2 with `error` set (naming
-/// `what`) on failure.
+/// `what`) on failure. With `p50Ms`, the trial's latency too: the p50 of
+/// `--benchmark` on the first sample (kTrialBenchmarkRuns runs).
 double trialCosine(const CalibrationRequest &request,
                    llvm::ArrayRef<std::string> flags, llvm::StringRef workDir,
                    llvm::ArrayRef<std::string> outputs, llvm::StringRef what,
-                   std::string &error,
-                   TrialMetric metric = TrialMetric::Cosine);
+                   std::string &error, TrialMetric metric = TrialMetric::Cosine,
+                   double *p50Ms = nullptr);
+
+/// Timed runs of a trial's latency (after 3 warm-up runs).
+constexpr int kTrialBenchmarkRuns = 20;
 
 /// --quantize-accuracy: the fewest activations, taken in `order` (most
 /// sensitive first), whose layers stay in floating point for the int8

@@ -102,25 +102,36 @@ std::string layerSvg(const std::vector<Layer> &layers) {
   return s;
 }
 
+/// The trials by fraction.
+std::vector<shardc::driver::PruneTrial>
+sortedTrials(const shardc::driver::PruneRun &run) {
+  std::vector<shardc::driver::PruneTrial> t = run.trials;
+  std::sort(t.begin(), t.end(), [](const auto &a, const auto &b) {
+    return a.fraction < b.fraction;
+  });
+  return t;
+}
+
 /// --prune=auto's trials: the metric against the fraction, the target as
-/// a dashed line.
+/// a dashed line; with latencies, the p50 against the fraction on a right
+/// axis (the unpruned program's at 0).
 std::string curveSvg(const shardc::driver::PruneRun &run) {
   const int left = 60, top = 40, w = 480, h = 260;
-  std::vector<std::pair<double, double>> t = run.trials;
-  std::sort(t.begin(), t.end());
+  std::vector<shardc::driver::PruneTrial> t = sortedTrials(run);
   double lo = run.target;
   for (auto &p : t)
-    lo = std::min(lo, p.second);
+    lo = std::min(lo, p.metric);
   lo = std::max(0.0, std::floor(lo * 20) / 20);
   double hi = 1.0, xMax = 0.65;
   auto X = [&](double f) { return left + int(w * f / xMax); };
   auto Y = [&](double m) { return top + int(h * (hi - m) / (hi - lo)); };
   std::string s;
   raw_string_ostream os(s);
-  os << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << left + w + 40
+  os << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << left + w + 70
      << "\" height=\"" << top + h + 50
      << "\" font-family=\"sans-serif\" font-size=\"11\">\n"
      << "<text x=\"10\" y=\"20\" font-size=\"14\">--prune=auto: " << run.metric
+     << (std::isnan(run.unprunedP50Ms) ? "" : " and p50 latency")
      << " against the fraction pruned</text>\n"
      << "<line x1=\"" << left << "\" y1=\"" << top + h << "\" x2=\"" << left + w
      << "\" y2=\"" << top + h << "\" stroke=\"#000\"/>\n"
@@ -140,13 +151,45 @@ std::string curveSvg(const shardc::driver::PruneRun &run) {
        << "\" text-anchor=\"end\">" << formatv("{0:F3}", m).str()
        << "</text>\n";
   std::string points;
-  for (auto &[f, m] : t) {
-    points += std::to_string(X(f)) + "," + std::to_string(Y(m)) + " ";
-    os << "<circle cx=\"" << X(f) << "\" cy=\"" << Y(m) << "\" r=\"3\" fill=\""
-       << (m >= run.target ? "#5cb85c" : "#d9534f") << "\"/>\n";
+  for (const auto &p : t) {
+    points +=
+        std::to_string(X(p.fraction)) + "," + std::to_string(Y(p.metric)) + " ";
+    os << "<circle cx=\"" << X(p.fraction) << "\" cy=\"" << Y(p.metric)
+       << "\" r=\"3\" fill=\""
+       << (p.metric >= run.target ? "#5cb85c" : "#d9534f") << "\"/>\n";
   }
   os << "<polyline points=\"" << points
-     << "\" fill=\"none\" stroke=\"#337ab7\"/>\n</svg>\n";
+     << "\" fill=\"none\" stroke=\"#337ab7\"/>\n";
+  // Latency: 0 to the slowest, on the right.
+  std::vector<std::pair<double, double>> speed;
+  if (!std::isnan(run.unprunedP50Ms))
+    speed.push_back({0.0, run.unprunedP50Ms});
+  for (const auto &p : t)
+    if (!std::isnan(p.p50Ms))
+      speed.push_back({p.fraction, p.p50Ms});
+  if (!speed.empty()) {
+    double most = 0;
+    for (auto &[f, ms] : speed)
+      most = std::max(most, ms);
+    most = most > 0 ? most * 1.1 : 1.0;
+    auto L = [&](double ms) { return top + int(h * (1.0 - ms / most)); };
+    os << "<line x1=\"" << left + w << "\" y1=\"" << top << "\" x2=\""
+       << left + w << "\" y2=\"" << top + h << "\" stroke=\"#000\"/>\n";
+    for (int i = 0; i <= 4; ++i)
+      os << "<text x=\"" << left + w + 6 << "\" y=\"" << L(most * i / 4) + 4
+         << "\">" << formatv("{0:F1}", most * i / 4).str() << "</text>\n";
+    os << "<text x=\"" << left + w + 6 << "\" y=\"" << top - 8
+       << "\">p50 ms</text>\n";
+    std::string line;
+    for (auto &[f, ms] : speed) {
+      line += std::to_string(X(f)) + "," + std::to_string(L(ms)) + " ";
+      os << "<rect x=\"" << X(f) - 3 << "\" y=\"" << L(ms) - 3
+         << "\" width=\"6\" height=\"6\" fill=\"#f0ad4e\"/>\n";
+    }
+    os << "<polyline points=\"" << line
+       << "\" fill=\"none\" stroke=\"#f0ad4e\" stroke-dasharray=\"5 3\"/>\n";
+  }
+  os << "</svg>\n";
   return s;
 }
 
@@ -201,14 +244,23 @@ int shardc::driver::writePruneReport(const Options &o, ModuleOp module,
        << count("experts") << " experts\n";
   });
   if (!run.trials.empty()) {
+    bool timed = !std::isnan(run.unprunedP50Ms);
     os << "\n--prune=auto: " << run.metric << " on the calibration samples "
-       << "(target " << formatv("{0}", run.target).str() << ")\n";
-    std::vector<std::pair<double, double>> t = run.trials;
-    std::sort(t.begin(), t.end());
-    for (auto &[f, m] : t)
-      os << "  ffn:" << formatv("{0:F2}", f).str()
-         << ",heads:" << formatv("{0:F2}", f).str() << "  " << format("%.5f", m)
-         << (m >= run.target ? "" : "  (misses)") << "\n";
+       << "(target " << formatv("{0}", run.target).str() << ")";
+    if (timed)
+      os << "; p50 of " << kTrialBenchmarkRuns
+         << " runs on the first sample, unpruned "
+         << format("%.3f", run.unprunedP50Ms) << " ms";
+    os << "\n";
+    for (const auto &p : sortedTrials(run)) {
+      os << "  ffn:" << formatv("{0:F2}", p.fraction).str()
+         << ",heads:" << formatv("{0:F2}", p.fraction).str() << "  "
+         << format("%.5f", p.metric);
+      if (timed && !std::isnan(p.p50Ms))
+        os << "  " << format("%.3f", p.p50Ms) << " ms ("
+           << format("%.2f", run.unprunedP50Ms / p.p50Ms) << "x)";
+      os << (p.metric >= run.target ? "" : "  (misses)") << "\n";
+    }
   }
   if (!layers.empty()) {
     size_t width = 4;

@@ -41,17 +41,30 @@ static bool searchPruning(Session &s, Options &o, const char *argv0,
     std::string f = formatv("{0:F2}", 0.05 * k).str();
     return "ffn:" + f + ",heads:" + f;
   };
-  std::map<int, double> tried;
+  std::map<int, double> tried, latency;
   TrialMetric metric =
       o.pruneAutoTop1 ? TrialMetric::Top1 : TrialMetric::Cosine;
   const char *measure = o.pruneAutoTop1 ? "top-1 agreement" : "mean cosine";
+  // The report's speed axis: each trial's latency, and the unpruned
+  // program's (only when the report is asked for: a benchmark per trial).
+  bool timed = o.emit == Emit::PruneReport;
+  if (timed) {
+    double p50 = NAN;
+    if (trialCosine(request, {"--prune=lossless"}, run.work, o.accuracyOutputs,
+                    "--prune=auto", error, metric, &p50) == -2)
+      return fatal(error), false;
+    run.unprunedP50Ms = p50;
+  }
   auto trial = [&](int k) {
+    double p50 = NAN;
     double c =
         trialCosine(request, {"--prune=" + spec(k), "--prune-stats=" + stats},
-                    run.work, o.accuracyOutputs, "--prune=auto", error, metric);
+                    run.work, o.accuracyOutputs, "--prune=auto", error, metric,
+                    timed ? &p50 : nullptr);
     if (o.verbose && c != -2)
       errs() << "shardc: --prune=auto: " << spec(k) << ": " << measure << " "
              << format("%.5f", c) << " on the calibration samples\n";
+    latency[k] = p50;
     return tried[k] = c;
   };
   int lo = 0, hi = 13; // lo keeps the cosine (nothing pruned), hi does not
@@ -66,7 +79,7 @@ static bool searchPruning(Session &s, Options &o, const char *argv0,
       "shardc: --prune=auto:" + std::string(o.pruneAutoTop1 ? "top1=" : "") +
       formatv("{0}", target).str();
   for (auto [k, c] : tried)
-    run.trials.push_back({0.05 * k, c});
+    run.trials.push_back({0.05 * k, c, latency[k]});
   run.metric = measure;
   run.target = target;
   if (lo == 0) {

@@ -20,6 +20,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -43,12 +44,18 @@ struct QuantizeRun : CalibrationWork {
 };
 
 /// The pruning statistics' folder.
-/// --prune's calibration, and --prune=auto's trials: each fraction tried
-/// and the metric its outputs reached (for --emit=prune-report).
+/// --prune's calibration, and --prune=auto's trials: each fraction tried,
+/// the metric its outputs reached and, for --emit=prune-report, its p50
+/// latency (the unpruned program's too: fraction 0).
+struct PruneTrial {
+  double fraction = 0, metric = 0;
+  double p50Ms = NAN; ///< not measured: NaN
+};
 struct PruneRun : CalibrationWork {
-  std::vector<std::pair<double, double>> trials;
+  std::vector<PruneTrial> trials;
   std::string metric; ///< "mean cosine" or "top-1 agreement"
   double target = 0;
+  double unprunedP50Ms = NAN; ///< the program without --prune (lossless)
 };
 
 /// --prune=ffn:R,heads:R: measures the statistics graph-prune reads and

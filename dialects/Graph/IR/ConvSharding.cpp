@@ -122,6 +122,25 @@ static std::optional<ShardingRule> changedDims(Operation *o) {
   return equalDimsRule(o);
 }
 
+FailureOr<Operation *>
+shardc::graph::cloneOnLocalOperands(Operation *o, LocalPartitioner &p,
+                                    OpBuilder &b,
+                                    ArrayRef<LocalPartitioner::Layout> need) {
+  SmallVector<Value> operands;
+  for (auto [v, want] : llvm::zip(o->getOperands(), need)) {
+    FailureOr<Value> l =
+        p.reshard(b, o->getLoc(), p.lookup(v), p.layoutOf(v), want);
+    if (failed(l))
+      return failure();
+    operands.push_back(*l);
+  }
+  Operation *clone = b.clone(*o);
+  clone->setOperands(operands);
+  clone->removeAttr("dist.shardings");
+  clone->removeAttr("dist.no_rule");
+  return clone;
+}
+
 FailureOr<bool> shardc::graph::partitionGroupedConv(Operation *o,
                                                     LocalPartitioner &p,
                                                     OpBuilder &b) {
@@ -137,18 +156,10 @@ FailureOr<bool> shardc::graph::partitionGroupedConv(Operation *o,
   int64_t local = p.localShape(xType, rule->need[0])[1];
   if (local == global || (group * local) % global != 0)
     return false; // the channels whole: the generic rewrite
-  Location loc = o->getLoc();
-  SmallVector<Value> operands;
-  for (auto [v, want] : llvm::zip(o->getOperands(), rule->need)) {
-    FailureOr<Value> l = p.reshard(b, loc, p.lookup(v), p.layoutOf(v), want);
-    if (failed(l))
-      return failure();
-    operands.push_back(*l);
-  }
-  Operation *clone = b.clone(*o);
-  clone->setOperands(operands);
-  clone->removeAttr("dist.shardings");
-  clone->removeAttr("dist.no_rule");
+  FailureOr<Operation *> cloned = cloneOnLocalOperands(o, p, b, rule->need);
+  if (failed(cloned))
+    return failure();
+  Operation *clone = *cloned;
   clone->setAttr("group", IntegerAttr::get(groupAttr.getType(),
                                            group * local / global));
   auto full = cast<RankedTensorType>(o->getResult(0).getType());
@@ -157,8 +168,8 @@ FailureOr<bool> shardc::graph::partitionGroupedConv(Operation *o,
       p.localShape(full, rule->produced[0]), full.getElementType()));
   LocalPartitioner::Layout layout = rule->produced[0];
   if (!rule->partial.empty())
-    layout = p.reducePartial(b, loc, result, rule->partial, rule->partialKind,
-                             layout, p.recordedLayout(o, 0));
+    layout = p.reducePartial(b, o->getLoc(), result, rule->partial,
+                             rule->partialKind, layout, p.recordedLayout(o, 0));
   if (failed(p.define(b, o->getResult(0), result, layout)))
     return failure();
   return true;

@@ -195,14 +195,10 @@ static FailureOr<bool> partitionConvInt8(Operation *o, LocalPartitioner &p,
   if (channels % parts != 0 || (group * localIn) % globalIn != 0 ||
       !rule->partial.empty())
     return false;
-  Location loc = op.getLoc();
-  SmallVector<Value> operands;
-  for (auto [v, want] : llvm::zip(o->getOperands(), rule->need)) {
-    FailureOr<Value> l = p.reshard(b, loc, p.lookup(v), p.layoutOf(v), want);
-    if (failed(l))
-      return failure();
-    operands.push_back(*l);
-  }
+  FailureOr<Operation *> cloned = cloneOnLocalOperands(o, p, b, rule->need);
+  if (failed(cloned))
+    return failure();
+  auto clone = cast<ConvInt8Op>(*cloned);
   ArrayRef<float> scales = op.getScales();
   SmallVector<float> local(scales);
   if (static_cast<int64_t>(scales.size()) == channels && parts > 1) {
@@ -210,10 +206,6 @@ static FailureOr<bool> partitionConvInt8(Operation *o, LocalPartitioner &p,
     local.assign(scales.begin() + index * block,
                  scales.begin() + (index + 1) * block);
   }
-  auto clone = cast<ConvInt8Op>(b.clone(*o));
-  clone->setOperands(operands);
-  clone->removeAttr("dist.shardings");
-  clone->removeAttr("dist.no_rule");
   clone.setScales(local);
   clone.setGroup(group * localIn / globalIn);
   clone.getOutput().setType(RankedTensorType::get(

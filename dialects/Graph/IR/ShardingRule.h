@@ -193,6 +193,16 @@ public:
                                             expertAxes) = 0;
 };
 
+/// `op` cloned at `b` on the rank's operands, each resharded to the layout
+/// `need` gives it, without its sharding annotations: the start of an
+/// op's own rewrite that changes attributes of the clone (a grouped
+/// convolution's group count, an int8 one's scales) and sets its result
+/// types.
+mlir::FailureOr<mlir::Operation *>
+cloneOnLocalOperands(mlir::Operation *op, LocalPartitioner &p,
+                     mlir::OpBuilder &b,
+                     llvm::ArrayRef<LocalPartitioner::Layout> need);
+
 void registerShardingRules(mlir::DialectRegistry &registry);
 
 // Per family (called by registerShardingRules).

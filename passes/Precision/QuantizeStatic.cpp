@@ -242,8 +242,8 @@ double sqnrDb(const quant::ActivationStats &st, ArrayRef<float> s, float scale,
 /// sample.
 double convSqnrDb(const quant::ActivationStats &st, float scale, bool unsignedX,
                   const graph::HostTensor &w, ArrayRef<int64_t> wShape,
-                  const quant::ConvWeight &q, ArrayRef<int8_t> wq,
-                  int64_t group) {
+                  const quant::ConvWeight &q, int64_t group) {
+  ArrayRef<int8_t> wq = q.values;
   int64_t C = st.channels, O = wShape[0], cPer = wShape[1];
   int64_t taps = 1;
   for (int64_t d = 2; d < static_cast<int64_t>(wShape.size()); ++d)
@@ -435,10 +435,9 @@ struct GraphQuantizeStaticPass
       Value wf = op->getOperand(1);
       if (std::optional<graph::HostTensor> host =
               graph::constantElements(wf, int64_t(1) << 28)) {
-        double sqnr =
-            convSqnrDb(st, scale, unsignedX, *host,
-                       cast<RankedTensorType>(wf.getType()).getShape(), *w,
-                       w->values, y.getGroup());
+        double sqnr = convSqnrDb(
+            st, scale, unsignedX, *host,
+            cast<RankedTensorType>(wf.getType()).getShape(), *w, y.getGroup());
         if (!std::isnan(sqnr))
           info.push_back(b.getNamedAttr(
               "sqnr_db", b.getF32FloatAttr(std::min(sqnr, 999.0))));

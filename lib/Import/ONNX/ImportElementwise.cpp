@@ -18,7 +18,10 @@ static LogicalResult importConstant(NodeContext &c) {
   if (const onnx::TensorProto *tp = c.getTensor("value")) {
     int64_t n = 1;
     for (int64_t d : tp->dims())
-      n *= d;
+      if (d < 0 || __builtin_mul_overflow(n, d, &n))
+        return c.fail(d < 0 ? "value has a negative dim"
+                            : "value has more elements than a tensor can "
+                              "hold");
     if (n > kFoldLimit) {
       // A large literal is a weight: treat it like an initializer.
       std::string storage;

@@ -785,6 +785,13 @@ def gen_dim_overflow():
          model([node("ConstantOfShape", ["s"], ["c"]), node("Shape", ["c"], ["sc"]),
                 node("Cast", ["sc"], ["y0"], to=F), node("Add", ["x", "y0"], ["y"])],
                [vi("x", [2])], [vi("y", [2])], [init("s", np.array([2 ** 31, 2 ** 31], np.int64))]))
+    # a Constant whose value's dims multiply past int64 (the fuzzer found the
+    # importer's element count overflowing)
+    big = TensorProto(name="kv", data_type=F, dims=[2 ** 62, 2 ** 62, 16383])
+    case("constant_value_dims_overflow", cls, "refuse",
+         model([node("Constant", [], ["k"], value=big), node("Add", ["x", "k"], ["y"])],
+               [vi("x", [2])], [vi("y", None)]),
+         names=["model.onnx", "more elements"])
     case("reshape_target_wraps_to_4", cls, "refuse",
          model([node("Reshape", ["x", "s"], ["y"])], [vi("x", [4])], [vi("y", None)],
                [init("s", np.array([2 ** 62 + 1, 4], np.int64))]))

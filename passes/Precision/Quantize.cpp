@@ -201,10 +201,12 @@ Value quant::toInt8(OpBuilder &b, Location loc, Value scaled) {
       scalar(b, loc, b.getIntegerType(8), 0), b.getI64IntegerAttr(1));
 }
 
+/// The smallest run-time activation scale: an all-zero token or tensor
+/// quantizes to zeros, not NaN.
+static constexpr float kTinyScale = 1e-30f;
+
 std::pair<Value, Value> quant::quantizePerToken(OpBuilder &b, Location loc,
                                                 Value x) {
-  // The smallest scale: an all-zero token quantizes to zeros, not NaN.
-  constexpr float kTinyScale = 1e-30f;
   Type f32 = b.getF32Type();
   int64_t last = cast<RankedTensorType>(x.getType()).getRank() - 1;
   // The token's scale: its largest magnitude over 127 (never zero).
@@ -220,8 +222,6 @@ std::pair<Value, Value> quant::quantizePerToken(OpBuilder &b, Location loc,
 
 std::tuple<Value, Value, Value>
 quant::quantizePerTensorU8(OpBuilder &b, Location loc, Value x) {
-  // The smallest scale: an all-zero tensor quantizes to zeros, not NaN.
-  constexpr float kTinyScale = 1e-30f;
   Type f32 = b.getF32Type();
   Type u8 = b.getIntegerType(8, /*isSigned=*/false);
   auto all = b.getDenseI64ArrayAttr(llvm::to_vector(
@@ -282,6 +282,7 @@ std::optional<quant::ConvWeight> quant::quantizeConvWeight(OpBuilder &b,
   if (!qa)
     return std::nullopt;
   out.values = std::move(q);
+  out.weight = std::move(*wv);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(conv);
   out.q = b.create<graph::ConstantOp>(conv->getLoc(), qa);

@@ -105,6 +105,7 @@ struct ConvWeight {
   mlir::Value q;
   llvm::SmallVector<float> scales;
   std::vector<int8_t> values; ///< q's elements, row-major
+  graph::HostTensor weight;   ///< the f32 weight they were made from
 };
 std::optional<ConvWeight> quantizeConvWeight(mlir::OpBuilder &b,
                                              mlir::Operation *conv);

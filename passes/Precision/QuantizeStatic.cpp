@@ -241,8 +241,9 @@ double sqnrDb(const quant::ActivationStats &st, ArrayRef<float> s, float scale,
 /// accuracy guard, whose trials judge the model itself. NaN without a
 /// sample.
 double convSqnrDb(const quant::ActivationStats &st, float scale, bool unsignedX,
-                  const graph::HostTensor &w, ArrayRef<int64_t> wShape,
-                  const quant::ConvWeight &q, int64_t group) {
+                  ArrayRef<int64_t> wShape, const quant::ConvWeight &q,
+                  int64_t group) {
+  const graph::HostTensor &w = q.weight;
   ArrayRef<int8_t> wq = q.values;
   int64_t C = st.channels, O = wShape[0], cPer = wShape[1];
   int64_t taps = 1;
@@ -290,6 +291,17 @@ double convSqnrDb(const quant::ActivationStats &st, float scale, bool unsignedX,
 struct GraphQuantizeStaticPass
     : shardc::impl::GraphQuantizeStaticBase<GraphQuantizeStaticPass> {
   using Base::Base;
+
+  /// Marks `op` (a layer of activation `group`) as left in floating point
+  /// by the accuracy guard, for --emit=quant-report.
+  static void markKept(Operation *op, int64_t group) {
+    Builder b(op->getContext());
+    op->setAttr(
+        quant::kQuantAttr,
+        b.getDictionaryAttr(
+            {b.getNamedAttr("group", b.getI64IntegerAttr(group)),
+             b.getNamedAttr("kept", b.getStringAttr("accuracy guard"))}));
+  }
 
   void runOnOperation() override {
     func::FuncOp func = getOperation();
@@ -340,13 +352,8 @@ struct GraphQuantizeStaticPass
         return signalPassFailure();
       }
       if (llvm::is_contained(keep, static_cast<int64_t>(i))) {
-        OpBuilder b(&getContext());
         for (graph::LinearOp op : group.layers)
-          op->setAttr(
-              quant::kQuantAttr,
-              b.getDictionaryAttr(
-                  {b.getNamedAttr("group", b.getI64IntegerAttr(i)),
-                   b.getNamedAttr("kept", b.getStringAttr("accuracy guard"))}));
+          markKept(op, i);
         continue;
       }
       quantize(group, all[i], i, fixedAlpha, replaced);
@@ -364,13 +371,8 @@ struct GraphQuantizeStaticPass
         return signalPassFailure();
       }
       if (llvm::is_contained(keep, i)) {
-        OpBuilder b(&getContext());
         for (Operation *op : group.convs)
-          op->setAttr(
-              quant::kQuantAttr,
-              b.getDictionaryAttr(
-                  {b.getNamedAttr("group", b.getI64IntegerAttr(i)),
-                   b.getNamedAttr("kept", b.getStringAttr("accuracy guard"))}));
+          markKept(op, i);
         continue;
       }
       quantizeConvs(group, all[i], i, replaced);
@@ -432,16 +434,13 @@ struct GraphQuantizeStaticPass
           b.getNamedAttr("group", b.getI64IntegerAttr(index)),
           b.getNamedAttr("clip", b.getF32FloatAttr(clip)),
           b.getNamedAttr("method", b.getStringAttr(method))};
-      Value wf = op->getOperand(1);
-      if (std::optional<graph::HostTensor> host =
-              graph::constantElements(wf, int64_t(1) << 28)) {
-        double sqnr = convSqnrDb(
-            st, scale, unsignedX, *host,
-            cast<RankedTensorType>(wf.getType()).getShape(), *w, y.getGroup());
-        if (!std::isnan(sqnr))
-          info.push_back(b.getNamedAttr(
-              "sqnr_db", b.getF32FloatAttr(std::min(sqnr, 999.0))));
-      }
+      double sqnr = convSqnrDb(
+          st, scale, unsignedX,
+          cast<RankedTensorType>(op->getOperand(1).getType()).getShape(), *w,
+          y.getGroup());
+      if (!std::isnan(sqnr))
+        info.push_back(b.getNamedAttr(
+            "sqnr_db", b.getF32FloatAttr(std::min(sqnr, 999.0))));
       y->setAttr(quant::kQuantAttr, b.getDictionaryAttr(info));
       op->getResult(0).replaceAllUsesWith(y.getResult());
       replaced[op->getResult(0)] = y.getResult();

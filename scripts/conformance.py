@@ -4,7 +4,7 @@ outputs with the test's expected ones; reports pass / fail / unsupported per op.
 
     scripts/conformance.py [--shardc build/tools/shardc/shardc] [DIR ...]
         [--jobs 2] [--markdown docs/conformance.md] [--ratchet FILE]
-        [--update-ratchet] [--failures] [--filter REGEX]
+        [--update-ratchet] [--failures] [--filter REGEX] [--via-onnx]
 
 For each test: `shardc model.onnx -o model`, then `./model --input NAME=input_K.pb
 ... --output DIR --output-format pb` for every test_data_set_N, then a comparison
@@ -23,6 +23,10 @@ op is in the graph-dialect list (SUPPORTED_OPS) and every tensor has an element
 type the dialect has. Graph inputs that decide a shape (a Reshape target, Slice
 bounds, TopK's K) are bound to the test's data with --const-input, as a user
 would, when shardc asks for them.
+
+With --via-onnx each model goes through `shardc model.onnx --emit=onnx` instead
+and ONNX Runtime runs the model shardc wrote: the same expected outputs check
+the exporter (lib/Target/ONNX) op by op.
 
 With --ratchet FILE the script exits non-zero if a suite passes fewer tests than
 FILE records ({"suite": count}); --update-ratchet raises the recorded counts.
@@ -162,14 +166,36 @@ def retag_bf16(path, work):
     return out
 
 
-def run_test(shardc, test_dir, inputs, outputs, work, bf16_inputs=()):
-    """Returns (outcome, message, compile_seconds)."""
+def run_exported(exported, ds, inputs, bound):
+    """The outputs of ONNX Runtime on the model shardc exported (--via-onnx),
+    by name, as TensorProtos."""
+    import onnxruntime as ort
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 1
+    so.inter_op_num_threads = 1
+    so.log_severity_level = 3
+    sess = ort.InferenceSession(exported, so, providers=["CPUExecutionProvider"])
+    feeds = {}
+    for k, name in enumerate(inputs):
+        path = os.path.join(ds, "input_%d.pb" % k)
+        if name not in bound and os.path.exists(path):
+            feeds[name] = numpy_helper.to_array(load_pb(path))
+    names = [o.name for o in sess.get_outputs()]
+    return {n: numpy_helper.from_array(np.asarray(v), n)
+            for n, v in zip(names, sess.run(None, feeds))}
+
+
+def run_test(shardc, test_dir, inputs, outputs, work, bf16_inputs=(), via_onnx=False):
+    """Returns (outcome, message, compile_seconds). With via_onnx the model
+    shardc writes with --emit=onnx runs on ONNX Runtime instead of shardc's
+    executable."""
     model = os.path.join(test_dir, "model.onnx")
-    exe = os.path.join(work, "model")
+    exe = os.path.join(work, "model.onnx" if via_onnx else "model")
+    emit = ["--emit=onnx"] if via_onnx else []
     binds, bound = [], set()
     t0 = time.time()
     for _ in range(len(inputs) + 1):
-        p = subprocess.run([shardc, model, "-o", exe] + binds, capture_output=True,
+        p = subprocess.run([shardc, model, "-o", exe] + emit + binds, capture_output=True,
                            text=True, timeout=300)
         if p.returncode == 0:
             break
@@ -190,6 +216,21 @@ def run_test(shardc, test_dir, inputs, outputs, work, bf16_inputs=()):
     compile_s = time.time() - t0
     sets = sorted(glob.glob(os.path.join(test_dir, "test_data_set_*")))
     for ds in sets:
+        if via_onnx:
+            try:
+                got = run_exported(exe, ds, inputs, bound)
+            except Exception as e:  # ONNX Runtime refused or failed the model
+                return "fail", "onnxruntime: %s" % str(e).strip().splitlines()[0][:300], compile_s
+            for k, name in enumerate(outputs):
+                path = os.path.join(ds, "output_%d.pb" % k)
+                if not os.path.exists(path):
+                    continue
+                if name not in got:
+                    return "fail", "output '%s' is not in the exported model" % name, compile_s
+                why = compare(load_pb(path), got[name])
+                if why:
+                    return "fail", "%s: output '%s': %s" % (os.path.basename(ds), name, why), compile_s
+            continue
         out_dir = os.path.join(work, "out_" + os.path.basename(ds))
         cmd = [exe, "--output", out_dir, "--output-format", "pb"]
         for k, name in enumerate(inputs):
@@ -219,7 +260,7 @@ def run_test(shardc, test_dir, inputs, outputs, work, bf16_inputs=()):
     return "pass", "", compile_s
 
 
-def run_suite(shardc, root, jobs, pattern):
+def run_suite(shardc, root, jobs, pattern, via_onnx=False):
     tests = sorted(t for t in os.listdir(root)
                    if os.path.exists(os.path.join(root, t, "model.onnx")) and
                    (not pattern or re.search(pattern, t)))
@@ -235,7 +276,7 @@ def run_suite(shardc, root, jobs, pattern):
         work = os.path.join(work_root, t)
         os.makedirs(work)
         try:
-            outcome, msg, cs = run_test(shardc, d, inputs, outputs, work, bf16)
+            outcome, msg, cs = run_test(shardc, d, inputs, outputs, work, bf16, via_onnx)
         except subprocess.TimeoutExpired:
             outcome, msg, cs = "fail", "timed out", 0
         except Exception as e:  # unreadable output, and the like
@@ -319,6 +360,9 @@ def main():
     ap.add_argument("--update-ratchet", action="store_true")
     ap.add_argument("--failures", action="store_true", help="print every in-scope failure")
     ap.add_argument("--filter", help="only tests whose name matches this regex")
+    ap.add_argument("--via-onnx", action="store_true",
+                    help="export each model with shardc --emit=onnx and run the export on "
+                         "ONNX Runtime (checks the exporter against the expected outputs)")
     args = ap.parse_args()
     shardc = os.path.abspath(args.shardc)
     if args.dirs:
@@ -333,7 +377,7 @@ def main():
     report = []
     compile_times = []
     for suite, root in suites:
-        results = run_suite(shardc, root, args.jobs, args.filter)
+        results = run_suite(shardc, root, args.jobs, args.filter, args.via_onnx)
         report.append((suite, results))
         totals, _ = summarize(results)
         compile_times += [r[4] for r in results.values() if r[4] > 0]

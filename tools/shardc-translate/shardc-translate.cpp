@@ -1,4 +1,5 @@
-//===- shardc-translate.cpp - kern to C++ or CUDA ---------------------------===//
+//===- shardc-translate.cpp - kern to C++ or CUDA
+//---------------------------===//
 //
 // MlirTranslateMain with shardc's code generators, so that emitter tests
 // start from hand-written kern IR:
@@ -6,18 +7,22 @@
 //   shardc-translate --kern-to-cpp  planned.mlir [--target=cpu|cuda|cuda,cpu]
 //                    [--tf32] [--weights-file=model.weights]
 //   shardc-translate --kern-to-cuda planned.mlir
+//   shardc-translate --graph-to-onnx graph.mlir -o model.onnx
 //
 // The input is a planned kern module (what `shardc --emit=kern` prints, or
 // the output of `shardc-opt --shardc-kern-pipeline`): `--kern-to-cpp`
 // writes what `shardc --emit=cpp` writes (the programs, the rank table and
 // the plan), and with --weights-file also the weights file with every
 // rank's section; `--kern-to-cuda` writes the CUDA C++ of `--emit=cuda`.
+// `--graph-to-onnx` writes a graph-dialect module (`shardc --emit=graph`)
+// as the ONNX model of `--emit=onnx`.
 //
 //===----------------------------------------------------------------------===//
 
 #include "shardc/InitAll.h"
 #include "shardc/Pipelines/Pipelines.h"
 #include "shardc/Target/Cpp.h"
+#include "shardc/Target/ONNX.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
@@ -81,6 +86,14 @@ int main(int argc, char **argv) {
       "A planned kern module to CUDA C++ kernels, as shardc --emit=cuda",
       [](ModuleOp module, raw_ostream &os) {
         return translate(module, os, /*cuda=*/true);
+      },
+      registerDialects);
+  TranslateFromMLIRRegistration toOnnx(
+      "graph-to-onnx",
+      "A one-rank graph-dialect module to an ONNX model, as shardc "
+      "--emit=onnx",
+      [](ModuleOp module, raw_ostream &os) {
+        return shardc::exportONNX(module, os, shardc::ONNXExportOptions());
       },
       registerDialects);
   return failed(mlirTranslateMain(argc, argv, "shardc translation driver\n"));

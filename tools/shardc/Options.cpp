@@ -68,6 +68,9 @@ static cl::opt<Emit> emit(
                    "pruning's decisions: each pruned layer's channels or "
                    "heads kept, its output error, --prune=auto's trials, and "
                    "SVG charts beside -o"),
+        clEnumValN(Emit::Onnx, "onnx",
+                   "the optimized one-rank graph as ONNX (int8 layers in "
+                   "QDQ form, pruned shapes)"),
         clEnumValN(Emit::Kern, "kern",
                    "the bufferized kern program with its memory plan (after "
                    "the kern pipeline)"),
@@ -631,6 +634,11 @@ static std::optional<std::string> checkMesh(Options &o) {
   if (o.sp && o.tp == 1)
     return std::string("--sp splits the tokens over the tp axis: it needs "
                        "--tp=N with N > 1");
+  if (o.emit == Emit::Onnx &&
+      (o.world > 1 || o.devices > 1 || o.cluster || o.microbatches > 1))
+    return std::string("--emit=onnx writes the one-rank model (quantized and "
+                       "pruned): drop the partitioning flags (--tp, --pp, "
+                       "--ep, --dp, --devices, --microbatches)");
   if (o.emit == Emit::Dist && o.world == 1 && o.devices <= 1)
     return std::string("--emit=dist needs a partitioned program (--tp, --pp, "
                        "--ep or --dp)");

@@ -31,6 +31,7 @@ enum class Emit {
   Plan,
   QuantReport,
   PruneReport,
+  Onnx,
   Cuda,
   Cpp,
   Exe,

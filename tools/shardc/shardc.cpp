@@ -16,6 +16,7 @@
 #include "Calibration.h"
 #include "Executable.h"
 #include "FusionReport.h"
+#include "OnnxOutput.h"
 #include "Options.h"
 #include "PlanPhase.h"
 #include "PruneReport.h"
@@ -216,6 +217,8 @@ int main(int argc, char **argv) {
       return writePruneReport(o, *s.module, pruned);
     if (o.emit == Emit::QuantReport)
       return writeQuantReport(o, *s.module);
+    if (o.emit == Emit::Onnx)
+      return writeONNX(s, o);
     if (o.fusionReport)
       fusedGraph = shardc::countGraphOps(*s.module);
 

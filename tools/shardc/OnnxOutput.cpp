@@ -19,6 +19,7 @@ int writeONNX(Session &s, const Options &o) {
     options.dataPath = o.outputFile + ".data";
     options.dataLocation = llvm::sys::path::filename(options.dataPath).str();
   }
+  options.inlineLimit = o.onnxInlineLimit;
   std::string bytes;
   llvm::raw_string_ostream os(bytes);
   if (mlir::failed(exportONNX(*s.module, os, options)))

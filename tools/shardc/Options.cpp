@@ -127,6 +127,11 @@ static cl::list<std::string> accuracyOutputs(
              "output; name the meaningful ones, e.g. a pooled embedding "
              "rather than hidden states at padding positions)"),
     cl::value_desc("NAME"), cl::CommaSeparated, cl::cat(precisionCat));
+// --emit=onnx: initializers go to FILE.data past this many bytes of them
+// (1 GiB; tests set it low).
+static cl::opt<int64_t> onnxInlineLimit("onnx-inline-limit", cl::Hidden,
+                                        cl::init(int64_t(1) << 30),
+                                        cl::cat(outputCat));
 // The accuracy guard's trial compiles: statistics already measured, and
 // the activations whose layers stay in floating point.
 static cl::opt<std::string> quantizeStats("quantize-stats", cl::Hidden,
@@ -427,6 +432,7 @@ static void readFlags(Options &o) {
   o.emit = emit;
   o.verbose = verbose;
   o.printWeights = printWeights;
+  o.onnxInlineLimit = onnxInlineLimit;
   o.fusionReport = fusionReport;
   o.saveTemps = saveTemps;
   o.cpu = cpu;

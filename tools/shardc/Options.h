@@ -49,6 +49,8 @@ struct Options {
   std::string outputFile = "-";
   Emit emit = Emit::Exe;
   bool verbose = false, printWeights = false, fusionReport = false;
+  /// --emit=onnx: the initializers' bytes kept inline (then FILE.data).
+  int64_t onnxInlineLimit = int64_t(1) << 30;
   std::string saveTemps, cpu;
 
   // Code generation.

@@ -10,7 +10,8 @@ program read from them.
                                    MODEL's character list; prints
                                    `char accuracy A, L/16 lines exact` and exits 1
                                    below --min A
-  ocr_lines.py ort MODEL DIR       runs MODEL on ONNX Runtime into DIR/eval<i>/out.npy
+  ocr_lines.py ort MODEL DIR [OUT] runs MODEL on ONNX Runtime into OUT/eval<i>/out.npy
+                                   (OUT: DIR by default)
 
 Lines are drawn with PIL in DejaVu Sans, resized to height 48 and padded to
 width 320 as rapidocr prepares them: [1, 3, 48, 320], (x / 255 - 0.5) / 0.5.
@@ -111,10 +112,11 @@ def main():
         write_inputs(a.args[0])
     elif a.command == "ort":
         import onnxruntime as ort
-        model, d = a.args
+        model, d = a.args[:2]
+        out_root = a.args[2] if len(a.args) > 2 else d
         sess = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
         for i in range(len(EVALUATION)):
-            out = os.path.join(d, "eval%d" % i)
+            out = os.path.join(out_root, "eval%d" % i)
             os.makedirs(out, exist_ok=True)
             y = sess.run(None, {"x": np.load(os.path.join(d, "eval%d.npy" % i))})[0]
             np.save(os.path.join(out, "out.npy"), y)

@@ -56,8 +56,31 @@ std::optional<quant::Weight> quant::quantizableWeight(graph::LinearOp op,
   return weight;
 }
 
+/// A bare product by a constant 2-D weight (a language model's head: no
+/// bias follows it, so fusion left it a graph.matmul) becomes the
+/// graph.linear it is, in place, so that it quantizes like the others.
+static void linearizeMatmuls(func::FuncOp func) {
+  SmallVector<graph::MatMulOp> bare;
+  func.walk([&](graph::MatMulOp mm) {
+    auto w = dyn_cast<RankedTensorType>(mm.getRhs().getType());
+    auto x = dyn_cast<RankedTensorType>(mm.getLhs().getType());
+    if (w && x && w.getRank() == 2 && x.getRank() >= 2 &&
+        mm.getRhs().getDefiningOp<graph::ConstantOp>())
+      bare.push_back(mm);
+  });
+  for (graph::MatMulOp mm : bare) {
+    OpBuilder b(mm);
+    auto linear = b.create<graph::LinearOp>(mm.getLoc(), mm.getType(),
+                                            mm.getLhs(), mm.getRhs(), Value(),
+                                            Value(), b.getStringAttr("none"));
+    mm.getResult().replaceAllUsesWith(linear.getOutput());
+    mm.erase();
+  }
+}
+
 std::vector<quant::ActivationGroup>
 quant::quantizableGroups(func::FuncOp func, bool readWeights) {
+  linearizeMatmuls(func);
   std::vector<ActivationGroup> groups;
   llvm::DenseMap<Value, size_t> index;
   func.walk([&](graph::LinearOp op) {

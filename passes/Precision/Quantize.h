@@ -70,7 +70,9 @@ struct ActivationGroup {
   llvm::SmallVector<Weight> weights;
 };
 /// `readWeights` false leaves the weights' data unread
-/// (graph-quantize-observe needs only the activations).
+/// (graph-quantize-observe needs only the activations). A graph.matmul by
+/// a constant 2-D weight (a language model's head, which has no bias to
+/// fuse) first becomes the equivalent graph.linear, in place.
 std::vector<ActivationGroup> quantizableGroups(mlir::func::FuncOp func,
                                                bool readWeights = true);
 

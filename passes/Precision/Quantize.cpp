@@ -399,3 +399,10 @@ std::optional<std::string> quant::readStats(StringRef path,
   }
   return std::nullopt;
 }
+
+void quant::attentionProductsInBF16(func::FuncOp func) {
+  func.walk([](graph::AttentionOp a) {
+    if (cast<RankedTensorType>(a.getQuery().getType()).getElementType().isF32())
+      a.setBf16Products(true);
+  });
+}

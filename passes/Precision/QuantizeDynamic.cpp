@@ -107,8 +107,12 @@ struct GraphQuantizeDynamicPass
     for (quant::ActivationGroup &group :
          quant::quantizableGroups(getOperation()))
       quantize(group, replaced);
-    for (quant::ConvGroup &group : quant::quantizableConvs(getOperation()))
+    std::vector<quant::ConvGroup> convs =
+        quant::quantizableConvs(getOperation());
+    for (quant::ConvGroup &group : convs)
       quantizeConvs(group, replaced);
+    if (!replaced.empty() || !convs.empty())
+      quant::attentionProductsInBF16(getOperation());
   }
 };
 

@@ -377,6 +377,7 @@ struct GraphQuantizeStaticPass
       }
       quantizeConvs(group, all[i], i, replaced);
     }
+    quant::attentionProductsInBF16(func);
   }
 
   /// A group of convolutions on int8 activations: one scale for the

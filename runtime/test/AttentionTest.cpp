@@ -335,6 +335,40 @@ TEST(Attention, HalfTypesLarge) {
     }
 }
 
+TEST(Attention, F32ByBF16Products) {
+  // f32 operands with SC_ATTENTION_BF16_PRODUCTS (an int8 program's
+  // attention): where the CPU has bf16 matmuls they take AttentionDnnl's
+  // path, rounded to bf16 as they are staged, so the error is bf16's;
+  // elsewhere the fp32 tiles run. Strided views of a packed buffer, a mask
+  // with -inf, causal and not, y written [B, S, H, E] in f32.
+  for (bool causal : {false, true}) {
+    const int64_t B = 2, H = 3, S = 150, T = 600, D = 32, E = 32;
+    const int64_t W = 3 * H * D;
+    Problem p{{B, H}, S, T, D, E};
+    p.scale = 0.18f;
+    p.causal = causal;
+    std::vector<float> packed = random(B * T * W, 21, -2, 2);
+    p.q = p.k = p.v = packed;
+    p.ql = {(T - S) * W, T * W, D, W, 1};
+    p.kl = {H * D, T * W, D, W, 1};
+    p.vl = {2 * H * D, T * W, D, W, 1};
+    p.hasMask = true;
+    p.mask = random(B * S * T, 22, -3, 0);
+    for (size_t i = 0; i < p.mask.size(); i += 7)
+      p.mask[i] = -INFINITY;
+    p.ml = {0, S * T, 0, T, 1};
+    p.y.assign(B * S * H * E, NAN);
+    p.yl = {0, S * H * E, E, H * E, 1};
+    std::vector<int64_t> dims = p.dims();
+    sc_attention(kF32, (int32_t)p.nb(), dims.data(), p.q.data(), p.ql.data(),
+                 p.k.data(), p.kl.data(), p.v.data(), p.vl.data(),
+                 p.mask.data(), p.ml.data(), p.y.data(), p.yl.data(), p.scale,
+                 (causal ? SC_ATTENTION_CAUSAL : 0) |
+                     SC_ATTENTION_BF16_PRODUCTS);
+    expectClose(p.output(), p.reference(), 1.5e-2);
+  }
+}
+
 TEST(Attention, EmptyKeys) {
   // T = 0: the MatMul with v sums nothing.
   Problem p{{2}, 3, 0, 4, 5};

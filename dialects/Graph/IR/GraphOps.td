@@ -662,12 +662,16 @@ def Graph_AttentionOp : Graph_Op<"attention"> {
     element type) is added to the scores and broadcasts to [..., S, T] (a
     boolean mask of the export becomes 0 / -inf). With `causal`, position s
     attends to t <= s + (T - S) only. The softmax runs in fp32; the S x T
-    score matrix is never materialized by the kernels.
+    score matrix is never materialized by the kernels. `bf16_products`
+    (set by the int8 passes) lets f32 operands be rounded to bf16 for the
+    two products, with fp32 accumulation, where the CPU has bf16 matmul
+    kernels.
   }];
   let arguments = (ins Graph_Tensor:$query, Graph_Tensor:$key,
                        Graph_Tensor:$value, Optional<Graph_Tensor>:$mask,
                        F32Attr:$scale,
-                       DefaultValuedAttr<BoolAttr, "false">:$causal);
+                       DefaultValuedAttr<BoolAttr, "false">:$causal,
+                       UnitAttr:$bf16_products);
   let results = (outs Graph_Tensor:$output);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`mask` $mask^)? attr-dict `:` type($query) `,`

@@ -73,7 +73,8 @@ LogicalResult AttentionOp::verify() {
 StringRef AttentionOp::getRuntimeCallee() { return "sc_attention"; }
 
 // sc_attention(dtype, nb, dims, q, q layout, k, k layout, v, v layout,
-//              mask|0, mask layout|0, y, y layout, scale, causal)
+//              mask|0, mask layout|0, y, y layout, scale, flags: causal 1,
+//              bf16 products 2)
 void AttentionOp::getRuntimeArgs(SmallVectorImpl<RuntimeArg> &args) {
   args.append({RuntimeArg::dtype(getQ()), RuntimeArg::i32(getNumBatchDims()),
                RuntimeArg::i64s(getDims()), RuntimeArg::ptr(getQ()),
@@ -84,7 +85,8 @@ void AttentionOp::getRuntimeArgs(SmallVectorImpl<RuntimeArg> &args) {
     args.append({RuntimeArg::ptr(mask), RuntimeArg::i64s(*getMaskLayout())});
   else
     args.append({RuntimeArg::null(), RuntimeArg::null()});
-  args.append({RuntimeArg::ptr(getY()), RuntimeArg::i64s(getYLayout()),
-               RuntimeArg::f32(getScale().convertToFloat()),
-               RuntimeArg::i32(getCausal())});
+  args.append(
+      {RuntimeArg::ptr(getY()), RuntimeArg::i64s(getYLayout()),
+       RuntimeArg::f32(getScale().convertToFloat()),
+       RuntimeArg::i32((getCausal() ? 1 : 0) | (getBf16Products() ? 2 : 0))});
 }

@@ -20,7 +20,9 @@ def Kern_AttentionOp : Kern_RuntimeOp<"attention"> {
     added to the scaled scores; with `causal`, query s sees keys
     t <= s + T - S only. q, k, v, mask and y have one element type (f32,
     f64, f16, bf16); the kernel computes in fp32 with an online softmax, at
-    most 8 batch dims.
+    most 8 batch dims. With `bf16_products` f32 operands may be rounded to
+    bf16 for the two products (fp32 accumulation; the CPU does where it has
+    bf16 matmul kernels, the CUDA kernel ignores it).
 
     ```mlir
     kern.attention %qkv, %qkv, %qkv into %y {causal, dims = array<i64: 2, 4, 8, 8, 16, 16>,
@@ -36,7 +38,7 @@ def Kern_AttentionOp : Kern_RuntimeOp<"attention"> {
                        DenseI64ArrayAttr:$v_layout,
                        OptionalAttr<DenseI64ArrayAttr>:$mask_layout,
                        DenseI64ArrayAttr:$y_layout, F32Attr:$scale,
-                       UnitAttr:$causal);
+                       UnitAttr:$causal, UnitAttr:$bf16_products);
   let assemblyFormat = [{
     $q `,` $k `,` $v (`mask` $mask^)? `into` $y attr-dict `:` type($q) `,`
     type($k) `,` type($v) (`mask` type($mask)^)? `into` type($y)

@@ -274,7 +274,8 @@ LogicalResult lowerAttention(graph::AttentionOp op, KernLowering &l) {
       layout(0), layout(1), layout(2),
       hasMask ? layout(3) : DenseI64ArrayAttr(), layout(yi),
       l.b.getF32FloatAttr(op.getScale().convertToFloat()),
-      op.getCausal() ? l.b.getUnitAttr() : UnitAttr());
+      op.getCausal() ? l.b.getUnitAttr() : UnitAttr(),
+      op.getBf16Products() ? l.b.getUnitAttr() : UnitAttr());
   for (Operation *o : chain.ops)
     l.lowered.insert(o);
   return success();

@@ -412,13 +412,18 @@ void sc_qlinear_matmul(const sc_desc *a, const void *ap, const sc_desc *as,
  * key blocks: the S x T scores are never stored. A query that sees no key
  * (or only -inf scores) gets NaN, as Softmax gives. f32, f16, bf16 (on a
  * CPU with bf16 matmul kernels, bf16's products run on oneDNN with the
- * softmax weights rounded to bf16). */
-void sc_attention(int32_t dtype, int32_t nb, const int64_t *dims,
-                  const void *q, const int64_t *q_layout, const void *k,
+ * softmax weights rounded to bf16). flags: SC_ATTENTION_CAUSAL, and
+ * SC_ATTENTION_BF16_PRODUCTS, which lets f32 operands take the bf16 path
+ * (rounded to bf16 as they are read; an int8 program's attention) where
+ * the CPU has those kernels. */
+#define SC_ATTENTION_CAUSAL 1
+#define SC_ATTENTION_BF16_PRODUCTS 2
+void sc_attention(int32_t dtype, int32_t nb, const int64_t *dims, const void *q,
+                  const int64_t *q_layout, const void *k,
                   const int64_t *k_layout, const void *v,
                   const int64_t *v_layout, const void *mask,
-                  const int64_t *mask_layout, void *y,
-                  const int64_t *y_layout, float scale, int32_t causal);
+                  const int64_t *mask_layout, void *y, const int64_t *y_layout,
+                  float scale, int32_t flags);
 
 /* ---- oneDNN (runtime/src/cpu/Dnnl.cpp) ----
  * create() runs at load time and returns NULL after sc_fail() when oneDNN

@@ -295,7 +295,7 @@ template <class T>
 void attentionImpl(int32_t nb, const int64_t *dims, const T *q, Operand ql,
                    const T *k, Operand kl, const T *v, Operand vl,
                    const T *mask, Operand ml, T *y, Operand yl, float scale,
-                   bool causal) {
+                   bool causal, bool bf16Products) {
   using Acc = typename Elem<T>::Acc;
   int64_t batch = 1;
   for (int32_t i = 0; i < nb; ++i)
@@ -320,6 +320,10 @@ void attentionImpl(int32_t nb, const int64_t *dims, const T *q, Operand ql,
   if constexpr (std::is_same_v<T, BHalf>)
     if (attentionBF16Dnnl(nb, dims, q, ql, k, kl, v, vl, mask, ml, y, yl, scale,
                           causal))
+      return;
+  if constexpr (std::is_same_v<T, float>)
+    if (bf16Products && attentionF32ByBF16Dnnl(nb, dims, q, ql, k, kl, v, vl,
+                                               mask, ml, y, yl, scale, causal))
       return;
   int threads = 1;
 #ifdef _OPENMP
@@ -365,7 +369,7 @@ extern "C" void sc_attention(int32_t dtype, int32_t nb, const int64_t *dims,
                              const void *v, const int64_t *v_layout,
                              const void *mask, const int64_t *mask_layout,
                              void *y, const int64_t *y_layout, float scale,
-                             int32_t causal) {
+                             int32_t flags) {
   if (nb < 0 || nb > SC_MAX_RANK) {
     sc_fail("sc_attention: %d batch dims", (int)nb);
     return;
@@ -378,7 +382,8 @@ extern "C" void sc_attention(int32_t dtype, int32_t nb, const int64_t *dims,
     attentionImpl<T>(nb, dims, static_cast<const T *>(q), ql,
                      static_cast<const T *>(k), kl, static_cast<const T *>(v),
                      vl, static_cast<const T *>(mask), ml, static_cast<T *>(y),
-                     yl, scale, causal != 0);
+                     yl, scale, (flags & SC_ATTENTION_CAUSAL) != 0,
+                     (flags & SC_ATTENTION_BF16_PRODUCTS) != 0);
   });
   if (!ok)
     sc_fail("sc_attention: unsupported dtype %s", dtypeName(dtype));

@@ -58,6 +58,17 @@ bool attentionBF16Dnnl(int32_t nb, const int64_t *dims, const BHalf *q,
                        AttentionOperand ml, BHalf *y, AttentionOperand yl,
                        float scale, bool causal);
 
+/// The same for f32 operands whose products may run in bf16 (sc_attention's
+/// SC_ATTENTION_BF16_PRODUCTS): q, k, v and the weights rounded to bf16 as
+/// they are staged, the mask added and the softmax kept in fp32, y stored
+/// as f32. False where attentionBF16Dnnl would be.
+bool attentionF32ByBF16Dnnl(int32_t nb, const int64_t *dims, const float *q,
+                            AttentionOperand ql, const float *k,
+                            AttentionOperand kl, const float *v,
+                            AttentionOperand vl, const float *mask,
+                            AttentionOperand ml, float *y, AttentionOperand yl,
+                            float scale, bool causal);
+
 } // namespace shardc::rt::cpu
 
 #endif // SHARDC_RUNTIME_CPU_ATTENTION_H

@@ -9,7 +9,9 @@
 // scale, mask and causal limit, the online softmax in fp32 with the
 // vectorized row kernels, the output divided by the row sums at the end.
 // The weights are rounded to bf16 for the product with the values (fp32
-// accumulation), as bf16 flash-attention kernels do.
+// accumulation), as bf16 flash-attention kernels do. f32 operands take the
+// same path when the program asks for bf16 products (an int8 program's
+// attention): rounded to bf16 as they are staged, the result stored as f32.
 //
 // Each thread stages its query block and the keys and values of its current
 // batch entry densely (the operands arrive as strided views, and oneDNN's
@@ -135,18 +137,20 @@ void run(const Matmul &mm, const void *a, const void *b, float *c, Scratch &w) {
                                 {DNNL_ARG_SCRATCHPAD, mp}});
 }
 
-struct Problem {
+// El: the operands' element type, bf16 or f32 (rounded to bf16 as staged).
+template <class El> struct Problem {
   int32_t nb;
   const int64_t *dims;
-  const BHalf *q, *k, *v, *mask;
+  const El *q, *k, *v, *mask;
   AttentionOperand ql, kl, vl, ml, yl;
-  BHalf *y;
+  El *y;
   float sc;
   bool causal;
   int64_t S, T, D, E, BQ, BK, qBlocks;
 };
 
-// Copies `cols` elements of a strided row into a dense one.
+// Copies `cols` elements of a strided row into a dense bf16 one (f32
+// elements rounded to nearest even).
 inline __attribute__((always_inline)) void
 gatherRow(const BHalf *src, int64_t cs, int64_t cols, BHalf *dst) {
   if (cs == 1)
@@ -155,9 +159,18 @@ gatherRow(const BHalf *src, int64_t cs, int64_t cols, BHalf *dst) {
     for (int64_t j = 0; j < cols; ++j)
       dst[j] = src[j * cs];
 }
+inline __attribute__((always_inline)) void
+gatherRow(const float *src, int64_t cs, int64_t cols, BHalf *dst) {
+  if (cs == 1) {
+    narrowBF16(src, dst, cols);
+    return;
+  }
+  for (int64_t j = 0; j < cols; ++j)
+    dst[j] = store<BHalf>(src[j * cs]);
+}
 
 // One (batch entry, query block) item.
-void item(const Problem &p, Scratch &w, int64_t it) {
+template <class El> void item(const Problem<El> &p, Scratch &w, int64_t it) {
   const float ninf = -std::numeric_limits<float>::infinity();
   const int64_t S = p.S, T = p.T, D = p.D, E = p.E, BK = p.BK;
   int64_t b = it / p.qBlocks, s0 = (it % p.qBlocks) * p.BQ;
@@ -194,7 +207,7 @@ void item(const Problem &p, Scratch &w, int64_t it) {
       if (p.causal)
         lim = std::clamp<int64_t>(s + T - S - t0 + 1, 0, n);
       if (p.mask) {
-        const BHalf *mr = p.mask + mo + s * p.ml.rs + t0 * p.ml.cs;
+        const El *mr = p.mask + mo + s * p.ml.rs + t0 * p.ml.cs;
         for (int64_t j = 0; j < lim; ++j)
           pr[j] = pr[j] * p.sc + load(mr[j * p.ml.cs]);
       } else {
@@ -224,22 +237,21 @@ void item(const Problem &p, Scratch &w, int64_t it) {
     }
   }
   for (int64_t r = 0; r < rows; ++r) {
-    BHalf *yr = p.y + yo + (s0 + r) * p.yl.rs;
+    El *yr = p.y + yo + (s0 + r) * p.yl.rs;
     const float *ar = w.acc + r * E;
     // No visible key: 0 / 0, NaN as Softmax of a row of -inf.
     const float l = w.sum[r];
     for (int64_t e = 0; e < E; ++e)
-      yr[e * p.yl.cs] = store<BHalf>(ar[e] / l);
+      yr[e * p.yl.cs] = store<El>(ar[e] / l);
   }
 }
 
-} // namespace
-
-bool attentionBF16Dnnl(int32_t nb, const int64_t *dims, const BHalf *q,
-                       AttentionOperand ql, const BHalf *k, AttentionOperand kl,
-                       const BHalf *v, AttentionOperand vl, const BHalf *mask,
-                       AttentionOperand ml, BHalf *y, AttentionOperand yl,
-                       float scale, bool causal) {
+template <class El>
+bool attentionDnnl(int32_t nb, const int64_t *dims, const El *q,
+                   AttentionOperand ql, const El *k, AttentionOperand kl,
+                   const El *v, AttentionOperand vl, const El *mask,
+                   AttentionOperand ml, El *y, AttentionOperand yl, float scale,
+                   bool causal) {
   int64_t batch = 1;
   for (int32_t i = 0; i < nb; ++i)
     batch *= dims[i];
@@ -253,27 +265,27 @@ bool attentionBF16Dnnl(int32_t nb, const int64_t *dims, const BHalf *q,
   int64_t BQ = std::min(kQueryBlock, S);
   while (BQ > 32 && batch * ((S + BQ - 1) / BQ) < 2 * threads)
     BQ /= 2;
-  Problem p{nb,
-            dims,
-            q,
-            k,
-            v,
-            mask,
-            ql,
-            kl,
-            vl,
-            ml,
-            yl,
-            y,
-            scale,
-            causal,
-            S,
-            T,
-            D,
-            E,
-            BQ,
-            std::min(kKeyBlock, T),
-            (S + BQ - 1) / BQ};
+  Problem<El> p{nb,
+                dims,
+                q,
+                k,
+                v,
+                mask,
+                ql,
+                kl,
+                vl,
+                ml,
+                yl,
+                y,
+                scale,
+                causal,
+                S,
+                T,
+                D,
+                E,
+                BQ,
+                std::min(kKeyBlock, T),
+                (S + BQ - 1) / BQ};
   const int64_t items = batch * p.qBlocks;
   bool failed = false;
   std::string error;
@@ -308,6 +320,27 @@ bool attentionBF16Dnnl(int32_t nb, const int64_t *dims, const BHalf *q,
   if (failed)
     sc_fail("sc_attention: oneDNN bf16 matmul: %s", error.c_str());
   return true;
+}
+
+} // namespace
+
+bool attentionBF16Dnnl(int32_t nb, const int64_t *dims, const BHalf *q,
+                       AttentionOperand ql, const BHalf *k, AttentionOperand kl,
+                       const BHalf *v, AttentionOperand vl, const BHalf *mask,
+                       AttentionOperand ml, BHalf *y, AttentionOperand yl,
+                       float scale, bool causal) {
+  return attentionDnnl(nb, dims, q, ql, k, kl, v, vl, mask, ml, y, yl, scale,
+                       causal);
+}
+
+bool attentionF32ByBF16Dnnl(int32_t nb, const int64_t *dims, const float *q,
+                            AttentionOperand ql, const float *k,
+                            AttentionOperand kl, const float *v,
+                            AttentionOperand vl, const float *mask,
+                            AttentionOperand ml, float *y, AttentionOperand yl,
+                            float scale, bool causal) {
+  return attentionDnnl(nb, dims, q, ql, k, kl, v, vl, mask, ml, y, yl, scale,
+                       causal);
 }
 
 } // namespace shardc::rt::cpu

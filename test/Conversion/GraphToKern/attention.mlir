@@ -84,3 +84,13 @@ func.func @main(%x: tensor<4x2x8xf32> {graph.name = "x"}, %k: tensor<8x8xf32> {g
   %r = graph.relu %a : tensor<8x8xf32>
   return %r : tensor<8x8xf32>
 }
+
+// -----
+
+// bf16_products (the int8 passes' mark) goes with the call.
+// CHECK-LABEL: func.func @main
+// CHECK:       kern.attention {{.*}} {bf16_products, dims = array<i64: 2, 8, 8, 16, 16>
+func.func @main(%q: tensor<2x8x16xf32> {graph.name = "q"}) -> (tensor<2x8x16xf32> {graph.name = "y"}) {
+  %a = graph.attention %q, %q, %q {bf16_products, scale = 0.25 : f32} : tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x8x16xf32> -> tensor<2x8x16xf32>
+  return %a : tensor<2x8x16xf32>
+}

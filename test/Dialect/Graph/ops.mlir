@@ -242,6 +242,8 @@ func.func @fused(%x: tensor<2x8x64xf32>, %s: tensor<64xf32>, %w: tensor<64x64xf3
   %7 = graph.attention %q, %q, %q {causal = true, scale = 0.25 : f32} : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x16xf32>
   // CHECK: graph.attention %{{.*}}, %{{.*}}, %{{.*}} mask %{{.*}} {scale = 2.500000e-01 : f32} : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<1x1x8x8xf32> -> tensor<2x4x8x16xf32>
   %8 = graph.attention %q, %q, %q mask %m {scale = 0.25 : f32} : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<1x1x8x8xf32> -> tensor<2x4x8x16xf32>
+  // CHECK: graph.attention %{{.*}}, %{{.*}}, %{{.*}} {bf16_products, scale = 2.500000e-01 : f32}
+  %9 = graph.attention %q, %q, %q {bf16_products, scale = 0.25 : f32} : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32> -> tensor<2x4x8x16xf32>
   return %6 : tensor<2x8x64xf32>
 }
 

@@ -255,6 +255,8 @@ func.func @attention(%qkv: memref<2x8x192xf32>, %y: memref<2x8x64xf32>, %m: memr
   kern.attention %qkv, %qkv, %qkv into %y {causal, dims = array<i64: 2, 4, 8, 8, 16, 16>, q_layout = array<i64: 0, 1536, 16, 192, 1>, k_layout = array<i64: 64, 1536, 16, 192, 1>, v_layout = array<i64: 128, 1536, 16, 192, 1>, y_layout = array<i64: 0, 512, 16, 64, 1>, scale = 0.25 : f32} : memref<2x8x192xf32>, memref<2x8x192xf32>, memref<2x8x192xf32> into memref<2x8x64xf32>
   // CHECK: kern.attention %[[Y]], %[[Y]], %[[Y]] mask %[[M]] into %[[Y]] {dims = array<i64: 16, 8, 8, 4, 4>, k_layout = array<i64: 0, 4, 64, 1>, mask_layout = array<i64: 0, 0, 8, 1>, q_layout = array<i64: 0, 4, 64, 1>, scale = 5.000000e-01 : f32, v_layout = array<i64: 0, 4, 64, 1>, y_layout = array<i64: 0, 4, 64, 1>} : memref<2x8x64xf32>, memref<2x8x64xf32>, memref<2x8x64xf32> mask memref<8x8xf32> into memref<2x8x64xf32>
   kern.attention %y, %y, %y mask %m into %y {dims = array<i64: 16, 8, 8, 4, 4>, q_layout = array<i64: 0, 4, 64, 1>, k_layout = array<i64: 0, 4, 64, 1>, v_layout = array<i64: 0, 4, 64, 1>, mask_layout = array<i64: 0, 0, 8, 1>, y_layout = array<i64: 0, 4, 64, 1>, scale = 0.5 : f32} : memref<2x8x64xf32>, memref<2x8x64xf32>, memref<2x8x64xf32> mask memref<8x8xf32> into memref<2x8x64xf32>
+  // CHECK: kern.attention %[[Y]], %[[Y]], %[[Y]] into %[[Y]] {bf16_products, dims
+  kern.attention %y, %y, %y into %y {bf16_products, dims = array<i64: 16, 8, 8, 4, 4>, q_layout = array<i64: 0, 4, 64, 1>, k_layout = array<i64: 0, 4, 64, 1>, v_layout = array<i64: 0, 4, 64, 1>, y_layout = array<i64: 0, 4, 64, 1>, scale = 0.5 : f32} : memref<2x8x64xf32>, memref<2x8x64xf32>, memref<2x8x64xf32> into memref<2x8x64xf32>
   return
 }
 

@@ -103,14 +103,17 @@ func.func @conv(%x: tensor<1x1x2x3xf32>, %b: tensor<2xf32>) -> tensor<1x2x2x2xf3
 
 // A bare product by a constant weight (a language model's head: no bias,
 // so fusion leaves it a graph.matmul) quantizes as the linear layer it is;
-// a product of two activations (attention's) stays.
+// a product of two activations stays. Attention is marked to multiply in
+// bf16 where the CPU can.
 // CHECK-LABEL: func.func @head
 // CHECK:       %[[Y:.*]] = graph.linear_int8 {{.*}} rows {{.*}} : tensor<2x3x1xf32> {graph.quant = {scheme = "dynamic"}} : tensor<2x3x2xi8>, tensor<2x4xi8>, tensor<4xf32> -> tensor<2x3x4xf32>
 // CHECK:       graph.matmul %arg1, %arg2
+// CHECK:       graph.attention {{.*}} {bf16_products, scale = 5.000000e-01 : f32}
 // CHECK-NOT:   graph.linear
-func.func @head(%x: tensor<2x3x2xf32>, %a: tensor<2x3x2xf32>, %b: tensor<2x2x3xf32>) -> (tensor<2x3x4xf32>, tensor<2x3x3xf32>) {
+func.func @head(%x: tensor<2x3x2xf32>, %a: tensor<2x3x2xf32>, %b: tensor<2x2x3xf32>) -> (tensor<2x3x4xf32>, tensor<2x3x3xf32>, tensor<2x3x2xf32>) {
   %w = graph.constant dense<[[1.0, 0.0, 2.0, -1.0], [0.0, 1.0, 0.5, 3.0]]> : tensor<2x4xf32>
   %y = graph.matmul %x, %w : tensor<2x3x2xf32>, tensor<2x4xf32> -> tensor<2x3x4xf32>
   %s = graph.matmul %a, %b : tensor<2x3x2xf32>, tensor<2x2x3xf32> -> tensor<2x3x3xf32>
-  return %y, %s : tensor<2x3x4xf32>, tensor<2x3x3xf32>
+  %t = graph.attention %a, %a, %a {scale = 0.5 : f32} : tensor<2x3x2xf32>, tensor<2x3x2xf32>, tensor<2x3x2xf32> -> tensor<2x3x2xf32>
+  return %y, %s, %t : tensor<2x3x4xf32>, tensor<2x3x3xf32>, tensor<2x3x2xf32>
 }

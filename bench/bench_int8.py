@@ -53,7 +53,7 @@ def main():
         run([PY, os.path.join(ROOT, "test", "Integration", "Inputs", "export_bert.py"), work, "17"])
         model = os.path.join(work, "bert.onnx")
         qmodel = os.path.join(work, "bert.ort-int8.onnx")
-        print("ONNX Runtime int8 model: %d MatMuls quantized" % ort_quantize_dynamic(model, qmodel))
+        print("ONNX Runtime int8 model: %d MatMuls quantized" % ort_quantize_dynamic(model, qmodel)[0])
         rng = np.random.RandomState(0)
         for tokens in args.tokens.split(","):
             b, s = map(int, tokens.split("x"))

@@ -1,5 +1,4 @@
-//===- OnnxOutput.cpp - --emit=onnx
-//-----------------------------------------===//
+//===- OnnxOutput.cpp - --emit=onnx ---------------------------------------===//
 
 #include "OnnxOutput.h"
 

@@ -32,8 +32,8 @@ struct ONNXExportOptions {
 };
 
 /// Writes `module`'s `@main` (graph dialect, one rank) as an ONNX model to
-/// `os`. Fails with a diagnostic on the first op that has no ONNX form
-/// (graph.moe, a partitioned gather) or on weights that are absent.
+/// `os`. Fails with a diagnostic on the first op that has no ONNX form (a
+/// partitioned gather, what opset 17 lacks) or on weights that are absent.
 mlir::LogicalResult exportONNX(mlir::ModuleOp module, llvm::raw_ostream &os,
                                const ONNXExportOptions &options);
 

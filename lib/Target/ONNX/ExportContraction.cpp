@@ -1,5 +1,4 @@
-//===- ExportContraction.cpp - matmuls, convolutions, pools, attention
-//-----===//
+//===- ExportContraction.cpp - matmuls, convolutions, pools, attention ----===//
 //
 // The fused ops (graph.linear, graph.fused_conv, graph.attention) become the
 // nodes they were fused from: the product, then the epilogue in its order.
@@ -230,7 +229,62 @@ static LogicalResult exportAttention(Exporter &e, Operation *op) {
   return success();
 }
 
+/// graph.moe has no standard ONNX op: every expert runs on every token (a
+/// batched MatMul over the experts), and a dense [T, E] routing matrix
+/// (ScatterElements of the top-k weights, adding a repeated choice) weighs
+/// and sums the experts' outputs. Exact up to the order of the sums; E / K
+/// times the FLOPs of the routed kernels.
+static LogicalResult exportMoe(Exporter &e, Operation *op) {
+  auto m = cast<graph::MoeOp>(op);
+  Type elem = typeOf(m.getInput()).getElementType();
+  int64_t T = m.getNumTokens(), E = m.getNumExperts(), F = m.getFfn();
+  // [T, H] x [E, H, 2F] -> [E, T, 2F]
+  std::string gu =
+      e.value(op, "MatMul", {e.in(m.getInput()), e.in(m.getGateUp())});
+  if (Value b = m.getGateUpBias())
+    gu = e.value(
+        op, "Add",
+        {gu, e.value(op, "Unsqueeze", {e.in(b), e.ints({1}, op, "axes")})});
+  onnx::NodeProto *split;
+  std::string g = e.tmp(op, "gate"), u = e.tmp(op, "up");
+  split = &e.node(op, "Split", {gu, e.ints({F, F}, op, "split")}, {g, u});
+  attr(*split, "axis", int64_t(2));
+  std::string h = e.value(
+      op, "Mul", {e.value(op, "Mul", {g, e.value(op, "Sigmoid", {g})}), u});
+  // [E, T, F] x [E, F, H] -> [E, T, H]
+  std::string y = e.value(op, "MatMul", {h, e.in(m.getDown())});
+  if (Value b = m.getDownBias())
+    y = e.value(
+        op, "Add",
+        {y, e.value(op, "Unsqueeze", {e.in(b), e.ints({1}, op, "axes")})});
+  // The routing matrix R [T, E]: R[t, ids[t, k]] += weights[t, k].
+  onnx::NodeProto *fill;
+  std::string zeros =
+      e.value(op, "ConstantOfShape", {e.ints({T, E}, op, "shape")}, &fill);
+  attrTensor(*fill, "value", 0.0, elem);
+  Type i64 = IntegerType::get(op->getContext(), 64);
+  std::string ids =
+      e.castTo(op, e.in(m.getIds()), typeOf(m.getIds()).getElementType(), i64);
+  onnx::NodeProto *scatter;
+  std::string r = e.value(op, "ScatterElements",
+                          {zeros, ids, e.in(m.getWeights())}, &scatter);
+  attr(*scatter, "axis", int64_t(1));
+  attr(*scatter, "reduction", StringRef("add"));
+  onnx::NodeProto *t;
+  std::string rt = e.value(op, "Transpose", {r}, &t);
+  attr(*t, "perm", ArrayRef<int64_t>{1, 0});
+  std::string weighted = e.value(
+      op, "Mul", {y, e.value(op, "Unsqueeze", {rt, e.ints({2}, op, "axes")})});
+  onnx::NodeProto *sum;
+  std::string out =
+      e.value(op, "ReduceSum", {weighted, e.ints({0}, op, "axes")}, &sum);
+  attr(*sum, "keepdims", int64_t(0));
+  e.result(op, out);
+  return success();
+}
+
 void registerContractionExports(ExportMap &map) {
+  map["graph.moe"] = exportMoe;
   map["graph.matmul"] = exportMatMul;
   map["graph.gemm"] = exportGemm;
   map["graph.linear"] = exportLinear;

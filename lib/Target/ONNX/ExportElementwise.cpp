@@ -1,5 +1,4 @@
-//===- ExportElementwise.cpp - elementwise, logic, cast, activations
-//-------===//
+//===- ExportElementwise.cpp - elementwise, logic, cast, activations ------===//
 
 #include "Exporter.h"
 

@@ -1,5 +1,4 @@
-//===- ExportMath.cpp - reductions, normalizations, softmax, selection
-//-----===//
+//===- ExportMath.cpp - reductions, normalizations, softmax, selection ----===//
 
 #include "Exporter.h"
 

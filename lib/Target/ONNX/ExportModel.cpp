@@ -1,5 +1,4 @@
-//===- ExportModel.cpp - the model, its names and initializers
-//-------------===//
+//===- ExportModel.cpp - the model, its names and initializers ------------===//
 //
 // exportONNX walks `@main` in order: the arguments become graph inputs
 // (named by their `graph.name`), each op its nodes (the family tables of
@@ -170,7 +169,6 @@ void Exporter::storeBytes(onnx::TensorProto &t, std::string bytes) {
     externalOffset += static_cast<int64_t>(bytes.size());
     return;
   }
-  inlineTotal += static_cast<int64_t>(bytes.size());
   t.set_raw_data(std::move(bytes));
 }
 

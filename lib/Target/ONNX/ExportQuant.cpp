@@ -1,5 +1,4 @@
-//===- ExportQuant.cpp - quantized ops in QDQ form
-//-------------------------===//
+//===- ExportQuant.cpp - quantized ops in QDQ form ------------------------===//
 //
 // graph.linear_int8 and graph.conv_int8 become the QDQ form ONNX Runtime's
 // tools write: DequantizeLinear of the int8 operands (the weight per output

@@ -1,5 +1,4 @@
-//===- ExportShape.cpp - shapes, slices, gathers, scatters, pad, resize
-//----===//
+//===- ExportShape.cpp - shapes, slices, gathers, scatters, pad, resize ---===//
 //
 // At opset 17 shape operands (Reshape's shape, Slice's bounds, Squeeze's
 // axes, ...) are int64 inputs: each becomes an initializer.

@@ -72,8 +72,6 @@ public:
 
   /// Emits the function: inputs, nodes, outputs. False after a diagnostic.
   mlir::LogicalResult run(mlir::func::FuncOp func);
-  /// Bytes of initializers written inline so far.
-  int64_t inlineBytes() const { return inlineTotal; }
 
   onnx::GraphProto &graph;
   const ONNXExportOptions &options;
@@ -91,7 +89,6 @@ private:
   mlir::Operation *current = nullptr;
   llvm::StringSet<> used;
   std::vector<std::pair<std::string, std::string>> identities;
-  int64_t inlineTotal = 0;
   int64_t externalOffset = 0;
   std::unique_ptr<llvm::raw_fd_ostream> dataFile;
 };

@@ -1,13 +1,6 @@
 // RUN: %shardc-translate --graph-to-onnx %s --split-input-file --verify-diagnostics -o /dev/null
 // What --emit=onnx refuses, each with one line on the op.
 
-func.func @main(%x: tensor<16x32xf32>, %w: tensor<16x2xf32>, %ids: tensor<16x2xi64>, %gu: tensor<4x32x96xf32>, %d: tensor<4x48x32xf32>) -> tensor<16x32xf32> {
-  // expected-error @+1 {{--emit=onnx: 'graph.moe' has no ONNX form}}
-  %0 = graph.moe %x, %w, %ids, %gu, %d : tensor<16x32xf32>, tensor<16x2xf32>, tensor<16x2xi64>, tensor<4x32x96xf32>, tensor<4x48x32xf32> -> tensor<16x32xf32>
-  return %0 : tensor<16x32xf32>
-}
-
-// -----
 
 // One rank's part of a vocabulary-parallel table (what dist-partition
 // makes; --emit=onnx writes the model before partitioning).

@@ -302,34 +302,40 @@ TEST(Attention, HalfTypes) {
   }
 }
 
+/// The large strided problem of the oneDNN paths (AttentionDnnl.cpp where
+/// the CPU has bf16 matmuls; the fp32 tiles elsewhere): 600 keys cross its
+/// 512-key blocks (the online rescaling), 150 queries leave a partial query
+/// block; S < T, an additive [B, 1, S, T] mask with -inf every
+/// `infEvery`-th score, and q, k and v as views of a packed [B, T, 3 H D]
+/// buffer (the queries are the last S positions) with y written
+/// [B, S, H, E].
+Problem packedProblem(bool causal, unsigned seed, size_t infEvery) {
+  const int64_t B = 2, H = 3, S = 150, T = 600, D = 32, E = 32;
+  const int64_t W = 3 * H * D; // one row of the packed buffer
+  Problem p{{B, H}, S, T, D, E};
+  p.scale = 0.18f;
+  p.causal = causal;
+  std::vector<float> packed = random(B * T * W, seed, -2, 2);
+  p.q = p.k = p.v = packed;
+  p.ql = {(T - S) * W, T * W, D, W, 1};
+  p.kl = {H * D, T * W, D, W, 1};
+  p.vl = {2 * H * D, T * W, D, W, 1};
+  p.hasMask = true;
+  p.mask = random(B * S * T, seed + 1, -3, 0);
+  for (size_t i = 0; i < p.mask.size(); i += infEvery)
+    p.mask[i] = -INFINITY;
+  p.ml = {0, S * T, 0, T, 1};
+  p.y.assign(B * S * H * E, NAN);
+  p.yl = {0, S * H * E, E, H * E, 1};
+  return p;
+}
+
 TEST(Attention, HalfTypesLarge) {
-  // Large enough for bf16's oneDNN path where the CPU has bf16 matmuls
-  // (AttentionDnnl.cpp; the fp32 tiles elsewhere): 600 keys cross its
-  // 512-key blocks (the online rescaling), 150 queries leave a partial
-  // query block; causal with S < T, an additive [B, 1, S, T] mask, and q, k
-  // and v as views of a packed buffer with y written [B, S, H, E]. The
-  // weights are rounded to bf16 before the product with the values, so the
-  // tolerance is bf16's.
+  // bf16 and f16 operands: the weights are rounded to bf16 before the
+  // product with the values, so the tolerance is bf16's.
   for (int32_t dtype : {kF16, kBF16})
     for (bool causal : {false, true}) {
-      const int64_t B = 2, H = 3, S = 150, T = 600, D = 32, E = 32;
-      const int64_t W = 3 * H * D; // one row of the packed buffer
-      Problem p{{B, H}, S, T, D, E};
-      p.scale = 0.18f;
-      p.causal = causal;
-      // Packed [B, T, 3 * H * D]: the queries are the last S positions.
-      std::vector<float> packed = random(B * T * W, 11, -2, 2);
-      p.q = p.k = p.v = packed;
-      p.ql = {(T - S) * W, T * W, D, W, 1};
-      p.kl = {H * D, T * W, D, W, 1};
-      p.vl = {2 * H * D, T * W, D, W, 1};
-      p.hasMask = true;
-      p.mask = random(B * S * T, 12, -3, 0);
-      for (size_t i = 0; i < p.mask.size(); i += 5)
-        p.mask[i] = -INFINITY;
-      p.ml = {0, S * T, 0, T, 1};
-      p.y.assign(B * S * H * E, NAN);
-      p.yl = {0, S * H * E, E, H * E, 1};
+      Problem p = packedProblem(causal, 11, 5);
       std::vector<double> got = runHalf(p, dtype);
       expectClose(got, p.reference(), dtype == kF16 ? 2e-3 : 1.5e-2);
     }
@@ -339,26 +345,9 @@ TEST(Attention, F32ByBF16Products) {
   // f32 operands with SC_ATTENTION_BF16_PRODUCTS (an int8 program's
   // attention): where the CPU has bf16 matmuls they take AttentionDnnl's
   // path, rounded to bf16 as they are staged, so the error is bf16's;
-  // elsewhere the fp32 tiles run. Strided views of a packed buffer, a mask
-  // with -inf, causal and not, y written [B, S, H, E] in f32.
+  // elsewhere the fp32 tiles run. y is stored in f32.
   for (bool causal : {false, true}) {
-    const int64_t B = 2, H = 3, S = 150, T = 600, D = 32, E = 32;
-    const int64_t W = 3 * H * D;
-    Problem p{{B, H}, S, T, D, E};
-    p.scale = 0.18f;
-    p.causal = causal;
-    std::vector<float> packed = random(B * T * W, 21, -2, 2);
-    p.q = p.k = p.v = packed;
-    p.ql = {(T - S) * W, T * W, D, W, 1};
-    p.kl = {H * D, T * W, D, W, 1};
-    p.vl = {2 * H * D, T * W, D, W, 1};
-    p.hasMask = true;
-    p.mask = random(B * S * T, 22, -3, 0);
-    for (size_t i = 0; i < p.mask.size(); i += 7)
-      p.mask[i] = -INFINITY;
-    p.ml = {0, S * T, 0, T, 1};
-    p.y.assign(B * S * H * E, NAN);
-    p.yl = {0, S * H * E, E, H * E, 1};
+    Problem p = packedProblem(causal, 21, 7);
     std::vector<int64_t> dims = p.dims();
     sc_attention(kF32, (int32_t)p.nb(), dims.data(), p.q.data(), p.ql.data(),
                  p.k.data(), p.kl.data(), p.v.data(), p.vl.data(),

@@ -15,10 +15,6 @@ using namespace mlir;
 
 namespace shardc::onnxexport {
 
-static RankedTensorType typeOf(Value v) {
-  return cast<RankedTensorType>(v.getType());
-}
-
 static LogicalResult badActivation(Operation *op, StringRef act) {
   return op->emitError("--emit=onnx: fused activation '") << act << "'";
 }
@@ -46,7 +42,7 @@ static LogicalResult exportGemm(Exporter &e, Operation *op) {
 /// residual.
 LogicalResult linearEpilogue(Exporter &e, Operation *op, std::string y,
                              Value bias, StringRef act, Value residual) {
-  Type elem = typeOf(op->getResult(0)).getElementType();
+  Type elem = graph::tensorOf(op->getResult(0)).getElementType();
   if (bias)
     y = e.value(op, "Add", {y, e.in(bias)});
   if (!activation(e, op, act, y, elem))
@@ -93,7 +89,7 @@ LogicalResult convEpilogue(Exporter &e, Operation *op, std::string y,
     y = e.value(op, "Add", {y, e.in(residual)});
   if (act != "none" && act != "relu" && act != "hard_swish")
     return badActivation(op, act);
-  activation(e, op, act, y, typeOf(op->getResult(0)).getElementType());
+  activation(e, op, act, y, graph::tensorOf(op->getResult(0)).getElementType());
   e.result(op, y);
   return success();
 }
@@ -122,11 +118,11 @@ static LogicalResult exportGrownConvTranspose(Exporter &e,
   attr(*n, "pads", ArrayRef<int64_t>(kept));
   attr(*n, "output_padding", op.getOutputPadding());
   attr(*n, "group", op.getGroup());
-  attr(*n, "kernel_shape", typeOf(w).getShape().drop_front(2));
+  attr(*n, "kernel_shape", graph::tensorOf(w).getShape().drop_front(2));
   y = e.value(op, "Pad", {y, e.ints(grow, op, "pads")});
   if (Value b = op.getBias()) {
     SmallVector<int64_t> shape(spatial + 2, 1);
-    shape[1] = typeOf(b).getNumElements();
+    shape[1] = graph::tensorOf(b).getNumElements();
     y = e.value(
         op, "Add",
         {y, e.value(op, "Reshape", {e.in(b), e.ints(shape, op, "shape")})});
@@ -144,7 +140,7 @@ static LogicalResult exportConv(Exporter &e, Operation *op, StringRef type) {
   if (auto f = dyn_cast<graph::FusedConvOp>(op))
     bias = f.getBias();
   std::string y = convNode(e, op, type, e.in(op->getOperand(0)), e.in(w),
-                           typeOf(w).getShape(), bias);
+                           graph::tensorOf(w).getShape(), bias);
   if (auto f = dyn_cast<graph::FusedConvOp>(op))
     return convEpilogue(e, op, y, f.getResidual(), f.getActivation());
   e.result(op, y);
@@ -185,12 +181,12 @@ static LogicalResult exportPool(Exporter &e, Operation *op, StringRef type) {
 /// causal mask keeps t <= s + (T - S).
 static LogicalResult exportAttention(Exporter &e, Operation *op) {
   auto a = cast<graph::AttentionOp>(op);
-  Type elem = typeOf(a.getQuery()).getElementType();
+  Type elem = graph::tensorOf(a.getQuery()).getElementType();
   Type f32 = Float32Type::get(op->getContext());
   auto wide = [&](Value v) {
-    return e.castTo(op, e.in(v), typeOf(v).getElementType(), f32);
+    return e.castTo(op, e.in(v), graph::tensorOf(v).getElementType(), f32);
   };
-  int64_t rank = typeOf(a.getKey()).getRank();
+  int64_t rank = graph::tensorOf(a.getKey()).getRank();
   SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
   std::swap(perm[rank - 1], perm[rank - 2]);
   onnx::NodeProto *t;
@@ -203,8 +199,8 @@ static LogicalResult exportAttention(Exporter &e, Operation *op) {
   if (Value m = a.getMask())
     s = e.value(op, "Add", {s, wide(m)});
   if (a.getCausal()) {
-    int64_t S = typeOf(a.getQuery()).getShape()[rank - 2];
-    int64_t T = typeOf(a.getKey()).getShape()[rank - 2];
+    int64_t S = graph::tensorOf(a.getQuery()).getShape()[rank - 2];
+    int64_t T = graph::tensorOf(a.getKey()).getShape()[rank - 2];
     onnx::NodeProto *fill;
     std::string ones =
         e.value(op, "ConstantOfShape", {e.ints({S, T}, op, "shape")}, &fill);
@@ -236,7 +232,7 @@ static LogicalResult exportAttention(Exporter &e, Operation *op) {
 /// times the FLOPs of the routed kernels.
 static LogicalResult exportMoe(Exporter &e, Operation *op) {
   auto m = cast<graph::MoeOp>(op);
-  Type elem = typeOf(m.getInput()).getElementType();
+  Type elem = graph::tensorOf(m.getInput()).getElementType();
   int64_t T = m.getNumTokens(), E = m.getNumExperts(), F = m.getFfn();
   // [T, H] x [E, H, 2F] -> [E, T, 2F]
   std::string gu =
@@ -263,8 +259,8 @@ static LogicalResult exportMoe(Exporter &e, Operation *op) {
       e.value(op, "ConstantOfShape", {e.ints({T, E}, op, "shape")}, &fill);
   attrTensor(*fill, "value", 0.0, elem);
   Type i64 = IntegerType::get(op->getContext(), 64);
-  std::string ids =
-      e.castTo(op, e.in(m.getIds()), typeOf(m.getIds()).getElementType(), i64);
+  std::string ids = e.castTo(op, e.in(m.getIds()),
+                             graph::tensorOf(m.getIds()).getElementType(), i64);
   onnx::NodeProto *scatter;
   std::string r = e.value(op, "ScatterElements",
                           {zeros, ids, e.in(m.getWeights())}, &scatter);

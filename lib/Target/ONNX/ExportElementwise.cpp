@@ -11,10 +11,6 @@ using namespace mlir;
 
 namespace shardc::onnxexport {
 
-static Type elementOf(Value v) {
-  return cast<RankedTensorType>(v.getType()).getElementType();
-}
-
 /// The op's one result computed by one node of `type` over its operands.
 static ExportFn direct(StringRef type) {
   std::string t = type.str();
@@ -65,7 +61,7 @@ bool activation(Exporter &e, Operation *op, StringRef act, std::string &x,
 
 static LogicalResult exportClip(Exporter &e, Operation *op) {
   auto clip = cast<graph::ClipOp>(op);
-  Type elem = elementOf(clip.getInput());
+  Type elem = graph::tensorOf(clip.getInput()).getElementType();
   std::string lo, hi;
   if (auto m = clip.getMin())
     lo = e.scalar(m->convertToDouble(), elem, op, "min");
@@ -109,7 +105,7 @@ static LogicalResult exportGelu(Exporter &e, Operation *op) {
     return op->emitError("--emit=onnx: GELU approximation '")
            << g.getApproximate() << "'";
   e.result(op, gelu(e, op, e.in(g.getInput()), g.getApproximate() == "tanh",
-                    elementOf(g.getInput())));
+                    graph::tensorOf(g.getInput()).getElementType()));
   return success();
 }
 

@@ -8,10 +8,6 @@ using namespace mlir;
 
 namespace shardc::onnxexport {
 
-static RankedTensorType typeOf(Value v) {
-  return cast<RankedTensorType>(v.getType());
-}
-
 /// At opset 17 ReduceSum takes its axes as an input, the others as an
 /// attribute; no axes means every axis in both.
 static ExportFn reduce(StringRef type) {
@@ -20,7 +16,7 @@ static ExportFn reduce(StringRef type) {
     auto axes = op->getAttrOfType<DenseI64ArrayAttr>("axes");
     auto keep = op->getAttrOfType<BoolAttr>("keepdims");
     // Booleans (max: any, min: all) reduce as uint8 until opset 20.
-    Type elem = typeOf(op->getOperand(0)).getElementType();
+    Type elem = graph::tensorOf(op->getOperand(0)).getElementType();
     Type u8 = IntegerType::get(op->getContext(), 8, IntegerType::Unsigned);
     Type through = elem.isInteger(1) ? u8 : elem;
     std::vector<std::string> inputs{
@@ -51,17 +47,17 @@ static LogicalResult exportSoftmax(Exporter &e, Operation *op, StringRef type) {
 static std::string broadcastTo(Exporter &e, Operation *op, Value v,
                                ArrayRef<int64_t> shape) {
   std::string name = e.in(v);
-  if (typeOf(v).getShape() == shape)
+  if (graph::tensorOf(v).getShape() == shape)
     return name;
   std::string full = e.value(op, "Expand", {name, e.ints(shape, op, "shape")});
-  if (typeOf(v).getRank() > static_cast<int64_t>(shape.size()))
+  if (graph::tensorOf(v).getRank() > static_cast<int64_t>(shape.size()))
     return e.value(op, "Reshape", {full, e.ints(shape, op, "shape")});
   return full;
 }
 
 static LogicalResult exportLayerNorm(Exporter &e, Operation *op) {
   auto l = cast<graph::LayerNormOp>(op);
-  ArrayRef<int64_t> shape = typeOf(l.getInput()).getShape();
+  ArrayRef<int64_t> shape = graph::tensorOf(l.getInput()).getShape();
   int64_t axis = l.getAxis();
   ArrayRef<int64_t> normalized = shape.drop_front(axis);
   std::vector<std::string> inputs{e.in(l.getInput()),
@@ -94,9 +90,9 @@ static LogicalResult exportBatchNorm(Exporter &e, Operation *op) {
 /// the statistics in fp32 as the kernels compute them.
 static LogicalResult exportRmsNorm(Exporter &e, Operation *op) {
   auto r = cast<graph::RmsNormOp>(op);
-  Type elem = typeOf(r.getInput()).getElementType();
+  Type elem = graph::tensorOf(r.getInput()).getElementType();
   Type f32 = Float32Type::get(op->getContext());
-  int64_t rank = typeOf(r.getInput()).getRank();
+  int64_t rank = graph::tensorOf(r.getInput()).getRank();
   std::string x = e.castTo(op, e.in(r.getInput()), elem, f32);
   onnx::NodeProto *mean;
   std::string ms =
@@ -119,7 +115,7 @@ static LogicalResult exportRmsNorm(Exporter &e, Operation *op) {
 static std::string
 indexResult(Exporter &e, Operation *op, unsigned i,
             std::vector<std::pair<std::string, Type>> &casts) {
-  Type elem = typeOf(op->getResult(i)).getElementType();
+  Type elem = graph::tensorOf(op->getResult(i)).getElementType();
   if (elem.isInteger(64))
     return e.out(op->getResult(i));
   std::string t = e.tmp(op, "indices");

@@ -18,10 +18,6 @@ using namespace mlir;
 
 namespace shardc::onnxexport {
 
-static RankedTensorType typeOf(Value v) {
-  return cast<RankedTensorType>(v.getType());
-}
-
 static Type f32Of(Operation *op) { return Float32Type::get(op->getContext()); }
 
 /// DequantizeLinear of `x` (an int8 or uint8 name of element type `q`) by
@@ -41,7 +37,7 @@ static std::string dequantize(Exporter &e, Operation *op, const std::string &x,
 static std::string dequantizeWeight(Exporter &e, Operation *op, Value w,
                                     const std::string &scales, int64_t channels,
                                     int64_t axis) {
-  Type q = typeOf(w).getElementType();
+  Type q = graph::tensorOf(w).getElementType();
   if (channels == 1)
     return dequantize(e, op, e.in(w), scales, e.scalar(0, q, op, "w_zero"));
   return dequantize(e, op, e.in(w), scales,
@@ -59,43 +55,48 @@ static std::string scalarOf(Exporter &e, Operation *op, const std::string &v,
 
 /// A per-tensor scale: an f32 scalar.
 static std::string scalarScale(Exporter &e, Operation *op, Value s) {
-  return scalarOf(e, op,
-                  e.castTo(op, e.in(s), typeOf(s).getElementType(), f32Of(op)),
-                  typeOf(s));
+  return scalarOf(
+      e, op,
+      e.castTo(op, e.in(s), graph::tensorOf(s).getElementType(), f32Of(op)),
+      graph::tensorOf(s));
+}
+
+/// QuantizeLinear's and DequantizeLinear's scale and zero point: as they
+/// are per axis, else as scalars (the scale f32).
+struct QdqParams {
+  std::string scale, zp;
+  bool perAxis;
+};
+static QdqParams qdqParams(Exporter &e, Operation *op, Value scale, Value zp) {
+  if (graph::tensorOf(scale).getNumElements() > 1)
+    return {e.in(scale), e.in(zp), true};
+  return {scalarScale(e, op, scale),
+          scalarOf(e, op, e.in(zp), graph::tensorOf(zp)), false};
 }
 
 static LogicalResult exportQuantize(Exporter &e, Operation *op) {
   auto q = cast<graph::QuantizeLinearOp>(op);
   // Opset 17 quantizes float32 only.
-  std::string x = e.castTo(op, e.in(q.getInput()),
-                           typeOf(q.getInput()).getElementType(), f32Of(op));
-  bool perAxis = typeOf(q.getScale()).getNumElements() > 1;
-  std::string scale =
-      perAxis ? e.in(q.getScale()) : scalarScale(e, op, q.getScale());
-  std::string zp = perAxis ? e.in(q.getZeroPoint())
-                           : scalarOf(e, op, e.in(q.getZeroPoint()),
-                                      typeOf(q.getZeroPoint()));
+  std::string x =
+      e.castTo(op, e.in(q.getInput()),
+               graph::tensorOf(q.getInput()).getElementType(), f32Of(op));
+  QdqParams p = qdqParams(e, op, q.getScale(), q.getZeroPoint());
   onnx::NodeProto &n =
-      e.node(op, "QuantizeLinear", {x, scale, zp}, {e.out(q.getOutput())});
-  if (perAxis)
+      e.node(op, "QuantizeLinear", {x, p.scale, p.zp}, {e.out(q.getOutput())});
+  if (p.perAxis)
     attr(n, "axis", q.getAxis());
   return success();
 }
 
 static LogicalResult exportDequantize(Exporter &e, Operation *op) {
   auto d = cast<graph::DequantizeLinearOp>(op);
-  bool perAxis = typeOf(d.getScale()).getNumElements() > 1;
-  std::string scale =
-      perAxis ? e.in(d.getScale()) : scalarScale(e, op, d.getScale());
-  std::string zp = perAxis ? e.in(d.getZeroPoint())
-                           : scalarOf(e, op, e.in(d.getZeroPoint()),
-                                      typeOf(d.getZeroPoint()));
-  std::string y =
-      dequantize(e, op, e.in(d.getInput()), scale, zp,
-                 perAxis ? std::optional<int64_t>(d.getAxis()) : std::nullopt);
+  QdqParams p = qdqParams(e, op, d.getScale(), d.getZeroPoint());
+  std::string y = dequantize(e, op, e.in(d.getInput()), p.scale, p.zp,
+                             p.perAxis ? std::optional<int64_t>(d.getAxis())
+                                       : std::nullopt);
   // Opset 17 dequantizes to float32.
-  e.result(op,
-           e.castTo(op, y, f32Of(op), typeOf(d.getOutput()).getElementType()));
+  e.result(op, e.castTo(op, y, f32Of(op),
+                        graph::tensorOf(d.getOutput()).getElementType()));
   return success();
 }
 
@@ -111,10 +112,11 @@ static LogicalResult exportQLinearMatMul(Exporter &e, Operation *op) {
   // Scales are float32 until opset 21.
   std::vector<std::string> inputs;
   for (auto [i, v] : llvm::enumerate(op->getOperands()))
-    inputs.push_back(
-        i == 1 || i == 4 || i == 6
-            ? e.castTo(op, e.in(v), typeOf(v).getElementType(), f32Of(op))
-            : e.in(v));
+    inputs.push_back(i == 1 || i == 4 || i == 6
+                         ? e.castTo(op, e.in(v),
+                                    graph::tensorOf(v).getElementType(),
+                                    f32Of(op))
+                         : e.in(v));
   e.node(op, "QLinearMatMul", inputs, {e.out(op->getResult(0))});
   return success();
 }
@@ -122,7 +124,7 @@ static LogicalResult exportQLinearMatMul(Exporter &e, Operation *op) {
 static LogicalResult exportLinearInt8(Exporter &e, Operation *op) {
   auto l = cast<graph::LinearInt8Op>(op);
   Type f32 = f32Of(op);
-  Type qa = typeOf(l.getA()).getElementType();
+  Type qa = graph::tensorOf(l.getA()).getElementType();
   std::string a =
       dequantize(e, op, e.in(l.getA()), e.scalar(1.0, f32, op, "one"),
                  e.scalar(0, qa, op, "a_zero"));
@@ -130,9 +132,10 @@ static LogicalResult exportLinearInt8(Exporter &e, Operation *op) {
   // exact dequantization.
   if (Value rows = l.getAScale())
     a = e.value(op, "Mul", {a, e.in(rows)});
-  int64_t columns = typeOf(l.getB()).getShape().back();
-  std::string w = dequantizeWeight(e, op, l.getB(), e.in(l.getBScale()),
-                                   columns, typeOf(l.getB()).getRank() - 1);
+  int64_t columns = graph::tensorOf(l.getB()).getShape().back();
+  std::string w =
+      dequantizeWeight(e, op, l.getB(), e.in(l.getBScale()), columns,
+                       graph::tensorOf(l.getB()).getRank() - 1);
   std::string y = e.value(op, "MatMul", {a, w});
   return linearEpilogue(e, op, y, l.getBias(), l.getActivation(),
                         l.getResidual());
@@ -141,12 +144,12 @@ static LogicalResult exportLinearInt8(Exporter &e, Operation *op) {
 static LogicalResult exportConvInt8(Exporter &e, Operation *op) {
   auto c = cast<graph::ConvInt8Op>(op);
   Type f32 = f32Of(op);
-  Type qx = typeOf(c.getInput()).getElementType();
+  Type qx = graph::tensorOf(c.getInput()).getElementType();
   std::string x;
   if (Value s = c.getDynamicScale())
     x = dequantize(e, op, e.in(c.getInput()), scalarScale(e, op, s),
                    scalarOf(e, op, e.in(c.getDynamicZeroPoint()),
-                            typeOf(c.getDynamicZeroPoint())));
+                            graph::tensorOf(c.getDynamicZeroPoint())));
   else
     x = dequantize(e, op, e.in(c.getInput()), e.scalar(1.0, f32, op, "one"),
                    e.scalar(c.getInputZeroPoint(), qx, op, "x_zero"));
@@ -155,8 +158,9 @@ static LogicalResult exportConvInt8(Exporter &e, Operation *op) {
                                      : e.floats(scales, op, "w_scales");
   std::string w = dequantizeWeight(e, op, c.getWeight(), s,
                                    static_cast<int64_t>(scales.size()), 0);
-  std::string y = convNode(e, op, "Conv", x, w,
-                           typeOf(c.getWeight()).getShape(), c.getBias());
+  std::string y =
+      convNode(e, op, "Conv", x, w, graph::tensorOf(c.getWeight()).getShape(),
+               c.getBias());
   return convEpilogue(e, op, y, c.getResidual(), c.getActivation());
 }
 

@@ -16,10 +16,6 @@ using namespace mlir;
 
 namespace shardc::onnxexport {
 
-static int64_t rankOf(Value v) {
-  return cast<RankedTensorType>(v.getType()).getRank();
-}
-
 static LogicalResult exportReshape(Exporter &e, Operation *op) {
   auto r = cast<graph::ReshapeOp>(op);
   onnx::NodeProto &n = e.node(
@@ -67,7 +63,7 @@ static LogicalResult exportSlice(Exporter &e, Operation *op) {
   for (auto [end, step] : llvm::zip(ends, s.getSteps()))
     if (step < 0 && end < 0)
       end = INT64_MIN;
-  int64_t rank = rankOf(s.getInput());
+  int64_t rank = graph::tensorOf(s.getInput()).getRank();
   SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(0, rank));
   e.node(op, "Slice",
          {e.in(s.getInput()), e.ints(s.getStarts(), op, "starts"),
@@ -131,7 +127,7 @@ static LogicalResult exportPad(Exporter &e, Operation *op) {
     Type elem = cast<RankedTensorType>(p.getInput().getType()).getElementType();
     Type vElem = cast<RankedTensorType>(v.getType()).getElementType();
     value = e.castTo(op, e.in(v), vElem, elem);
-    if (rankOf(v) != 0)
+    if (graph::tensorOf(v).getRank() != 0)
       value = e.value(op, "Reshape", {value, e.ints({}, op, "scalar")});
   }
   std::vector<std::string> inputs{e.in(p.getInput()),
@@ -150,7 +146,7 @@ static LogicalResult exportResize(Exporter &e, Operation *op) {
                          "region of interest is not kept)");
   if (r.getAntialias())
     return op->emitError("--emit=onnx: an antialiased resize is past opset 17");
-  int64_t rank = rankOf(r.getInput());
+  int64_t rank = graph::tensorOf(r.getInput()).getRank();
   // The model's scales when it gave them (they set the coordinates) and
   // they give the sizes (floor(in * scale)); else the sizes.
   std::string scales, sizes;

@@ -6,7 +6,7 @@ process of its own, in turn, best p50 of interleaved rounds.
   bench/bench_classes.py [--classes encoder,mobilenet,ppocr_det,ppocr_rec,moe,minilm]
                          [--threads 2] [--iterations 50] [--warmup 5]
                          [--rounds 5] [--ocr-dir DIR] [--markdown FILE]
-                         [--keep DIR]
+                         [--keep DIR] [--busy N]
 
   encoder     torch's nn.TransformerEncoder (2 layers, d 64, 4 heads), 16 x 1
   mobilenet   torchvision mobilenet_v3_small, 1 x 3 x 224 x 224
@@ -19,7 +19,10 @@ PP-OCR's models come from the rapidocr-onnxruntime wheel (`--ocr-dir` names
 a folder holding ch_PP-OCRv4_det_infer.onnx and ch_PP-OCRv4_rec_infer.onnx;
 without it the wheel is downloaded with pip into the work folder). Ratios
 below 1.0 mean shardc is faster. `--keep DIR` leaves the executables and
-inputs there (for perf).
+inputs there (for perf). `--busy N` runs every round beside N busy-loop
+processes (`while True: pass`, unpinned, the same nice level: the loaded
+regimes of bench/bench_contention.py), started before the class's first
+round and stopped after its last.
 """
 import argparse
 import glob
@@ -34,6 +37,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import bench_cpu  # noqa: E402
 from benchutil import ORT_WORKER, PY, ROOT, p50, run  # noqa: E402
+from bench_contention import start_busy, stop_busy  # noqa: E402
 
 
 def ocr_models(args, work):
@@ -93,6 +97,8 @@ def main():
     ap.add_argument("--keep")
     ap.add_argument("--shardc", default=os.path.join(ROOT, "build", "tools", "shardc", "shardc"))
     ap.add_argument("--markdown")
+    ap.add_argument("--busy", type=int, default=0,
+                    help="busy-loop processes beside every round (default none)")
     args = ap.parse_args()
 
     rows = []
@@ -113,13 +119,18 @@ def main():
             bench = ["--benchmark", "--threads", str(args.threads), "--iterations",
                      str(args.iterations), "--warmup", str(args.warmup)]
             ours = theirs = float("inf")
-            for _ in range(args.rounds):
-                cmd = [exe]
-                for p in pairs:
-                    cmd += ["--input", p]
-                ours = min(ours, p50(run(cmd + bench)))
-                theirs = min(theirs, p50(run([PY, "-c", ORT_WORKER, model, str(args.threads),
-                                              str(args.iterations), str(args.warmup)] + pairs)))
+            busy = start_busy(args.busy, False) if args.busy else []
+            try:
+                for _ in range(args.rounds):
+                    cmd = [exe]
+                    for p in pairs:
+                        cmd += ["--input", p]
+                    ours = min(ours, p50(run(cmd + bench)))
+                    theirs = min(theirs, p50(run([PY, "-c", ORT_WORKER, model,
+                                                  str(args.threads), str(args.iterations),
+                                                  str(args.warmup)] + pairs)))
+            finally:
+                stop_busy(busy)
             shape = " ".join("x".join(map(str, v.shape)) for v in feeds.values())
             rows.append((name, shape, ours, theirs, ours / theirs))
             print("%-10s %-22s shardc p50 %9.3f ms   onnxruntime p50 %9.3f ms   ratio %.2fx"
@@ -128,9 +139,9 @@ def main():
     if args.markdown:
         import onnxruntime
         lines = ["", "Threads: %d, iterations: %d (warm-up %d), best p50 of %d interleaved rounds, "
-                 "ONNX Runtime %s in a process of its own." % (
+                 "ONNX Runtime %s in a process of its own, %d busy-loop processes." % (
                      args.threads, args.iterations, args.warmup, args.rounds,
-                     onnxruntime.__version__), "",
+                     onnxruntime.__version__, args.busy), "",
                  "| class | input | shardc p50 (ms) | ONNX Runtime p50 (ms) | ratio |",
                  "|---|---|---:|---:|---:|"]
         lines += ["| %s | %s | %.3f | %.3f | %.2fx |" % r for r in rows]

@@ -9,6 +9,7 @@
 #include "shardc/cpu.h"
 
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <cmath>
 #include <cstdint>
@@ -190,6 +191,98 @@ TEST(DnnlMatmul, Residual) {
                  SC_EPILOGUE_NONE, true});
   runMatmulCase({{2, 1}, {1, 3}, 4, 8, 6, true, false, 1, 0, {1, 1, 1, 6},
                  SC_EPILOGUE_NONE, true});
+}
+
+// Products of 2^24 multiply-adds or more run in row blocks that the OpenMP
+// team claims one at a time (Dnnl.cpp's rowBlocks). These shapes make 12
+// blocks of 32 rows at 2 and at 3 threads: batch dims folded into the rows,
+// a transposed B, a bias post-op (alpha != 1) before an activation, a
+// residual, an accumulation (beta) with ReLU after the primitive.
+struct Threads {
+  int saved = omp_get_max_threads();
+  explicit Threads(int n) { omp_set_num_threads(n); }
+  ~Threads() { omp_set_num_threads(saved); }
+};
+
+TEST(DnnlMatmul, RowBlocks) {
+  for (int threads : {2, 3}) {
+    SCOPED_TRACE(threads);
+    Threads team(threads);
+    runMatmulCase({{2, 3},
+                   {1, 1},
+                   64,
+                   256,
+                   200,
+                   false,
+                   true,
+                   0.5f,
+                   0,
+                   {1, 1, 1, 200},
+                   SC_EPILOGUE_GELU});
+    runMatmulCase({{2, 3},
+                   {1, 1},
+                   64,
+                   256,
+                   200,
+                   false,
+                   false,
+                   1,
+                   0,
+                   {},
+                   SC_EPILOGUE_NONE,
+                   true});
+    runMatmulCase({{}, {}, 384, 256, 200, false, true, 1, 1.0f, {1, 200}});
+    runMatmulCase({{},
+                   {},
+                   384,
+                   256,
+                   200,
+                   false,
+                   false,
+                   1,
+                   0,
+                   {1, 200},
+                   SC_EPILOGUE_RELU});
+  }
+}
+
+// The int8 product in row blocks: each block's rows read their own row
+// scales (s8 x s8 -> f32, column and row scales, bias, residual).
+TEST(DnnlMatmul, Int8RowBlocks) {
+  const int64_t M = 384, K = 256, N = 200;
+  Threads team(2);
+  sc_desc a = mk(3, {1, M, K}), b = mk(3, {1, K, N}), y = mk(1, {1, M, N});
+  sc_desc rowScale = mk(1, {1, M, 1}), colScale = mk(1, {N});
+  sc_desc bias = mk(1, {1, 1, N});
+  std::mt19937 gen(7);
+  std::uniform_int_distribution<int> q(-127, 127);
+  std::vector<int8_t> av(M * K), bv(K * N);
+  for (int8_t &x : av)
+    x = (int8_t)q(gen);
+  for (int8_t &x : bv)
+    x = (int8_t)q(gen);
+  std::vector<float> rows = randomVec(M, 1), cols = randomVec(N, 2);
+  std::vector<float> biasv = randomVec(N, 3), res = randomVec(M * N, 4);
+  for (float &x : rows)
+    x = 1e-3f * (1.5f + x); // positive, like a quantization scale
+  for (float &x : cols)
+    x = 1e-3f * (1.5f + x);
+  std::vector<float> want(M * N), got(M * N);
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      int64_t acc = 0;
+      for (int64_t k = 0; k < K; ++k)
+        acc += int64_t(av[i * K + k]) * bv[k * N + j];
+      want[i * N + j] =
+          float(double(acc) * cols[j] * rows[i] + biasv[j] + res[i * N + j]);
+    }
+  void *h = sc_dnnl_matmul_int8_create(&a, &b, &rowScale, &colScale, &bias, &y,
+                                       &y, SC_EPILOGUE_NONE);
+  ASSERT_NE(h, nullptr);
+  sc_dnnl_matmul_int8_run(h, av.data(), bv.data(), rows.data(), cols.data(),
+                          biasv.data(), res.data(), got.data());
+  sc_handle_free(h);
+  expectNear(got, want);
 }
 
 // The ReLU epilogue is IEEE: NaN stays NaN, -Inf becomes 0 (oneDNN's own

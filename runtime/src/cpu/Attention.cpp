@@ -345,16 +345,18 @@ void attentionImpl(int32_t nb, const int64_t *dims, const T *q, Operand ql,
   {
     // The keys and values of one batch entry are converted once per thread
     // as far as its items need them: O(T) per thread, never S x T. Without
-    // `causal` a thread takes consecutive items, so the query blocks of an
-    // entry share one staging; causal blocks grow in cost along the
-    // queries, so they are dealt round-robin to balance.
+    // `causal` a thread claims all query blocks of an entry at once, so
+    // they share one staging; causal blocks grow in cost along the
+    // queries, so they are claimed one at a time. Claimed, not dealt
+    // (schedule(dynamic)): a thread that shares its core with another
+    // process takes fewer (the row blocks of Dnnl.cpp's rowBlocks).
     Scratch<Acc> w(p);
     if (causal) {
-#pragma omp for schedule(static, 1)
+#pragma omp for schedule(dynamic, 1)
       for (int64_t it = 0; it < items; ++it)
         runItem(p, w, it);
     } else {
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic, p.qBlocks)
       for (int64_t it = 0; it < items; ++it)
         runItem(p, w, it);
     }

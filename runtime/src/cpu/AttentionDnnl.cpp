@@ -305,14 +305,15 @@ bool attentionDnnl(int32_t nb, const int64_t *dims, const El *q,
         }
       }
     };
-    // As in Attention.cpp: consecutive items share a staging without
-    // `causal`; causal items grow along the queries, dealt round-robin.
+    // As in Attention.cpp: an entry's items, claimed together, share a
+    // staging without `causal`; causal items grow along the queries and
+    // are claimed one at a time.
     if (causal) {
-#pragma omp for schedule(static, 1)
+#pragma omp for schedule(dynamic, 1)
       for (int64_t it = 0; it < items; ++it)
         guarded(it);
     } else {
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic, p.qBlocks)
       for (int64_t it = 0; it < items; ++it)
         guarded(it);
     }

@@ -35,13 +35,15 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <fstream>
 #include <map>
-#include <optional>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -73,6 +75,39 @@ namespace {
 // see then) and around every run.
 constexpr int64_t kSerialMacs = int64_t(1) << 19;
 
+// Products of at least this many multiply-adds run in row blocks
+// (DnnlHandle::blocks) when their rows fold into one 2-D product.
+constexpr int64_t kRowBlockMacs = int64_t(1) << 24;
+
+// How many row blocks a product of `rows` rows and `macs` multiply-adds runs
+// in: about eight per thread of at least 32 rows each, a count that divides
+// the rows (every block is the same primitive); 0 for one primitive over all
+// rows (a small product, one thread, no such count, or
+// SHARDC_GEMM_ROW_BLOCKS=0 in the environment).
+//
+// Why: one oneDNN primitive splits its rows evenly among the team, so when
+// another process shares a core, the thread that shares it sets the pace
+// and its partner waits at the end. Blocks that the team claims one at a
+// time (schedule(dynamic)), each a single-threaded primitive (oneDNN runs
+// sequentially inside a parallel region), let the thread with a core to
+// itself do more of them: all-MiniLM-L6-v2 in fp32 at 8 x 128 on 2 threads
+// beside one busy process, 378 ms in one primitive per product and 280 ms
+// in blocks, and a tie when quiet (docs/performance.md, "Claimed row
+// blocks"). ONNX Runtime's MLAS splits its GEMMs into tiles its pool claims
+// the same way.
+int64_t rowBlocks(int64_t rows, int64_t macs) {
+  static const bool enabled = [] {
+    const char *v = std::getenv("SHARDC_GEMM_ROW_BLOCKS");
+    return !(v && std::strcmp(v, "0") == 0);
+  }();
+  int threads = omp_get_max_threads();
+  if (!enabled || threads < 2 || macs < kRowBlockMacs)
+    return 0;
+  for (int64_t n = 8 * int64_t(threads); n >= 2 * int64_t(threads); --n)
+    if (rows % n == 0 && rows / n >= 32)
+      return n;
+  return 0;
+}
 
 int64_t elementsOf(const sc_desc *d) {
   int64_t n = 1;
@@ -216,6 +251,110 @@ struct DnnlHandle : shardc::rt::Handle {
   bool packTried = false;
   ExecArgs args, packedArgs;
 
+  // Row blocks (rowBlocks): the primitive is made for `blockRows` rows and
+  // runs `blocks` times, on rows claimed by the team one block at a time.
+  // The arguments cut by rows (rowArgs: the source, the destination, the
+  // residual, int8's row scales) get a memory object per thread; the
+  // others are shared, bound before the team starts. A primitive that runs
+  // on several threads at once cannot use the scratchpad it owns (oneDNN's
+  // default): these are made with a user scratchpad, one per thread.
+  int64_t blocks = 0, blockRows = 0;
+  enum RowBase { kSrcRows, kDstRows, kResidualRows, kRowScaleRows };
+  struct RowArg {
+    int kind;     // the argument (DNNL_ARG_*)
+    RowBase base; // which of run()'s pointers it is cut from
+    size_t rowBytes;
+    const dnnl::memory *shared; // the handle's memory object for it
+  };
+  std::vector<RowArg> rowArgs;
+  struct ThreadArgs {
+    std::vector<dnnl::memory> mem; // one per rowArgs entry
+    dnnl::memory scratchpad, packedScratchpad;
+    ExecArgs args, packedArgs;
+  };
+  dnnl::memory::desc scratchpadMd, packedScratchpadMd;
+  std::vector<ThreadArgs> perThread;
+  bool perThreadPacked = false;
+  const void *rowScalePtr = nullptr; // int8's row scales for this run
+
+  // Makes the row-block form, the primitive's descriptors being a block's
+  // already; `rowScale` is int8's per-row scale argument (or null).
+  void setRowBlocks(int64_t n, int64_t rows, size_t srcRowBytes,
+                    size_t dstRowBytes, int rowScaleArg,
+                    const dnnl::memory *rowScale) {
+    blocks = n;
+    blockRows = rows / n;
+    serial = false;
+    rowArgs = {{DNNL_ARG_SRC, kSrcRows, srcRowBytes, &src},
+               {DNNL_ARG_DST, kDstRows, dstRowBytes, &dst}};
+    if (hasResidual)
+      rowArgs.push_back({residualArg, kResidualRows, dstRowBytes, &residual});
+    if (rowScale)
+      rowArgs.push_back({rowScaleArg, kRowScaleRows, sizeof(float), rowScale});
+  }
+
+  // Per-thread argument lists for a team of `threads` (after tryPack).
+  void prepareThreads(int threads) {
+    bool packedNow = packedFrom != nullptr;
+    if ((int)perThread.size() >= threads && perThreadPacked == packedNow)
+      return;
+    perThread.assign(threads, {});
+    perThreadPacked = packedNow;
+    for (ThreadArgs &t : perThread) {
+      t.args = args;
+      if (packedNow)
+        t.packedArgs = packedArgs;
+      auto addScratchpad = [](dnnl::memory &m, const dnnl::memory::desc &md,
+                              ExecArgs &list) {
+        if (md.get_size() == 0)
+          return;
+        m = dnnl::memory(md, cpuEngine());
+        list.push_back(arg(DNNL_ARG_SCRATCHPAD, m));
+      };
+      addScratchpad(t.scratchpad, scratchpadMd, t.args);
+      if (packedNow)
+        addScratchpad(t.packedScratchpad, packedScratchpadMd, t.packedArgs);
+      for (const RowArg &ra : rowArgs) {
+        t.mem.push_back(unbound(ra.shared->get_desc()));
+        for (ExecArgs *list : {&t.args, &t.packedArgs})
+          for (dnnl_exec_arg_t &a : *list)
+            if (a.arg == ra.kind)
+              a.memory = t.mem.back().get();
+      }
+    }
+  }
+
+  // The blocks, claimed one at a time by the team; the shared arguments
+  // are bound. Errors inside the team are reported after it.
+  void runBlocks(bool usePacked, const void *s, const void *r, void *d) {
+    prepareThreads(omp_get_max_threads());
+    const void *bases[] = {s, d, r, rowScalePtr}; // by RowBase
+    std::string error;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int64_t blk = 0; blk < blocks; ++blk) {
+      int me = omp_get_thread_num();
+      if (me >= (int)perThread.size()) { // the team is at most the maximum
+#pragma omp critical(shardc_dnnl_row_blocks)
+        error = "a team larger than omp_get_max_threads()";
+        continue;
+      }
+      ThreadArgs &t = perThread[me];
+      for (size_t i = 0; i < rowArgs.size(); ++i)
+        bind(t.mem[i], static_cast<const char *>(bases[rowArgs[i].base]) +
+                           blk * blockRows * rowArgs[i].rowBytes);
+      try {
+        execute(usePacked ? packedPrim : prim, cpuStream(),
+                usePacked ? t.packedArgs : t.args);
+        cpuStream().wait();
+      } catch (const std::exception &e) {
+#pragma omp critical(shardc_dnnl_row_blocks)
+        error = e.what();
+      }
+    }
+    if (!error.empty())
+      throw std::runtime_error(error);
+  }
+
   // The GEMM epilogue's post-ops after what `po` holds: the bias as a
   // binary add (`postOpBias`, when it goes in as one), the activation of
   // `epilogue` (`act`; ReLU runs after the primitive instead, see
@@ -263,9 +402,11 @@ struct DnnlHandle : shardc::rt::Handle {
     packTried = true;
     if (!anyDesc || !inReadOnlyMemory(w, plainWeights.get_size()))
       return;
+    ThreadLimit one(blocks != 0); // a block's primitive runs on one thread
     dnnl::matmul::primitive_desc pd(*anyDesc, attr, cpuEngine());
     if (pd.weights_desc() == plainWeights)
       return;
+    packedScratchpadMd = pd.scratchpad_desc();
     packed = dnnl::memory(pd.weights_desc(), cpuEngine());
     dnnl::memory user = unbound(plainWeights);
     bind(user, w);
@@ -298,7 +439,10 @@ struct DnnlHandle : shardc::rt::Handle {
         bind(biasIsPostOp ? binary : bias, b);
       if (hasResidual)
         bind(residual, r);
-      if (packedFrom && w == packedFrom)
+      bool usePacked = packedFrom && w == packedFrom;
+      if (blocks)
+        runBlocks(usePacked, s, r, d);
+      else if (usePacked)
         execute(packedPrim, cpuStream(), packedArgs);
       else
         execute(prim, cpuStream(), args);
@@ -547,6 +691,31 @@ extern "C" void *sc_dnnl_matmul_create(const sc_desc *a, const sc_desc *b,
     auto amd = logical(a, trans_a != 0, ta);
     auto bmd = logical(b, trans_b != 0, tb);
     auto ymd = plainDesc(dimsOf(y), ty);
+    // Row blocks (rowBlocks) when A's batch dims fold into its rows: A not
+    // transposed, one B for every batch, a bias over the columns only.
+    int64_t k = a->dims[r - 1], n = y->dims[r - 1];
+    int64_t rows = elementsOf(y) / n;
+    auto onlyLastDim = [](const sc_desc *d, int keep) {
+      for (int i = 0; i + keep < d->rank; ++i)
+        if (d->dims[i] != 1)
+          return false;
+      return true;
+    };
+    int64_t blocks =
+        !trans_a && onlyLastDim(b, 2) && (!bias || onlyLastDim(bias, 1))
+            ? rowBlocks(rows, rows * k * n)
+            : 0;
+    if (blocks) {
+      dnnl::memory::dims bDims = {b->dims[r - 2], b->dims[r - 1]};
+      dnnl::memory::dims bStrides = rowMajor(bDims);
+      if (trans_b) {
+        std::swap(bDims[0], bDims[1]);
+        std::swap(bStrides[0], bStrides[1]);
+      }
+      amd = plainDesc({rows / blocks, k}, ta);
+      bmd = dnnl::memory::desc(bDims, tb, bStrides);
+      ymd = plainDesc({rows / blocks, n}, ty);
+    }
     auto h = std::make_unique<DnnlHandle>();
     h->what = "matmul";
     h->hasBias = bias != nullptr;
@@ -556,8 +725,11 @@ extern "C" void *sc_dnnl_matmul_create(const sc_desc *a, const sc_desc *b,
     h->biasIsPostOp = h->hasBias && alpha != 1.0f;
     dnnl::memory::desc biasMd;
     if (bias)
-      biasMd = plainDesc(dimsOf(bias), tbias);
+      biasMd =
+          blocks ? plainDesc({1, n}, tbias) : plainDesc(dimsOf(bias), tbias);
     dnnl::primitive_attr attr;
+    if (blocks) // see DnnlHandle::blocks
+      attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     if (alpha != 1.0f)
       attr.set_output_scales(0, {alpha});
     // Post-ops in the order of the formula: accumulation (only without
@@ -574,10 +746,12 @@ extern "C" void *sc_dnnl_matmul_create(const sc_desc *a, const sc_desc *b,
                                ? dnnl::matmul::desc(amd, bmd, biasMd, ymd)
                                : dnnl::matmul::desc(amd, bmd, ymd);
     int64_t inner = a->dims[a->rank - (trans_a ? 2 : 1)];
-    h->serial = elementsOf(y) * inner < kSerialMacs;
+    // A block's primitive is made for one thread, as it runs.
+    h->serial = blocks || elementsOf(y) * inner < kSerialMacs;
     ThreadLimit limit(h->serial);
     dnnl::matmul::primitive_desc pd(d, attr, cpuEngine());
     h->prim = dnnl::matmul(pd);
+    h->scratchpadMd = pd.scratchpad_desc();
     h->src = unbound(amd);
     h->weights = unbound(bmd);
     h->dst = unbound(ymd);
@@ -588,6 +762,9 @@ extern "C" void *sc_dnnl_matmul_create(const sc_desc *a, const sc_desc *b,
       h->args.push_back(arg(DNNL_ARG_BIAS, h->bias));
     }
     h->addEpilogueArgs(postOpBias, residualMd);
+    if (blocks)
+      h->setRowBlocks(blocks, rows, amd.get_size() / (rows / blocks),
+                      ymd.get_size() / (rows / blocks), 0, nullptr);
     // The packed variant (DnnlHandle::tryPack), for f32 and int8 weights
     // (int8's packed layout carries the compensation an s8 source needs).
     h->plainWeights = bmd;
@@ -641,9 +818,13 @@ struct Int8MatmulHandle : DnnlHandle {
     dnnl::primitive_attr constant;
     constant.set_output_scales(1 << 2, std::vector<float>(v, v + columns));
     constant.set_post_ops(postOps);
+    if (blocks)
+      constant.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    ThreadLimit one(blocks != 0); // a block's primitive runs on one thread
     dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(amd, bmd, ymd),
                                     constant, cpuEngine());
     prim = dnnl::matmul(pd);
+    scratchpadMd = pd.scratchpad_desc();
     attr = constant;
     args.erase(std::remove_if(args.begin(), args.end(),
                               [](const dnnl_exec_arg_t &a) {
@@ -697,10 +878,13 @@ extern "C" void *sc_dnnl_matmul_int8_create(
     // as a [rows, 1] tensor, would take its reference kernel).
     dnnl::memory::dim k = a->dims[r - 1], n = y->dims[r - 1];
     dnnl::memory::dim rows = elementsOf(y) / n;
-    auto amd = plainDesc({1, rows, k}, a->dtype == kU8 ? dt::u8 : dt::s8);
+    // Row blocks (rowBlocks): the primitive is a block's.
+    int64_t blocks = rowBlocks(rows, rows * k * n);
+    dnnl::memory::dim made = blocks ? rows / blocks : rows;
+    auto amd = plainDesc({1, made, k}, a->dtype == kU8 ? dt::u8 : dt::s8);
     auto bmd = plainDesc({1, k, n}, dt::s8);
-    auto ymd = plainDesc({1, rows, n}, dt::f32);
-    auto rowMd = plainDesc({1, rows, 1}, dt::f32);
+    auto ymd = plainDesc({1, made, n}, dt::f32);
+    auto rowMd = plainDesc({1, made, 1}, dt::f32);
     dnnl::memory::desc biasMd;
     if (bias)
       biasMd = plainDesc({1, 1, n}, dt::f32);
@@ -709,6 +893,8 @@ extern "C" void *sc_dnnl_matmul_int8_create(
     // the row scales (when a is scaled per row), bias, activation and
     // residual follow as post-ops.
     attr.set_output_scales(1 << 2, {DNNL_RUNTIME_F32_VAL});
+    if (blocks) // see DnnlHandle::blocks
+      attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     dnnl::post_ops po;
     if (a_scale)
       po.append_binary(dnnl::algorithm::binary_mul, rowMd);
@@ -720,11 +906,12 @@ extern "C" void *sc_dnnl_matmul_int8_create(
     const dnnl::memory::desc *residualMd = residual ? &ymd : nullptr;
     h->appendEpilogue(po, postOpBias, act, epilogue, y, residualMd);
     attr.set_post_ops(po);
-    h->serial = elementsOf(y) * a->dims[r - 1] < kSerialMacs;
+    h->serial = blocks || elementsOf(y) * a->dims[r - 1] < kSerialMacs;
     ThreadLimit limit(h->serial);
     dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(amd, bmd, ymd), attr,
                                     cpuEngine());
     h->prim = dnnl::matmul(pd);
+    h->scratchpadMd = pd.scratchpad_desc();
     h->src = unbound(amd);
     h->weights = unbound(bmd);
     h->dst = unbound(ymd);
@@ -737,6 +924,9 @@ extern "C" void *sc_dnnl_matmul_int8_create(
       h->args.push_back(arg(rowArg, h->rowScale));
     }
     h->addEpilogueArgs(postOpBias, residualMd);
+    if (blocks)
+      h->setRowBlocks(blocks, rows, k, n * sizeof(float), rowArg,
+                      a_scale ? &h->rowScale : nullptr);
     // Packed weights (DnnlHandle::tryPack): oneDNN's int8 layout, which
     // carries the compensation for the signed source.
     h->plainWeights = bmd;
@@ -777,6 +967,7 @@ extern "C" void sc_dnnl_matmul_int8_run(void *h, const void *a, const void *b,
     }
     if (a_scale)
       bind(handle->rowScale, a_scale);
+    handle->rowScalePtr = a_scale;
     bind(handle->colScale, b_scale);
   }
   handle->run(a, b, bias, residual, y);

@@ -208,41 +208,24 @@ TEST(DnnlMatmul, RowBlocks) {
   for (int threads : {2, 3}) {
     SCOPED_TRACE(threads);
     Threads team(threads);
-    runMatmulCase({{2, 3},
-                   {1, 1},
-                   64,
-                   256,
-                   200,
-                   false,
-                   true,
-                   0.5f,
-                   0,
-                   {1, 1, 1, 200},
-                   SC_EPILOGUE_GELU});
-    runMatmulCase({{2, 3},
-                   {1, 1},
-                   64,
-                   256,
-                   200,
-                   false,
-                   false,
-                   1,
-                   0,
-                   {},
-                   SC_EPILOGUE_NONE,
-                   true});
-    runMatmulCase({{}, {}, 384, 256, 200, false, true, 1, 1.0f, {1, 200}});
-    runMatmulCase({{},
-                   {},
-                   384,
-                   256,
-                   200,
-                   false,
-                   false,
-                   1,
-                   0,
-                   {1, 200},
-                   SC_EPILOGUE_RELU});
+    // [2, 3, 64, 256] x [1, 1, 200, 256]^T: 384 folded rows.
+    MatmulCase c{{2, 3}, {1, 1}, 64, 256, 200, false, true, 0.5f, 0, {}};
+    c.biasDims = {1, 1, 1, 200};
+    c.epilogue = SC_EPILOGUE_GELU;
+    runMatmulCase(c);
+    c.tb = false;
+    c.alpha = 1;
+    c.biasDims = {};
+    c.epilogue = SC_EPILOGUE_NONE;
+    c.residual = true;
+    runMatmulCase(c);
+    // [384, 256] x [256, 200], B stored transposed, then not.
+    MatmulCase flat{{}, {}, 384, 256, 200, false, true, 1, 1.0f, {1, 200}};
+    runMatmulCase(flat);
+    flat.tb = false;
+    flat.beta = 0;
+    flat.epilogue = SC_EPILOGUE_RELU;
+    runMatmulCase(flat);
   }
 }
 

@@ -124,8 +124,8 @@ static LogicalResult exportPad(Exporter &e, Operation *op) {
            << mode << "' is past opset 17";
   std::string value;
   if (Value v = p.getValue()) {
-    Type elem = cast<RankedTensorType>(p.getInput().getType()).getElementType();
-    Type vElem = cast<RankedTensorType>(v.getType()).getElementType();
+    Type elem = graph::tensorOf(p.getInput()).getElementType();
+    Type vElem = graph::tensorOf(v).getElementType();
     value = e.castTo(op, e.in(v), vElem, elem);
     if (graph::tensorOf(v).getRank() != 0)
       value = e.value(op, "Reshape", {value, e.ints({}, op, "scalar")});

@@ -284,7 +284,6 @@ struct DnnlHandle : shardc::rt::Handle {
                     const dnnl::memory *rowScale) {
     blocks = n;
     blockRows = rows / n;
-    serial = false;
     rowArgs = {{DNNL_ARG_SRC, kSrcRows, srcRowBytes, &src},
                {DNNL_ARG_DST, kDstRows, dstRowBytes, &dst}};
     if (hasResidual)
@@ -746,9 +745,9 @@ extern "C" void *sc_dnnl_matmul_create(const sc_desc *a, const sc_desc *b,
                                ? dnnl::matmul::desc(amd, bmd, biasMd, ymd)
                                : dnnl::matmul::desc(amd, bmd, ymd);
     int64_t inner = a->dims[a->rank - (trans_a ? 2 : 1)];
+    h->serial = elementsOf(y) * inner < kSerialMacs;
     // A block's primitive is made for one thread, as it runs.
-    h->serial = blocks || elementsOf(y) * inner < kSerialMacs;
-    ThreadLimit limit(h->serial);
+    ThreadLimit limit(h->serial || blocks);
     dnnl::matmul::primitive_desc pd(d, attr, cpuEngine());
     h->prim = dnnl::matmul(pd);
     h->scratchpadMd = pd.scratchpad_desc();
@@ -906,8 +905,8 @@ extern "C" void *sc_dnnl_matmul_int8_create(
     const dnnl::memory::desc *residualMd = residual ? &ymd : nullptr;
     h->appendEpilogue(po, postOpBias, act, epilogue, y, residualMd);
     attr.set_post_ops(po);
-    h->serial = blocks || elementsOf(y) * a->dims[r - 1] < kSerialMacs;
-    ThreadLimit limit(h->serial);
+    h->serial = elementsOf(y) * a->dims[r - 1] < kSerialMacs;
+    ThreadLimit limit(h->serial || blocks); // a block's: one thread
     dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(amd, bmd, ymd), attr,
                                     cpuEngine());
     h->prim = dnnl::matmul(pd);

@@ -14,6 +14,8 @@ config.substitutions.append(("%shardc-opt", os.path.join(tools, "shardc-opt", "s
 config.substitutions.append(("%shardc-translate", os.path.join(tools, "shardc-translate", "shardc-translate")))
 config.substitutions.append(("%shardc-nvrtc", os.path.join(tools, "shardc-nvrtc", "shardc-nvrtc")))
 config.substitutions.append(("%shardc", os.path.join(tools, "shardc", "shardc")))
+# The support library's symbolic sizes (unittests/Support).
+config.substitutions.append(("%support-tests", os.path.join(config.shardc_obj_root, "unittests", "shardc-support-tests")))
 # The planner's cost model (unittests/Planner).
 config.substitutions.append(("%planner-tests", os.path.join(config.shardc_obj_root, "unittests", "shardc-planner-tests")))
 # Runtime: the gtest binary and a hand-written model linked like a compiled one.

@@ -107,8 +107,9 @@ struct CollapseReshapes : OpRewritePattern<ReshapeOp> {
     auto inner = op.getInput().getDefiningOp<ReshapeOp>();
     if (!inner)
       return failure();
-    rewriter.replaceOpWithNewOp<ReshapeOp>(op, inner.getInput(),
-                                           op.getShape());
+    rewriter.replaceOpWithNewOp<ReshapeOp>(
+        op, ValueRange{inner.getInput()},
+        shapeAttrs(op.getContext(), "shape", dimsOf(op.getType())));
     return success();
   }
 };
@@ -135,9 +136,9 @@ struct ToReshape : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
-    auto type = cast<RankedTensorType>(op.getType());
-    rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getInput(),
-                                           type.getShape());
+    rewriter.replaceOpWithNewOp<ReshapeOp>(
+        op, ValueRange{op.getInput()},
+        shapeAttrs(op.getContext(), "shape", dimsOf(op.getType())));
     return success();
   }
 };

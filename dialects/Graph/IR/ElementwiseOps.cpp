@@ -59,11 +59,11 @@ LogicalResult WhereOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor adaptor,
   if (xt.getElementType() != yt.getElementType())
     return emitOptionalError(loc, "branch element types differ: ", typeStr(xt),
                              " and ", typeStr(yt));
-  SmallVector<int64_t> s1, s2;
-  if (failed(broadcastShapes(loc, ct.getShape(), xt.getShape(), s1)) ||
-      failed(broadcastShapes(loc, s1, yt.getShape(), s2)))
+  SymShape s1, s2;
+  if (failed(broadcastDims(loc, dimsOf(ct), dimsOf(xt), s1)) ||
+      failed(broadcastDims(loc, s1, dimsOf(yt), s2)))
     return failure();
-  types.push_back(RankedTensorType::get(s2, xt.getElementType()));
+  types.push_back(tensorType(s2, xt.getElementType()));
   return success();
 }
 

@@ -44,6 +44,8 @@ LogicalResult RmsNormOp::inferReturnTypes(MLIRContext *, Loc loc,
   if (x.getElementType() != scale.getElementType())
     return emitOptionalError(loc, "scale element type differs: ", typeStr(x),
                              " and ", typeStr(scale));
+  if (failed(checkStaticFrom(loc, "RMS normalization", dimsOf(x), axis)))
+    return failure();
   ArrayRef<int64_t> norm = x.getShape().drop_front(axis);
   SmallVector<int64_t> out;
   if (failed(broadcastShapes(std::nullopt, scale.getShape(), norm, out)) ||

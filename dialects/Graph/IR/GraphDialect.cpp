@@ -25,5 +25,10 @@ Operation *GraphDialect::materializeConstant(OpBuilder &builder, Attribute value
   return builder.create<ConstantOp>(loc, elements);
 }
 
+LogicalResult GraphDialect::verifyOperationAttribute(Operation *op,
+                                                     NamedAttribute attr) {
+  return verifySymbolicAttribute(op, attr);
+}
+
 #define GET_OP_CLASSES
 #include "dialects/Graph/IR/GraphOps.cpp.inc"

@@ -14,7 +14,7 @@ include "mlir/IR/OpBase.td"
 def Graph_Dialect : Dialect {
   let name = "graph";
   let cppNamespace = "::shardc::graph";
-  let summary = "ONNX-semantics tensor operations with static shapes";
+  let summary = "ONNX-semantics tensor operations with static or bounded shapes";
   let description = [{
     Value-semantic operations on statically shaped tensors. Each op follows the
     ONNX operator of the same name, in a canonical form: every parameter that
@@ -23,9 +23,14 @@ def Graph_Dialect : Dialect {
     importer turns the many opset-dependent spellings of ONNX (attribute in one
     opset, input in the next) into this one form. Result types are inferred from
     operands and attributes (InferTypeOpInterface), so the verifier checks every
-    shape and dtype relation.
+    shape and dtype relation. A dim the model leaves dynamic keeps its bound
+    in the type and a symbolic mirror in the type's encoding (the function's
+    `graph.dims` names the symbols; docs/dynamic-shapes.md).
   }];
   let hasConstantMaterializer = 1;
+  // graph.dims (a function's symbols) and graph.sym (mirrors of static shape
+  // attributes): SymbolicShapes.cpp.
+  let hasOperationAttrVerify = 1;
   let usePropertiesForAttributes = 0;
 }
 

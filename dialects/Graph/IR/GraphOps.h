@@ -12,6 +12,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "dialects/Graph/IR/ShapeInference.h"
+#include "dialects/Graph/IR/SymbolicShapes.h"
 
 #include "dialects/Graph/IR/GraphDialect.h.inc"
 

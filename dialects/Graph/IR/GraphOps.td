@@ -18,15 +18,19 @@ def Graph_BoolTensor : StaticShapeTensorOf<[I1]>;
 def Graph_IndexTensor : StaticShapeTensorOf<[I32, I64]>;
 
 // Every op is pure and infers its result types; `verify` re-runs the inference
-// and reports the mismatch it found.
+// and reports the mismatch it found. Symbolic (bounded dynamic) dims pass
+// only through ops marked SymbolicShapes (SymbolicShapes.h); the gate makes
+// every other op refuse them.
+def SymbolicShapes : NativeOpTrait<"SymbolicShapes">;
 class Graph_Op<string mnemonic, list<Trait> traits = []>
     : Op<Graph_Dialect, mnemonic,
-         !listconcat([Pure, InferTypeOpAdaptor], traits)>;
+         !listconcat([Pure, InferTypeOpAdaptor, NativeOpTrait<"SymbolicGate">],
+                     traits)>;
 
 // Same-type unary elementwise op.
 class Graph_UnaryOp<string mnemonic, string onnxName, string kind = "Numeric",
                     list<Trait> traits = []>
-    : Graph_Op<mnemonic, traits> {
+    : Graph_Op<mnemonic, !listconcat([SymbolicShapes], traits)> {
   let summary = "elementwise " # onnxName;
   let description = "ONNX `" # onnxName # "`: applied to every element; the result has the operand's type.";
   let arguments = (ins Graph_Tensor:$input);
@@ -45,7 +49,7 @@ class Graph_UnaryOp<string mnemonic, string onnxName, string kind = "Numeric",
 // Multidirectional (numpy) broadcasting binary op.
 class Graph_BinaryOp<string mnemonic, string onnxName, string kind = "Arith",
                      list<Trait> traits = []>
-    : Graph_Op<mnemonic, traits> {
+    : Graph_Op<mnemonic, !listconcat([SymbolicShapes], traits)> {
   let summary = "elementwise " # onnxName # " with numpy broadcasting";
   let description = "ONNX `" # onnxName # "`: operands broadcast to a common shape.";
   let arguments = (ins Graph_Tensor:$lhs, Graph_Tensor:$rhs);
@@ -63,7 +67,7 @@ class Graph_BinaryOp<string mnemonic, string onnxName, string kind = "Arith",
 
 // Reduction over a set of axes.
 class Graph_ReduceOp<string mnemonic, string onnxName>
-    : Graph_Op<mnemonic> {
+    : Graph_Op<mnemonic, [SymbolicShapes]> {
   let summary = onnxName # " over the given axes";
   let description = [{
     Reduces over `axes` (sorted, non-negative, unique; empty means every axis).
@@ -189,7 +193,7 @@ def Graph_AndOp : Graph_BinaryOp<"and", "And", "Logic", [Commutative]> { let has
 def Graph_OrOp : Graph_BinaryOp<"or", "Or", "Logic", [Commutative]> { let hasFolder = 1; }
 def Graph_NotOp : Graph_UnaryOp<"not", "Not", "Bool"> { let hasFolder = 1; }
 
-def Graph_WhereOp : Graph_Op<"where"> {
+def Graph_WhereOp : Graph_Op<"where", [SymbolicShapes]> {
   let summary = "select by a boolean condition, with broadcasting";
   let arguments = (ins Graph_BoolTensor:$condition, Graph_Tensor:$x,
                        Graph_Tensor:$y);
@@ -201,7 +205,7 @@ def Graph_WhereOp : Graph_Op<"where"> {
   let hasFolder = 1;
 }
 
-def Graph_CastOp : Graph_Op<"cast"> {
+def Graph_CastOp : Graph_Op<"cast", [SymbolicShapes]> {
   let summary = "elementwise conversion to another element type";
   let description = [{
     Canonicalization: ConvInteger's QOperator form as ONNX Runtime's
@@ -221,14 +225,14 @@ def Graph_CastOp : Graph_Op<"cast"> {
 // Matrix products and normalization
 //===----------------------------------------------------------------------===//
 
-def Graph_MatMulOp : Graph_Op<"matmul"> {
+def Graph_MatMulOp : Graph_Op<"matmul", [SymbolicShapes]> {
   let summary = "numpy matmul: batched, with broadcasting batch dims";
   let arguments = (ins Graph_Tensor:$lhs, Graph_Tensor:$rhs);
   let results = (outs Graph_Tensor:$output);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($output)";
 }
 
-def Graph_GemmOp : Graph_Op<"gemm"> {
+def Graph_GemmOp : Graph_Op<"gemm", [SymbolicShapes]> {
   let summary = "alpha * op(A) * op(B) + beta * C, C broadcast to (M, N)";
   let arguments = (ins Graph_Tensor:$a, Graph_Tensor:$b,
                        Optional<Graph_Tensor>:$c,
@@ -243,21 +247,21 @@ def Graph_GemmOp : Graph_Op<"gemm"> {
   }];
 }
 
-def Graph_SoftmaxOp : Graph_Op<"softmax"> {
+def Graph_SoftmaxOp : Graph_Op<"softmax", [SymbolicShapes]> {
   let summary = "softmax along one axis (opset-13 semantics)";
   let arguments = (ins Graph_Tensor:$input, I64Attr:$axis);
   let results = (outs Graph_Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
-def Graph_LogSoftmaxOp : Graph_Op<"log_softmax"> {
+def Graph_LogSoftmaxOp : Graph_Op<"log_softmax", [SymbolicShapes]> {
   let summary = "log of softmax along one axis (opset-13 semantics)";
   let arguments = (ins Graph_Tensor:$input, I64Attr:$axis);
   let results = (outs Graph_Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
-def Graph_LayerNormOp : Graph_Op<"layer_norm"> {
+def Graph_LayerNormOp : Graph_Op<"layer_norm", [SymbolicShapes]> {
   let summary = "layer normalization over the axes from `axis` to the last";
   let description = [{
     ONNX `LayerNormalization`. Results: the normalized tensor, the mean and the
@@ -306,7 +310,7 @@ def Graph_EinsumOp : Graph_Op<"einsum"> {
 // Shape and data movement
 //===----------------------------------------------------------------------===//
 
-def Graph_ReshapeOp : Graph_Op<"reshape"> {
+def Graph_ReshapeOp : Graph_Op<"reshape", [SymbolicShapes]> {
   let summary = "reinterpret the elements with a new static shape";
   let arguments = (ins Graph_Tensor:$input, DenseI64ArrayAttr:$shape);
   let results = (outs Graph_Tensor:$output);
@@ -315,7 +319,7 @@ def Graph_ReshapeOp : Graph_Op<"reshape"> {
   let hasCanonicalizer = 1;
 }
 
-def Graph_TransposeOp : Graph_Op<"transpose"> {
+def Graph_TransposeOp : Graph_Op<"transpose", [SymbolicShapes]> {
   let summary = "permute the dimensions";
   let arguments = (ins Graph_Tensor:$input, DenseI64ArrayAttr:$perm);
   let results = (outs Graph_Tensor:$output);
@@ -324,7 +328,7 @@ def Graph_TransposeOp : Graph_Op<"transpose"> {
   let hasCanonicalizer = 1;
 }
 
-def Graph_ConcatOp : Graph_Op<"concat"> {
+def Graph_ConcatOp : Graph_Op<"concat", [SymbolicShapes]> {
   let summary = "join tensors along one axis";
   let arguments = (ins Variadic<Graph_Tensor>:$inputs, I64Attr:$axis);
   let results = (outs Graph_Tensor:$output);
@@ -353,7 +357,7 @@ def Graph_SliceOp : Graph_Op<"slice"> {
   let hasFolder = 1;
 }
 
-def Graph_GatherOp : Graph_Op<"gather"> {
+def Graph_GatherOp : Graph_Op<"gather", [SymbolicShapes]> {
   let summary = "take slices along `axis` at the given indices (negative wraps)";
   let description = [{
     An index outside [-n, n) (n: `data`'s size along `axis`) fails the run.
@@ -371,7 +375,7 @@ def Graph_GatherOp : Graph_Op<"gather"> {
   let hasFolder = 1;
 }
 
-def Graph_ExpandOp : Graph_Op<"expand"> {
+def Graph_ExpandOp : Graph_Op<"expand", [SymbolicShapes]> {
   let summary = "broadcast to a shape (numpy rules, rank may grow)";
   let arguments = (ins Graph_Tensor:$input, DenseI64ArrayAttr:$shape);
   let results = (outs Graph_Tensor:$output);
@@ -379,7 +383,7 @@ def Graph_ExpandOp : Graph_Op<"expand"> {
   let hasFolder = 1;
 }
 
-def Graph_SqueezeOp : Graph_Op<"squeeze"> {
+def Graph_SqueezeOp : Graph_Op<"squeeze", [SymbolicShapes]> {
   let summary = "remove size-1 axes";
   let arguments = (ins Graph_Tensor:$input, DenseI64ArrayAttr:$axes);
   let results = (outs Graph_Tensor:$output);
@@ -387,7 +391,7 @@ def Graph_SqueezeOp : Graph_Op<"squeeze"> {
   let hasCanonicalizer = 1;
 }
 
-def Graph_UnsqueezeOp : Graph_Op<"unsqueeze"> {
+def Graph_UnsqueezeOp : Graph_Op<"unsqueeze", [SymbolicShapes]> {
   let summary = "insert size-1 axes (axes index the result)";
   let arguments = (ins Graph_Tensor:$input, DenseI64ArrayAttr:$axes);
   let results = (outs Graph_Tensor:$output);
@@ -403,7 +407,7 @@ def Graph_FlattenOp : Graph_Op<"flatten"> {
   let hasCanonicalizer = 1;
 }
 
-def Graph_TriluOp : Graph_Op<"trilu"> {
+def Graph_TriluOp : Graph_Op<"trilu", [SymbolicShapes]> {
   let summary = "keep the upper or lower triangle of the last two dims";
   let arguments = (ins Graph_Tensor:$input,
                        DefaultValuedAttr<BoolAttr, "true">:$upper,
@@ -619,7 +623,7 @@ def Graph_QLinearMatMulOp : Graph_Op<"qlinear_matmul"> {
 // never by the importer. Each stands for a pattern exporters emit.
 //===----------------------------------------------------------------------===//
 
-def Graph_GeluOp : Graph_Op<"gelu"> {
+def Graph_GeluOp : Graph_Op<"gelu", [SymbolicShapes]> {
   let summary = "GELU: x * Phi(x), exact (erf) or the tanh approximation";
   let description = [{
     `approximate = "none"`: `0.5 * x * (1 + erf(x / sqrt(2)))`;
@@ -634,14 +638,14 @@ def Graph_GeluOp : Graph_Op<"gelu"> {
 
 def Graph_SiluOp : Graph_UnaryOp<"silu", "SiLU (x * sigmoid(x), also Swish)", "Float">;
 
-def Graph_SwigluOp : Graph_Op<"swiglu", [AllTypesMatch<["gate", "up"]>]> {
+def Graph_SwigluOp : Graph_Op<"swiglu", [SymbolicShapes, AllTypesMatch<["gate", "up"]>]> {
   let summary = "SwiGLU gate: silu(gate) * up, operands of one type";
   let arguments = (ins Graph_Tensor:$gate, Graph_Tensor:$up);
   let results = (outs Graph_Tensor:$output);
   let assemblyFormat = "$gate `,` $up attr-dict `:` type($gate)";
 }
 
-def Graph_RmsNormOp : Graph_Op<"rms_norm"> {
+def Graph_RmsNormOp : Graph_Op<"rms_norm", [SymbolicShapes]> {
   let summary = "RMS normalization over the axes from `axis` to the last";
   let description = [{
     `x / sqrt(mean(x^2 over axes [axis, rank)) + epsilon) * scale`, the

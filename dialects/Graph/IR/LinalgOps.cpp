@@ -20,12 +20,12 @@ LogicalResult MatMulOp::inferReturnTypes(MLIRContext *, Loc loc,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &types) {
   auto a = tensorOf(adaptor.getLhs()), b = tensorOf(adaptor.getRhs());
-  SmallVector<int64_t> shape;
+  SymShape shape;
   if (failed(sameElementType(loc, a, b, "operand")) ||
       failed(checkElementKind(loc, a, ElementKind::Numeric)) ||
-      failed(matmulShape(loc, a.getShape(), b.getShape(), shape)))
+      failed(matmulDims(loc, dimsOf(a), dimsOf(b), shape)))
     return failure();
-  types.push_back(RankedTensorType::get(shape, a.getElementType()));
+  types.push_back(tensorType(shape, a.getElementType()));
   return success();
 }
 
@@ -37,25 +37,26 @@ LogicalResult GemmOp::inferReturnTypes(MLIRContext *, Loc loc, Adaptor adaptor,
                              " and ", typeStr(b));
   if (failed(sameElementType(loc, a, b, "operand")))
     return failure();
-  int64_t m = a.getDimSize(adaptor.getTransA() ? 1 : 0);
-  int64_t k1 = a.getDimSize(adaptor.getTransA() ? 0 : 1);
-  int64_t k2 = b.getDimSize(adaptor.getTransB() ? 1 : 0);
-  int64_t n = b.getDimSize(adaptor.getTransB() ? 0 : 1);
+  SymShape da = dimsOf(a), db = dimsOf(b), mn;
+  mn.push_back(da, adaptor.getTransA() ? 1 : 0);
+  mn.push_back(db, adaptor.getTransB() ? 0 : 1);
+  const sym::Expr &k1 = da.sym[adaptor.getTransA() ? 0 : 1];
+  const sym::Expr &k2 = db.sym[adaptor.getTransB() ? 1 : 0];
   if (k1 != k2)
-    return emitOptionalError(loc, "inner dimensions ", k1, " and ", k2,
-                             " differ (shapes ", shapeStr(a.getShape()),
-                             " and ", shapeStr(b.getShape()), ")");
+    return emitOptionalError(loc, "inner dimensions ", k1.str(), " and ",
+                             k2.str(), " differ (shapes ", da.str(), " and ",
+                             db.str(), ")");
   if (Value c = adaptor.getC()) {
     auto ct = tensorOf(c);
-    SmallVector<int64_t> out;
+    SymShape out;
     if (failed(sameElementType(loc, a, ct, "bias")) ||
-        failed(broadcastShapes(loc, ct.getShape(), {m, n}, out)))
+        failed(broadcastDims(loc, dimsOf(ct), mn, out)))
       return failure();
-    if (out != SmallVector<int64_t>{m, n})
+    if (out.sym != mn.sym)
       return emitOptionalError(loc, "bias ", typeStr(ct),
-                               " does not broadcast to [", m, ", ", n, "]");
+                               " does not broadcast to ", mn.str());
   }
-  types.push_back(RankedTensorType::get({m, n}, a.getElementType()));
+  types.push_back(tensorType(mn, a.getElementType()));
   return success();
 }
 
@@ -89,6 +90,9 @@ LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *ctx, Loc loc,
   if (failed(checkElementKind(loc, x, ElementKind::Float)) ||
       failed(checkAxis(loc, "axis", axis, x.getRank())))
     return failure();
+  SymShape xd = dimsOf(x);
+  if (failed(checkStaticFrom(loc, "layer normalization", xd, axis)))
+    return failure();
   ArrayRef<int64_t> normShape = x.getShape().drop_front(axis);
   SmallVector<Value> params{adaptor.getScale()};
   if (adaptor.getBias())
@@ -104,9 +108,14 @@ LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *ctx, Loc loc,
                                " does not broadcast to the normalized shape ",
                                shapeStr(normShape));
   }
-  SmallVector<int64_t> statShape(x.getShape().take_front(axis));
-  statShape.append(x.getRank() - axis, 1);
-  auto stat = RankedTensorType::get(statShape, Float32Type::get(ctx));
+  SymShape statShape;
+  for (int64_t d = 0; d < x.getRank(); ++d) {
+    if (d < axis)
+      statShape.push_back(xd, d);
+    else
+      statShape.push_back(1, sym::Expr(1));
+  }
+  auto stat = tensorType(statShape, Float32Type::get(ctx));
   types.append({x, stat, stat});
   return success();
 }

@@ -38,6 +38,43 @@ LogicalResult broadcastShapes(Loc loc, ArrayRef<int64_t> a, ArrayRef<int64_t> b,
   return success();
 }
 
+LogicalResult broadcastDims(Loc loc, const SymShape &a, const SymShape &b,
+                            SymShape &out) {
+  size_t rank = std::max(a.size(), b.size());
+  out = SymShape();
+  const sym::Expr one(1);
+  for (size_t i = 0; i < rank; ++i) {
+    bool hasA = i >= rank - a.size(), hasB = i >= rank - b.size();
+    size_t ia = i - (rank - a.size()), ib = i - (rank - b.size());
+    const sym::Expr &ea = hasA ? a.sym[ia] : one;
+    const sym::Expr &eb = hasB ? b.sym[ib] : one;
+    int64_t ba = hasA ? a.bound[ia] : 1, bb = hasB ? b.bound[ib] : 1;
+    if (ea == eb || eb == one)
+      out.push_back(ba, ea);
+    else if (ea == one)
+      out.push_back(bb, eb);
+    else if (ea.isConstant() && eb.isConstant())
+      return emitOptionalError(loc, "shapes ", a.str(), " and ", b.str(),
+                               " do not broadcast: dim ", i, " is ", ba, " vs ",
+                               bb);
+    else
+      return emitOptionalError(loc, "shapes ", a.str(), " and ", b.str(),
+                               " do not broadcast: dim ", i, " is ", ea.str(),
+                               " vs ", eb.str(),
+                               " (dynamic dims broadcast only when equal)");
+  }
+  return success();
+}
+
+LogicalResult checkStaticFrom(Loc loc, StringRef what, const SymShape &dims,
+                              int64_t axis) {
+  for (size_t d = axis; d < dims.size(); ++d)
+    if (!dims.sym[d].isConstant())
+      return emitOptionalError(loc, what, " over dynamic dim ", d, " of ",
+                               dims.str(), " is not supported");
+  return success();
+}
+
 LogicalResult checkAxis(Loc loc, StringRef what, int64_t axis, int64_t rank) {
   if (axis < 0 || axis >= rank)
     return emitOptionalError(loc, what, " ", axis, " is out of range for rank ",
@@ -87,13 +124,13 @@ LogicalResult inferBinary(Loc loc, Value lhs, Value rhs, BinaryKind kind,
   if (kind == BinaryKind::Logic &&
       failed(checkElementKind(loc, lt, ElementKind::Bool)))
     return failure();
-  SmallVector<int64_t> shape;
-  if (failed(broadcastShapes(loc, lt.getShape(), rt.getShape(), shape)))
+  SymShape shape;
+  if (failed(broadcastDims(loc, dimsOf(lt), dimsOf(rt), shape)))
     return failure();
   Type elt = lt.getElementType();
   if (kind == BinaryKind::Compare)
     elt = IntegerType::get(lt.getContext(), 1);
-  types.push_back(RankedTensorType::get(shape, elt));
+  types.push_back(tensorType(shape, elt));
   return success();
 }
 
@@ -110,39 +147,63 @@ LogicalResult inferReduce(Loc loc, Value input, ArrayRef<int64_t> axes,
                                " must be sorted and unique");
     reduced[axes[i]] = true;
   }
-  SmallVector<int64_t> shape;
+  SymShape in = dimsOf(type), shape;
   for (int64_t d = 0; d < rank; ++d) {
     if (!reduced[d])
-      shape.push_back(type.getDimSize(d));
+      shape.push_back(in, d);
     else if (keepdims)
-      shape.push_back(1);
+      shape.push_back(1, sym::Expr(1));
   }
-  types.push_back(RankedTensorType::get(shape, type.getElementType()));
+  types.push_back(tensorType(shape, type.getElementType()));
   return success();
 }
 
 LogicalResult matmulShape(Loc loc, ArrayRef<int64_t> a, ArrayRef<int64_t> b,
                           SmallVectorImpl<int64_t> &out) {
-  if (a.empty() || b.empty())
+  SymShape da, db, dout;
+  for (int64_t d : a)
+    da.push_back(d, sym::Expr(d));
+  for (int64_t d : b)
+    db.push_back(d, sym::Expr(d));
+  if (failed(matmulDims(loc, da, db, dout)))
+    return failure();
+  out.assign(dout.bound.begin(), dout.bound.end());
+  return success();
+}
+
+LogicalResult matmulDims(Loc loc, const SymShape &a, const SymShape &b,
+                         SymShape &out) {
+  if (a.size() == 0 || b.size() == 0)
     return emitOptionalError(loc, "matmul operands must have rank >= 1");
-  SmallVector<int64_t> sa(a), sb(b);
-  if (sa.size() == 1)
-    sa.insert(sa.begin(), 1);
+  SymShape sa = a, sb = b;
+  if (sa.size() == 1) {
+    sa.bound.insert(sa.bound.begin(), 1);
+    sa.sym.insert(sa.sym.begin(), sym::Expr(1));
+  }
   if (sb.size() == 1)
-    sb.push_back(1);
-  int64_t k1 = sa.back(), k2 = sb[sb.size() - 2];
-  if (k1 != k2)
-    return emitOptionalError(loc, "inner dimensions ", k1, " and ", k2,
-                             " differ (shapes ", shapeStr(a), " and ",
-                             shapeStr(b), ")");
-  ArrayRef<int64_t> ba = ArrayRef<int64_t>(sa).drop_back(2);
-  ArrayRef<int64_t> bb = ArrayRef<int64_t>(sb).drop_back(2);
-  if (failed(broadcastShapes(loc, ba, bb, out)))
+    sb.push_back(1, sym::Expr(1));
+  size_t ra = sa.size(), rb = sb.size();
+  if (sa.sym[ra - 1] != sb.sym[rb - 2]) {
+    if (sa.sym[ra - 1].isConstant() && sb.sym[rb - 2].isConstant())
+      return emitOptionalError(loc, "inner dimensions ", sa.bound[ra - 1],
+                               " and ", sb.bound[rb - 2], " differ (shapes ",
+                               a.str(), " and ", b.str(), ")");
+    return emitOptionalError(loc, "inner dimensions ", sa.sym[ra - 1].str(),
+                             " and ", sb.sym[rb - 2].str(),
+                             " are not equal (shapes ", a.str(), " and ",
+                             b.str(), ")");
+  }
+  SymShape ba, bb;
+  for (size_t d = 0; d + 2 < ra; ++d)
+    ba.push_back(sa, d);
+  for (size_t d = 0; d + 2 < rb; ++d)
+    bb.push_back(sb, d);
+  if (failed(broadcastDims(loc, ba, bb, out)))
     return failure();
   if (a.size() != 1)
-    out.push_back(sa[sa.size() - 2]);
+    out.push_back(sa, ra - 2);
   if (b.size() != 1)
-    out.push_back(sb.back());
+    out.push_back(sb, rb - 1);
   return success();
 }
 

@@ -8,6 +8,8 @@
 #ifndef SHARDC_DIALECTS_GRAPH_IR_SHAPEINFERENCE_H
 #define SHARDC_DIALECTS_GRAPH_IR_SHAPEINFERENCE_H
 
+#include "dialects/Graph/IR/SymbolicShapes.h"
+
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Value.h"
@@ -38,6 +40,11 @@ std::string shapeStr(llvm::ArrayRef<int64_t> shape);
 mlir::LogicalResult broadcastShapes(Loc loc, llvm::ArrayRef<int64_t> a,
                                     llvm::ArrayRef<int64_t> b,
                                     llvm::SmallVectorImpl<int64_t> &out);
+/// Numpy broadcasting of shapes with symbolic dims: two dims broadcast when
+/// their expressions are equal or one is the constant 1 (a symbol that might
+/// be 1 at run time does not broadcast against a constant other than 1).
+mlir::LogicalResult broadcastDims(Loc loc, const SymShape &a, const SymShape &b,
+                                  SymShape &out);
 /// Checks 0 <= axis < rank.
 mlir::LogicalResult checkAxis(Loc loc, llvm::StringRef what, int64_t axis,
                               int64_t rank);
@@ -65,6 +72,12 @@ mlir::LogicalResult inferConv(Loc loc, mlir::Value input, mlir::Value weight,
 mlir::LogicalResult matmulShape(Loc loc, llvm::ArrayRef<int64_t> a,
                                 llvm::ArrayRef<int64_t> b,
                                 llvm::SmallVectorImpl<int64_t> &out);
+mlir::LogicalResult matmulDims(Loc loc, const SymShape &a, const SymShape &b,
+                               SymShape &out);
+/// Fails when a dim from `axis` on is symbolic: `what` (a normalization)
+/// needs its normalized dims static.
+mlir::LogicalResult checkStaticFrom(Loc loc, llvm::StringRef what,
+                                    const SymShape &dims, int64_t axis);
 
 } // namespace shardc::graph
 

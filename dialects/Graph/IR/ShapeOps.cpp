@@ -24,7 +24,19 @@ LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *, Loc loc,
     return emitOptionalError(loc, "cannot reshape ", typeStr(t), " (",
                              t.getNumElements(), " elements) to ",
                              shapeStr(shape), " (", n, " elements)");
-  types.push_back(t.clone(shape));
+  // The symbolic target (graph.sym's `shape`) must hold the same elements
+  // for every value of the symbols, not only at the bounds.
+  SymShape in = dimsOf(t), out;
+  SmallVector<sym::Expr> target =
+      symAttr(adaptor.getAttributes(), "shape", shape);
+  for (auto [b, e] : llvm::zip(shape, target))
+    out.push_back(b, e);
+  sym::Expr inCount = sym::product(in.sym), outCount = sym::product(out.sym);
+  if (inCount != outCount)
+    return emitOptionalError(loc, "cannot reshape ", in.str(), " (",
+                             inCount.str(), " elements) to ", out.str(), " (",
+                             outCount.str(), " elements)");
+  types.push_back(tensorType(out, t.getElementType()));
   return success();
 }
 
@@ -37,15 +49,15 @@ LogicalResult TransposeOp::inferReturnTypes(MLIRContext *, Loc loc,
     return emitOptionalError(loc, "perm ", shapeStr(perm), " has ",
                              perm.size(), " entries for rank ", t.getRank());
   SmallVector<bool> seen(perm.size(), false);
-  SmallVector<int64_t> shape;
+  SymShape in = dimsOf(t), shape;
   for (int64_t p : perm) {
     if (p < 0 || p >= t.getRank() || seen[p])
       return emitOptionalError(loc, "perm ", shapeStr(perm),
                                " is not a permutation");
     seen[p] = true;
-    shape.push_back(t.getDimSize(p));
+    shape.push_back(in, p);
   }
-  types.push_back(t.clone(shape));
+  types.push_back(tensorType(shape, t.getElementType()));
   return success();
 }
 
@@ -59,22 +71,25 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, Loc loc,
   int64_t axis = adaptor.getAxis();
   if (failed(checkAxis(loc, "axis", axis, first.getRank())))
     return failure();
-  SmallVector<int64_t> shape(first.getShape());
-  shape[axis] = 0;
+  SymShape head = dimsOf(first), shape = head;
+  shape.bound[axis] = 0;
+  shape.sym[axis] = sym::Expr(0);
   for (auto [i, v] : llvm::enumerate(inputs)) {
     auto t = tensorOf(v);
     if (t.getElementType() != first.getElementType() ||
         t.getRank() != first.getRank())
       return emitOptionalError(loc, "input ", i, " ", typeStr(t),
                                " does not match input 0 ", typeStr(first));
+    SymShape td = dimsOf(t);
     for (int64_t d = 0; d < t.getRank(); ++d)
-      if (d != axis && t.getDimSize(d) != first.getDimSize(d))
+      if (d != axis && td.sym[d] != head.sym[d])
         return emitOptionalError(loc, "input ", i, " ", typeStr(t),
                                  " differs from input 0 ", typeStr(first),
                                  " in dim ", d);
-    shape[axis] += t.getDimSize(axis);
+    shape.bound[axis] += td.bound[axis];
+    shape.sym[axis] = shape.sym[axis] + td.sym[axis];
   }
-  types.push_back(first.clone(shape));
+  types.push_back(tensorType(shape, first.getElementType()));
   return success();
 }
 
@@ -145,10 +160,19 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *, Loc loc,
   int64_t axis = adaptor.getAxis();
   if (failed(checkAxis(loc, "axis", axis, data.getRank())))
     return failure();
-  SmallVector<int64_t> shape(data.getShape().take_front(axis));
-  llvm::append_range(shape, indices.getShape());
-  llvm::append_range(shape, data.getShape().drop_front(axis + 1));
-  types.push_back(data.clone(shape));
+  SymShape dd = dimsOf(data), id = dimsOf(indices), shape;
+  if (!dd.sym[axis].isConstant())
+    return emitOptionalError(loc, "gathering along dynamic dim ", axis, " of ",
+                             dd.str(), " is not supported");
+  for (int64_t d = 0; d < data.getRank(); ++d) {
+    if (d != axis) {
+      shape.push_back(dd, d);
+      continue;
+    }
+    for (size_t i = 0; i < id.size(); ++i)
+      shape.push_back(id, i);
+  }
+  types.push_back(tensorType(shape, data.getElementType()));
   return success();
 }
 
@@ -156,10 +180,14 @@ LogicalResult ExpandOp::inferReturnTypes(MLIRContext *, Loc loc,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &types) {
   auto t = tensorOf(adaptor.getInput());
-  SmallVector<int64_t> shape;
-  if (failed(broadcastShapes(loc, t.getShape(), adaptor.getShape(), shape)))
+  SymShape target, shape;
+  for (auto [b, e] :
+       llvm::zip(adaptor.getShape(),
+                 symAttr(adaptor.getAttributes(), "shape", adaptor.getShape())))
+    target.push_back(b, e);
+  if (failed(broadcastDims(loc, dimsOf(t), target, shape)))
     return failure();
-  types.push_back(t.clone(shape));
+  types.push_back(tensorType(shape, t.getElementType()));
   return success();
 }
 
@@ -167,20 +195,20 @@ LogicalResult SqueezeOp::inferReturnTypes(MLIRContext *, Loc loc,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &types) {
   auto t = tensorOf(adaptor.getInput());
+  SymShape in = dimsOf(t), shape;
   SmallVector<bool> drop(t.getRank(), false);
   for (int64_t a : adaptor.getAxes()) {
     if (failed(checkAxis(loc, "squeeze axis", a, t.getRank())))
       return failure();
-    if (t.getDimSize(a) != 1)
+    if (in.sym[a] != sym::Expr(1))
       return emitOptionalError(loc, "cannot squeeze dim ", a, " of size ",
-                               t.getDimSize(a), " in ", typeStr(t));
+                               in.sym[a].str(), " in ", in.str());
     drop[a] = true;
   }
-  SmallVector<int64_t> shape;
   for (int64_t d = 0; d < t.getRank(); ++d)
     if (!drop[d])
-      shape.push_back(t.getDimSize(d));
-  types.push_back(t.clone(shape));
+      shape.push_back(in, d);
+  types.push_back(tensorType(shape, t.getElementType()));
   return success();
 }
 
@@ -197,11 +225,15 @@ LogicalResult UnsqueezeOp::inferReturnTypes(MLIRContext *, Loc loc,
       return emitOptionalError(loc, "unsqueeze axis ", a, " is repeated");
     inserted[a] = true;
   }
-  SmallVector<int64_t> shape;
+  SymShape in = dimsOf(t), shape;
   int64_t src = 0;
-  for (int64_t d = 0; d < rank; ++d)
-    shape.push_back(inserted[d] ? 1 : t.getDimSize(src++));
-  types.push_back(t.clone(shape));
+  for (int64_t d = 0; d < rank; ++d) {
+    if (inserted[d])
+      shape.push_back(1, sym::Expr(1));
+    else
+      shape.push_back(in, src++);
+  }
+  types.push_back(tensorType(shape, t.getElementType()));
   return success();
 }
 

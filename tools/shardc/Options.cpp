@@ -195,6 +195,12 @@ static cl::list<std::string>
                 cl::value_desc("NAME=DIMS"), cl::CommaSeparated,
                 cl::cat(inputCat));
 static cl::list<std::string>
+    maxShapes("max-shape",
+              cl::desc("Bound of a graph input whose dynamic dims stay "
+                       "dynamic: NAME=8x2048 (repeatable; --emit=import only)"),
+              cl::value_desc("NAME=DIMS"), cl::CommaSeparated,
+              cl::cat(inputCat));
+static cl::list<std::string>
     constInputs("const-input",
                 cl::desc("Fix a graph input to the tensor in FILE (.npy or .pb); "
                          "needed where an input determines a shape"),
@@ -374,12 +380,13 @@ __attribute__((no_sanitize("vptr"))) static void hideBackendOptions() {
     cl::Option *opt = entry.getValue();
     // MLIR's printer minutiae stay behind --help-hidden with LLVM's (the
     // pass-manager and IR-printing flags are listed).
-    bool minutia = llvm::is_contained(
-        {StringRef("mlir-print-value-users"),
-         StringRef("mlir-print-skip-regions"),
-         StringRef("mlir-pretty-debuginfo"),
-         StringRef("mlir-print-unique-ssa-ids")},
-        entry.getKey());
+    bool minutia =
+        llvm::is_contained({StringRef("mlir-print-value-users"),
+                            StringRef("mlir-elide-resource-strings-if-larger"),
+                            StringRef("mlir-print-skip-regions"),
+                            StringRef("mlir-pretty-debuginfo"),
+                            StringRef("mlir-print-unique-ssa-ids")},
+                           entry.getKey());
     bool shown = (entry.getKey().starts_with("mlir-") && !minutia) ||
                  llvm::is_contained({StringRef("help"), StringRef("help-list"),
                                      StringRef("version")},
@@ -426,6 +433,7 @@ planner::Candidate Options::mesh() const {
 static void readFlags(Options &o) {
   o.inputFile = inputFile;
   o.inputShapes.assign(inputShapes.begin(), inputShapes.end());
+  o.maxShapes.assign(maxShapes.begin(), maxShapes.end());
   o.constInputs.assign(constInputs.begin(), constInputs.end());
   o.calibration = calibration;
   o.outputFile = outputFile;
@@ -478,6 +486,16 @@ static std::optional<std::string> readBindings(Options &o) {
     if (prior != o.import.inputShapes.end() && prior->second != dims)
       return "--input-shape gives '" + name + "' two different shapes";
     o.import.inputShapes[name] = dims;
+  }
+  for (const std::string &arg : o.maxShapes) {
+    std::string name, spec;
+    std::vector<int64_t> dims;
+    if (!splitBinding(arg, name, spec) || !parseShapeSpec(spec, dims))
+      return "--max-shape '" + arg + "': expected NAME=DIMS, e.g. ids=8x2048";
+    auto prior = o.import.maxShapes.find(name);
+    if (prior != o.import.maxShapes.end() && prior->second != dims)
+      return "--max-shape gives '" + name + "' two different bounds";
+    o.import.maxShapes[name] = dims;
   }
   for (const std::string &arg : o.constInputs) {
     std::string name, file;

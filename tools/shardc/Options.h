@@ -41,7 +41,7 @@ enum class Emit {
 struct Options {
   // Input.
   std::string inputFile;
-  std::vector<std::string> inputShapes, constInputs; // as given, NAME=...
+  std::vector<std::string> inputShapes, maxShapes, constInputs; // NAME=...
   ONNXImportOptions import;
   std::string calibration; // --calibration DIR (int8 scales, expert places)
 

@@ -26,6 +26,7 @@
 #include "Toolchain.h"
 #include "Version.h"
 #include "dialects/Dist/IR/DistOps.h"
+#include "dialects/Graph/IR/SymbolicShapes.h"
 #include "passes/Sharding/Passes.h"
 #include "shardc/Conversion/Passes.h"
 #include "shardc/Pipelines/Pipelines.h"
@@ -144,6 +145,24 @@ static bool reportFusion(Session &s, const Options &o,
   return true;
 }
 
+/// "'batch' (max 8), 'seq' (max 128)" when the imported model has symbolic
+/// dims (graph.dims on @main).
+static std::optional<std::string> dynamicDims(mlir::ModuleOp module) {
+  std::optional<std::string> out;
+  module.walk([&](mlir::func::FuncOp f) {
+    mlir::FailureOr<SmallVector<shardc::graph::Symbol>> symbols =
+        shardc::graph::readSymbols(f);
+    if (failed(symbols) || symbols->empty())
+      return;
+    std::string text;
+    for (const shardc::graph::Symbol &sym : *symbols)
+      text += (text.empty() ? "'" : ", '") + sym.name + "' (max " +
+              std::to_string(sym.max) + ")";
+    out = text;
+  });
+  return out;
+}
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::SetVersionPrinter([](raw_ostream &os) {
@@ -164,6 +183,12 @@ int main(int argc, char **argv) {
     return 1;
   if (o.emit == Emit::Import)
     return s.writeModule();
+  // Dims that --max-shape leaves dynamic import symbolically; the passes
+  // after the import take static shapes only, for now.
+  if (std::optional<std::string> dims = dynamicDims(*s.module))
+    return fatal(o.inputFile + ": the model's dims " + *dims +
+                 " stay dynamic (--max-shape), which only --emit=import "
+                 "supports yet; give --input-shape to compile one shape");
 
   shardc::KernPipelineOptions kernOptions;
   kernOptions.fusion = o.fusion;

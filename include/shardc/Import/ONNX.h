@@ -14,6 +14,12 @@ namespace shardc {
 struct ONNXImportOptions {
   /// Static shapes for graph inputs with dynamic dims: name -> dims.
   std::map<std::string, std::vector<int64_t>> inputShapes;
+  /// Bounds of graph inputs whose dynamic dims stay dynamic (--max-shape):
+  /// name -> the largest dims. Each distinct dim_param becomes one symbol
+  /// (inputs that share 'seq' share it, and an input without a bound of its
+  /// own takes the bounds of the symbols it names); a dim without a name
+  /// gets its own symbol. docs/dynamic-shapes.md.
+  std::map<std::string, std::vector<int64_t>> maxShapes;
   /// Graph inputs fixed to a compile-time value: name -> .npy or .pb file.
   std::map<std::string, std::string> constInputs;
   /// Shape-only import (--emit=plan): initializers stored as external data

@@ -66,7 +66,23 @@ static SmallVector<int64_t> dimsOf(NodeContext &c, int i) {
   return SmallVector<int64_t>(c.type(i).getShape());
 }
 
+/// Shape and Size of a tensor with dynamic dims would read its bounds as
+/// values: refused until they fold symbolically (docs/dynamic-shapes.md,
+/// section 4).
+static LogicalResult refuseSymbolic(NodeContext &c) {
+  if (c.constant(0) || !graph::isSymbolic(c.type(0)))
+    return success();
+  return c.fail("reads the shape of input 0, " +
+                graph::dimsOf(c.type(0)).str(graph::symbolNames(
+                    c.b.getInsertionBlock()->getParentOp())) +
+                ", which has dynamic dims: shape arithmetic on dynamic dims "
+                "is not supported yet (give the model's inputs a static "
+                "shape with --input-shape)");
+}
+
 static LogicalResult importShape(NodeContext &c) {
+  if (failed(refuseSymbolic(c)))
+    return failure();
   SmallVector<int64_t> dims = dimsOf(c, 0);
   int64_t rank = dims.size();
   int64_t start = c.getInt("start", 0), end = c.getInt("end", rank);
@@ -85,6 +101,8 @@ static LogicalResult importShape(NodeContext &c) {
 }
 
 static LogicalResult importSize(NodeContext &c) {
+  if (failed(refuseSymbolic(c)))
+    return failure();
   HostTensor t;
   t.dtype = ScalarType::I64;
   int64_t n = 1;

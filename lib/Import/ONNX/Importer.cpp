@@ -474,6 +474,65 @@ LogicalResult GraphImporter::checkBoundInput(const onnx::ValueInfoProto &in,
   return success();
 }
 
+LogicalResult GraphImporter::declareSymbols(const onnx::GraphProto &graph,
+                                            const ONNXImportOptions &options) {
+  for (const auto &in : graph.input()) {
+    auto bound = options.maxShapes.find(in.name());
+    if (bound == options.maxShapes.end())
+      continue;
+    if (options.inputShapes.count(in.name()) ||
+        options.constInputs.count(in.name()))
+      return fail("input '" + in.name() + "' is given both --max-shape and " +
+                  (options.inputShapes.count(in.name()) ? "--input-shape"
+                                                        : "--const-input"));
+    if (!in.type().has_tensor_type() || !in.type().tensor_type().has_shape())
+      return fail("--max-shape " + in.name() +
+                  ": the input has no declared shape to bound");
+    const auto &shape = in.type().tensor_type().shape();
+    if ((int)bound->second.size() != shape.dim_size())
+      return fail("--max-shape " + in.name() + " has rank " +
+                  std::to_string(bound->second.size()) +
+                  " but the input has rank " +
+                  std::to_string(shape.dim_size()));
+    for (int d = 0; d < shape.dim_size(); ++d) {
+      const auto &dim = shape.dim(d);
+      int64_t max = bound->second[d];
+      std::string where =
+          "--max-shape " + in.name() + " dim " + std::to_string(d);
+      if (dim.has_dim_value()) {
+        if (dim.dim_value() != max)
+          return fail(where + " is " + std::to_string(max) +
+                      " but the model fixes it to " +
+                      std::to_string(dim.dim_value()));
+        continue;
+      }
+      if (max < 1 || max > kMaxDim)
+        return fail(where + " is " + std::to_string(max) +
+                    ": a bound is between 1 and 2^40");
+      std::string param = dim.has_dim_param() ? dim.dim_param() : "";
+      if (!param.empty()) {
+        auto known = symbolOfParam.find(param);
+        if (known != symbolOfParam.end()) {
+          if (symbols[known->second].max != max)
+            return fail(where + " ('" + param + "') is " + std::to_string(max) +
+                        " but an earlier --max-shape "
+                        "bounds '" +
+                        param + "' by " +
+                        std::to_string(symbols[known->second].max));
+          continue;
+        }
+        symbolOfParam[param] = symbols.size();
+        symbols.push_back({param, max});
+        continue;
+      }
+      std::string own = in.name() + "[" + std::to_string(d) + "]";
+      symbolOfUnnamed[own] = symbols.size();
+      symbols.push_back({own, max});
+    }
+  }
+  return success();
+}
+
 LogicalResult GraphImporter::declareInputs(const onnx::GraphProto &graph,
                                            const ONNXImportOptions &options,
                                            SmallVectorImpl<std::string> &names,
@@ -504,6 +563,12 @@ LogicalResult GraphImporter::declareInputs(const onnx::GraphProto &graph,
     if (!graphInputs.contains(kv.first))
       return fail("--const-input names '" + kv.first +
                   "', which is not a graph input");
+  for (const auto &kv : options.maxShapes)
+    if (!graphInputs.contains(kv.first))
+      return fail("--max-shape names '" + kv.first +
+                  "', which is not a graph input");
+  if (failed(declareSymbols(graph, options)))
+    return failure();
   llvm::StringSet<> seenInputs;
   for (const auto &in : graph.input()) {
     if (in.name().empty())
@@ -537,8 +602,9 @@ LogicalResult GraphImporter::declareInputs(const onnx::GraphProto &graph,
       return fail("input '" + in.name() +
                   "' has no declared shape; bind it with --input-shape " +
                   in.name() + "=DIMS");
-    SmallVector<int64_t> dims;
+    graph::SymShape dims;
     auto user = options.inputShapes.find(in.name());
+    auto max = options.maxShapes.find(in.name());
     int rank = tt.shape().dim_size();
     if (user != options.inputShapes.end() &&
         (int)user->second.size() != rank)
@@ -564,9 +630,26 @@ LogicalResult GraphImporter::declareInputs(const onnx::GraphProto &graph,
                       std::to_string(user->second[d]) +
                       " but the model fixes it to " +
                       std::to_string(dim.dim_value()));
-        dims.push_back(dim.dim_value());
+        dims.push_back(dim.dim_value(), dim.dim_value());
+        continue;
+      }
+      // A dynamic dim: symbolic when its name has a symbol (or --max-shape
+      // bounds this input), else static by --input-shape.
+      auto param = symbolOfParam.end();
+      if (dim.has_dim_param() && !dim.dim_param().empty())
+        param = symbolOfParam.find(dim.dim_param());
+      if (user != options.inputShapes.end() && param != symbolOfParam.end())
+        return fail("--input-shape " + in.name() + " fixes dim " +
+                    std::to_string(d) + " ('" + dim.dim_param() +
+                    "'), which --max-shape leaves dynamic");
+      if (param != symbolOfParam.end() || max != options.maxShapes.end()) {
+        unsigned s = param != symbolOfParam.end()
+                         ? param->second
+                         : symbolOfUnnamed.lookup(in.name() + "[" +
+                                                  std::to_string(d) + "]");
+        dims.push_back(symbols[s].max, sym::Expr::symbol(s));
       } else if (user != options.inputShapes.end()) {
-        dims.push_back(user->second[d]);
+        dims.push_back(user->second[d], user->second[d]);
       } else {
         std::string label = dim.has_dim_param() && !dim.dim_param().empty()
                                 ? " ('" + dim.dim_param() + "')"
@@ -577,12 +660,12 @@ LogicalResult GraphImporter::declareInputs(const onnx::GraphProto &graph,
       }
     }
     int64_t n = 1;
-    for (int64_t d : dims)
+    for (int64_t d : dims.bound)
       if (__builtin_mul_overflow(n, std::max<int64_t>(d, 1), &n) ||
           n > kMaxDim)
         return fail("input '" + in.name() + "' has more than 2^40 elements");
     names.push_back(in.name());
-    types.push_back(RankedTensorType::get(dims, elt));
+    types.push_back(graph::tensorType(dims, elt));
   }
   return success();
 }
@@ -742,8 +825,17 @@ LogicalResult GraphImporter::checkDeclaredOutput(const onnx::ValueInfoProto &out
     return fail("graph output '" + out.name() + "' is declared with rank " +
                 std::to_string(tt.shape().dim_size()) +
                 " but the graph computes shape " + shape);
+  graph::SymShape dims = graph::dimsOf(type);
   for (int d = 0; d < tt.shape().dim_size(); ++d) {
     const auto &dim = tt.shape().dim(d);
+    if (dim.has_dim_value() && !dims.sym[d].isConstant())
+      return fail(
+          "graph output '" + out.name() + "' dim " + std::to_string(d) +
+          " is declared " + std::to_string(dim.dim_value()) +
+          " but the graph computes shape " +
+          dims.str(llvm::to_vector(llvm::map_range(
+              symbols, [](const graph::Symbol &x) { return x.name; }))) +
+          ", dynamic in that dim");
     if (dim.has_dim_value() && dim.dim_value() != type.getDimSize(d))
       return fail("graph output '" + out.name() + "' dim " +
                   std::to_string(d) + " is declared " +
@@ -825,6 +917,8 @@ OwningOpRef<ModuleOp> GraphImporter::run(onnx::ModelProto &model,
   auto func = builder.create<func::FuncOp>(
       module->getLoc(), "main", builder.getFunctionType(inputTypes, {}));
   Block *body = func.addEntryBlock();
+  if (!symbols.empty())
+    func->setAttr(graph::kDimsAttr, graph::symbolsAttr(&ctx, symbols));
   // The name attributes are set all at once: setArgAttr/setResultAttr in a
   // loop rebuild the whole attribute array each time (quadratic in the
   // number of inputs and outputs).

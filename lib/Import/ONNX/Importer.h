@@ -16,6 +16,7 @@
 #include "shardc/Import/ONNX.h"
 
 #include "dialects/Graph/IR/ConstantEval.h"
+#include "dialects/Graph/IR/SymbolicShapes.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Builders.h"
@@ -344,6 +345,15 @@ private:
                                     const ONNXImportOptions &options,
                                     llvm::SmallVectorImpl<std::string> &names,
                                     llvm::SmallVectorImpl<mlir::Type> &types);
+  /// The symbols of the dims --max-shape leaves dynamic, in order of first
+  /// appearance (the function's graph.dims), and the symbol of each
+  /// dim_param.
+  mlir::LogicalResult declareSymbols(const onnx::GraphProto &graph,
+                                     const ONNXImportOptions &options);
+  llvm::SmallVector<graph::Symbol> symbols;
+  llvm::StringMap<unsigned> symbolOfParam;
+  /// The symbol of each unnamed dynamic dim, by "INPUT[d]".
+  llvm::StringMap<unsigned> symbolOfUnnamed;
   HandlerMap handlers;
   int resourceCounter = 0;
 };

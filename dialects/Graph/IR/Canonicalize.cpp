@@ -22,8 +22,9 @@ namespace shardc::graph {
 OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 
 OpFoldResult ConstantOfShapeOp::fold(FoldAdaptor) {
+  // A constant's type has no dynamic dims: symbolic fills stay.
   auto dense = dyn_cast<DenseElementsAttr>(getValue());
-  if (!dense)
+  if (!dense || isSymbolic(getType()))
     return {};
   return DenseElementsAttr::get(getType(),
                                 dense.getValues<Attribute>()[0]);
@@ -40,9 +41,9 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
 OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType())
     return getInput();
-  // A splat stays one element whatever its shape.
+  // A splat stays one element whatever its shape (a static one).
   if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
-    if (dense.isSplat())
+    if (dense.isSplat() && !isSymbolic(getType()))
       return dense.reshape(getType());
   return foldConstant(*this, adaptor.getOperands());
 }

@@ -34,8 +34,12 @@ LogicalResult ConstantOfShapeOp::inferReturnTypes(MLIRContext *, Loc loc,
     if (d < 0)
       return emitOptionalError(loc, "shape ", shapeStr(adaptor.getShape()),
                                " has a negative dim");
-  types.push_back(RankedTensorType::get(adaptor.getShape(),
-                                        value.getElementType()));
+  SymShape shape;
+  for (auto [b, e] :
+       llvm::zip(adaptor.getShape(),
+                 symAttr(adaptor.getAttributes(), "shape", adaptor.getShape())))
+    shape.push_back(b, e);
+  types.push_back(tensorType(shape, value.getElementType()));
   return success();
 }
 

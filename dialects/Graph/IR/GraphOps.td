@@ -105,7 +105,7 @@ def Graph_ConstantOp : Graph_Op<"constant", [ConstantLike]> {
   let hasFolder = 1;
 }
 
-def Graph_ConstantOfShapeOp : Graph_Op<"constant_of_shape"> {
+def Graph_ConstantOfShapeOp : Graph_Op<"constant_of_shape", [SymbolicShapes]> {
   let summary = "a tensor of the given shape filled with one value";
   let arguments = (ins DenseI64ArrayAttr:$shape, ElementsAttr:$value);
   let results = (outs Graph_Tensor:$output);
@@ -336,7 +336,7 @@ def Graph_ConcatOp : Graph_Op<"concat", [SymbolicShapes]> {
   let hasFolder = 1;
 }
 
-def Graph_SplitOp : Graph_Op<"split"> {
+def Graph_SplitOp : Graph_Op<"split", [SymbolicShapes]> {
   let summary = "split one tensor into pieces of the given sizes along an axis";
   let arguments = (ins Graph_Tensor:$input, I64Attr:$axis,
                        DenseI64ArrayAttr:$sizes);
@@ -344,7 +344,7 @@ def Graph_SplitOp : Graph_Op<"split"> {
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($outputs)";
 }
 
-def Graph_SliceOp : Graph_Op<"slice"> {
+def Graph_SliceOp : Graph_Op<"slice", [SymbolicShapes]> {
   let summary = "strided slice, one (start, end, step) per dimension";
   let description = [{
     Canonical, full-rank form of ONNX `Slice`: bounds are clamped, starts are in

@@ -100,6 +100,10 @@ LogicalResult SplitOp::inferReturnTypes(MLIRContext *, Loc loc,
   int64_t axis = adaptor.getAxis();
   if (failed(checkAxis(loc, "axis", axis, t.getRank())))
     return failure();
+  SymShape in = dimsOf(t);
+  if (!in.sym[axis].isConstant())
+    return emitOptionalError(loc, "splitting dynamic dim ", axis, " of ",
+                             in.str(), " is not supported");
   int64_t total = 0;
   for (int64_t s : adaptor.getSizes()) {
     if (s < 0)
@@ -112,9 +116,10 @@ LogicalResult SplitOp::inferReturnTypes(MLIRContext *, Loc loc,
                                " exceed dim ", axis, " of size ",
                                t.getDimSize(axis));
     total += s;
-    SmallVector<int64_t> shape(t.getShape());
-    shape[axis] = s;
-    types.push_back(t.clone(shape));
+    SymShape shape = in;
+    shape.bound[axis] = s;
+    shape.sym[axis] = sym::Expr(s);
+    types.push_back(tensorType(shape, t.getElementType()));
   }
   if (total != t.getDimSize(axis))
     return emitOptionalError(loc, "split sizes ",
@@ -134,8 +139,25 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *, Loc loc,
       (int64_t)steps.size() != rank)
     return emitOptionalError(loc, "starts, ends and steps need ", rank,
                              " entries each");
-  SmallVector<int64_t> shape;
+  // Dynamic dims: a dynamic dim is kept whole; a static one may end at a
+  // symbolic size (graph.sym's `ends`) with a step of 1.
+  SymShape in = dimsOf(t), out;
+  SmallVector<sym::Expr> symEnds =
+      symAttr(adaptor.getAttributes(), "ends", ends);
   for (int64_t d = 0; d < rank; ++d) {
+    if (!in.sym[d].isConstant() || !symEnds[d].isConstant()) {
+      bool whole = starts[d] == 0 && steps[d] == 1 && symEnds[d] == in.sym[d];
+      sym::Expr size = symEnds[d] - sym::Expr(starts[d]);
+      if (!in.sym[d].isConstant() ? !whole
+                                  : steps[d] != 1 || !size.isMonotoneSize() ||
+                                        starts[d] < 0 || ends[d] > in.bound[d])
+        return emitOptionalError(loc, "slice ", starts[d], ":",
+                                 symEnds[d].str(), ":", steps[d], " of dim ", d,
+                                 " of ", in.str(),
+                                 " is not supported with dynamic dims");
+      out.push_back(ends[d] - starts[d], size);
+      continue;
+    }
     int64_t dim = t.getDimSize(d), s = starts[d], e = ends[d], st = steps[d];
     if (st == 0)
       return emitOptionalError(loc, "step of dim ", d, " is zero");
@@ -146,9 +168,9 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *, Loc loc,
                                " of dim ", d, " are not clamped to size ",
                                dim);
     int64_t n = st > 0 ? (e - s + st - 1) / st : (s - e - st - 1) / -st;
-    shape.push_back(std::max<int64_t>(0, n));
+    out.push_back(std::max<int64_t>(0, n), sym::Expr(std::max<int64_t>(0, n)));
   }
-  types.push_back(t.clone(shape));
+  types.push_back(tensorType(out, t.getElementType()));
   return success();
 }
 

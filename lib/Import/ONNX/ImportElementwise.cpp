@@ -66,23 +66,21 @@ static SmallVector<int64_t> dimsOf(NodeContext &c, int i) {
   return SmallVector<int64_t>(c.type(i).getShape());
 }
 
-/// Shape and Size of a tensor with dynamic dims would read its bounds as
-/// values: refused until they fold symbolically (docs/dynamic-shapes.md,
-/// section 4).
-static LogicalResult refuseSymbolic(NodeContext &c) {
-  if (c.constant(0) || !graph::isSymbolic(c.type(0)))
-    return success();
-  return c.fail("reads the shape of input 0, " +
-                graph::dimsOf(c.type(0)).str(graph::symbolNames(
-                    c.b.getInsertionBlock()->getParentOp())) +
-                ", which has dynamic dims: shape arithmetic on dynamic dims "
-                "is not supported yet (give the model's inputs a static "
-                "shape with --input-shape)");
-}
-
+/// Shape and Size of a tensor with dynamic dims are symbolic sizes
+/// (FoldSymbolic.cpp folds what is computed from them).
 static LogicalResult importShape(NodeContext &c) {
-  if (failed(refuseSymbolic(c)))
-    return failure();
+  if (!c.constant(0) && graph::isSymbolic(c.type(0))) {
+    graph::SymShape in = graph::dimsOf(c.type(0));
+    int64_t rank = in.size();
+    int64_t start = c.getInt("start", 0), end = c.getInt("end", rank);
+    start = std::clamp<int64_t>(start < 0 ? start + rank : start, 0, rank);
+    end = std::clamp<int64_t>(end < 0 ? end + rank : end, start, rank);
+    SymTensor t;
+    t.values.assign(in.sym.begin() + start, in.sym.begin() + end);
+    t.dims = {end - start};
+    c.bindSym(0, std::move(t));
+    return c.status();
+  }
   SmallVector<int64_t> dims = dimsOf(c, 0);
   int64_t rank = dims.size();
   int64_t start = c.getInt("start", 0), end = c.getInt("end", rank);
@@ -101,8 +99,12 @@ static LogicalResult importShape(NodeContext &c) {
 }
 
 static LogicalResult importSize(NodeContext &c) {
-  if (failed(refuseSymbolic(c)))
-    return failure();
+  if (!c.constant(0) && graph::isSymbolic(c.type(0))) {
+    SymTensor t;
+    t.values = {sym::product(graph::dimsOf(c.type(0)).sym)};
+    c.bindSym(0, std::move(t));
+    return c.status();
+  }
   HostTensor t;
   t.dtype = ScalarType::I64;
   int64_t n = 1;
@@ -171,12 +173,13 @@ static LogicalResult importNonConstant(NodeContext &c) {
 /// graph.constant_of_shape, which canonicalization makes a splat (one
 /// element stored, whatever the shape).
 static LogicalResult importConstantOfShape(NodeContext &c) {
-  std::optional<SmallVector<int64_t>> shape = c.ints(0, "input shape");
-  if (!shape)
+  std::optional<SmallVector<sym::Expr>> exprs = c.symInts(0, "input shape");
+  if (!exprs)
     return failure();
-  for (int64_t d : *shape)
-    if (d < 0)
-      return c.fail("shape has a negative dim " + std::to_string(d));
+  graph::SymShape shape = c.symShape(*exprs);
+  for (const sym::Expr &d : shape.sym)
+    if (d.getConstant().value_or(0) < 0)
+      return c.fail("shape has a negative dim " + d.str());
   HostTensor value;
   value.dims = {1};
   value.floats = {0.0};
@@ -187,9 +190,10 @@ static LogicalResult importConstantOfShape(NodeContext &c) {
   if (value.numel() != 1)
     return c.fail("value must have exactly one element, got " +
                   std::to_string(value.numel()));
-  c.create("constant_of_shape", {},
-           {c.array("shape", *shape),
-            c.named("value", graph::toElementsAttr(&c.imp.ctx, value))});
+  SmallVector<NamedAttribute> attrs =
+      graph::shapeAttrs(&c.imp.ctx, "shape", shape);
+  attrs.push_back(c.named("value", graph::toElementsAttr(&c.imp.ctx, value)));
+  c.create("constant_of_shape", {}, attrs);
   return c.status();
 }
 

@@ -6,7 +6,66 @@ using namespace mlir;
 
 namespace shardc::onnximport {
 
+/// ONNX Reshape's target over symbolic sizes: 0 copies the input dim, -1
+/// is the element count divided exactly by the others.
+static std::optional<std::string>
+resolveSymReshape(ArrayRef<sym::Expr> in, ArrayRef<sym::Expr> target,
+                  bool allowZero, SmallVectorImpl<sym::Expr> &out) {
+  sym::Expr known(1);
+  int64_t inferred = -1;
+  for (size_t i = 0; i < target.size(); ++i) {
+    sym::Expr d = target[i];
+    std::optional<int64_t> c = d.getConstant();
+    if (c && *c == 0 && !allowZero) {
+      if (i >= in.size())
+        return "target dim " + std::to_string(i) +
+               " is 0 (copy) but the input has rank " +
+               std::to_string(in.size());
+      d = in[i];
+    } else if (c && *c == -1) {
+      if (inferred >= 0)
+        return std::string("target shape has more than one -1");
+      inferred = i;
+      out.push_back(sym::Expr(1));
+      continue;
+    } else if (c && *c < -1) {
+      return "target dim " + std::to_string(*c) + " is invalid";
+    }
+    out.push_back(d);
+    known = known * d;
+  }
+  sym::Expr total = sym::product(in);
+  if (inferred >= 0) {
+    std::optional<sym::Expr> q = total.divExact(known);
+    if (!q)
+      return "cannot infer the -1 dim: " + total.str() +
+             " elements divided by " + known.str() +
+             " is not exact for every value of the dynamic dims";
+    out[inferred] = *q;
+  }
+  return std::nullopt;
+}
+
 static LogicalResult importReshape(NodeContext &c) {
+  if (c.isSym(1) || graph::isSymbolic(c.type(0))) {
+    std::optional<SmallVector<sym::Expr>> target;
+    if (c.opset < 5) {
+      target.emplace();
+      for (int64_t v : c.getInts("shape"))
+        target->push_back(sym::Expr(v));
+    } else {
+      target = c.symInts(1, "shape");
+    }
+    if (!target)
+      return failure();
+    SmallVector<sym::Expr> shape;
+    if (auto err = resolveSymReshape(graph::dimsOf(c.type(0)).sym, *target,
+                                     c.getInt("allowzero", 0), shape))
+      return c.fail(*err);
+    c.create("reshape", {c.in(0)},
+             graph::shapeAttrs(&c.imp.ctx, "shape", c.symShape(shape)));
+    return c.status();
+  }
   SmallVector<int64_t> target;
   if (c.opset < 5) {
     target = c.getInts("shape");
@@ -88,7 +147,86 @@ static LogicalResult importSplit(NodeContext &c) {
   return c.status();
 }
 
+/// A slice whose ends depend on dynamic dims (`position_ids[:, :seq]`,
+/// GPT-2's `bias[:, :, k - q : k, :k]`): constant starts and steps of 1 on
+/// those axes; the ends' mirror goes to graph.sym.
+static LogicalResult importSymbolicSlice(NodeContext &c) {
+  auto starts = c.ints(1, "starts");
+  auto ends = c.symInts(2, "ends");
+  if (!starts || !ends)
+    return failure();
+  graph::SymShape data = graph::dimsOf(c.type(0));
+  int64_t rank = data.size();
+  SmallVector<int64_t> axes, steps;
+  if (c.has(3)) {
+    auto a = c.ints(3, "axes");
+    if (!a)
+      return failure();
+    axes = *a;
+  } else {
+    for (size_t i = 0; i < starts->size(); ++i)
+      axes.push_back(i);
+  }
+  if (c.has(4)) {
+    auto st = c.ints(4, "steps");
+    if (!st)
+      return failure();
+    steps = *st;
+  }
+  if (axes.size() != starts->size() || ends->size() != starts->size() ||
+      (!steps.empty() && steps.size() != starts->size()))
+    return c.fail("starts, ends, axes and steps differ in length");
+  SmallVector<int64_t> s(rank, 0), st(rank, 1);
+  SmallVector<sym::Expr> e(data.sym.begin(), data.sym.end());
+  for (size_t i = 0; i < axes.size(); ++i) {
+    int64_t a = c.axis(axes[i], rank, "slice axis");
+    if (c.failed())
+      return failure();
+    if (!steps.empty() && steps[i] != 1)
+      return c.fail("a slice by a step other than 1 along dynamic dims is "
+                    "not supported yet");
+    int64_t start = (*starts)[i];
+    std::optional<int64_t> end = (*ends)[i].getConstant();
+    if (!data.sym[a].isConstant()) {
+      // Along a dynamic dim: only the whole of it.
+      if (start != 0 || !end || *end < data.bound[a])
+        return c.fail("slicing dynamic dim " + std::to_string(a) + " of " +
+                      data.str(c.imp.symbolNames()) +
+                      " other than whole is not supported yet");
+      continue;
+    }
+    int64_t dim = data.bound[a];
+    start =
+        start < 0 ? std::max<int64_t>(0, start + dim) : std::min(start, dim);
+    s[a] = start;
+    if (end) {
+      e[a] = sym::Expr(*end < 0 ? std::max<int64_t>(0, *end + dim)
+                                : std::min(*end, dim));
+      continue;
+    }
+    // A dynamic end must stay within the dim and past the start for every
+    // value of the symbols.
+    graph::SymShape size = c.symShape({(*ends)[i] - sym::Expr(start)});
+    if (!size.sym[0].isMonotoneSize() || size.bound[0] + start > dim)
+      return c.fail("slice end " + (*ends)[i].str(c.imp.symbolNames()) +
+                    " of dim " + std::to_string(a) + " (size " +
+                    std::to_string(dim) + ", start " + std::to_string(start) +
+                    ") is not within the dim for every value of the dynamic "
+                    "dims");
+    e[a] = (*ends)[i];
+  }
+  graph::SymShape endShape = c.symShape(e);
+  SmallVector<NamedAttribute> attrs =
+      graph::shapeAttrs(&c.imp.ctx, "ends", endShape);
+  attrs.push_back(c.array("starts", s));
+  attrs.push_back(c.array("steps", st));
+  c.create("slice", {c.in(0)}, attrs);
+  return c.status();
+}
+
 static LogicalResult importSlice(NodeContext &c) {
+  if (c.opset >= 10 && (c.isSym(2) || graph::isSymbolic(c.type(0))))
+    return importSymbolicSlice(c);
   SmallVector<int64_t> starts, ends, axes, steps;
   if (c.opset < 10) {
     starts = c.getInts("starts");
@@ -160,10 +298,11 @@ static LogicalResult importFlatten(NodeContext &c) {
 }
 
 static LogicalResult importExpand(NodeContext &c) {
-  auto shape = c.ints(1, "shape");
+  auto shape = c.symInts(1, "shape");
   if (!shape)
     return failure();
-  c.create("expand", {c.in(0)}, {c.array("shape", *shape)});
+  c.create("expand", {c.in(0)},
+           graph::shapeAttrs(&c.imp.ctx, "shape", c.symShape(*shape)));
   return c.status();
 }
 

@@ -52,6 +52,25 @@ bool NodeContext::has(int i) const {
   return i < node.input_size() && !node.input(i).empty();
 }
 
+/// "[seq, 12]", for messages.
+static std::string symText(const SymTensor &t, ArrayRef<std::string> names) {
+  return sym::shapeStr(t.values, names);
+}
+
+SmallVector<int64_t> GraphImporter::symbolMaxes() const {
+  SmallVector<int64_t> out;
+  for (const graph::Symbol &s : symbols)
+    out.push_back(s.max);
+  return out;
+}
+
+SmallVector<std::string> GraphImporter::symbolNames() const {
+  SmallVector<std::string> out;
+  for (const graph::Symbol &s : symbols)
+    out.push_back(s.name);
+  return out;
+}
+
 Value NodeContext::in(int i) {
   Entry *e = imp.lookup(node.input(i));
   return imp.materialize(*e, node.input(i));
@@ -67,11 +86,46 @@ const HostTensor *NodeContext::constant(int i) {
   return imp.hostOf(*imp.lookup(node.input(i)));
 }
 
+bool NodeContext::isSym(int i) {
+  Entry *e = has(i) ? imp.lookup(node.input(i)) : nullptr;
+  return e && e->sym;
+}
+
+std::optional<SmallVector<sym::Expr>> NodeContext::symInts(int i,
+                                                           StringRef what) {
+  SmallVector<sym::Expr> out;
+  if (isSym(i)) {
+    for (const sym::Expr &e : imp.lookup(node.input(i))->sym->values)
+      out.push_back(e);
+    return out;
+  }
+  std::optional<SmallVector<int64_t>> v = ints(i, what);
+  if (!v)
+    return std::nullopt;
+  for (int64_t x : *v)
+    out.push_back(sym::Expr(x));
+  return out;
+}
+
+graph::SymShape NodeContext::symShape(ArrayRef<sym::Expr> exprs) {
+  SmallVector<int64_t> maxes = imp.symbolMaxes();
+  graph::SymShape shape;
+  for (const sym::Expr &e : exprs)
+    shape.push_back(e.eval(maxes).value_or(-1), e);
+  return shape;
+}
+
 std::optional<SmallVector<int64_t>> NodeContext::ints(int i, StringRef what) {
   const HostTensor *t = constant(i);
   if (!t) {
     Entry *e = has(i) ? imp.lookup(node.input(i)) : nullptr;
-    if (e && e->isGraphInput)
+    if (e && e->sym)
+      (void)fail("input '" + what + "' ('" + node.input(i) +
+                 "') is computed from dynamic dims, " +
+                 symText(*e->sym, imp.symbolNames()) +
+                 ", but must be a compile-time constant here (give the "
+                 "model's inputs a static shape with --input-shape)");
+    else if (e && e->isGraphInput)
       (void)fail("input '" + what + "' is graph input '" + node.input(i) +
            "' but must be a compile-time constant; bind it with "
            "--const-input " + node.input(i) + "=FILE");
@@ -286,6 +340,16 @@ LogicalResult NodeContext::rejectOutput(int i, StringRef what) {
   if (i < node.output_size() && !node.output(i).empty())
     return fail("the " + what + " output is not supported");
   return success();
+}
+
+void NodeContext::bindSym(int output, SymTensor t) {
+  if (t.isConstant())
+    return bindHost(output, t.toHost());
+  if (output >= node.output_size() || node.output(output).empty())
+    return;
+  Entry &e = imp.values[node.output(output)];
+  e = Entry();
+  e.sym = std::make_shared<SymTensor>(std::move(t));
 }
 
 void NodeContext::bindHost(int output, HostTensor t) {
@@ -762,6 +826,10 @@ LogicalResult GraphImporter::dispatchNode(const onnx::NodeProto &node,
                                           int index, int64_t opset) {
   NodeContext nc(*this, node, opset, nodeLoc(node, index));
   nc.index = index;
+  if (llvm::any_of(node.input(), [&](const std::string &name) {
+        return !name.empty() && lookup(name)->sym;
+      }))
+    return dispatchSymbolic(nc);
   SmallVector<const HostTensor *> hostInputs;
   // Decode initializers only for a node that can fold: a MatMul's weight is
   // not worth a host copy when its other operand is a graph value.
@@ -795,6 +863,62 @@ LogicalResult GraphImporter::dispatchNode(const onnx::NodeProto &node,
     if (!out.empty() && !lookup(out))
       return nc.fail("output '" + out + "' is not supported");
   return success();
+}
+
+/// Ops whose handlers read shape operands computed from dynamic dims
+/// (NodeContext::symInts).
+static bool takesSymbolicShapes(StringRef op) {
+  return op == "Reshape" || op == "Expand" || op == "ConstantOfShape" ||
+         op == "Slice";
+}
+
+LogicalResult GraphImporter::dispatchSymbolic(NodeContext &nc) {
+  const onnx::NodeProto &node = nc.node;
+  // Shape arithmetic: every input a small host integer tensor or symbolic.
+  SmallVector<std::optional<SymTensor>> lifted(node.input_size());
+  SmallVector<const SymTensor *> inputs;
+  bool onHost = true;
+  for (int i = 0; i < node.input_size(); ++i) {
+    if (node.input(i).empty()) {
+      inputs.push_back(nullptr);
+      continue;
+    }
+    Entry &e = *lookup(node.input(i));
+    if (!e.sym && canHost(e))
+      if (HostTensor *h = hostOf(e))
+        lifted[i] = liftHost(*h);
+    inputs.push_back(e.sym ? e.sym.get() : lifted[i] ? &*lifted[i] : nullptr);
+    onHost &= inputs.back() != nullptr;
+  }
+  std::string why;
+  if (onHost && node.output_size() == 1) {
+    std::optional<SymTensor> r =
+        foldSymbolic(node, nc.opset, inputs, symbolMaxes(), symbolNames(), why);
+    if (r) {
+      nc.bindSym(0, std::move(*r));
+      return success();
+    }
+  }
+  // A consumer takes symbolic shape operands, not symbolic data.
+  bool dataIsSym = node.op_type() != "ConstantOfShape" &&
+                   !node.input(0).empty() && lookup(node.input(0))->sym;
+  if (takesSymbolicShapes(node.op_type()) && !dataIsSym) {
+    auto it = handlers.find(node.op_type());
+    if (failed(it->second(nc)) || nc.failed())
+      return nc.fail("import failed");
+    return success();
+  }
+  for (int i = 0; i < node.input_size(); ++i) {
+    Entry *e = node.input(i).empty() ? nullptr : lookup(node.input(i));
+    if (e && e->sym)
+      return nc.fail(
+          "input " + std::to_string(i) + " ('" + node.input(i) +
+          "') is computed from dynamic dims, " +
+          symText(*e->sym, symbolNames()) + ", and " +
+          (why.empty() ? node.op_type() + " cannot take it yet" : why) +
+          " (give the model's inputs a static shape with --input-shape)");
+  }
+  return nc.fail("import failed");
 }
 
 static std::string printType(Type t) {
@@ -948,6 +1072,14 @@ OwningOpRef<ModuleOp> GraphImporter::run(onnx::ModelProto &model,
     Entry *e = lookup(out.name());
     if (!e) {
       (void)fail("graph output '" + out.name() + "' is not produced by any node");
+      return nullptr;
+    }
+    if (e->sym) {
+      (void)fail("graph output '" + out.name() +
+                 "' is computed from dynamic "
+                 "dims, " +
+                 sym::shapeStr(e->sym->values, symbolNames()) +
+                 ": sizes as outputs are not supported yet");
       return nullptr;
     }
     if (e->hasRows()) {

@@ -126,9 +126,26 @@ struct RowSet {
 /// The entry in a host shape vector that stands for a RowSet's row count.
 constexpr int64_t kRowCount = -(int64_t(1) << 62);
 
+/// An integer tensor whose values depend on dynamic dims: the Shape of a
+/// tensor with symbolic dims and the shape arithmetic on it, held on the
+/// host as one symbolic size per element (FoldSymbolic.cpp). Small: at most
+/// kSymLimit elements. Booleans (comparisons decided for every value of the
+/// symbols) are constants 0 and 1.
+struct SymTensor {
+  llvm::SmallVector<int64_t> dims;
+  llvm::SmallVector<sym::Expr> values;
+  ScalarType dtype = ScalarType::I64;
+  bool isConstant() const;
+  /// The host tensor of a SymTensor whose values are all constant.
+  HostTensor toHost() const;
+};
+constexpr int64_t kSymLimit = 64;
+
 struct Entry {
   mlir::Value value;
   std::shared_ptr<HostTensor> host;
+  /// A value computed from dynamic dims (no `value`, no `host`).
+  std::shared_ptr<SymTensor> sym;
   const onnx::TensorProto *initializer = nullptr;
   bool isGraphInput = false;
   /// A tensor with one data-dependent dim, at `rowPos`, enumerating `rows`:
@@ -168,6 +185,12 @@ public:
   /// not a compile-time constant.
   std::optional<llvm::SmallVector<int64_t>> ints(int i, llvm::StringRef what);
   std::optional<double> scalar(int i, llvm::StringRef what);
+  /// Input i as symbolic sizes: a compile-time constant, or a value computed
+  /// from dynamic dims; records an error naming `what` otherwise.
+  std::optional<llvm::SmallVector<sym::Expr>> symInts(int i,
+                                                      llvm::StringRef what);
+  /// Whether input i is computed from dynamic dims.
+  bool isSym(int i);
 
   // Attributes (the first error is recorded, and the default returned).
   const onnx::AttributeProto *attr(llvm::StringRef name) const;
@@ -208,6 +231,10 @@ public:
   /// Fails if output `i` is requested (named) by the model.
   mlir::LogicalResult rejectOutput(int i, llvm::StringRef what);
   void bindHost(int output, HostTensor t);
+  /// Binds a value computed from dynamic dims (a host one when constant).
+  void bindSym(int output, SymTensor t);
+  /// `exprs` with their values at the bounds: a shape for shapeAttrs.
+  graph::SymShape symShape(llvm::ArrayRef<sym::Expr> exprs);
 
   mlir::LogicalResult fail(const llvm::Twine &msg);
   bool failed() const;
@@ -268,6 +295,22 @@ std::optional<llvm::SmallVector<int64_t>> attrInts(const onnx::NodeProto &n,
 /// The elements of `t` as int64 (none for null).
 llvm::SmallVector<int64_t> hostInts(const HostTensor *t);
 
+/// Shape arithmetic on values computed from dynamic dims (FoldSymbolic.cpp):
+/// the node's one output, when the op and its inputs fold exactly (null
+/// inputs are absent; host inputs arrive as constant SymTensors), else
+/// nullopt with `error` saying why. `maxes` bound the symbols: comparisons
+/// fold only when decided for every value in [1, max]; `names` name them in
+/// messages.
+std::optional<SymTensor> foldSymbolic(const onnx::NodeProto &node,
+                                      int64_t opset,
+                                      llvm::ArrayRef<const SymTensor *> inputs,
+                                      llvm::ArrayRef<int64_t> maxes,
+                                      llvm::ArrayRef<std::string> names,
+                                      std::string &error);
+/// A host integer tensor as a SymTensor (nullopt for floats or more than
+/// kSymLimit elements).
+std::optional<SymTensor> liftHost(const HostTensor &t);
+
 /// Checks a node's input and output counts, and that no required input is
 /// named "", against libonnx's schema of the op at `opset`. Returns an error
 /// message on failure; ops libonnx does not know pass.
@@ -314,9 +357,15 @@ public:
   mlir::LogicalResult fail(const llvm::Twine &msg);
   /// The location of a node (its name, or its first output's).
   mlir::Location nodeLoc(const onnx::NodeProto &node, int index);
+  /// The symbols' bounds and names (graph.dims).
+  llvm::SmallVector<int64_t> symbolMaxes() const;
+  llvm::SmallVector<std::string> symbolNames() const;
   /// Folds the node when every input is known, else runs its handler.
   mlir::LogicalResult dispatchNode(const onnx::NodeProto &node, int index,
                                    int64_t opset);
+  /// dispatchNode for a node with an input computed from dynamic dims:
+  /// folds it symbolically, or runs a handler that takes such shapes.
+  mlir::LogicalResult dispatchSymbolic(NodeContext &nc);
 
 private:
   /// Imports a node one of whose inputs has data-dependent rows

@@ -115,3 +115,22 @@ func.func @squeeze_dynamic(%x: tensor<1x4xf32, affine_map<()[s0] -> (s0, 4)>>) a
   %0 = graph.squeeze %x {axes = array<i64: 0>} : tensor<1x4xf32, affine_map<()[s0] -> (s0, 4)>> -> tensor<4xf32>
   return
 }
+
+// -----
+
+// Along a dynamic dim a slice takes the whole dim.
+func.func @slice_dynamic(%x: tensor<64x8xf32, affine_map<()[s0] -> (s0, 8)>>) attributes {graph.dims = [{name = "seq", max = 64 : i64}]} {
+  // expected-error @+2 {{slice 1:s0:1 of dim 0 of [s0, 8] is not supported with dynamic dims}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = graph.slice %x {starts = array<i64: 1, 0>, ends = array<i64: 64, 8>, steps = array<i64: 1, 1>, graph.sym = {ends = affine_map<()[s0] -> (s0, 8)>}} : tensor<64x8xf32, affine_map<()[s0] -> (s0, 8)>> -> tensor<63x8xf32>
+  return
+}
+
+// -----
+
+func.func @split_dynamic(%x: tensor<64x8xf32, affine_map<()[s0] -> (s0, 8)>>) attributes {graph.dims = [{name = "seq", max = 64 : i64}]} {
+  // expected-error @+2 {{splitting dynamic dim 0 of [s0, 8] is not supported}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0:2 = graph.split %x {axis = 0 : i64, sizes = array<i64: 32, 32>} : tensor<64x8xf32, affine_map<()[s0] -> (s0, 8)>> -> tensor<32x8xf32>, tensor<32x8xf32>
+  return
+}

@@ -83,3 +83,22 @@ func.func @equal_bounds(%x: tensor<8x8xf32, affine_map<()[s0, s1] -> (s0, s1)>>)
   %1 = graph.reshape %0 {shape = array<i64: 8, 8>, graph.sym = {shape = affine_map<()[s0, s1] -> (s1, s0)>}} : tensor<8x8xf32, affine_map<()[s0, s1] -> (s0, s1)>> -> tensor<8x8xf32, affine_map<()[s0, s1] -> (s1, s0)>>
   return %1 : tensor<8x8xf32, affine_map<()[s0, s1] -> (s1, s0)>>
 }
+
+// -----
+
+// Slices ending at a symbolic size (position ids, the causal triangle), a
+// fill of a symbolic shape, a split along a static dim.
+// CHECK-DAG: #[[POS:.+]] = affine_map<()[s0] -> (1, s0)>
+// CHECK-DAG: #[[X:.+]] = affine_map<()[s0] -> (s0, 96)>
+// CHECK-DAG: #[[Q:.+]] = affine_map<()[s0] -> (s0, 32)>
+// CHECK-LABEL: func.func @slices
+// CHECK: graph.slice {{.*}} -> tensor<1x64xi64, #[[POS]]>
+// CHECK: graph.constant_of_shape {{.*}} : tensor<64x96xf32, #[[X]]>
+// CHECK: graph.split {{.*}} -> tensor<64x32xf32, #[[Q]]>, tensor<64x64xf32, #{{.*}}>
+func.func @slices(%pos: tensor<1x512xi64>, %x: tensor<64x96xf32, affine_map<()[s0] -> (s0, 96)>>) attributes {graph.dims = [{name = "seq", max = 64 : i64}]} {
+  %0 = graph.slice %pos {starts = array<i64: 0, 0>, ends = array<i64: 1, 64>, steps = array<i64: 1, 1>, graph.sym = {ends = affine_map<()[s0] -> (1, s0)>}} : tensor<1x512xi64> -> tensor<1x64xi64, affine_map<()[s0] -> (1, s0)>>
+  %1 = graph.slice %x {starts = array<i64: 0, 0>, ends = array<i64: 64, 96>, steps = array<i64: 1, 1>, graph.sym = {ends = affine_map<()[s0] -> (s0, 96)>}} : tensor<64x96xf32, affine_map<()[s0] -> (s0, 96)>> -> tensor<64x96xf32, affine_map<()[s0] -> (s0, 96)>>
+  %2 = graph.constant_of_shape {shape = array<i64: 64, 96>, value = dense<1.0> : tensor<1xf32>, graph.sym = {shape = affine_map<()[s0] -> (s0, 96)>}} : tensor<64x96xf32, affine_map<()[s0] -> (s0, 96)>>
+  %3:2 = graph.split %1 {axis = 1 : i64, sizes = array<i64: 32, 64>} : tensor<64x96xf32, affine_map<()[s0] -> (s0, 96)>> -> tensor<64x32xf32, affine_map<()[s0] -> (s0, 32)>>, tensor<64x64xf32, affine_map<()[s0] -> (s0, 64)>>
+  return
+}

@@ -87,12 +87,85 @@ def static_output():
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 8])])
 
 
+def i64(name, values):
+    return init(name, np.array(values, np.int64))
+
+
+def shape_ops():
+    """Shape arithmetic folded on symbols: reshapes by 0 and -1, Max(S, 1),
+    a Where on a decided comparison, Size, Expand and ConstantOfShape to a
+    computed shape."""
+    nodes = [
+        helper.make_node("Reshape", ["x", "flat"], ["rows"], name="rows"),
+        helper.make_node("Reshape", ["x", "keep_b"], ["per_batch"], name="per_batch"),
+        helper.make_node("Shape", ["x"], ["s"], name="shape"),
+        helper.make_node("Gather", ["s", "one"], ["seq"], name="seq"),
+        helper.make_node("Max", ["seq", "one_i"], ["seq_max"], name="max_seq"),
+        helper.make_node("Less", ["seq", "zero_i"], ["never"], name="never"),
+        helper.make_node("Where", ["never", "zero_i", "seq_max"], ["seq2"], name="pick"),
+        helper.make_node("Unsqueeze", ["seq2", "axis0"], ["seq_v"], name="seq_v"),
+        helper.make_node("Gather", ["s", "zero_v"], ["b_v"], name="b_v"),
+        helper.make_node("Concat", ["b_v", "seq_v", "h_v"], ["bsh"], name="bsh", axis=0),
+        helper.make_node("ConstantOfShape", ["bsh"], ["ones"], name="ones",
+                         value=helper.make_tensor("v", TensorProto.FLOAT, [1], [1.0])),
+        helper.make_node("Add", ["x", "ones"], ["y"], name="add_ones"),
+        helper.make_node("Expand", ["bias", "bsh"], ["bias_full"], name="expand"),
+        helper.make_node("Size", ["x"], ["n"], name="size"),
+        helper.make_node("Unsqueeze", ["n", "axis0"], ["n_v"], name="n_v"),
+        helper.make_node("Reshape", ["x", "n_v"], ["all"], name="all"),
+    ]
+    return helper.make_graph(
+        nodes, "shape_ops",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq", H])],
+        [helper.make_tensor_value_info("rows", TensorProto.FLOAT, [None, H]),
+         helper.make_tensor_value_info("per_batch", TensorProto.FLOAT, ["batch", None]),
+         helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", "seq", H]),
+         helper.make_tensor_value_info("bias_full", TensorProto.FLOAT, ["batch", "seq", H]),
+         helper.make_tensor_value_info("all", TensorProto.FLOAT, [None])],
+        [i64("flat", [-1, H]), i64("keep_b", [0, -1]), i64("one", 1),
+         i64("one_i", 1), i64("zero_i", 0), i64("axis0", [0]), i64("zero_v", [0]),
+         i64("h_v", [H]), init("bias", np.arange(H, dtype=np.float32))])
+
+
+def refused(op):
+    """`op` on the sequence length where the symbols do not decide it."""
+    consts = [i64("idx", 1), i64("five", 5), i64("two", 2), i64("zero", 0),
+              i64("one_v", 1)]
+    nodes = [helper.make_node("Shape", ["x"], ["s"], name="shape"),
+             helper.make_node("Gather", ["s", "idx"], ["seq"], name="seq")]
+    if op == "Less":
+        nodes.append(helper.make_node("Less", ["seq", "five"], ["y"], name="less"))
+        out = TensorProto.BOOL
+    elif op == "Div":
+        nodes.append(helper.make_node("Div", ["seq", "two"], ["y"], name="half"))
+        out = TensorProto.INT64
+    elif op == "Cast":
+        nodes.append(helper.make_node("Cast", ["seq"], ["y"], name="to_float",
+                                      to=TensorProto.FLOAT))
+        out = TensorProto.FLOAT
+    elif op == "Output":  # a size as a graph output
+        nodes.append(helper.make_node("Identity", ["seq"], ["y"], name="out"))
+        out = TensorProto.INT64
+    else:  # Range: a run-time position vector, not folded yet
+        nodes.append(helper.make_node("Range", ["zero", "seq", "one_v"], ["y"],
+                                      name="positions"))
+        out = TensorProto.INT64
+    dims = [None] if op == "Range" else []
+    return helper.make_graph(
+        nodes, "refused_" + op.lower(),
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq", H])],
+        [helper.make_tensor_value_info("y", out, dims)], consts)
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
+    for op in ["Less", "Div", "Cast", "Range", "Output"]:
+        save(refused(op), os.path.join(out, "refused_%s.onnx" % op.lower()))
     for name, make in [("encoder", encoder), ("unnamed", unnamed),
                        ("shape_read", shape_read), ("conv", conv),
-                       ("static_output", static_output)]:
+                       ("static_output", static_output),
+                       ("shape_ops", shape_ops)]:
         save(make(), os.path.join(out, name + ".onnx"))
 
 

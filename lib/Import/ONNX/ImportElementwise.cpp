@@ -168,6 +168,42 @@ static LogicalResult importNonConstant(NodeContext &c) {
                 "invalid inputs)");
 }
 
+/// Range(start, S, 1) to a length that depends on dynamic dims (position
+/// ids: `torch.arange(past, past + seq)`): the slice [0, S - start) of the
+/// constant start, start + 1, .. up to the bound, so nothing is computed at
+/// run time.
+static LogicalResult importSymbolicRange(NodeContext &c) {
+  auto start = c.symInts(0, "start"), limit = c.symInts(1, "limit"),
+       delta = c.symInts(2, "delta");
+  if (!start || !limit || !delta)
+    return failure();
+  if (start->size() != 1 || limit->size() != 1 || delta->size() != 1)
+    return c.fail("start, limit and delta must be scalars");
+  std::optional<int64_t> first = (*start)[0].getConstant();
+  if (!first || (*delta)[0] != sym::Expr(1))
+    return c.fail("a range of dynamic length needs a constant start and a "
+                  "delta of 1");
+  sym::Expr length = (*limit)[0] - (*start)[0];
+  graph::SymShape shape = c.symShape({length});
+  if (!length.isMonotoneSize() || shape.bound[0] > kFoldLimit)
+    return c.fail("range length " + length.str(c.imp.symbolNames()) +
+                  " is not a size of at most 2^20 for every value of the "
+                  "dynamic dims");
+  HostTensor values;
+  values.dtype = c.constant(0) ? c.constant(0)->dtype : ScalarType::I64;
+  values.dims = {shape.bound[0]};
+  values.resize(shape.bound[0]);
+  for (int64_t i = 0; i < shape.bound[0]; ++i)
+    values.setInt(i, *first + i);
+  SmallVector<NamedAttribute> attrs =
+      graph::shapeAttrs(&c.imp.ctx, "ends", shape);
+  attrs.push_back(c.array("starts", {0}));
+  attrs.push_back(c.array("steps", {1}));
+  Value all = c.constantOf(values);
+  c.create("slice", {all}, attrs);
+  return c.status();
+}
+
 /// ConstantOfShape whose result is over the fold limit (a causal mask of
 /// S x S for a long context, a MoE's zeros of tokens x hidden): a
 /// graph.constant_of_shape, which canonicalization makes a splat (one
@@ -267,7 +303,12 @@ void registerElementwiseOps(HandlerMap &map) {
   map["Shape"] = importShape;
   map["Size"] = importSize;
   map["ConstantOfShape"] = importConstantOfShape;
-  map["Range"] = importNonConstant;
+  map["Range"] = [](NodeContext &c) {
+    for (int i = 0; i < c.numInputs(); ++i)
+      if (c.isSym(i))
+        return importSymbolicRange(c);
+    return importNonConstant(c);
+  };
 }
 
 } // namespace shardc::onnximport

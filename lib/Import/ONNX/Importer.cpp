@@ -869,7 +869,7 @@ LogicalResult GraphImporter::dispatchNode(const onnx::NodeProto &node,
 /// (NodeContext::symInts).
 static bool takesSymbolicShapes(StringRef op) {
   return op == "Reshape" || op == "Expand" || op == "ConstantOfShape" ||
-         op == "Slice";
+         op == "Slice" || op == "Range";
 }
 
 LogicalResult GraphImporter::dispatchSymbolic(NodeContext &nc) {
@@ -901,7 +901,8 @@ LogicalResult GraphImporter::dispatchSymbolic(NodeContext &nc) {
   }
   // A consumer takes symbolic shape operands, not symbolic data.
   bool dataIsSym = node.op_type() != "ConstantOfShape" &&
-                   !node.input(0).empty() && lookup(node.input(0))->sym;
+                   node.op_type() != "Range" && !node.input(0).empty() &&
+                   lookup(node.input(0))->sym;
   if (takesSymbolicShapes(node.op_type()) && !dataIsSym) {
     auto it = handlers.find(node.op_type());
     if (failed(it->second(nc)) || nc.failed())

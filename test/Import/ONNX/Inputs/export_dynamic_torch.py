@@ -7,7 +7,10 @@ torch.onnx.export with dynamic batch and sequence axes: every reshape
 target and slice bound is Shape/Gather/Concat arithmetic on the inputs'
 dims.
 
-  export_dynamic_torch.py OUT.onnx
+  export_dynamic_torch.py OUT.onnx [--arange]
+
+With --arange the position ids are GPT-2's `torch.arange(0, t)` instead of
+BERT's slice of a buffer.
 """
 import math
 import sys
@@ -19,8 +22,9 @@ HIDDEN, HEADS, VOCAB, MAXPOS = 32, 4, 50, 64
 
 
 class Block(nn.Module):
-    def __init__(self):
+    def __init__(self, arange=False):
         super().__init__()
+        self.arange = arange
         self.wte = nn.Embedding(VOCAB, HIDDEN)
         self.wpe = nn.Embedding(MAXPOS, HIDDEN)
         self.register_buffer("position_ids", torch.arange(MAXPOS).unsqueeze(0))
@@ -32,7 +36,10 @@ class Block(nn.Module):
 
     def forward(self, input_ids, attention_mask):
         b, t = input_ids.shape
-        pos = self.position_ids[:, :t]
+        if self.arange:
+            pos = torch.arange(0, t, dtype=torch.long).unsqueeze(0)
+        else:
+            pos = self.position_ids[:, :t]
         x = self.wte(input_ids) + self.wpe(pos)
         q, k, v = self.qkv(self.ln(x)).split(HIDDEN, dim=2)
         hd = HIDDEN // HEADS
@@ -50,7 +57,7 @@ class Block(nn.Module):
 
 def main():
     torch.manual_seed(0)
-    model = Block().eval()
+    model = Block(arange="--arange" in sys.argv).eval()
     ids = torch.randint(0, VOCAB, (2, 7))
     mask = torch.ones(2, 7, dtype=torch.int64)
     torch.onnx.export(

@@ -128,7 +128,8 @@ def shape_ops():
 
 
 def refused(op):
-    """`op` on the sequence length where the symbols do not decide it."""
+    """`op` on the sequence length where the symbols do not decide it (and
+    Range, which they do)."""
     consts = [i64("idx", 1), i64("five", 5), i64("two", 2), i64("zero", 0),
               i64("one_v", 1)]
     nodes = [helper.make_node("Shape", ["x"], ["s"], name="shape"),
@@ -146,7 +147,7 @@ def refused(op):
     elif op == "Output":  # a size as a graph output
         nodes.append(helper.make_node("Identity", ["seq"], ["y"], name="out"))
         out = TensorProto.INT64
-    else:  # Range: a run-time position vector, not folded yet
+    else:  # Range: positions 0..seq-1, a slice of a constant
         nodes.append(helper.make_node("Range", ["zero", "seq", "one_v"], ["y"],
                                       name="positions"))
         out = TensorProto.INT64
@@ -161,7 +162,8 @@ def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     for op in ["Less", "Div", "Cast", "Range", "Output"]:
-        save(refused(op), os.path.join(out, "refused_%s.onnx" % op.lower()))
+        name = "range" if op == "Range" else "refused_" + op.lower()
+        save(refused(op), os.path.join(out, name + ".onnx"))
     for name, make in [("encoder", encoder), ("unnamed", unnamed),
                        ("shape_read", shape_read), ("conv", conv),
                        ("static_output", static_output),

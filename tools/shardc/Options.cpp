@@ -194,12 +194,11 @@ static cl::list<std::string>
                          "or comma separated)"),
                 cl::value_desc("NAME=DIMS"), cl::CommaSeparated,
                 cl::cat(inputCat));
-static cl::list<std::string>
-    maxShapes("max-shape",
-              cl::desc("Bound of a graph input whose dynamic dims stay "
-                       "dynamic: NAME=8x2048 (repeatable; --emit=import only)"),
-              cl::value_desc("NAME=DIMS"), cl::CommaSeparated,
-              cl::cat(inputCat));
+static cl::list<std::string> maxShapes(
+    "max-shape",
+    cl::desc("Bound of a graph input whose dynamic dims stay "
+             "dynamic: NAME=8x2048 (repeatable; --emit=import/graph)"),
+    cl::value_desc("NAME=DIMS"), cl::CommaSeparated, cl::cat(inputCat));
 static cl::list<std::string>
     constInputs("const-input",
                 cl::desc("Fix a graph input to the tensor in FILE (.npy or .pb); "

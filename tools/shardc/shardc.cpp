@@ -183,12 +183,25 @@ int main(int argc, char **argv) {
     return 1;
   if (o.emit == Emit::Import)
     return s.writeModule();
-  // Dims that --max-shape leaves dynamic import symbolically; the passes
-  // after the import take static shapes only, for now.
-  if (std::optional<std::string> dims = dynamicDims(*s.module))
-    return fatal(o.inputFile + ": the model's dims " + *dims +
-                 " stay dynamic (--max-shape), which only --emit=import "
-                 "supports yet; give --input-shape to compile one shape");
+  // Dims that --max-shape leaves dynamic are symbolic through the graph
+  // pipeline (--emit=graph); lowering, partitioning, quantization and
+  // pruning take static shapes only, for now.
+  if (std::optional<std::string> dims = dynamicDims(*s.module)) {
+    std::string flag = o.quantize != "none"                ? "--quantize"
+                       : o.prunes() || o.pruneExperts >= 0 ? "--prune"
+                       : o.world > 1 || o.cluster || o.microbatches > 1
+                           ? "partitioning"
+                       : o.fusionReport ? "--fusion-report"
+                                        : "";
+    if (o.emit != Emit::Graph)
+      return fatal(o.inputFile + ": the model's dims " + *dims +
+                   " stay dynamic (--max-shape), which only --emit=import "
+                   "and --emit=graph support yet; give --input-shape to "
+                   "compile one shape");
+    if (!flag.empty())
+      return fatal(o.inputFile + ": " + flag + " does not take dynamic dims (" +
+                   *dims + ") yet; give --input-shape");
+  }
 
   shardc::KernPipelineOptions kernOptions;
   kernOptions.fusion = o.fusion;

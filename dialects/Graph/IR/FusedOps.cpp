@@ -72,31 +72,42 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *, Loc loc,
   if (r < 2 || k.getRank() != r || v.getRank() != r)
     return emitOptionalError(loc, "query, key and value need one rank >= 2: ",
                              typeStr(q), ", ", typeStr(k), ", ", typeStr(v));
-  if (q.getShape().drop_back(2) != k.getShape().drop_back(2) ||
-      q.getShape().drop_back(2) != v.getShape().drop_back(2))
+  SymShape qd = dimsOf(q), kd = dimsOf(k), vd = dimsOf(v);
+  if (ArrayRef(qd.sym).drop_back(2) != ArrayRef(kd.sym).drop_back(2) ||
+      ArrayRef(qd.sym).drop_back(2) != ArrayRef(vd.sym).drop_back(2))
     return emitOptionalError(loc, "query, key and value leading dims differ: ",
                              typeStr(q), ", ", typeStr(k), ", ", typeStr(v));
-  int64_t s = q.getDimSize(r - 2), d = q.getDimSize(r - 1);
-  int64_t t = k.getDimSize(r - 2);
-  if (k.getDimSize(r - 1) != d || v.getDimSize(r - 2) != t)
+  if (!qd.sym[r - 1].isConstant() || !vd.sym[r - 1].isConstant())
+    return emitOptionalError(loc, "attention with a dynamic head size is not "
+                                  "supported");
+  if (kd.sym[r - 2] != vd.sym[r - 2])
+    return emitOptionalError(loc, "key ", typeStr(k), " and value ", typeStr(v),
+                             " differ in length");
+  int64_t d = q.getDimSize(r - 1), t = k.getDimSize(r - 2);
+  if (k.getDimSize(r - 1) != d || v.getDimSize(r - 2) != t ||
+      kd.sym[r - 1] != qd.sym[r - 1])
     return emitOptionalError(loc, "key ", typeStr(k), " and value ",
                              typeStr(v), " do not fit query ", typeStr(q));
-  SmallVector<int64_t> shape(q.getShape().drop_back(1));
-  shape.push_back(v.getDimSize(r - 1));
+  SymShape shape;
+  for (int64_t i = 0; i + 1 < r; ++i)
+    shape.push_back(qd, i);
+  shape.push_back(vd, r - 1);
   if (Value mask = adaptor.getMask()) {
     auto m = tensorOf(mask);
-    SmallVector<int64_t> scores(q.getShape().drop_back(2)), out;
-    scores.append({s, t});
+    SymShape scores, out;
+    for (int64_t i = 0; i + 1 < r; ++i)
+      scores.push_back(qd, i);
+    scores.push_back(kd, r - 2);
     if (m.getElementType() != q.getElementType())
       return emitOptionalError(loc, "mask ", typeStr(m),
                                " must have the query's element type");
-    if (failed(broadcastShapes(loc, m.getShape(), scores, out)) ||
-        out != scores)
+    if (failed(broadcastDims(loc, dimsOf(m), scores, out)) ||
+        out.sym != scores.sym)
       return emitOptionalError(loc, "mask ", typeStr(m),
                                " does not broadcast to the scores ",
-                               shapeStr(scores));
+                               scores.str());
   }
-  types.push_back(RankedTensorType::get(shape, q.getElementType()));
+  types.push_back(tensorType(shape, q.getElementType()));
   return success();
 }
 
@@ -104,17 +115,20 @@ LogicalResult LinearOp::inferReturnTypes(MLIRContext *, Loc loc,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &types) {
   auto a = tensorOf(adaptor.getA()), b = tensorOf(adaptor.getB());
-  SmallVector<int64_t> shape;
+  SymShape shape;
   if (a.getElementType() != b.getElementType())
     return emitOptionalError(loc, "operand element type differs: ", typeStr(a),
                              " and ", typeStr(b));
   if (failed(checkElementKind(loc, a, ElementKind::Float)) ||
-      failed(matmulShape(loc, a.getShape(), b.getShape(), shape)))
+      failed(matmulDims(loc, dimsOf(a), dimsOf(b), shape)))
     return failure();
-  auto out = RankedTensorType::get(shape, a.getElementType());
+  if (shape.size() && !shape.sym.back().isConstant())
+    return emitOptionalError(loc, "a linear layer with a dynamic number of "
+                                  "columns is not supported");
+  auto out = tensorType(shape, a.getElementType());
   if (Value bias = adaptor.getBias()) {
     auto bt = tensorOf(bias);
-    int64_t n = shape.empty() ? 1 : shape.back();
+    int64_t n = shape.size() == 0 ? 1 : shape.bound.back();
     bool row = bt.getElementType() == a.getElementType() &&
                bt.getNumElements() == n && !bt.getShape().empty() &&
                bt.getShape().back() == n;

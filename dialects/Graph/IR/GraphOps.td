@@ -658,7 +658,7 @@ def Graph_RmsNormOp : Graph_Op<"rms_norm", [SymbolicShapes]> {
   let assemblyFormat = "$input `,` $scale attr-dict `:` type($input) `,` type($scale)";
 }
 
-def Graph_AttentionOp : Graph_Op<"attention"> {
+def Graph_AttentionOp : Graph_Op<"attention", [SymbolicShapes]> {
   let summary = "scaled dot-product attention, softmax(q k^T * scale + mask) v";
   let description = [{
     `q`: [..., S, D], `k`: [..., T, D], `v`: [..., T, E] with equal leading
@@ -683,7 +683,7 @@ def Graph_AttentionOp : Graph_Op<"attention"> {
   }];
 }
 
-def Graph_LinearOp : Graph_Op<"linear", [AttrSizedOperandSegments]> {
+def Graph_LinearOp : Graph_Op<"linear", [SymbolicShapes, AttrSizedOperandSegments]> {
   let summary = "matmul with a fused epilogue: act(a x b + bias) + residual";
   let description = [{
     numpy MatMul of `a` and `b` (batch dims broadcast) followed by the

@@ -134,3 +134,14 @@ func.func @split_dynamic(%x: tensor<64x8xf32, affine_map<()[s0] -> (s0, 8)>>) at
   %0:2 = graph.split %x {axis = 0 : i64, sizes = array<i64: 32, 32>} : tensor<64x8xf32, affine_map<()[s0] -> (s0, 8)>> -> tensor<32x8xf32>, tensor<32x8xf32>
   return
 }
+
+// -----
+
+// A mask whose length is another symbol does not fit the scores.
+func.func @attention_mask(%q: tensor<2x16x8xf32, affine_map<()[s0, s1] -> (2, s0, 8)>>, %m: tensor<2x1x16xf32, affine_map<()[s0, s1] -> (2, 1, s1)>>) attributes {graph.dims = [{name = "seq", max = 16 : i64}, {name = "other", max = 16 : i64}]} {
+  // expected-error @+3 {{shapes [2, 1, s1] and [2, s0, s0] do not broadcast: dim 2 is s1 vs s0}}
+  // expected-error @+2 {{does not broadcast to the scores [2, s0, s0]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = graph.attention %q, %q, %q mask %m {scale = 0.35 : f32} : tensor<2x16x8xf32, affine_map<()[s0, s1] -> (2, s0, 8)>>, tensor<2x16x8xf32, affine_map<()[s0, s1] -> (2, s0, 8)>>, tensor<2x16x8xf32, affine_map<()[s0, s1] -> (2, s0, 8)>>, tensor<2x1x16xf32, affine_map<()[s0, s1] -> (2, 1, s1)>> -> tensor<2x16x8xf32, affine_map<()[s0, s1] -> (2, s0, 8)>>
+  return
+}

@@ -102,3 +102,18 @@ func.func @slices(%pos: tensor<1x512xi64>, %x: tensor<64x96xf32, affine_map<()[s
   %3:2 = graph.split %1 {axis = 1 : i64, sizes = array<i64: 32, 64>} : tensor<64x96xf32, affine_map<()[s0] -> (s0, 96)>> -> tensor<64x32xf32, affine_map<()[s0] -> (s0, 32)>>, tensor<64x64xf32, affine_map<()[s0] -> (s0, 64)>>
   return
 }
+
+// -----
+
+// The fused ops: a linear layer over dynamic rows, attention over a
+// dynamic sequence with a padding mask.
+// CHECK-DAG: #[[R:.+]] = affine_map<()[s0] -> (s0, 64)>
+// CHECK-DAG: #[[H:.+]] = affine_map<()[s0] -> (2, s0, 8)>
+// CHECK-LABEL: func.func @fused
+// CHECK: graph.linear {{.*}} -> tensor<16x64xf32, #[[R]]>
+// CHECK: graph.attention {{.*}} -> tensor<2x16x8xf32, #[[H]]>
+func.func @fused(%x: tensor<16x32xf32, affine_map<()[s0] -> (s0, 32)>>, %w: tensor<32x64xf32>, %b: tensor<64xf32>, %q: tensor<2x16x8xf32, affine_map<()[s0] -> (2, s0, 8)>>, %m: tensor<2x1x16xf32, affine_map<()[s0] -> (2, 1, s0)>>) attributes {graph.dims = [{name = "seq", max = 16 : i64}]} {
+  %0 = graph.linear %x, %w bias %b : tensor<64xf32> : tensor<16x32xf32, affine_map<()[s0] -> (s0, 32)>>, tensor<32x64xf32> -> tensor<16x64xf32, affine_map<()[s0] -> (s0, 64)>>
+  %1 = graph.attention %q, %q, %q mask %m {scale = 0.35 : f32} : tensor<2x16x8xf32, affine_map<()[s0] -> (2, s0, 8)>>, tensor<2x16x8xf32, affine_map<()[s0] -> (2, s0, 8)>>, tensor<2x16x8xf32, affine_map<()[s0] -> (2, s0, 8)>>, tensor<2x1x16xf32, affine_map<()[s0] -> (2, 1, s0)>> -> tensor<2x16x8xf32, affine_map<()[s0] -> (2, s0, 8)>>
+  return
+}

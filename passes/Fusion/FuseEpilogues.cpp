@@ -296,13 +296,15 @@ struct GraphFuseEpiloguesPass
       if (c.reshape) {
         // A's rows regrouped as the product's: [.., K] -> reshape's dims
         // with K last.
+        // (Dynamic dims: the reshape's symbolic shape, K static.)
         auto aType = cast<RankedTensorType>(c.a.getType());
-        SmallVector<int64_t> shape(c.reshape.getType().getShape());
-        shape.back() = aType.getShape().back();
+        graph::SymShape shape = graph::dimsOf(c.reshape.getType());
+        shape.bound.back() = aType.getShape().back();
+        shape.sym.back() = sym::Expr(aType.getShape().back());
         c.a = b.create<graph::ReshapeOp>(
             c.reshape.getLoc(),
-            RankedTensorType::get(shape, aType.getElementType()), c.a,
-            b.getDenseI64ArrayAttr(shape));
+            TypeRange{graph::tensorType(shape, aType.getElementType())},
+            ValueRange{c.a}, graph::shapeAttrs(b.getContext(), "shape", shape));
       }
       auto linear = b.create<graph::LinearOp>(
           op->getLoc(), type, c.a, c.b, c.bias, c.residual,

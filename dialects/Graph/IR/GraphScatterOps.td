@@ -51,7 +51,7 @@ def Graph_ScatterElementsOp : Graph_Op<"scatter_elements"> {
   }];
 }
 
-def Graph_ScatterNDOp : Graph_Op<"scatter_nd"> {
+def Graph_ScatterNDOp : Graph_Op<"scatter_nd", [SymbolicShapes]> {
   let summary = "y = data, then y[indices[j]] op= updates[j] (slices)";
   let description = [{
     ONNX `ScatterND`: `indices` (i32 or i64) has shape [j..., k] with k at

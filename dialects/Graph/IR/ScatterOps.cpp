@@ -85,16 +85,19 @@ LogicalResult ScatterNDOp::inferReturnTypes(MLIRContext *, Loc loc,
     return emitOptionalError(loc, "data ", typeStr(data), " and indices ",
                              typeStr(indices), " must have rank >= 1");
   int64_t k = indices.getShape().back();
-  if (k < 1 || k > data.getRank())
+  SymShape dd = dimsOf(data), id = dimsOf(indices), want;
+  if (k < 1 || k > data.getRank() || !id.sym.back().isConstant())
     return emitOptionalError(
         loc, "index tuples of ", k, " entries (the last dim of indices ",
         typeStr(indices), ") must be 1 to the rank of ", typeStr(data));
-  SmallVector<int64_t> want(indices.getShape().drop_back());
-  llvm::append_range(want, data.getShape().drop_front(k));
-  if (updates.getShape() != ArrayRef<int64_t>(want) ||
+  for (size_t d = 0; d + 1 < id.size(); ++d)
+    want.push_back(id, d);
+  for (size_t d = k; d < dd.size(); ++d)
+    want.push_back(dd, d);
+  if (dimsOf(updates).sym != want.sym ||
       updates.getElementType() != data.getElementType())
     return emitOptionalError(loc, "updates ", typeStr(updates),
-                             " must have shape ", shapeStr(want),
+                             " must have shape ", want.str(),
                              " (indices' dims but the last, then data's from ",
                              k, ") and the element type of ", typeStr(data));
   types.push_back(data);

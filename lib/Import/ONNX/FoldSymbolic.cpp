@@ -140,6 +140,22 @@ foldSymbolic(const onnx::NodeProto &node, int64_t opset,
 
   if (op == "Identity")
     return x;
+  // The shape of a value computed from dynamic dims is its (static) dims.
+  if (op == "Shape" || op == "Size") {
+    int64_t rank = x.dims.size();
+    int64_t start = attrInt(node, "start", 0), end = attrInt(node, "end", rank);
+    start = std::clamp<int64_t>(start < 0 ? start + rank : start, 0, rank);
+    end = std::clamp<int64_t>(end < 0 ? end + rank : end, start, rank);
+    r.dtype = ScalarType::I64;
+    if (op == "Size") {
+      r.values = {sym::Expr(numel(x.dims))};
+      return r;
+    }
+    for (int64_t d = start; d < end; ++d)
+      r.values.push_back(sym::Expr(x.dims[d]));
+    r.dims = {end - start};
+    return r;
+  }
   if (op == "Cast") {
     std::optional<ScalarType> to =
         graph::scalarTypeFromOnnx(attrInt(node, "to", 1));

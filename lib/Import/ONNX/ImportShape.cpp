@@ -188,8 +188,10 @@ static LogicalResult importSymbolicSlice(NodeContext &c) {
     int64_t start = (*starts)[i];
     std::optional<int64_t> end = (*ends)[i].getConstant();
     if (!data.sym[a].isConstant()) {
-      // Along a dynamic dim: only the whole of it.
-      if (start != 0 || !end || *end < data.bound[a])
+      // Along a dynamic dim: only the whole of it (an end past the bound,
+      // or the dim's own size: Llama's `mask[..., :seq]`).
+      bool whole = end ? *end >= data.bound[a] : (*ends)[i] == data.sym[a];
+      if (start != 0 || !whole)
         return c.fail("slicing dynamic dim " + std::to_string(a) + " of " +
                       data.str(c.imp.symbolNames()) +
                       " other than whole is not supported yet");

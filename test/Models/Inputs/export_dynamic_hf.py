@@ -1,0 +1,70 @@
+"""Exports tiny Hugging Face GPT-2, Llama (grouped-query attention: 4 query
+heads, 2 KV heads) and BERT from configs (random weights, nothing
+downloaded) with dynamic batch and sequence axes, as a user exports them:
+`torch.onnx.export(..., dynamic_axes=...)` of the model called with
+`input_ids` and `attention_mask`. For the bounded dynamic dims of issue 32
+(`--max-shape`): their Shape arithmetic must fold on symbols.
+
+  export_dynamic_hf.py OUT_DIR
+
+Needs `transformers` (4.46); CI has none, so the exports are committed
+under test/Models/Inputs/dynamic_hf/:
+
+  /usr/bin/python3 -m venv --system-site-packages /tmp/hfvenv
+  /tmp/hfvenv/bin/pip install transformers==4.46.0
+  /tmp/hfvenv/bin/python test/Models/Inputs/export_dynamic_hf.py test/Models/Inputs/dynamic_hf
+"""
+import os
+import sys
+
+import torch
+from transformers import (BertConfig, BertModel, GPT2Config, GPT2LMHeadModel,
+                          LlamaConfig, LlamaForCausalLM)
+
+
+class First(torch.nn.Module):
+    """The model's first output (logits or the last hidden state)."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, input_ids, attention_mask):
+        return self.model(input_ids=input_ids, attention_mask=attention_mask,
+                          use_cache=False, return_dict=False)[0]
+
+
+def models():
+    yield "gpt2", GPT2LMHeadModel(GPT2Config(
+        vocab_size=96, n_positions=64, n_embd=32, n_layer=2, n_head=4,
+        use_cache=False, attn_implementation="eager"))
+    yield "llama", LlamaForCausalLM(LlamaConfig(
+        vocab_size=96, hidden_size=32, intermediate_size=48,
+        num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+        max_position_embeddings=64, use_cache=False,
+        attn_implementation="eager"))
+    yield "bert", BertModel(BertConfig(
+        vocab_size=96, hidden_size=32, num_hidden_layers=2,
+        num_attention_heads=4, intermediate_size=48,
+        max_position_embeddings=64, attn_implementation="eager"),
+        add_pooling_layer=False)
+
+
+def main():
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    torch.manual_seed(0)
+    ids = torch.randint(0, 96, (2, 8))
+    mask = torch.ones(2, 8, dtype=torch.int64)
+    axes = {0: "batch", 1: "sequence"}
+    for name, model in models():
+        torch.onnx.export(
+            First(model.eval()), (ids, mask), os.path.join(out, name + ".onnx"),
+            opset_version=17, input_names=["input_ids", "attention_mask"],
+            output_names=["output"],
+            dynamic_axes={"input_ids": axes, "attention_mask": axes,
+                          "output": axes})
+
+
+if __name__ == "__main__":
+    main()

@@ -137,6 +137,9 @@ foldSymbolic(const onnx::NodeProto &node, int64_t opset,
   const SymTensor &x = *in[0];
   SymTensor r;
   r.dtype = x.dtype;
+  const std::string tooLarge = "computes more than " +
+                               std::to_string(kSymLimit) +
+                               " sizes from dynamic dims";
 
   if (op == "Identity")
     return x;
@@ -203,6 +206,8 @@ foldSymbolic(const onnx::NodeProto &node, int64_t opset,
       if (!t || t->dims.size() != 1)
         return refuse("concatenates dynamic sizes other than 1-D vectors");
       llvm::append_range(r.values, t->values);
+      if ((int64_t)r.values.size() > kSymLimit)
+        return refuse(tooLarge);
     }
     r.dims = {(int64_t)r.values.size()};
     return r;
@@ -214,6 +219,8 @@ foldSymbolic(const onnx::NodeProto &node, int64_t opset,
       return refuse("gathers from dynamic sizes other than a 1-D vector by "
                     "constant indices");
     int64_t n = x.dims[0];
+    if (numel(in[1]->dims) > kSymLimit)
+      return refuse(tooLarge);
     for (int64_t idx : constInts(in[1])) {
       if (idx < -n || idx >= n)
         return refuse("index " + std::to_string(idx) + " is out of range for " +
@@ -256,6 +263,8 @@ foldSymbolic(const onnx::NodeProto &node, int64_t opset,
         mlir::failed(
             graph::broadcastShapes(std::nullopt, cx, in[2]->dims, r.dims)))
       return refuse("operands do not broadcast");
+    if (numel(r.dims) > kSymLimit)
+      return refuse(tooLarge);
     r.dtype = in[1]->dtype;
     SmallVector<int64_t> ic = broadcastIndex(r.dims, x.dims),
                          ix = broadcastIndex(r.dims, in[1]->dims),
@@ -285,6 +294,8 @@ foldSymbolic(const onnx::NodeProto &node, int64_t opset,
   if (mlir::failed(
           graph::broadcastShapes(std::nullopt, x.dims, y.dims, r.dims)))
     return refuse("operands do not broadcast");
+  if (numel(r.dims) > kSymLimit)
+    return refuse(tooLarge);
   SmallVector<int64_t> ix = broadcastIndex(r.dims, x.dims),
                        iy = broadcastIndex(r.dims, y.dims);
   bool compare = op == "Equal" || op == "Less" || op == "Greater" ||

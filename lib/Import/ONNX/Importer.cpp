@@ -52,9 +52,13 @@ bool NodeContext::has(int i) const {
   return i < node.input_size() && !node.input(i).empty();
 }
 
-/// "[seq, 12]", for messages.
+/// "[seq, 12]", for messages (the first 8 values).
 static std::string symText(const SymTensor &t, ArrayRef<std::string> names) {
-  return sym::shapeStr(t.values, names);
+  if (t.values.size() <= 8)
+    return sym::shapeStr(t.values, names);
+  std::string head = sym::shapeStr(ArrayRef(t.values).take_front(8), names);
+  return head.substr(0, head.size() - 1) + ", ... (" +
+         std::to_string(t.values.size()) + " values)]";
 }
 
 SmallVector<int64_t> GraphImporter::symbolMaxes() const {
@@ -110,8 +114,30 @@ std::optional<SmallVector<sym::Expr>> NodeContext::symInts(int i,
 graph::SymShape NodeContext::symShape(ArrayRef<sym::Expr> exprs) {
   SmallVector<int64_t> maxes = imp.symbolMaxes();
   graph::SymShape shape;
-  for (const sym::Expr &e : exprs)
-    shape.push_back(e.eval(maxes).value_or(-1), e);
+  int64_t count = 1;
+  bool symbolic =
+      llvm::any_of(exprs, [](const sym::Expr &e) { return !e.isConstant(); });
+  for (const sym::Expr &e : exprs) {
+    std::optional<int64_t> v = e.eval(maxes);
+    // A size must be one for every value of the symbols, and within the
+    // importer's limits at the bounds (node creation then stops: create()
+    // makes nothing once the node has failed). Static shapes keep their
+    // handlers' checks and messages.
+    if (!symbolic && v) {
+      shape.push_back(*v, e);
+      continue;
+    }
+    if (!v || *v < 0 || *v > kMaxDim ||
+        (!e.isConstant() && !e.isMonotoneSize()) ||
+        __builtin_mul_overflow(count, std::max<int64_t>(*v, 1), &count) ||
+        count > kMaxDim) {
+      (void)fail("shape " + sym::shapeStr(exprs, imp.symbolNames()) +
+                 " is not a shape of at most 2^40 elements for every value "
+                 "of the dynamic dims within their bounds");
+      v = 0;
+    }
+    shape.push_back(*v, e);
+  }
   return shape;
 }
 

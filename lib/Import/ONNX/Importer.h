@@ -233,7 +233,9 @@ public:
   void bindHost(int output, HostTensor t);
   /// Binds a value computed from dynamic dims (a host one when constant).
   void bindSym(int output, SymTensor t);
-  /// `exprs` with their values at the bounds: a shape for shapeAttrs.
+  /// `exprs` with their values at the bounds: a shape for shapeAttrs. Fails
+  /// the node when a dim is not a size for every value of the symbols or
+  /// the shape is beyond 2^40 elements at the bounds.
   graph::SymShape symShape(llvm::ArrayRef<sym::Expr> exprs);
 
   mlir::LogicalResult fail(const llvm::Twine &msg);

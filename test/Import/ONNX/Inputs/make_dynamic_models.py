@@ -158,9 +158,52 @@ def refused(op):
         [helper.make_tensor_value_info("y", out, dims)], consts)
 
 
+def hostile():
+    """Shape arithmetic a hostile model could write on the sequence length:
+    each must be refused in one line."""
+    base = [helper.make_node("Shape", ["x"], ["s"]),
+            helper.make_node("Gather", ["s", "one"], ["seq"])]
+    consts = [i64("one", 1), i64("ax", [0])]
+    cases = {
+        # seq * 2^62 * 4 overflows int64.
+        "overflow": (base + [
+            helper.make_node("Mul", ["seq", "big"], ["a"]),
+            helper.make_node("Mul", ["a", "four"], ["b"]),
+            helper.make_node("Unsqueeze", ["b", "ax"], ["bv"]),
+            helper.make_node("Reshape", ["x", "bv"], ["y"])],
+            [i64("big", 2**62), i64("four", 4)]),
+        # A size that is negative for short sequences.
+        "negative": (base + [
+            helper.make_node("Sub", ["seq", "hundred"], ["a"]),
+            helper.make_node("Unsqueeze", ["a", "ax"], ["av"]),
+            helper.make_node("ConstantOfShape", ["av"], ["y"])],
+            [i64("hundred", 100)]),
+        # A vector of sizes that doubles 100 times.
+        "concat": (base + [helper.make_node("Unsqueeze", ["seq", "ax"], ["v0"])] + [
+            helper.make_node("Concat", ["v%d" % i, "v%d" % i], ["v%d" % (i + 1)], axis=0)
+            for i in range(100)] + [
+            helper.make_node("ConstantOfShape", ["v100"], ["y"])], []),
+        # An index past the rank.
+        "gather": ([helper.make_node("Shape", ["x"], ["s"], start=-5),
+                    helper.make_node("Gather", ["s", "seven"], ["g"]),
+                    helper.make_node("Unsqueeze", ["g", "ax"], ["gv"]),
+                    helper.make_node("Reshape", ["x", "gv"], ["y"])],
+                   [i64("seven", 7)]),
+    }
+    for name, (nodes, inits) in cases.items():
+        yield "hostile_" + name, helper.make_graph(
+            nodes, name,
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq", H])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+            consts + inits)
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
+    for name, graph in hostile():
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+        onnx.save(model, os.path.join(out, name + ".onnx"))
     for op in ["Less", "Div", "Cast", "Range", "Output"]:
         name = "range" if op == "Range" else "refused_" + op.lower()
         save(refused(op), os.path.join(out, name + ".onnx"))

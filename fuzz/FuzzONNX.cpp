@@ -5,7 +5,9 @@
 // The importer reads a path, so each input is written to model.onnx in a
 // private folder that also holds data.bin (256 bytes) for tensors whose
 // external data names it. Graph inputs with dynamic dims are bound to 2 (as
-// --input-shape would), so that the fuzzer gets past the signature.
+// --input-shape would), so that the fuzzer gets past the signature; for
+// inputs of odd size they stay symbolic instead, bounded by 3 (as
+// --max-shape would), which fuzzes the symbolic shape folding too.
 //
 // Checked beyond "no crash": a failed import gives a one-line error; a
 // module the importer returns passes mlir::verify.
@@ -37,6 +39,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fuzz::writeBytes(path, data, size);
 
   ONNXImportOptions options;
+  const bool symbolic = size % 2 == 1;
   onnx::ModelProto model;
   if (size <= static_cast<size_t>(INT32_MAX) &&
       model.ParseFromArray(data, static_cast<int>(size))) {
@@ -49,10 +52,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       bool dynamic = false;
       for (const auto &d : shape.dim()) {
         dynamic |= !d.has_dim_value();
-        dims.push_back(d.has_dim_value() ? d.dim_value() : 2);
+        dims.push_back(d.has_dim_value() ? d.dim_value() : symbolic ? 3 : 2);
       }
       if (dynamic && dims.size() <= 8)
-        options.inputShapes[in.name()] = dims;
+        (symbolic ? options.maxShapes : options.inputShapes)[in.name()] = dims;
     }
   }
 

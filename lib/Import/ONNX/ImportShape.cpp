@@ -178,10 +178,14 @@ static LogicalResult importSymbolicSlice(NodeContext &c) {
     return c.fail("starts, ends, axes and steps differ in length");
   SmallVector<int64_t> s(rank, 0), st(rank, 1);
   SmallVector<sym::Expr> e(data.sym.begin(), data.sym.end());
+  SmallVector<bool> seen(rank, false);
   for (size_t i = 0; i < axes.size(); ++i) {
     int64_t a = c.axis(axes[i], rank, "slice axis");
     if (c.failed())
       return failure();
+    if (seen[a])
+      return c.fail("slice axis " + std::to_string(a) + " is repeated");
+    seen[a] = true;
     if (!steps.empty() && steps[i] != 1)
       return c.fail("a slice by a step other than 1 along dynamic dims is "
                     "not supported yet");

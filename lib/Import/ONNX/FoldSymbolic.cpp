@@ -165,32 +165,71 @@ foldSymbolic(const onnx::NodeProto &node, int64_t opset,
     if (!to || graph::isFloatType(*to))
       return refuse("casts a value computed from dynamic dims to a "
                     "floating-point type, which is not supported yet");
+    // Sizes keep their values in an integer type that holds every value
+    // within the bounds; a narrower type (or bool) would change them.
+    __int128 lo = 0, hi = -1;
+    switch (*to) {
+    case ScalarType::I8:
+      lo = INT8_MIN;
+      hi = INT8_MAX;
+      break;
+    case ScalarType::U8:
+      hi = UINT8_MAX;
+      break;
+    case ScalarType::I16:
+      lo = INT16_MIN;
+      hi = INT16_MAX;
+      break;
+    case ScalarType::U16:
+      hi = UINT16_MAX;
+      break;
+    case ScalarType::I32:
+      lo = INT32_MIN;
+      hi = INT32_MAX;
+      break;
+    case ScalarType::U32:
+      hi = UINT32_MAX;
+      break;
+    case ScalarType::I64:
+      lo = INT64_MIN;
+      hi = INT64_MAX;
+      break;
+    case ScalarType::U64:
+      hi = INT64_MAX;
+      break;
+    default:
+      break; // bool: refused
+    }
+    bool fits = llvm::all_of(x.values, [&](const sym::Expr &e) {
+      Range v = rangeOf(e, maxes);
+      return v.lo >= lo && v.hi <= hi;
+    });
+    if (!fits)
+      return refuse("casts a value computed from dynamic dims to " +
+                    dtypeName(*to) +
+                    ", which does not hold it for every value of the "
+                    "dynamic dims");
     r = x;
     r.dtype = *to;
     return r;
   }
-  if (op == "Unsqueeze" || op == "Squeeze" || op == "Reshape" ||
-      op == "Flatten") {
+  if (op == "Unsqueeze" || op == "Squeeze" || op == "Reshape") {
     // The values stay; only the dims change (the host evaluator knows how).
     HostTensor shaped;
     shaped.dtype = ScalarType::I64;
     shaped.dims = x.dims;
     shaped.resize(numel(x.dims));
     std::vector<HostTensor> outs;
-    std::vector<HostTensor> hosts;
+    // The axes or target shape, in their input positions (absent: null).
+    std::vector<HostTensor> hosts(in.size());
     SmallVector<const HostTensor *> ptrs{&shaped};
     for (size_t i = 1; i < in.size(); ++i) {
-      if (!in[i]) {
-        ptrs.push_back(nullptr);
-        continue;
-      }
-      if (!in[i]->isConstant())
+      if (in[i] && !in[i]->isConstant())
         return refuse("takes its axes or shape from dynamic dims");
-      hosts.push_back(in[i]->toHost());
-    }
-    for (size_t i = 1, h = 0; i < in.size(); ++i)
       if (in[i])
-        ptrs.push_back(&hosts[h++]);
+        hosts[i] = in[i]->toHost();
+      ptrs.push_back(in[i] ? &hosts[i] : nullptr);
+    }
     std::string err;
     if (!foldNode(node, opset, ptrs, outs, err) || outs.size() != 1)
       return refuse(err.empty() ? "cannot be folded" : err);

@@ -909,8 +909,17 @@ LogicalResult GraphImporter::dispatchSymbolic(NodeContext &nc) {
       inputs.push_back(nullptr);
       continue;
     }
+    // Only small host tensors can be shape arithmetic: a large initializer
+    // is not decoded to find that out.
     Entry &e = *lookup(node.input(i));
-    if (!e.sym && canHost(e))
+    int64_t n = 1;
+    if (e.host)
+      n = e.host->numel();
+    else if (e.initializer)
+      for (int64_t d : e.initializer->dims())
+        n = d < 0 || d > kSymLimit ? kSymLimit + 1
+                                   : std::min(n * d, kSymLimit + 1);
+    if (!e.sym && n <= kSymLimit && canHost(e))
       if (HostTensor *h = hostOf(e))
         lifted[i] = liftHost(*h);
     inputs.push_back(e.sym ? e.sym.get() : lifted[i] ? &*lifted[i] : nullptr);

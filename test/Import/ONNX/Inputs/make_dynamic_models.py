@@ -183,6 +183,12 @@ def hostile():
             helper.make_node("Concat", ["v%d" % i, "v%d" % i], ["v%d" % (i + 1)], axis=0)
             for i in range(100)] + [
             helper.make_node("ConstantOfShape", ["v100"], ["y"])], []),
+        # seq as an int8: it wraps past 127.
+        "cast": (base + [
+            helper.make_node("Cast", ["seq"], ["c"], to=TensorProto.INT8),
+            helper.make_node("Cast", ["c"], ["c64"], to=TensorProto.INT64),
+            helper.make_node("Unsqueeze", ["c64", "ax"], ["cv"]),
+            helper.make_node("ConstantOfShape", ["cv"], ["y"])], []),
         # An index past the rank.
         "gather": ([helper.make_node("Shape", ["x"], ["s"], start=-5),
                     helper.make_node("Gather", ["s", "seven"], ["g"]),

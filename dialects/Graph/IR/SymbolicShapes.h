@@ -1,5 +1,4 @@
-//===- SymbolicShapes.h - bounded dynamic dims in the graph dialect -*- C++
-//-*-===//
+//===- SymbolicShapes.h - dynamic dims of the graph dialect ---*- C++ -*-===//
 //
 // A dim the model leaves dynamic stays symbolic (docs/dynamic-shapes.md):
 // the tensor type keeps the dim's bound, so everything that sizes memory or

@@ -1,5 +1,4 @@
-//===- FoldSymbolic.cpp - shape arithmetic on dynamic dims
-//-----------------===//
+//===- FoldSymbolic.cpp - shape arithmetic on dynamic dims ----------------===//
 //
 // With dynamic dims, the Shape/Gather/Concat/Unsqueeze chains that exporters
 // emit (Hugging Face's `view(batch, seq, heads, -1)`, `x[:, :seq]`) compute

@@ -86,9 +86,7 @@ bool isUnsignedType(ScalarType t) {
          t == ScalarType::U32 || t == ScalarType::U64;
 }
 
-/// The range of an integer type, as int64 (uint64's upper end saturates;
-/// callers treat it separately).
-static std::pair<int64_t, int64_t> intRange(ScalarType t) {
+std::pair<int64_t, int64_t> intRange(ScalarType t) {
   switch (t) {
   case ScalarType::Bool: return {0, 1};
   case ScalarType::I8: return {INT8_MIN, INT8_MAX};

@@ -62,6 +62,9 @@ std::optional<ScalarType> scalarTypeOf(mlir::Type type);
 mlir::Type toMLIRType(mlir::MLIRContext *ctx, ScalarType type);
 bool isFloatType(ScalarType type);
 bool isUnsignedType(ScalarType type);
+/// The range of an integer type (bool: 0 and 1), as int64 (uint64's upper
+/// end saturates; callers treat it separately).
+std::pair<int64_t, int64_t> intRange(ScalarType type);
 
 /// A tensor whose value is known at compile time.
 struct HostTensor {

@@ -51,13 +51,6 @@ std::optional<SymTensor> liftHost(const HostTensor &t) {
 
 namespace {
 
-int64_t numel(ArrayRef<int64_t> dims) {
-  int64_t n = 1;
-  for (int64_t d : dims)
-    n *= d;
-  return n;
-}
-
 /// The range of `e` over every symbol in [1, max], by intervals per term
 /// (sound, possibly wider than the true range).
 struct Range {
@@ -93,7 +86,7 @@ std::optional<int64_t> decideLess(const sym::Expr &a, const sym::Expr &b,
 SmallVector<int64_t> broadcastIndex(ArrayRef<int64_t> out,
                                     ArrayRef<int64_t> in) {
   SmallVector<int64_t> index;
-  int64_t n = numel(out), rank = out.size();
+  int64_t n = product(out), rank = out.size();
   for (int64_t k = 0; k < n; ++k) {
     int64_t rest = k, off = 0, stride = 1;
     for (int64_t d = rank - 1; d >= 0; --d) {
@@ -150,7 +143,7 @@ foldSymbolic(const onnx::NodeProto &node, int64_t opset,
     end = std::clamp<int64_t>(end < 0 ? end + rank : end, start, rank);
     r.dtype = ScalarType::I64;
     if (op == "Size") {
-      r.values = {sym::Expr(numel(x.dims))};
+      r.values = {sym::Expr(product(x.dims))};
       return r;
     }
     for (int64_t d = start; d < end; ++d)
@@ -166,39 +159,8 @@ foldSymbolic(const onnx::NodeProto &node, int64_t opset,
                     "floating-point type, which is not supported yet");
     // Sizes keep their values in an integer type that holds every value
     // within the bounds; a narrower type (or bool) would change them.
-    __int128 lo = 0, hi = -1;
-    switch (*to) {
-    case ScalarType::I8:
-      lo = INT8_MIN;
-      hi = INT8_MAX;
-      break;
-    case ScalarType::U8:
-      hi = UINT8_MAX;
-      break;
-    case ScalarType::I16:
-      lo = INT16_MIN;
-      hi = INT16_MAX;
-      break;
-    case ScalarType::U16:
-      hi = UINT16_MAX;
-      break;
-    case ScalarType::I32:
-      lo = INT32_MIN;
-      hi = INT32_MAX;
-      break;
-    case ScalarType::U32:
-      hi = UINT32_MAX;
-      break;
-    case ScalarType::I64:
-      lo = INT64_MIN;
-      hi = INT64_MAX;
-      break;
-    case ScalarType::U64:
-      hi = INT64_MAX;
-      break;
-    default:
-      break; // bool: refused
-    }
+    std::pair<int64_t, int64_t> range = graph::intRange(*to);
+    int64_t lo = range.first, hi = *to == ScalarType::Bool ? -1 : range.second;
     bool fits = llvm::all_of(x.values, [&](const sym::Expr &e) {
       Range v = rangeOf(e, maxes);
       return v.lo >= lo && v.hi <= hi;
@@ -217,7 +179,7 @@ foldSymbolic(const onnx::NodeProto &node, int64_t opset,
     HostTensor shaped;
     shaped.dtype = ScalarType::I64;
     shaped.dims = x.dims;
-    shaped.resize(numel(x.dims));
+    shaped.resize(product(x.dims));
     std::vector<HostTensor> outs;
     // The axes or target shape, in their input positions (absent: null).
     std::vector<HostTensor> hosts(in.size());
@@ -257,7 +219,7 @@ foldSymbolic(const onnx::NodeProto &node, int64_t opset,
       return refuse("gathers from dynamic sizes other than a 1-D vector by "
                     "constant indices");
     int64_t n = x.dims[0];
-    if (numel(in[1]->dims) > kSymLimit)
+    if (product(in[1]->dims) > kSymLimit)
       return refuse(tooLarge);
     for (int64_t idx : constInts(in[1])) {
       if (idx < -n || idx >= n)
@@ -301,7 +263,7 @@ foldSymbolic(const onnx::NodeProto &node, int64_t opset,
         mlir::failed(
             graph::broadcastShapes(std::nullopt, cx, in[2]->dims, r.dims)))
       return refuse("operands do not broadcast");
-    if (numel(r.dims) > kSymLimit)
+    if (product(r.dims) > kSymLimit)
       return refuse(tooLarge);
     r.dtype = in[1]->dtype;
     SmallVector<int64_t> ic = broadcastIndex(r.dims, x.dims),
@@ -332,7 +294,7 @@ foldSymbolic(const onnx::NodeProto &node, int64_t opset,
   if (mlir::failed(
           graph::broadcastShapes(std::nullopt, x.dims, y.dims, r.dims)))
     return refuse("operands do not broadcast");
-  if (numel(r.dims) > kSymLimit)
+  if (product(r.dims) > kSymLimit)
     return refuse(tooLarge);
   SmallVector<int64_t> ix = broadcastIndex(r.dims, x.dims),
                        iy = broadcastIndex(r.dims, y.dims);

@@ -47,13 +47,6 @@ SmallVector<int64_t> paddedDims(Entry &e) {
       cast<RankedTensorType>(e.value.getType()).getShape());
 }
 
-int64_t product(ArrayRef<int64_t> dims) {
-  int64_t n = 1;
-  for (int64_t d : dims)
-    n *= d;
-  return n;
-}
-
 /// An index tensor too large to hold expanded (rows x hidden for a long
 /// context): a graph.expand of a host tensor, returned compact, its dims
 /// aligned on the right to the expanded rank (ones where it broadcasts).

@@ -32,6 +32,14 @@
 
 namespace shardc::onnximport {
 
+/// The number of elements of a tensor of shape `dims`.
+inline int64_t product(llvm::ArrayRef<int64_t> dims) {
+  int64_t n = 1;
+  for (int64_t d : dims)
+    n *= d;
+  return n;
+}
+
 /// Largest number of elements the importer evaluates on the host.
 constexpr int64_t kFoldLimit = 1 << 20;
 /// Largest accepted dimension.

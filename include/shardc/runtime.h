@@ -111,13 +111,18 @@ int shardc_world_size(const shardc_program *program);
 
 int shardc_num_inputs(const shardc_model *model);
 int shardc_num_outputs(const shardc_model *model);
+/* An input's dims are its compiled ones, at their bounds where dynamic
+ * (compiled with --max-shape); an output's are the last successful run's
+ * (the bounds before the first run). */
 shardc_status shardc_input_info(const shardc_model *model, int index,
                                 shardc_tensor_info *info);
 shardc_status shardc_output_info(const shardc_model *model, int index,
                                  shardc_tensor_info *info);
 
 /* Copies `data` into the input slot `name`. The dtype, shape and byte count
- * must equal the compiled ones; the error names the expected ones. */
+ * must equal the compiled ones, except that a dynamic dim takes any value
+ * from 1 to its bound (the inputs that share it must agree by the next
+ * shardc_run); the error names the expected ones. */
 shardc_status shardc_bind_input(shardc_model *model, const char *name,
                                 int32_t dtype, int32_t rank,
                                 const int64_t *dims, const void *data,

@@ -15,6 +15,14 @@
 // and no extra copy). A run ends by flushing the sends still in flight on
 // the rank's communicators.
 //
+// Dynamic dims (plan v4, docs/dynamic-shapes.md): an input binds at any
+// value within [1, bound] of each of its dynamic dims, its data dense at
+// that shape at the start of its bound-sized buffer. shardc_run takes each
+// dim's value from the bound inputs (they must agree), hands the values to
+// the code in sc_rank_ctx::dims (the bounds during init), and the outputs
+// then have the run's shape (shardc_output_info, shardc_output's bytes).
+// Buffers stay sized for the bounds; input info reports the bounds.
+//
 //===----------------------------------------------------------------------===//
 #include "shardc/runtime.h"
 
@@ -28,6 +36,7 @@
 #include "shardc/cpu.h"
 #include "shardc/format.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
@@ -155,6 +164,11 @@ struct shardc_model {
   std::vector<fmt::TensorSig> inputs, outputs;
   std::vector<Staging> inputStaging, outputStaging;
   std::vector<bool> bound;
+  /// Each input's dims as last bound (the plan's for a static model).
+  std::vector<std::vector<int64_t>> boundDims;
+  /// The value of each dynamic dim (Plan::dims) in the current or last run,
+  /// the bounds before the first: what ctx.dims points at.
+  std::vector<int64_t> dims;
   bool ran = false;
   // Set while tracing (shardc_set_trace); kept after for shardc_write_trace.
   std::unique_ptr<shardc::rt::TraceSink> trace;
@@ -473,6 +487,9 @@ shardc_status load(const shardc_program *program, const char *weightsPath,
   model->ctx.comms = model->axisPtrs.empty() ? nullptr : model->axisPtrs.data();
   model->ctx.world = model->worldComm ? &model->world : nullptr;
   model->ctx.stream = nullptr;
+  model->dims = plan.dimBounds();
+  model->ctx.dims = model->dims.empty() ? nullptr : model->dims.data();
+  model->ctx.num_dims = static_cast<int32_t>(model->dims.size());
   RankCode code;
   code.program = program;
   code.rank = rank;
@@ -495,6 +512,8 @@ shardc_status load(const shardc_program *program, const char *weightsPath,
   if (shardc_status s = openDevice(*model, code, device))
     return s;
   model->bound.assign(model->rp->inputs.size(), false);
+  for (const fmt::TensorSig &s : model->inputs)
+    model->boundDims.push_back(s.dims);
   *out = model.release();
   return SHARDC_OK;
 }
@@ -619,20 +638,44 @@ extern "C" shardc_status shardc_bind_input(shardc_model *model,
     if (rank < 0 || (rank > 0 && !dims))
       return fail(SHARDC_ERROR_INVALID_ARGUMENT,
                   std::string("input '") + name + "': bad rank or dims");
+    const std::vector<fmt::PlanDim> &planDims = model->plan.dims;
     bool same =
         dtype == sig->dtype && static_cast<size_t>(rank) == sig->dims.size();
     for (int32_t i = 0; same && i < rank; ++i)
-      same = dims[i] == sig->dims[i];
+      same = sig->sym(i) >= 0 || dims[i] == sig->dims[i];
     if (!same)
       return fail(SHARDC_ERROR_INVALID_ARGUMENT,
-                  std::string("input '") + name + "': expected " + sig->str() +
-                      ", got " +
+                  std::string("input '") + name + "': expected " +
+                      sig->str(planDims) + ", got " +
                       fmt::formatSig(dtype, dims, static_cast<size_t>(rank)));
-    if (bytes != sig->bytes())
+    // Dynamic dims: within their bounds, and one value for each.
+    for (int32_t i = 0; i < rank; ++i) {
+      int32_t k = sig->sym(i);
+      if (k < 0)
+        continue;
+      const fmt::PlanDim &d = planDims[k];
+      std::string what = std::string("input '") + name + "': dim " +
+                         std::to_string(i) + " ('" + d.name + "') is " +
+                         std::to_string(dims[i]);
+      if (dims[i] < 1)
+        return fail(SHARDC_ERROR_INVALID_ARGUMENT,
+                    what + "; it takes 1 to " + std::to_string(d.max));
+      if (dims[i] > d.max)
+        return fail(SHARDC_ERROR_INVALID_ARGUMENT,
+                    what + ", beyond its bound " + std::to_string(d.max));
+      for (int32_t j = 0; j < i; ++j)
+        if (sig->sym(j) == k && dims[j] != dims[i])
+          return fail(SHARDC_ERROR_INVALID_ARGUMENT,
+                      what + " but dim " + std::to_string(j) + " gives " +
+                          std::to_string(dims[j]));
+    }
+    fmt::TensorSig given = *sig;
+    given.dims.assign(dims, dims + rank);
+    if (bytes != given.bytes())
       return fail(SHARDC_ERROR_INVALID_ARGUMENT,
                   std::string("input '") + name + "': expected " +
-                      std::to_string(sig->bytes()) + " bytes of data for " +
-                      sig->str() + ", got " + std::to_string(bytes));
+                      std::to_string(given.bytes()) + " bytes of data for " +
+                      given.str() + ", got " + std::to_string(bytes));
     if (bytes && !data)
       return fail(SHARDC_ERROR_INVALID_ARGUMENT,
                   std::string("input '") + name + "': no data given");
@@ -641,6 +684,7 @@ extern "C" shardc_status shardc_bind_input(shardc_model *model,
       std::memcpy(staging.data ? staging.data : model->device->input(index),
                   data, bytes);
     model->bound[index] = true;
+    model->boundDims[index] = std::move(given.dims);
     return SHARDC_OK;
   });
 }
@@ -697,6 +741,35 @@ Status runMicrobatch(shardc_model &model, uint32_t k) {
   return {};
 }
 
+/// The value of each dynamic dim in the next run, from the bound inputs:
+/// the first (in input order) that has the dim gives it, and every other
+/// must agree.
+shardc_status runDims(const shardc_model &model, std::vector<int64_t> &values) {
+  const std::vector<fmt::PlanDim> &planDims = model.plan.dims;
+  values.assign(planDims.size(), 0);
+  std::vector<size_t> from(planDims.size(), 0);
+  for (size_t i = 0; i < model.inputs.size(); ++i) {
+    const fmt::TensorSig &s = model.inputs[i];
+    for (size_t d = 0; d < s.dims.size(); ++d) {
+      int32_t k = s.sym(d);
+      if (k < 0)
+        continue;
+      int64_t v = model.boundDims[i][d];
+      if (!values[k]) {
+        values[k] = v;
+        from[k] = i;
+      } else if (values[k] != v) {
+        return fail(SHARDC_ERROR_INVALID_ARGUMENT,
+                    "input '" + s.name + "': dim " + std::to_string(d) + " ('" +
+                        planDims[k].name + "') is " + std::to_string(v) +
+                        " but input '" + model.inputs[from[k]].name +
+                        "' gives " + std::to_string(values[k]));
+      }
+    }
+  }
+  return SHARDC_OK;
+}
+
 shardc_status run(shardc_model *model) {
   if (!model)
     return fail(SHARDC_ERROR_INVALID_ARGUMENT, "no model given");
@@ -704,6 +777,11 @@ shardc_status run(shardc_model *model) {
     if (!model->bound[i])
       return fail(SHARDC_ERROR_INVALID_ARGUMENT,
                   "input '" + model->rp->inputs[i].name + "' is not bound");
+  std::vector<int64_t> dims;
+  if (shardc_status s = runDims(*model, dims))
+    return s;
+  // In place: ctx.dims and the output infos' dims point into these.
+  std::copy(dims.begin(), dims.end(), model->dims.begin());
   model->ran = false;
   for (uint32_t k = 0; k < model->plan.microbatches; ++k)
     if (Status s = runMicrobatch(*model, k); s.failed())
@@ -715,6 +793,13 @@ shardc_status run(shardc_model *model) {
   if (model->worldComm)
     if (Status s = model->worldComm->flush(); s.failed())
       return fail(s);
+  // The outputs have the run's shape.
+  for (size_t i = 0; i < model->outputs.size(); ++i)
+    if (const fmt::TensorSig &s = model->rp->outputs[i]; s.dynamic()) {
+      fmt::TensorSig now = s.withDims(model->dims);
+      std::copy(now.dims.begin(), now.dims.end(),
+                model->outputs[i].dims.begin());
+    }
   model->ran = true;
   return SHARDC_OK;
 }

@@ -8,6 +8,15 @@
 // init stores one counted handle. It exercises the real loader: plan decode,
 // weights mapping and validation, buffers, handles, sc_fail.
 //
+// FakeDynamicProgram (CPU code only) has dynamic dims batch <= 2, seq <= 4
+// (plan v4):
+//   inputs  ids: int64 [batch,seq], mask: float32 [batch,seq],
+//           bias: float32 [seq,3]
+//   outputs y: float32 [batch,seq] = ids * mask + w[s] + bias[s,0]
+//           seen: int64 [2]         = ctx->dims (batch, seq)
+//           rows: float32 [seq]     = bias[s,0] + bias[s,1] + bias[s,2]
+// each dense at the run's shape; init records the dims it was given.
+//
 // The program carries the code its plan's target mask lists: the CPU
 // entries, and CUDA entries over a PTX image of two kernels (hand-written
 // PTX for compute_80, checked with ptxas for sm_80, sm_90 and sm_100), so
@@ -93,9 +102,10 @@ inline std::vector<uint8_t> fakeWeightsFile() {
 
 inline int fakeInit(const sc_rank_ctx *ctx, void **handles) {
   // ABI v3: the rank context names the rank; a one-rank world has its
-  // self communicator.
+  // self communicator. ABI v4: a program without dynamic dims gets none.
   if (!ctx || ctx->rank < 0 || ctx->rank >= ctx->world_size ||
-      (ctx->world_size == 1) != (sc_comm_size(ctx->world) == 1)) {
+      (ctx->world_size == 1) != (sc_comm_size(ctx->world) == 1) || ctx->dims ||
+      ctx->num_dims != 0) {
     sc_fail("bad rank context");
     return 1;
   }
@@ -213,6 +223,56 @@ inline void fakeCudaRun(const sc_rank_ctx *, sc_cuda *cu, void **, char *arena,
   sc_cu_launch(cu, 1, 1, 1, 1, 32, 0, twiceArgs);
 }
 
+inline format::Plan fakeDynamicPlan() {
+  format::Plan plan = fakePlan();
+  plan.dims = {{"batch", 2}, {"seq", 4}};
+  format::RankPlan &r = plan.ranks[0];
+  r.inputs = {{"ids", format::kI64, {2, 4}, false, {0, 1}},
+              {"mask", format::kF32, {2, 4}, false, {0, 1}},
+              {"bias", format::kF32, {4, 3}, false, {1, -1}}};
+  r.outputs = {{"y", format::kF32, {2, 4}, false, {0, 1}},
+               {"seen", format::kI64, {2}},
+               {"rows", format::kF32, {4}, false, {1}}};
+  return plan;
+}
+
+/// The dims the last init of a dynamic program was given.
+inline std::vector<int64_t> &fakeInitDims() {
+  static std::vector<int64_t> dims;
+  return dims;
+}
+
+inline int fakeDynamicInit(const sc_rank_ctx *ctx, void **handles) {
+  if (!ctx || !ctx->dims || ctx->num_dims != 2) {
+    sc_fail("bad rank context");
+    return 1;
+  }
+  fakeInitDims().assign(ctx->dims, ctx->dims + ctx->num_dims);
+  handles[0] = static_cast<rt::Handle *>(new CountedHandle);
+  return 0;
+}
+
+inline void fakeDynamicRun(const sc_rank_ctx *ctx, void **, char *,
+                           const char *weights, void *const *inputs,
+                           void *const *outputs) {
+  if (!ctx->dims || ctx->num_dims != 2)
+    sc_fail("bad rank context");
+  const int64_t b = ctx->dims[0], s = ctx->dims[1];
+  const int64_t *ids = static_cast<const int64_t *>(inputs[0]);
+  const float *mask = static_cast<const float *>(inputs[1]);
+  const float *bias = static_cast<const float *>(inputs[2]);
+  const float *w = reinterpret_cast<const float *>(weights);
+  float *y = static_cast<float *>(outputs[0]);
+  for (int64_t i = 0; i < b; ++i)
+    for (int64_t j = 0; j < s; ++j)
+      y[i * s + j] = static_cast<float>(ids[i * s + j]) * mask[i * s + j] +
+                     w[j] + bias[j * 3];
+  std::memcpy(outputs[1], ctx->dims, 2 * sizeof(int64_t));
+  float *rows = static_cast<float *>(outputs[2]);
+  for (int64_t j = 0; j < s; ++j)
+    rows[j] = bias[j * 3] + bias[j * 3 + 1] + bias[j * 3 + 2];
+}
+
 /// A program over its own plan bytes, with the code the plan's target mask
 /// lists; not copyable (the program points into it).
 struct FakeProgram {
@@ -247,6 +307,15 @@ struct FakeProgram {
   }
   FakeProgram(const FakeProgram &) = delete;
   FakeProgram &operator=(const FakeProgram &) = delete;
+};
+
+/// The program of fakeDynamicPlan (CPU code), or of a variant of it.
+struct FakeDynamicProgram : FakeProgram {
+  explicit FakeDynamicProgram(const format::Plan &plan = fakeDynamicPlan())
+      : FakeProgram(false, plan) {
+    entry.init = fakeDynamicInit;
+    entry.run = fakeDynamicRun;
+  }
 };
 
 } // namespace shardc::testing

@@ -72,15 +72,19 @@ bool samePlan(const Plan &a, const Plan &b) {
   if (a.version != b.version || a.worldSize != b.worldSize ||
       a.modelHash != b.modelHash || a.target != b.target ||
       a.microbatches != b.microbatches || a.batchItems != b.batchItems ||
-      a.ranks.size() != b.ranks.size())
+      a.ranks.size() != b.ranks.size() || a.dims.size() != b.dims.size())
     return false;
+  for (size_t k = 0; k < a.dims.size(); ++k)
+    if (a.dims[k].name != b.dims[k].name || a.dims[k].max != b.dims[k].max)
+      return false;
   auto sameSigs = [](const std::vector<TensorSig> &x,
                      const std::vector<TensorSig> &y) {
     if (x.size() != y.size())
       return false;
     for (size_t i = 0; i < x.size(); ++i)
       if (x[i].name != y[i].name || x[i].dtype != y[i].dtype ||
-          x[i].dims != y[i].dims || x[i].batched != y[i].batched)
+          x[i].dims != y[i].dims || x[i].batched != y[i].batched ||
+          x[i].syms != y[i].syms)
         return false;
     return true;
   };
@@ -108,7 +112,8 @@ TEST(Format, PlanRoundTrip) {
   EXPECT_EQ(back.ranks[0].outputs[0].str(), "float32 [1,128,50257]");
   EXPECT_EQ(back.ranks[0].outputs[1].str(), "float64 []");
   // v2: micro-batches, stages, batched signatures and what the user sees.
-  EXPECT_EQ(back.version, 3u);
+  EXPECT_EQ(back.version, 4u);
+  EXPECT_TRUE(back.dims.empty());
   EXPECT_EQ(back.batchItems, 0u);
   EXPECT_EQ(back.microbatches, 3u);
   EXPECT_EQ(back.ranks[3].stage, 1u);
@@ -217,14 +222,14 @@ TEST(Format, PlanStructuralChecks) {
 
 TEST(Format, PlanVersionBump) {
   Plan plan = shardc::testing::fakePlan();
-  for (uint32_t version : {0u, 4u}) {
+  for (uint32_t version : {0u, 5u}) {
     plan.version = version;
     std::vector<uint8_t> b = encodePlan(plan);
     Plan out;
     std::string error;
     EXPECT_FALSE(decodePlan(b.data(), b.size(), out, error));
     EXPECT_EQ(error, "plan version " + std::to_string(version) +
-                         ", this runtime reads 1 to 3");
+                         ", this runtime reads 1 to 4");
   }
 }
 
@@ -329,7 +334,7 @@ TEST(Format, PlanVersion2Corruption) {
   // only that bit): the first signature's flags are the last 4 bytes
   // before the second's name length.
   b = encodePlan(plan);
-  const size_t firstSig = 8 + 4 + 4 + 8 + 4 + 4 + 4 + 44;
+  const size_t firstSig = 8 + 4 + 4 + 8 + 4 + 4 + 4 + 4 + 44; // v4: 0 dims
   const size_t flags = firstSig + 4 + 9 + 4 + 4 + 2 * 8; // "input_ids", rank 2
   ASSERT_EQ(detail::loadU32(b.data() + flags), 1u);
   for (uint32_t bad : {2u, 3u, 0x80000000u}) {
@@ -388,6 +393,203 @@ TEST(Format, PlanVersion3BatchItems) {
   detail::storeU64(b.data() + b.size() - 8, checksum64(b.data(), b.size() - 8));
   EXPECT_FALSE(decodePlan(b.data(), b.size(), back, error));
   EXPECT_EQ(error, "plan is corrupt (reserved header field is not 0)");
+}
+
+/// A v4 plan with dynamic dims batch <= 4 and seq <= 64 on two ranks.
+Plan dynamicPlan() {
+  std::mt19937_64 rng(9);
+  std::vector<std::vector<uint8_t>> sections = randomSections(rng);
+  sections.resize(2);
+  Plan plan = twoRankPlan(sections);
+  plan.worldSize = 2;
+  plan.microbatches = 1;
+  plan.dims = {{"batch", 4}, {"seq", 64}};
+  for (RankPlan &r : plan.ranks) {
+    r.stage = 0;
+    r.inputs = {{"input_ids", kI64, {4, 64}, false, {0, 1}},
+                {"attention_mask", kBool, {4, 64}, false, {0, 1}},
+                {"table", kF32, {3, 16}}};
+    r.outputs = {{"logits", kF32, {4, 64, 16}, false, {0, 1, -1}},
+                 {"pooled", kF32, {4, 16}, false, {0, -1}},
+                 {"scalar", kF64, {}}};
+  }
+  return plan;
+}
+
+/// v4: the dynamic dims table and each signature's dims by symbol.
+TEST(Format, PlanVersion4DynamicDims) {
+  Plan plan = dynamicPlan();
+  std::vector<uint8_t> bytes = encodePlan(plan);
+  Plan back;
+  std::string error;
+  ASSERT_TRUE(decodePlan(bytes.data(), bytes.size(), back, error)) << error;
+  EXPECT_TRUE(samePlan(plan, back));
+  EXPECT_EQ(encodePlan(back), bytes);
+  ASSERT_EQ(back.dims.size(), 2u);
+  EXPECT_EQ(back.dims[1].name, "seq");
+  EXPECT_EQ(back.dims[1].max, 64);
+  EXPECT_EQ(back.dimBounds(), (std::vector<int64_t>{4, 64}));
+  const TensorSig &logits = back.ranks[1].outputs[0];
+  EXPECT_EQ(logits.syms, (std::vector<int32_t>{0, 1, -1}));
+  EXPECT_TRUE(logits.dynamic());
+  EXPECT_FALSE(back.ranks[0].inputs[2].dynamic());
+  EXPECT_EQ(logits.sym(1), 1);
+  EXPECT_EQ(logits.sym(2), -1);
+  EXPECT_EQ(back.ranks[0].inputs[2].sym(0), -1);
+  // Messages and --info show the symbols; str() the bounds.
+  EXPECT_EQ(logits.str(back.dims), "float32 [batch<=4,seq<=64,16]");
+  EXPECT_EQ(logits.str(), "float32 [4,64,16]");
+  EXPECT_EQ(back.ranks[0].inputs[2].str(back.dims), "float32 [3,16]");
+  EXPECT_EQ(back.ranks[0].outputs[2].str(back.dims), "float64 []");
+  // A run at batch 3, seq 17.
+  TensorSig run = logits.withDims({3, 17});
+  EXPECT_EQ(run.str(), "float32 [3,17,16]");
+  EXPECT_EQ(run.bytes(), 3u * 17 * 16 * 4);
+  EXPECT_EQ(back.ranks[0].outputs[1].withDims({3, 17}).str(), "float32 [3,16]");
+  EXPECT_EQ(back.ranks[0].inputs[2].withDims({3, 17}).str(), "float32 [3,16]");
+  EXPECT_EQ(logits.bytes(), 4u * 64 * 16 * 4); // buffers: the bounds
+
+  // Every byte replaced by a few values, checksum repaired: decode fails
+  // with one line or the plan re-encodes to the same bytes.
+  for (size_t i = 8; i + 8 < bytes.size(); ++i)
+    for (uint8_t v : {0x00, 0x01, 0x7f, 0x80, 0xff}) {
+      std::vector<uint8_t> bad = bytes;
+      bad[i] = v;
+      detail::storeU64(bad.data() + bad.size() - 8,
+                       checksum64(bad.data(), bad.size() - 8));
+      Plan out;
+      if (decodePlan(bad.data(), bad.size(), out, error)) {
+        EXPECT_EQ(encodePlan(out), bad) << "byte " << i;
+      } else {
+        expectOneLine(error);
+      }
+    }
+  for (size_t len = 0; len < bytes.size(); ++len) {
+    Plan out;
+    EXPECT_FALSE(decodePlan(bytes.data(), len, out, error)) << len;
+    expectOneLine(error);
+  }
+}
+
+/// Plans of version 3 (no dynamic dims) still decode and encode back; a
+/// static v4 plan is the v3 one with a dims count and a syms count per
+/// signature.
+TEST(Format, PlanVersion3StillDecodes) {
+  std::mt19937_64 rng(10);
+  Plan plan = twoRankPlan(randomSections(rng));
+  plan.worldSize = 4;
+  plan.version = 3;
+  std::vector<uint8_t> v3 = encodePlan(plan);
+  Plan back;
+  std::string error;
+  ASSERT_TRUE(decodePlan(v3.data(), v3.size(), back, error)) << error;
+  EXPECT_EQ(back.version, 3u);
+  EXPECT_TRUE(back.dims.empty());
+  EXPECT_TRUE(back.ranks[0].inputs[0].syms.empty());
+  EXPECT_TRUE(samePlan(plan, back));
+  EXPECT_EQ(encodePlan(back), v3);
+  plan.version = 4;
+  std::vector<uint8_t> v4 = encodePlan(plan);
+  EXPECT_EQ(v4.size() - v3.size(), 4u + 4 * 5 * 4);
+  // A v3 plan is written without dims or syms.
+  Plan dynamic = dynamicPlan();
+  dynamic.version = 3;
+  v3 = encodePlan(dynamic);
+  ASSERT_TRUE(decodePlan(v3.data(), v3.size(), back, error)) << error;
+  EXPECT_TRUE(back.dims.empty());
+  EXPECT_FALSE(back.ranks[0].outputs[0].dynamic());
+  EXPECT_EQ(back.ranks[0].outputs[0].str(back.dims), "float32 [4,64,16]");
+}
+
+/// Each check of the v4 fields, with a valid checksum.
+TEST(Format, PlanVersion4Corruption) {
+  const Plan plan = dynamicPlan();
+  Plan p = plan;
+  p.dims.clear();
+  for (int k = 0; k < 65; ++k)
+    p.dims.push_back({"d" + std::to_string(k), 1});
+  refuse(p, "plan is corrupt (65 dynamic dims, at most 64)");
+  p.dims.pop_back();
+  p.dims[0] = {"batch", 4};
+  p.dims[1] = {"seq", 64};
+  std::vector<uint8_t> b = encodePlan(p); // 64 dims, unused ones refused
+  Plan out;
+  std::string error;
+  EXPECT_FALSE(decodePlan(b.data(), b.size(), out, error));
+  EXPECT_EQ(error, "plan is corrupt (dynamic dim 'd2' is in no input of "
+                   "rank 0)");
+
+  p = plan;
+  p.dims[1].name = std::string(kMaxNameBytes + 1, 's');
+  refuse(p, "plan is corrupt (bad dynamic dim name length)");
+  p.dims[1].name = std::string(kMaxNameBytes, 's');
+  b = encodePlan(p);
+  EXPECT_TRUE(decodePlan(b.data(), b.size(), out, error)) << error;
+  p = plan;
+  p.dims[1].name = "se\nq";
+  refuse(p, "plan is corrupt (a dynamic dim name has control characters)");
+  p.dims[1].name = "seq";
+  p.dims[1].name[1] = 0x7f;
+  refuse(p, "plan is corrupt (a dynamic dim name has control characters)");
+  p = plan;
+  p.dims[1].name = "batch";
+  refuse(p, "plan is corrupt (duplicate dynamic dim 'batch')");
+
+  p = plan;
+  p.dims[0].max = 0;
+  refuse(p, "plan is corrupt (dynamic dim 'batch' has bound 0, expected 1 "
+            "to 1099511627776)");
+  p.dims[0].max = -5;
+  refuse(p, "plan is corrupt (dynamic dim 'batch' has bound -5, expected 1 "
+            "to 1099511627776)");
+  p.dims[0].max = (int64_t(1) << 40) + 1;
+  refuse(p, "plan is corrupt (dynamic dim 'batch' has bound 1099511627777, "
+            "expected 1 to 1099511627776)");
+
+  p = plan;
+  p.ranks[0].inputs[0].syms = {0, 2};
+  refuse(p, "plan is corrupt (tensor 'input_ids' dim 1 is dynamic dim 2 of "
+            "2)");
+  p.ranks[0].inputs[0].syms = {-2, 1};
+  refuse(p, "plan is corrupt (tensor 'input_ids' dim 0 is dynamic dim -2 of "
+            "2)");
+  p = plan;
+  p.ranks[1].outputs[1].dims = {4, 32};
+  p.ranks[1].outputs[1].syms = {0, 1};
+  refuse(p, "plan is corrupt (tensor 'pooled' dim 1 is 32 but its dynamic "
+            "dim 'seq' is bounded by 64)");
+  p = plan;
+  p.ranks[0].outputs[0].syms = {0, 1};
+  refuse(p, "plan is corrupt (tensor 'logits' has 2 dynamic dim entries for "
+            "rank 3)");
+  p.ranks[0].outputs[0].syms = {0, 1, -1, -1};
+  refuse(p, "plan is corrupt (tensor 'logits' has 4 dynamic dim entries for "
+            "rank 3)");
+  p.ranks[0].outputs[0].syms = {-1, -1, -1}; // all static: accepted
+  b = encodePlan(p);
+  EXPECT_TRUE(decodePlan(b.data(), b.size(), out, error)) << error;
+  EXPECT_FALSE(out.ranks[0].outputs[0].dynamic());
+
+  // Every dim must come from an input of every rank.
+  p = plan;
+  p.ranks[1].inputs[0].syms = {0, -1};
+  p.ranks[1].inputs[0].dims = {4, 64};
+  p.ranks[1].inputs[1].syms = {0, -1};
+  refuse(p, "plan is corrupt (dynamic dim 'seq' is in no input of rank 1)");
+  p = plan;
+  for (TensorSig &s : p.ranks[0].inputs)
+    s.syms.clear();
+  refuse(p, "plan is corrupt (dynamic dim 'batch' is in no input of rank 0)");
+
+  // Micro-batches split batched tensors; not together with dynamic dims.
+  p = plan;
+  p.microbatches = 2;
+  p.ranks[0].inputs[0].batched = true;
+  refuse(p, "plan is corrupt (batched tensor 'input_ids' has dynamic dims)");
+  p.ranks[0].inputs[0].batched = false;
+  p.ranks[0].inputs[2].batched = true; // a static one may be
+  b = encodePlan(p);
+  EXPECT_TRUE(decodePlan(b.data(), b.size(), out, error)) << error;
 }
 
 TEST(Format, PlanGarbage) {

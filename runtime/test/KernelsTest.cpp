@@ -10,15 +10,26 @@
 
 #include <gtest/gtest.h>
 #include <omp.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <initializer_list>
 #include <limits>
 #include <random>
 #include <string>
 #include <vector>
+
+namespace shardc::rt::cpu {
+// Dnnl.cpp, for these tests: what a sc_dnnl_matmul_dyn_create handle holds.
+void dnnlMatmulDynStats(const void *h, int64_t *shapes, int64_t *packedShapes,
+                        int64_t *packedCopies, int64_t *packedBytes);
+} // namespace shardc::rt::cpu
 
 namespace {
 
@@ -226,6 +237,11 @@ TEST(DnnlMatmul, RowBlocks) {
     flat.beta = 0;
     flat.epilogue = SC_EPILOGUE_RELU;
     runMatmulCase(flat);
+    // One bias for every element ([1, 1]): a block's bias is [1, 1] too.
+    MatmulCase scalar{{}, {}, 384, 256, 200, false, false, 1, 0, {1, 1}};
+    runMatmulCase(scalar);
+    scalar.alpha = 0.5f; // the bias as a post-op
+    runMatmulCase(scalar);
   }
 }
 
@@ -319,6 +335,435 @@ TEST(DnnlMatmul, EpilogueErrors) {
                                         1, SC_EPILOGUE_GELU)),
             "oneDNN matmul: cannot accumulate (beta 1) with an epilogue or a "
             "residual");
+}
+
+//===----------------------------------------------------------------------===//
+// oneDNN matmul with shapes bounded at creation (sc_dnnl_matmul_dyn_*)
+//===----------------------------------------------------------------------===//
+
+// Every operand of one product at one shape.
+struct DynShape {
+  sc_desc a, b, y, bias, residual;
+};
+
+struct DynCase {
+  const char *name;
+  bool hasBias, hasResidual;
+  int32_t ta, tb;
+  float alpha, beta;
+  int32_t epilogue;
+  std::function<DynShape(int64_t batch, int64_t rows)> at;
+  std::pair<int64_t, int64_t> bound;
+  std::vector<std::pair<int64_t, int64_t>> runs;
+};
+
+constexpr float kUnwritten = 12345.0f; // past the run's elements
+
+// A buffer of `bound` elements (the arena's slot at the bounds) whose first
+// `used` are random and the rest kUnwritten.
+std::vector<float> boundBuffer(const sc_desc &bound, const sc_desc &used,
+                               unsigned seed) {
+  std::vector<float> v(count(bound), kUnwritten);
+  std::vector<float> r = randomVec(count(used), seed);
+  std::copy(r.begin(), r.end(), v.begin());
+  return v;
+}
+
+void *createDyn(const DynCase &c) {
+  DynShape s = c.at(c.bound.first, c.bound.second);
+  return sc_dnnl_matmul_dyn_create(&s.a, &s.b, c.hasBias ? &s.bias : nullptr,
+                                   c.hasResidual ? &s.residual : nullptr, &s.y,
+                                   c.ta, c.tb, c.alpha, c.beta, c.epilogue);
+}
+
+// Runs `dyn` at (batch, rows) and a static handle made at exactly that shape
+// on the same inputs (b from `bFixed` when given), and expects the same
+// bits: both are the same oneDNN primitive (same descriptors, row blocks,
+// thread count and packing), so not even rounding may differ. Inputs lie in
+// buffers sized for the bounds with kUnwritten past the run's elements; y's
+// tail must stay kUnwritten.
+void expectDynMatchesStatic(void *dyn, const DynCase &c, int64_t batch,
+                            int64_t rows, unsigned seed,
+                            const float *bFixed = nullptr) {
+  SCOPED_TRACE(std::string(c.name) + " at " + std::to_string(batch) + " x " +
+               std::to_string(rows));
+  DynShape s = c.at(batch, rows), bound = c.at(c.bound.first, c.bound.second);
+  std::vector<float> av = boundBuffer(bound.a, s.a, seed);
+  std::vector<float> bv = boundBuffer(bound.b, s.b, seed + 1);
+  std::vector<float> biasv = boundBuffer(bound.bias, s.bias, seed + 2);
+  std::vector<float> resv = boundBuffer(bound.residual, s.residual, seed + 3);
+  std::vector<float> y0 = boundBuffer(bound.y, s.y, seed + 4);
+  const float *bp = bFixed ? bFixed : bv.data();
+  const sc_desc *biasD = c.hasBias ? &s.bias : nullptr;
+  const sc_desc *resD = c.hasResidual ? &s.residual : nullptr;
+  const float *biasP = c.hasBias ? biasv.data() : nullptr;
+  const float *resP = c.hasResidual ? resv.data() : nullptr;
+
+  shardc::rt::clearKernelError();
+  void *h = sc_dnnl_matmul_create(&s.a, &s.b, biasD, resD, &s.y, c.ta, c.tb,
+                                  c.alpha, c.beta, c.epilogue);
+  ASSERT_NE(h, nullptr);
+  std::vector<float> want = y0, got = y0;
+  sc_dnnl_matmul_run(h, av.data(), bp, biasP, resP, want.data());
+  sc_handle_free(h);
+  sc_dnnl_matmul_dyn_run(dyn, &s.a, &s.b, biasD, resD, &s.y, av.data(), bp,
+                         biasP, resP, got.data());
+  std::string error;
+  ASSERT_FALSE(shardc::rt::takeKernelError(error)) << error;
+  int64_t n = count(s.y);
+  EXPECT_EQ(std::memcmp(got.data(), want.data(), n * sizeof(float)), 0);
+  for (int64_t i = 0; i < n; ++i)
+    if (got[i] != want[i]) {
+      ADD_FAILURE() << "first difference at " << i << ": " << got[i]
+                    << " != " << want[i];
+      break;
+    }
+  for (size_t i = n; i < got.size(); ++i)
+    ASSERT_EQ(got[i], kUnwritten) << "written past y's elements at " << i;
+}
+
+// 3-D: [batch, rows, K] x [1, K, N] (or per-batch B), bias over the columns.
+DynShape linear3(int64_t batch, int64_t rows, int64_t k, int64_t n, bool ta,
+                 bool tb, bool batchedB) {
+  DynShape s;
+  s.a = ta ? mk(1, {batch, k, rows}) : mk(1, {batch, rows, k});
+  int64_t bb = batchedB ? batch : 1;
+  s.b = tb ? mk(1, {bb, n, k}) : mk(1, {bb, k, n});
+  s.y = mk(1, {batch, rows, n});
+  s.bias = mk(1, {1, 1, n});
+  s.residual = s.y;
+  return s;
+}
+
+const std::vector<std::pair<int64_t, int64_t>> kDynRuns = {
+    {1, 5}, {2, 31}, {4, 64}, {1, 5}, {2, 31}};
+
+std::vector<DynCase> dynCases() {
+  auto l3 = [](int64_t k, int64_t n, bool ta, bool tb, bool batchedB) {
+    return [=](int64_t batch, int64_t rows) {
+      return linear3(batch, rows, k, n, ta, tb, batchedB);
+    };
+  };
+  // 2-D: [rows, 32] x [48, 32]^T + bias [1, 48].
+  auto flat = [](int64_t, int64_t rows) {
+    DynShape s;
+    s.a = mk(1, {rows, 32});
+    s.b = mk(1, {48, 32});
+    s.y = mk(1, {rows, 48});
+    s.bias = mk(1, {1, 48});
+    s.residual = s.y;
+    return s;
+  };
+  return {
+      // alpha != 1: the bias is a post-op.
+      {"bias",
+       true,
+       false,
+       0,
+       1,
+       0.5f,
+       0,
+       SC_EPILOGUE_NONE,
+       l3(32, 48, false, true, false),
+       {4, 64},
+       kDynRuns},
+      // B per batch, so b's shape varies with the run too.
+      {"residual",
+       false,
+       true,
+       0,
+       0,
+       1,
+       0,
+       SC_EPILOGUE_NONE,
+       l3(32, 48, false, false, true),
+       {4, 64},
+       kDynRuns},
+      {"gelu",
+       true,
+       false,
+       0,
+       0,
+       1,
+       0,
+       SC_EPILOGUE_GELU,
+       l3(32, 48, false, false, false),
+       {4, 64},
+       kDynRuns},
+      {"transposed a, accumulate",
+       false,
+       false,
+       1,
+       0,
+       1,
+       1.0f,
+       SC_EPILOGUE_NONE,
+       l3(32, 48, true, false, false),
+       {4, 64},
+       kDynRuns},
+      // Row blocks (Dnnl.cpp's rowBlocks: 2^24 multiply-adds, rows that
+      // divide into 4 to 16 blocks of 32 or more on 2 threads): 3 x 96
+      // (288 rows, 9 blocks) and 4 x 128 (512 rows, 16 blocks) do, 1 x 5
+      // and 2 x 31 do not; with a bias and an accumulation.
+      {"row blocks",
+       true,
+       false,
+       0,
+       0,
+       1,
+       1.0f,
+       SC_EPILOGUE_NONE,
+       l3(256, 512, false, false, false),
+       {4, 128},
+       {{1, 5}, {3, 96}, {2, 31}, {4, 128}, {3, 96}}},
+      {"2-D",
+       true,
+       false,
+       0,
+       1,
+       1,
+       0,
+       SC_EPILOGUE_RELU,
+       flat,
+       {1, 64},
+       {{1, 5}, {1, 31}, {1, 64}, {1, 5}}},
+  };
+}
+
+TEST(DnnlMatmulDyn, MatchesStaticPerShape) {
+  Threads team(2); // the row blocks need 2 threads
+  unsigned seed = 100;
+  for (const DynCase &c : dynCases()) {
+    SCOPED_TRACE(c.name);
+    shardc::rt::clearKernelError();
+    void *dyn = createDyn(c);
+    ASSERT_NE(dyn, nullptr);
+    for (auto [batch, rows] : c.runs)
+      expectDynMatchesStatic(dyn, c, batch, rows, seed += 10);
+    sc_handle_free(dyn);
+  }
+}
+
+// SHARDC_DNNL_SHAPES, read when a handle is created; restored after.
+struct ShapesEnv {
+  std::string saved;
+  bool had = false;
+  explicit ShapesEnv(const char *value) {
+    if (const char *v = std::getenv("SHARDC_DNNL_SHAPES")) {
+      had = true;
+      saved = v;
+    }
+    if (value)
+      setenv("SHARDC_DNNL_SHAPES", value, 1);
+    else
+      unsetenv("SHARDC_DNNL_SHAPES");
+  }
+  ~ShapesEnv() {
+    if (had)
+      setenv("SHARDC_DNNL_SHAPES", saved.c_str(), 1);
+    else
+      unsetenv("SHARDC_DNNL_SHAPES");
+  }
+};
+
+struct DynStats {
+  int64_t shapes = 0, packedShapes = 0, packedCopies = 0, packedBytes = 0;
+};
+DynStats dynStats(void *h) {
+  DynStats s;
+  shardc::rt::cpu::dnnlMatmulDynStats(h, &s.shapes, &s.packedShapes,
+                                      &s.packedCopies, &s.packedBytes);
+  return s;
+}
+
+TEST(DnnlMatmulDyn, EvictsLeastRecentlyUsed) {
+  Threads team(2);
+  ShapesEnv env("2");
+  for (const DynCase &c : dynCases()) {
+    if (std::string(c.name) != "gelu" && std::string(c.name) != "row blocks")
+      continue;
+    SCOPED_TRACE(c.name);
+    shardc::rt::clearKernelError();
+    void *dyn = createDyn(c);
+    ASSERT_NE(dyn, nullptr);
+    EXPECT_EQ(dynStats(dyn).shapes, 1); // the bounds'
+    // Three shapes cycling through two slots: every run a miss that evicts.
+    std::vector<std::pair<int64_t, int64_t>> cycle = {
+        {1, 5}, {2, 31}, {3, 17}, {1, 5}, {2, 31}, {3, 17}, {3, 17}};
+    if (std::string(c.name) == "row blocks")
+      cycle = {{1, 5}, {3, 96}, {4, 128}, {1, 5}, {3, 96}, {4, 128}};
+    unsigned seed = 500;
+    for (auto [batch, rows] : cycle) {
+      expectDynMatchesStatic(dyn, c, batch, rows, seed += 10);
+      EXPECT_LE(dynStats(dyn).shapes, 2);
+    }
+    EXPECT_EQ(dynStats(dyn).shapes, 2);
+    sc_handle_free(dyn);
+  }
+}
+
+TEST(DnnlMatmulDyn, ShapesFromTheEnvironment) {
+  const DynCase c = dynCases()[2]; // gelu, bound 4 x 64
+  for (const char *value : {(const char *)nullptr, "", "0", "-3", "x", "4x",
+                            "99999999999999999999", "3"}) {
+    SCOPED_TRACE(value ? value : "(unset)");
+    ShapesEnv env(value);
+    shardc::rt::clearKernelError();
+    void *dyn = createDyn(c);
+    ASSERT_NE(dyn, nullptr);
+    unsigned seed = 900;
+    for (int64_t rows = 1; rows <= 10; ++rows)
+      expectDynMatchesStatic(dyn, c, 1, rows, seed += 10);
+    EXPECT_EQ(dynStats(dyn).shapes, value && std::string(value) == "3" ? 3 : 8);
+    sc_handle_free(dyn);
+  }
+}
+
+// A B that lies in read-only memory is packed once per packed layout (and
+// pointer), however many shapes of A the cache holds; the results are the
+// static handles', which pack the same B each for itself.
+TEST(DnnlMatmulDyn, SharesPackedWeights) {
+  ShapesEnv env(nullptr);
+  const int64_t K = 256, N = 512;
+  // B in a read-only file mapping, like the weights file (tryPack drops its
+  // pages once packed: a file mapping reads them back, an anonymous one
+  // would read zeros).
+  std::vector<float> bv = randomVec(K * N, 77);
+  char path[] = "/tmp/shardc-dnnl-dyn-XXXXXX";
+  int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  unlink(path);
+  size_t bytes = bv.size() * sizeof(float);
+  ASSERT_EQ(write(fd, bv.data(), bytes), (ssize_t)bytes);
+  void *map = mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  ASSERT_NE(map, MAP_FAILED);
+  const float *b = static_cast<const float *>(map);
+
+  // [batch, rows, K] x [1, K, N] (row blocks on 2 threads from 2 x 64 up),
+  // and [rows, K] x [K, N].
+  DynCase batched{"packed, 3-D",
+                  true,
+                  false,
+                  0,
+                  0,
+                  1,
+                  0,
+                  SC_EPILOGUE_GELU,
+                  [=](int64_t batch, int64_t rows) {
+                    return linear3(batch, rows, K, N, false, false, false);
+                  },
+                  {4, 128},
+                  {{1, 5}, {1, 9}, {2, 31}, {2, 64}, {3, 96}, {4, 128}}};
+  DynCase flat{"packed, 2-D",
+               true,
+               false,
+               0,
+               0,
+               1,
+               0,
+               SC_EPILOGUE_NONE,
+               [=](int64_t, int64_t rows) {
+                 DynShape s;
+                 s.a = mk(1, {rows, K});
+                 s.b = mk(1, {K, N});
+                 s.y = s.residual = mk(1, {rows, N});
+                 s.bias = mk(1, {1, N});
+                 return s;
+               },
+               {1, 512},
+               {{1, 5}, {1, 31}, {1, 64}, {1, 200}, {1, 384}, {1, 512}}};
+  for (int threads : {1, 2})
+    for (DynCase *c : {&batched, &flat}) {
+      SCOPED_TRACE(threads);
+      Threads team(threads);
+      shardc::rt::clearKernelError();
+      void *dyn = createDyn(*c);
+      ASSERT_NE(dyn, nullptr);
+      unsigned seed = 1300;
+      for (auto [batch, rows] : c->runs)
+        expectDynMatchesStatic(dyn, *c, batch, rows, seed += 10, b);
+      // Again, now that every shape is cached (and B maybe packed).
+      for (auto [batch, rows] : c->runs)
+        expectDynMatchesStatic(dyn, *c, batch, rows, seed += 10, b);
+      DynStats st = dynStats(dyn);
+      std::printf("[ %s, %d threads: %lld shapes, %lld on a packed B, %lld "
+                  "packed copies (%lld bytes; B is %lld) ]\n",
+                  c->name, threads, (long long)st.shapes,
+                  (long long)st.packedShapes, (long long)st.packedCopies,
+                  (long long)st.packedBytes, (long long)bytes);
+      EXPECT_EQ(st.shapes, 6);
+      EXPECT_LE(st.packedCopies, st.packedShapes);
+      sc_handle_free(dyn);
+    }
+  munmap(map, bytes);
+}
+
+TEST(DnnlMatmulDyn, Errors) {
+  const DynCase c = dynCases()[0]; // bias, bound a [4, 64, 32]
+  shardc::rt::clearKernelError();
+  void *dyn = createDyn(c);
+  ASSERT_NE(dyn, nullptr);
+  DynShape s = c.at(2, 31);
+  std::vector<float> av(4 * 64 * 32, 1.0f), bv(48 * 32, 1.0f), biasv(48, 1.0f);
+  std::vector<float> yv(4 * 64 * 48, kUnwritten);
+  auto run = [&](const DynShape &d, bool bias = true) {
+    shardc::rt::clearKernelError();
+    sc_dnnl_matmul_dyn_run(dyn, &d.a, &d.b, bias ? &d.bias : nullptr, nullptr,
+                           &d.y, av.data(), bv.data(),
+                           bias ? biasv.data() : nullptr, nullptr, yv.data());
+    std::string message;
+    EXPECT_TRUE(shardc::rt::takeKernelError(message));
+    for (float v : yv)
+      EXPECT_EQ(v, kUnwritten);
+    return message;
+  };
+  DynShape beyond = s;
+  beyond.a.dims[1] = beyond.y.dims[1] = 65;
+  EXPECT_EQ(run(beyond), "oneDNN matmul: run's a [2x65x32]: dim 1 is 65, "
+                         "outside [1, 64] (its bound [4x64x32])");
+  DynShape zero = s;
+  zero.a.dims[0] = zero.y.dims[0] = 0;
+  EXPECT_EQ(run(zero), "oneDNN matmul: run's a [0x31x32]: dim 0 is 0, outside "
+                       "[1, 4] (its bound [4x64x32])");
+  DynShape wide = s;
+  wide.y.dims[2] = 49;
+  EXPECT_EQ(run(wide), "oneDNN matmul: run's y [2x31x49]: dim 2 is 49, "
+                       "outside [1, 48] (its bound [4x64x48])");
+  DynShape flat = s;
+  flat.a = mk(1, {62, 32});
+  EXPECT_EQ(run(flat), "oneDNN matmul: run's a is float32 of rank 2, created "
+                       "as float32 of rank 3");
+  DynShape half = s;
+  half.b.dtype = 10;
+  EXPECT_EQ(run(half), "oneDNN matmul: run's b is float16 of rank 3, created "
+                       "as float32 of rank 3");
+  EXPECT_EQ(run(s, false), "oneDNN matmul: run without a bias and without a "
+                           "residual, created with a bias and without a "
+                           "residual");
+  // Within the bounds but not a product oneDNN takes (K 16 against B's
+  // 32): the miss's creation fails like sc_dnnl_matmul_create, nothing runs.
+  DynShape k16 = s;
+  k16.a.dims[2] = 16;
+  EXPECT_NE(run(k16).find("oneDNN: matmul [2x31x16] x [1x48x32]"),
+            std::string::npos);
+  EXPECT_EQ(dynStats(dyn).shapes, 1);
+  // The handle still runs.
+  expectDynMatchesStatic(dyn, c, 2, 31, 1700);
+  sc_handle_free(dyn);
+  // create() fails as sc_dnnl_matmul_create does.
+  DynShape bound = c.at(4, 64);
+  shardc::rt::clearKernelError();
+  EXPECT_EQ(
+      fails(sc_dnnl_matmul_dyn_create(&bound.a, &bound.b, nullptr, &bound.y,
+                                      &bound.y, 0, 1, 1, 0, SC_EPILOGUE_GELU)),
+      "oneDNN matmul: a residual comes only without an epilogue");
+  shardc::rt::clearKernelError();
+  sc_dnnl_matmul_dyn_run(nullptr, &s.a, &s.b, &s.bias, nullptr, &s.y, av.data(),
+                         bv.data(), biasv.data(), nullptr, yv.data());
+  std::string message;
+  EXPECT_TRUE(shardc::rt::takeKernelError(message));
+  EXPECT_EQ(message, "oneDNN matmul: run without a primitive");
 }
 
 //===----------------------------------------------------------------------===//

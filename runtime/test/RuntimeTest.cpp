@@ -393,6 +393,201 @@ TEST_F(RuntimeTest, TraceIsChromeJson) {
   shardc_free(m);
 }
 
+/// Binds the dynamic program's inputs at batch `b`, seq `s`: ids[i] = i,
+/// mask 1.5, bias[j, c] = 10 j + c.
+shardc_status bindDynamic(shardc_model *m, int64_t b, int64_t s) {
+  std::vector<int64_t> ids(static_cast<size_t>(b * s));
+  for (size_t i = 0; i < ids.size(); ++i)
+    ids[i] = static_cast<int64_t>(i);
+  std::vector<float> mask(ids.size(), 1.5f), bias(static_cast<size_t>(s * 3));
+  for (int64_t j = 0; j < s; ++j)
+    for (int64_t c = 0; c < 3; ++c)
+      bias[j * 3 + c] = static_cast<float>(10 * j + c);
+  int64_t bs[2] = {b, s}, s3[2] = {s, 3};
+  if (shardc_status st = shardc_bind_input(m, "ids", SHARDC_INT64, 2, bs,
+                                           ids.data(), ids.size() * 8))
+    return st;
+  if (shardc_status st = shardc_bind_input(m, "mask", SHARDC_FLOAT32, 2, bs,
+                                           mask.data(), mask.size() * 4))
+    return st;
+  return shardc_bind_input(m, "bias", SHARDC_FLOAT32, 2, s3, bias.data(),
+                           bias.size() * 4);
+}
+
+/// The outputs of a run of the dynamic program bound by bindDynamic(b, s).
+void expectDynamicOutputs(shardc_model *m, int64_t b, int64_t s) {
+  SCOPED_TRACE("batch " + std::to_string(b) + ", seq " + std::to_string(s));
+  shardc_tensor_info info;
+  const void *data;
+  size_t bytes;
+  ASSERT_EQ(shardc_output_info(m, 0, &info), SHARDC_OK);
+  ASSERT_EQ(info.rank, 2);
+  EXPECT_EQ(info.dims[0], b);
+  EXPECT_EQ(info.dims[1], s);
+  EXPECT_EQ(info.bytes, static_cast<size_t>(b * s * 4));
+  ASSERT_EQ(shardc_output(m, 0, &data, &bytes), SHARDC_OK);
+  ASSERT_EQ(bytes, static_cast<size_t>(b * s * 4));
+  const float *y = static_cast<const float *>(data);
+  for (int64_t i = 0; i < b; ++i)
+    for (int64_t j = 0; j < s; ++j)
+      EXPECT_EQ(y[i * s + j], static_cast<float>(i * s + j) * 1.5f +
+                                  0.5f * static_cast<float>(j + 1) +
+                                  static_cast<float>(10 * j));
+  // The code saw the run's dims.
+  ASSERT_EQ(shardc_output_info(m, 1, &info), SHARDC_OK);
+  EXPECT_EQ(info.dims[0], 2);
+  ASSERT_EQ(shardc_output(m, 1, &data, &bytes), SHARDC_OK);
+  ASSERT_EQ(bytes, 16u);
+  EXPECT_EQ(static_cast<const int64_t *>(data)[0], b);
+  EXPECT_EQ(static_cast<const int64_t *>(data)[1], s);
+  ASSERT_EQ(shardc_output_info(m, 2, &info), SHARDC_OK);
+  ASSERT_EQ(info.rank, 1);
+  EXPECT_EQ(info.dims[0], s);
+  ASSERT_EQ(shardc_output(m, 2, &data, &bytes), SHARDC_OK);
+  ASSERT_EQ(bytes, static_cast<size_t>(s * 4));
+  for (int64_t j = 0; j < s; ++j)
+    EXPECT_EQ(static_cast<const float *>(data)[j],
+              static_cast<float>(30 * j + 3));
+}
+
+TEST_F(RuntimeTest, DynamicDimsWithinTheBounds) {
+  FakeDynamicProgram p;
+  fakeInitDims().clear();
+  shardc_model *m = load(p);
+  ASSERT_TRUE(m);
+  // init sees the bounds; infos report them until a run.
+  EXPECT_EQ(fakeInitDims(), (std::vector<int64_t>{2, 4}));
+  shardc_tensor_info info;
+  ASSERT_EQ(shardc_input_info(m, 0, &info), SHARDC_OK);
+  EXPECT_EQ(info.dims[0], 2);
+  EXPECT_EQ(info.dims[1], 4);
+  EXPECT_EQ(info.bytes, 64u);
+  ASSERT_EQ(shardc_output_info(m, 0, &info), SHARDC_OK);
+  EXPECT_EQ(info.bytes, 32u);
+  const int64_t *yDims = info.dims;
+
+  // At the bounds, below them, and rebound at other shapes run after run.
+  const std::pair<int64_t, int64_t> shapes[] = {
+      {2, 4}, {1, 3}, {2, 1}, {1, 4}, {2, 4}};
+  for (auto [b, s] : shapes) {
+    ASSERT_EQ(bindDynamic(m, b, s), SHARDC_OK) << shardc_last_error();
+    ASSERT_EQ(shardc_run(m), SHARDC_OK) << shardc_last_error();
+    expectDynamicOutputs(m, b, s);
+  }
+  // The info's dims stay where they were, with the run's values.
+  ASSERT_EQ(shardc_output_info(m, 0, &info), SHARDC_OK);
+  EXPECT_EQ(info.dims, yDims);
+  // Inputs still report their bounds.
+  ASSERT_EQ(shardc_input_info(m, 2, &info), SHARDC_OK);
+  EXPECT_EQ(info.dims[0], 4);
+  EXPECT_EQ(info.dims[1], 3);
+  shardc_free(m);
+}
+
+TEST_F(RuntimeTest, DynamicDimsBindErrors) {
+  FakeDynamicProgram p;
+  shardc_model *m = load(p);
+  ASSERT_TRUE(m);
+  std::vector<int64_t> ids(64);
+  int64_t beyond[2] = {1, 5}, zero[2] = {2, 0}, negative[2] = {-1, 4},
+          batch[2] = {3, 1}, ok[2] = {1, 3};
+  expectError(
+      shardc_bind_input(m, "ids", SHARDC_INT64, 2, beyond, ids.data(), 40),
+      SHARDC_ERROR_INVALID_ARGUMENT,
+      "input 'ids': dim 1 ('seq') is 5, beyond its bound 4");
+  EXPECT_EQ(std::string(shardc_last_error()),
+            "input 'ids': dim 1 ('seq') is 5, beyond its bound 4");
+  expectError(
+      shardc_bind_input(m, "ids", SHARDC_INT64, 2, batch, ids.data(), 24),
+      SHARDC_ERROR_INVALID_ARGUMENT,
+      "input 'ids': dim 0 ('batch') is 3, beyond its bound 2");
+  expectError(shardc_bind_input(m, "ids", SHARDC_INT64, 2, zero, ids.data(), 0),
+              SHARDC_ERROR_INVALID_ARGUMENT,
+              "input 'ids': dim 1 ('seq') is 0; it takes 1 to 4");
+  EXPECT_EQ(std::string(shardc_last_error()),
+            "input 'ids': dim 1 ('seq') is 0; it takes 1 to 4");
+  expectError(
+      shardc_bind_input(m, "ids", SHARDC_INT64, 2, negative, ids.data(), 0),
+      SHARDC_ERROR_INVALID_ARGUMENT,
+      "input 'ids': dim 0 ('batch') is -1; it takes 1 to 2");
+  // Static dims, dtype and rank must match; the message shows the bounds.
+  int64_t wide[2] = {3, 4}, three[3] = {1, 3, 1};
+  expectError(
+      shardc_bind_input(m, "bias", SHARDC_FLOAT32, 2, wide, ids.data(), 48),
+      SHARDC_ERROR_INVALID_ARGUMENT,
+      "input 'bias': expected float32 [seq<=4,3], got float32 [3,4]");
+  EXPECT_EQ(std::string(shardc_last_error()),
+            "input 'bias': expected float32 [seq<=4,3], got float32 [3,4]");
+  expectError(shardc_bind_input(m, "ids", SHARDC_INT32, 2, ok, ids.data(), 12),
+              SHARDC_ERROR_INVALID_ARGUMENT,
+              "input 'ids': expected int64 [batch<=2,seq<=4], got int32 [1,3]");
+  expectError(
+      shardc_bind_input(m, "ids", SHARDC_INT64, 3, three, ids.data(), 24),
+      SHARDC_ERROR_INVALID_ARGUMENT,
+      "input 'ids': expected int64 [batch<=2,seq<=4], got int64 "
+      "[1,3,1]");
+  // Bytes are those of the shape given, not of the bounds.
+  expectError(shardc_bind_input(m, "ids", SHARDC_INT64, 2, ok, ids.data(), 64),
+              SHARDC_ERROR_INVALID_ARGUMENT,
+              "input 'ids': expected 24 bytes of data for int64 [1,3], got 64");
+  EXPECT_EQ(shardc_bind_input(m, "ids", SHARDC_INT64, 2, ok, ids.data(), 24),
+            SHARDC_OK)
+      << shardc_last_error();
+  shardc_free(m);
+}
+
+TEST_F(RuntimeTest, DynamicDimsInputsMustAgree) {
+  FakeDynamicProgram p;
+  shardc_model *m = load(p);
+  ASSERT_TRUE(m);
+  ASSERT_EQ(bindDynamic(m, 2, 3), SHARDC_OK) << shardc_last_error();
+  ASSERT_EQ(shardc_run(m), SHARDC_OK) << shardc_last_error();
+  expectDynamicOutputs(m, 2, 3);
+  // Rebinding one input at another shape binds; the run refuses until the
+  // others follow, and the last run's outputs stay readable.
+  std::vector<float> mask(4, 1.5f);
+  int64_t oneByFour[2] = {1, 4};
+  ASSERT_EQ(shardc_bind_input(m, "mask", SHARDC_FLOAT32, 2, oneByFour,
+                              mask.data(), 16),
+            SHARDC_OK)
+      << shardc_last_error();
+  expectError(shardc_run(m), SHARDC_ERROR_INVALID_ARGUMENT,
+              "input 'mask': dim 0 ('batch') is 1 but input 'ids' gives 2");
+  EXPECT_EQ(std::string(shardc_last_error()),
+            "input 'mask': dim 0 ('batch') is 1 but input 'ids' gives 2");
+  expectDynamicOutputs(m, 2, 3);
+  std::vector<int64_t> ids(4);
+  ASSERT_EQ(
+      shardc_bind_input(m, "ids", SHARDC_INT64, 2, oneByFour, ids.data(), 32),
+      SHARDC_OK);
+  expectError(shardc_run(m), SHARDC_ERROR_INVALID_ARGUMENT,
+              "input 'bias': dim 0 ('seq') is 3 but input 'ids' gives 4");
+  ASSERT_EQ(bindDynamic(m, 1, 4), SHARDC_OK) << shardc_last_error();
+  ASSERT_EQ(shardc_run(m), SHARDC_OK) << shardc_last_error();
+  expectDynamicOutputs(m, 1, 4);
+  shardc_free(m);
+}
+
+TEST_F(RuntimeTest, DynamicDimsOneInputTwice) {
+  // A square input [seq, seq]: both dims must be the same value.
+  shardc::format::Plan plan = fakeDynamicPlan();
+  plan.ranks[0].inputs.push_back(
+      {"square", SHARDC_FLOAT32, {4, 4}, false, {1, 1}});
+  FakeDynamicProgram p(plan);
+  shardc_model *m = load(p);
+  ASSERT_TRUE(m);
+  float data[12] = {};
+  int64_t dims[2] = {3, 4};
+  expectError(shardc_bind_input(m, "square", SHARDC_FLOAT32, 2, dims, data, 48),
+              SHARDC_ERROR_INVALID_ARGUMENT,
+              "input 'square': dim 1 ('seq') is 4 but dim 0 gives 3");
+  dims[1] = 3;
+  EXPECT_EQ(shardc_bind_input(m, "square", SHARDC_FLOAT32, 2, dims, data, 36),
+            SHARDC_OK)
+      << shardc_last_error();
+  shardc_free(m);
+}
+
 TEST(RuntimeDtypes, NamesAndSizes) {
   EXPECT_EQ(shardc_dtype_size(SHARDC_FLOAT32), 4u);
   EXPECT_EQ(shardc_dtype_size(SHARDC_BFLOAT16), 2u);

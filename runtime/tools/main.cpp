@@ -338,6 +338,14 @@ int printInfo(const Options &o, const std::string &weights) {
                       plan.batchItems, plan.microbatches)));
     std::printf("\n");
   }
+  // Dynamic dims: the inputs take any value from 1 to the bound.
+  if (!plan.dims.empty()) {
+    std::string dims;
+    for (const fmt::PlanDim &d : plan.dims)
+      dims +=
+          (dims.empty() ? "" : ", ") + d.name + "<=" + std::to_string(d.max);
+    std::printf("dynamic dims: %s\n", dims.c_str());
+  }
   // The job's inputs and outputs (a pipeline's first stage has the inputs,
   // its last the outputs), as the user binds and reads them: each name
   // once, from the lowest rank that has it.
@@ -347,7 +355,9 @@ int printInfo(const Options &o, const std::string &weights) {
       for (const fmt::TensorSig &s : in ? rp.inputs : rp.outputs)
         if (seen.insert((in ? "i:" : "o:") + s.name).second)
           std::printf("%s %s: %s\n", in ? "input" : "output", s.name.c_str(),
-                      s.userSig(plan.microbatches, plan.batchItems).str().c_str());
+                      s.userSig(plan.microbatches, plan.batchItems)
+                          .str(plan.dims)
+                          .c_str());
   // Where it would run: that takes loading it (weights included).
   shardc_model *m = nullptr;
   if (load(o, weights, &m) != SHARDC_OK) {
@@ -501,6 +511,7 @@ void check(shardc_status s) {
 struct WorldIO {
   std::set<std::string> inputs;
   std::map<std::string, uint32_t> outputOwner;
+  fmt::Plan plan;
 };
 
 WorldIO worldIO() {
@@ -516,6 +527,7 @@ WorldIO worldIO() {
     for (const auto &s : plan.ranks[r].outputs)
       io.outputOwner.emplace(s.name, r);
   }
+  io.plan = std::move(plan);
   return io;
 }
 
@@ -530,6 +542,11 @@ bool hasInput(shardc_model *m, const std::string &name) {
 }
 
 void bindInputs(shardc_model *m, const Options &o, const WorldIO &io) {
+  // Dynamic dims: the values the given inputs have (the first that has
+  // one), else the bounds; zero-filled inputs take them.
+  const fmt::RankPlan &rp = io.plan.ranks[static_cast<size_t>(shardc_rank(m))];
+  std::vector<int64_t> dims = io.plan.dimBounds();
+  std::vector<bool> known(dims.size(), false);
   for (const auto &[name, file] : o.inputs) {
     if (multiRank && !io.inputs.count(name)) {
       std::string names;
@@ -557,6 +574,12 @@ void bindInputs(shardc_model *m, const Options &o, const WorldIO &io) {
     check(shardc_bind_input(m, name.c_str(), t.dtype,
                             static_cast<int32_t>(t.dims.size()), t.dims.data(),
                             t.data.data(), t.data.size()));
+    for (const fmt::TensorSig &s : rp.inputs)
+      for (size_t d = 0; s.name == name && d < t.dims.size(); ++d)
+        if (int32_t k = s.sym(d); k >= 0 && !known[k]) {
+          dims[k] = t.dims[d];
+          known[k] = true;
+        }
   }
   for (int i = 0; i < shardc_num_inputs(m); ++i) {
     shardc_tensor_info info;
@@ -569,9 +592,19 @@ void bindInputs(shardc_model *m, const Options &o, const WorldIO &io) {
     if (!o.benchmark)
       die(std::string("input '") + info.name + "' is not bound (give --input " +
           info.name + "=FILE)");
-    note(std::string("input '") + info.name + "' not given; using zeros");
-    std::vector<uint8_t> zeros(info.bytes, 0);
-    check(shardc_bind_input(m, info.name, info.dtype, info.rank, info.dims,
+    const fmt::TensorSig &sig = rp.inputs[static_cast<size_t>(i)];
+    if (!sig.dynamic()) {
+      note(std::string("input '") + info.name + "' not given; using zeros");
+      std::vector<uint8_t> zeros(info.bytes, 0);
+      check(shardc_bind_input(m, info.name, info.dtype, info.rank, info.dims,
+                              zeros.data(), zeros.size()));
+      continue;
+    }
+    fmt::TensorSig at = sig.withDims(dims);
+    note(std::string("input '") + info.name + "' not given; using zeros of " +
+         at.str());
+    std::vector<uint8_t> zeros(at.bytes(), 0);
+    check(shardc_bind_input(m, info.name, info.dtype, info.rank, at.dims.data(),
                             zeros.data(), zeros.size()));
   }
 }

@@ -184,8 +184,9 @@ int main(int argc, char **argv) {
   if (o.emit == Emit::Import)
     return s.writeModule();
   // Dims that --max-shape leaves dynamic are symbolic through the graph
-  // pipeline (--emit=graph); lowering, partitioning, quantization and
-  // pruning take static shapes only, for now.
+  // pipeline, the lowering and the C++ target (one CPU executable for
+  // every shape within the bounds); partitioning, quantization, pruning,
+  // the CUDA target and ONNX export take static shapes only, for now.
   if (std::optional<std::string> dims = dynamicDims(*s.module)) {
     std::string flag = o.quantize != "none"                ? "--quantize"
                        : o.prunes() || o.pruneExperts >= 0 ? "--prune"
@@ -193,11 +194,14 @@ int main(int argc, char **argv) {
                            ? "partitioning"
                        : o.fusionReport ? "--fusion-report"
                                         : "";
-    if (o.emit != Emit::Graph)
+    bool cpuCode = o.emit == Emit::Graph || o.emit == Emit::Kern ||
+                   o.emit == Emit::Cpp || o.emit == Emit::Exe ||
+                   o.emit == Emit::Lib;
+    if (!cpuCode || o.target.find("cuda") != std::string::npos)
       return fatal(o.inputFile + ": the model's dims " + *dims +
-                   " stay dynamic (--max-shape), which only --emit=import "
-                   "and --emit=graph support yet; give --input-shape to "
-                   "compile one shape");
+                   " stay dynamic (--max-shape), which only the CPU "
+                   "target takes yet (--emit=import, graph, kern, cpp, exe, "
+                   "lib); give --input-shape to compile one shape");
     if (!flag.empty())
       return fatal(o.inputFile + ": " + flag + " does not take dynamic dims (" +
                    *dims + ") yet; give --input-shape");

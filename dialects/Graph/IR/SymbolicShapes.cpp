@@ -4,8 +4,6 @@
 
 #include "dialects/Graph/IR/ShapeInference.h"
 
-#include "mlir/IR/AffineExpr.h"
-#include "mlir/IR/AffineMap.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
@@ -51,71 +49,6 @@ RankedTensorType tensorType(const SymShape &dims, Type elementType) {
                                toAffine(elementType.getContext(), dims.sym));
 }
 
-AffineMapAttr toAffine(MLIRContext *ctx, ArrayRef<sym::Expr> exprs) {
-  unsigned numSymbols = 0;
-  for (const sym::Expr &e : exprs)
-    numSymbols = std::max(numSymbols, e.numSymbols());
-  SmallVector<AffineExpr> results;
-  for (const sym::Expr &e : exprs) {
-    // Highest degree first, each monomial's symbols in order, the
-    // coefficient last: built without AffineExpr's simplification, so the
-    // map depends on the canonical polynomial only.
-    AffineExpr sum;
-    const sym::Expr::Terms &terms = e.terms();
-    for (auto it = terms.rbegin(); it != terms.rend(); ++it) {
-      AffineExpr term;
-      for (unsigned s : it->first) {
-        AffineExpr v = getAffineSymbolExpr(s, ctx);
-        term = term ? getAffineBinaryOpExpr(AffineExprKind::Mul, term, v) : v;
-      }
-      AffineExpr c = getAffineConstantExpr(it->second, ctx);
-      if (!term)
-        term = c;
-      else if (it->second != 1)
-        term = getAffineBinaryOpExpr(AffineExprKind::Mul, term, c);
-      sum = sum ? getAffineBinaryOpExpr(AffineExprKind::Add, sum, term) : term;
-    }
-    results.push_back(sum ? sum : getAffineConstantExpr(0, ctx));
-  }
-  return AffineMapAttr::get(AffineMap::get(0, numSymbols, results, ctx));
-}
-
-static FailureOr<sym::Expr> fromAffine(AffineExpr e) {
-  switch (e.getKind()) {
-  case AffineExprKind::Constant:
-    return sym::Expr(cast<AffineConstantExpr>(e).getValue());
-  case AffineExprKind::SymbolId:
-    return sym::Expr::symbol(cast<AffineSymbolExpr>(e).getPosition());
-  case AffineExprKind::Add:
-  case AffineExprKind::Mul: {
-    auto bin = cast<AffineBinaryOpExpr>(e);
-    FailureOr<sym::Expr> l = fromAffine(bin.getLHS());
-    FailureOr<sym::Expr> r = fromAffine(bin.getRHS());
-    if (failed(l) || failed(r))
-      return failure();
-    sym::Expr v = e.getKind() == AffineExprKind::Add ? *l + *r : *l * *r;
-    if (!v.valid())
-      return failure();
-    return v;
-  }
-  default:
-    return failure();
-  }
-}
-
-FailureOr<SmallVector<sym::Expr>> fromAffine(AffineMap map) {
-  if (map.getNumDims() != 0)
-    return failure();
-  SmallVector<sym::Expr> out;
-  for (AffineExpr e : map.getResults()) {
-    FailureOr<sym::Expr> v = fromAffine(e);
-    if (failed(v))
-      return failure();
-    out.push_back(*v);
-  }
-  return out;
-}
-
 SmallVector<sym::Expr> symAttr(DictionaryAttr attrs, StringRef name,
                                ArrayRef<int64_t> values) {
   if (auto mirrors = attrs ? attrs.getAs<DictionaryAttr>(kSymAttr) : nullptr)
@@ -149,27 +82,7 @@ static Operation *functionOf(Operation *op) {
 }
 
 FailureOr<SmallVector<Symbol>> readSymbols(Operation *op) {
-  SmallVector<Symbol> out;
-  Operation *func = functionOf(op);
-  if (!func)
-    return out;
-  Attribute attr = func->getAttr(kDimsAttr);
-  if (!attr)
-    return out;
-  auto list = dyn_cast<ArrayAttr>(attr);
-  if (!list)
-    return func->emitOpError("'") << kDimsAttr << "' must be an array";
-  for (auto [i, entry] : llvm::enumerate(list)) {
-    auto dict = dyn_cast<DictionaryAttr>(entry);
-    auto name = dict ? dict.getAs<StringAttr>("name") : nullptr;
-    auto max = dict ? dict.getAs<IntegerAttr>("max") : nullptr;
-    if (!name || !max || max.getInt() < 1)
-      return func->emitOpError("'")
-             << kDimsAttr << "' entry " << i
-             << " needs a name and a max of at least 1, got " << entry;
-    out.push_back({name.str(), max.getInt()});
-  }
-  return out;
+  return sym::readSymbols(functionOf(op), kDimsAttr);
 }
 
 SmallVector<std::string> symbolNames(Operation *op) {
@@ -182,45 +95,13 @@ SmallVector<std::string> symbolNames(Operation *op) {
 }
 
 ArrayAttr symbolsAttr(MLIRContext *ctx, ArrayRef<Symbol> symbols) {
-  Builder b(ctx);
-  SmallVector<Attribute> entries;
-  for (const Symbol &s : symbols)
-    entries.push_back(b.getDictionaryAttr(
-        {b.getNamedAttr("name", b.getStringAttr(s.name)),
-         b.getNamedAttr("max", b.getI64IntegerAttr(s.max))}));
-  return b.getArrayAttr(entries);
+  return sym::symbolsAttr(ctx, symbols);
 }
 
 LogicalResult checkMirror(Operation *op, StringRef what,
                           ArrayRef<sym::Expr> exprs, ArrayRef<int64_t> bound,
                           ArrayRef<Symbol> symbols) {
-  SmallVector<int64_t> maxes;
-  SmallVector<std::string> names;
-  for (const Symbol &s : symbols) {
-    maxes.push_back(s.max);
-    names.push_back(s.name);
-  }
-  if (exprs.size() != bound.size())
-    return op->emitOpError()
-           << what << ": symbolic shape " << sym::shapeStr(exprs, names)
-           << " has " << exprs.size() << " dims for " << bound.size();
-  for (auto [d, e] : llvm::enumerate(exprs)) {
-    if (e.numSymbols() > symbols.size())
-      return op->emitOpError()
-             << what << ": dim " << d << " (" << e.str() << ") uses symbol s"
-             << e.numSymbols() - 1 << " but the function names "
-             << symbols.size() << " (" << kDimsAttr << ")";
-    if (!e.isMonotoneSize())
-      return op->emitOpError() << what << ": dim " << d << " (" << e.str(names)
-                               << ") is not a size that grows with its symbols";
-    std::optional<int64_t> v = e.eval(maxes);
-    if (!v || *v != bound[d])
-      return op->emitOpError()
-             << what << ": dim " << d << " is " << e.str(names) << ", which is "
-             << (v ? std::to_string(*v) : "out of range")
-             << " at the bounds, but the static shape says " << bound[d];
-  }
-  return success();
+  return sym::checkMirror(op, what, exprs, bound, symbols, kDimsAttr);
 }
 
 static LogicalResult checkType(Operation *op, StringRef what, Type type,

@@ -23,7 +23,7 @@
 #ifndef SHARDC_DIALECTS_GRAPH_IR_SYMBOLICSHAPES_H
 #define SHARDC_DIALECTS_GRAPH_IR_SYMBOLICSHAPES_H
 
-#include "shardc/Support/SymExpr.h"
+#include "shardc/Support/SymAffine.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -38,11 +38,9 @@ namespace shardc::graph {
 constexpr llvm::StringLiteral kDimsAttr = "graph.dims";
 constexpr llvm::StringLiteral kSymAttr = "graph.sym";
 
-/// One symbol: the model's name for the dim and its largest value.
-struct Symbol {
-  std::string name;
-  int64_t max = 1;
-};
+using sym::fromAffine;
+using sym::Symbol;
+using sym::toAffine;
 
 /// A shape at its bound with its symbolic mirror (constants where static).
 struct SymShape {
@@ -73,14 +71,6 @@ SymShape dimsOf(mlir::Type type);
 inline SymShape dimsOf(mlir::Value value) { return dimsOf(value.getType()); }
 /// The tensor type of `dims` (no encoding when every dim is static).
 mlir::RankedTensorType tensorType(const SymShape &dims, mlir::Type elementType);
-
-/// Expressions <-> affine maps `()[s0, .., sN] -> (e0, ..)`. toAffine builds
-/// canonical maps, so equal shapes give one uniqued attribute.
-mlir::AffineMapAttr toAffine(mlir::MLIRContext *ctx,
-                             llvm::ArrayRef<sym::Expr> exprs);
-/// Fails on dims, division or modulo: only sums and products of symbols and
-/// constants are symbolic sizes.
-mlir::FailureOr<llvm::SmallVector<sym::Expr>> fromAffine(mlir::AffineMap map);
 
 /// The mirror of static shape attribute `name` from the op's `graph.sym`,
 /// or the attribute's values as constants when it has none.

@@ -20,6 +20,8 @@ void KernDialect::initialize() {
 /// weight's rank has none (a window attribute on some ranks only).
 LogicalResult KernDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
+  if (attr.getName() == kDimsAttr || attr.getName() == kSymAttr)
+    return verifySymbolicAttribute(op, attr);
   if (attr.getName() != kPerRankAttr)
     return success();
   auto dict = dyn_cast<DictionaryAttr>(attr.getValue());
@@ -59,6 +61,12 @@ LogicalResult KernDialect::verifyOperationAttribute(Operation *op,
     }
   }
   return success();
+}
+
+LogicalResult KernDialect::verifyRegionArgAttribute(Operation *op, unsigned,
+                                                    unsigned argIndex,
+                                                    NamedAttribute attr) {
+  return verifySymbolicArgAttribute(op, argIndex, attr);
 }
 
 RankSlot::RankSlot(Operation *root, unsigned slot) {

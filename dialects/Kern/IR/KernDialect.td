@@ -32,8 +32,10 @@ def Kern_Dialect : Dialect {
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect"];
   let usePropertiesForAttributes = 0;
-  // kern.per_rank (kern-merge-ranks): one value per rank of the program.
+  // kern.per_rank (kern-merge-ranks): one value per rank of the program;
+  // kern.dims and kern.sym (SymbolicShapes.h), on ops and arguments.
   let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
 }
 
 #endif // SHARDC_KERN_DIALECT

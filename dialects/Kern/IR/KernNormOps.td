@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-def Kern_SoftmaxOp : Kern_RuntimeOp<"softmax"> {
+def Kern_SoftmaxOp : Kern_RuntimeOp<"softmax", [Kern_SymbolicShapes]> {
   let summary = "y = softmax(x) (or log-softmax) along `axis` (sc_softmax)";
   let description = [{
     `x` and `y` have one floating-point type (f32, f64, f16, bf16); `axis`
@@ -23,7 +23,8 @@ def Kern_SoftmaxOp : Kern_RuntimeOp<"softmax"> {
   }];
 }
 
-def Kern_LayerNormOp : Kern_RuntimeOp<"layer_norm", [AttrSizedOperandSegments]> {
+def Kern_LayerNormOp : Kern_RuntimeOp<"layer_norm", [AttrSizedOperandSegments,
+                                                   Kern_SymbolicShapes]> {
   let summary = "y = (x - mean) / sqrt(var + epsilon) * scale + bias over "
                 "the dims from `axis` (sc_layer_norm)";
   let description = [{

@@ -13,6 +13,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "dialects/Kern/IR/RuntimeCall.h"
+#include "dialects/Kern/IR/SymbolicShapes.h"
 
 #include "dialects/Kern/IR/KernDialect.h.inc"
 #include "dialects/Kern/IR/KernInterfaces.h.inc"

@@ -13,11 +13,16 @@ class Kern_Op<string mnemonic, list<Trait> traits = []>
 
 def Kern_Buffer : StaticShapeMemRefOf<[AnyType]>;
 
+/// Takes operands with dynamic dims (dialects/Kern/IR/SymbolicShapes.h):
+/// its sizes come from its operands' descriptors at run time, or from the
+/// symbolic mirrors of its attributes.
+def Kern_SymbolicShapes : NativeOpTrait<"KernSymbolicShapes">;
+
 //===----------------------------------------------------------------------===//
 // Buffers
 //===----------------------------------------------------------------------===//
 
-def Kern_AllocOp : Kern_Op<"alloc", [Pure]> {
+def Kern_AllocOp : Kern_Op<"alloc", [Pure, Kern_SymbolicShapes]> {
   let summary = "a buffer in the rank's arena";
   let description = [{
     `offset` (bytes from the arena base) is set by the memory plan
@@ -28,7 +33,7 @@ def Kern_AllocOp : Kern_Op<"alloc", [Pure]> {
   let assemblyFormat = "attr-dict `:` type($buffer)";
 }
 
-def Kern_WeightOp : Kern_Op<"weight", [Pure]> {
+def Kern_WeightOp : Kern_Op<"weight", [Pure, Kern_SymbolicShapes]> {
   let summary = "a constant tensor stored in the rank's weights section";
   let description = [{
     `value` holds the data (usually a `dense_resource` blob shared with the
@@ -41,7 +46,7 @@ def Kern_WeightOp : Kern_Op<"weight", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Kern_ViewOp : Kern_Op<"view", [Pure]> {
+def Kern_ViewOp : Kern_Op<"view", [Pure, Kern_SymbolicShapes]> {
   let summary = "the same bytes with another shape (a reshape without copy)";
   let arguments = (ins Kern_Buffer:$source);
   let results = (outs Kern_Buffer:$result);
@@ -53,7 +58,7 @@ def Kern_ViewOp : Kern_Op<"view", [Pure]> {
 // Generated kernels
 //===----------------------------------------------------------------------===//
 
-def Kern_MapOp : Kern_Op<"map", [AttrSizedOperandSegments,
+def Kern_MapOp : Kern_Op<"map", [AttrSizedOperandSegments, Kern_SymbolicShapes,
                                  SingleBlockImplicitTerminator<"YieldOp">]> {
   let summary = "a generated elementwise kernel over a strided iteration space";
   let description = [{
@@ -81,7 +86,7 @@ def Kern_MapOp : Kern_Op<"map", [AttrSizedOperandSegments,
   let hasVerifier = 1;
 }
 
-def Kern_ReduceOp : Kern_Op<"reduce", [AttrSizedOperandSegments,
+def Kern_ReduceOp : Kern_Op<"reduce", [AttrSizedOperandSegments, Kern_SymbolicShapes,
                                        SingleBlockImplicitTerminator<"YieldOp">]> {
   let summary = "a generated reduction over some dims of an iteration space";
   let description = [{
@@ -124,7 +129,8 @@ def Kern_IndexOp : Kern_Op<"index", [Pure,
 // Library calls
 //===----------------------------------------------------------------------===//
 
-def Kern_MatmulOp : Kern_Op<"matmul", [AttrSizedOperandSegments]> {
+def Kern_MatmulOp : Kern_Op<"matmul", [AttrSizedOperandSegments,
+                                     Kern_SymbolicShapes]> {
   let summary = "y = epilogue(alpha * op(a) x op(b) + bias) + residual + beta * y "
                 "(oneDNN, cuBLASLt)";
   let description = [{

@@ -134,7 +134,10 @@ struct KernChannelsLastPass
     SmallVector<Value> candidates;
     getOperation().walk([&](kern::AllocOp alloc) {
       // Empty buffers have nothing to lay out (and zero strides).
-      if (alloc.getType().getRank() >= 3 && alloc.getType().getNumElements() > 0)
+      // Nor buffers with dynamic dims (convolutions take static ones).
+      if (alloc.getType().getRank() >= 3 &&
+          alloc.getType().getNumElements() > 0 &&
+          !alloc->hasAttr(kern::kSymAttr))
         candidates.push_back(alloc.getBuffer());
     });
     llvm::DenseMap<Value, unsigned> indexOf;

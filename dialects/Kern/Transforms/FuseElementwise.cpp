@@ -285,7 +285,12 @@ Operation *KernFuseElementwisePass::tryFuse(kern::MapOp producer) {
       return nullptr;
     consumerOp = use.getOwner();
   }
-  // Rule 2.
+  // Rule 2. Kernels over dynamic dims (kern.sym) are not fused yet: the
+  // composition of their layouts would need the symbolic mirrors too
+  // (docs/dynamic-shapes.md, commit 13).
+  if (producer->hasAttr(kern::kSymAttr) ||
+      (consumerOp && consumerOp->hasAttr(kern::kSymAttr)))
+    return nullptr;
   if (!consumerOp || !isa<kern::MapOp, kern::ReduceOp>(consumerOp) ||
       consumerOp->getBlock() != producer->getBlock() ||
       position[producer] >= position[consumerOp])

@@ -64,7 +64,7 @@ Value KernLowering::result(Value v, bool optional) {
   }
   if (optional && v.use_empty())
     return Value();
-  Value buffer = alloc(v.getLoc(), shapeOf(v), elemOf(v));
+  Value buffer = alloc(v.getLoc(), graph::dimsOf(v), elemOf(v));
   buffers[v] = buffer;
   return buffer;
 }
@@ -81,6 +81,8 @@ std::optional<TypedAttr> KernLowering::splat(Value v) {
 
 Value KernLowering::view(Location loc, Value buffer, ArrayRef<int64_t> shape) {
   auto type = cast<MemRefType>(buffer.getType());
+  // A static view of a buffer with dynamic dims would read it at the bound.
+  unported |= isSymbolic(buffer);
   if (type.getShape() == shape)
     return buffer;
   return b.create<ViewOp>(loc, MemRefType::get(shape, type.getElementType()),
@@ -91,35 +93,85 @@ Value KernLowering::alloc(Location loc, ArrayRef<int64_t> shape, Type elem) {
   return b.create<AllocOp>(loc, MemRefType::get(shape, elem), IntegerAttr());
 }
 
+/// Records `shape` as the symbolic shape of `op`'s result when it is one.
+static void mirrorResult(Operation *op, const SymShape &shape) {
+  if (shape.isSymbolic())
+    addMirrors(op,
+               {NamedAttribute(StringAttr::get(op->getContext(), kSymResult),
+                               sym::toAffine(op->getContext(), shape.sym))});
+}
+
+Value KernLowering::alloc(Location loc, const SymShape &shape, Type elem) {
+  Value buffer = alloc(loc, shape.bound, elem);
+  mirrorResult(buffer.getDefiningOp(), shape);
+  return buffer;
+}
+
+Value KernLowering::view(Location loc, Value buffer, const SymShape &shape) {
+  SymShape from = shapeOfBuffer(buffer);
+  if (from.bound == shape.bound && from.sym == shape.sym)
+    return buffer;
+  auto type = cast<MemRefType>(buffer.getType());
+  Value v = b.create<ViewOp>(
+      loc, MemRefType::get(shape.bound, type.getElementType()), buffer);
+  mirrorResult(v.getDefiningOp(), shape);
+  return v;
+}
+
+SymShape KernLowering::shapeOfBuffer(Value buffer) {
+  SymShape shape;
+  shape.bound.assign(shapeOf(buffer).begin(), shapeOf(buffer).end());
+  shape.sym = symShape(buffer);
+  return shape;
+}
+
+SmallVector<sym::Expr> KernLowering::strides(ArrayRef<sym::Expr> shape) {
+  SmallVector<sym::Expr> out(shape.size(), sym::Expr(1));
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
+    out[d] = out[d + 1] * shape[d + 1];
+  return out;
+}
+
 Value KernLowering::converted(Location loc, Value buffer, Type to) {
   auto type = cast<MemRefType>(buffer.getType());
   Type from = type.getElementType();
-  Value out = alloc(loc, type.getShape(), to);
-  map(loc, type.getShape(), {dense(buffer)}, {dense(out)},
-      [&](Scalar &s, ValueRange a) {
-        return SmallVector<Value>{s.convert(a[0], from, to)};
-      });
+  SymShape shape = shapeOfBuffer(buffer);
+  Value out = alloc(loc, shape, to);
+  map(loc, shape, {dense(buffer)}, {dense(out)}, [&](Scalar &s, ValueRange a) {
+    return SmallVector<Value>{s.convert(a[0], from, to)};
+  });
   return out;
 }
 
 Access KernLowering::dense(Value buffer) {
   Access a{buffer, {0}};
   a.layout.append(rowMajorStrides(cast<MemRefType>(buffer.getType()).getShape()));
+  SmallVector<sym::Expr> shape = symShape(buffer);
+  if (isSymbolic(shape)) {
+    a.sym.push_back(sym::Expr(0));
+    llvm::append_range(a.sym, strides(shape));
+  }
   return a;
 }
 
 Access KernLowering::broadcast(Value buffer, ArrayRef<int64_t> iter) {
   ArrayRef<int64_t> shape = cast<MemRefType>(buffer.getType()).getShape();
-  SmallVector<int64_t> strides = rowMajorStrides(shape);
+  SmallVector<int64_t> bounds = rowMajorStrides(shape);
+  SmallVector<sym::Expr> symbolic = symShape(buffer);
+  bool isSym = isSymbolic(symbolic);
+  SmallVector<sym::Expr> symStrides = strides(symbolic);
   Access a{buffer, {0}};
+  if (isSym)
+    a.sym.push_back(sym::Expr(0));
   size_t lead = iter.size() - shape.size();
   for (size_t d = 0; d < iter.size(); ++d) {
-    if (d < lead) {
-      a.layout.push_back(0);
-      continue;
-    }
-    size_t s = d - lead;
-    a.layout.push_back(shape[s] == 1 && iter[d] != 1 ? 0 : strides[s]);
+    // A static 1 broadcasts; a dynamic dim is the iteration's own (the
+    // graph's inference broadcasts symbols only when they are equal).
+    bool zero = d < lead || (shape[d - lead] == 1 && iter[d] != 1 &&
+                             symbolic[d - lead].isConstant());
+    a.layout.push_back(zero ? 0 : bounds[d - lead]);
+    if (isSym)
+      a.sym.push_back(zero ? sym::Expr(0) : symStrides[d - lead]);
   }
   return a;
 }
@@ -132,6 +184,40 @@ static ArrayAttr layoutsAttr(OpBuilder &b, ArrayRef<Access> ins,
   for (const Access &a : outs)
     layouts.push_back(b.getDenseI64ArrayAttr(a.layout));
   return b.getArrayAttr(layouts);
+}
+
+static bool anySymbolic(ArrayRef<Access> ins, ArrayRef<Access> outs) {
+  auto symbolic = [](const Access &a) { return !a.sym.empty(); };
+  return llvm::any_of(ins, symbolic) || llvm::any_of(outs, symbolic);
+}
+
+/// The `kern.sym` mirrors of a generated kernel over `shape` when it or an
+/// access is symbolic: `shape`, and `layouts` (the static layout as
+/// constants where an access has no mirror).
+static void mirrorKernel(OpBuilder &b, Operation *op, const SymShape &shape,
+                         ArrayRef<Access> ins, ArrayRef<Access> outs) {
+  if (!shape.isSymbolic() && !anySymbolic(ins, outs))
+    return;
+  MLIRContext *ctx = b.getContext();
+  SmallVector<Attribute> layouts;
+  auto add = [&](const Access &a) {
+    SmallVector<sym::Expr> exprs(a.sym);
+    if (exprs.empty())
+      for (int64_t v : a.layout)
+        exprs.push_back(sym::Expr(v));
+    layouts.push_back(sym::toAffine(ctx, exprs));
+  };
+  llvm::for_each(ins, add);
+  llvm::for_each(outs, add);
+  addMirrors(op, {b.getNamedAttr("shape", sym::toAffine(ctx, shape.sym)),
+                  b.getNamedAttr("layouts", b.getArrayAttr(layouts))});
+}
+
+static SymShape staticShape(ArrayRef<int64_t> shape) {
+  SymShape s;
+  for (int64_t d : shape)
+    s.push_back(d, sym::Expr(d));
+  return s;
 }
 
 template <typename OpTy>
@@ -152,6 +238,14 @@ static void buildBody(OpBuilder &b, Location loc, OpTy op,
 Operation *KernLowering::map(Location loc, ArrayRef<int64_t> shape,
                              ArrayRef<Access> ins, ArrayRef<Access> outs,
                              const BodyFn &body) {
+  unported |= anySymbolic(ins, outs);
+  return map(loc, staticShape(shape), ins, outs, body);
+}
+
+Operation *KernLowering::map(Location loc, const SymShape &space,
+                             ArrayRef<Access> ins, ArrayRef<Access> outs,
+                             const BodyFn &body) {
+  ArrayRef<int64_t> shape = space.bound;
   SmallVector<Value> inBufs, outBufs;
   for (const Access &a : ins)
     inBufs.push_back(a.buffer);
@@ -160,6 +254,7 @@ Operation *KernLowering::map(Location loc, ArrayRef<int64_t> shape,
   auto op = b.create<MapOp>(loc, inBufs, outBufs,
                             b.getDenseI64ArrayAttr(shape),
                             layoutsAttr(b, ins, outs));
+  mirrorKernel(b, op, space, ins, outs);
   buildBody(b, loc, op, ins, body);
   return op;
 }
@@ -169,6 +264,16 @@ Operation *KernLowering::reduce(Location loc, StringRef kind,
                                 ArrayRef<int64_t> reduceDims,
                                 ArrayRef<Access> ins, Access out,
                                 const BodyFn &body) {
+  unported |= anySymbolic(ins, {out});
+  return reduce(loc, kind, staticShape(shape), reduceDims, ins, out, body);
+}
+
+Operation *KernLowering::reduce(Location loc, StringRef kind,
+                                const SymShape &space,
+                                ArrayRef<int64_t> reduceDims,
+                                ArrayRef<Access> ins, Access out,
+                                const BodyFn &body) {
+  ArrayRef<int64_t> shape = space.bound;
   SmallVector<Value> inBufs;
   for (const Access &a : ins)
     inBufs.push_back(a.buffer);
@@ -176,20 +281,21 @@ Operation *KernLowering::reduce(Location loc, StringRef kind,
       loc, inBufs, ValueRange{out.buffer}, b.getDenseI64ArrayAttr(shape),
       layoutsAttr(b, ins, {out}), b.getDenseI64ArrayAttr(reduceDims),
       b.getStringAttr(kind));
+  mirrorKernel(b, op, space, ins, {out});
   buildBody(b, loc, op, ins, body);
   return op;
 }
 
 void KernLowering::copy(Location loc, Value src, Value dst) {
-  ArrayRef<int64_t> shape = cast<MemRefType>(dst.getType()).getShape();
-  map(loc, shape, {dense(src)}, {dense(dst)},
+  map(loc, shapeOfBuffer(dst), {dense(src)}, {dense(dst)},
       [](Scalar &, ValueRange args) { return SmallVector<Value>(args); });
 }
 
 LogicalResult KernLowering::elementwise(Operation *op, ValueRange operands,
                                         const BodyFn &body) {
   Value res = op->getResult(0);
-  ArrayRef<int64_t> shape = shapeOf(res);
+  SymShape space = graph::dimsOf(res);
+  ArrayRef<int64_t> shape = space.bound;
   SmallVector<Access> ins;
   SmallVector<std::optional<TypedAttr>> splats;
   for (Value v : operands) {
@@ -198,7 +304,7 @@ LogicalResult KernLowering::elementwise(Operation *op, ValueRange operands,
       ins.push_back(broadcast(get(v), shape));
   }
   Access out = dense(result(res));
-  map(op->getLoc(), shape, ins, {out}, [&](Scalar &s, ValueRange args) {
+  map(op->getLoc(), space, ins, {out}, [&](Scalar &s, ValueRange args) {
     SmallVector<Value> full;
     size_t next = 0;
     for (auto [v, sp] : llvm::zip(operands, splats)) {
@@ -241,6 +347,29 @@ static StringAttr nameOf(DictionaryAttr attrs, unsigned i, StringRef prefix,
   return b.getStringAttr(prefix + std::to_string(i));
 }
 
+/// Refuses dynamic dims where `op`'s lowering (the ops after `before` in
+/// `entry`) does not handle them.
+static LogicalResult checkLowered(Operation *op, KernLowering &l, Block *entry,
+                                  Operation *before) {
+  if (!op->getParentOp()->hasAttr(graph::kDimsAttr))
+    return success();
+  if (l.unported)
+    return l.fail(op, "does not take dynamic dims yet (give the model's "
+                      "inputs a static shape with --input-shape)");
+  auto it = before ? std::next(before->getIterator()) : entry->begin();
+  for (Operation &k : llvm::make_range(it, entry->end())) {
+    if (k.hasTrait<OpTrait::KernSymbolicShapes>() ||
+        llvm::none_of(k.getOperands(), [](Value v) {
+          return isa<MemRefType>(v.getType()) && isSymbolic(v);
+        }))
+      continue;
+    return l.fail(op, "its kern op '" + k.getName().getStringRef() +
+                          "' does not take dynamic dims yet (give the "
+                          "model's inputs a static shape with --input-shape)");
+  }
+  return success();
+}
+
 /// Lowers one graph program (a func.func on tensors) into a kern program of
 /// the same name and attributes (`kern.ranks` and the like carry over).
 static LogicalResult lowerProgram(func::FuncOp func, bool halfGemm,
@@ -277,7 +406,11 @@ static LogicalResult lowerProgram(func::FuncOp func, bool halfGemm,
   auto kernFunc = b.create<func::FuncOp>(
       func.getLoc(), func.getName(), FunctionType::get(context, argTypes, {}));
   for (NamedAttribute attr : func->getDiscardableAttrs())
-    kernFunc->setAttr(attr.getName(), attr.getValue());
+    if (attr.getName() != graph::kDimsAttr)
+      kernFunc->setAttr(attr.getName(), attr.getValue());
+  // Dynamic dims: the same symbols, and each argument's symbolic shape.
+  if (Attribute dims = func->getAttr(graph::kDimsAttr))
+    kernFunc->setAttr(kDimsAttr, dims);
   unsigned numInputs = type.getNumInputs();
   // All at once: setArgAttr per argument would rebuild (and unique) the
   // array of every argument's attributes each time, quadratic in the I/O.
@@ -285,19 +418,22 @@ static LogicalResult lowerProgram(func::FuncOp func, bool halfGemm,
   // outputs are one micro-batch's rows (`dist.batched`).
   SmallVector<DictionaryAttr> argAttrs;
   auto ioAttrs = [&](DictionaryAttr dict, unsigned i, StringRef key,
-                     StringRef what) {
+                     StringRef what, Type t) {
     SmallVector<NamedAttribute> attrs{
         b.getNamedAttr(key, nameOf(dict, i, what, b))};
     if (dict && dict.get("dist.batched"))
       attrs.push_back(b.getNamedAttr("dist.batched", b.getUnitAttr()));
+    if (graph::isSymbolic(t))
+      attrs.push_back(b.getNamedAttr(
+          kSymAttr, sym::toAffine(context, graph::dimsOf(t).sym)));
     return b.getDictionaryAttr(attrs);
   };
   for (unsigned i = 0; i < numInputs; ++i)
-    argAttrs.push_back(
-        ioAttrs(func.getArgAttrDict(i), i, "kern.input", "input"));
+    argAttrs.push_back(ioAttrs(func.getArgAttrDict(i), i, "kern.input", "input",
+                               type.getInput(i)));
   for (unsigned i = 0; i < type.getNumResults(); ++i)
-    argAttrs.push_back(
-        ioAttrs(func.getResultAttrDict(i), i, "kern.output", "output"));
+    argAttrs.push_back(ioAttrs(func.getResultAttrDict(i), i, "kern.output",
+                               "output", type.getResult(i)));
   kernFunc.setAllArgAttrs(argAttrs);
 
   Block *entry = kernFunc.addEntryBlock();
@@ -351,7 +487,13 @@ static LogicalResult lowerProgram(func::FuncOp func, bool halfGemm,
       failed = true;
       break;
     }
-    if (mlir::failed(it->second(&op, lowering))) {
+    // Dynamic dims: the op's kern ops must all take them (the graph
+    // verifier let only ops with a symbolic lowering through, and a
+    // lowering that builds a kernel from the bound says so in `unported`).
+    Operation *before = entry->empty() ? nullptr : &entry->back();
+    lowering.unported = false;
+    if (mlir::failed(it->second(&op, lowering)) ||
+        mlir::failed(checkLowered(&op, lowering, entry, before))) {
       failed = true;
       break;
     }

@@ -40,25 +40,30 @@ static bool widensGemm(Type elem, bool halfGemm) {
 
 /// numpy MatMul shapes at equal ranks (>= 2): ONNX's 1-D rules (a 1-D lhs
 /// is a [1,K] row, a 1-D rhs a [K,1] column), then leading 1s; `y` gets the
-/// product's shape at that rank.
-static void equalRankShapes(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs,
-                            SmallVectorImpl<int64_t> &a,
-                            SmallVectorImpl<int64_t> &b,
-                            SmallVectorImpl<int64_t> &y) {
-  a.assign(lhs.begin(), lhs.end());
-  b.assign(rhs.begin(), rhs.end());
+/// product's shape at that rank. Batch dims broadcast where one is a static
+/// 1 (the graph's inference made dynamic ones equal).
+static void equalRankShapes(const SymShape &lhs, const SymShape &rhs,
+                            SymShape &a, SymShape &b, SymShape &y) {
+  a = lhs;
+  b = rhs;
+  auto one = [](SymShape &s, size_t at) {
+    s.bound.insert(s.bound.begin() + at, 1);
+    s.sym.insert(s.sym.begin() + at, sym::Expr(1));
+  };
   if (a.size() == 1)
-    a.insert(a.begin(), 1);
+    one(a, 0);
   if (b.size() == 1)
-    b.push_back(1);
+    one(b, 1);
   size_t r = std::max(a.size(), b.size());
-  a.insert(a.begin(), r - a.size(), 1);
-  b.insert(b.begin(), r - b.size(), 1);
-  y.clear();
+  while (a.size() < r)
+    one(a, 0);
+  while (b.size() < r)
+    one(b, 0);
+  y = SymShape();
   for (size_t d = 0; d + 2 < r; ++d)
-    y.push_back(std::max(a[d], b[d]));
-  y.push_back(a[r - 2]);
-  y.push_back(b[r - 1]);
+    y.push_back(a.sym[d] == sym::Expr(1) ? b : a, d);
+  y.push_back(a, r - 2);
+  y.push_back(b, r - 1);
 }
 
 /// A numpy matmul of graph values `lhs` x `rhs` into `out` (the result's
@@ -70,15 +75,15 @@ static void lowerProduct(KernLowering &l, Location loc, Value lhs, Value rhs,
                          Value bias, Value residual, StringRef epilogue,
                          Value out) {
   Type elem = elemOf(lhs);
-  SmallVector<int64_t> a, b, y;
-  equalRankShapes(shapeOf(lhs), shapeOf(rhs), a, b, y);
+  SymShape a, b, y;
+  equalRankShapes(graph::dimsOf(lhs), graph::dimsOf(rhs), a, b, y);
   Value av = l.view(loc, l.get(lhs), a);
   Value bv = l.view(loc, l.get(rhs), b);
   Value yv = l.view(loc, out, y);
   Value biasv, resv;
   if (bias) {
     SmallVector<int64_t> row(y.size(), 1);
-    row.back() = y.back();
+    row.back() = y.bound.back();
     biasv = l.view(loc, l.get(bias), row);
   }
   if (residual)
@@ -256,19 +261,28 @@ static LogicalResult lowerBatchNorm(graph::BatchNormOp op, KernLowering &l) {
 /// Reduction of `input` over `axes` (empty: all) into `output`.
 static void reduceInto(KernLowering &l, Location loc, StringRef kind,
                        Value input, ArrayRef<int64_t> axes, Value output) {
-  ArrayRef<int64_t> shape = shapeOf(input);
+  SymShape shape = graph::dimsOf(input);
   SmallVector<int64_t> dims(axes);
   if (dims.empty())
     for (size_t d = 0; d < shape.size(); ++d)
       dims.push_back(d);
-  SmallVector<int64_t> kept(shape);
-  for (int64_t d : dims)
-    kept[d] = 1;
-  SmallVector<int64_t> strides = rowMajorStrides(kept);
-  for (int64_t d : dims)
+  SymShape kept = shape;
+  for (int64_t d : dims) {
+    kept.bound[d] = 1;
+    kept.sym[d] = sym::Expr(1);
+  }
+  SmallVector<int64_t> strides = rowMajorStrides(kept.bound);
+  SmallVector<sym::Expr> symStrides = KernLowering::strides(kept.sym);
+  for (int64_t d : dims) {
     strides[d] = 0;
+    symStrides[d] = sym::Expr(0);
+  }
   Access out{output, {0}};
   out.layout.append(strides);
+  if (kept.isSymbolic()) {
+    out.sym.push_back(sym::Expr(0));
+    llvm::append_range(out.sym, symStrides);
+  }
   l.reduce(loc, kind, shape, dims, {KernLowering::dense(l.get(input))}, out,
            [](Scalar &, ValueRange a) { return Values(a); });
 }

@@ -21,11 +21,16 @@
 namespace shardc::kern {
 
 /// One operand of a generated kernel: a buffer and its
-/// `[offset, stride...]` over the iteration space.
+/// `[offset, stride...]` over the iteration space; `sym` mirrors the layout
+/// over the function's symbols when it depends on a dynamic dim (empty
+/// otherwise).
 struct Access {
   mlir::Value buffer;
   llvm::SmallVector<int64_t> layout;
+  llvm::SmallVector<sym::Expr> sym = {};
 };
+
+using graph::SymShape;
 
 /// Type-aware scalar arithmetic on body values. `elem` is always the
 /// graph-level element type (it carries signedness and fp16/bf16).
@@ -85,18 +90,32 @@ public:
   /// A view of `buffer` with another shape (same elements).
   mlir::Value view(mlir::Location loc, mlir::Value buffer,
                    llvm::ArrayRef<int64_t> shape);
+  /// The same with a symbolic shape (kern.sym's `result` when symbolic).
+  mlir::Value view(mlir::Location loc, mlir::Value buffer,
+                   const SymShape &shape);
+  /// The bound and symbolic shape of a buffer.
+  static SymShape shapeOfBuffer(mlir::Value buffer);
   /// A new arena buffer.
   /// A fresh buffer holding `buffer`'s elements converted to `to`.
   mlir::Value converted(mlir::Location loc, mlir::Value buffer, mlir::Type to);
   mlir::Value alloc(mlir::Location loc, llvm::ArrayRef<int64_t> shape,
                     mlir::Type elem);
+  mlir::Value alloc(mlir::Location loc, const SymShape &shape, mlir::Type elem);
 
   /// Dense row-major access of a buffer whose shape is the iteration space.
   static Access dense(mlir::Value buffer);
   /// Numpy-broadcast access of `buffer` (its own shape) over `iter`.
   static Access broadcast(mlir::Value buffer, llvm::ArrayRef<int64_t> iter);
+  /// Row-major strides of a symbolic shape.
+  static llvm::SmallVector<sym::Expr> strides(llvm::ArrayRef<sym::Expr> shape);
 
+  /// Generated kernels over an iteration space. With a static `shape`, an
+  /// access that depends on a dynamic dim marks the lowering unported
+  /// (`unported`): only lowerings that pass the symbolic space take them.
   mlir::Operation *map(mlir::Location loc, llvm::ArrayRef<int64_t> shape,
+                       llvm::ArrayRef<Access> ins, llvm::ArrayRef<Access> outs,
+                       const BodyFn &body);
+  mlir::Operation *map(mlir::Location loc, const SymShape &shape,
                        llvm::ArrayRef<Access> ins, llvm::ArrayRef<Access> outs,
                        const BodyFn &body);
   mlir::Operation *reduce(mlir::Location loc, llvm::StringRef kind,
@@ -104,6 +123,14 @@ public:
                           llvm::ArrayRef<int64_t> reduceDims,
                           llvm::ArrayRef<Access> ins, Access out,
                           const BodyFn &body);
+  mlir::Operation *reduce(mlir::Location loc, llvm::StringRef kind,
+                          const SymShape &shape,
+                          llvm::ArrayRef<int64_t> reduceDims,
+                          llvm::ArrayRef<Access> ins, Access out,
+                          const BodyFn &body);
+  /// Set when a generated kernel of the op being lowered reads a dynamic
+  /// dim through a lowering that does not handle them.
+  bool unported = false;
   /// A copy of `src` into `dst` (same shape).
   void copy(mlir::Location loc, mlir::Value src, mlir::Value dst);
 

@@ -13,18 +13,34 @@ using namespace shardc::target;
 
 LoopNest target::collapseLoops(ArrayRef<int64_t> shape, ArrayAttr layouts,
                                ArrayRef<int64_t> reduceDims, Block &body,
-                               bool reduceInAnyOrder) {
+                               bool reduceInAnyOrder,
+                               ArrayRef<sym::Expr> symShape,
+                               ArrayRef<SmallVector<sym::Expr>> symLayouts) {
   LoopNest nest;
   unsigned numOperands = layouts.size();
-  for (Attribute a : layouts)
+  bool symbolic = !symShape.empty();
+  // The value of layout entry `i` of operand `o`, symbolic or constant.
+  auto layoutAt = [&](unsigned o, unsigned i) {
+    return symbolic ? symLayouts[o][i]
+                    : sym::Expr(cast<DenseI64ArrayAttr>(layouts[o])[i]);
+  };
+  for (auto [o, a] : llvm::enumerate(layouts)) {
     nest.offsets.push_back(cast<DenseI64ArrayAttr>(a)[0]);
+    nest.symOffsets.push_back(layoutAt(o, 0));
+  }
   body.walk([&](kern::IndexOp) { nest.usesIndex = true; });
 
   SmallVector<Loop> loops;
   for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
-    Loop loop{shape[d], {}, llvm::is_contained(reduceDims, d), d};
-    for (Attribute a : layouts)
+    Loop loop{shape[d],
+              {},
+              llvm::is_contained(reduceDims, d),
+              d,
+              symbolic ? symShape[d] : sym::Expr(shape[d])};
+    for (auto [o, a] : llvm::enumerate(layouts)) {
       loop.strides.push_back(cast<DenseI64ArrayAttr>(a)[d + 1]);
+      loop.symStrides.push_back(layoutAt(o, d + 1));
+    }
     if (shape[d] == 0 && !loop.reduce)
       nest.empty = true;
     if (shape[d] == 1 && !nest.usesIndex)
@@ -54,10 +70,12 @@ LoopNest target::collapseLoops(ArrayRef<int64_t> shape, ArrayAttr layouts,
         Loop &p = merged.back();
         bool ok = true;
         for (unsigned o = 0; o < numOperands; ++o)
-          ok &= p.strides[o] == l.strides[o] * l.size;
+          ok &= p.symStrides[o] == l.symStrides[o] * l.symSize;
         if (ok) {
           p.size *= l.size;
+          p.symSize = p.symSize * l.symSize;
           p.strides = l.strides;
+          p.symStrides = l.symStrides;
           continue;
         }
       }
@@ -69,12 +87,35 @@ LoopNest target::collapseLoops(ArrayRef<int64_t> shape, ArrayAttr layouts,
   for (const Loop &l : loops) {
     if (l.reduce) {
       nest.reduceSize *= l.size;
+      nest.symReduceSize = nest.symReduceSize * l.symSize;
     } else {
       ++nest.numParallel;
       nest.parallelSize *= l.size;
+      nest.symParallelSize = nest.symParallelSize * l.symSize;
     }
   }
+  auto isSym = [](const sym::Expr &e) { return !e.isConstant(); };
+  nest.symbolic = llvm::any_of(nest.symOffsets, isSym);
+  for (const Loop &l : loops)
+    nest.symbolic |= isSym(l.symSize) || llvm::any_of(l.symStrides, isSym);
   return nest;
+}
+
+std::string target::cExpr(const sym::Expr &e) {
+  std::string s = e.str();
+  return e.terms().size() > 1 ? "(" + s + ")" : s;
+}
+
+std::string target::indexExpr(const sym::Expr &offset, ArrayRef<Loop> loops,
+                              unsigned operand) {
+  std::string e = offset.terms().empty() ? "0" : cExpr(offset);
+  for (auto [l, loop] : llvm::enumerate(loops)) {
+    const sym::Expr &s = loop.symStrides[operand];
+    if (s == sym::Expr(0))
+      continue;
+    e += " + i" + std::to_string(l) + (s == sym::Expr(1) ? "" : "*" + cExpr(s));
+  }
+  return e;
 }
 
 std::string target::indexExpr(int64_t offset, ArrayRef<Loop> loops,

@@ -112,7 +112,11 @@ private:
   void flushPart();
 
   std::string ptr(mlir::Value buffer);
-  mlir::FailureOr<std::string> desc(mlir::Operation *op, mlir::Value buffer);
+  /// `&dN`, the descriptor of `buffer`: a file-scope constant, or with
+  /// dynamic dims (unless `atBound`) a local of the run function being
+  /// written, declared before the statement that needs it.
+  mlir::FailureOr<std::string> desc(mlir::Operation *op, mlir::Value buffer,
+                                    bool atBound = false);
   /// A file-scope `static const TYPE aN[]` of `items` (one per text in a
   /// part).
   std::string constArray(llvm::StringRef elementType,
@@ -127,6 +131,11 @@ private:
   std::vector<std::string> cudaKernels;
   unsigned numCudaHandles = 0;
   std::map<std::string, std::string> descNames, arrayNames;
+  /// The run function's local descriptors (dynamic dims) by their text.
+  std::map<std::string, std::string> localDescs;
+  /// `const int64_t s0 = ctx->dims[0];` for each symbol of the program
+  /// (kern.dims), at the start of each of its run functions.
+  std::string symbols;
   unsigned numArrays = 0, numHandles = 0, numDescs = 0;
   std::optional<unsigned> numInputs; ///< the function's, counted once
   // A split program: its finished parts, the kernels' functions by text,

@@ -61,7 +61,8 @@ std::string CppEmitter::ptr(Value buffer) {
   return "0";
 }
 
-FailureOr<std::string> CppEmitter::desc(Operation *op, Value buffer) {
+FailureOr<std::string> CppEmitter::desc(Operation *op, Value buffer,
+                                        bool atBound) {
   auto type = cast<MemRefType>(buffer.getType());
   int dtype = onnxDType(type.getElementType());
   if (type.getRank() > format::kMaxRank || dtype < 0) {
@@ -70,6 +71,18 @@ FailureOr<std::string> CppEmitter::desc(Operation *op, Value buffer) {
   }
   std::string body = "{" + std::to_string(dtype) + ", " +
                      std::to_string(type.getRank()) + ", {";
+  if (!atBound && kern::isSymbolic(buffer)) {
+    for (auto [i, d] : llvm::enumerate(kern::symShape(buffer)))
+      body += (i ? ", " : "") + d.str();
+    body += "}}";
+    auto [it, inserted] =
+        localDescs.try_emplace(body, "d" + std::to_string(numDescs));
+    if (inserted) {
+      ++numDescs;
+      run += "  const sc_desc " + it->second + " = " + body + ";\n";
+    }
+    return "&" + it->second;
+  }
   for (auto [i, d] : llvm::enumerate(type.getShape()))
     body += (i ? ", " : "") + std::to_string(d);
   body += "}}";
@@ -107,27 +120,71 @@ LogicalResult CppEmitter::emitKernel(Operation *op, ValueRange inputs,
                                      ArrayRef<int64_t> shape, ArrayAttr layouts,
                                      ArrayRef<int64_t> reduceDims,
                                      StringRef kind, Block &body) {
+  // Dynamic dims: the kernel takes the symbols it uses as parameters and
+  // sizes its loops, strides and offsets with them (kern.sym's mirrors).
+  SmallVector<sym::Expr> symShape;
+  SmallVector<SmallVector<sym::Expr>> symLayouts;
+  if (op->hasAttr(kern::kSymAttr)) {
+    symShape = kern::symArray(op, "shape");
+    symLayouts = kern::symLayouts(op);
+  }
   LoopNest nest =
       collapseLoops(shape, layouts, reduceDims, body,
-                    /*reduceInAnyOrder=*/kind == "max" || kind == "min");
+                    /*reduceInAnyOrder=*/kind == "max" || kind == "min",
+                    symShape, symLayouts);
   SmallVector<Loop> &loops = nest.loops;
   // A split program passes each operand's base offset in its pointer, so
   // that kernels differing only there share one function.
   SmallVector<int64_t> offsets(nest.offsets);
-  if (split)
+  SmallVector<sym::Expr> symOffsets(nest.symOffsets);
+  if (split) {
     std::fill(offsets.begin(), offsets.end(), 0);
+    std::fill(symOffsets.begin(), symOffsets.end(), sym::Expr(0));
+  }
   bool empty = nest.empty;
   unsigned numParallel = nest.numParallel;
   int64_t total = nest.parallelSize * nest.reduceSize;
+  bool symbolic = nest.symbolic;
+  unsigned numSymbols = 0;
+  if (symbolic) {
+    for (const sym::Expr &e : symOffsets)
+      numSymbols = std::max(numSymbols, e.numSymbols());
+    for (const Loop &l : loops) {
+      numSymbols = std::max(numSymbols, l.symSize.numSymbols());
+      for (const sym::Expr &e : l.symStrides)
+        numSymbols = std::max(numSymbols, e.numSymbols());
+    }
+  }
+  auto index = [&](unsigned operand) {
+    return symbolic ? indexExpr(symOffsets[operand], loops, operand)
+                    : indexExpr(offsets[operand], loops, operand);
+  };
+  // The outer loop runs on the team when the kernel is large: at the
+  // bounds, and then (dynamic dims) when this run's size is.
+  auto parallelIf = [&]() -> std::string {
+    if (!symbolic)
+      return "";
+    sym::Expr size = nest.symParallelSize * nest.symReduceSize;
+    return size.isConstant()
+               ? ""
+               : " if(" + size.str() +
+                     " >= " + std::to_string(kParallelThreshold) + ")";
+  };
 
   std::string name = "k" + std::to_string(artifacts.numKernels++);
   std::string comment, src;
   {
     llvm::raw_string_ostream cs(comment);
     cs << "// " << op->getName() << " "
-       << (kind.empty() ? "" : kind.str() + " ") << "over [";
-    llvm::interleaveComma(shape, cs);
-    cs << "]\n";
+       << (kind.empty() ? "" : kind.str() + " ") << "over ";
+    if (symbolic)
+      cs << sym::shapeStr(symShape);
+    else {
+      cs << "[";
+      llvm::interleaveComma(shape, cs);
+      cs << "]";
+    }
+    cs << "\n";
   }
   llvm::raw_string_ostream os(src);
   // The name is a placeholder until the text is known (split programs
@@ -142,6 +199,8 @@ LogicalResult CppEmitter::emitKernel(Operation *op, ValueRange inputs,
     Type t = cast<MemRefType>(v.getType()).getElementType();
     args.push_back(storageCType(t) + " *__restrict out" + std::to_string(i));
   }
+  for (unsigned k = 0; k < numSymbols; ++k)
+    args.push_back("int64_t s" + std::to_string(k));
   os << llvm::join(args, ", ") << ") {\n";
 
   auto indexName = [&](int64_t dim) -> std::string {
@@ -155,7 +214,8 @@ LogicalResult CppEmitter::emitKernel(Operation *op, ValueRange inputs,
     if (!pragma.empty())
       os << indent << "#pragma " << pragma << "\n";
     os << indent << "for (int64_t i" << l << " = 0; i" << l << " < "
-       << loops[l].size << "; ++i" << l << ") {\n";
+       << (symbolic ? cExpr(loops[l].symSize) : std::to_string(loops[l].size))
+       << "; ++i" << l << ") {\n";
     indent += "  ";
   };
   // The loads, the body and (for maps) the stores.
@@ -167,8 +227,7 @@ LogicalResult CppEmitter::emitKernel(Operation *op, ValueRange inputs,
       std::string x = "x" + std::to_string(i);
       os << indent << "const " << scalarCType(body.getArgument(i).getType())
          << " " << x << " = "
-         << loadExpr(t, "in" + std::to_string(i) + "[" +
-                            indexExpr(offsets[i], loops, i) + "]")
+         << loadExpr(t, "in" + std::to_string(i) + "[" + index(i) + "]")
          << ";\n";
       names[body.getArgument(i)] = x;
     }
@@ -185,7 +244,8 @@ LogicalResult CppEmitter::emitKernel(Operation *op, ValueRange inputs,
       bool outer = l == 0, inner = l + 1 == loops.size();
       std::string pragma;
       if (outer && total >= kParallelThreshold && loops[l].size > 1)
-        pragma = inner ? "omp parallel for simd" : "omp parallel for";
+        pragma = (inner ? "omp parallel for simd" : "omp parallel for") +
+                 parallelIf();
       else if (inner)
         pragma = "omp simd";
       openLoop(l, pragma);
@@ -195,7 +255,7 @@ LogicalResult CppEmitter::emitKernel(Operation *op, ValueRange inputs,
     for (auto [i, v] : llvm::enumerate(outputs)) {
       unsigned o = inputs.size() + i;
       Type t = cast<MemRefType>(v.getType()).getElementType();
-      os << indent << "out" << i << "[" << indexExpr(offsets[o], loops, o)
+      os << indent << "out" << i << "[" << index(o)
          << "] = " << storeExpr(t, yielded(i)) << ";\n";
     }
   } else {
@@ -209,7 +269,8 @@ LogicalResult CppEmitter::emitKernel(Operation *op, ValueRange inputs,
         count *= l.size;
     for (unsigned l = 0; l < numParallel; ++l)
       openLoop(l, l == 0 && total >= kParallelThreshold && loops[l].size > 1
-                      ? "omp parallel for" : "");
+                      ? "omp parallel for" + parallelIf()
+                      : "");
     os << indent << acc << " acc = " << init << ";\n";
     // A float max or min vectorizes as the plain comparison with NaNs
     // counted apart (`nan`), and any NaN makes the result NaN afterwards:
@@ -252,11 +313,12 @@ LogicalResult CppEmitter::emitKernel(Operation *op, ValueRange inputs,
     }
     if (floatMinMax)
       os << indent << "if (nan) acc = NAN;\n";
-    std::string result = kind == "mean"
-                             ? "acc / (" + acc + ")" + std::to_string(count)
-                             : std::string("acc");
-    os << indent << "out0[" << indexExpr(offsets[inputs.size()], loops,
-                                         inputs.size())
+    std::string countText = std::to_string(count);
+    if (symbolic && !nest.symReduceSize.isConstant())
+      countText = "(" + nest.symReduceSize.str() + ")";
+    std::string result =
+        kind == "mean" ? "acc / (" + acc + ")" + countText : std::string("acc");
+    os << indent << "out0[" << index(inputs.size())
        << "] = " << storeExpr(elem, result) << ";\n";
     loops.resize(numParallel);
   }
@@ -273,6 +335,8 @@ LogicalResult CppEmitter::emitKernel(Operation *op, ValueRange inputs,
     callArgs.push_back(ptr(v));
   for (Value v : outputs)
     callArgs.push_back(ptr(v));
+  for (unsigned k = 0; k < numSymbols; ++k)
+    callArgs.push_back("s" + std::to_string(k));
   if (!split) {
     // The host compiler's time grows with the kernels it compiles: GPT-2's
     // 12 layers in fp16 made 208 kernels of 13 different texts.
@@ -282,9 +346,9 @@ LogicalResult CppEmitter::emitKernel(Operation *op, ValueRange inputs,
     run += "  " + it->second + "(" + llvm::join(callArgs, ", ") + ");\n";
     return success();
   }
-  for (auto [i, arg] : llvm::enumerate(callArgs))
-    if (nest.offsets[i] != 0)
-      arg = "(" + arg + " + " + std::to_string(nest.offsets[i]) + ")";
+  for (auto [i, off] : llvm::enumerate(nest.symOffsets))
+    if (off != sym::Expr(0))
+      callArgs[i] = "(" + callArgs[i] + " + " + off.str() + ")";
   run += "  " + splitKernel(comment, src) + "(" + llvm::join(callArgs, ", ") +
          ");\n";
   return success();
@@ -379,10 +443,36 @@ std::string CppEmitter::convExtra(kern::ConvOp op) {
 /// trans_b, alpha, beta, epilogue)`, `sc_dnnl_matmul_run(h, a, b, bias|0,
 /// residual|0, y)`.
 LogicalResult CppEmitter::emitMatmul(kern::MatmulOp op) {
-  return emitLibraryCall(op, "sc_dnnl_matmul",
-                         {op.getA(), op.getB(), op.getBias(),
-                          op.getResidual(), op.getY()},
-                         matmulExtra(op), /*cuda=*/false);
+  SmallVector<Value> operands{op.getA(), op.getB(), op.getBias(),
+                              op.getResidual(), op.getY()};
+  if (llvm::none_of(operands, [](Value v) { return v && kern::isSymbolic(v); }))
+    return emitLibraryCall(op, "sc_dnnl_matmul", operands, matmulExtra(op),
+                           /*cuda=*/false);
+  // Dynamic dims: `h = sc_dnnl_matmul_dyn_create(<descriptors at the
+  // bounds>, ...)` in init (oneDNN's refusals still surface at load), and
+  // `sc_dnnl_matmul_dyn_run(h, <this run's descriptors>, <pointers>)`,
+  // which keeps a primitive per shape.
+  std::string bound, now, ptrs;
+  for (Value v : operands) {
+    std::string b = "0", d = "0";
+    if (v) {
+      FailureOr<std::string> atBound = desc(op, v, /*atBound=*/true);
+      FailureOr<std::string> current = desc(op, v);
+      if (failed(atBound) || failed(current))
+        return failure();
+      b = *atBound;
+      d = *current;
+    }
+    bound += b + ", ";
+    now += ", " + d;
+    ptrs += ", " + (v ? ptr(v) : std::string("0"));
+  }
+  std::string h = "h[" + std::to_string(numHandles++) + "]";
+  init += "  " + h + " = sc_dnnl_matmul_dyn_create(" + bound + matmulExtra(op) +
+          ");\n  if (!" + h + ") return 1;\n";
+  run += "  sc_dnnl_matmul_dyn_run(" + h + now + ptrs + ");\n";
+  ++artifacts.numLibraryCalls;
+  return success();
 }
 
 /// `sc_dnnl_matmul_int8_create(&dA, &dB, &dAScale, &dBScale, &dBias|0,
@@ -442,6 +532,10 @@ LogicalResult CppEmitter::emitConv(kern::ConvOp op) {
 }
 
 LogicalResult CppEmitter::emitCpuOp(Operation &op) {
+  // Dynamic dims reach only the ops that read them (the lowering checked
+  // this too).
+  if (failed(kern::checkSymbolicGate(&op)))
+    return failure();
   if (auto map = dyn_cast<kern::MapOp>(op))
     return emitKernel(map, map.getInputs(), map.getOutputs(), map.getShape(),
                       map.getLayouts(), {}, "", map.getBody().front());

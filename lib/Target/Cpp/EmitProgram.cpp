@@ -279,7 +279,16 @@ LogicalResult CppEmitter::emitProgram(const RankProgram &program,
   cudaRun.clear();
   numHandles = numCudaHandles = 0;
   numInputs.reset();
+  localDescs.clear();
   std::string n = std::to_string(index);
+  // Dynamic dims: symbol k is this run's ctx->dims[k].
+  FailureOr<SmallVector<sym::Symbol>> syms = kern::readSymbols(func);
+  if (failed(syms))
+    return failure();
+  symbols.clear();
+  for (unsigned k = 0; k < syms->size(); ++k)
+    symbols += "  const int64_t s" + std::to_string(k) + " = ctx->dims[" +
+               std::to_string(k) + "]; (void)s" + std::to_string(k) + ";\n";
 
   // The weights sections first: the plan records their sizes and
   // checksums. One per distinct weight data among the slots (dp replicas
@@ -401,7 +410,7 @@ LogicalResult CppEmitter::emitProgram(const RankProgram &program,
                "const char *weights, void *const *in, void *const *out) {\n"
                "  (void)ctx; (void)h; (void)arena; (void)weights; (void)in; "
                "(void)out;\n" +
-               run + "}\n\n";
+               (split ? "" : symbols) + run + "}\n\n";
   if (options.cuda)
     entries += "SC_ENTRY static int cuda_prog" + n +
                "_init(const sc_rank_ctx *ctx, sc_cuda *cu, void **h) {\n" +
@@ -443,6 +452,26 @@ LogicalResult CppEmitter::emitProgram(const RankProgram &program,
     sig.dtype = onnxDType(type.getElementType());
     sig.dims.assign(type.getShape().begin(), type.getShape().end());
     sig.batched = static_cast<bool>(func.getArgAttr(i, "dist.batched"));
+    // Dynamic dims: each dim of an input or output is static or one symbol
+    // (the runtime binds symbols from input dims and reports output dims).
+    if (kern::isSymbolic(func.getArgument(i))) {
+      for (auto [d, e] : llvm::enumerate(kern::symShape(func.getArgument(i)))) {
+        int32_t k = -1;
+        if (!e.isConstant()) {
+          const sym::Expr::Terms &terms = e.terms();
+          if (terms.size() != 1 || terms.begin()->first.size() != 1 ||
+              terms.begin()->second != 1)
+            return func.emitError()
+                   << (isInput ? "input '" : "output '") << sig.name
+                   << "': dim " << d << " is " << e.str(kern::symbolNames(func))
+                   << "; an input or output dim must be static or one "
+                      "dynamic dim";
+          k = static_cast<int32_t>(terms.begin()->first.front());
+          signature += "s" + std::to_string(k) + ":" + std::to_string(d) + ",";
+        }
+        sig.syms.push_back(k);
+      }
+    }
     signature += sig.name + ":" + std::to_string(sig.dtype) +
                  (sig.batched ? ":b;" : ";");
     (isInput ? rank.inputs : rank.outputs).push_back(std::move(sig));
@@ -560,6 +589,17 @@ LogicalResult CppEmitter::emit(ModuleOp module, raw_ostream &out) {
 
   format::Plan plan;
   plan.ranks = rankRecords;
+  // The dynamic dims' names and bounds (symbol k is ctx->dims[k]).
+  if (!programs->empty()) {
+    FailureOr<SmallVector<sym::Symbol>> syms =
+        kern::readSymbols(programs->front().func);
+    if (failed(syms))
+      return failure();
+    for (const sym::Symbol &s : *syms) {
+      plan.dims.push_back({s.name, s.max});
+      identity += ";dim " + s.name + "<=" + std::to_string(s.max);
+    }
+  }
   // The micro-batch loop the runtime drives (dist-microbatch).
   if (auto m = module->getAttrOfType<IntegerAttr>("dist.microbatches"))
     plan.microbatches = static_cast<uint32_t>(m.getInt());
@@ -676,7 +716,7 @@ void CppEmitter::flushPart() {
              "const char *weights, void *const *in, void *const *out) {\n"
              "  (void)ctx; (void)h; (void)arena; (void)weights; (void)in; "
              "(void)out;\n" +
-             run + "}\n";
+             symbols + run + "}\n";
   if (options.cuda)
     parts += "SC_ENTRY int shardc_gen_cuda_init" + n +
              "(const sc_rank_ctx *ctx, sc_cuda *cu, void **h) {\n" + cudaInit +
@@ -692,6 +732,7 @@ void CppEmitter::flushPart() {
   decls.clear();
   init.clear();
   run.clear();
+  localDescs.clear();
   cudaInit.clear();
   cudaRun.clear();
   // Each part declares what it uses.

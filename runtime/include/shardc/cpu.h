@@ -48,7 +48,7 @@ SC_LIBMVEC2(pow)
 #undef SC_LIBMVEC2
 #endif
 
-#define SC_ABI_VERSION 3
+#define SC_ABI_VERSION 4
 
 /* Marks a generated entry point (a program's or a part's init and run):
    straight-line library and kernel calls, which the host compiler need not
@@ -73,10 +73,13 @@ typedef struct sc_desc {
  * (runtime/src/comm/Comm.h). Opaque to generated code. */
 typedef struct sc_comm sc_comm;
 
-/* What a rank's code knows about where it runs (program ABI v3). `comms`
+/* What a rank's code knows about where it runs (program ABI v4). `comms`
  * has one communicator per mesh axis (axis i: the ranks that differ from
  * this one only along axis i); `world` spans every rank. `stream` is the
- * rank's CUDA stream (a CUstream) on a GPU and NULL on the CPU. */
+ * rank's CUDA stream (a CUstream) on a GPU and NULL on the CPU. `dims` has
+ * this run's value of each of the plan's dynamic dims (symbol k of the
+ * generated code is dims[k], within [1, its bound]); NULL and 0 when the
+ * program has none. */
 typedef struct sc_rank_ctx {
   int32_t rank;
   int32_t world_size;
@@ -84,6 +87,8 @@ typedef struct sc_rank_ctx {
   sc_comm *const *comms;
   sc_comm *world;
   void *stream;
+  const int64_t *dims;
+  int32_t num_dims;
 } sc_rank_ctx;
 
 /* Generated entry points of one rank. `handles` has plan.num_handles slots
@@ -451,6 +456,25 @@ void *sc_dnnl_matmul_create(const sc_desc *a, const sc_desc *b,
                             float alpha, float beta, int32_t epilogue);
 void sc_dnnl_matmul_run(void *h, const void *a, const void *b,
                         const void *bias, const void *residual, void *y);
+/* The same GEMM when its shapes vary per run within bounds (bounded dynamic
+ * dims, docs/dynamic-shapes.md): create() takes the descriptors at the
+ * bounds and the same configuration, fails like sc_dnnl_matmul_create when
+ * oneDNN cannot take it, and returns a cache of primitives by shape. run()
+ * takes this run's descriptors (each dim at most its bound at create; the
+ * same ranks) and pointers; it creates a shape's primitive the first time
+ * it sees the shape and keeps at most SHARDC_DNNL_SHAPES (default 8) shapes,
+ * evicting the least recently used. A packed read-only b is packed once per
+ * shape of b, not per shape of a. Freed by sc_handle_free. */
+void *sc_dnnl_matmul_dyn_create(const sc_desc *a, const sc_desc *b,
+                                const sc_desc *bias, const sc_desc *residual,
+                                const sc_desc *y, int32_t trans_a,
+                                int32_t trans_b, float alpha, float beta,
+                                int32_t epilogue);
+void sc_dnnl_matmul_dyn_run(void *h, const sc_desc *a, const sc_desc *b,
+                            const sc_desc *bias, const sc_desc *residual,
+                            const sc_desc *y, const void *a_ptr,
+                            const void *b_ptr, const void *bias_ptr,
+                            const void *residual_ptr, void *y_ptr);
 /* graph.linear_int8 (kern.matmul_int8): y = epilogue((a x b) * a_scale *
  * b_scale + bias) + residual. a int8 or uint8 [.., M, K], b int8 [1.., K, N] (packed
  * once when read-only), y f32 [.., M, N]; a_scale (nullable) f32 [.., M, 1]

@@ -4,9 +4,9 @@
 // Header-only, no dependencies beyond the C++ standard library. All integers
 // are little-endian.
 //
-// Plan (embedded in the executable), version 3 (versions 1 and 2 still
-// decode: they have none of the fields marked v2 or v3, which take their
-// defaults):
+// Plan (embedded in the executable), version 4 (versions 1 to 3 still
+// decode: they have none of the fields marked with a later version, which
+// take their defaults):
 //   char     magic[8] = "SHRDPLAN"
 //   u32      version, world_size
 //   u64      model_hash           (equal to the weights file's)
@@ -23,6 +23,11 @@
 //   micro-batches
 //                                  one run of the model pipelines; each call
 //                                  of a rank's generated run() does one)
+//   u32      num_dims             (v4; the dynamic dims, symbols 0.., at
+//                                  most kMaxPlanDims; 0 for a static model)
+//   per dim (v4):
+//     u32    name_len; u8 name[name_len]
+//     i64    max                  (its bound, 1..kMaxDimBound)
 //   per rank:
 //     u64    arena_bytes, weights_bytes, weights_checksum
 //     u32    num_handles, num_kernels, num_inputs, num_outputs
@@ -35,6 +40,10 @@
 //                                  user binds or reads has microbatches *
 //                                  dims[0] rows, or dims[0] / per *
 //                                  batch_items; other bits are 0)
+//       u32  num_syms             (v4; 0 (every dim static) or rank)
+//       i32  syms[num_syms]       (v4; -1 for a static dim, k for dynamic
+//                                  dim k, whose dims[] entry is then its
+//                                  max: buffers are sized for the bound)
 //   u64      checksum             (checksum64 of every byte before it)
 //
 // Weights file, version 3 (version 2 had 32-byte table entries without the
@@ -62,6 +71,12 @@
 //     characters, input names of a rank are unique, and every tensor's byte
 //     size fits in 62 bits, also the user's size of a batched one (times
 //     microbatches); a batched tensor has rank >= 1;
+//   - dynamic dims (v4): a dim's name is at most kMaxNameBytes without
+//     control characters; every dim is in some input of every rank (the
+//     runtime learns its value from them); a batched tensor has none. A
+//     tensor of the run holds, densely and row-major, its dims at the
+//     run's values (TensorSig::withDims) at the start of its bound-sized
+//     buffer;
 //   - the weights header checksum is checksum64 over the 40 header bytes
 //     followed by the world_size * 48 table bytes (one buffer, default seed);
 //     header bytes [48,64) are zero, and so is each entry's reserved field;
@@ -95,7 +110,7 @@ namespace shardc::format {
 
 constexpr char kPlanMagic[8] = {'S', 'H', 'R', 'D', 'P', 'L', 'A', 'N'};
 constexpr char kWeightsMagic[8] = {'S', 'H', 'R', 'D', 'W', 'G', 'T', 'S'};
-constexpr uint32_t kPlanVersion = 3;
+constexpr uint32_t kPlanVersion = 4;
 /// The oldest plan version the decoder still reads.
 constexpr uint32_t kPlanVersionMin = 1;
 constexpr uint32_t kWeightsVersion = 3;
@@ -307,6 +322,9 @@ constexpr uint64_t kMaxTensorBytes = uint64_t(1) << 62;
 constexpr uint32_t kMaxMicrobatches = 1u << 16;
 /// TensorSig flags (plan v2).
 constexpr uint32_t kSigBatched = 1;
+/// Most dynamic dims a plan may have (v4), and the largest bound of one.
+constexpr uint32_t kMaxPlanDims = 64;
+constexpr int64_t kMaxDimBound = int64_t(1) << 40;
 
 /// The items each micro-batch's program holds when `microbatches` split a
 /// batch of `items` unevenly: ceil(items / microbatches).
@@ -324,13 +342,63 @@ inline std::pair<int64_t, int64_t> microbatchShare(uint32_t items,
   return {kk * base + std::min(kk, extra), base + (kk < extra ? 1 : 0)};
 }
 
+/// A dynamic dim of the model (plan v4): symbol k of the generated code
+/// (sc_rank_ctx::dims[k]), whose value in a run is within [1, max].
+struct PlanDim {
+  std::string name;
+  int64_t max = 1;
+};
+
+/// "float32 [batch<=4,seq<=64,768]": formatSig with each dim i that is the
+/// dynamic dim syms[i] >= 0 of `planDims` (an empty `syms`: none) shown as
+/// its name and bound.
+inline std::string formatSig(int32_t dtype, const int64_t *dims, size_t rank,
+                             const std::vector<int32_t> &syms,
+                             const std::vector<PlanDim> &planDims) {
+  std::string s = dtypeName(dtype);
+  s += " [";
+  for (size_t i = 0; i < rank; ++i) {
+    if (i)
+      s += ',';
+    int32_t k = i < syms.size() ? syms[i] : -1;
+    if (k >= 0 && static_cast<size_t>(k) < planDims.size())
+      s += planDims[k].name + "<=" + std::to_string(planDims[k].max);
+    else
+      s += std::to_string(dims[i]);
+  }
+  return s + "]";
+}
+
 struct TensorSig {
   std::string name;
   int32_t dtype = 0;
+  /// The dims; a dynamic dim's entry is its bound (Plan::dims[k].max).
   std::vector<int64_t> dims;
   /// dims[0] is one micro-batch's rows; the user's tensor has
   /// Plan::microbatches times as many (userSig).
   bool batched = false;
+  /// Plan v4: empty when every dim is static, else one entry per dim: -1
+  /// for a static dim, k >= 0 for the plan's dynamic dim k.
+  std::vector<int32_t> syms;
+
+  /// The dynamic dim that dim `i` is, or -1.
+  int32_t sym(size_t i) const { return i < syms.size() ? syms[i] : -1; }
+  /// Whether any dim is dynamic.
+  bool dynamic() const {
+    for (int32_t k : syms)
+      if (k >= 0)
+        return true;
+    return false;
+  }
+  /// The signature of a run in which dynamic dim k is `values[k]` (every
+  /// dynamic dim must have one): its dims at those values.
+  TensorSig withDims(const std::vector<int64_t> &values) const {
+    TensorSig s = *this;
+    for (size_t i = 0; i < s.dims.size(); ++i)
+      if (int32_t k = sym(i); k >= 0)
+        s.dims[i] = values[static_cast<size_t>(k)];
+    return s;
+  }
 
   uint64_t numElements() const {
     uint64_t n = 1;
@@ -339,7 +407,12 @@ struct TensorSig {
     return n;
   }
   uint64_t bytes() const { return numElements() * dtypeSize(dtype); }
+  /// "float32 [1,128,768]" (dynamic dims at their bounds).
   std::string str() const { return formatSig(dtype, dims.data(), dims.size()); }
+  /// "float32 [batch<=4,seq<=64,768]": dynamic dims by name and bound.
+  std::string str(const std::vector<PlanDim> &planDims) const {
+    return formatSig(dtype, dims.data(), dims.size(), syms, planDims);
+  }
   /// The tensor the user binds or reads when a run pipelines
   /// `microbatches` micro-batches: dims[0] scaled for a batched one (to
   /// `batchItems` items of dims[0] / per rows each when they split the
@@ -376,7 +449,17 @@ struct Plan {
   /// batched tensors have B items, micro-batch k holds microbatchShare's
   /// and its program itemsPerMicrobatch (the rest copies of its last).
   uint32_t batchItems = 0;
+  /// The dynamic dims (v4), symbol k at index k; empty for a static model.
+  std::vector<PlanDim> dims;
   std::vector<RankPlan> ranks;
+
+  /// Every dynamic dim at its bound (the values a plan's dims[] hold).
+  std::vector<int64_t> dimBounds() const {
+    std::vector<int64_t> v;
+    for (const PlanDim &d : dims)
+      v.push_back(d.max);
+    return v;
+  }
 };
 
 namespace detail {
@@ -463,10 +546,10 @@ inline std::string hex64(uint64_t v) {
 }
 
 /// Reads one signature of a plan of `version` whose runs pipeline
-/// `microbatches` micro-batches.
+/// `microbatches` micro-batches and whose dynamic dims are `planDims`.
 inline bool readSig(Reader &r, TensorSig &sig, std::string &error,
                     uint32_t version, uint32_t microbatches,
-                    uint32_t batchItems) {
+                    uint32_t batchItems, const std::vector<PlanDim> &planDims) {
   uint32_t nameLen = 0, rank = 0, dtype = 0;
   const uint8_t *name = nullptr;
   if (!r.u32(nameLen) || nameLen > kMaxNameBytes || !r.bytes(nameLen, name)) {
@@ -549,6 +632,108 @@ inline bool readSig(Reader &r, TensorSig &sig, std::string &error,
             " items per micro-batch)";
     return false;
   }
+  if (version < 4)
+    return true;
+  uint32_t numSyms = 0;
+  if (!r.u32(numSyms)) {
+    error = "plan is corrupt (truncated signature of '" + sig.name + "')";
+    return false;
+  }
+  if (numSyms != 0 && numSyms != rank) {
+    error = "plan is corrupt (tensor '" + sig.name + "' has " +
+            std::to_string(numSyms) + " dynamic dim entries for rank " +
+            std::to_string(rank) + ")";
+    return false;
+  }
+  sig.syms.assign(numSyms, -1);
+  for (uint32_t i = 0; i < numSyms; ++i) {
+    uint32_t k = 0;
+    if (!r.u32(k)) {
+      error = "plan is corrupt (truncated signature of '" + sig.name + "')";
+      return false;
+    }
+    sig.syms[i] = static_cast<int32_t>(k);
+    if (sig.syms[i] < -1 ||
+        (sig.syms[i] >= 0 && static_cast<size_t>(k) >= planDims.size())) {
+      error = "plan is corrupt (tensor '" + sig.name + "' dim " +
+              std::to_string(i) + " is dynamic dim " +
+              std::to_string(sig.syms[i]) + " of " +
+              std::to_string(planDims.size()) + ")";
+      return false;
+    }
+    if (sig.syms[i] >= 0 && sig.dims[i] != planDims[k].max) {
+      error = "plan is corrupt (tensor '" + sig.name + "' dim " +
+              std::to_string(i) + " is " + std::to_string(sig.dims[i]) +
+              " but its dynamic dim '" + planDims[k].name + "' is bounded by " +
+              std::to_string(planDims[k].max) + ")";
+      return false;
+    }
+  }
+  if (sig.batched && sig.dynamic()) {
+    error =
+        "plan is corrupt (batched tensor '" + sig.name + "' has dynamic dims)";
+    return false;
+  }
+  return true;
+}
+
+/// Reads a name of at most kMaxNameBytes without control characters; false
+/// with "plan is corrupt (bad <what> name length)" or "(a <what> name has
+/// control characters)".
+inline bool readName(Reader &r, std::string &name, const char *what,
+                     std::string &error) {
+  uint32_t len = 0;
+  const uint8_t *bytes = nullptr;
+  if (!r.u32(len) || len > kMaxNameBytes || !r.bytes(len, bytes)) {
+    error = std::string("plan is corrupt (bad ") + what + " name length)";
+    return false;
+  }
+  name.assign(reinterpret_cast<const char *>(bytes), len);
+  for (char c : name)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      error = std::string("plan is corrupt (a ") + what +
+              " name has control characters)";
+      return false;
+    }
+  return true;
+}
+
+/// Reads the dynamic dims table of a v4 plan.
+inline bool readDims(Reader &r, std::vector<PlanDim> &dims,
+                     std::string &error) {
+  uint32_t n = 0;
+  if (!r.u32(n)) {
+    error = "plan is corrupt (truncated dynamic dims)";
+    return false;
+  }
+  if (n > kMaxPlanDims) {
+    error = "plan is corrupt (" + std::to_string(n) +
+            " dynamic dims, at most " + std::to_string(kMaxPlanDims) + ")";
+    return false;
+  }
+  dims.resize(n);
+  for (uint32_t k = 0; k < n; ++k) {
+    PlanDim &d = dims[k];
+    uint64_t max = 0;
+    if (!readName(r, d.name, "dynamic dim", error))
+      return false;
+    if (!r.u64(max)) {
+      error = "plan is corrupt (truncated dynamic dim '" + d.name + "')";
+      return false;
+    }
+    d.max = static_cast<int64_t>(max);
+    if (d.max < 1 || d.max > kMaxDimBound) {
+      error = "plan is corrupt (dynamic dim '" + d.name + "' has bound " +
+              std::to_string(d.max) + ", expected 1 to " +
+              std::to_string(kMaxDimBound) + ")";
+      return false;
+    }
+    for (uint32_t j = 0; j < k; ++j)
+      if (dims[j].name == d.name) {
+        error = "plan is corrupt (duplicate dynamic dim '" + d.name + "')";
+        return false;
+      }
+  }
   return true;
 }
 
@@ -561,13 +746,19 @@ inline void writeSig(Writer &w, const TensorSig &sig, uint32_t version) {
     w.u64(static_cast<uint64_t>(d));
   if (version >= 2)
     w.u32(sig.batched ? kSigBatched : 0);
+  if (version >= 4) {
+    w.u32(static_cast<uint32_t>(sig.syms.size()));
+    for (int32_t k : sig.syms)
+      w.u32(static_cast<uint32_t>(k));
+  }
 }
 
 } // namespace detail
 
 /// Serializes `plan`; the world size written is plan.ranks.size(). A plan
-/// of version 1 is written without the v2 fields (microbatches, stage,
-/// flags); any other version is written in the v2 layout.
+/// is written in the layout of its version: without the fields of later
+/// versions (v2: microbatches, stage, flags; v3: batch_items; v4: the
+/// dynamic dims and each signature's syms), which are then dropped.
 inline std::vector<uint8_t> encodePlan(const Plan &plan) {
   const bool v2 = plan.version != 1;
   detail::Writer w;
@@ -579,6 +770,14 @@ inline std::vector<uint8_t> encodePlan(const Plan &plan) {
   w.u32(plan.version >= 3 ? plan.batchItems : 0);
   if (v2)
     w.u32(plan.microbatches);
+  if (plan.version >= 4) {
+    w.u32(static_cast<uint32_t>(plan.dims.size()));
+    for (const PlanDim &d : plan.dims) {
+      w.u32(static_cast<uint32_t>(d.name.size()));
+      w.bytes(d.name.data(), d.name.size());
+      w.u64(static_cast<uint64_t>(d.max));
+    }
+  }
   for (const RankPlan &r : plan.ranks) {
     w.u64(r.arenaBytes);
     w.u64(r.weightsBytes);
@@ -598,9 +797,9 @@ inline std::vector<uint8_t> encodePlan(const Plan &plan) {
   return std::move(w.buf);
 }
 
-/// Parses and checks a plan (version 3, or 1 and 2 with the later fields
-/// at their defaults). On failure returns false with a one-line `error` and leaves
-/// `out` unchanged.
+/// Parses and checks a plan (version 4, or 1 to 3 with the later fields
+/// at their defaults). On failure returns false with a one-line `error` and
+/// leaves `out` unchanged.
 inline bool decodePlan(const void *data, size_t size, Plan &out,
                        std::string &error) {
   const uint8_t *p = static_cast<const uint8_t *>(data);
@@ -625,9 +824,11 @@ inline bool decodePlan(const void *data, size_t size, Plan &out,
             " to " + std::to_string(kPlanVersion);
     return false;
   }
-  const bool v2 = version >= 2;
-  const size_t kHeader = v2 ? 36 : 32, kRankRecord = v2 ? 44 : 40,
-               kMinSig = v2 ? 16 : 12;
+  const bool v2 = version >= 2, v4 = version >= 4;
+  // v4 adds num_dims to the header and num_syms to each signature.
+  const size_t kHeader = (v2 ? 36 : 32) + (v4 ? 4 : 0),
+               kRankRecord = v2 ? 44 : 40,
+               kMinSig = (v2 ? 16 : 12) + (v4 ? 4 : 0);
   if (size < kHeader + 8) {
     error = "plan is truncated (" + std::to_string(size) + " bytes)";
     return false;
@@ -666,6 +867,8 @@ inline bool decodePlan(const void *data, size_t size, Plan &out,
     return false;
   }
   plan.batchItems = batchItems;
+  if (v4 && !detail::readDims(r, plan.dims, error))
+    return false;
   if (plan.worldSize == 0 || plan.worldSize > kMaxWorldSize ||
       plan.worldSize > r.remaining() / kRankRecord) {
     error =
@@ -705,11 +908,11 @@ inline bool decodePlan(const void *data, size_t size, Plan &out,
     rank.outputs.resize(numOutputs);
     for (TensorSig &s : rank.inputs)
       if (!detail::readSig(r, s, error, version, plan.microbatches,
-                             plan.batchItems))
+                           plan.batchItems, plan.dims))
         return false;
     for (TensorSig &s : rank.outputs)
       if (!detail::readSig(r, s, error, version, plan.microbatches,
-                             plan.batchItems))
+                           plan.batchItems, plan.dims))
         return false;
     for (size_t a = 0; a < rank.inputs.size(); ++a)
       for (size_t b = a + 1; b < rank.inputs.size(); ++b)
@@ -718,6 +921,18 @@ inline bool decodePlan(const void *data, size_t size, Plan &out,
               "plan is corrupt (duplicate input '" + rank.inputs[a].name + "')";
           return false;
         }
+    // The runtime learns each dynamic dim's value from the inputs.
+    std::vector<bool> given(plan.dims.size(), false);
+    for (const TensorSig &s : rank.inputs)
+      for (int32_t k : s.syms)
+        if (k >= 0)
+          given[static_cast<size_t>(k)] = true;
+    for (size_t k = 0; k < given.size(); ++k)
+      if (!given[k]) {
+        error = "plan is corrupt (dynamic dim '" + plan.dims[k].name +
+                "' is in no input of rank " + std::to_string(i) + ")";
+        return false;
+      }
   }
   if (r.remaining() != 0) {
     error = "plan is corrupt (" + std::to_string(r.remaining()) +

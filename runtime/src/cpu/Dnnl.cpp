@@ -19,6 +19,11 @@
 // stores channels-last (nwc / nhwc / ndhwc) is given to oneDNN as it is:
 // its fast kernels take it, and it needs no reorder.
 //
+// A GEMM whose shapes vary per run within bounds (sc_dnnl_matmul_dyn_*)
+// is a cache of the same matmul handles by the run's dims
+// (MatmulShapeCache), least recently used evicted; its handles share the
+// packed copies of a read-only B (PackShare).
+//
 // The convolution's residual and activation are oneDNN post-ops, a sum
 // (onto the destination, which run() first fills with the residual) and an
 // eltwise. The convolution's arguments are listed once, at create(), as the
@@ -33,12 +38,14 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <fstream>
+#include <list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -220,6 +227,36 @@ void releasePages(const void *p, size_t bytes) {
     madvise(reinterpret_cast<void *>(first), last - first, MADV_DONTNEED);
 }
 
+// Packed weights shared by the primitives of one shape cache
+// (MatmulShapeCache): one packed copy per user pointer and packed layout,
+// however many shapes of A run on it. Held weakly: a copy lives while a
+// primitive that runs on it does, so eviction frees it with its last user.
+struct PackShare {
+  struct Entry {
+    const void *from;
+    dnnl::memory::desc md;
+    std::weak_ptr<dnnl::memory> mem;
+  };
+  std::vector<Entry> entries;
+
+  std::shared_ptr<dnnl::memory> find(const void *w,
+                                     const dnnl::memory::desc &md) {
+    for (const Entry &e : entries)
+      if (e.from == w && e.md == md)
+        if (std::shared_ptr<dnnl::memory> m = e.mem.lock())
+          return m;
+    return nullptr;
+  }
+  void add(const void *w, const dnnl::memory::desc &md,
+           const std::shared_ptr<dnnl::memory> &mem) {
+    entries.erase(
+        std::remove_if(entries.begin(), entries.end(),
+                       [](const Entry &e) { return e.mem.expired(); }),
+        entries.end());
+    entries.push_back({w, md, mem});
+  }
+};
+
 // A matmul primitive and the memory objects of its arguments. Its weights
 // (B) are taken in the caller's plain layout; when the first B it runs on
 // lies in read-only memory (the mapped weights file), a second primitive
@@ -249,6 +286,10 @@ struct DnnlHandle : shardc::rt::Handle {
   dnnl::memory packed;
   const void *packedFrom = nullptr;
   bool packTried = false;
+  // Inside a shape cache: where packed copies of B are shared with the
+  // cache's other primitives, and this one's share (`packed` is its memory).
+  PackShare *packShare = nullptr;
+  std::shared_ptr<dnnl::memory> packedOwner;
   ExecArgs args, packedArgs;
 
   // Row blocks (rowBlocks): the primitive is made for `blockRows` rows and
@@ -403,20 +444,31 @@ struct DnnlHandle : shardc::rt::Handle {
       return;
     ThreadLimit one(blocks != 0); // a block's primitive runs on one thread
     dnnl::matmul::primitive_desc pd(*anyDesc, attr, cpuEngine());
-    if (pd.weights_desc() == plainWeights)
+    dnnl::memory::desc md = pd.weights_desc();
+    if (md == plainWeights)
       return;
     packedScratchpadMd = pd.scratchpad_desc();
-    packed = dnnl::memory(pd.weights_desc(), cpuEngine());
-    dnnl::memory user = unbound(plainWeights);
-    bind(user, w);
-    dnnl::reorder(user, packed).execute(cpuStream(), user, packed);
-    cpuStream().wait();
+    // In a shape cache, another shape's primitive may have packed this B
+    // into this layout already.
+    std::shared_ptr<dnnl::memory> mem =
+        packShare ? packShare->find(w, md) : nullptr;
+    if (!mem) {
+      mem = std::make_shared<dnnl::memory>(md, cpuEngine());
+      dnnl::memory user = unbound(plainWeights);
+      bind(user, w);
+      dnnl::reorder(user, *mem).execute(cpuStream(), user, *mem);
+      cpuStream().wait();
+      if (packShare)
+        packShare->add(w, md, mem);
+      // The plain pages are read no more: give them back (a read-only file
+      // mapping, so a later read would fault them in again from the file),
+      // keeping a rank's resident weights at one copy.
+      releasePages(w, plainWeights.get_size());
+    }
+    packedOwner = mem;
+    packed = *mem;
     packedPrim = dnnl::matmul(pd);
     packedFrom = w;
-    // The plain pages are read no more: give them back (a read-only file
-    // mapping, so a later read would fault them in again from the file),
-    // keeping a rank's resident weights at one copy.
-    releasePages(w, plainWeights.get_size());
     packedArgs = args;
     for (dnnl_exec_arg_t &a : packedArgs)
       if (a.arg == DNNL_ARG_WEIGHTS)
@@ -724,8 +776,8 @@ extern "C" void *sc_dnnl_matmul_create(const sc_desc *a, const sc_desc *b,
     h->biasIsPostOp = h->hasBias && alpha != 1.0f;
     dnnl::memory::desc biasMd;
     if (bias)
-      biasMd =
-          blocks ? plainDesc({1, n}, tbias) : plainDesc(dimsOf(bias), tbias);
+      biasMd = blocks ? plainDesc({1, bias->dims[r - 1]}, tbias)
+                      : plainDesc(dimsOf(bias), tbias);
     dnnl::primitive_attr attr;
     if (blocks) // see DnnlHandle::blocks
       attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
@@ -792,6 +844,212 @@ extern "C" void sc_dnnl_matmul_run(void *h, const void *a, const void *b,
   }
   static_cast<DnnlHandle *>(h)->run(a, b, bias, residual, y);
 }
+
+namespace {
+// How many shapes a MatmulShapeCache keeps: SHARDC_DNNL_SHAPES, a positive
+// integer, read when the cache is created (8 when unset or not one).
+constexpr size_t kDefaultShapes = 8;
+
+size_t shapeCapacity() {
+  const char *v = std::getenv("SHARDC_DNNL_SHAPES");
+  if (!v || !*v)
+    return kDefaultShapes;
+  char *end = nullptr;
+  errno = 0;
+  long long n = std::strtoll(v, &end, 10);
+  if (errno || *end || n < 1 || n > (1 << 20))
+    return kDefaultShapes;
+  return size_t(n);
+}
+
+// sc_dnnl_matmul_dyn_create's handle: the configuration, the descriptors at
+// the bounds, and the primitives made so far (DnnlHandles of
+// sc_dnnl_matmul_create, row blocks and packing included), by the run's
+// dims, least recently used last. The primitives of one cache share packed
+// copies of a read-only B (PackShare).
+struct MatmulShapeCache : shardc::rt::Handle {
+  sc_desc a{}, b{}, bias{}, residual{}, y{};
+  bool hasBias = false, hasResidual = false;
+  int32_t transA = 0, transB = 0, epilogue = 0;
+  float alpha = 1, beta = 0;
+  size_t capacity = kDefaultShapes;
+  PackShare packs; // before the entries: it outlives their primitives
+  struct Entry {
+    std::vector<int64_t> key;
+    std::unique_ptr<DnnlHandle> handle;
+  };
+  std::list<Entry> lru; // most recently used first
+  std::map<std::vector<int64_t>, std::list<Entry>::iterator> index;
+  std::vector<int64_t> key; // this run's, reused
+
+  // Checks one run descriptor against its bound (sc_fail and false when it
+  // does not fit) and appends its dims to `key`.
+  bool admit(const char *name, const sc_desc *bound, const sc_desc *d) {
+    if (!d) {
+      sc_fail("oneDNN matmul: run without a descriptor of %s", name);
+      return false;
+    }
+    if (d->dtype != bound->dtype || d->rank != bound->rank) {
+      sc_fail("oneDNN matmul: run's %s is %s of rank %d, created as %s of "
+              "rank %d",
+              name, dtypeName(d->dtype), d->rank, dtypeName(bound->dtype),
+              bound->rank);
+      return false;
+    }
+    for (int i = 0; i < d->rank; ++i) {
+      // Within [1, bound]; a dim bound at 0 (an empty tensor) stays 0.
+      int64_t lo = std::min<int64_t>(1, bound->dims[i]);
+      if (d->dims[i] < lo || d->dims[i] > bound->dims[i]) {
+        sc_fail("oneDNN matmul: run's %s %s: dim %d is %lld, outside [%lld, "
+                "%lld] (its bound %s)",
+                name, dimsStr(d).c_str(), i, (long long)d->dims[i],
+                (long long)lo, (long long)bound->dims[i],
+                dimsStr(bound).c_str());
+        return false;
+      }
+      key.push_back(d->dims[i]);
+    }
+    return true;
+  }
+
+  // This run's primitive: the cached one, or a new one (then cached,
+  // evicting the least recently used at capacity); null after sc_fail.
+  DnnlHandle *lookup(const sc_desc *da, const sc_desc *db, const sc_desc *dbias,
+                     const sc_desc *dres, const sc_desc *dy) {
+    if (!lru.empty() && lru.front().key == key)
+      return lru.front().handle.get();
+    auto found = index.find(key);
+    if (found != index.end()) {
+      lru.splice(lru.begin(), lru, found->second);
+      return lru.front().handle.get();
+    }
+    std::unique_ptr<DnnlHandle> h(
+        static_cast<DnnlHandle *>(sc_dnnl_matmul_create(
+            da, db, dbias, dres, dy, transA, transB, alpha, beta, epilogue)));
+    if (!h)
+      return nullptr;
+    h->packShare = &packs;
+    while (lru.size() >= capacity) {
+      index.erase(lru.back().key);
+      lru.pop_back();
+    }
+    lru.push_front({key, std::move(h)});
+    index.emplace(key, lru.begin());
+    return lru.front().handle.get();
+  }
+};
+} // namespace
+
+extern "C" void *sc_dnnl_matmul_dyn_create(const sc_desc *a, const sc_desc *b,
+                                           const sc_desc *bias,
+                                           const sc_desc *residual,
+                                           const sc_desc *y, int32_t trans_a,
+                                           int32_t trans_b, float alpha,
+                                           float beta, int32_t epilogue) {
+  for (const sc_desc *d : {a, b, bias, residual, y})
+    if (d && (d->rank < 0 || d->rank > SC_MAX_RANK)) {
+      sc_fail("oneDNN matmul: rank %d (at most %d)", d->rank, SC_MAX_RANK);
+      return nullptr;
+    }
+  // The primitive at the bounds: the configuration's errors surface here,
+  // at load time, and it serves the runs at the bounds.
+  std::unique_ptr<DnnlHandle> first(
+      static_cast<DnnlHandle *>(sc_dnnl_matmul_create(
+          a, b, bias, residual, y, trans_a, trans_b, alpha, beta, epilogue)));
+  if (!first)
+    return nullptr;
+  try {
+    auto c = std::make_unique<MatmulShapeCache>();
+    c->a = *a;
+    c->b = *b;
+    c->y = *y;
+    c->hasBias = bias != nullptr;
+    c->hasResidual = residual != nullptr;
+    if (bias)
+      c->bias = *bias;
+    if (residual)
+      c->residual = *residual;
+    c->transA = trans_a;
+    c->transB = trans_b;
+    c->alpha = alpha;
+    c->beta = beta;
+    c->epilogue = epilogue;
+    c->capacity = shapeCapacity();
+    c->key.reserve(5 * SC_MAX_RANK);
+    for (const sc_desc *d : {a, b, bias, residual, y})
+      if (d)
+        c->key.insert(c->key.end(), d->dims, d->dims + d->rank);
+    first->packShare = &c->packs;
+    c->lru.push_front({c->key, std::move(first)});
+    c->index.emplace(c->key, c->lru.begin());
+    return c.release();
+  } catch (const std::exception &e) {
+    sc_fail("oneDNN matmul: %s", e.what());
+    return nullptr;
+  }
+}
+
+extern "C" void sc_dnnl_matmul_dyn_run(void *h, const sc_desc *a,
+                                       const sc_desc *b, const sc_desc *bias,
+                                       const sc_desc *residual,
+                                       const sc_desc *y, const void *a_ptr,
+                                       const void *b_ptr, const void *bias_ptr,
+                                       const void *residual_ptr, void *y_ptr) {
+  if (!h) {
+    sc_fail("oneDNN matmul: run without a primitive");
+    return;
+  }
+  auto *c = static_cast<MatmulShapeCache *>(h);
+  if ((bias != nullptr) != c->hasBias ||
+      (residual != nullptr) != c->hasResidual) {
+    sc_fail("oneDNN matmul: run %s a bias and %s a residual, created %s a "
+            "bias and %s a residual",
+            bias ? "with" : "without", residual ? "with" : "without",
+            c->hasBias ? "with" : "without",
+            c->hasResidual ? "with" : "without");
+    return;
+  }
+  c->key.clear();
+  if (!c->admit("a", &c->a, a) || !c->admit("b", &c->b, b) ||
+      (bias && !c->admit("bias", &c->bias, bias)) ||
+      (residual && !c->admit("residual", &c->residual, residual)) ||
+      !c->admit("y", &c->y, y))
+    return;
+  DnnlHandle *p = nullptr;
+  try {
+    p = c->lookup(a, b, bias, residual, y);
+  } catch (const std::exception &e) { // allocation in the cache
+    sc_fail("oneDNN matmul: %s", e.what());
+    return;
+  }
+  if (p)
+    p->run(a_ptr, b_ptr, bias_ptr, residual_ptr, y_ptr);
+}
+
+namespace shardc::rt::cpu {
+// For the tests (runtime/test/KernelsTest.cpp declares it): what a
+// sc_dnnl_matmul_dyn_create handle holds: the shapes cached, those of their
+// primitives that run on a packed B, and the distinct packed copies (and
+// their bytes) behind them.
+void dnnlMatmulDynStats(const void *h, int64_t *shapes, int64_t *packedShapes,
+                        int64_t *packedCopies, int64_t *packedBytes) {
+  const auto *c = static_cast<const MatmulShapeCache *>(h);
+  std::vector<const void *> seen;
+  *shapes = (int64_t)c->lru.size();
+  *packedShapes = *packedCopies = *packedBytes = 0;
+  for (const MatmulShapeCache::Entry &e : c->lru) {
+    if (!e.handle->packedFrom)
+      continue;
+    ++*packedShapes;
+    const void *buf = e.handle->packedOwner.get();
+    if (std::find(seen.begin(), seen.end(), buf) != seen.end())
+      continue;
+    seen.push_back(buf);
+    ++*packedCopies;
+    *packedBytes += (int64_t)e.handle->packed.get_desc().get_size();
+  }
+}
+} // namespace shardc::rt::cpu
 
 namespace {
 // graph.linear_int8's primitive: DnnlHandle's run, with the row and column

@@ -77,16 +77,16 @@ StringRef AttentionOp::getRuntimeCallee() { return "sc_attention"; }
 //              bf16 products 2)
 void AttentionOp::getRuntimeArgs(SmallVectorImpl<RuntimeArg> &args) {
   args.append({RuntimeArg::dtype(getQ()), RuntimeArg::i32(getNumBatchDims()),
-               RuntimeArg::i64s(getDims()), RuntimeArg::ptr(getQ()),
-               RuntimeArg::i64s(getQLayout()), RuntimeArg::ptr(getK()),
-               RuntimeArg::i64s(getKLayout()), RuntimeArg::ptr(getV()),
-               RuntimeArg::i64s(getVLayout())});
+               RuntimeArg::i64s(getDims(), "dims"), RuntimeArg::ptr(getQ()),
+               RuntimeArg::i64s(getQLayout(), "q_layout"), RuntimeArg::ptr(getK()),
+               RuntimeArg::i64s(getKLayout(), "k_layout"), RuntimeArg::ptr(getV()),
+               RuntimeArg::i64s(getVLayout(), "v_layout")});
   if (Value mask = getMask())
-    args.append({RuntimeArg::ptr(mask), RuntimeArg::i64s(*getMaskLayout())});
+    args.append({RuntimeArg::ptr(mask), RuntimeArg::i64s(*getMaskLayout(), "mask_layout")});
   else
     args.append({RuntimeArg::null(), RuntimeArg::null()});
   args.append(
-      {RuntimeArg::ptr(getY()), RuntimeArg::i64s(getYLayout()),
+      {RuntimeArg::ptr(getY()), RuntimeArg::i64s(getYLayout(), "y_layout"),
        RuntimeArg::f32(getScale().convertToFloat()),
        RuntimeArg::i32((getCausal() ? 1 : 0) | (getBf16Products() ? 2 : 0))});
 }

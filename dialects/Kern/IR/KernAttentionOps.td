@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-def Kern_AttentionOp : Kern_RuntimeOp<"attention"> {
+def Kern_AttentionOp : Kern_RuntimeOp<"attention", [Kern_SymbolicShapes]> {
   let summary = "y = softmax(q k^T * scale + mask) v over strided operands "
                 "(sc_attention)";
   let description = [{

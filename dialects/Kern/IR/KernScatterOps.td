@@ -18,7 +18,7 @@ def Kern_InOut : Arg<Kern_Buffer, "read and written", [MemRead, MemWrite]>;
 def Kern_ScatterReduction
     : DefaultValuedAttr<StrAttr, "\"none\"">;
 
-def Kern_GatherElementsOp : Kern_RuntimeOp<"gather_elements"> {
+def Kern_GatherElementsOp : Kern_RuntimeOp<"gather_elements", [Kern_SymbolicShapes]> {
   let summary = "y[i] = data[i with i[axis] = indices[i]] (sc_gather_elements)";
   let description = [{
     ONNX GatherElements: `indices` and `y` have one shape of `data`'s rank,
@@ -38,7 +38,7 @@ def Kern_GatherElementsOp : Kern_RuntimeOp<"gather_elements"> {
   }];
 }
 
-def Kern_ScatterElementsOp : Kern_RuntimeOp<"scatter_elements"> {
+def Kern_ScatterElementsOp : Kern_RuntimeOp<"scatter_elements", [Kern_SymbolicShapes]> {
   let summary = "y[i with i[axis] = indices[i]] op= updates[i], in place "
                 "(sc_scatter_elements)";
   let description = [{
@@ -67,7 +67,7 @@ def Kern_ScatterElementsOp : Kern_RuntimeOp<"scatter_elements"> {
   }];
 }
 
-def Kern_ScatterNDOp : Kern_RuntimeOp<"scatter_nd"> {
+def Kern_ScatterNDOp : Kern_RuntimeOp<"scatter_nd", [Kern_SymbolicShapes]> {
   let summary = "y[indices[j]] op= updates[j] for slices, in place "
                 "(sc_scatter_nd)";
   let description = [{

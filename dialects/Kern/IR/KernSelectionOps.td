@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-def Kern_GatherOp : Kern_RuntimeOp<"gather"> {
+def Kern_GatherOp : Kern_RuntimeOp<"gather", [Kern_SymbolicShapes]> {
   let summary = "y = data indexed by `indices` along `axis` (sc_gather)";
   let description = [{
     ONNX Gather: `y` has `data`'s dims with dim `axis` (in [-rank, rank))
@@ -33,7 +33,7 @@ def Kern_GatherOp : Kern_RuntimeOp<"gather"> {
   }];
 }
 
-def Kern_ArgMaxOp : Kern_RuntimeOp<"arg_max"> {
+def Kern_ArgMaxOp : Kern_RuntimeOp<"arg_max", [Kern_SymbolicShapes]> {
   let summary = "y = the index of the maximum along `axis` (sc_arg_max)";
   let description = [{
     `y` is i64 with one element per slice along `axis` (in [-rank, rank);
@@ -47,7 +47,7 @@ def Kern_ArgMaxOp : Kern_RuntimeOp<"arg_max"> {
   }];
 }
 
-def Kern_TopKOp : Kern_RuntimeOp<"topk"> {
+def Kern_TopKOp : Kern_RuntimeOp<"topk", [Kern_SymbolicShapes]> {
   let summary = "the `k` largest (smallest) elements along `axis` and their "
                 "indices (sc_topk)";
   let description = [{
@@ -65,7 +65,7 @@ def Kern_TopKOp : Kern_RuntimeOp<"topk"> {
   }];
 }
 
-def Kern_CumSumOp : Kern_RuntimeOp<"cumsum"> {
+def Kern_CumSumOp : Kern_RuntimeOp<"cumsum", [Kern_SymbolicShapes]> {
   let summary = "y = the running sum of x along `axis` (sc_cumsum)";
   let description = [{
     `y` has `x`'s type (numeric, not i1). `exclusive` leaves each element
@@ -78,7 +78,7 @@ def Kern_CumSumOp : Kern_RuntimeOp<"cumsum"> {
   }];
 }
 
-def Kern_TriluOp : Kern_RuntimeOp<"trilu"> {
+def Kern_TriluOp : Kern_RuntimeOp<"trilu", [Kern_SymbolicShapes]> {
   let summary = "y = the upper (lower) triangle of the last two dims, from "
                 "diagonal `k` (sc_trilu)";
   let description = [{

@@ -67,9 +67,13 @@ struct RuntimeArg {
     a.real = v;
     return a;
   }
-  static RuntimeArg i64s(llvm::ArrayRef<int64_t> v) {
+  /// `attr` names the op's attribute the values come from, when it may
+  /// have a symbolic mirror (kern.sym, SymbolicShapes.h): the emitters then
+  /// print the mirror's values, read at run time.
+  static RuntimeArg i64s(llvm::ArrayRef<int64_t> v, llvm::StringRef attr = {}) {
     RuntimeArg a{Kind::I64Array};
     a.integers.assign(v.begin(), v.end());
+    a.text = attr.str();
     return a;
   }
   static RuntimeArg f32s(llvm::ArrayRef<float> v) {

@@ -189,6 +189,90 @@ SmallVector<int64_t> compose(ArrayRef<int64_t> layout, const DimMap &map) {
   return out;
 }
 
+/// mapDims over dynamic dims (kernels with kern.sym mirrors): the same
+/// rule for every value of the symbols. The consumer's offset into the
+/// intermediate must be 0 or a constant number of one dim's rows, and each
+/// walk must stay inside its dim for every value (sizes that provably fit);
+/// anything else is not fused.
+struct SymDimMap {
+  SmallVector<sym::Expr> base;
+  SmallVector<int64_t> target, direction;
+  bool broadcast = false;
+};
+
+/// Whether `e` >= 0 for every value of the symbols (each at least 1).
+bool nonNegative(const sym::Expr &e) {
+  if (std::optional<int64_t> c = e.getConstant())
+    return *c >= 0;
+  return (e + 1).isMonotoneSize();
+}
+
+std::optional<SymDimMap> mapDims(ArrayRef<sym::Expr> layout,
+                                 ArrayRef<sym::Expr> consumerShape,
+                                 ArrayRef<sym::Expr> shape) {
+  SmallVector<sym::Expr> strides(shape.size(), sym::Expr(1));
+  for (int64_t e = static_cast<int64_t>(shape.size()) - 2; e >= 0; --e)
+    strides[e] = strides[e + 1] * shape[e + 1];
+  for (const sym::Expr &d : shape)
+    if (d == sym::Expr(0))
+      return std::nullopt;
+  SymDimMap map;
+  map.base.assign(shape.size(), sym::Expr(0));
+  if (layout[0] != sym::Expr(0)) {
+    bool found = false;
+    for (size_t e = 0; e < shape.size() && !found; ++e) {
+      if (shape[e] == sym::Expr(1))
+        continue;
+      std::optional<sym::Expr> q = layout[0].divExact(strides[e]);
+      if (q && q->isConstant() && *q->getConstant() > 0 &&
+          nonNegative(shape[e] - *q - 1)) {
+        map.base[e] = *q;
+        found = true;
+      }
+    }
+    if (!found)
+      return std::nullopt;
+  }
+  for (size_t d = 0; d < consumerShape.size(); ++d) {
+    const sym::Expr &n = consumerShape[d], &s = layout[d + 1];
+    map.target.push_back(-1);
+    map.direction.push_back(1);
+    if (n == sym::Expr(1))
+      continue;
+    if (s == sym::Expr(0)) {
+      map.broadcast = true;
+      continue;
+    }
+    int64_t e = -1;
+    for (size_t k = 0; k < shape.size() && e < 0; ++k)
+      if (shape[k] != sym::Expr(1) && (strides[k] == s || strides[k] == -s))
+        e = k;
+    if (e < 0)
+      return std::nullopt;
+    map.target[d] = e;
+    map.direction[d] = strides[e] == s ? 1 : -1;
+    // The walk stays inside dim e: base + n - 1 < size going forward,
+    // base - (n - 1) >= 0 going back.
+    sym::Expr room = map.direction[d] > 0 ? shape[e] - map.base[e] - n
+                                          : map.base[e] - n + 1;
+    if (!nonNegative(room))
+      return std::nullopt;
+  }
+  return map;
+}
+
+SmallVector<sym::Expr> compose(ArrayRef<sym::Expr> layout,
+                               const SymDimMap &map) {
+  SmallVector<sym::Expr> out{layout[0]};
+  for (size_t e = 0; e < map.base.size(); ++e)
+    out[0] = out[0] + map.base[e] * layout[e + 1];
+  for (size_t d = 0; d < map.target.size(); ++d)
+    out.push_back(map.target[d] < 0
+                      ? sym::Expr(0)
+                      : layout[map.target[d] + 1] * map.direction[d]);
+  return out;
+}
+
 /// Rule 7's bounds. Kernels of the models in test/ stay far below them.
 constexpr unsigned kMaxInputs = 64;
 constexpr unsigned kMaxBodyOps = 1024;
@@ -285,12 +369,7 @@ Operation *KernFuseElementwisePass::tryFuse(kern::MapOp producer) {
       return nullptr;
     consumerOp = use.getOwner();
   }
-  // Rule 2. Kernels over dynamic dims (kern.sym) are not fused yet: the
-  // composition of their layouts would need the symbolic mirrors too
-  // (docs/dynamic-shapes.md, commit 13).
-  if (producer->hasAttr(kern::kSymAttr) ||
-      (consumerOp && consumerOp->hasAttr(kern::kSymAttr)))
-    return nullptr;
+  // Rule 2.
   if (!consumerOp || !isa<kern::MapOp, kern::ReduceOp>(consumerOp) ||
       consumerOp->getBlock() != producer->getBlock() ||
       position[producer] >= position[consumerOp])
@@ -313,13 +392,44 @@ Operation *KernFuseElementwisePass::tryFuse(kern::MapOp producer) {
   producer.getBody().walk([&](kern::IndexOp) { usesIndex = true; });
   if (usesIndex)
     return nullptr;
-  // Rule 4.
-  std::optional<DimMap> dims =
-      mapDims(layoutOf(consumer.layouts(), pos), consumer.shape(), shape);
-  if (!dims)
-    return nullptr;
+  // Dynamic dims: rules 3 and 4 hold for every value of the symbols, and
+  // the fused kernel's layouts are composed on the mirrors (the static
+  // ones are their values at the bounds).
+  bool symbolic = producer->hasAttr(kern::kSymAttr) ||
+                  consumerOp->hasAttr(kern::kSymAttr) ||
+                  kern::isSymbolic(inter);
+  std::optional<DimMap> dims;
+  std::optional<SymDimMap> symDims;
+  SmallVector<int64_t> bounds;
+  if (symbolic) {
+    FailureOr<SmallVector<sym::Symbol>> symbols = kern::readSymbols(producer);
+    if (failed(symbols))
+      return nullptr;
+    for (const sym::Symbol &sm : *symbols)
+      bounds.push_back(sm.max);
+    SmallVector<sym::Expr> interShape = kern::symShape(inter);
+    SmallVector<sym::Expr> denseSym{sym::Expr(0)};
+    for (int64_t e = 0, r = interShape.size(); e < r; ++e) {
+      sym::Expr stride = 1;
+      for (int64_t k = e + 1; k < r; ++k)
+        stride = stride * interShape[k];
+      denseSym.push_back(stride);
+    }
+    if (kern::symArray(producer, "shape") != interShape ||
+        kern::symLayouts(producer)[numIn] != denseSym)
+      return nullptr;
+    symDims = mapDims(kern::symLayouts(consumerOp)[pos],
+                      kern::symArray(consumerOp, "shape"), interShape);
+    if (!symDims)
+      return nullptr;
+  } else {
+    // Rule 4.
+    dims = mapDims(layoutOf(consumer.layouts(), pos), consumer.shape(), shape);
+    if (!dims)
+      return nullptr;
+  }
   // Rule 5.
-  if (dims->broadcast > 1) {
+  if (symbolic ? symDims->broadcast : dims->broadcast > 1) {
     bool costly = false;
     producer.getBody().walk([&](Operation *op) { costly |= isTranscendental(op); });
     if (costly)
@@ -334,22 +444,46 @@ Operation *KernFuseElementwisePass::tryFuse(kern::MapOp producer) {
   // The fused consumer: its inputs with the intermediate replaced by the
   // producer's, the producer's layouts composed.
   SmallVector<Value> inputs;
-  SmallVector<Attribute> layouts;
+  SmallVector<Attribute> layouts, symLayouts;
   MLIRContext *ctx = producer.getContext();
+  SmallVector<SmallVector<sym::Expr>> consumerSym, producerSym;
+  if (symbolic) {
+    consumerSym = kern::symLayouts(consumerOp);
+    producerSym = kern::symLayouts(producer);
+  }
+  // A composed symbolic layout: its values at the bounds and its mirror.
+  auto addSym = [&](ArrayRef<sym::Expr> layout) {
+    SmallVector<int64_t> values;
+    for (const sym::Expr &e : layout)
+      values.push_back(e.eval(bounds).value_or(0));
+    layouts.push_back(DenseI64ArrayAttr::get(ctx, values));
+    symLayouts.push_back(sym::toAffine(ctx, layout));
+  };
   for (auto [i, in] : llvm::enumerate(consumer.inputs())) {
     if (i != pos) {
       inputs.push_back(in);
-      layouts.push_back(consumer.layouts()[i]);
+      if (symbolic)
+        addSym(consumerSym[i]);
+      else
+        layouts.push_back(consumer.layouts()[i]);
       continue;
     }
     for (auto [k, pin] : llvm::enumerate(producer.getInputs())) {
       inputs.push_back(pin);
-      layouts.push_back(DenseI64ArrayAttr::get(
-          ctx, compose(layoutOf(producer.getLayouts(), k), *dims)));
+      if (symbolic)
+        addSym(compose(producerSym[k], *symDims));
+      else
+        layouts.push_back(DenseI64ArrayAttr::get(
+            ctx, compose(layoutOf(producer.getLayouts(), k), *dims)));
     }
   }
-  for (size_t o = 0; o < consumer.outputs().size(); ++o)
-    layouts.push_back(consumer.layouts()[consumer.inputs().size() + o]);
+  for (size_t o = 0; o < consumer.outputs().size(); ++o) {
+    size_t i = consumer.inputs().size() + o;
+    if (symbolic)
+      addSym(consumerSym[i]);
+    else
+      layouts.push_back(consumer.layouts()[i]);
+  }
 
   OpBuilder b(consumerOp);
   OperationState state(consumerOp->getLoc(), consumerOp->getName());
@@ -357,9 +491,18 @@ Operation *KernFuseElementwisePass::tryFuse(kern::MapOp producer) {
   SmallVector<Value> outputs(consumer.outputs());
   state.addOperands(outputs);
   for (NamedAttribute attr : consumerOp->getAttrs())
-    if (attr.getName() != "layouts" && attr.getName() != "operandSegmentSizes")
+    if (attr.getName() != "layouts" && attr.getName() != "operandSegmentSizes" &&
+        attr.getName() != kern::kSymAttr)
       state.addAttribute(attr.getName(), attr.getValue());
   state.addAttribute("layouts", ArrayAttr::get(ctx, layouts));
+  if (symbolic)
+    state.addAttribute(
+        kern::kSymAttr,
+        b.getDictionaryAttr(
+            {b.getNamedAttr("layouts", ArrayAttr::get(ctx, symLayouts)),
+             b.getNamedAttr("shape", sym::toAffine(
+                                         ctx, kern::symArray(consumerOp,
+                                                             "shape")))}));
   state.addAttribute("operandSegmentSizes",
                      b.getDenseI32ArrayAttr({static_cast<int32_t>(inputs.size()),
                                              static_cast<int32_t>(outputs.size())}));

@@ -125,6 +125,24 @@ SymShape KernLowering::shapeOfBuffer(Value buffer) {
   return shape;
 }
 
+int64_t KernLowering::atBound(const sym::Expr &e) const {
+  std::optional<int64_t> v = e.eval(bounds);
+  assert(v && "a symbolic size beyond the function's symbols");
+  return *v;
+}
+
+Access KernLowering::access(Value buffer, const sym::Expr &offset,
+                            ArrayRef<sym::Expr> strides) const {
+  Access a{buffer, {atBound(offset)}};
+  for (const sym::Expr &e : strides)
+    a.layout.push_back(atBound(e));
+  if (!offset.isConstant() || isSymbolic(strides)) {
+    a.sym.push_back(offset);
+    a.sym.append(strides.begin(), strides.end());
+  }
+  return a;
+}
+
 SmallVector<sym::Expr> KernLowering::strides(ArrayRef<sym::Expr> shape) {
   SmallVector<sym::Expr> out(shape.size(), sym::Expr(1));
   for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
@@ -439,6 +457,11 @@ static LogicalResult lowerProgram(func::FuncOp func, bool halfGemm,
   Block *entry = kernFunc.addEntryBlock();
   b.setInsertionPointToEnd(entry);
   KernLowering lowering(b, entry);
+  FailureOr<SmallVector<graph::Symbol>> symbols = graph::readSymbols(func);
+  if (failed(symbols))
+    return failure();
+  for (const graph::Symbol &sym : *symbols)
+    lowering.bounds.push_back(sym.max);
   lowering.halfGemm = halfGemm;
   lowering.int8Gemm = int8Gemm;
   Block &body = func.getBody().front();
@@ -460,7 +483,12 @@ static LogicalResult lowerProgram(func::FuncOp func, bool halfGemm,
     return t;
   }();
   lowering.table = &table;
+  // Not with dynamic dims yet: the absorbers' stride arithmetic is static
+  // (attention then reads dense copies of q, k and v).
+  bool defer = symbols->empty();
   for (Operation &op : llvm::reverse(body.without_terminator())) {
+    if (!defer)
+      break;
     if (!isa<graph::SplitOp, graph::SliceOp, graph::TransposeOp,
              graph::ReshapeOp, graph::SqueezeOp, graph::UnsqueezeOp,
              graph::FlattenOp>(op))

@@ -209,11 +209,105 @@ OutputChain outputChain(KernLowering &l, Value v) {
   }
 }
 
+/// Attention over dynamic dims: q, k and v are dense buffers (the layout
+/// ops around them are not deferred with dynamic dims) and y is written
+/// dense; `dims` and the layouts are symbolic, mirrored in kern.sym.
+LogicalResult lowerSymbolicAttention(graph::AttentionOp op, KernLowering &l) {
+  SymShape qs = graph::dimsOf(op.getQuery()), ks = graph::dimsOf(op.getKey()),
+           vs = graph::dimsOf(op.getValue());
+  size_t r = qs.size();
+  sym::Expr S = qs.sym[r - 2], D = qs.sym[r - 1], T = ks.sym[r - 2],
+            E = vs.sym[r - 1];
+  ArrayRef<sym::Expr> lead = ArrayRef(qs.sym).drop_back(2);
+  struct Operand {
+    Value buffer;
+    sym::Expr offset;
+    SmallVector<sym::Expr> strides;
+  };
+  auto dense = [&](Value buffer, const SymShape &shape) {
+    return Operand{buffer, 0, KernLowering::strides(shape.sym)};
+  };
+  SmallVector<Operand> ops{dense(l.get(op.getQuery()), qs),
+                           dense(l.get(op.getKey()), ks),
+                           dense(l.get(op.getValue()), vs)};
+  bool hasMask = static_cast<bool>(op.getMask());
+  if (hasMask) {
+    SmallVector<int64_t> scores(ArrayRef(qs.bound).drop_back(2));
+    scores.append({qs.bound[r - 2], ks.bound[r - 2]});
+    Access a = KernLowering::broadcast(l.get(op.getMask()), scores);
+    SmallVector<sym::Expr> layout(a.sym);
+    if (layout.empty())
+      for (int64_t v : a.layout)
+        layout.push_back(v);
+    ops.push_back({a.buffer, layout[0],
+                   SmallVector<sym::Expr>(ArrayRef(layout).drop_front())});
+  }
+  Value y = l.result(op.getOutput());
+  ops.push_back(dense(y, graph::dimsOf(op.getOutput())));
+
+  // Merge the leading dims where every operand allows (for every value of
+  // the symbols); drop static size-1 ones.
+  SmallVector<sym::Expr> dims;
+  SmallVector<SmallVector<sym::Expr>> bstr(ops.size());
+  for (size_t d = 0; d < lead.size(); ++d) {
+    if (lead[d] == sym::Expr(1))
+      continue;
+    bool merge = !dims.empty();
+    for (auto [o, st] : llvm::zip(ops, bstr))
+      merge &= !st.empty() && st.back() == o.strides[d] * lead[d];
+    if (merge) {
+      dims.back() = dims.back() * lead[d];
+      for (auto [o, st] : llvm::zip(ops, bstr))
+        st.back() = o.strides[d];
+      continue;
+    }
+    dims.push_back(lead[d]);
+    for (auto [o, st] : llvm::zip(ops, bstr))
+      st.push_back(o.strides[d]);
+  }
+  dims.append({S, T, D, E});
+
+  MLIRContext *ctx = op.getContext();
+  SmallVector<NamedAttribute> mirrors;
+  auto attr = [&](StringRef name, ArrayRef<sym::Expr> values) {
+    SmallVector<int64_t> bound;
+    for (const sym::Expr &e : values)
+      bound.push_back(l.atBound(e));
+    if (isSymbolic(values))
+      mirrors.push_back(l.b.getNamedAttr(name, sym::toAffine(ctx, values)));
+    return l.b.getDenseI64ArrayAttr(bound);
+  };
+  auto layout = [&](StringRef name, size_t i) {
+    SmallVector<sym::Expr> a{ops[i].offset};
+    a.append(bstr[i]);
+    a.append(ArrayRef(ops[i].strides).take_back(2).begin(),
+             ArrayRef(ops[i].strides).take_back(2).end());
+    return attr(name, a);
+  };
+  size_t yi = ops.size() - 1;
+  auto attention = l.b.create<AttentionOp>(
+      op.getLoc(), ops[0].buffer, ops[1].buffer, ops[2].buffer,
+      hasMask ? ops[3].buffer : Value(), y, attr("dims", dims),
+      layout("q_layout", 0), layout("k_layout", 1), layout("v_layout", 2),
+      hasMask ? layout("mask_layout", 3) : DenseI64ArrayAttr(),
+      layout("y_layout", yi),
+      l.b.getF32FloatAttr(op.getScale().convertToFloat()),
+      op.getCausal() ? l.b.getUnitAttr() : UnitAttr(),
+      op.getBf16Products() ? l.b.getUnitAttr() : UnitAttr());
+  if (!mirrors.empty())
+    addMirrors(attention, mirrors);
+  return success();
+}
+
 LogicalResult lowerAttention(graph::AttentionOp op, KernLowering &l) {
   Location loc = op.getLoc();
   Type elem = elemOf(op.getQuery());
   if (onnxFloatDType(elem) < 0)
     return l.fail(op, "needs f32, f16, bf16 or f64 operands");
+  if (llvm::any_of(op->getOperands(),
+                   [](Value v) { return graph::isSymbolic(v); }) ||
+      graph::isSymbolic(op.getOutput()))
+    return lowerSymbolicAttention(op, l);
   ArrayRef<int64_t> qs = shapeOf(op.getQuery()), ks = shapeOf(op.getKey()),
                     vs = shapeOf(op.getValue());
   int64_t r = qs.size();

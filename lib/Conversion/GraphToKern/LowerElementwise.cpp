@@ -192,8 +192,8 @@ void shardc::kern::addElementwiseLowerings(LoweringTable &t) {
     auto value = cast<DenseElementsAttr>(op.getValue());
     TypedAttr v = value.getSplatValue<TypedAttr>();
     Value out = l.result(op.getOutput());
-    l.map(op.getLoc(), shapeOf(op.getOutput()), {}, {KernLowering::dense(out)},
-          [&](Scalar &s, ValueRange) {
+    l.map(op.getLoc(), graph::dimsOf(op.getOutput()), {},
+          {KernLowering::dense(out)}, [&](Scalar &s, ValueRange) {
             Type t = bodyType(v.getType());
             Attribute attr = v;
             if (auto ia = dyn_cast<IntegerAttr>(attr))

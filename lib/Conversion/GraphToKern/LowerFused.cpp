@@ -77,7 +77,8 @@ static void computed(LoweringTable &table, Fn fn) {
 static LogicalResult lowerRmsNorm(graph::RmsNormOp op, KernLowering &l) {
   Location loc = op.getLoc();
   Value x = op.getInput();
-  ArrayRef<int64_t> shape = shapeOf(x);
+  SymShape space = graph::dimsOf(x);
+  ArrayRef<int64_t> shape = space.bound;
   Type elem = elemOf(x);
   Type t = computeType(elem);
   if (!Scalar::isFloat(elem))
@@ -85,18 +86,20 @@ static LogicalResult lowerRmsNorm(graph::RmsNormOp op, KernLowering &l) {
   int64_t axis = op.getAxis(), rank = shape.size();
   double eps = op.getEpsilon().convertToDouble();
 
-  SmallVector<int64_t> kept(shape), dims;
+  SymShape kept = space;
+  SmallVector<int64_t> dims;
   for (int64_t d = axis; d < rank; ++d) {
-    kept[d] = 1;
+    kept.bound[d] = 1;
+    kept.sym[d] = sym::Expr(1);
     dims.push_back(d);
   }
   Value xBuf = l.get(x);
   Value ms = l.alloc(loc, kept, t);
-  Access msOut{ms, {0}};
-  msOut.layout.append(rowMajorStrides(kept));
+  SmallVector<sym::Expr> msStrides = KernLowering::strides(kept.sym);
   for (int64_t d : dims)
-    msOut.layout[d + 1] = 0;
-  l.reduce(loc, "mean", shape, dims, {KernLowering::dense(xBuf)}, msOut,
+    msStrides[d] = sym::Expr(0);
+  Access msOut = l.access(ms, 0, msStrides);
+  l.reduce(loc, "mean", space, dims, {KernLowering::dense(xBuf)}, msOut,
            [&](Scalar &s, ValueRange a) {
              Value v = s.convert(a[0], elem, t);
              return Values{s.mul(t, v, v)};
@@ -110,7 +113,7 @@ static LogicalResult lowerRmsNorm(graph::RmsNormOp op, KernLowering &l) {
   if (!splatScale)
     ins.push_back(KernLowering::broadcast(l.get(op.getScale()), shape));
   Value out = l.result(op.getOutput());
-  l.map(loc, shape, ins, {KernLowering::dense(out)},
+  l.map(loc, space, ins, {KernLowering::dense(out)},
         [&](Scalar &s, ValueRange a) {
           Value one = s.constant(t, 1.0);
           Value sum = s.add(t, a[1], s.constant(t, eps));

@@ -163,13 +163,14 @@ static LogicalResult lowerGemm(graph::GemmOp op, KernLowering &l) {
   if (!elem.isF32() && !isHalf(elem))
     return l.fail(op, "Gemm runs in float32, float16 or bfloat16 only (got " +
                           graph::typeStr(op.getOutput().getType()) + ")");
-  ArrayRef<int64_t> y = shapeOf(op.getOutput());
+  SymShape ys = graph::dimsOf(op.getOutput());
+  ArrayRef<int64_t> y = ys.bound;
   Value out = l.result(op.getOutput());
   // Without native half GEMMs: the product in fp32, converted at the end.
   bool widen = widensGemm(elem, l.halfGemm);
   Type f32 = l.b.getF32Type();
   Type t = widen ? f32 : elem;
-  Value y32 = widen ? l.alloc(loc, y, f32) : out;
+  Value y32 = widen ? l.alloc(loc, ys, f32) : out;
   auto operand = [&](Value v) {
     return widen ? l.converted(loc, l.get(v), f32) : l.get(v);
   };
@@ -186,7 +187,7 @@ static LogicalResult lowerGemm(graph::GemmOp op, KernLowering &l) {
     } else {
       // y = beta * C (broadcast), then the product accumulates onto it.
       Access ca = KernLowering::broadcast(l.get(c), y);
-      l.map(loc, y, {ca}, {KernLowering::dense(y32)},
+      l.map(loc, ys, {ca}, {KernLowering::dense(y32)},
             [&](Scalar &s, ValueRange a) {
               Value v = s.convert(a[0], elem, t);
               return Values{s.mul(t, v, s.constant(t, beta))};
@@ -197,7 +198,7 @@ static LogicalResult lowerGemm(graph::GemmOp op, KernLowering &l) {
   matmul(l, loc, operand(op.getA()), operand(op.getB()), bias, y32,
          op.getTransA(), op.getTransB(), alpha, accumulate);
   if (widen)
-    l.map(loc, y, {KernLowering::dense(y32)}, {KernLowering::dense(out)},
+    l.map(loc, ys, {KernLowering::dense(y32)}, {KernLowering::dense(out)},
           [&](Scalar &s, ValueRange v) {
             return Values{s.convert(v[0], f32, elem)};
           });

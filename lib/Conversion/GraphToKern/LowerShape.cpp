@@ -21,9 +21,14 @@ template <typename OpTy>
 static void viewLowering(LoweringTable &t) {
   addLowering<OpTy>(t, [](OpTy op, KernLowering &l) {
     Value out = op->getResult(0);
-    l.alias(out, l.view(op.getLoc(), l.get(op.getInput()), shapeOf(out)));
+    l.alias(out, l.view(op.getLoc(), l.get(op.getInput()), graph::dimsOf(out)));
     return success();
   });
+}
+
+/// Row-major strides of graph value `v` (symbolic where its dims are).
+static SmallVector<sym::Expr> stridesOf(Value v) {
+  return KernLowering::strides(graph::dimsOf(v).sym);
 }
 
 void shardc::kern::addShapeLowerings(LoweringTable &t) {
@@ -33,35 +38,34 @@ void shardc::kern::addShapeLowerings(LoweringTable &t) {
   viewLowering<graph::FlattenOp>(t);
 
   addLowering<graph::TransposeOp>(t, [](graph::TransposeOp op, KernLowering &l) {
-    Value in = l.get(op.getInput());
-    SmallVector<int64_t> strides = rowMajorStrides(shapeOf(op.getInput()));
-    Access a{in, {0}};
+    SmallVector<sym::Expr> in = stridesOf(op.getInput()), strides;
     for (int64_t p : op.getPerm())
-      a.layout.push_back(strides[p]);
+      strides.push_back(in[p]);
+    Access a = l.access(l.get(op.getInput()), 0, strides);
     Value out = l.result(op.getOutput());
-    l.map(op.getLoc(), shapeOf(op.getOutput()), {a}, {KernLowering::dense(out)},
-          identityBody);
+    l.map(op.getLoc(), graph::dimsOf(op.getOutput()), {a},
+          {KernLowering::dense(out)}, identityBody);
     return success();
   });
 
   addLowering<graph::SliceOp>(t, [](graph::SliceOp op, KernLowering &l) {
-    Value in = l.get(op.getInput());
-    SmallVector<int64_t> strides = rowMajorStrides(shapeOf(op.getInput()));
-    Access a{in, {0}};
+    SmallVector<sym::Expr> in = stridesOf(op.getInput()), strides;
+    sym::Expr offset = 0;
     for (auto [d, start, step] :
          llvm::enumerate(op.getStarts(), op.getSteps())) {
-      a.layout[0] += start * strides[d];
-      a.layout.push_back(step * strides[d]);
+      offset = offset + in[d] * start;
+      strides.push_back(in[d] * step);
     }
+    Access a = l.access(l.get(op.getInput()), offset, strides);
     Value out = l.result(op.getOutput());
-    l.map(op.getLoc(), shapeOf(op.getOutput()), {a}, {KernLowering::dense(out)},
-          identityBody);
+    l.map(op.getLoc(), graph::dimsOf(op.getOutput()), {a},
+          {KernLowering::dense(out)}, identityBody);
     return success();
   });
 
   addLowering<graph::ExpandOp>(t, [](graph::ExpandOp op, KernLowering &l) {
-    ArrayRef<int64_t> shape = shapeOf(op.getOutput());
-    Access a = KernLowering::broadcast(l.get(op.getInput()), shape);
+    SymShape shape = graph::dimsOf(op.getOutput());
+    Access a = KernLowering::broadcast(l.get(op.getInput()), shape.bound);
     Value out = l.result(op.getOutput());
     l.map(op.getLoc(), shape, {a}, {KernLowering::dense(out)}, identityBody);
     return success();
@@ -70,17 +74,16 @@ void shardc::kern::addShapeLowerings(LoweringTable &t) {
   addLowering<graph::ConcatOp>(t, [](graph::ConcatOp op, KernLowering &l) {
     int64_t axis = op.getAxis();
     Value out = l.result(op.getOutput());
-    SmallVector<int64_t> strides = rowMajorStrides(shapeOf(op.getOutput()));
-    int64_t at = 0;
+    SmallVector<sym::Expr> strides = stridesOf(op.getOutput());
+    sym::Expr at = 0;
     for (Value input : op.getInputs()) {
-      ArrayRef<int64_t> shape = shapeOf(input);
-      if (shape[axis] == 0)
+      SymShape shape = graph::dimsOf(input);
+      if (shape.bound[axis] == 0)
         continue;
-      Access o{out, {at * strides[axis]}};
-      o.layout.append(strides);
+      Access o = l.access(out, at * strides[axis], strides);
       l.map(op.getLoc(), shape, {KernLowering::dense(l.get(input))}, {o},
             identityBody);
-      at += shape[axis];
+      at = at + shape.sym[axis];
     }
     return success();
   });
@@ -88,18 +91,15 @@ void shardc::kern::addShapeLowerings(LoweringTable &t) {
   addLowering<graph::SplitOp>(t, [](graph::SplitOp op, KernLowering &l) {
     int64_t axis = op.getAxis();
     Value in = l.get(op.getInput());
-    SmallVector<int64_t> strides = rowMajorStrides(shapeOf(op.getInput()));
-    int64_t at = 0;
+    SmallVector<sym::Expr> strides = stridesOf(op.getInput());
+    sym::Expr at = 0;
     for (Value res : op.getOutputs()) {
-      ArrayRef<int64_t> shape = shapeOf(res);
+      SymShape shape = graph::dimsOf(res);
       Value out = l.result(res, /*optional=*/true);
-      if (out && shape[axis] > 0) {
-        Access a{in, {at * strides[axis]}};
-        a.layout.append(strides);
-        l.map(op.getLoc(), shape, {a}, {KernLowering::dense(out)},
-              identityBody);
-      }
-      at += shape[axis];
+      if (out && shape.bound[axis] > 0)
+        l.map(op.getLoc(), shape, {l.access(in, at * strides[axis], strides)},
+              {KernLowering::dense(out)}, identityBody);
+      at = at + shape.sym[axis];
     }
     return success();
   });

@@ -108,6 +108,14 @@ public:
   static Access broadcast(mlir::Value buffer, llvm::ArrayRef<int64_t> iter);
   /// Row-major strides of a symbolic shape.
   static llvm::SmallVector<sym::Expr> strides(llvm::ArrayRef<sym::Expr> shape);
+  /// An access of `buffer` at `offset` with `strides`: the layout at the
+  /// bounds, and its mirror when an entry depends on a dynamic dim.
+  Access access(mlir::Value buffer, const sym::Expr &offset,
+                llvm::ArrayRef<sym::Expr> strides) const;
+  /// The value of `e` at the bounds of the function's symbols.
+  int64_t atBound(const sym::Expr &e) const;
+  /// The function's symbols' bounds (graph.dims), in order.
+  llvm::SmallVector<int64_t> bounds;
 
   /// Generated kernels over an iteration space. With a static `shape`, an
   /// access that depends on a dynamic dim marks the lowering unported

@@ -89,9 +89,23 @@ LogicalResult CppEmitter::emitRuntimeCall(kern::RuntimeCallOpInterface call) {
     case Kind::F32:
       args.push_back(floatLiteral(a.real, f32));
       break;
-    case Kind::I64Array:
-      args.push_back(i64Array(a.integers));
+    case Kind::I64Array: {
+      // A symbolic mirror (dynamic dims): a local array of this run's
+      // values.
+      SmallVector<sym::Expr> values;
+      if (!a.text.empty() && op->hasAttr(kern::kSymAttr))
+        values = kern::symArray(op, a.text);
+      if (!kern::isSymbolic(values)) {
+        args.push_back(i64Array(a.integers));
+        break;
+      }
+      std::string name = "da" + std::to_string(args.size()), items;
+      for (auto [k, v] : llvm::enumerate(values))
+        items += (k ? ", " : "") + v.str();
+      pre += "    const int64_t " + name + "[] = {" + items + "};\n";
+      args.push_back(name);
       break;
+    }
     case Kind::F32Array: {
       std::string items;
       for (auto [k, x] : llvm::enumerate(a.reals))

@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""Runs one executable of a model with dynamic batch and sequence dims at
+several shapes and compares each output with ONNX Runtime at that shape.
+
+  run_dynamic.py MODEL.onnx EXECUTABLE WORK_DIR BxS... [--vocab N]
+
+Token ids are random below the vocabulary size; the attention mask pads the
+last two positions of the first row (when the row has more than three).
+Prints one line per shape and output ("1x5 output [1, 5, 96] ok") and exits
+1 on the first mismatch (relative to the output's largest magnitude,
+1e-4).
+"""
+import argparse
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnxruntime as ort
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("model")
+    ap.add_argument("exe")
+    ap.add_argument("work")
+    ap.add_argument("shapes", nargs="+")
+    ap.add_argument("--vocab", type=int, default=96)
+    args = ap.parse_args()
+    os.makedirs(args.work, exist_ok=True)
+    sess = ort.InferenceSession(args.model, providers=["CPUExecutionProvider"])
+    names = [o.name for o in sess.get_outputs()]
+    for shape in args.shapes:
+        b, s = (int(v) for v in shape.split("x"))
+        rng = np.random.default_rng(b * 1000 + s)
+        feeds = {"input_ids": rng.integers(0, args.vocab, (b, s)).astype(np.int64),
+                 "attention_mask": np.ones((b, s), np.int64)}
+        if s > 3:
+            feeds["attention_mask"][0, -2:] = 0
+        cmd = [args.exe]
+        for name, value in feeds.items():
+            path = os.path.join(args.work, "%s_%s.npy" % (name, shape))
+            np.save(path, value)
+            cmd += ["--input", "%s=%s" % (name, path)]
+        out = os.path.join(args.work, "out_" + shape)
+        subprocess.run(cmd + ["--output", out], check=True)
+        for name, want in zip(names, sess.run(names, feeds)):
+            got = np.load(os.path.join(out, name + ".npy"))
+            if got.shape != want.shape:
+                sys.exit("%s %s: shape %s, expected %s" % (shape, name, got.shape, want.shape))
+            err = float(np.max(np.abs(got.astype(np.float64) - want))) / float(np.max(np.abs(want)))
+            if err > 1e-4:
+                sys.exit("%s %s: max_rel_err %.3g" % (shape, name, err))
+            print("%s %s %s ok" % (shape, name, list(want.shape)))
+
+
+if __name__ == "__main__":
+    main()

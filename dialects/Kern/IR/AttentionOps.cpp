@@ -76,13 +76,15 @@ StringRef AttentionOp::getRuntimeCallee() { return "sc_attention"; }
 //              mask|0, mask layout|0, y, y layout, scale, flags: causal 1,
 //              bf16 products 2)
 void AttentionOp::getRuntimeArgs(SmallVectorImpl<RuntimeArg> &args) {
-  args.append({RuntimeArg::dtype(getQ()), RuntimeArg::i32(getNumBatchDims()),
-               RuntimeArg::i64s(getDims(), "dims"), RuntimeArg::ptr(getQ()),
-               RuntimeArg::i64s(getQLayout(), "q_layout"), RuntimeArg::ptr(getK()),
-               RuntimeArg::i64s(getKLayout(), "k_layout"), RuntimeArg::ptr(getV()),
-               RuntimeArg::i64s(getVLayout(), "v_layout")});
+  args.append(
+      {RuntimeArg::dtype(getQ()), RuntimeArg::i32(getNumBatchDims()),
+       RuntimeArg::i64s(getDims(), "dims"), RuntimeArg::ptr(getQ()),
+       RuntimeArg::i64s(getQLayout(), "q_layout"), RuntimeArg::ptr(getK()),
+       RuntimeArg::i64s(getKLayout(), "k_layout"), RuntimeArg::ptr(getV()),
+       RuntimeArg::i64s(getVLayout(), "v_layout")});
   if (Value mask = getMask())
-    args.append({RuntimeArg::ptr(mask), RuntimeArg::i64s(*getMaskLayout(), "mask_layout")});
+    args.append({RuntimeArg::ptr(mask),
+                 RuntimeArg::i64s(*getMaskLayout(), "mask_layout")});
   else
     args.append({RuntimeArg::null(), RuntimeArg::null()});
   args.append(

@@ -253,8 +253,8 @@ std::optional<SymDimMap> mapDims(ArrayRef<sym::Expr> layout,
     map.direction[d] = strides[e] == s ? 1 : -1;
     // The walk stays inside dim e: base + n - 1 < size going forward,
     // base - (n - 1) >= 0 going back.
-    sym::Expr room = map.direction[d] > 0 ? shape[e] - map.base[e] - n
-                                          : map.base[e] - n + 1;
+    sym::Expr room =
+        map.direction[d] > 0 ? shape[e] - map.base[e] - n : map.base[e] - n + 1;
     if (!nonNegative(room))
       return std::nullopt;
   }
@@ -491,7 +491,8 @@ Operation *KernFuseElementwisePass::tryFuse(kern::MapOp producer) {
   SmallVector<Value> outputs(consumer.outputs());
   state.addOperands(outputs);
   for (NamedAttribute attr : consumerOp->getAttrs())
-    if (attr.getName() != "layouts" && attr.getName() != "operandSegmentSizes" &&
+    if (attr.getName() != "layouts" &&
+        attr.getName() != "operandSegmentSizes" &&
         attr.getName() != kern::kSymAttr)
       state.addAttribute(attr.getName(), attr.getValue());
   state.addAttribute("layouts", ArrayAttr::get(ctx, layouts));
@@ -500,9 +501,9 @@ Operation *KernFuseElementwisePass::tryFuse(kern::MapOp producer) {
         kern::kSymAttr,
         b.getDictionaryAttr(
             {b.getNamedAttr("layouts", ArrayAttr::get(ctx, symLayouts)),
-             b.getNamedAttr("shape", sym::toAffine(
-                                         ctx, kern::symArray(consumerOp,
-                                                             "shape")))}));
+             b.getNamedAttr(
+                 "shape",
+                 sym::toAffine(ctx, kern::symArray(consumerOp, "shape")))}));
   state.addAttribute("operandSegmentSizes",
                      b.getDenseI32ArrayAttr({static_cast<int32_t>(inputs.size()),
                                              static_cast<int32_t>(outputs.size())}));

@@ -37,16 +37,17 @@ void shardc::kern::addShapeLowerings(LoweringTable &t) {
   viewLowering<graph::UnsqueezeOp>(t);
   viewLowering<graph::FlattenOp>(t);
 
-  addLowering<graph::TransposeOp>(t, [](graph::TransposeOp op, KernLowering &l) {
-    SmallVector<sym::Expr> in = stridesOf(op.getInput()), strides;
-    for (int64_t p : op.getPerm())
-      strides.push_back(in[p]);
-    Access a = l.access(l.get(op.getInput()), 0, strides);
-    Value out = l.result(op.getOutput());
-    l.map(op.getLoc(), graph::dimsOf(op.getOutput()), {a},
-          {KernLowering::dense(out)}, identityBody);
-    return success();
-  });
+  addLowering<graph::TransposeOp>(
+      t, [](graph::TransposeOp op, KernLowering &l) {
+        SmallVector<sym::Expr> in = stridesOf(op.getInput()), strides;
+        for (int64_t p : op.getPerm())
+          strides.push_back(in[p]);
+        Access a = l.access(l.get(op.getInput()), 0, strides);
+        Value out = l.result(op.getOutput());
+        l.map(op.getLoc(), graph::dimsOf(op.getOutput()), {a},
+              {KernLowering::dense(out)}, identityBody);
+        return success();
+      });
 
   addLowering<graph::SliceOp>(t, [](graph::SliceOp op, KernLowering &l) {
     SmallVector<sym::Expr> in = stridesOf(op.getInput()), strides;

@@ -18,7 +18,9 @@ LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *, Loc loc,
     if (d < 0)
       return emitOptionalError(loc, "target shape ", shapeStr(shape),
                                " has a negative dim");
-    n *= d;
+    if (__builtin_mul_overflow(n, d, &n))
+      return emitOptionalError(loc, "target shape ", shapeStr(shape),
+                               " has more elements than an int64 counts");
   }
   if (n != t.getNumElements())
     return emitOptionalError(loc, "cannot reshape ", typeStr(t), " (",

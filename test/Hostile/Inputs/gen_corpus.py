@@ -798,6 +798,12 @@ def gen_dim_overflow():
     case("reshape_target_2p32_2p32", cls, "refuse",
          model([node("Reshape", ["x", "s"], ["y"])], [vi("x", [4])], [vi("y", None)],
                [init("s", np.array([2 ** 32, 2 ** 32, 0], np.int64))]))
+    # the same target for an input with a dynamic dim (--max-shape): the
+    # fuzzer found the reshape's inference multiplying it unchecked
+    case("reshape_dynamic_input_target_2p32_2p32", cls, "refuse",
+         model([node("Reshape", ["x", "s"], ["y"], allowzero=1)], [vi("x", ["n"])], [vi("y", None)],
+               [init("s", np.array([2 ** 32, 2 ** 32, 0], np.int64))]),
+         args=["model.onnx", "-o", "model", "--max-shape", "x=4"])
     for nm, pads in {"conv_negative_pads": [-1, -1, -1, -1], "conv_huge_pads": [2 ** 40] * 4,
                      "conv_pads_int64_max": [INT64_MAX] * 4}.items():
         case(nm, cls, "refuse", model([node("Conv", ["x", "W"], ["y"], pads=pads)], [vi("x", [1, 1, 4, 4])],

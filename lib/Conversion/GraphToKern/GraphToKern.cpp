@@ -483,12 +483,7 @@ static LogicalResult lowerProgram(func::FuncOp func, bool halfGemm,
     return t;
   }();
   lowering.table = &table;
-  // Not with dynamic dims yet: the absorbers' stride arithmetic is static
-  // (attention then reads dense copies of q, k and v).
-  bool defer = symbols->empty();
   for (Operation &op : llvm::reverse(body.without_terminator())) {
-    if (!defer)
-      break;
     if (!isa<graph::SplitOp, graph::SliceOp, graph::TransposeOp,
              graph::ReshapeOp, graph::SqueezeOp, graph::UnsqueezeOp,
              graph::FlattenOp>(op))

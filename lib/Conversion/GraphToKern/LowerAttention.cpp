@@ -23,6 +23,12 @@
 // The leading (batch) dims of all operands are merged where every operand's
 // strides allow, and size-1 ones dropped, so the kernel usually sees two.
 //
+// Sizes, offsets and strides are sym::Expr throughout: with dynamic dims
+// the same arithmetic gives the kernel's symbolic dims and layouts (kern.sym
+// mirrors; the static attributes are their values at the bounds), and a
+// view or merge is taken only where it holds for every value of the
+// symbols. A static program gets constants, and exactly its old attributes.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Lowering.h"
@@ -33,57 +39,59 @@ using namespace shardc::kern;
 
 namespace {
 
+using Exprs = SmallVector<sym::Expr>;
+
 /// A graph value as a strided view of a buffer.
 struct Strided {
   Value buffer;
-  int64_t offset = 0;
-  SmallVector<int64_t> shape, strides;
+  sym::Expr offset = 0;
+  SymShape shape;
+  Exprs strides;
 };
-
-int64_t product(ArrayRef<int64_t> v) {
-  int64_t n = 1;
-  for (int64_t x : v)
-    n *= x;
-  return n;
-}
 
 /// The strides of a reshape to `to` of elements laid out as `shape` with
 /// `strides`, or nothing when a group of merged dims is not contiguous.
-std::optional<SmallVector<int64_t>> reshapeStrides(ArrayRef<int64_t> shape,
-                                                   ArrayRef<int64_t> strides,
-                                                   ArrayRef<int64_t> to) {
-  SmallVector<int64_t> out(to.size(), 0);
-  if (product(shape) == 0)
+/// Groups of old and new dims are matched on the bounds and kept only when
+/// their symbolic sizes agree too.
+std::optional<Exprs> reshapeStrides(const SymShape &shape,
+                                    ArrayRef<sym::Expr> strides,
+                                    const SymShape &to) {
+  Exprs out(to.size(), sym::Expr(0));
+  if (llvm::is_contained(shape.bound, 0))
     return out;
-  SmallVector<int64_t> os, ost; // size-1 dims carry no stride
-  for (auto [d, s] : llvm::zip(shape, strides))
-    if (d != 1) {
-      os.push_back(d);
+  SymShape os; // size-1 dims carry no stride
+  Exprs ost;
+  for (auto [d, s] : llvm::enumerate(strides))
+    if (shape.bound[d] != 1) {
+      os.push_back(shape, d);
       ost.push_back(s);
     }
   size_t i = 0, j = 0;
   while (j < to.size()) {
-    if (to[j] == 1) {
+    if (to.bound[j] == 1) {
       ++j;
       continue;
     }
     // The smallest group of old dims [i, i2) and new dims [j, j2) with
     // equal products.
     size_t i2 = i + 1, j2 = j + 1;
-    int64_t po = os[i], pn = to[j];
+    int64_t po = os.bound[i], pn = to.bound[j];
     while (po != pn) {
       if (pn < po)
-        pn *= to[j2++];
+        pn *= to.bound[j2++];
       else
-        po *= os[i2++];
+        po *= os.bound[i2++];
     }
+    if (sym::product(ArrayRef(os.sym).slice(i, i2 - i)) !=
+        sym::product(ArrayRef(to.sym).slice(j, j2 - j)))
+      return std::nullopt;
     for (size_t k = i; k + 1 < i2; ++k)
-      if (ost[k] != ost[k + 1] * os[k + 1])
+      if (ost[k] != ost[k + 1] * os.sym[k + 1])
         return std::nullopt;
-    int64_t s = ost[i2 - 1];
+    sym::Expr s = ost[i2 - 1];
     for (size_t m = j2; m-- > j;) {
       out[m] = s;
-      s *= to[m];
+      s = s * to.sym[m];
     }
     i = i2;
     j = j2;
@@ -91,8 +99,8 @@ std::optional<SmallVector<int64_t>> reshapeStrides(ArrayRef<int64_t> shape,
   return out;
 }
 
-Strided denseView(Value buffer, ArrayRef<int64_t> shape) {
-  return {buffer, 0, SmallVector<int64_t>(shape), rowMajorStrides(shape)};
+Strided denseView(Value buffer, const SymShape &shape) {
+  return {buffer, 0, shape, KernLowering::strides(shape.sym)};
 }
 
 /// `v` as a strided view: through the deferred layout ops that produce it,
@@ -101,24 +109,25 @@ Strided stridedView(KernLowering &l, Value v) {
   Operation *def = v.getDefiningOp();
   if (!l.buffers.count(v) && def && l.deferred.contains(def) &&
       !l.lowered.contains(def)) {
-    ArrayRef<int64_t> shape = shapeOf(v);
+    SymShape shape = graph::dimsOf(v);
     if (auto t = dyn_cast<graph::TransposeOp>(def)) {
       Strided in = stridedView(l, t.getInput());
-      Strided out{in.buffer, in.offset, SmallVector<int64_t>(shape), {}};
+      Strided out{in.buffer, in.offset, shape, {}};
       for (int64_t p : t.getPerm())
         out.strides.push_back(in.strides[p]);
       return out;
     }
     if (auto s = dyn_cast<graph::SplitOp>(def)) {
       Strided in = stridedView(l, s.getInput());
-      int64_t axis = s.getAxis(), start = 0;
+      int64_t axis = s.getAxis();
+      sym::Expr start = 0;
       for (Value r : s.getOutputs()) {
         if (r == v)
           break;
-        start += shapeOf(r)[axis];
+        start = start + graph::dimsOf(r).sym[axis];
       }
-      in.offset += start * in.strides[axis];
-      in.shape.assign(shape.begin(), shape.end());
+      in.offset = in.offset + start * in.strides[axis];
+      in.shape = shape;
       return in;
     }
     // A slice with positive steps (torch's q, k, v cut out of the packed
@@ -127,21 +136,21 @@ Strided stridedView(KernLowering &l, Value v) {
         sl && llvm::all_of(sl.getSteps(), [](int64_t s) { return s > 0; })) {
       Strided in = stridedView(l, sl.getInput());
       for (auto [d, start] : llvm::enumerate(sl.getStarts())) {
-        in.offset += start * in.strides[d];
-        in.strides[d] *= sl.getSteps()[d];
+        in.offset = in.offset + in.strides[d] * start;
+        in.strides[d] = in.strides[d] * sl.getSteps()[d];
       }
-      in.shape.assign(shape.begin(), shape.end());
+      in.shape = shape;
       return in;
     }
     if (isa<graph::ReshapeOp, graph::SqueezeOp, graph::UnsqueezeOp,
             graph::FlattenOp>(def)) {
       Strided in = stridedView(l, def->getOperand(0));
       if (auto st = reshapeStrides(in.shape, in.strides, shape))
-        return {in.buffer, in.offset, SmallVector<int64_t>(shape), *st};
+        return {in.buffer, in.offset, shape, *st};
     }
     // Not expressible: materialized below (get() lowers it lazily).
   }
-  return denseView(l.get(v), shapeOf(v));
+  return denseView(l.get(v), graph::dimsOf(v));
 }
 
 int32_t onnxFloatDType(Type t) {
@@ -162,16 +171,16 @@ int32_t onnxFloatDType(Type t) {
 struct OutputChain {
   SmallVector<Operation *> ops;
   Value final;
-  SmallVector<int64_t> strides;
+  Exprs strides;
 };
 
-std::optional<SmallVector<int64_t>> stridesThrough(ArrayRef<Operation *> ops,
-                                                   Value final) {
-  SmallVector<int64_t> shape(shapeOf(final)), strides = rowMajorStrides(shape);
+std::optional<Exprs> stridesThrough(ArrayRef<Operation *> ops, Value final) {
+  SymShape shape = graph::dimsOf(final);
+  Exprs strides = KernLowering::strides(shape.sym);
   for (Operation *op : llvm::reverse(ops)) {
-    ArrayRef<int64_t> in = shapeOf(op->getOperand(0));
+    SymShape in = graph::dimsOf(op->getOperand(0));
     if (auto t = dyn_cast<graph::TransposeOp>(op)) {
-      SmallVector<int64_t> s(in.size());
+      Exprs s(in.size(), sym::Expr(0));
       for (auto [d, p] : llvm::enumerate(t.getPerm()))
         s[p] = strides[d];
       strides = s;
@@ -181,7 +190,7 @@ std::optional<SmallVector<int64_t>> stridesThrough(ArrayRef<Operation *> ops,
         return std::nullopt;
       strides = *s;
     }
-    shape.assign(in.begin(), in.end());
+    shape = in;
   }
   return strides;
 }
@@ -209,64 +218,64 @@ OutputChain outputChain(KernLowering &l, Value v) {
   }
 }
 
-/// Attention over dynamic dims: q, k and v are dense buffers (the layout
-/// ops around them are not deferred with dynamic dims) and y is written
-/// dense; `dims` and the layouts are symbolic, mirrored in kern.sym.
-LogicalResult lowerSymbolicAttention(graph::AttentionOp op, KernLowering &l) {
+LogicalResult lowerAttention(graph::AttentionOp op, KernLowering &l) {
+  Type elem = elemOf(op.getQuery());
+  if (onnxFloatDType(elem) < 0)
+    return l.fail(op, "needs f32, f16, bf16 or f64 operands");
   SymShape qs = graph::dimsOf(op.getQuery()), ks = graph::dimsOf(op.getKey()),
            vs = graph::dimsOf(op.getValue());
   size_t r = qs.size();
   sym::Expr S = qs.sym[r - 2], D = qs.sym[r - 1], T = ks.sym[r - 2],
             E = vs.sym[r - 1];
-  ArrayRef<sym::Expr> lead = ArrayRef(qs.sym).drop_back(2);
-  struct Operand {
-    Value buffer;
-    sym::Expr offset;
-    SmallVector<sym::Expr> strides;
-  };
-  auto dense = [&](Value buffer, const SymShape &shape) {
-    return Operand{buffer, 0, KernLowering::strides(shape.sym)};
-  };
-  SmallVector<Operand> ops{dense(l.get(op.getQuery()), qs),
-                           dense(l.get(op.getKey()), ks),
-                           dense(l.get(op.getValue()), vs)};
+  SymShape lead;
+  for (size_t d = 0; d + 2 < r; ++d)
+    lead.push_back(qs, d);
+
+  // Operands: q, k, v, mask (broadcast to the scores), y.
+  SmallVector<Strided, 5> ops{stridedView(l, op.getQuery()),
+                           stridedView(l, op.getKey()),
+                           stridedView(l, op.getValue())};
   bool hasMask = static_cast<bool>(op.getMask());
   if (hasMask) {
-    SmallVector<int64_t> scores(ArrayRef(qs.bound).drop_back(2));
-    scores.append({qs.bound[r - 2], ks.bound[r - 2]});
-    Access a = KernLowering::broadcast(l.get(op.getMask()), scores);
-    SmallVector<sym::Expr> layout(a.sym);
+    SymShape scores = lead;
+    scores.push_back(qs, r - 2);
+    scores.push_back(ks, r - 2);
+    Access a = KernLowering::broadcast(l.get(op.getMask()), scores.bound);
+    Exprs layout(a.sym);
     if (layout.empty())
       for (int64_t v : a.layout)
         layout.push_back(v);
-    ops.push_back({a.buffer, layout[0],
-                   SmallVector<sym::Expr>(ArrayRef(layout).drop_front())});
+    ops.push_back({a.buffer, layout[0], scores,
+                   Exprs(ArrayRef(layout).drop_front())});
   }
-  Value y = l.result(op.getOutput());
-  ops.push_back(dense(y, graph::dimsOf(op.getOutput())));
+  OutputChain chain = outputChain(l, op.getOutput());
+  Value y = l.result(chain.final);
+  ops.push_back({y, 0, graph::dimsOf(op.getOutput()), chain.strides});
 
   // Merge the leading dims where every operand allows (for every value of
-  // the symbols); drop static size-1 ones.
-  SmallVector<sym::Expr> dims;
-  SmallVector<SmallVector<sym::Expr>> bstr(ops.size());
+  // the symbols); drop size-1 ones.
+  Exprs dims;
+  SmallVector<Exprs> bstr(ops.size());
   for (size_t d = 0; d < lead.size(); ++d) {
-    if (lead[d] == sym::Expr(1))
+    if (lead.bound[d] == 1)
       continue;
     bool merge = !dims.empty();
-    for (auto [o, st] : llvm::zip(ops, bstr))
-      merge &= !st.empty() && st.back() == o.strides[d] * lead[d];
+    for (auto [o, s] : llvm::zip(ops, bstr))
+      merge &= !s.empty() && s.back() == o.strides[d] * lead.sym[d];
     if (merge) {
-      dims.back() = dims.back() * lead[d];
-      for (auto [o, st] : llvm::zip(ops, bstr))
-        st.back() = o.strides[d];
+      dims.back() = dims.back() * lead.sym[d];
+      for (auto [o, s] : llvm::zip(ops, bstr))
+        s.back() = o.strides[d];
       continue;
     }
-    dims.push_back(lead[d]);
-    for (auto [o, st] : llvm::zip(ops, bstr))
-      st.push_back(o.strides[d]);
+    dims.push_back(lead.sym[d]);
+    for (auto [o, s] : llvm::zip(ops, bstr))
+      s.push_back(o.strides[d]);
   }
   dims.append({S, T, D, E});
 
+  // Each operand: its base buffer and [offset, batch strides, row stride,
+  // column stride], at the bounds, with their mirrors where symbolic.
   MLIRContext *ctx = op.getContext();
   SmallVector<NamedAttribute> mirrors;
   auto attr = [&](StringRef name, ArrayRef<sym::Expr> values) {
@@ -278,7 +287,7 @@ LogicalResult lowerSymbolicAttention(graph::AttentionOp op, KernLowering &l) {
     return l.b.getDenseI64ArrayAttr(bound);
   };
   auto layout = [&](StringRef name, size_t i) {
-    SmallVector<sym::Expr> a{ops[i].offset};
+    Exprs a{ops[i].offset};
     a.append(bstr[i]);
     a.append(ArrayRef(ops[i].strides).take_back(2).begin(),
              ArrayRef(ops[i].strides).take_back(2).end());
@@ -296,80 +305,6 @@ LogicalResult lowerSymbolicAttention(graph::AttentionOp op, KernLowering &l) {
       op.getBf16Products() ? l.b.getUnitAttr() : UnitAttr());
   if (!mirrors.empty())
     addMirrors(attention, mirrors);
-  return success();
-}
-
-LogicalResult lowerAttention(graph::AttentionOp op, KernLowering &l) {
-  Location loc = op.getLoc();
-  Type elem = elemOf(op.getQuery());
-  if (onnxFloatDType(elem) < 0)
-    return l.fail(op, "needs f32, f16, bf16 or f64 operands");
-  if (llvm::any_of(op->getOperands(),
-                   [](Value v) { return graph::isSymbolic(v); }) ||
-      graph::isSymbolic(op.getOutput()))
-    return lowerSymbolicAttention(op, l);
-  ArrayRef<int64_t> qs = shapeOf(op.getQuery()), ks = shapeOf(op.getKey()),
-                    vs = shapeOf(op.getValue());
-  int64_t r = qs.size();
-  int64_t S = qs[r - 2], D = qs[r - 1], T = ks[r - 2], E = vs[r - 1];
-  SmallVector<int64_t> lead(qs.drop_back(2));
-
-  // Operands: q, k, v, mask (broadcast to the scores), y.
-  SmallVector<Strided> ops{stridedView(l, op.getQuery()),
-                           stridedView(l, op.getKey()),
-                           stridedView(l, op.getValue())};
-  bool hasMask = static_cast<bool>(op.getMask());
-  if (hasMask) {
-    SmallVector<int64_t> scores(lead);
-    scores.append({S, T});
-    Access a = KernLowering::broadcast(l.get(op.getMask()), scores);
-    ops.push_back({a.buffer, a.layout[0], scores,
-                   SmallVector<int64_t>(ArrayRef(a.layout).drop_front())});
-  }
-  OutputChain chain = outputChain(l, op.getOutput());
-  Value y = l.result(chain.final);
-  ops.push_back({y, 0, SmallVector<int64_t>(shapeOf(op.getOutput())),
-                 chain.strides});
-
-  // Merge the leading dims where every operand allows; drop size-1 ones.
-  SmallVector<int64_t> dims;
-  SmallVector<SmallVector<int64_t>> bstr(ops.size());
-  for (size_t d = 0; d < lead.size(); ++d) {
-    if (lead[d] == 1)
-      continue;
-    bool merge = !dims.empty();
-    for (auto [o, s] : llvm::zip(ops, bstr))
-      merge &= !s.empty() && s.back() == o.strides[d] * lead[d];
-    if (merge) {
-      dims.back() *= lead[d];
-      for (auto [o, s] : llvm::zip(ops, bstr))
-        s.back() = o.strides[d];
-      continue;
-    }
-    dims.push_back(lead[d]);
-    for (auto [o, s] : llvm::zip(ops, bstr))
-      s.push_back(o.strides[d]);
-  }
-  dims.append({S, T, D, E});
-
-  // Each operand: its base buffer and [offset, batch strides, row stride,
-  // column stride].
-  auto layout = [&](size_t i) {
-    SmallVector<int64_t> a{ops[i].offset};
-    a.append(bstr[i]);
-    a.append(ArrayRef(ops[i].strides).take_back(2).begin(),
-             ArrayRef(ops[i].strides).take_back(2).end());
-    return l.b.getDenseI64ArrayAttr(a);
-  };
-  size_t yi = ops.size() - 1;
-  l.b.create<AttentionOp>(
-      loc, ops[0].buffer, ops[1].buffer, ops[2].buffer,
-      hasMask ? ops[3].buffer : Value(), y, l.b.getDenseI64ArrayAttr(dims),
-      layout(0), layout(1), layout(2),
-      hasMask ? layout(3) : DenseI64ArrayAttr(), layout(yi),
-      l.b.getF32FloatAttr(op.getScale().convertToFloat()),
-      op.getCausal() ? l.b.getUnitAttr() : UnitAttr(),
-      op.getBf16Products() ? l.b.getUnitAttr() : UnitAttr());
   for (Operation *o : chain.ops)
     l.lowered.insert(o);
   return success();

@@ -6,8 +6,9 @@ Writes OUT/<target>/ for onnx, plan, weights, npy and pb:
   onnx     examples/*.onnx, the models the importer, driver and C++ target
            tests generate (test/*/Inputs/make_*.py), ONNX node-test models
            (../shared/onnx-node-tests or Debian's libonnx-testdata)
-  plan     plan_data of the generated C++ (shardc --emit=cpp) of tiny_gpt2
-           and the generated test models
+  plan     plan_data of the generated C++ (shardc --emit=cpp) of tiny_gpt2,
+           the generated test models and the dynamic Hugging Face exports
+           (--max-shape: plans with dynamic dims)
   weights  .weights files of some of them compiled with shardc -o
   npy      numpy .npy files: every dtype, versions 1-3, scalars, empty,
            fortran order, examples/*.npy
@@ -143,8 +144,9 @@ def pb_seeds(out, nodes):
             put_file(out, "pb", f, MAX_PB)
 
 
-def plan_and_weights(out, shardc, models, tmp):
-    """Compiles models: plans from --emit=cpp, weights from -o."""
+def plan_and_weights(out, shardc, models, tmp, extra=()):
+    """Compiles models (with `extra` flags): plans from --emit=cpp, weights
+    from -o."""
     if not shardc or not os.path.exists(shardc):
         print("make_seeds: no shardc binary; no plan or weights seeds",
               file=sys.stderr)
@@ -152,7 +154,7 @@ def plan_and_weights(out, shardc, models, tmp):
     compiled = 0
     for m in models:
         name = os.path.splitext(os.path.basename(m))[0]
-        args = [shardc, m]
+        args = [shardc, m] + list(extra)
         if name == "tiny_gpt2":
             args += ["--input-shape", "ids=1x16"]
         cpp = os.path.join(tmp, name + ".cpp")
@@ -196,6 +198,10 @@ def main():
             for f in sorted(glob.glob(os.path.join(nodes, "*", "model.onnx"))):
                 put_file(a.out, "onnx", f, MAX_ONNX)
         plan_and_weights(a.out, a.shardc, examples + models, tmp)
+        # Plans with dynamic dims (plan v4's dims table and symbols).
+        plan_and_weights(a.out, a.shardc, sorted(glob.glob(os.path.join(
+            ROOT, "test", "Models", "Inputs", "dynamic_hf", "*.onnx"))), tmp,
+            ["--max-shape", "input_ids=4x64"])
         npy_seeds(a.out)
         pb_seeds(a.out, nodes)
     for t in sorted(os.listdir(a.out)):

@@ -86,6 +86,28 @@ SmallVector<int64_t> coordinates(dist::MeshOp mesh, int64_t rank) {
   return coord;
 }
 
+/// `shape` with dim `d` multiplied by `mul` and divided by `div`, its
+/// mirror too. A dynamic dim is never split, so its mirror divides exactly
+/// where partitioning divides it at all; one that would not keeps its
+/// mirror, which the verifier then refuses (it no longer matches the bound).
+graph::SymShape resized(graph::SymShape shape, size_t d, int64_t mul,
+                        int64_t div) {
+  if (mul == 1 && div == 1)
+    return shape;
+  shape.bound[d] = shape.bound[d] * mul / div;
+  if (std::optional<sym::Expr> e = (shape.sym[d] * sym::Expr(mul))
+                                       .divExact(sym::Expr(div)))
+    shape.sym[d] = *e;
+  return shape;
+}
+
+/// `type` with dim `d` multiplied by `mul` and divided by `div`.
+RankedTensorType resized(RankedTensorType type, size_t d, int64_t mul,
+                         int64_t div) {
+  return graph::tensorType(resized(graph::dimsOf(type), d, mul, div),
+                           type.getElementType());
+}
+
 /// One rank's partitioning: what ops' own rewrites (the sharding
 /// interface's partitionLocally, beside their rules in dialects/Graph/IR)
 /// ask of it, and the generic rewrite from a rule for the rest.
@@ -165,6 +187,12 @@ private:
     for (auto [d, axes] : llvm::enumerate(dims))
       shape[d] /= part(axes).first;
     return shape;
+  }
+  RankedTensorType localType(ShapedType type, const DimAxes &dims) override {
+    graph::SymShape shape = graph::dimsOf(type);
+    for (auto [d, axes] : llvm::enumerate(dims))
+      shape = resized(shape, d, 1, part(axes).first);
+    return graph::tensorType(shape, type.getElementType());
   }
   FlatSymbolRefAttr meshRef() {
     return FlatSymbolRefAttr::get(mesh.getSymNameAttr());
@@ -257,15 +285,12 @@ DimAxes RankPartitioner::reducePartial(OpBuilder &b, Location loc, Value &v,
   for (auto [d, dimAxes] : llvm::enumerate(layout)) {
     if (!dimAxes.empty() || ArrayRef<StringRef>(want[d]) != axes)
       continue;
-    for (StringRef axis : axes) {
-      auto type = cast<RankedTensorType>(v.getType());
-      SmallVector<int64_t> shape(type.getShape());
-      shape[d] /= axisSize(axis);
+    for (StringRef axis : axes)
       v = b.create<dist::ReduceScatterOp>(
-          loc, RankedTensorType::get(shape, type.getElementType()), v,
-          meshRef(), axesAttr({axis}), b.getI64IntegerAttr(d),
+          loc, resized(cast<RankedTensorType>(v.getType()), d, 1,
+                       axisSize(axis)),
+          v, meshRef(), axesAttr({axis}), b.getI64IntegerAttr(d),
           b.getStringAttr(kind));
-    }
     dimAxes.assign(axes.begin(), axes.end());
     return layout;
   }
@@ -294,8 +319,8 @@ FailureOr<Value> RankPartitioner::reshardUncached(OpBuilder &b, Location loc,
   }
   // Slice the dims the target splits further than what is left.
   auto type = cast<RankedTensorType>(v.getType());
-  SmallVector<int64_t> starts(type.getRank(), 0), ends(type.getShape()),
-      steps(type.getRank(), 1);
+  graph::SymShape ends = graph::dimsOf(type);
+  SmallVector<int64_t> starts(type.getRank(), 0), steps(type.getRank(), 1);
   bool slice = false;
   for (auto [d, axes] : llvm::enumerate(to)) {
     if (axes == from[d] || axes.size() == kept[d])
@@ -305,13 +330,18 @@ FailureOr<Value> RankPartitioner::reshardUncached(OpBuilder &b, Location loc,
     auto [parts, index] = part(extra);
     int64_t size = type.getDimSize(d) / parts;
     starts[d] = index * size;
-    ends[d] = starts[d] + size;
+    ends.bound[d] = starts[d] + size;
+    ends.sym[d] = sym::Expr(ends.bound[d]);
     slice = true;
   }
-  if (slice)
-    v = b.create<graph::SliceOp>(loc, v, b.getDenseI64ArrayAttr(starts),
-                                 b.getDenseI64ArrayAttr(ends),
-                                 b.getDenseI64ArrayAttr(steps));
+  if (slice) {
+    // The dims it keeps whole end at their (possibly dynamic) size.
+    SmallVector<NamedAttribute> attrs =
+        graph::shapeAttrs(b.getContext(), "ends", ends);
+    attrs.push_back(b.getNamedAttr("starts", b.getDenseI64ArrayAttr(starts)));
+    attrs.push_back(b.getNamedAttr("steps", b.getDenseI64ArrayAttr(steps)));
+    v = b.create<graph::SliceOp>(loc, ValueRange{v}, attrs);
+  }
   return v;
 }
 
@@ -338,14 +368,11 @@ FailureOr<Value> RankPartitioner::sliceConstant(OpBuilder &b,
 
 Value RankPartitioner::allGather(OpBuilder &b, Location loc, Value v,
                                  ArrayRef<StringRef> axes, int64_t dim) {
-  for (size_t i = axes.size(); i-- > 0;) {
-    auto type = cast<RankedTensorType>(v.getType());
-    SmallVector<int64_t> shape(type.getShape());
-    shape[dim] *= axisSize(axes[i]);
+  for (size_t i = axes.size(); i-- > 0;)
     v = b.create<dist::AllGatherOp>(
-        loc, RankedTensorType::get(shape, type.getElementType()), v,
-        meshRef(), axesAttr({axes[i]}), b.getI64IntegerAttr(dim));
-  }
+        loc, resized(cast<RankedTensorType>(v.getType()), dim,
+                     axisSize(axes[i]), 1),
+        v, meshRef(), axesAttr({axes[i]}), b.getI64IntegerAttr(dim));
   return v;
 }
 
@@ -373,9 +400,11 @@ RankPartitioner::ruleLayouts(Operation *op) {
     size_t numFactors = rule->factors.size();
     SmallVector<SmallVector<StringRef, 2>> factorAxes(numFactors);
     SmallVector<bool> known(numFactors, false);
+    // A dynamic dim is computed whole (its size divides only at the bound).
+    SmallVector<bool> dynamic = dynamicFactors(op, *rule);
     llvm::StringSet<> used;
     auto assign = [&](int64_t f, ArrayRef<StringRef> axes) {
-      if (known[f] || axes.empty() ||
+      if (known[f] || axes.empty() || dynamic[f] ||
           rule->factors[f].kind == graph::FactorKind::NeedReplication)
         return;
       int64_t product = 1;
@@ -515,9 +544,8 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
     DimAxes dims = crossingLayout(recv.getType());
     auto type = cast<RankedTensorType>(recv.getType());
     auto local = b.create<dist::RecvOp>(
-        loc, RankedTensorType::get(localShape(type, dims),
-                                   type.getElementType()),
-        recv.getMeshAttr(), recv.getAxesAttr(), recv.getOffsetAttr());
+        loc, localType(type, dims), recv.getMeshAttr(), recv.getAxesAttr(),
+        recv.getOffsetAttr());
     map.map(recv.getResult(), local.getResult());
     current[recv.getResult()] = dims;
     return success();
@@ -562,11 +590,9 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
   clone->setOperands(operands);
   clone->removeAttr("dist.shardings");
   clone->removeAttr("dist.no_rule");
-  for (unsigned i = 0; i < op->getNumResults(); ++i) {
-    auto type = cast<RankedTensorType>(op->getResult(i).getType());
-    clone->getResult(i).setType(RankedTensorType::get(
-        localShape(type, produced[i]), type.getElementType()));
-  }
+  for (unsigned i = 0; i < op->getNumResults(); ++i)
+    clone->getResult(i).setType(localType(
+        cast<RankedTensorType>(op->getResult(i).getType()), produced[i]));
   // The attributes that carry the result shape follow the local types;
   // anything else must still infer its local type, or the op is not one
   // this partitioner knows how to localize: say so rather than miscompile.

@@ -3,6 +3,7 @@
 #define SHARDC_PASSES_SHARDING_PROJECTION_H
 
 #include "dialects/Dist/IR/DistOps.h"
+#include "dialects/Graph/IR/GraphOps.h"
 #include "dialects/Graph/IR/ShardingRule.h"
 
 namespace shardc {
@@ -30,6 +31,29 @@ void projectAxesOntoFactors(llvm::ArrayRef<llvm::StringRef> axes,
     if (product != size)
       break; // the rest cannot be expressed on this dim's later factors
   }
+}
+
+/// Per factor of `op`'s `rule`: whether it makes up a dynamic dim (one
+/// whose size is symbolic, docs/dynamic-shapes.md) of an operand or a
+/// result. Such a factor is never split: its size in the rule is the bound,
+/// and a split that divides the bound need not divide the run's size.
+inline llvm::SmallVector<bool>
+dynamicFactors(mlir::Operation *op, const graph::ShardingRule &rule) {
+  llvm::SmallVector<bool> out(rule.factors.size(), false);
+  auto mark = [&](mlir::Value v, const graph::ShardingRule::ValueFactors &fs) {
+    if (!graph::isSymbolic(v))
+      return;
+    graph::SymShape dims = graph::dimsOf(v);
+    for (auto [d, factors] : llvm::enumerate(fs))
+      if (d < dims.size() && !dims.sym[d].isConstant())
+        for (int64_t f : factors)
+          out[f] = true;
+  };
+  for (auto [v, fs] : llvm::zip(op->getOperands(), rule.operands))
+    mark(v, fs);
+  for (auto [v, fs] : llvm::zip(op->getResults(), rule.results))
+    mark(v, fs);
+  return out;
 }
 
 } // namespace shardc

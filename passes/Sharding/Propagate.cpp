@@ -119,8 +119,8 @@ bool Propagator::propagate(Operation *op, const ShardingRule &rule,
     }
   });
 
-  // 2. Resolve: no axes on factors that need replication or are closed,
-  // sizes must divide, an axis serves one factor (stronger ones first:
+  // 2. Resolve: no axes on factors that need replication, are closed or
+  // make up a dynamic dim, sizes must divide, an axis serves one factor (stronger ones first:
   // seeds; then contractions an operand arrives split along, since
   // contracting locally and reducing the partial sums after (an
   // all-reduce, or a reduce-scatter where the result stays split another
@@ -153,9 +153,10 @@ bool Propagator::propagate(Operation *op, const ShardingRule &rule,
   });
   llvm::StringSet<> used;
   SmallVector<Axes> factorAxes(numFactors);
+  SmallVector<bool> dynamic = dynamicFactors(op, rule);
   int contributing = 0;
   for (int64_t f : order) {
-    if (!chosen[f] || closed[f] ||
+    if (!chosen[f] || closed[f] || dynamic[f] ||
         rule.factors[f].kind == FactorKind::NeedReplication)
       continue;
     int64_t product = 1;

@@ -7,33 +7,50 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 
 using namespace mlir;
+using graph::SymShape;
+
+/// Sets `op`'s static shape attribute `name` to `shape`'s bound and its
+/// `graph.sym` mirror to `shape`'s symbols (dropped when static).
+static void setShapeAttr(Operation *op, StringRef name, const SymShape &shape) {
+  Builder b(op->getContext());
+  op->setAttr(name, b.getDenseI64ArrayAttr(shape.bound));
+  NamedAttrList mirrors;
+  if (auto dict = op->getAttrOfType<DictionaryAttr>(graph::kSymAttr))
+    mirrors.assign(dict.getValue());
+  if (shape.isSymbolic())
+    mirrors.set(name, graph::toAffine(op->getContext(), shape.sym));
+  else
+    mirrors.erase(name);
+  if (mirrors.empty())
+    op->removeAttr(graph::kSymAttr);
+  else
+    op->setAttr(graph::kSymAttr, mirrors.getDictionary(op->getContext()));
+}
 
 LogicalResult shardc::followResultTypes(Operation *op, TypeRange before) {
-  auto shapeOf = [](Value v) { return cast<ShapedType>(v.getType()).getShape(); };
-  if (auto reshape = dyn_cast<graph::ReshapeOp>(op))
-    reshape.setShape(shapeOf(reshape));
-  if (auto expand = dyn_cast<graph::ExpandOp>(op))
-    expand.setShape(shapeOf(expand));
-  if (auto cos = dyn_cast<graph::ConstantOfShapeOp>(op))
-    cos.setShape(shapeOf(cos));
+  auto shapeOf = [](Value v) { return graph::dimsOf(v); };
+  if (isa<graph::ReshapeOp, graph::ExpandOp, graph::ConstantOfShapeOp>(op))
+    setShapeAttr(op, "shape", shapeOf(op->getResult(0)));
   if (auto resize = dyn_cast<graph::ResizeOp>(op);
       resize && !resize.getSizes().empty())
-    resize.setSizes(shapeOf(resize));
+    resize.setSizes(shapeOf(resize).bound);
   if (auto slice = dyn_cast<graph::SliceOp>(op)) {
     // A resized dim of a slice is one it keeps whole (its sharding rule):
     // it stays whole at the new size.
-    ArrayRef<int64_t> was = cast<ShapedType>(before.front()).getShape(),
-                      now = shapeOf(slice);
-    SmallVector<int64_t> starts(slice.getStarts()), ends(slice.getEnds()),
-        steps(slice.getSteps());
+    SymShape was = graph::dimsOf(before.front()), now = shapeOf(slice);
+    SmallVector<int64_t> starts(slice.getStarts()), steps(slice.getSteps());
+    SymShape ends;
+    ends.bound.assign(slice.getEnds().begin(), slice.getEnds().end());
+    ends.sym = graph::symAttr(op->getAttrDictionary(), "ends", ends.bound);
     for (size_t d = 0; d < now.size(); ++d)
-      if (now[d] != was[d]) {
+      if (now.bound[d] != was.bound[d] || now.sym[d] != was.sym[d]) {
         starts[d] = 0;
-        ends[d] = now[d];
+        ends.bound[d] = now.bound[d];
+        ends.sym[d] = now.sym[d];
         steps[d] = 1;
       }
     slice.setStarts(starts);
-    slice.setEnds(ends);
+    setShapeAttr(op, "ends", ends);
     slice.setSteps(steps);
   }
   auto infer = dyn_cast<InferTypeOpInterface>(op);

@@ -184,16 +184,22 @@ int main(int argc, char **argv) {
   if (o.emit == Emit::Import)
     return s.writeModule();
   // Dims that --max-shape leaves dynamic are symbolic through the graph
-  // pipeline, the lowering and the C++ target (one CPU executable for
-  // every shape within the bounds); partitioning, quantization, pruning,
+  // pipeline, tensor parallelism (--tp: the dynamic dims are never split),
+  // the lowering and the C++ target (one CPU executable for every shape
+  // within the bounds); the other partitionings, quantization, pruning,
   // the CUDA target and ONNX export take static shapes only, for now.
   if (std::optional<std::string> dims = dynamicDims(*s.module)) {
     std::string flag = o.quantize != "none"                ? "--quantize"
                        : o.prunes() || o.pruneExperts >= 0 ? "--prune"
-                       : o.world > 1 || o.cluster || o.microbatches > 1
-                           ? "partitioning"
-                       : o.fusionReport ? "--fusion-report"
-                                        : "";
+                       : !o.planFile.empty()               ? "--plan"
+                       : o.cluster                         ? "--devices"
+                       : o.pp > 1                          ? "--pp"
+                       : o.dp > 1                          ? "--dp"
+                       : o.ep > 1                          ? "--ep"
+                       : o.sp                              ? "--sp"
+                       : o.microbatches > 1 ? "--microbatches"
+                       : o.fusionReport     ? "--fusion-report"
+                                            : "";
     bool cpuCode = o.emit == Emit::Graph || o.emit == Emit::Kern ||
                    o.emit == Emit::Cpp || o.emit == Emit::Exe ||
                    o.emit == Emit::Lib;

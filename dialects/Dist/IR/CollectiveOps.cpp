@@ -8,11 +8,13 @@
 
 #include "dialects/Dist/IR/DistOps.h"
 #include "shardc/Support/ReductionKinds.h"
+#include "shardc/Support/SymAffine.h"
 
 #include "llvm/ADT/SmallBitVector.h"
 
 using namespace mlir;
 using namespace shardc::dist;
+using shardc::sym::Expr;
 
 static SmallVector<StringRef> names(ArrayAttr axes) {
   SmallVector<StringRef> out;
@@ -53,8 +55,22 @@ static LogicalResult verifyDim(Operation *op, int64_t dim, int64_t rank,
   return success();
 }
 
+/// The symbolic shape of a tensor with dynamic dims (its encoding,
+/// docs/dynamic-shapes.md), or its static dims as constants.
+static SmallVector<Expr> mirrorOf(RankedTensorType t) {
+  if (std::optional<SmallVector<Expr>> e =
+          shardc::sym::fromAffine(t.getEncoding(), t.getRank()))
+    return *e;
+  SmallVector<Expr> out;
+  for (int64_t d : t.getShape())
+    out.push_back(Expr(d));
+  return out;
+}
+
 /// Result dims equal to the input's but at `dim`, where the result has
-/// `expected`.
+/// `expected`. Dynamic dims pass through as they are: a collective never
+/// splits or gathers one (its size divides by the group only at the
+/// bound).
 static LogicalResult verifyShape(Operation *op, RankedTensorType in,
                                  RankedTensorType out,
                                  ArrayRef<std::pair<int64_t, int64_t>> changed) {
@@ -64,12 +80,24 @@ static LogicalResult verifyShape(Operation *op, RankedTensorType in,
                                       << "element type and rank (" << in
                                       << ")";
   SmallVector<int64_t> expect(in.getShape());
-  for (auto [d, size] : changed)
+  SmallVector<Expr> mirror = mirrorOf(in);
+  for (auto [d, size] : changed) {
+    if (!mirror[d].isConstant())
+      return op->emitOpError("dim ")
+             << d << " of " << in << " is dynamic (" << mirror[d].str()
+             << "): a collective does not split or gather it";
     expect[d] = size;
-  if (out.getShape() != ArrayRef<int64_t>(expect)) {
-    auto shape = RankedTensorType::get(expect, in.getElementType());
-    return op->emitOpError("result ") << out << " should be " << shape;
+    mirror[d] = Expr(size);
   }
+  bool symbolic = llvm::any_of(mirror, [](const Expr &e) {
+    return !e.isConstant();
+  });
+  auto shape = symbolic ? RankedTensorType::get(
+                              expect, in.getElementType(),
+                              shardc::sym::toAffine(op->getContext(), mirror))
+                        : RankedTensorType::get(expect, in.getElementType());
+  if (out != shape)
+    return op->emitOpError("result ") << out << " should be " << shape;
   return success();
 }
 

@@ -2,6 +2,7 @@
 
 #include "dialects/Dist/IR/DistOps.h"
 #include "shardc/Support/ReductionKinds.h"
+#include "shardc/Support/SymAffine.h"
 
 #include "llvm/ADT/StringSet.h"
 
@@ -113,6 +114,9 @@ ShardingAttr::verifyFor(ShapedType type, MeshOp mesh,
   if (static_cast<int64_t>(getDims().size()) != type.getRank())
     return emitError() << "sharding has " << getDims().size()
                        << " dims for a tensor of rank " << type.getRank();
+  std::optional<SmallVector<shardc::sym::Expr>> dynamic;
+  if (auto ranked = dyn_cast<RankedTensorType>(type))
+    dynamic = shardc::sym::fromAffine(ranked.getEncoding(), type.getRank());
   for (unsigned d = 0; d < getDims().size(); ++d) {
     SmallVector<StringRef> axes = axesOf(d);
     if (failed(verifyAxes(axes, mesh, emitError)))
@@ -120,6 +124,12 @@ ShardingAttr::verifyFor(ShapedType type, MeshOp mesh,
     int64_t parts = 1;
     for (StringRef a : axes)
       parts *= *mesh.axisSize(a);
+    // A dynamic dim (docs/dynamic-shapes.md) divides by the parts only at
+    // its bound: it stays whole.
+    if (parts > 1 && dynamic && !(*dynamic)[d].isConstant())
+      return emitError() << "dim " << d << " of " << type << " is dynamic ("
+                         << (*dynamic)[d].str()
+                         << "): a sharding does not split it";
     int64_t size = type.getDimSize(d);
     if (!ShapedType::isDynamic(size) && size % parts != 0) {
       std::string names;

@@ -164,8 +164,7 @@ FailureOr<bool> shardc::graph::partitionGroupedConv(Operation *o,
                                            group * local / global));
   auto full = cast<RankedTensorType>(o->getResult(0).getType());
   Value result = clone->getResult(0);
-  result.setType(RankedTensorType::get(
-      p.localShape(full, rule->produced[0]), full.getElementType()));
+  result.setType(p.localType(full, rule->produced[0]));
   LocalPartitioner::Layout layout = rule->produced[0];
   if (!rule->partial.empty())
     layout = p.reducePartial(b, o->getLoc(), result, rule->partial,

@@ -208,8 +208,7 @@ static FailureOr<bool> partitionConvInt8(Operation *o, LocalPartitioner &p,
   }
   clone.setScales(local);
   clone.setGroup(group * localIn / globalIn);
-  clone.getOutput().setType(RankedTensorType::get(
-      p.localShape(full, rule->produced[0]), full.getElementType()));
+  clone.getOutput().setType(p.localType(full, rule->produced[0]));
   if (failed(p.define(b, op.getOutput(), clone.getOutput(), rule->produced[0])))
     return failure();
   return true;
@@ -279,28 +278,26 @@ static FailureOr<bool> rowParallel(Operation *o, LocalPartitioner &p,
     operands.push_back(*local);
   }
   auto full = cast<RankedTensorType>(op.getType());
-  SmallVector<int64_t> localShape = p.localShape(full, rule->produced[0]);
+  RankedTensorType localType = p.localType(full, rule->produced[0]);
   Value result;
   if constexpr (int8) {
     Value zero = b.create<ConstantOp>(
         loc, DenseElementsAttr::get(RankedTensorType::get({}, b.getI8Type()),
                                     b.getI8IntegerAttr(0)));
     result = b.create<MatMulIntegerOp>(
-        loc, RankedTensorType::get(localShape, b.getI32Type()), operands[0],
+        loc, localType.clone(b.getI32Type()), operands[0],
         operands[1], zero, zero);
   } else {
     result = b.create<LinearOp>(loc, operands[0], operands[1], Value(),
                                 Value(), op.getActivationAttr());
-    result.setType(RankedTensorType::get(localShape, full.getElementType()));
+    result.setType(localType);
   }
   Layout layout =
       p.reducePartial(b, loc, result, rule->partial, rule->partialKind,
                       rule->produced[0], p.recordedLayout(o, 0));
   FailureOr<Value> y = result;
   if constexpr (int8) {
-    SmallVector<int64_t> shape(
-        cast<RankedTensorType>(result.getType()).getShape());
-    auto f32 = RankedTensorType::get(shape, b.getF32Type());
+    auto f32 = cast<RankedTensorType>(result.getType()).clone(b.getF32Type());
     Value acc = b.create<CastOp>(loc, f32, result,
                                  TypeAttr::get(b.getF32Type()));
     y = applyEach(p, b, loc, acc, full, layout,

@@ -259,19 +259,34 @@ static FailureOr<bool> splitMean(Operation *o, LocalPartitioner &p,
   if (failed(x))
     return failure();
   auto full = cast<RankedTensorType>(mean.getType());
-  Value sum = b.create<ReduceSumOp>(loc, full, *x, mean.getAxesAttr(),
-                                    mean.getKeepdimsAttr());
-  sum.setType(RankedTensorType::get(p.localShape(full, rule->produced[0]),
-                                    full.getElementType()));
+  auto inType = cast<ShapedType>(in.getType());
+  ArrayRef<int64_t> axes = mean.getAxes();
+  SymShape inDims = dimsOf(inType);
+  int64_t count = 1, localCount = 1;
+  bool dynamic = false;
+  SmallVector<int64_t> local = p.localShape(inType, rule->need[0]);
+  for (int64_t d = 0; d < inType.getRank(); ++d)
+    if (axes.empty() || llvm::is_contained(axes, d)) {
+      count *= inType.getDimSize(d);
+      localCount *= local[d];
+      dynamic |= !inDims.sym[d].isConstant();
+    }
+  // Over a dynamic dim (never split) the count is the run's: each rank
+  // takes the mean of its part, whose count is the whole count divided
+  // by the parts, and the sum of the means is divided by the parts.
+  Value sum;
+  if (dynamic)
+    sum = b.create<ReduceMeanOp>(loc, full, *x, mean.getAxesAttr(),
+                                 mean.getKeepdimsAttr());
+  else
+    sum = b.create<ReduceSumOp>(loc, full, *x, mean.getAxesAttr(),
+                                mean.getKeepdimsAttr());
+  sum.setType(p.localType(full, rule->produced[0]));
   LocalPartitioner::Layout layout =
       p.reducePartial(b, loc, sum, rule->partial, "sum", rule->produced[0],
                       p.recordedLayout(o, 0));
-  auto inType = cast<ShapedType>(in.getType());
-  ArrayRef<int64_t> axes = mean.getAxes();
-  int64_t count = 1;
-  for (int64_t d = 0; d < inType.getRank(); ++d)
-    if (axes.empty() || llvm::is_contained(axes, d))
-      count *= inType.getDimSize(d);
+  if (dynamic)
+    count /= localCount;
   Type elem = full.getElementType();
   Value n = b.create<ConstantOp>(
       loc, DenseElementsAttr::get(RankedTensorType::get({}, elem),

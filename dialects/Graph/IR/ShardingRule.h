@@ -174,9 +174,15 @@ public:
     llvm::StringRef partialKind = "sum";
   };
   virtual mlir::FailureOr<RuleLayouts> ruleLayouts(mlir::Operation *op) = 0;
-  /// The shape of `type` as a rank holds it laid out as `layout`.
+  /// The shape of `type` as a rank holds it laid out as `layout` (at the
+  /// bounds of its dynamic dims).
   virtual llvm::SmallVector<int64_t> localShape(mlir::ShapedType type,
                                                 const Layout &layout) = 0;
+  /// The tensor type a rank holds of `type` laid out as `layout`: its
+  /// symbolic mirror (the encoding) kept, split dims divided. A dynamic dim
+  /// is never split (propagation and partitioning leave its factors whole).
+  virtual mlir::RankedTensorType localType(mlir::ShapedType type,
+                                           const Layout &layout) = 0;
 
   /// The mesh axes an op of this rank's stage may split over (all but the
   /// pipeline's), in mesh order, with their sizes.

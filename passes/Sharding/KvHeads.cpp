@@ -1,6 +1,7 @@
 //===- KvHeads.cpp - KV heads copied for more tp ranks than KV heads ------===//
 
 #include "passes/Sharding/KvHeads.h"
+#include "passes/Sharding/Retype.h"
 #include "passes/Sharding/Slicing.h"
 
 #include "dialects/Graph/IR/ConstantEval.h"
@@ -17,13 +18,20 @@
 using namespace mlir;
 using namespace shardc;
 
+using graph::SymShape;
+
 namespace {
 
+/// `shape` with dim `dim` of static `size` (the head dim, never dynamic).
+SymShape withDim(SymShape shape, int64_t dim, int64_t size) {
+  shape.bound[dim] = size;
+  shape.sym[dim] = sym::Expr(size);
+  return shape;
+}
+
 RankedTensorType withDim(Type t, int64_t dim, int64_t size) {
-  auto type = cast<RankedTensorType>(t);
-  SmallVector<int64_t> shape(type.getShape());
-  shape[dim] = size;
-  return type.clone(shape);
+  return graph::tensorType(withDim(graph::dimsOf(t), dim, size),
+                           cast<RankedTensorType>(t).getElementType());
 }
 
 int64_t product(ArrayRef<int64_t> dims) {
@@ -165,10 +173,11 @@ Value HeadCopier::build(Value v, int64_t dim, ArrayRef<int64_t> indices) {
     if (s.getStarts()[dim] != 0 || s.getSteps()[dim] != 1 ||
         s.getEnds()[dim] != in.getDimSize(dim))
       return gatherOp(v, dim, indices);
+    SymShape ends;
+    ends.bound.assign(s.getEnds().begin(), s.getEnds().end());
+    ends.sym = graph::symAttr(op->getAttrDictionary(), "ends", ends.bound);
     Value r = cloneWith(op, {copy(s.getInput(), dim, indices)}, dim, n);
-    SmallVector<int64_t> ends(s.getEnds());
-    ends[dim] = n;
-    cast<graph::SliceOp>(r.getDefiningOp()).setEnds(ends);
+    setShapeAttr(r.getDefiningOp(), "ends", withDim(ends, dim, n));
     return r;
   }
   if (auto c = dyn_cast<graph::ConcatOp>(op)) {
@@ -198,15 +207,22 @@ Value HeadCopier::build(Value v, int64_t dim, ArrayRef<int64_t> indices) {
       after *= type.getDimSize(e++);
     if (after != inner)
       return gatherOp(v, dim, indices);
+    // With dynamic dims the same at every size: the dims before agree as
+    // symbolic products, and the head's dims are static.
+    SymShape inDims = graph::dimsOf(in), outDims = graph::dimsOf(type);
+    if (sym::product(ArrayRef<sym::Expr>(inDims.sym).take_front(k)) !=
+            sym::product(ArrayRef<sym::Expr>(outDims.sym).take_front(dim)) ||
+        !inDims.sym[k].isConstant() ||
+        !sym::product(ArrayRef<sym::Expr>(outDims.sym).slice(dim, e - dim))
+             .isConstant())
+      return gatherOp(v, dim, indices);
     SmallVector<int64_t> blocks;
     for (int64_t i : indices)
       for (int64_t j = 0; j < inner; ++j)
         blocks.push_back(i * inner + j);
     Value x = copy(r.getInput(), k, blocks);
     Value out = cloneWith(op, {x}, dim, n);
-    SmallVector<int64_t> shape(r.getShape());
-    shape[dim] = n;
-    cast<graph::ReshapeOp>(out.getDefiningOp()).setShape(shape);
+    setShapeAttr(out.getDefiningOp(), "shape", graph::dimsOf(out));
     return out;
   }
   // A projection's columns: the last dim of a matmul (or linear) by a
@@ -254,18 +270,24 @@ Value repeatedHeads(Value v, int64_t &kv) {
       one.getRank() != r + 1)
     return Value();
   int64_t h = r - 3; // the head dim
-  ArrayRef<int64_t> o = out.getShape(), w = wide.getShape(),
-                    s = one.getShape(), i = in.getShape();
+  // Compared as symbolic shapes (dynamic dims equal for every size); the
+  // head dims are static.
+  SymShape outDims = graph::dimsOf(out), wideDims = graph::dimsOf(wide),
+           oneDims = graph::dimsOf(one), inDims = graph::dimsOf(in);
+  ArrayRef<sym::Expr> o = outDims.sym, w = wideDims.sym, s = oneDims.sym,
+                      i = inDims.sym;
+  auto isStatic = [](const sym::Expr &e) { return e.isConstant(); };
   bool shaped = o.take_front(h) == i.take_front(h) &&
                 w.take_front(h) == i.take_front(h) &&
-                s.take_front(h) == i.take_front(h) && s[h] == i[h] &&
-                s[h + 1] == 1 && w[h] == i[h] &&
+                s.take_front(h) == i.take_front(h) && isStatic(i[h]) &&
+                isStatic(w[h + 1]) && isStatic(o[h]) && s[h] == i[h] &&
+                s[h + 1] == sym::Expr(1) && w[h] == i[h] &&
                 w[h] * w[h + 1] == o[h] && o.take_back(2) == i.take_back(2) &&
                 w.take_back(2) == i.take_back(2) &&
                 s.take_back(2) == i.take_back(2);
   if (!shaped)
     return Value();
-  kv = i[h];
+  kv = inDims.bound[h];
   return x;
 }
 
@@ -317,19 +339,19 @@ bool shardc::replicateKvHeads(graph::AttentionOp op, int64_t tp) {
       indices.push_back(i / (tp / kv));
     HeadCopier copier;
     Value copies = copier.copy(x, r - 3, indices);
-    auto type = cast<RankedTensorType>(copies.getType());
     OpBuilder b(op);
     Location loc = op.getLoc();
-    SmallVector<int64_t> one(type.getShape()), wide;
-    one.insert(one.begin() + (r - 2), 1);
-    wide = one;
-    wide[r - 2] = heads / tp;
-    Value y = b.create<graph::ReshapeOp>(loc, copies,
-                                         b.getDenseI64ArrayAttr(one));
-    y = b.create<graph::ExpandOp>(loc, y, b.getDenseI64ArrayAttr(wide));
+    MLIRContext *ctx = op.getContext();
+    SymShape one = graph::dimsOf(copies), wide;
+    one.bound.insert(one.bound.begin() + (r - 2), 1);
+    one.sym.insert(one.sym.begin() + (r - 2), sym::Expr(1));
+    wide = withDim(one, r - 2, heads / tp);
+    Value y = b.create<graph::ReshapeOp>(loc, ValueRange{copies},
+                                         graph::shapeAttrs(ctx, "shape", one));
+    y = b.create<graph::ExpandOp>(loc, ValueRange{y},
+                                  graph::shapeAttrs(ctx, "shape", wide));
     y = b.create<graph::ReshapeOp>(
-        loc, y,
-        b.getDenseI64ArrayAttr(cast<RankedTensorType>(v.getType()).getShape()));
+        loc, ValueRange{y}, graph::shapeAttrs(ctx, "shape", graph::dimsOf(v)));
     op->setOperand(operand, y);
     SmallVector<Operation *> chain;
     for (Value c = v; c && c != x;) {

@@ -95,8 +95,8 @@ graph::SymShape resized(graph::SymShape shape, size_t d, int64_t mul,
   if (mul == 1 && div == 1)
     return shape;
   shape.bound[d] = shape.bound[d] * mul / div;
-  if (std::optional<sym::Expr> e = (shape.sym[d] * sym::Expr(mul))
-                                       .divExact(sym::Expr(div)))
+  if (std::optional<sym::Expr> e =
+          (shape.sym[d] * sym::Expr(mul)).divExact(sym::Expr(div)))
     shape.sym[d] = *e;
   return shape;
 }
@@ -287,9 +287,9 @@ DimAxes RankPartitioner::reducePartial(OpBuilder &b, Location loc, Value &v,
       continue;
     for (StringRef axis : axes)
       v = b.create<dist::ReduceScatterOp>(
-          loc, resized(cast<RankedTensorType>(v.getType()), d, 1,
-                       axisSize(axis)),
-          v, meshRef(), axesAttr({axis}), b.getI64IntegerAttr(d),
+          loc,
+          resized(cast<RankedTensorType>(v.getType()), d, 1, axisSize(axis)), v,
+          meshRef(), axesAttr({axis}), b.getI64IntegerAttr(d),
           b.getStringAttr(kind));
     dimAxes.assign(axes.begin(), axes.end());
     return layout;
@@ -370,8 +370,8 @@ Value RankPartitioner::allGather(OpBuilder &b, Location loc, Value v,
                                  ArrayRef<StringRef> axes, int64_t dim) {
   for (size_t i = axes.size(); i-- > 0;)
     v = b.create<dist::AllGatherOp>(
-        loc, resized(cast<RankedTensorType>(v.getType()), dim,
-                     axisSize(axes[i]), 1),
+        loc,
+        resized(cast<RankedTensorType>(v.getType()), dim, axisSize(axes[i]), 1),
         v, meshRef(), axesAttr({axes[i]}), b.getI64IntegerAttr(dim));
   return v;
 }
@@ -543,9 +543,9 @@ LogicalResult RankPartitioner::partitionOp(OpBuilder &b, Operation *op) {
   if (auto recv = dyn_cast<dist::RecvOp>(op)) {
     DimAxes dims = crossingLayout(recv.getType());
     auto type = cast<RankedTensorType>(recv.getType());
-    auto local = b.create<dist::RecvOp>(
-        loc, localType(type, dims), recv.getMeshAttr(), recv.getAxesAttr(),
-        recv.getOffsetAttr());
+    auto local =
+        b.create<dist::RecvOp>(loc, localType(type, dims), recv.getMeshAttr(),
+                               recv.getAxesAttr(), recv.getOffsetAttr());
     map.map(recv.getResult(), local.getResult());
     current[recv.getResult()] = dims;
     return success();

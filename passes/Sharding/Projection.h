@@ -37,8 +37,8 @@ void projectAxesOntoFactors(llvm::ArrayRef<llvm::StringRef> axes,
 /// whose size is symbolic, docs/dynamic-shapes.md) of an operand or a
 /// result. Such a factor is never split: its size in the rule is the bound,
 /// and a split that divides the bound need not divide the run's size.
-inline llvm::SmallVector<bool>
-dynamicFactors(mlir::Operation *op, const graph::ShardingRule &rule) {
+inline llvm::SmallVector<bool> dynamicFactors(mlir::Operation *op,
+                                              const graph::ShardingRule &rule) {
   llvm::SmallVector<bool> out(rule.factors.size(), false);
   auto mark = [&](mlir::Value v, const graph::ShardingRule::ValueFactors &fs) {
     if (!graph::isSymbolic(v))

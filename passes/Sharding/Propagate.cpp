@@ -120,9 +120,9 @@ bool Propagator::propagate(Operation *op, const ShardingRule &rule,
   });
 
   // 2. Resolve: no axes on factors that need replication, are closed or
-  // make up a dynamic dim, sizes must divide, an axis serves one factor (stronger ones first:
-  // seeds; then contractions an operand arrives split along, since
-  // contracting locally and reducing the partial sums after (an
+  // make up a dynamic dim, sizes must divide, an axis serves one factor
+  // (stronger ones first: seeds; then contractions an operand arrives split
+  // along, since contracting locally and reducing the partial sums after (an
   // all-reduce, or a reduce-scatter where the result stays split another
   // way, as with sequence parallelism) moves less than gathering the
   // operand whole; then factors that split a weight (a constant operand),

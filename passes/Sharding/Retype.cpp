@@ -7,11 +7,11 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 
 using namespace mlir;
+using namespace shardc;
 using graph::SymShape;
 
-/// Sets `op`'s static shape attribute `name` to `shape`'s bound and its
-/// `graph.sym` mirror to `shape`'s symbols (dropped when static).
-static void setShapeAttr(Operation *op, StringRef name, const SymShape &shape) {
+void shardc::setShapeAttr(Operation *op, StringRef name,
+                          const SymShape &shape) {
   Builder b(op->getContext());
   op->setAttr(name, b.getDenseI64ArrayAttr(shape.bound));
   NamedAttrList mirrors;

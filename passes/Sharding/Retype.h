@@ -2,6 +2,8 @@
 #ifndef SHARDC_PASSES_SHARDING_RETYPE_H
 #define SHARDC_PASSES_SHARDING_RETYPE_H
 
+#include "dialects/Graph/IR/SymbolicShapes.h"
+
 #include "mlir/IR/Operation.h"
 
 namespace shardc {
@@ -16,6 +18,12 @@ namespace shardc {
 /// resize.
 mlir::LogicalResult followResultTypes(mlir::Operation *op,
                                       mlir::TypeRange before);
+
+/// Sets `op`'s static shape attribute `name` (a reshape's `shape`, a
+/// slice's `ends`) to `shape`'s bound, and its `graph.sym` mirror to
+/// `shape`'s symbols (removed when static).
+void setShapeAttr(mlir::Operation *op, llvm::StringRef name,
+                  const graph::SymShape &shape);
 
 } // namespace shardc
 

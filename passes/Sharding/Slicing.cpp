@@ -9,6 +9,7 @@
 
 
 using namespace mlir;
+using namespace shardc;
 
 /// Slices of at least this many bytes are views or windows, never copies
 /// (a head's q, k or v block of GPT-2-small at tp=4 is 576 KiB: copied,
@@ -113,15 +114,22 @@ Value shardc::padConstantData(OpBuilder &b, graph::ConstantOp op, int64_t dim,
 
 shardc::graph::MatMulOp shardc::widenToWeight(graph::MatMulOp op) {
   auto out = cast<RankedTensorType>(op.getOutput().getType());
-  SmallVector<int64_t> shape(out.getShape());
-  shape.back() = cast<RankedTensorType>(op.getRhs().getType()).getDimSize(1);
+  // The columns are static; the rows may be dynamic dims (kept as they are).
+  graph::SymShape dims = graph::dimsOf(out), shape = dims;
+  shape.bound.back() =
+      cast<RankedTensorType>(op.getRhs().getType()).getDimSize(1);
+  shape.sym.back() = sym::Expr(shape.bound.back());
   OpBuilder b(op);
-  auto wide = b.create<graph::MatMulOp>(op.getLoc(), out.clone(shape),
-                                        op.getLhs(), op.getRhs());
+  auto wide = b.create<graph::MatMulOp>(
+      op.getLoc(), graph::tensorType(shape, out.getElementType()), op.getLhs(),
+      op.getRhs());
   SmallVector<int64_t> starts(out.getRank(), 0), steps(out.getRank(), 1);
-  auto slice = b.create<graph::SliceOp>(
-      op.getLoc(), out, wide.getOutput(), b.getDenseI64ArrayAttr(starts),
-      b.getDenseI64ArrayAttr(out.getShape()), b.getDenseI64ArrayAttr(steps));
+  SmallVector<NamedAttribute> attrs =
+      graph::shapeAttrs(b.getContext(), "ends", dims);
+  attrs.push_back(b.getNamedAttr("starts", b.getDenseI64ArrayAttr(starts)));
+  attrs.push_back(b.getNamedAttr("steps", b.getDenseI64ArrayAttr(steps)));
+  auto slice = b.create<graph::SliceOp>(op.getLoc(), TypeRange{out},
+                                        ValueRange{wide.getOutput()}, attrs);
   op.getOutput().replaceAllUsesWith(slice.getOutput());
   op.erase();
   return wide;

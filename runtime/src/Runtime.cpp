@@ -770,6 +770,48 @@ shardc_status runDims(const shardc_model &model, std::vector<int64_t> &values) {
   return SHARDC_OK;
 }
 
+/// With several ranks, every rank must run at the same dynamic dims (each
+/// sets ctx->dims from the inputs it bound, and the collectives move the
+/// run's counts): the largest and smallest value of each dim over the
+/// world must be this rank's. Every rank takes part, also one whose own
+/// inputs were refused (`refused`, its status), so that each learns a
+/// disagreement alike and fails, and none waits in a collective for the
+/// others.
+shardc_status agreeDims(shardc_model &model, const std::vector<int64_t> &dims,
+                        shardc_status refused) {
+  shardc::rt::Communicator *world = model.worldComm.get();
+  // NCCL reduces device memory; dynamic dims reach the CPU target only.
+  if (model.plan.dims.empty() || !world || world->size() < 2 ||
+      std::strcmp(world->backend(), "nccl") == 0)
+    return refused;
+  // The dims, then whether this rank refused its inputs.
+  std::vector<int64_t> most(dims);
+  most.resize(model.plan.dims.size(), 0);
+  most.push_back(refused != SHARDC_OK);
+  std::vector<int64_t> least(most);
+  for (auto [values, op] : {std::pair{&most, shardc::rt::ReduceOp::Max},
+                            std::pair{&least, shardc::rt::ReduceOp::Min}})
+    if (Status s = world->allReduce(values->data(), values->data(),
+                                    values->size(), fmt::kI64, op, nullptr);
+        s.failed())
+      return fail(s);
+  if (refused != SHARDC_OK)
+    return refused;
+  if (most.back())
+    return fail(SHARDC_ERROR_INVALID_ARGUMENT,
+                "another rank's inputs were refused (its message says why)");
+  for (size_t k = 0; k < dims.size(); ++k)
+    if (most[k] != least[k])
+      return fail(SHARDC_ERROR_INVALID_ARGUMENT,
+                  "dim '" + model.plan.dims[k].name + "' is " +
+                      std::to_string(dims[k]) + " on rank " +
+                      std::to_string(world->rank()) +
+                      " but the ranks bound from " + std::to_string(least[k]) +
+                      " to " + std::to_string(most[k]) +
+                      ": every rank must bind inputs of the same shape");
+  return SHARDC_OK;
+}
+
 shardc_status run(shardc_model *model) {
   if (!model)
     return fail(SHARDC_ERROR_INVALID_ARGUMENT, "no model given");
@@ -778,7 +820,8 @@ shardc_status run(shardc_model *model) {
       return fail(SHARDC_ERROR_INVALID_ARGUMENT,
                   "input '" + model->rp->inputs[i].name + "' is not bound");
   std::vector<int64_t> dims;
-  if (shardc_status s = runDims(*model, dims))
+  shardc_status bound = runDims(*model, dims);
+  if (shardc_status s = agreeDims(*model, dims, bound))
     return s;
   // In place: ctx.dims and the output infos' dims point into these.
   std::copy(dims.begin(), dims.end(), model->dims.begin());

@@ -197,9 +197,9 @@ int main(int argc, char **argv) {
                        : o.dp > 1                          ? "--dp"
                        : o.ep > 1                          ? "--ep"
                        : o.sp                              ? "--sp"
-                       : o.microbatches > 1 ? "--microbatches"
-                       : o.fusionReport     ? "--fusion-report"
-                                            : "";
+                       : o.microbatches > 1                ? "--microbatches"
+                       : o.fusionReport                    ? "--fusion-report"
+                                                           : "";
     bool cpuCode = o.emit == Emit::Graph || o.emit == Emit::Kern ||
                    o.emit == Emit::Cpp || o.emit == Emit::Exe ||
                    o.emit == Emit::Lib;

@@ -89,9 +89,8 @@ static LogicalResult verifyShape(Operation *op, RankedTensorType in,
     expect[d] = size;
     mirror[d] = Expr(size);
   }
-  bool symbolic = llvm::any_of(mirror, [](const Expr &e) {
-    return !e.isConstant();
-  });
+  bool symbolic =
+      llvm::any_of(mirror, [](const Expr &e) { return !e.isConstant(); });
   auto shape = symbolic ? RankedTensorType::get(
                               expect, in.getElementType(),
                               shardc::sym::toAffine(op->getContext(), mirror))

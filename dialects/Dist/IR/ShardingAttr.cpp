@@ -115,7 +115,7 @@ ShardingAttr::verifyFor(ShapedType type, MeshOp mesh,
     return emitError() << "sharding has " << getDims().size()
                        << " dims for a tensor of rank " << type.getRank();
   std::optional<SmallVector<shardc::sym::Expr>> dynamic;
-  if (auto ranked = dyn_cast<RankedTensorType>(type))
+  if (auto ranked = llvm::dyn_cast<RankedTensorType>(type))
     dynamic = shardc::sym::fromAffine(ranked.getEncoding(), type.getRank());
   for (unsigned d = 0; d < getDims().size(); ++d) {
     SmallVector<StringRef> axes = axesOf(d);

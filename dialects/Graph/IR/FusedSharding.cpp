@@ -284,9 +284,8 @@ static FailureOr<bool> rowParallel(Operation *o, LocalPartitioner &p,
     Value zero = b.create<ConstantOp>(
         loc, DenseElementsAttr::get(RankedTensorType::get({}, b.getI8Type()),
                                     b.getI8IntegerAttr(0)));
-    result = b.create<MatMulIntegerOp>(
-        loc, localType.clone(b.getI32Type()), operands[0],
-        operands[1], zero, zero);
+    result = b.create<MatMulIntegerOp>(loc, localType.clone(b.getI32Type()),
+                                       operands[0], operands[1], zero, zero);
   } else {
     result = b.create<LinearOp>(loc, operands[0], operands[1], Value(),
                                 Value(), op.getActivationAttr());

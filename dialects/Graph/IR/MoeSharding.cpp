@@ -161,7 +161,8 @@ static FailureOr<bool> expertParallel(Operation *o, LocalPartitioner &p,
   if (paddedTokens)
     type = padRows(type, paddedTokens);
   Value result = p.expertParallelMoe(
-      b, o, p.localType(type, produced), operands, SmallVector<StringRef>(experts[0].begin(), experts[0].end()));
+      b, o, p.localType(type, produced), operands,
+      SmallVector<StringRef>(experts[0].begin(), experts[0].end()));
   Layout layout = produced;
   if (!paddedTokens) {
     if (!rule->partial.empty())

@@ -27,6 +27,19 @@ static LogicalResult verifyCollective(Op op, int64_t outPerIn,
     return op.emitOpError("output has ")
            << out.getNumElements() << " elements; expected "
            << in.getNumElements() * outPerIn / inPerOut;
+  // With dynamic dims the counts agree for every value of the symbols: the
+  // runtime moves the run's elements, and block r sits at r times them.
+  Value input = op.getInput(), output = op.getOutput();
+  if (isSymbolic(input) || isSymbolic(output)) {
+    shardc::sym::Expr inCount = shardc::sym::product(symShape(input)),
+                      outCount = shardc::sym::product(symShape(output));
+    if (inCount * shardc::sym::Expr(outPerIn) !=
+        outCount * shardc::sym::Expr(inPerOut))
+      return op.emitOpError("output has ")
+             << outCount.str() << " elements; expected "
+             << (inCount * shardc::sym::Expr(outPerIn)).str() << " / "
+             << inPerOut;
+  }
   return success();
 }
 
@@ -63,6 +76,13 @@ LogicalResult AllToAllOp::verify() {
     return emitOpError("input of ")
            << getInput().getType().getNumElements()
            << " elements does not split into " << getGroupSize() << " blocks";
+  if (isSymbolic(getInput()) &&
+      !shardc::sym::product(symShape(getInput()))
+           .divExact(shardc::sym::Expr(static_cast<int64_t>(getGroupSize()))))
+    return emitOpError("input of ")
+           << shardc::sym::product(symShape(getInput())).str()
+           << " elements does not split into " << getGroupSize()
+           << " blocks for every value of the dynamic dims";
   return verifyCollective(*this, 1, 1);
 }
 

@@ -4,14 +4,18 @@
 // communicator for mesh axis `axis` (sc_rank_ctx.comms[axis]): MPI on CPU
 // ranks, NCCL on GPUs. They move whole buffers; a collective along another
 // dim than the outermost is a kern.map around one of these (the lowering of
-// dist.all_gather / dist.reduce_scatter does it).
+// dist.all_gather / dist.reduce_scatter does it). With dynamic dims
+// (docs/dynamic-shapes.md) the count is the run's, from the buffers'
+// symbolic shapes (KernSymbolicShapes): block r of an all-gather is at r
+// times the input's elements of this run.
 //
 //===----------------------------------------------------------------------===//
 
 class Kern_CollectiveOp<string mnemonic, list<Trait> traits = []>
     : Kern_Op<mnemonic, traits>;
 
-def Kern_AllReduceOp : Kern_CollectiveOp<"all_reduce"> {
+def Kern_AllReduceOp : Kern_CollectiveOp<"all_reduce",
+                                     [Kern_SymbolicShapes]> {
   let summary = "output = the group's inputs combined elementwise by `kind`";
   let description = [{
     `kind` is `sum`, `max` or `min`. Input and output have one type (they may
@@ -25,7 +29,8 @@ def Kern_AllReduceOp : Kern_CollectiveOp<"all_reduce"> {
   let hasVerifier = 1;
 }
 
-def Kern_AllGatherOp : Kern_CollectiveOp<"all_gather"> {
+def Kern_AllGatherOp : Kern_CollectiveOp<"all_gather",
+                                     [Kern_SymbolicShapes]> {
   let summary = "output = the group's inputs one after another, in rank order";
   let description = [{
     The output holds `group_size` times the input's elements: block r is
@@ -39,7 +44,8 @@ def Kern_AllGatherOp : Kern_CollectiveOp<"all_gather"> {
   let hasVerifier = 1;
 }
 
-def Kern_ReduceScatterOp : Kern_CollectiveOp<"reduce_scatter"> {
+def Kern_ReduceScatterOp : Kern_CollectiveOp<"reduce_scatter",
+                                     [Kern_SymbolicShapes]> {
   let summary = "output = block `rank` of the group's inputs combined by `kind`";
   let description = [{
     The input holds `group_size` blocks of the output's size.
@@ -52,7 +58,8 @@ def Kern_ReduceScatterOp : Kern_CollectiveOp<"reduce_scatter"> {
   let hasVerifier = 1;
 }
 
-def Kern_AllToAllOp : Kern_CollectiveOp<"all_to_all"> {
+def Kern_AllToAllOp : Kern_CollectiveOp<"all_to_all",
+                                     [Kern_SymbolicShapes]> {
   let summary = "block j of the input goes to rank j; block i of the output "
                 "came from rank i";
   let arguments = (ins Kern_Buffer:$input, Kern_Buffer:$output, I64Attr:$axis,

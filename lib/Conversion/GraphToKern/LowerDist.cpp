@@ -12,6 +12,8 @@
 //   dist.send / dist.recv -> kern.send / kern.recv (pipeline stages: the
 //                       peer `offset` steps along the axis)
 //   dist.shard       -> the operand's buffer (an annotation)
+// With dynamic dims the blocks' maps run over the symbolic shapes (a
+// dynamic dim is never the gathered one: the dist verifier refuses it).
 // A collective names its mesh axis by position in the module's dist.mesh
 // (sc_rank_ctx.comms[axis]); groups over several axes are refused.
 //
@@ -34,13 +36,23 @@ static bool contiguousBlocks(MemRefType type, int64_t dim) {
 
 /// Block r of `whole` along `dim` (local size L there) as the iteration
 /// space [r, local..]: offset 0, then r's stride L * stride[dim], then
-/// whole's row-major strides.
-static Access blocksOf(Value whole, MemRefType local, int64_t dim) {
-  SmallVector<int64_t> strides =
-      rowMajorStrides(cast<MemRefType>(whole.getType()).getShape());
-  Access a{whole, {0, local.getDimSize(dim) * strides[dim]}};
-  llvm::append_range(a.layout, strides);
-  return a;
+/// whole's row-major strides (over the run's sizes with dynamic dims).
+static Access blocksOf(KernLowering &l, Value whole, const SymShape &local,
+                       int64_t dim) {
+  SmallVector<sym::Expr> strides =
+      KernLowering::strides(KernLowering::shapeOfBuffer(whole).sym);
+  SmallVector<sym::Expr> layout{local.sym[dim] * strides[dim]};
+  llvm::append_range(layout, strides);
+  return l.access(whole, sym::Expr(0), layout);
+}
+
+/// The iteration space [n, local..] of the blocks of a gather or scatter.
+static SymShape blockSpace(int64_t n, const SymShape &local) {
+  SymShape blocks;
+  blocks.push_back(n, sym::Expr(n));
+  for (size_t d = 0; d < local.size(); ++d)
+    blocks.push_back(local, d);
+  return blocks;
 }
 
 static LogicalResult lowerAllReduce(Operation *o, KernLowering &l) {
@@ -70,13 +82,13 @@ static LogicalResult lowerAllGather(Operation *o, KernLowering &l) {
     l.b.create<kern::AllGatherOp>(op.getLoc(), in, out, index, n);
     return success();
   }
-  SmallVector<int64_t> blocks{n};
-  llvm::append_range(blocks, inType.getShape());
+  SymShape local = KernLowering::shapeOfBuffer(in);
+  SymShape blocks = blockSpace(n, local);
   Value tmp = l.alloc(op.getLoc(), blocks, inType.getElementType());
   l.b.create<kern::AllGatherOp>(op.getLoc(), in, tmp, index, n);
   // out[.., r * L + i, ..] = tmp[r, .., i, ..]
   l.map(op.getLoc(), blocks, {KernLowering::dense(tmp)},
-        {blocksOf(out, inType, dim)},
+        {blocksOf(l, out, local, dim)},
         [](Scalar &, ValueRange args) { return SmallVector<Value>{args[0]}; });
   return success();
 }
@@ -96,11 +108,11 @@ static LogicalResult lowerReduceScatter(Operation *o, KernLowering &l) {
                                       op.getKind());
     return success();
   }
-  SmallVector<int64_t> blocks{n};
-  llvm::append_range(blocks, outType.getShape());
+  SymShape local = KernLowering::shapeOfBuffer(out);
+  SymShape blocks = blockSpace(n, local);
   Value tmp = l.alloc(op.getLoc(), blocks, outType.getElementType());
   // tmp[r, .., i, ..] = in[.., r * L + i, ..]
-  l.map(op.getLoc(), blocks, {blocksOf(in, outType, dim)},
+  l.map(op.getLoc(), blocks, {blocksOf(l, in, local, dim)},
         {KernLowering::dense(tmp)},
         [](Scalar &, ValueRange args) { return SmallVector<Value>{args[0]}; });
   l.b.create<kern::ReduceScatterOp>(op.getLoc(), tmp, out, index, n,

@@ -133,6 +133,10 @@ private:
   std::map<std::string, std::string> descNames, arrayNames;
   /// The run function's local descriptors (dynamic dims) by their text.
   std::map<std::string, std::string> localDescs;
+  /// Where desc() declares them: `run`, or while a statement is written
+  /// once per rank (a switch on the rank, emitStatement) a string put
+  /// before the switch, so that a later statement sees them too.
+  std::string *localDescSink = nullptr;
   /// `const int64_t s0 = ctx->dims[0];` for each symbol of the program
   /// (kern.dims), at the start of each of its run functions.
   std::string symbols;

@@ -8,6 +8,9 @@
 // (shardc/cuda.h; NCCL on GPU ranks). Pipeline sends and receives name the
 // peer by its offset along the axis:
 //   sc_send(sc_ctx_comm(ctx, 0), buf, 4096ULL, 1, 1);
+// With dynamic dims the count is the run's, over the symbols:
+//   sc_all_reduce(sc_ctx_comm(ctx, 0), in, out, (unsigned long long)(s0*s1*32),
+//                 1, SC_REDUCE_SUM);
 // Expert parallelism's exchanges give the slots per rank, the row width,
 // the room for arriving rows and the dtype:
 //   sc_moe_dispatch(sc_ctx_comm(ctx, 0), rows, offsets, recv, recv_offsets,
@@ -22,6 +25,20 @@ using namespace mlir;
 using namespace shardc;
 using namespace shardc::target;
 
+/// The element count of `buffer`, divided by `parts`: a literal, or with
+/// dynamic dims the run's count over the symbols (`s0*s1*32`).
+static std::string countOf(Value buffer, int64_t parts = 1) {
+  if (!kern::isSymbolic(buffer))
+    return std::to_string(cast<MemRefType>(buffer.getType()).getNumElements() /
+                          parts) +
+           "ULL";
+  sym::Expr count = sym::product(kern::symShape(buffer));
+  // The verifier checked that the division is exact (all_to_all).
+  if (std::optional<sym::Expr> q = count.divExact(sym::Expr(parts)))
+    count = *q;
+  return "(unsigned long long)(" + count.str() + ")";
+}
+
 static std::string reduceKind(StringRef kind) {
   return kind == "max"    ? "SC_REDUCE_MAX"
          : kind == "min"  ? "SC_REDUCE_MIN"
@@ -33,7 +50,8 @@ LogicalResult CppEmitter::emitCollective(Operation *op, bool cuda) {
   // One call on the axis' communicator: the buffers, the element count and
   // dtype (of the first buffer's elements), then `extra` arguments.
   auto call = [&](StringRef fn, ArrayRef<Value> buffers, int64_t axis,
-                  int64_t count, const std::string &extra) -> LogicalResult {
+                  const std::string &count,
+                  const std::string &extra) -> LogicalResult {
     auto type = cast<MemRefType>(buffers.front().getType());
     int dtype = onnxDType(type.getElementType());
     if (dtype < 0)
@@ -44,8 +62,7 @@ LogicalResult CppEmitter::emitCollective(Operation *op, bool cuda) {
     (cuda ? cudaRun : run) +=
         std::string("  ") + (cuda ? "sc_cu_" : "sc_") + fn.str() + "(" +
         (cuda ? "cu, " : "") + "sc_ctx_comm(ctx, " + std::to_string(axis) +
-        "), " + args + std::to_string(count) + "ULL, " +
-        std::to_string(dtype) + extra + ");\n";
+        "), " + args + count + ", " + std::to_string(dtype) + extra + ");\n";
     if (!cuda)
       ++artifacts.numLibraryCalls;
     return success();
@@ -53,29 +70,25 @@ LogicalResult CppEmitter::emitCollective(Operation *op, bool cuda) {
   auto kind = [](StringRef k) { return ", " + reduceKind(k); };
   if (auto ar = dyn_cast<kern::AllReduceOp>(op))
     return call("all_reduce", {ar.getInput(), ar.getOutput()}, ar.getAxis(),
-                ar.getInput().getType().getNumElements(), kind(ar.getKind()));
+                countOf(ar.getInput()), kind(ar.getKind()));
   if (auto ag = dyn_cast<kern::AllGatherOp>(op))
     return call("all_gather", {ag.getInput(), ag.getOutput()}, ag.getAxis(),
-                ag.getInput().getType().getNumElements(), "");
+                countOf(ag.getInput()), "");
   if (auto rs = dyn_cast<kern::ReduceScatterOp>(op))
-    return call("reduce_scatter", {rs.getInput(), rs.getOutput()},
-                rs.getAxis(), rs.getOutput().getType().getNumElements(),
-                kind(rs.getKind()));
+    return call("reduce_scatter", {rs.getInput(), rs.getOutput()}, rs.getAxis(),
+                countOf(rs.getOutput()), kind(rs.getKind()));
   if (auto a2a = dyn_cast<kern::AllToAllOp>(op))
-    return call("all_to_all", {a2a.getInput(), a2a.getOutput()},
-                a2a.getAxis(),
-                a2a.getInput().getType().getNumElements() /
-                    a2a.getGroupSize(),
-                "");
+    return call("all_to_all", {a2a.getInput(), a2a.getOutput()}, a2a.getAxis(),
+                countOf(a2a.getInput(), a2a.getGroupSize()), "");
   // Point to point (pipeline stages): the peer `offset` steps along the
   // axis.
   if (auto send = dyn_cast<kern::SendOp>(op))
     return call("send", {send.getInput()}, send.getAxis(),
-                send.getInput().getType().getNumElements(),
+                countOf(send.getInput()),
                 ", " + std::to_string(send.getOffset()));
   if (auto recv = dyn_cast<kern::RecvOp>(op))
     return call("recv", {recv.getOutput()}, recv.getAxis(),
-                recv.getOutput().getType().getNumElements(),
+                countOf(recv.getOutput()),
                 ", " + std::to_string(recv.getOffset()));
   // Expert parallelism: the exchanges of dist.moe (sc_moe_dispatch,
   // sc_moe_return), arguments by position rather than element count.

@@ -79,7 +79,8 @@ FailureOr<std::string> CppEmitter::desc(Operation *op, Value buffer,
         localDescs.try_emplace(body, "d" + std::to_string(numDescs));
     if (inserted) {
       ++numDescs;
-      run += "  const sc_desc " + it->second + " = " + body + ";\n";
+      (localDescSink ? *localDescSink : run) +=
+          "  const sc_desc " + it->second + " = " + body + ";\n";
     }
     return "&" + it->second;
   }

@@ -24,6 +24,7 @@
 
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Threading.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/Format.h"
 
 #include <mutex>
@@ -518,6 +519,11 @@ LogicalResult CppEmitter::emitStatement(Operation &op,
   Code before{std::move(init), std::move(run), std::move(cudaInit),
               std::move(cudaRun)};
   unsigned kernels = 0, calls = 0, cudaKernels = 0;
+  // The run's local descriptors (dynamic dims) go before the switch: the
+  // same for every rank, and in scope for the statements after it.
+  std::string descs;
+  localDescSink = &descs;
+  auto restoreSink = llvm::make_scope_exit([&] { localDescSink = nullptr; });
   for (unsigned slot = 0; slot < ranks.size(); ++slot) {
     init.clear();
     run.clear();
@@ -540,7 +546,7 @@ LogicalResult CppEmitter::emitStatement(Operation &op,
   artifacts.numLibraryCalls = calls;
   artifacts.numCudaKernels = cudaKernels;
   init = std::move(before.init);
-  run = std::move(before.run);
+  run = std::move(before.run) + descs;
   cudaInit = std::move(before.cudaInit);
   cudaRun = std::move(before.cudaRun);
   // The same text for every rank once; else a case per rank.

@@ -3,15 +3,20 @@
 several shapes and compares each output with ONNX Runtime at that shape.
 
   run_dynamic.py MODEL.onnx EXECUTABLE WORK_DIR BxS... [--vocab N]
+                 [--launch "mpirun -np 2"]
+
+--launch prefixes the executable's command line (a partitioned program's
+ranks are started by mpirun); it is split on spaces.
 
 Token ids are random below the vocabulary size; the attention mask pads the
 last two positions of the first row (when the row has more than three).
 Prints one line per shape and output ("1x5 output [1, 5, 96] ok") and exits
 1 on the first mismatch (relative to the output's largest magnitude,
-1e-4).
+1e-4, or --rtol).
 """
 import argparse
 import os
+import shlex
 import subprocess
 import sys
 
@@ -26,6 +31,10 @@ def main():
     ap.add_argument("work")
     ap.add_argument("shapes", nargs="+")
     ap.add_argument("--vocab", type=int, default=96)
+    ap.add_argument("--rtol", type=float, default=1e-4,
+                    help="largest error relative to the output's scale")
+    ap.add_argument("--launch", default="",
+                    help="a prefix of the command line, e.g. 'mpirun -np 2'")
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
     sess = ort.InferenceSession(args.model, providers=["CPUExecutionProvider"])
@@ -37,7 +46,7 @@ def main():
                  "attention_mask": np.ones((b, s), np.int64)}
         if s > 3:
             feeds["attention_mask"][0, -2:] = 0
-        cmd = [args.exe]
+        cmd = shlex.split(args.launch) + [args.exe]
         for name, value in feeds.items():
             path = os.path.join(args.work, "%s_%s.npy" % (name, shape))
             np.save(path, value)
@@ -49,7 +58,7 @@ def main():
             if got.shape != want.shape:
                 sys.exit("%s %s: shape %s, expected %s" % (shape, name, got.shape, want.shape))
             err = float(np.max(np.abs(got.astype(np.float64) - want))) / float(np.max(np.abs(want)))
-            if err > 1e-4:
+            if err > args.rtol:
                 sys.exit("%s %s: max_rel_err %.3g" % (shape, name, err))
             print("%s %s %s ok" % (shape, name, list(want.shape)))
 

@@ -13,6 +13,7 @@
 
 #include "runtime/src/TensorIO.h"
 #include "runtime/test/FakeProgram.h"
+#include "runtime/test/mpi/MpiTestUtil.h"
 #include "shardc/runtime.h"
 
 #include <gtest/gtest.h>
@@ -20,6 +21,8 @@
 
 using namespace shardc::testing;
 namespace fmt = shardc::format;
+using shardc::test::worldRank;
+using shardc::test::worldSize;
 
 namespace {
 
@@ -81,18 +84,6 @@ struct TensorParallel {
     program.world = sc_mpi_world;
   }
 };
-
-int worldRank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-
-int worldSize() {
-  int n = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &n);
-  return n;
-}
 
 /// Binds x = rank + i and z = 10 i at `seq` (z at `zSeq`).
 shardc_status bindInputs(shardc_model *m, int rank, int64_t seq, int64_t zSeq,

@@ -14,6 +14,7 @@
 #include "runtime/src/TensorIO.h"
 #include "runtime/test/FakeProgram.h"
 #include "runtime/test/Json.h"
+#include "runtime/test/mpi/MpiTestUtil.h"
 #include "shardc/runtime.h"
 
 #include <gtest/gtest.h>
@@ -24,6 +25,8 @@
 
 using namespace shardc::testing;
 namespace fmt = shardc::format;
+using shardc::test::worldRank;
+using shardc::test::worldSize;
 
 namespace {
 
@@ -103,18 +106,6 @@ struct Pipeline {
     program.world = sc_mpi_world;
   }
 };
-
-int worldRank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-
-int worldSize() {
-  int n = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &n);
-  return n;
-}
 
 } // namespace
 

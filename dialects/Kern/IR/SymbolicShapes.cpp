@@ -44,6 +44,13 @@ bool isSymbolic(ArrayRef<sym::Expr> exprs) {
                       [](const sym::Expr &e) { return !e.isConstant(); });
 }
 
+SmallVector<sym::Expr> symStrides(ArrayRef<sym::Expr> shape) {
+  SmallVector<sym::Expr> out(shape.size(), sym::Expr(1));
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
+    out[d] = out[d + 1] * shape[d + 1];
+  return out;
+}
+
 bool isSymbolic(Value buffer) {
   return isa<ShapedType>(buffer.getType()) && isSymbolic(symShape(buffer));
 }

@@ -41,6 +41,8 @@ constexpr llvm::StringLiteral kSymResult = "result";
 llvm::SmallVector<sym::Expr> symShape(mlir::Value buffer);
 bool isSymbolic(mlir::Value buffer);
 bool isSymbolic(llvm::ArrayRef<sym::Expr> exprs);
+/// Row-major strides of a symbolic shape (rowMajorStrides' symbolic twin).
+llvm::SmallVector<sym::Expr> symStrides(llvm::ArrayRef<sym::Expr> shape);
 
 /// The mirror of static i64 array attribute `name` of `op` (the values as
 /// constants when it has none).

@@ -210,9 +210,7 @@ bool nonNegative(const sym::Expr &e) {
 std::optional<SymDimMap> mapDims(ArrayRef<sym::Expr> layout,
                                  ArrayRef<sym::Expr> consumerShape,
                                  ArrayRef<sym::Expr> shape) {
-  SmallVector<sym::Expr> strides(shape.size(), sym::Expr(1));
-  for (int64_t e = static_cast<int64_t>(shape.size()) - 2; e >= 0; --e)
-    strides[e] = strides[e + 1] * shape[e + 1];
+  SmallVector<sym::Expr> strides = kern::symStrides(shape);
   for (const sym::Expr &d : shape)
     if (d == sym::Expr(0))
       return std::nullopt;
@@ -409,12 +407,7 @@ Operation *KernFuseElementwisePass::tryFuse(kern::MapOp producer) {
       bounds.push_back(sm.max);
     SmallVector<sym::Expr> interShape = kern::symShape(inter);
     SmallVector<sym::Expr> denseSym{sym::Expr(0)};
-    for (int64_t e = 0, r = interShape.size(); e < r; ++e) {
-      sym::Expr stride = 1;
-      for (int64_t k = e + 1; k < r; ++k)
-        stride = stride * interShape[k];
-      denseSym.push_back(stride);
-    }
+    llvm::append_range(denseSym, kern::symStrides(interShape));
     if (kern::symArray(producer, "shape") != interShape ||
         kern::symLayouts(producer)[numIn] != denseSym)
       return nullptr;

@@ -144,10 +144,7 @@ Access KernLowering::access(Value buffer, const sym::Expr &offset,
 }
 
 SmallVector<sym::Expr> KernLowering::strides(ArrayRef<sym::Expr> shape) {
-  SmallVector<sym::Expr> out(shape.size(), sym::Expr(1));
-  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
-    out[d] = out[d + 1] * shape[d + 1];
-  return out;
+  return symStrides(shape);
 }
 
 Value KernLowering::converted(Location loc, Value buffer, Type to) {

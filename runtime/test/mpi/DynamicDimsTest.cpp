@@ -74,14 +74,7 @@ struct TensorParallel {
     planBytes = fmt::encodePlan(plan);
     entries.assign(ranks, sc_rank_entry{sumInit, sumRun});
     mesh[0] = ranks;
-    program.abi_version = SC_ABI_VERSION;
-    program.num_ranks = static_cast<uint32_t>(ranks);
-    program.plan = planBytes.data();
-    program.plan_size = planBytes.size();
-    program.ranks = entries.data();
-    program.num_mesh_axes = 1;
-    program.mesh_shape = mesh;
-    program.world = sc_mpi_world;
+    shardc::test::mpiProgram(program, planBytes, entries, mesh);
   }
 };
 

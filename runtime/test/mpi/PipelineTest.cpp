@@ -96,14 +96,7 @@ struct Pipeline {
     planBytes = fmt::encodePlan(plan);
     entries.assign(stages, sc_rank_entry{stageInit, stageRun});
     mesh[0] = stages;
-    program.abi_version = SC_ABI_VERSION;
-    program.num_ranks = static_cast<uint32_t>(stages);
-    program.plan = planBytes.data();
-    program.plan_size = planBytes.size();
-    program.ranks = entries.data();
-    program.num_mesh_axes = 1;
-    program.mesh_shape = mesh;
-    program.world = sc_mpi_world;
+    shardc::test::mpiProgram(program, planBytes, entries, mesh);
   }
 };
 

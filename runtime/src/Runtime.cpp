@@ -815,12 +815,16 @@ shardc_status agreeDims(shardc_model &model, const std::vector<int64_t> &dims,
 shardc_status run(shardc_model *model) {
   if (!model)
     return fail(SHARDC_ERROR_INVALID_ARGUMENT, "no model given");
-  for (size_t i = 0; i < model->bound.size(); ++i)
+  // An unbound input still takes part in the agreement below: the other
+  // ranks would wait in it for this one.
+  shardc_status bound = SHARDC_OK;
+  for (size_t i = 0; i < model->bound.size() && bound == SHARDC_OK; ++i)
     if (!model->bound[i])
-      return fail(SHARDC_ERROR_INVALID_ARGUMENT,
-                  "input '" + model->rp->inputs[i].name + "' is not bound");
+      bound = fail(SHARDC_ERROR_INVALID_ARGUMENT,
+                   "input '" + model->rp->inputs[i].name + "' is not bound");
   std::vector<int64_t> dims;
-  shardc_status bound = runDims(*model, dims);
+  if (bound == SHARDC_OK)
+    bound = runDims(*model, dims);
   if (shardc_status s = agreeDims(*model, dims, bound))
     return s;
   // In place: ctx.dims and the output infos' dims point into these.

@@ -7,7 +7,7 @@
 // code does. Every rank must run at the same dims: the runtime checks it
 // across the ranks before the program runs, and a disagreement (or one
 // rank's inputs refused) fails the run on every rank, with no rank left
-// waiting in a collective.
+// waiting in a collective; so does an input one rank left unbound.
 //
 //===----------------------------------------------------------------------===//
 
@@ -162,5 +162,31 @@ TEST(DynamicDims, RanksMustAgree) {
   ASSERT_EQ(bindInputs(m, rank, 2, 2, x, z), SHARDC_OK) << shardc_last_error();
   ASSERT_EQ(shardc_run(m), SHARDC_OK) << shardc_last_error();
   expectSum(m, n, 2);
+  shardc_free(m);
+
+  // A fresh model where rank 0 leaves z unbound: it says so, and the
+  // others fail rather than wait for it in the agreement.
+  ASSERT_EQ(shardc_load(&p.program, weights.c_str(), SHARDC_RANK_FROM_LAUNCHER,
+                        &m),
+            SHARDC_OK)
+      << shardc_last_error();
+  int64_t three = 3;
+  x.assign(3, 1.0f);
+  if (rank == 0)
+    ASSERT_EQ(shardc_bind_input(m, "x", SHARDC_FLOAT32, 1, &three, x.data(),
+                                x.size() * sizeof(float)),
+              SHARDC_OK)
+        << shardc_last_error();
+  else
+    ASSERT_EQ(bindInputs(m, rank, 3, 3, x, z), SHARDC_OK)
+        << shardc_last_error();
+  EXPECT_EQ(shardc_run(m), SHARDC_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(std::string(shardc_last_error()),
+            rank == 0 ? "input 'z' is not bound"
+                      : "another rank's inputs were refused (its message "
+                        "says why)");
+  ASSERT_EQ(bindInputs(m, rank, 4, 4, x, z), SHARDC_OK) << shardc_last_error();
+  ASSERT_EQ(shardc_run(m), SHARDC_OK) << shardc_last_error();
+  expectSum(m, n, 4);
   shardc_free(m);
 }

@@ -128,6 +128,22 @@ shardc_status shardc_bind_input(shardc_model *model, const char *name,
                                 const int64_t *dims, const void *data,
                                 size_t bytes);
 
+/* A decoder's KV cache (compiled from a with-past export: inputs
+ * past_key_values.N.key/value, outputs present.N.key/value = the past with
+ * the step's entries appended). Each present output's buffer holds its
+ * layer's cache, laid out for the bounds, and the program appends to it in
+ * place. shardc_bind_input of a past input copies the given past into that
+ * buffer; shardc_keep_cache instead binds every past input as the first
+ * `past` entries of what its present output holds from the last run (no
+ * copy), 0 <= past <= that run's length: a decode step passes the length so
+ * far, a new sequence 0. The batch must stay that of the last run while
+ * past > 0. */
+shardc_status shardc_keep_cache(shardc_model *model, int64_t past);
+/* Whether input `index` is a KV cache's past: the output that holds it and
+ * the axis it grows along, or -1 and -1. */
+shardc_status shardc_input_cache(const shardc_model *model, int index,
+                                 int64_t *output, int64_t *axis);
+
 /* Runs the program once and waits for it. All inputs must have been bound.
  * On a GPU each run copies the inputs in and the outputs back. A pipelined
  * program (compiled with micro-batches) runs the rank's code once per

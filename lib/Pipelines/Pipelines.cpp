@@ -2,6 +2,7 @@
 
 #include "shardc/Pipelines/Pipelines.h"
 
+#include "dialects/Graph/Transforms/Passes.h"
 #include "dialects/Kern/Transforms/Passes.h"
 #include "passes/Fusion/Passes.h"
 #include "passes/Precision/Passes.h"
@@ -61,6 +62,8 @@ void shardc::buildGraphPipeline(OpPassManager &pm,
     llvm::report_fatal_error("precision=" + precision +
                                  ": expected fp32, tf32, fp16 or bf16",
                              /*gen_crash_diag=*/false);
+  // A decoder's KV cache inputs, before anything reads them otherwise.
+  pm.addNestedPass<func::FuncOp>(createGraphKvCache());
   if (!options.fusion)
     return;
   // Activations first: the epilogue fusion folds recognized GELUs into

@@ -98,11 +98,15 @@ FailureOr<SmallVector<Symbol>> readSymbols(Operation *func,
     auto dict = dyn_cast<DictionaryAttr>(entry);
     auto name = dict ? dict.getAs<StringAttr>("name") : nullptr;
     auto max = dict ? dict.getAs<IntegerAttr>("max") : nullptr;
+    auto min = dict ? dict.getAs<IntegerAttr>("min") : nullptr;
     if (!name || !max || max.getInt() < 1)
       return func->emitOpError("'")
              << attrName << "' entry " << i
              << " needs a name and a max of at least 1, got " << entry;
-    out.push_back({name.str(), max.getInt()});
+    if (dict.get("min") && (!min || (min.getInt() != 0 && min.getInt() != 1)))
+      return func->emitOpError("'")
+             << attrName << "' entry " << i << " has a min other than 0 or 1";
+    out.push_back({name.str(), max.getInt(), min ? min.getInt() : 1});
   }
   return out;
 }
@@ -110,20 +114,25 @@ FailureOr<SmallVector<Symbol>> readSymbols(Operation *func,
 ArrayAttr symbolsAttr(MLIRContext *ctx, ArrayRef<Symbol> symbols) {
   Builder b(ctx);
   SmallVector<Attribute> entries;
-  for (const Symbol &s : symbols)
-    entries.push_back(b.getDictionaryAttr(
-        {b.getNamedAttr("name", b.getStringAttr(s.name)),
-         b.getNamedAttr("max", b.getI64IntegerAttr(s.max))}));
+  for (const Symbol &s : symbols) {
+    SmallVector<NamedAttribute> fields{
+        b.getNamedAttr("name", b.getStringAttr(s.name)),
+        b.getNamedAttr("max", b.getI64IntegerAttr(s.max))};
+    if (s.min != 1)
+      fields.push_back(b.getNamedAttr("min", b.getI64IntegerAttr(s.min)));
+    entries.push_back(b.getDictionaryAttr(fields));
+  }
   return b.getArrayAttr(entries);
 }
 
 LogicalResult checkMirror(Operation *op, StringRef what, ArrayRef<Expr> exprs,
                           ArrayRef<int64_t> bound, ArrayRef<Symbol> symbols,
                           StringRef attrName, bool sizes) {
-  SmallVector<int64_t> maxes;
+  SmallVector<int64_t> maxes, mins;
   SmallVector<std::string> names;
   for (const Symbol &s : symbols) {
     maxes.push_back(s.max);
+    mins.push_back(s.min);
     names.push_back(s.name);
   }
   if (exprs.size() != bound.size())
@@ -136,7 +145,7 @@ LogicalResult checkMirror(Operation *op, StringRef what, ArrayRef<Expr> exprs,
              << what << ": dim " << d << " (" << e.str() << ") uses symbol s"
              << e.numSymbols() - 1 << " but the function names "
              << symbols.size() << " (" << attrName << ")";
-    if (sizes && !e.isMonotoneSize())
+    if (sizes && !e.isMonotoneSize(mins))
       return op->emitOpError() << what << ": dim " << d << " (" << e.str(names)
                                << ") is not a size that grows with its symbols";
     std::optional<int64_t> v = e.eval(maxes);

@@ -101,15 +101,29 @@ std::optional<Expr> Expr::divExact(const Expr &divisor) const {
   return r;
 }
 
-bool Expr::isMonotoneSize() const {
+std::optional<unsigned> Expr::asSymbol() const {
+  if (!valid_ || terms_.size() != 1)
+    return std::nullopt;
+  const auto &[m, c] = *terms_.begin();
+  if (m.size() != 1 || c != 1)
+    return std::nullopt;
+  return m[0];
+}
+
+bool Expr::isMonotoneSize(llvm::ArrayRef<int64_t> mins) const {
   if (!valid_)
     return false;
-  for (const auto &[m, c] : terms_)
+  std::vector<int64_t> least(numSymbols(), 1);
+  bool mayBeEmpty = false;
+  for (const auto &[m, c] : terms_) {
     if (!m.empty() && c < 0)
       return false;
-  std::vector<int64_t> ones(numSymbols(), 1);
-  std::optional<int64_t> least = eval(ones);
-  return least && *least >= 1;
+    for (unsigned s : m)
+      if (s < mins.size() && mins[s] == 0)
+        least[s] = 0, mayBeEmpty = true;
+  }
+  std::optional<int64_t> value = eval(least);
+  return value && *value >= (mayBeEmpty ? 0 : 1);
 }
 
 std::optional<int64_t> Expr::eval(llvm::ArrayRef<int64_t> values) const {

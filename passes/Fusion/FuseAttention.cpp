@@ -115,6 +115,69 @@ bool forEachScore(const graph::HostTensor &m, int64_t S, int64_t T, F f) {
   return true;
 }
 
+/// Whether `v`, a mask whose shape depends on dynamic dims, is causal for
+/// every value of them: a chain of slices (steps of 1) of a constant
+/// triangle (element [i, j] masked iff j > i, as `masked(x)` says) whose
+/// last two dims are [S, T], taken at row offset T - S and column offset 0
+/// (GPT-2's `bias[:, :, past : past + seq, : past + seq]`). The evaluator
+/// sees only the bounds, where another window can look causal too.
+template <class Masked>
+bool symbolicCausal(Value v, const sym::Expr &S, const sym::Expr &T,
+                    Masked masked) {
+  auto type = cast<RankedTensorType>(v.getType());
+  int64_t r = type.getRank();
+  graph::SymShape shape = graph::dimsOf(type);
+  if (r < 2 || shape.sym[r - 2] != S || shape.sym[r - 1] != T)
+    return false;
+  sym::Expr row = 0, col = 0;
+  while (graph::isSymbolic(v.getType())) {
+    auto slice = v.getDefiningOp<graph::SliceOp>();
+    if (!slice ||
+        llvm::any_of(slice.getSteps(), [](int64_t s) { return s != 1; }))
+      return false;
+    SmallVector<sym::Expr> starts =
+        graph::symAttr(slice->getAttrDictionary(), "starts", slice.getStarts());
+    int64_t rank = starts.size();
+    row = row + starts[rank - 2];
+    col = col + starts[rank - 1];
+    v = slice.getInput();
+  }
+  if (row != T - S || col != sym::Expr(0))
+    return false;
+  std::optional<graph::HostTensor> base = evaluateMask(v);
+  if (!base || base->dims.size() < 2)
+    return false;
+  int64_t R = base->dims[base->dims.size() - 2], C = base->dims.back();
+  bool exact = true;
+  forEachScore(*base, R, C, [&](int64_t s, int64_t t, double x) {
+    exact &= masked(x) == (t > s);
+  });
+  return exact;
+}
+
+/// Whether a value over dynamic dims is computed from a slice with a
+/// dynamic start (the past length of a KV cache). Without one, every
+/// symbolic slice the importer makes starts at a constant, so a mask is a
+/// top-left window of its value at the bounds, and evaluating it there
+/// decides causality for every value of the dims.
+bool hasDynamicStart(Value v) {
+  SmallVector<Value> work{v};
+  llvm::DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value x = work.pop_back_val();
+    if (!graph::isSymbolic(x.getType()) || !seen.insert(x).second)
+      continue;
+    Operation *def = x.getDefiningOp();
+    if (!def)
+      continue;
+    if (auto m = def->getAttrOfType<DictionaryAttr>(graph::kSymAttr);
+        m && isa<graph::SliceOp>(def) && m.get("starts"))
+      return true;
+    llvm::append_range(work, def->getOperands());
+  }
+  return false;
+}
+
 //===----------------------------------------------------------------------===//
 // The pattern
 //===----------------------------------------------------------------------===//
@@ -304,8 +367,25 @@ bool GraphFuseAttentionPass::fuse(graph::SoftmaxOp softmax) {
     const MaskPart *where = nullptr;  ///< a run-time Where mask
   };
   SmallVector<Built> parts;
+  graph::SymShape qs = graph::dimsOf(qt), ks = graph::dimsOf(kt);
+  static const std::optional<graph::HostTensor> none;
   for (const MaskPart &part : m.masks) {
-    const std::optional<graph::HostTensor> &h = mask(part.value);
+    // A mask over dynamic dims is causal when proved so for every value
+    // of them, else computed at run time (its evaluation is at the bounds).
+    bool symbolic = hasDynamicStart(part.value);
+    if (symbolic &&
+        symbolicCausal(part.value, qs.sym[r - 2], ks.sym[r - 1],
+                       [&](double x) {
+                         return part.isWhere ? (x != 0) == part.maskedWhenTrue
+                                             : x <= kVeryNegative;
+                       }) &&
+        (!part.isWhere || !std::isfinite(part.fill) ||
+         qs.bound[r - 2] <= ks.bound[r - 1])) {
+      causal = true;
+      continue;
+    }
+    const std::optional<graph::HostTensor> &h =
+        symbolic ? none : mask(part.value);
     if (!part.isWhere) {
       if (h) {
         bool exact = true, finite = false;

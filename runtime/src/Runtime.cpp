@@ -166,6 +166,13 @@ struct shardc_model {
   std::vector<bool> bound;
   /// Each input's dims as last bound (the plan's for a static model).
   std::vector<std::vector<int64_t>> boundDims;
+  /// KV cache inputs bound by shardc_keep_cache (only their cache axis's
+  /// dim is given), and the dims of the run they were kept from.
+  std::vector<bool> kept;
+  std::vector<std::vector<int64_t>> keptFrom;
+  /// A KV cache output's dense copy (shardc_output), made on request: the
+  /// buffer itself is laid out for the bounds.
+  mutable std::vector<std::vector<char>> packed;
   /// The value of each dynamic dim (Plan::dims) in the current or last run,
   /// the bounds before the first: what ctx.dims points at.
   std::vector<int64_t> dims;
@@ -512,6 +519,9 @@ shardc_status load(const shardc_program *program, const char *weightsPath,
   if (shardc_status s = openDevice(*model, code, device))
     return s;
   model->bound.assign(model->rp->inputs.size(), false);
+  model->kept.assign(model->rp->inputs.size(), false);
+  model->keptFrom.resize(model->rp->inputs.size());
+  model->packed.resize(model->rp->outputs.size());
   for (const fmt::TensorSig &s : model->inputs)
     model->boundDims.push_back(s.dims);
   *out = model.release();
@@ -617,6 +627,99 @@ extern "C" shardc_status shardc_output_info(const shardc_model *model,
   });
 }
 
+namespace {
+/// Copies a tensor of `dims` held densely at `fromDims` (row-major) into a
+/// buffer laid out at `toDims` (each >= dims): a KV cache's past into its
+/// output's buffer, laid out for the bounds, and back.
+void copyDims(const char *from, const std::vector<int64_t> &dims,
+              const std::vector<int64_t> &fromDims, char *to,
+              const std::vector<int64_t> &toDims, size_t elem) {
+  size_t rank = dims.size();
+  for (int64_t d : dims)
+    if (d == 0)
+      return;
+  if (rank == 0) {
+    std::memcpy(to, from, elem);
+    return;
+  }
+  std::vector<int64_t> fs(rank, 1), ts(rank, 1), at(rank, 0);
+  for (size_t d = rank - 1; d > 0; --d) {
+    fs[d - 1] = fs[d] * fromDims[d];
+    ts[d - 1] = ts[d] * toDims[d];
+  }
+  size_t row = static_cast<size_t>(dims[rank - 1]) * elem;
+  while (true) {
+    int64_t fo = 0, tof = 0;
+    for (size_t d = 0; d + 1 < rank; ++d) {
+      fo += at[d] * fs[d];
+      tof += at[d] * ts[d];
+    }
+    std::memcpy(to + tof * elem, from + fo * elem, row);
+    size_t d = rank - 1;
+    while (d > 0) {
+      --d;
+      if (++at[d] < dims[d])
+        break;
+      at[d] = 0;
+      if (d == 0)
+        return;
+    }
+    if (rank == 1)
+      return;
+  }
+}
+} // namespace
+
+extern "C" shardc_status shardc_input_cache(const shardc_model *model,
+                                            int index, int64_t *output,
+                                            int64_t *axis) {
+  return guarded([&]() -> shardc_status {
+    if (!model || !output || !axis)
+      return fail(SHARDC_ERROR_INVALID_ARGUMENT, "no model or result pointer");
+    if (index < 0 || static_cast<size_t>(index) >= model->rp->inputs.size())
+      return fail(SHARDC_ERROR_INVALID_ARGUMENT,
+                  "input index " + std::to_string(index) +
+                      " is out of range (" +
+                      std::to_string(model->rp->inputs.size()) + " inputs)");
+    const fmt::TensorSig &s = model->rp->inputs[index];
+    *output = s.cacheOf;
+    *axis = s.cacheOf < 0 ? -1 : static_cast<int64_t>(s.cacheAxis);
+    return SHARDC_OK;
+  });
+}
+
+extern "C" shardc_status shardc_keep_cache(shardc_model *model, int64_t past) {
+  return guarded([&]() -> shardc_status {
+    if (!model)
+      return fail(SHARDC_ERROR_INVALID_ARGUMENT, "no model given");
+    bool any = false;
+    for (size_t i = 0; i < model->inputs.size(); ++i) {
+      const fmt::TensorSig &s = model->rp->inputs[i];
+      if (s.cacheOf < 0)
+        continue;
+      any = true;
+      // What the output holds: the last run's present (nothing before one).
+      std::vector<int64_t> held = model->outputs[s.cacheOf].dims;
+      int64_t length = model->ran ? held[s.cacheAxis] : 0;
+      if (past < 0 || past > length)
+        return fail(SHARDC_ERROR_INVALID_ARGUMENT,
+                    "shardc_keep_cache: past " + std::to_string(past) +
+                        " is not within the " + std::to_string(length) +
+                        " entries the cache of input '" + s.name + "' holds");
+      held[s.cacheAxis] = past;
+      model->boundDims[i] = held;
+      model->keptFrom[i] = model->outputs[s.cacheOf].dims;
+      model->kept[i] = true;
+      model->bound[i] = true;
+    }
+    if (!any)
+      return fail(SHARDC_ERROR_INVALID_ARGUMENT,
+                  "shardc_keep_cache: the model has no KV cache inputs "
+                  "(compile a decoder exported with past_key_values)");
+    return SHARDC_OK;
+  });
+}
+
 extern "C" shardc_status shardc_bind_input(shardc_model *model,
                                            const char *name, int32_t dtype,
                                            int32_t rank, const int64_t *dims,
@@ -657,9 +760,10 @@ extern "C" shardc_status shardc_bind_input(shardc_model *model,
       std::string what = std::string("input '") + name + "': dim " +
                          std::to_string(i) + " ('" + d.name + "') is " +
                          std::to_string(dims[i]);
-      if (dims[i] < 1)
+      if (dims[i] < d.min)
         return fail(SHARDC_ERROR_INVALID_ARGUMENT,
-                    what + "; it takes 1 to " + std::to_string(d.max));
+                    what + "; it takes " + std::to_string(d.min) + " to " +
+                        std::to_string(d.max));
       if (dims[i] > d.max)
         return fail(SHARDC_ERROR_INVALID_ARGUMENT,
                     what + ", beyond its bound " + std::to_string(d.max));
@@ -680,9 +784,20 @@ extern "C" shardc_status shardc_bind_input(shardc_model *model,
       return fail(SHARDC_ERROR_INVALID_ARGUMENT,
                   std::string("input '") + name + "': no data given");
     Staging &staging = model->inputStaging[index];
-    if (bytes)
+    if (sig->cacheOf >= 0) {
+      // A KV cache's past: into its output's buffer, at its strides.
+      const fmt::TensorSig &out = model->rp->outputs[sig->cacheOf];
+      copyDims(static_cast<const char *>(data), given.dims, given.dims,
+               // The output buffer is the device's; the program reads the
+               // past from it.
+               const_cast<char *>(static_cast<const char *>(
+                   model->device->output(sig->cacheOf))),
+               out.dims, fmt::dtypeSize(sig->dtype));
+      model->kept[index] = false;
+    } else if (bytes) {
       std::memcpy(staging.data ? staging.data : model->device->input(index),
                   data, bytes);
+    }
     model->bound[index] = true;
     model->boundDims[index] = std::move(given.dims);
     return SHARDC_OK;
@@ -748,16 +863,20 @@ shardc_status runDims(const shardc_model &model, std::vector<int64_t> &values) {
   const std::vector<fmt::PlanDim> &planDims = model.plan.dims;
   values.assign(planDims.size(), 0);
   std::vector<size_t> from(planDims.size(), 0);
+  std::vector<bool> known(planDims.size(), false);
   for (size_t i = 0; i < model.inputs.size(); ++i) {
     const fmt::TensorSig &s = model.inputs[i];
     for (size_t d = 0; d < s.dims.size(); ++d) {
       int32_t k = s.sym(d);
-      if (k < 0)
+      // A sum is checked below; a kept cache gives only its length.
+      if (k < 0 || !planDims[k].parts.empty() ||
+          (model.kept[i] && d != s.cacheAxis))
         continue;
       int64_t v = model.boundDims[i][d];
-      if (!values[k]) {
+      if (!known[k]) {
         values[k] = v;
         from[k] = i;
+        known[k] = true;
       } else if (values[k] != v) {
         return fail(SHARDC_ERROR_INVALID_ARGUMENT,
                     "input '" + s.name + "': dim " + std::to_string(d) + " ('" +
@@ -765,6 +884,38 @@ shardc_status runDims(const shardc_model &model, std::vector<int64_t> &values) {
                         " but input '" + model.inputs[from[k]].name +
                         "' gives " + std::to_string(values[k]));
       }
+    }
+  }
+  // Sums of dims (a KV cache's past + sequence) and the inputs that have
+  // them; a kept cache's other dims are those it was kept from.
+  for (size_t k = 0; k < planDims.size(); ++k)
+    for (uint32_t part : planDims[k].parts)
+      values[k] += values[part];
+  for (size_t i = 0; i < model.inputs.size(); ++i) {
+    const fmt::TensorSig &s = model.inputs[i];
+    for (size_t d = 0; d < s.dims.size(); ++d) {
+      int32_t k = s.sym(d);
+      if (k < 0)
+        continue;
+      int64_t v = model.boundDims[i][d];
+      if (model.kept[i] && d != s.cacheAxis) {
+        const fmt::TensorSig &out = model.rp->outputs[s.cacheOf];
+        int64_t was = model.keptFrom[i][d];
+        if (model.boundDims[i][s.cacheAxis] > 0 && out.sym(d) >= 0 &&
+            was != values[k])
+          return fail(SHARDC_ERROR_INVALID_ARGUMENT,
+                      "input '" + s.name + "': the kept cache has dim " +
+                          std::to_string(d) + " ('" + planDims[k].name + "') " +
+                          std::to_string(was) + " but this run's is " +
+                          std::to_string(values[k]));
+        continue;
+      }
+      if (!planDims[k].parts.empty() && v != values[k])
+        return fail(SHARDC_ERROR_INVALID_ARGUMENT,
+                    "input '" + s.name + "': dim " + std::to_string(d) + " ('" +
+                        planDims[k].name + "') is " + std::to_string(v) +
+                        " but the dims it sums give " +
+                        std::to_string(values[k]));
     }
   }
   return SHARDC_OK;
@@ -889,6 +1040,18 @@ extern "C" shardc_status shardc_output(const shardc_model *model, int index,
     const Staging &staging = model->outputStaging[index];
     *data = staging.data ? staging.data : model->device->output(index);
     *bytes = static_cast<size_t>(model->outputs[index].bytes());
+    for (const fmt::TensorSig &in : model->rp->inputs)
+      if (in.cacheOf == index) {
+        // A KV cache: its dense copy.
+        const fmt::TensorSig &now = model->outputs[index];
+        std::vector<char> &dense = model->packed[index];
+        dense.resize(*bytes);
+        copyDims(static_cast<const char *>(*data), now.dims,
+                 model->rp->outputs[index].dims, dense.data(), now.dims,
+                 fmt::dtypeSize(now.dtype));
+        *data = dense.data();
+        break;
+      }
     return SHARDC_OK;
   });
 }

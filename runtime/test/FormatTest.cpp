@@ -75,7 +75,8 @@ bool samePlan(const Plan &a, const Plan &b) {
       a.ranks.size() != b.ranks.size() || a.dims.size() != b.dims.size())
     return false;
   for (size_t k = 0; k < a.dims.size(); ++k)
-    if (a.dims[k].name != b.dims[k].name || a.dims[k].max != b.dims[k].max)
+    if (a.dims[k].name != b.dims[k].name || a.dims[k].max != b.dims[k].max ||
+        a.dims[k].min != b.dims[k].min || a.dims[k].parts != b.dims[k].parts)
       return false;
   auto sameSigs = [](const std::vector<TensorSig> &x,
                      const std::vector<TensorSig> &y) {
@@ -84,7 +85,8 @@ bool samePlan(const Plan &a, const Plan &b) {
     for (size_t i = 0; i < x.size(); ++i)
       if (x[i].name != y[i].name || x[i].dtype != y[i].dtype ||
           x[i].dims != y[i].dims || x[i].batched != y[i].batched ||
-          x[i].syms != y[i].syms)
+          x[i].syms != y[i].syms || x[i].cacheOf != y[i].cacheOf ||
+          x[i].cacheAxis != y[i].cacheAxis)
         return false;
     return true;
   };
@@ -112,7 +114,7 @@ TEST(Format, PlanRoundTrip) {
   EXPECT_EQ(back.ranks[0].outputs[0].str(), "float32 [1,128,50257]");
   EXPECT_EQ(back.ranks[0].outputs[1].str(), "float64 []");
   // v2: micro-batches, stages, batched signatures and what the user sees.
-  EXPECT_EQ(back.version, 4u);
+  EXPECT_EQ(back.version, 5u);
   EXPECT_TRUE(back.dims.empty());
   EXPECT_EQ(back.batchItems, 0u);
   EXPECT_EQ(back.microbatches, 3u);
@@ -222,14 +224,14 @@ TEST(Format, PlanStructuralChecks) {
 
 TEST(Format, PlanVersionBump) {
   Plan plan = shardc::testing::fakePlan();
-  for (uint32_t version : {0u, 5u}) {
+  for (uint32_t version : {0u, 6u}) {
     plan.version = version;
     std::vector<uint8_t> b = encodePlan(plan);
     Plan out;
     std::string error;
     EXPECT_FALSE(decodePlan(b.data(), b.size(), out, error));
     EXPECT_EQ(error, "plan version " + std::to_string(version) +
-                         ", this runtime reads 1 to 4");
+                         ", this runtime reads 1 to 5");
   }
 }
 
@@ -469,6 +471,103 @@ TEST(Format, PlanVersion4DynamicDims) {
     EXPECT_FALSE(decodePlan(bytes.data(), len, out, error)) << len;
     expectOneLine(error);
   }
+}
+
+/// v5: a decoder's KV cache. Dims may be 0 (the past), a dim may be the
+/// sum of others (past + sequence), and a past input names the output that
+/// holds it.
+Plan cachePlan() {
+  Plan plan = dynamicPlan();
+  plan.ranks.resize(1);
+  plan.worldSize = 1;
+  plan.dims = {{"batch", 2},
+               {"seq", 8},
+               {"past", 16, 0, {}},
+               {"seq + past", 24, 1, {1, 2}}};
+  RankPlan &r = plan.ranks[0];
+  r.inputs = {{"input_ids", kI64, {2, 8}, false, {0, 1}},
+              {"attention_mask", kI64, {2, 24}, false, {0, 3}},
+              {"past.key", kF32, {2, 4, 16, 8}, false, {0, -1, 2, -1}, 1, 2}};
+  r.outputs = {{"logits", kF32, {2, 8, 96}, false, {0, 1, -1}},
+               {"present.key", kF32, {2, 4, 24, 8}, false, {0, -1, 3, -1}}};
+  return plan;
+}
+
+TEST(Format, PlanVersion5KvCache) {
+  Plan plan = cachePlan();
+  std::vector<uint8_t> bytes = encodePlan(plan);
+  Plan back;
+  std::string error;
+  ASSERT_TRUE(decodePlan(bytes.data(), bytes.size(), back, error)) << error;
+  EXPECT_TRUE(samePlan(plan, back));
+  EXPECT_EQ(encodePlan(back), bytes);
+  EXPECT_EQ(back.dims[2].min, 0);
+  EXPECT_EQ(back.dims[3].parts, (std::vector<uint32_t>{1, 2}));
+  EXPECT_EQ(back.ranks[0].inputs[2].cacheOf, 1);
+  EXPECT_EQ(back.ranks[0].inputs[2].cacheAxis, 2u);
+  EXPECT_EQ(back.ranks[0].outputs[1].str(back.dims),
+            "float32 [batch<=2,4,seq + past<=24,8]");
+  EXPECT_EQ(back.ranks[0].outputs[1].withDims({2, 1, 5, 6}).str(),
+            "float32 [2,4,6,8]");
+
+  // What a cache must be: each a one-line refusal.
+  auto refused = [&](const char *what, auto edit) {
+    SCOPED_TRACE(what);
+    Plan p = cachePlan();
+    edit(p);
+    std::vector<uint8_t> b = encodePlan(p);
+    Plan out;
+    EXPECT_FALSE(decodePlan(b.data(), b.size(), out, error));
+    expectOneLine(error);
+    EXPECT_NE(error.find("corrupt"), std::string::npos) << error;
+  };
+  refused("a sum bounded otherwise", [](Plan &p) { p.dims[3].max = 23; });
+  refused("a sum of one", [](Plan &p) { p.dims[3].parts = {1}; });
+  refused("a sum of a later dim", [](Plan &p) { p.dims[1].parts = {0, 2}; });
+  refused("a least value of 2", [](Plan &p) { p.dims[2].min = 2; });
+  refused("a past that may not be empty", [](Plan &p) {
+    p.dims[2].min = 1;
+    p.dims[3].min = 1;
+  });
+  refused("a cache of no output",
+          [](Plan &p) { p.ranks[0].inputs[2].cacheOf = 2; });
+  refused("a cache along another axis",
+          [](Plan &p) { p.ranks[0].inputs[2].cacheAxis = 3; });
+  refused("a cache of another type",
+          [](Plan &p) { p.ranks[0].outputs[1].dtype = kF64; });
+  refused("a cache output that is not the sum", [](Plan &p) {
+    p.ranks[0].outputs[1].syms[2] = 1;
+    p.ranks[0].outputs[1].dims[2] = 8;
+  });
+  refused("an output with a cache",
+          [](Plan &p) { p.ranks[0].outputs[0].cacheOf = 0; });
+  refused("a sum nobody gives the parts of", [](Plan &p) {
+    p.ranks[0].inputs[2].syms[2] = -1;
+    p.ranks[0].inputs[2].dims[2] = 16;
+    p.ranks[0].inputs[2].cacheOf = -1;
+    p.ranks[0].inputs[2].cacheAxis = 0;
+  });
+
+  // Every byte replaced by a few values, checksum repaired: one line or
+  // the same bytes back.
+  for (size_t i = 8; i + 8 < bytes.size(); ++i)
+    for (uint8_t v : {0x00, 0x01, 0x7f, 0x80, 0xff}) {
+      std::vector<uint8_t> bad = bytes;
+      bad[i] = v;
+      detail::storeU64(bad.data() + bad.size() - 8,
+                       checksum64(bad.data(), bad.size() - 8));
+      Plan out;
+      if (decodePlan(bad.data(), bad.size(), out, error))
+        EXPECT_EQ(encodePlan(out), bad) << "byte " << i;
+      else
+        expectOneLine(error);
+    }
+  // A v4 plan (no least values, sums or caches) still decodes.
+  Plan v4 = dynamicPlan();
+  v4.version = 4;
+  std::vector<uint8_t> b4 = encodePlan(v4);
+  ASSERT_TRUE(decodePlan(b4.data(), b4.size(), back, error)) << error;
+  EXPECT_TRUE(samePlan(v4, back));
 }
 
 /// Plans of version 3 (no dynamic dims) still decode and encode back; a

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "runtime/src/Cpus.h"
 #include "runtime/src/TensorIO.h"
+#include "runtime/tools/Generate.h"
 #include "shardc/cpu.h"
 #include "shardc/format.h"
 #include "shardc/runtime.h"
@@ -93,7 +94,9 @@ void usage() {
       "[--iterations N]]\n"
       "          [--device auto|cpu|cuda] [--threads N] [--trace FILE] "
       "[--info]\n"
-      "          [--routing-stats FILE]\n"
+      "          [--routing-stats FILE] [--generate N [--temperature T] "
+      "[--top-k K]\n"
+      "          [--top-p P] [--seed S] [--eos-id ID]]\n"
       "\n"
       "Runs the compiled model on inputs read from .npy or ONNX TensorProto "
       ".pb files.\n"
@@ -134,6 +137,19 @@ void usage() {
       "layer routed to\n"
       "                        each expert, as JSON (shardc --calibration "
       "reads it)\n"
+      "  --generate N          a decoder with a KV cache: prefill the prompt "
+      "(input_ids,\n"
+      "                        attention_mask optional), then N new tokens "
+      "per row, one\n"
+      "                        run each; writes DIR/generated_ids.npy "
+      "[batch, prompt + N]\n"
+      "  --temperature T       sample from softmax(logits / T) (default 0: "
+      "greedy)\n"
+      "  --top-k K, --top-p P  sample among the K most likely tokens / the "
+      "fewest that\n"
+      "                        reach probability P\n"
+      "  --seed S              the sampler's seed (default 0)\n"
+      "  --eos-id ID           a row ends at token ID (then repeats it)\n"
       "  --info                print the input and output signature, the "
       "ranks (with\n"
       "                        their pipeline stages and the micro-batch "
@@ -152,6 +168,8 @@ struct Options {
   std::string trace;
   std::string routingStats;
   bool benchmark = false, info = false;
+  shardc::tools::GenerateOptions gen;
+  bool sampling = false;
   bool warmupSet = false, iterationsSet = false;
   long warmup = 10, iterations = 100, threads = 0;
   shardc_device device = SHARDC_DEVICE_AUTO;
@@ -252,6 +270,31 @@ Options parseArgs(int argc, char **argv) {
       o.routingStats = takeValue();
       if (o.routingStats.empty())
         die("--routing-stats expects a file name");
+    } else if (arg == "--generate") {
+      o.gen.tokens = parseCount(arg, takeValue(), 1);
+    } else if (arg == "--temperature" || arg == "--top-p") {
+      std::string v = takeValue();
+      char *end = nullptr;
+      double x = std::strtod(v.c_str(), &end);
+      bool temp = arg == "--temperature";
+      if (v.empty() || *end || !(x >= 0) || (!temp && !(x > 0 && x <= 1)) ||
+          !std::isfinite(x))
+        die(arg +
+            (temp ? " expects a number >= 0"
+                  : " expects a number in "
+                    "(0, 1]") +
+            ", got '" + v + "'");
+      (temp ? o.gen.temperature : o.gen.topP) = x;
+      o.sampling = true;
+    } else if (arg == "--top-k") {
+      o.gen.topK = parseCount(arg, takeValue(), 1);
+      o.sampling = true;
+    } else if (arg == "--seed") {
+      o.gen.seed = static_cast<uint64_t>(parseCount(arg, takeValue(), 0));
+      o.sampling = true;
+    } else if (arg == "--eos-id") {
+      o.gen.eosId = parseCount(arg, takeValue(), 0);
+      o.sampling = true;
     } else if (arg == "--info") {
       noValue();
       o.info = true;
@@ -263,6 +306,13 @@ Options parseArgs(int argc, char **argv) {
   }
   if ((o.warmupSet || o.iterationsSet) && !o.benchmark)
     die("--warmup and --iterations need --benchmark");
+  if (o.sampling && !o.gen.tokens)
+    die("--temperature, --top-k, --top-p, --seed and --eos-id need "
+        "--generate");
+  if (o.gen.tokens && (o.warmupSet || o.iterationsSet || !o.trace.empty()))
+    die("--generate takes --benchmark alone (it times the prefill and each "
+        "new token), not --warmup, --iterations or --trace");
+  o.gen.benchmark = o.benchmark;
   return o;
 }
 
@@ -715,6 +765,47 @@ void writeOutputs(shardc_model *m, const Options &o, const WorldIO &io) {
   }
 }
 
+/// --generate: the prompt (and its mask) from --input, the ids to
+/// DIR/generated_ids.npy or stdout.
+int generateTokens(shardc_model *m, const Options &o) {
+  Tensor prompt, mask;
+  bool hasMask = false, hasIds = false;
+  for (const auto &[name, file] : o.inputs) {
+    std::string error;
+    if (name != "input_ids" && name != "attention_mask")
+      die("--generate reads --input input_ids and attention_mask only; got "
+          "'" +
+          name + "'");
+    Tensor &t = name == "input_ids" ? prompt : mask;
+    if (!shardc::io::readTensor(file, t, error))
+      die("input '" + name + "': " + error);
+    (name == "input_ids" ? hasIds : hasMask) = true;
+  }
+  if (!hasIds)
+    die("--generate needs the prompt: --input input_ids=FILE");
+  Tensor out;
+  std::string error;
+  if (!shardc::tools::generate(m, o.gen, prompt, hasMask ? &mask : nullptr, out,
+                               error))
+    die(error);
+  if (!o.outputDir.empty()) {
+    makeDirs(o.outputDir);
+    std::string path = o.outputDir + "/generated_ids.npy";
+    if (!shardc::io::writeNpy(path, out, error))
+      die(error);
+  } else {
+    const int64_t *ids = reinterpret_cast<const int64_t *>(out.data.data());
+    for (int64_t b = 0; b < out.dims[0]; ++b) {
+      for (int64_t t = 0; t < out.dims[1]; ++t)
+        std::printf("%s%lld", t ? " " : "",
+                    static_cast<long long>(ids[b * out.dims[1] + t]));
+      std::printf("\n");
+    }
+  }
+  shardc_free(m);
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -750,6 +841,12 @@ int main(int argc, char **argv) {
   check(load(o, weights, &m));
   if (multiRank)
     progName += " (rank " + std::to_string(shardc_rank(m)) + ")";
+  if (o.gen.tokens) {
+    if (multiRank)
+      die("--generate runs on one rank for now (a partitioned decode is not "
+          "supported yet)");
+    return generateTokens(m, o);
+  }
   bindInputs(m, o, io);
   if (!o.trace.empty())
     check(shardc_set_trace(m, 1));

@@ -478,6 +478,8 @@ static double floatFn(ElementwiseFn fn, double a, double b) {
   case ElementwiseFn::Sub: return a - b;
   case ElementwiseFn::Mul: return a * b;
   case ElementwiseFn::Div: return a / b;
+  case ElementwiseFn::Pow:
+    return std::pow(a, b);
   // The generated code's IEEE maximum/minimum: a NaN operand wins.
   case ElementwiseFn::Max: return (a > b || a != a) ? a : b;
   case ElementwiseFn::Min: return (a < b || a != a) ? a : b;

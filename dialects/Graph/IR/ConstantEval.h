@@ -116,8 +116,27 @@ struct EvalContext {
 
 /// Elementwise functions with numpy broadcasting.
 enum class ElementwiseFn {
-  Add, Sub, Mul, Div, Min, Max, Equal, Less, Greater, And, Or, // binary
-  Not, Neg, Abs, Sqrt, Floor, Ceil, Round, Cos, Sin,            // unary
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Min,
+  Max,
+  Equal,
+  Less,
+  Greater,
+  And,
+  Or,
+  Pow, // binary
+  Not,
+  Neg,
+  Abs,
+  Sqrt,
+  Floor,
+  Ceil,
+  Round,
+  Cos,
+  Sin, // unary
 };
 
 /// `fn` over `operands` (one or two) broadcast to a common shape. The

@@ -292,6 +292,7 @@ static std::optional<ElementwiseFn> elementwiseFn(Operation *op) {
       .Case([](SubOp) { return ElementwiseFn::Sub; })
       .Case([](MulOp) { return ElementwiseFn::Mul; })
       .Case([](DivOp) { return ElementwiseFn::Div; })
+      .Case([](PowOp) { return ElementwiseFn::Pow; })
       .Case([](MinOp) { return ElementwiseFn::Min; })
       .Case([](MaxOp) { return ElementwiseFn::Max; })
       .Case([](EqualOp) { return ElementwiseFn::Equal; })

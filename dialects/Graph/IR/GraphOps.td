@@ -133,7 +133,7 @@ def Graph_AddOp : Graph_BinaryOp<"add", "Add", "Arith", [Commutative]> { let has
 def Graph_SubOp : Graph_BinaryOp<"sub", "Sub"> { let hasFolder = 1; }
 def Graph_MulOp : Graph_BinaryOp<"mul", "Mul", "Arith", [Commutative]> { let hasFolder = 1; }
 def Graph_DivOp : Graph_BinaryOp<"div", "Div"> { let hasFolder = 1; }
-def Graph_PowOp : Graph_BinaryOp<"pow", "Pow", "Pow">;
+def Graph_PowOp : Graph_BinaryOp<"pow", "Pow", "Pow"> { let hasFolder = 1; }
 // ONNX's variadic Max/Min import as a chain of these. A NaN operand gives
 // NaN (IEEE maximum/minimum, as ONNX Runtime and PyTorch).
 def Graph_MaxOp : Graph_BinaryOp<"max", "Max", "Arith", [Commutative]> { let hasFolder = 1; }

@@ -141,19 +141,35 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *, Loc loc,
       (int64_t)steps.size() != rank)
     return emitOptionalError(loc, "starts, ends and steps need ", rank,
                              " entries each");
-  // Dynamic dims: a dynamic dim is kept whole; a static one may end at a
-  // symbolic size (graph.sym's `ends`) with a step of 1.
+  // Dynamic dims: a dynamic dim is kept whole; a static one may start and
+  // end at symbolic values (graph.sym's `starts` and `ends`, a past length
+  // and past + sequence) with a step of 1. The attributes hold the values
+  // at the bounds; the size at the bounds is then the largest (a size's
+  // coefficients are not negative; the function's verifier checks the
+  // result's least size against its symbols' least values).
   SymShape in = dimsOf(t), out;
   SmallVector<sym::Expr> symEnds =
       symAttr(adaptor.getAttributes(), "ends", ends);
+  SmallVector<sym::Expr> symStarts =
+      symAttr(adaptor.getAttributes(), "starts", starts);
+  auto grows = [](const sym::Expr &e) {
+    for (const auto &[m, c] : e.terms())
+      if (c < 0)
+        return false;
+    return e.valid();
+  };
   for (int64_t d = 0; d < rank; ++d) {
-    if (!in.sym[d].isConstant() || !symEnds[d].isConstant()) {
-      bool whole = starts[d] == 0 && steps[d] == 1 && symEnds[d] == in.sym[d];
-      sym::Expr size = symEnds[d] - sym::Expr(starts[d]);
-      if (!in.sym[d].isConstant() ? !whole
-                                  : steps[d] != 1 || !size.isMonotoneSize() ||
-                                        starts[d] < 0 || ends[d] > in.bound[d])
-        return emitOptionalError(loc, "slice ", starts[d], ":",
+    if (!in.sym[d].isConstant() || !symEnds[d].isConstant() ||
+        !symStarts[d].isConstant()) {
+      bool whole = symStarts[d] == sym::Expr(0) && steps[d] == 1 &&
+                   symEnds[d] == in.sym[d];
+      sym::Expr size = symEnds[d] - symStarts[d];
+      if (!in.sym[d].isConstant()
+              ? !whole
+              : steps[d] != 1 || !grows(size) || !grows(symStarts[d]) ||
+                    starts[d] < 0 || ends[d] > in.bound[d] ||
+                    ends[d] < starts[d])
+        return emitOptionalError(loc, "slice ", symStarts[d].str(), ":",
                                  symEnds[d].str(), ":", steps[d], " of dim ", d,
                                  " of ", in.str(),
                                  " is not supported with dynamic dims");

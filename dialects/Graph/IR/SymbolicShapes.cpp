@@ -75,6 +75,20 @@ SmallVector<NamedAttribute> shapeAttrs(MLIRContext *ctx, StringRef name,
   return attrs;
 }
 
+SmallVector<NamedAttribute>
+shapeAttrs(MLIRContext *ctx, ArrayRef<std::pair<StringRef, SymShape>> shapes) {
+  Builder b(ctx);
+  SmallVector<NamedAttribute> attrs, mirrors;
+  for (const auto &[name, shape] : shapes) {
+    attrs.push_back(b.getNamedAttr(name, b.getDenseI64ArrayAttr(shape.bound)));
+    if (shape.isSymbolic())
+      mirrors.push_back(b.getNamedAttr(name, toAffine(ctx, shape.sym)));
+  }
+  if (!mirrors.empty())
+    attrs.push_back(b.getNamedAttr(kSymAttr, b.getDictionaryAttr(mirrors)));
+  return attrs;
+}
+
 static Operation *functionOf(Operation *op) {
   while (op && !isa<FunctionOpInterface>(op))
     op = op->getParentOp();
@@ -100,8 +114,8 @@ ArrayAttr symbolsAttr(MLIRContext *ctx, ArrayRef<Symbol> symbols) {
 
 LogicalResult checkMirror(Operation *op, StringRef what,
                           ArrayRef<sym::Expr> exprs, ArrayRef<int64_t> bound,
-                          ArrayRef<Symbol> symbols) {
-  return sym::checkMirror(op, what, exprs, bound, symbols, kDimsAttr);
+                          ArrayRef<Symbol> symbols, bool sizes) {
+  return sym::checkMirror(op, what, exprs, bound, symbols, kDimsAttr, sizes);
 }
 
 static LogicalResult checkType(Operation *op, StringRef what, Type type,
@@ -161,8 +175,10 @@ LogicalResult verifySymbolicAttribute(Operation *op, NamedAttribute attr) {
                << kSymAttr << "' entry '" << m.getName().strref()
                << "' must be a symbolic shape mirroring an i64 array "
                   "attribute of the same name";
+      // A slice's starts are offsets (0 or a past length), not sizes.
       if (failed(checkMirror(op, ("'" + m.getName().strref() + "'").str(),
-                             *exprs, values.asArrayRef(), *symbols)))
+                             *exprs, values.asArrayRef(), *symbols,
+                             /*sizes=*/m.getName() != "starts")))
         return failure();
     }
     return success();

@@ -37,6 +37,9 @@ namespace shardc::graph {
 /// the mirrors of static shape attributes.
 constexpr llvm::StringLiteral kDimsAttr = "graph.dims";
 constexpr llvm::StringLiteral kSymAttr = "graph.sym";
+/// The argument attribute of a KV cache's past input (graph-kv-cache):
+/// {output = R, axis = A}.
+constexpr llvm::StringLiteral kCacheAttr = "graph.cache";
 
 using sym::fromAffine;
 using sym::Symbol;
@@ -84,6 +87,11 @@ llvm::SmallVector<sym::Expr> symAttr(mlir::DictionaryAttr attrs,
 /// shapeAttrs(ctx, "shape", dimsOf(type)))`.
 llvm::SmallVector<mlir::NamedAttribute>
 shapeAttrs(mlir::MLIRContext *ctx, llvm::StringRef name, const SymShape &shape);
+/// The same for several attributes, with one `graph.sym` holding the
+/// mirrors of those that are symbolic.
+llvm::SmallVector<mlir::NamedAttribute>
+shapeAttrs(mlir::MLIRContext *ctx,
+           llvm::ArrayRef<std::pair<llvm::StringRef, SymShape>> shapes);
 
 /// The symbols of the function around `op` (none when it has no
 /// `graph.dims`); fails with a diagnostic on a malformed table.
@@ -100,7 +108,8 @@ mlir::ArrayAttr symbolsAttr(mlir::MLIRContext *ctx,
 mlir::LogicalResult checkMirror(mlir::Operation *op, llvm::StringRef what,
                                 llvm::ArrayRef<sym::Expr> exprs,
                                 llvm::ArrayRef<int64_t> bound,
-                                llvm::ArrayRef<Symbol> symbols);
+                                llvm::ArrayRef<Symbol> symbols,
+                                bool sizes = true);
 
 /// The verifier of `graph.dims` (on a function) and `graph.sym`.
 mlir::LogicalResult verifySymbolicAttribute(mlir::Operation *op,

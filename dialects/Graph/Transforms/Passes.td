@@ -21,4 +21,27 @@ def GraphPrintShardingRules : Pass<"graph-print-sharding-rules",
   let dependentDialects = ["shardc::graph::GraphDialect"];
 }
 
+def GraphKvCache : Pass<"graph-kv-cache", "mlir::func::FuncOp"> {
+  let summary = "Mark the inputs that are a KV cache's past";
+  let description = [{
+    A decoder exported with its cache (`torch.onnx.export` of a Hugging
+    Face model called with `past_key_values`) reads each layer's past keys
+    and values as inputs and returns `present = Concat(past, new)` along the
+    sequence axis. The compiled program keeps the cache where the output
+    is: an input `past` of shape [.., P, ..] (P a dynamic dim whose least
+    value is 0, `graph.dims`) whose only use is the first operand of such a
+    concat, which is returned, gets
+
+      {graph.cache = {output = R : i64, axis = A : i64}}
+
+    (R the result index, A the axis). The lowering then writes only the new
+    entries, at offset P into output R's buffer, which is laid out for the
+    bounds (strides of the bound shape, so it can grow in place), and reads
+    `present` from there; the runtime keeps that buffer between runs
+    (`shardc_keep_cache`) or copies a given past into it. Nothing else
+    changes: the function still means Concat(past, new).
+  }];
+  let dependentDialects = ["shardc::graph::GraphDialect"];
+}
+
 #endif // SHARDC_GRAPH_TRANSFORMS

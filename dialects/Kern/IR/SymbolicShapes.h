@@ -34,6 +34,11 @@ namespace shardc::kern {
 
 constexpr llvm::StringLiteral kDimsAttr = "kern.dims";
 constexpr llvm::StringLiteral kSymAttr = "kern.sym";
+/// The argument attribute of a KV cache's past input, from graph.cache:
+/// {output = R, axis = A}. Output R's buffer is laid out for the bounds
+/// (the row-major strides of its static shape), and the program reads the
+/// past from its first P entries along A, not from this input.
+constexpr llvm::StringLiteral kCacheAttr = "kern.cache";
 /// The `kern.sym` entry holding the symbolic shape of an op's result.
 constexpr llvm::StringLiteral kSymResult = "result";
 

@@ -25,10 +25,12 @@
 
 namespace shardc::sym {
 
-/// One symbol: the model's name for the dim and its largest value.
+/// One symbol: the model's name for the dim, its largest value, and its
+/// least (1, or 0 for a dim that may be empty: a KV cache's past length).
 struct Symbol {
   std::string name;
   int64_t max = 1;
+  int64_t min = 1;
 };
 
 /// Expressions <-> affine maps `()[s0, .., sN] -> (e0, ..)`. toAffine builds

@@ -8,11 +8,13 @@
 // multiplied them in. Division is exact only: a reshape of [s0*s1*768] to
 // [s0, -1] gives s1*768, one of [s0+1] to [2, -1] is refused.
 //
-// Every symbol takes values in [1, max]. A size is monotone when no
-// coefficient of a non-constant term is negative: its largest value is then
-// its value at the bounds (what memory is planned for) and its smallest the
-// value at all ones. No MLIR here: the graph dialect stores an Expr as an
-// AffineExpr (dialects/Graph/IR/SymbolicShapes.h), the runtime never sees one.
+// Every symbol takes values in [1, max], or [0, max] for one that may be
+// empty (a KV cache's past length, whose first step has none). A size is
+// monotone when no coefficient of a non-constant term is negative: its
+// largest value is then its value at the bounds (what memory is planned for)
+// and its smallest the value at the symbols' least values. No MLIR here: the
+// graph dialect stores an Expr as an AffineExpr
+// (dialects/Graph/IR/SymbolicShapes.h), the runtime never sees one.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_SUPPORT_SYMEXPR_H
@@ -48,6 +50,8 @@ public:
   bool isConstant() const;
   /// The value when the expression is a constant.
   std::optional<int64_t> getConstant() const;
+  /// The index of the symbol when the expression is one symbol alone.
+  std::optional<unsigned> asSymbol() const;
   /// 1 + the largest symbol index used (0 for a constant).
   unsigned numSymbols() const;
 
@@ -69,8 +73,10 @@ public:
   /// False after an arithmetic overflow.
   bool valid() const { return valid_; }
   /// No negative coefficient on a non-constant term, and at least 1 when
-  /// every symbol is 1: a size that grows with every symbol.
-  bool isMonotoneSize() const;
+  /// every symbol is at its least value (`mins`, 1 where absent): a size
+  /// that grows with every symbol. A size that uses a symbol whose least
+  /// value is 0 may be 0 there.
+  bool isMonotoneSize(llvm::ArrayRef<int64_t> mins = {}) const;
   /// The value at `values` (values[i] for s_i); none when a symbol has no
   /// value or the arithmetic overflows.
   std::optional<int64_t> eval(llvm::ArrayRef<int64_t> values) const;

@@ -29,6 +29,18 @@ Value KernLowering::get(Value v) {
   auto it = buffers.find(v);
   if (it != buffers.end())
     return it->second;
+  if (auto view = views.find(v); view != views.end()) {
+    // A dense copy for a reader that needs one.
+    SymShape shape = graph::dimsOf(v);
+    Value dense = alloc(v.getLoc(), shape, elemOf(v));
+    map(v.getLoc(), shape,
+        {access(view->second.buffer, view->second.offset,
+                view->second.strides)},
+        {KernLowering::dense(dense)},
+        [](Scalar &, ValueRange args) { return SmallVector<Value>(args); });
+    buffers[v] = dense;
+    return dense;
+  }
   Operation *def = v.getDefiningOp();
   if (def && deferred.contains(def) && lowered.insert(def).second) {
     // A deferred layout op something reads as a buffer after all: lower it
@@ -438,6 +450,8 @@ static LogicalResult lowerProgram(func::FuncOp func, bool halfGemm,
         b.getNamedAttr(key, nameOf(dict, i, what, b))};
     if (dict && dict.get("dist.batched"))
       attrs.push_back(b.getNamedAttr("dist.batched", b.getUnitAttr()));
+    if (Attribute cache = dict ? dict.get(graph::kCacheAttr) : Attribute())
+      attrs.push_back(b.getNamedAttr(kCacheAttr, cache));
     if (graph::isSymbolic(t))
       attrs.push_back(b.getNamedAttr(
           kSymAttr, sym::toAffine(context, graph::dimsOf(t).sym)));
@@ -465,6 +479,19 @@ static LogicalResult lowerProgram(func::FuncOp func, bool halfGemm,
   for (auto [arg, buffer] :
        llvm::zip(body.getArguments(), entry->getArguments()))
     lowering.buffers[arg] = buffer;
+  for (unsigned i = 0; i < numInputs; ++i)
+    if (auto cache =
+            func.getArgAttrOfType<DictionaryAttr>(i, graph::kCacheAttr)) {
+      auto output = cache.getAs<IntegerAttr>("output");
+      auto axis = cache.getAs<IntegerAttr>("axis");
+      if (!output || !axis || output.getInt() < 0 ||
+          output.getInt() >= type.getNumResults())
+        return func.emitError()
+               << "malformed " << graph::kCacheAttr << " on argument " << i;
+      lowering.caches[body.getArgument(i)] = {output.getInt(), axis.getInt()};
+    }
+  for (unsigned i = 0; i < type.getNumResults(); ++i)
+    lowering.outputArgs.push_back(entry->getArgument(numInputs + i));
   Operation *ret = body.getTerminator();
   for (auto [i, v] : llvm::enumerate(ret->getOperands()))
     lowering.pendingOutputs[v].push_back(entry->getArgument(numInputs + i));
@@ -525,6 +552,9 @@ static LogicalResult lowerProgram(func::FuncOp func, bool halfGemm,
   // Outputs nobody wrote directly: views, inputs, constants, duplicates.
   for (auto [i, v] : llvm::enumerate(ret->getOperands())) {
     Value out = entry->getArgument(numInputs + i);
+    auto view = lowering.views.find(v);
+    if (view != lowering.views.end() && view->second.buffer == out)
+      continue; // a KV cache's present, written in place
     if (lowering.buffers.lookup(v) != out)
       lowering.copy(ret->getLoc(), lowering.get(v), out);
   }

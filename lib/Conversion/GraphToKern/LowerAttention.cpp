@@ -106,6 +106,9 @@ Strided denseView(Value buffer, const SymShape &shape) {
 /// `v` as a strided view: through the deferred layout ops that produce it,
 /// else its own buffer.
 Strided stridedView(KernLowering &l, Value v) {
+  if (auto view = l.views.find(v); view != l.views.end())
+    return {view->second.buffer, view->second.offset, graph::dimsOf(v),
+            view->second.strides};
   Operation *def = v.getDefiningOp();
   if (!l.buffers.count(v) && def && l.deferred.contains(def) &&
       !l.lowered.contains(def)) {
@@ -135,7 +138,9 @@ Strided stridedView(KernLowering &l, Value v) {
     if (auto sl = dyn_cast<graph::SliceOp>(def);
         sl && llvm::all_of(sl.getSteps(), [](int64_t s) { return s > 0; })) {
       Strided in = stridedView(l, sl.getInput());
-      for (auto [d, start] : llvm::enumerate(sl.getStarts())) {
+      SmallVector<sym::Expr> starts =
+          graph::symAttr(sl->getAttrDictionary(), "starts", sl.getStarts());
+      for (auto [d, start] : llvm::enumerate(starts)) {
         in.offset = in.offset + in.strides[d] * start;
         in.strides[d] = in.strides[d] * sl.getSteps()[d];
       }

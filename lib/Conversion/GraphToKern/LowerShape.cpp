@@ -31,6 +31,36 @@ static SmallVector<sym::Expr> stridesOf(Value v) {
   return KernLowering::strides(graph::dimsOf(v).sym);
 }
 
+/// present = Concat(past, new) of a KV cache input (graph-kv-cache): the
+/// past is already the first P entries of the present's output buffer,
+/// which is laid out for the bounds, so only `new` is written, at offset P;
+/// the present is read from there (a view at the bound's strides).
+static bool appendToCache(graph::ConcatOp op, KernLowering &l) {
+  if (op.getInputs().size() != 2)
+    return false;
+  auto cache = l.caches.find(op.getInputs()[0]);
+  if (cache == l.caches.end())
+    return false;
+  auto [index, axis] = cache->second;
+  Value present = op.getOutput();
+  auto pending = l.pendingOutputs.find(present);
+  if (axis != (int64_t)op.getAxis() || pending == l.pendingOutputs.end() ||
+      pending->second.size() != 1 ||
+      pending->second.front() != l.outputArgs[index])
+    return false;
+  Value out = l.result(present);
+  l.buffers.erase(present);
+  SmallVector<sym::Expr> strides;
+  for (int64_t s : rowMajorStrides(shapeOf(out)))
+    strides.push_back(sym::Expr(s));
+  sym::Expr past = graph::dimsOf(op.getInputs()[0]).sym[axis];
+  Value fresh = op.getInputs()[1];
+  l.map(op.getLoc(), graph::dimsOf(fresh), {KernLowering::dense(l.get(fresh))},
+        {l.access(out, past * strides[axis], strides)}, identityBody);
+  l.views[present] = {out, sym::Expr(0), strides};
+  return true;
+}
+
 void shardc::kern::addShapeLowerings(LoweringTable &t) {
   viewLowering<graph::ReshapeOp>(t);
   viewLowering<graph::SqueezeOp>(t);
@@ -52,8 +82,9 @@ void shardc::kern::addShapeLowerings(LoweringTable &t) {
   addLowering<graph::SliceOp>(t, [](graph::SliceOp op, KernLowering &l) {
     SmallVector<sym::Expr> in = stridesOf(op.getInput()), strides;
     sym::Expr offset = 0;
-    for (auto [d, start, step] :
-         llvm::enumerate(op.getStarts(), op.getSteps())) {
+    SmallVector<sym::Expr> starts =
+        graph::symAttr(op->getAttrDictionary(), "starts", op.getStarts());
+    for (auto [d, start, step] : llvm::enumerate(starts, op.getSteps())) {
       offset = offset + in[d] * start;
       strides.push_back(in[d] * step);
     }
@@ -73,6 +104,8 @@ void shardc::kern::addShapeLowerings(LoweringTable &t) {
   });
 
   addLowering<graph::ConcatOp>(t, [](graph::ConcatOp op, KernLowering &l) {
+    if (appendToCache(op, l))
+      return success();
     int64_t axis = op.getAxis();
     Value out = l.result(op.getOutput());
     SmallVector<sym::Expr> strides = stridesOf(op.getOutput());

@@ -152,6 +152,20 @@ public:
   mlir::LogicalResult fail(mlir::Operation *op, const llvm::Twine &msg);
 
   llvm::DenseMap<mlir::Value, mlir::Value> buffers;
+  /// Graph values held at other strides than dense row-major: a KV cache's
+  /// present, in its output buffer laid out for the bounds. A reader
+  /// through strides (attention) takes it as it is; get() materializes a
+  /// dense copy for others.
+  struct View {
+    mlir::Value buffer;
+    sym::Expr offset;
+    llvm::SmallVector<sym::Expr> strides;
+  };
+  llvm::DenseMap<mlir::Value, View> views;
+  /// The KV cache inputs (graph.cache): argument -> {output index, axis}.
+  llvm::DenseMap<mlir::Value, std::pair<int64_t, int64_t>> caches;
+  /// The output arguments, in order.
+  llvm::SmallVector<mlir::Value> outputArgs;
   /// Layout ops (split, transpose, reshape-likes) whose every use reads
   /// them through strides (an AbsorbTable entry, or another deferred op):
   /// not lowered in program order; get() lowers one where something needs

@@ -169,9 +169,10 @@ static LogicalResult importNonConstant(NodeContext &c) {
 }
 
 /// Range(start, S, 1) to a length that depends on dynamic dims (position
-/// ids: `torch.arange(past, past + seq)`): the slice [0, S - start) of the
-/// constant start, start + 1, .. up to the bound, so nothing is computed at
-/// run time.
+/// ids: `torch.arange(past, past + seq)`): with a constant start, the slice
+/// [0, S - start) of the constant start, start + 1, .. up to the bound; with
+/// a dynamic one (the past length of a KV cache), the slice [start, S) of
+/// 0, 1, .. up to the bound of S. Nothing is computed at run time.
 static LogicalResult importSymbolicRange(NodeContext &c) {
   auto start = c.symInts(0, "start"), limit = c.symInts(1, "limit"),
        delta = c.symInts(2, "delta");
@@ -179,25 +180,33 @@ static LogicalResult importSymbolicRange(NodeContext &c) {
     return failure();
   if (start->size() != 1 || limit->size() != 1 || delta->size() != 1)
     return c.fail("start, limit and delta must be scalars");
+  SmallVector<int64_t> mins = c.imp.symbolMins();
   std::optional<int64_t> first = (*start)[0].getConstant();
-  if (!first || (*delta)[0] != sym::Expr(1))
-    return c.fail("a range of dynamic length needs a constant start and a "
-                  "delta of 1");
+  if ((*delta)[0] != sym::Expr(1) ||
+      (!first && !(*start)[0].isMonotoneSize(mins)))
+    return c.fail("a range of dynamic length needs a delta of 1 and a start "
+                  "that is a constant or a size");
   sym::Expr length = (*limit)[0] - (*start)[0];
   graph::SymShape shape = c.symShape({length});
-  if (!length.isMonotoneSize() || shape.bound[0] > kFoldLimit)
-    return c.fail("range length " + length.str(c.imp.symbolNames()) +
-                  " is not a size of at most 2^20 for every value of the "
+  graph::SymShape from = c.symShape({first ? sym::Expr(0) : (*start)[0]});
+  if (c.failed() || !length.isMonotoneSize(mins) ||
+      from.bound[0] + shape.bound[0] > kFoldLimit)
+    return c.fail("range " + (*start)[0].str(c.imp.symbolNames()) + ".." +
+                  (*limit)[0].str(c.imp.symbolNames()) +
+                  " is not of a size of at most 2^20 for every value of the "
                   "dynamic dims");
   HostTensor values;
   values.dtype = c.constant(0) ? c.constant(0)->dtype : ScalarType::I64;
-  values.dims = {shape.bound[0]};
-  values.resize(shape.bound[0]);
-  for (int64_t i = 0; i < shape.bound[0]; ++i)
-    values.setInt(i, *first + i);
+  int64_t n = from.bound[0] + shape.bound[0];
+  values.dims = {n};
+  values.resize(n);
+  for (int64_t i = 0; i < n; ++i)
+    values.setInt(i, first.value_or(0) + i);
+  graph::SymShape ends = from;
+  ends.bound[0] += shape.bound[0];
+  ends.sym[0] = ends.sym[0] + shape.sym[0];
   SmallVector<NamedAttribute> attrs =
-      graph::shapeAttrs(&c.imp.ctx, "ends", shape);
-  attrs.push_back(c.array("starts", {0}));
+      graph::shapeAttrs(&c.imp.ctx, {{"starts", from}, {"ends", ends}});
   attrs.push_back(c.array("steps", {1}));
   Value all = c.constantOf(values);
   c.create("slice", {all}, attrs);

@@ -147,11 +147,12 @@ static LogicalResult importSplit(NodeContext &c) {
   return c.status();
 }
 
-/// A slice whose ends depend on dynamic dims (`position_ids[:, :seq]`,
-/// GPT-2's `bias[:, :, k - q : k, :k]`): constant starts and steps of 1 on
-/// those axes; the ends' mirror goes to graph.sym.
+/// A slice whose bounds depend on dynamic dims (`position_ids[:, :seq]`,
+/// GPT-2's `bias[:, :, k - q : k, :k]`, whose start is the past length with
+/// a KV cache): steps of 1 on those axes; the starts' and ends' mirrors go
+/// to graph.sym.
 static LogicalResult importSymbolicSlice(NodeContext &c) {
-  auto starts = c.ints(1, "starts");
+  auto starts = c.symInts(1, "starts");
   auto ends = c.symInts(2, "ends");
   if (!starts || !ends)
     return failure();
@@ -176,8 +177,10 @@ static LogicalResult importSymbolicSlice(NodeContext &c) {
   if (axes.size() != starts->size() || ends->size() != starts->size() ||
       (!steps.empty() && steps.size() != starts->size()))
     return c.fail("starts, ends, axes and steps differ in length");
-  SmallVector<int64_t> s(rank, 0), st(rank, 1);
-  SmallVector<sym::Expr> e(data.sym.begin(), data.sym.end());
+  SmallVector<int64_t> st(rank, 1);
+  SmallVector<sym::Expr> s(rank, sym::Expr(0)),
+      e(data.sym.begin(), data.sym.end());
+  SmallVector<int64_t> mins = c.imp.symbolMins();
   SmallVector<bool> seen(rank, false);
   for (size_t i = 0; i < axes.size(); ++i) {
     int64_t a = c.axis(axes[i], rank, "slice axis");
@@ -189,22 +192,42 @@ static LogicalResult importSymbolicSlice(NodeContext &c) {
     if (!steps.empty() && steps[i] != 1)
       return c.fail("a slice by a step other than 1 along dynamic dims is "
                     "not supported yet");
-    int64_t start = (*starts)[i];
+    std::optional<int64_t> constStart = (*starts)[i].getConstant();
     std::optional<int64_t> end = (*ends)[i].getConstant();
     if (!data.sym[a].isConstant()) {
       // Along a dynamic dim: only the whole of it (an end past the bound,
       // or the dim's own size: Llama's `mask[..., :seq]`).
       bool whole = end ? *end >= data.bound[a] : (*ends)[i] == data.sym[a];
-      if (start != 0 || !whole)
+      if (constStart != 0 || !whole)
         return c.fail("slicing dynamic dim " + std::to_string(a) + " of " +
                       data.str(c.imp.symbolNames()) +
                       " other than whole is not supported yet");
       continue;
     }
     int64_t dim = data.bound[a];
+    if (!constStart) {
+      // A dynamic start (the past length): within the dim, and the end
+      // past it, for every value of the symbols.
+      sym::Expr start = (*starts)[i];
+      graph::SymShape size = c.symShape({(*ends)[i] - start});
+      graph::SymShape at = c.symShape({start});
+      if (c.failed() || !start.isMonotoneSize(mins) ||
+          !(*ends)[i].isMonotoneSize(mins) ||
+          !size.sym[0].isMonotoneSize(mins) ||
+          at.bound[0] + size.bound[0] > dim)
+        return c.fail("slice " + start.str(c.imp.symbolNames()) + ":" +
+                      (*ends)[i].str(c.imp.symbolNames()) + " of dim " +
+                      std::to_string(a) + " (size " + std::to_string(dim) +
+                      ") is not within the dim for every value of the "
+                      "dynamic dims");
+      s[a] = start;
+      e[a] = (*ends)[i];
+      continue;
+    }
+    int64_t start = *constStart;
     start =
         start < 0 ? std::max<int64_t>(0, start + dim) : std::min(start, dim);
-    s[a] = start;
+    s[a] = sym::Expr(start);
     if (end) {
       e[a] = sym::Expr(*end < 0 ? std::max<int64_t>(0, *end + dim)
                                 : std::min(*end, dim));
@@ -213,7 +236,7 @@ static LogicalResult importSymbolicSlice(NodeContext &c) {
     // A dynamic end must stay within the dim and past the start for every
     // value of the symbols.
     graph::SymShape size = c.symShape({(*ends)[i] - sym::Expr(start)});
-    if (!size.sym[0].isMonotoneSize() || size.bound[0] + start > dim)
+    if (!size.sym[0].isMonotoneSize(mins) || size.bound[0] + start > dim)
       return c.fail("slice end " + (*ends)[i].str(c.imp.symbolNames()) +
                     " of dim " + std::to_string(a) + " (size " +
                     std::to_string(dim) + ", start " + std::to_string(start) +
@@ -221,10 +244,8 @@ static LogicalResult importSymbolicSlice(NodeContext &c) {
                     "dims");
     e[a] = (*ends)[i];
   }
-  graph::SymShape endShape = c.symShape(e);
-  SmallVector<NamedAttribute> attrs =
-      graph::shapeAttrs(&c.imp.ctx, "ends", endShape);
-  attrs.push_back(c.array("starts", s));
+  SmallVector<NamedAttribute> attrs = graph::shapeAttrs(
+      &c.imp.ctx, {{"starts", c.symShape(s)}, {"ends", c.symShape(e)}});
   attrs.push_back(c.array("steps", st));
   c.create("slice", {c.in(0)}, attrs);
   return c.status();

@@ -68,6 +68,68 @@ SmallVector<int64_t> GraphImporter::symbolMaxes() const {
   return out;
 }
 
+SmallVector<int64_t> GraphImporter::symbolMins() const {
+  SmallVector<int64_t> out;
+  for (const graph::Symbol &s : symbols)
+    out.push_back(s.min);
+  return out;
+}
+
+std::optional<sym::Expr> GraphImporter::paramExpr(StringRef param) const {
+  if (!param.contains('+'))
+    return std::nullopt;
+  SmallVector<StringRef> parts;
+  param.split(parts, '+');
+  sym::Expr sum(0);
+  for (StringRef part : parts) {
+    part = part.trim();
+    int64_t n;
+    if (!part.getAsInteger(10, n) && n >= 0 && n <= kMaxDim) {
+      sum = sum + sym::Expr(n);
+      continue;
+    }
+    auto it = symbolOfParam.find(part);
+    if (it == symbolOfParam.end())
+      return std::nullopt;
+    sum = sum + sym::Expr::symbol(it->second);
+  }
+  return sum;
+}
+
+/// The dim_params of inputs that hold a KV cache's past: an input whose
+/// only reader is a Concat that appends to it along that dim and whose
+/// result is a graph output (`present = Concat(past, new)`, as
+/// torch.onnx.export writes Hugging Face decoders called with
+/// `past_key_values`). The first step of a decode has no past, so the dim
+/// may be 0 there.
+static llvm::StringSet<> pastParams(const onnx::GraphProto &graph) {
+  llvm::StringSet<> outputs, out;
+  for (const auto &o : graph.output())
+    outputs.insert(o.name());
+  llvm::StringMap<int> readers;
+  for (const auto &n : graph.node())
+    for (const auto &i : n.input())
+      ++readers[i];
+  for (const auto &n : graph.node()) {
+    if (n.op_type() != "Concat" || n.input_size() != 2 ||
+        n.output_size() != 1 || !outputs.contains(n.output(0)))
+      continue;
+    for (const auto &in : graph.input()) {
+      if (in.name() != n.input(0) || readers[in.name()] != 1 ||
+          !in.type().tensor_type().has_shape())
+        continue;
+      const auto &shape = in.type().tensor_type().shape();
+      int64_t axis = attrInt(n, "axis", 0);
+      if (axis < 0)
+        axis += shape.dim_size();
+      if (axis >= 0 && axis < shape.dim_size() &&
+          shape.dim(axis).has_dim_param())
+        out.insert(shape.dim(axis).dim_param());
+    }
+  }
+  return out;
+}
+
 SmallVector<std::string> GraphImporter::symbolNames() const {
   SmallVector<std::string> out;
   for (const graph::Symbol &s : symbols)
@@ -128,7 +190,7 @@ graph::SymShape NodeContext::symShape(ArrayRef<sym::Expr> exprs) {
       continue;
     }
     if (!v || *v < 0 || *v > kMaxDim ||
-        (!e.isConstant() && !e.isMonotoneSize()) ||
+        (!e.isConstant() && !e.isMonotoneSize(imp.symbolMins())) ||
         __builtin_mul_overflow(count, std::max<int64_t>(*v, 1), &count) ||
         count > kMaxDim) {
       (void)fail("shape " + sym::shapeStr(exprs, imp.symbolNames()) +
@@ -566,6 +628,12 @@ LogicalResult GraphImporter::checkBoundInput(const onnx::ValueInfoProto &in,
 
 LogicalResult GraphImporter::declareSymbols(const onnx::GraphProto &graph,
                                             const ONNXImportOptions &options) {
+  llvm::StringSet<> past = pastParams(graph);
+  struct SumDim {
+    std::string where, param;
+    int64_t max;
+  };
+  SmallVector<SumDim> sumDims;
   for (const auto &in : graph.input()) {
     auto bound = options.maxShapes.find(in.name());
     if (bound == options.maxShapes.end())
@@ -600,6 +668,12 @@ LogicalResult GraphImporter::declareSymbols(const onnx::GraphProto &graph,
         return fail(where + " is " + std::to_string(max) +
                     ": a bound is between 1 and 2^40");
       std::string param = dim.has_dim_param() ? dim.dim_param() : "";
+      // A sum of other dims ("past + sequence"): checked once every plain
+      // name has its symbol.
+      if (param.find('+') != std::string::npos) {
+        sumDims.push_back({where, param, max});
+        continue;
+      }
       if (!param.empty()) {
         auto known = symbolOfParam.find(param);
         if (known != symbolOfParam.end()) {
@@ -612,13 +686,35 @@ LogicalResult GraphImporter::declareSymbols(const onnx::GraphProto &graph,
           continue;
         }
         symbolOfParam[param] = symbols.size();
-        symbols.push_back({param, max});
+        symbols.push_back({param, max, past.contains(param) ? 0 : 1});
         continue;
       }
       std::string own = in.name() + "[" + std::to_string(d) + "]";
       symbolOfUnnamed[own] = symbols.size();
       symbols.push_back({own, max});
     }
+  }
+  for (const SumDim &s : sumDims) {
+    std::optional<sym::Expr> sum = paramExpr(s.param);
+    if (!sum) {
+      // Not a sum of known dims: a name of its own.
+      auto known = symbolOfParam.find(s.param);
+      if (known == symbolOfParam.end()) {
+        symbolOfParam[s.param] = symbols.size();
+        symbols.push_back({s.param, s.max});
+      } else if (symbols[known->second].max != s.max) {
+        return fail(
+            s.where + " ('" + s.param + "') is " + std::to_string(s.max) +
+            " but an earlier --max-shape "
+            "bounds '" +
+            s.param + "' by " + std::to_string(symbols[known->second].max));
+      }
+      continue;
+    }
+    if (sum->eval(symbolMaxes()) != s.max)
+      return fail(s.where + " ('" + s.param + "') is " + std::to_string(s.max) +
+                  " but the bounds of its terms give " +
+                  std::to_string(*sum->eval(symbolMaxes())));
   }
   return success();
 }
@@ -732,7 +828,17 @@ LogicalResult GraphImporter::declareInputs(const onnx::GraphProto &graph,
         return fail("--input-shape " + in.name() + " fixes dim " +
                     std::to_string(d) + " ('" + dim.dim_param() +
                     "'), which --max-shape leaves dynamic");
-      if (param != symbolOfParam.end() || max != options.maxShapes.end()) {
+      std::optional<sym::Expr> sum;
+      if (dim.has_dim_param() && param == symbolOfParam.end())
+        sum = paramExpr(dim.dim_param());
+      if (sum) {
+        if (user != options.inputShapes.end())
+          return fail("--input-shape " + in.name() + " fixes dim " +
+                      std::to_string(d) + " ('" + dim.dim_param() +
+                      "'), which --max-shape leaves dynamic");
+        dims.push_back(*sum->eval(symbolMaxes()), *sum);
+      } else if (param != symbolOfParam.end() ||
+                 max != options.maxShapes.end()) {
         unsigned s = param != symbolOfParam.end()
                          ? param->second
                          : symbolOfUnnamed.lookup(in.name() + "[" +
@@ -740,6 +846,14 @@ LogicalResult GraphImporter::declareInputs(const onnx::GraphProto &graph,
         dims.push_back(symbols[s].max, sym::Expr::symbol(s));
       } else if (user != options.inputShapes.end()) {
         dims.push_back(user->second[d], user->second[d]);
+      } else if (dim.has_dim_param() &&
+                 dim.dim_param().find('+') != std::string::npos &&
+                 !symbols.empty()) {
+        return fail("input '" + in.name() + "' dim " + std::to_string(d) +
+                    " ('" + dim.dim_param() +
+                    "') is a sum of dims: bound each of them with --max-shape "
+                    "on an input that has it (a KV cache's past: "
+                    "--max-shape past_key_values.0.key=DIMS)");
       } else {
         std::string label = dim.has_dim_param() && !dim.dim_param().empty()
                                 ? " ('" + dim.dim_param() + "')"

@@ -369,6 +369,8 @@ public:
   mlir::Location nodeLoc(const onnx::NodeProto &node, int index);
   /// The symbols' bounds and names (graph.dims).
   llvm::SmallVector<int64_t> symbolMaxes() const;
+  /// Each symbol's least value (0 for a KV cache's past length, else 1).
+  llvm::SmallVector<int64_t> symbolMins() const;
   llvm::SmallVector<std::string> symbolNames() const;
   /// Folds the node when every input is known, else runs its handler.
   mlir::LogicalResult dispatchNode(const onnx::NodeProto &node, int index,
@@ -409,6 +411,10 @@ private:
   /// dim_param.
   mlir::LogicalResult declareSymbols(const onnx::GraphProto &graph,
                                      const ONNXImportOptions &options);
+  /// A dim_param that is a sum of other dims' names and integers ("past +
+  /// sequence", Optimum's with-past exports): the sum, when every name has
+  /// a symbol; none for a plain name.
+  std::optional<sym::Expr> paramExpr(llvm::StringRef param) const;
   llvm::SmallVector<graph::Symbol> symbols;
   llvm::StringMap<unsigned> symbolOfParam;
   /// The symbol of each unnamed dynamic dim, by "INPUT[d]".

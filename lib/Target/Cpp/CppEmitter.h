@@ -159,6 +159,9 @@ private:
   // the model hash covers.
   std::string partDecls, entries, identity;
   std::vector<format::RankPlan> rankRecords;
+  /// The plan's dims that are sums of the symbols (a KV cache's past +
+  /// sequence), after the symbols: each one's parts.
+  std::vector<std::vector<uint32_t>> sumDims;
   std::vector<unsigned> rankPrograms;
 };
 

@@ -453,25 +453,48 @@ LogicalResult CppEmitter::emitProgram(const RankProgram &program,
     sig.dtype = onnxDType(type.getElementType());
     sig.dims.assign(type.getShape().begin(), type.getShape().end());
     sig.batched = static_cast<bool>(func.getArgAttr(i, "dist.batched"));
-    // Dynamic dims: each dim of an input or output is static or one symbol
-    // (the runtime binds symbols from input dims and reports output dims).
+    // Dynamic dims: each dim of an input or output is static, one symbol
+    // or a sum of symbols (the runtime binds symbols from input dims and
+    // reports output dims).
     if (kern::isSymbolic(func.getArgument(i))) {
+      size_t numSymbols = kern::symbolNames(func).size();
       for (auto [d, e] : llvm::enumerate(kern::symShape(func.getArgument(i)))) {
         int32_t k = -1;
         if (!e.isConstant()) {
-          const sym::Expr::Terms &terms = e.terms();
-          if (terms.size() != 1 || terms.begin()->first.size() != 1 ||
-              terms.begin()->second != 1)
+          std::vector<uint32_t> parts;
+          for (const auto &[m, c] : e.terms())
+            if (m.size() == 1 && c == 1)
+              parts.push_back(m.front());
+          if (parts.size() != e.terms().size())
             return func.emitError()
                    << (isInput ? "input '" : "output '") << sig.name
                    << "': dim " << d << " is " << e.str(kern::symbolNames(func))
-                   << "; an input or output dim must be static or one "
-                      "dynamic dim";
-          k = static_cast<int32_t>(terms.begin()->first.front());
+                   << "; an input or output dim must be static, one dynamic "
+                      "dim or a sum of them";
+          if (parts.size() == 1) {
+            k = static_cast<int32_t>(parts.front());
+          } else {
+            auto at = llvm::find(sumDims, parts);
+            if (at == sumDims.end())
+              at = sumDims.insert(sumDims.end(), parts);
+            k = static_cast<int32_t>(numSymbols + (at - sumDims.begin()));
+          }
           signature += "s" + std::to_string(k) + ":" + std::to_string(d) + ",";
         }
         sig.syms.push_back(k);
       }
+    }
+    if (auto cache =
+            func.getArgAttrOfType<DictionaryAttr>(i, kern::kCacheAttr)) {
+      auto output = cache.getAs<IntegerAttr>("output");
+      auto axis = cache.getAs<IntegerAttr>("axis");
+      if (!isInput || !output || !axis)
+        return func.emitError()
+               << "malformed " << kern::kCacheAttr << " on argument " << i;
+      sig.cacheOf = static_cast<int32_t>(output.getInt());
+      sig.cacheAxis = static_cast<uint32_t>(axis.getInt());
+      signature += "cache" + std::to_string(sig.cacheOf) + ":" +
+                   std::to_string(sig.cacheAxis) + ",";
     }
     signature += sig.name + ":" + std::to_string(sig.dtype) +
                  (sig.batched ? ":b;" : ";");
@@ -602,8 +625,22 @@ LogicalResult CppEmitter::emit(ModuleOp module, raw_ostream &out) {
     if (failed(syms))
       return failure();
     for (const sym::Symbol &s : *syms) {
-      plan.dims.push_back({s.name, s.max});
-      identity += ";dim " + s.name + "<=" + std::to_string(s.max);
+      plan.dims.push_back({s.name, s.max, s.min, {}});
+      identity += ";dim " + s.name + "<=" + std::to_string(s.max) +
+                  (s.min == 0 ? ">=0" : "");
+    }
+    // Sums of them (a KV cache's past + sequence).
+    for (const std::vector<uint32_t> &parts : sumDims) {
+      format::PlanDim sum{"", 0, 0, parts};
+      for (uint32_t k : parts) {
+        const format::PlanDim &part = plan.dims[k];
+        sum.name += (sum.name.empty() ? "" : " + ") + part.name;
+        sum.max += part.max;
+        sum.min += part.min;
+      }
+      sum.min = std::min<int64_t>(sum.min, 1);
+      identity += ";dim " + sum.name;
+      plan.dims.push_back(std::move(sum));
     }
   }
   // The micro-batch loop the runtime drives (dist-microbatch).

@@ -28,6 +28,13 @@
 //   per dim (v4):
 //     u32    name_len; u8 name[name_len]
 //     i64    max                  (its bound, 1..kMaxDimBound)
+//     u32    min                  (v5; its least value, 0 or 1: 0 for a KV
+//                                  cache's past length)
+//     u32    num_parts            (v5; 0 for a dim the inputs give, else
+//                                  2..kMaxPlanDims: the dim is the sum of
+//                                  earlier dims that the inputs give, its
+//                                  max and min the sums of theirs)
+//     u32    parts[num_parts]     (v5)
 //   per rank:
 //     u64    arena_bytes, weights_bytes, weights_checksum
 //     u32    num_handles, num_kernels, num_inputs, num_outputs
@@ -44,6 +51,12 @@
 //       i32  syms[num_syms]       (v4; -1 for a static dim, k for dynamic
 //                                  dim k, whose dims[] entry is then its
 //                                  max: buffers are sized for the bound)
+//       i32  cache_of             (v5; -1, or for an input the output whose
+//                                  buffer holds it: a KV cache's past, the
+//                                  first entries along cache_axis of the
+//                                  output, which is laid out at the
+//                                  row-major strides of its bound dims)
+//       u32  cache_axis           (v5; 0 when cache_of is -1)
 //   u64      checksum             (checksum64 of every byte before it)
 //
 // Weights file, version 3 (version 2 had 32-byte table entries without the
@@ -110,7 +123,7 @@ namespace shardc::format {
 
 constexpr char kPlanMagic[8] = {'S', 'H', 'R', 'D', 'P', 'L', 'A', 'N'};
 constexpr char kWeightsMagic[8] = {'S', 'H', 'R', 'D', 'W', 'G', 'T', 'S'};
-constexpr uint32_t kPlanVersion = 4;
+constexpr uint32_t kPlanVersion = 5;
 /// The oldest plan version the decoder still reads.
 constexpr uint32_t kPlanVersionMin = 1;
 constexpr uint32_t kWeightsVersion = 3;
@@ -343,10 +356,14 @@ inline std::pair<int64_t, int64_t> microbatchShare(uint32_t items,
 }
 
 /// A dynamic dim of the model (plan v4): symbol k of the generated code
-/// (sc_rank_ctx::dims[k]), whose value in a run is within [1, max].
+/// (sc_rank_ctx::dims[k]), whose value in a run is within [min, max]; or
+/// (v5, `parts` not empty) the sum of the dims `parts`, which the inputs
+/// give (a KV cache's "past + sequence").
 struct PlanDim {
   std::string name;
   int64_t max = 1;
+  int64_t min = 1;
+  std::vector<uint32_t> parts;
 };
 
 /// "float32 [batch<=4,seq<=64,768]": formatSig with each dim i that is the
@@ -380,6 +397,10 @@ struct TensorSig {
   /// Plan v4: empty when every dim is static, else one entry per dim: -1
   /// for a static dim, k >= 0 for the plan's dynamic dim k.
   std::vector<int32_t> syms;
+  /// Plan v5, inputs: the output whose buffer holds this input (a KV
+  /// cache's past, its first entries along `cacheAxis`), or -1.
+  int32_t cacheOf = -1;
+  uint32_t cacheAxis = 0;
 
   /// The dynamic dim that dim `i` is, or -1.
   int32_t sym(size_t i) const { return i < syms.size() ? syms[i] : -1; }
@@ -674,7 +695,40 @@ inline bool readSig(Reader &r, TensorSig &sig, std::string &error,
         "plan is corrupt (batched tensor '" + sig.name + "' has dynamic dims)";
     return false;
   }
+  if (version >= 5) {
+    uint32_t of = 0;
+    if (!r.u32(of) || !r.u32(sig.cacheAxis)) {
+      error = "plan is corrupt (truncated signature of '" + sig.name + "')";
+      return false;
+    }
+    sig.cacheOf = static_cast<int32_t>(of);
+    if (sig.cacheOf < -1 || (sig.cacheOf == -1 && sig.cacheAxis != 0)) {
+      error = "plan is corrupt (tensor '" + sig.name + "' has a bad cache)";
+      return false;
+    }
+  }
   return true;
+}
+
+/// A KV cache input `in` held by output `out` (plan v5): the same type and
+/// dims but along the axis, where the input is a dim the inputs give with a
+/// least value of 0 and the output the sum of it and others.
+inline bool checkCache(const TensorSig &in, const TensorSig &out,
+                       const std::vector<PlanDim> &planDims) {
+  size_t a = in.cacheAxis;
+  if (in.dtype != out.dtype || in.dims.size() != out.dims.size() ||
+      a >= in.dims.size() || in.batched || out.batched)
+    return false;
+  for (size_t d = 0; d < in.dims.size(); ++d)
+    if (d != a && (in.dims[d] != out.dims[d] || in.sym(d) != out.sym(d)))
+      return false;
+  int32_t p = in.sym(a), t = out.sym(a);
+  if (p < 0 || t < 0)
+    return false;
+  const PlanDim &past = planDims[p], &total = planDims[t];
+  return past.parts.empty() && past.min == 0 &&
+         std::count(total.parts.begin(), total.parts.end(),
+                    static_cast<uint32_t>(p)) == 1;
 }
 
 /// Reads a name of at most kMaxNameBytes without control characters; false
@@ -699,7 +753,7 @@ inline bool readName(Reader &r, std::string &name, const char *what,
 }
 
 /// Reads the dynamic dims table of a v4 plan.
-inline bool readDims(Reader &r, std::vector<PlanDim> &dims,
+inline bool readDims(Reader &r, std::vector<PlanDim> &dims, uint32_t version,
                      std::string &error) {
   uint32_t n = 0;
   if (!r.u32(n)) {
@@ -733,6 +787,33 @@ inline bool readDims(Reader &r, std::vector<PlanDim> &dims,
         error = "plan is corrupt (duplicate dynamic dim '" + d.name + "')";
         return false;
       }
+    if (version < 5)
+      continue;
+    uint32_t min = 0, numParts = 0;
+    if (!r.u32(min) || !r.u32(numParts) || min > 1 || numParts == 1 ||
+        numParts > k) {
+      error = "plan is corrupt (dynamic dim '" + d.name +
+              "' has a bad least value or parts)";
+      return false;
+    }
+    d.min = min;
+    int64_t sum = 0, least = 0;
+    for (uint32_t j = 0; j < numParts; ++j) {
+      uint32_t part = 0;
+      if (!r.u32(part) || part >= k || !dims[part].parts.empty() ||
+          std::count(d.parts.begin(), d.parts.end(), part)) {
+        error = "plan is corrupt (dynamic dim '" + d.name + "' has a bad part)";
+        return false;
+      }
+      d.parts.push_back(part);
+      sum += dims[part].max;
+      least += dims[part].min;
+    }
+    if (numParts && (d.max != sum || d.min != std::min<int64_t>(least, 1))) {
+      error = "plan is corrupt (dynamic dim '" + d.name +
+              "' is not bounded by the sum of its parts)";
+      return false;
+    }
   }
   return true;
 }
@@ -750,6 +831,10 @@ inline void writeSig(Writer &w, const TensorSig &sig, uint32_t version) {
     w.u32(static_cast<uint32_t>(sig.syms.size()));
     for (int32_t k : sig.syms)
       w.u32(static_cast<uint32_t>(k));
+  }
+  if (version >= 5) {
+    w.u32(static_cast<uint32_t>(sig.cacheOf));
+    w.u32(sig.cacheAxis);
   }
 }
 
@@ -776,6 +861,12 @@ inline std::vector<uint8_t> encodePlan(const Plan &plan) {
       w.u32(static_cast<uint32_t>(d.name.size()));
       w.bytes(d.name.data(), d.name.size());
       w.u64(static_cast<uint64_t>(d.max));
+      if (plan.version >= 5) {
+        w.u32(static_cast<uint32_t>(d.min));
+        w.u32(static_cast<uint32_t>(d.parts.size()));
+        for (uint32_t k : d.parts)
+          w.u32(k);
+      }
     }
   }
   for (const RankPlan &r : plan.ranks) {
@@ -828,7 +919,7 @@ inline bool decodePlan(const void *data, size_t size, Plan &out,
   // v4 adds num_dims to the header and num_syms to each signature.
   const size_t kHeader = (v2 ? 36 : 32) + (v4 ? 4 : 0),
                kRankRecord = v2 ? 44 : 40,
-               kMinSig = (v2 ? 16 : 12) + (v4 ? 4 : 0);
+               kMinSig = (v2 ? 16 : 12) + (v4 ? 4 : 0) + (version >= 5 ? 8 : 0);
   if (size < kHeader + 8) {
     error = "plan is truncated (" + std::to_string(size) + " bytes)";
     return false;
@@ -867,7 +958,7 @@ inline bool decodePlan(const void *data, size_t size, Plan &out,
     return false;
   }
   plan.batchItems = batchItems;
-  if (v4 && !detail::readDims(r, plan.dims, error))
+  if (v4 && !detail::readDims(r, plan.dims, version, error))
     return false;
   if (plan.worldSize == 0 || plan.worldSize > kMaxWorldSize ||
       plan.worldSize > r.remaining() / kRankRecord) {
@@ -921,14 +1012,28 @@ inline bool decodePlan(const void *data, size_t size, Plan &out,
               "plan is corrupt (duplicate input '" + rank.inputs[a].name + "')";
           return false;
         }
-    // The runtime learns each dynamic dim's value from the inputs.
+    for (const TensorSig &s : rank.outputs)
+      if (s.cacheOf != -1) {
+        error = "plan is corrupt (output '" + s.name + "' has a cache)";
+        return false;
+      }
+    for (const TensorSig &s : rank.inputs)
+      if (s.cacheOf != -1 &&
+          (static_cast<size_t>(s.cacheOf) >= rank.outputs.size() ||
+           !detail::checkCache(s, rank.outputs[s.cacheOf], plan.dims))) {
+        error = "plan is corrupt (input '" + s.name +
+                "' is not a cache its output can hold)";
+        return false;
+      }
+    // The runtime learns each dynamic dim's value from the inputs (a sum's
+    // from its parts).
     std::vector<bool> given(plan.dims.size(), false);
     for (const TensorSig &s : rank.inputs)
       for (int32_t k : s.syms)
         if (k >= 0)
           given[static_cast<size_t>(k)] = true;
     for (size_t k = 0; k < given.size(); ++k)
-      if (!given[k]) {
+      if (!given[k] && plan.dims[k].parts.empty()) {
         error = "plan is corrupt (dynamic dim '" + plan.dims[k].name +
                 "' is in no input of rank " + std::to_string(i) + ")";
         return false;

@@ -5,6 +5,13 @@ downloaded) with dynamic batch and sequence axes, as a user exports them:
 `input_ids` and `attention_mask`. For the bounded dynamic dims of issue 32
 (`--max-shape`): their Shape arithmetic must fold on symbols.
 
+gpt2_past.onnx is GPT-2 with its KV cache, as Optimum's with-past export
+flattens it: inputs past_key_values.N.key/value [batch, heads, past, 8]
+besides input_ids and attention_mask [batch, past + sequence], outputs
+logits and present.N.key/value (issue 32, decoding). Its weights are drawn
+wider (initializer_range 0.3) so that greedy decoding is not one repeated
+token.
+
   export_dynamic_hf.py OUT_DIR
 
 Needs `transformers` (4.46); CI has none, so the exports are committed
@@ -50,6 +57,51 @@ def models():
         add_pooling_layer=False)
 
 
+class WithPast(torch.nn.Module):
+    """Logits and the present keys and values, flattened."""
+
+    def __init__(self, model, layers):
+        super().__init__()
+        self.model = model
+        self.layers = layers
+
+    def forward(self, input_ids, attention_mask, *past):
+        pkv = tuple((past[2 * i], past[2 * i + 1]) for i in range(self.layers))
+        out = self.model(input_ids=input_ids, attention_mask=attention_mask,
+                         past_key_values=pkv, use_cache=True,
+                         return_dict=False)
+        flat = [out[0]]
+        for k, v in out[1]:
+            flat += [k, v]
+        return tuple(flat)
+
+
+def export_with_past(out):
+    torch.manual_seed(0)
+    layers = 2
+    model = GPT2LMHeadModel(GPT2Config(
+        vocab_size=96, n_positions=64, n_embd=32, n_layer=layers, n_head=4,
+        initializer_range=0.3, attn_implementation="eager")).eval()
+    b, s, p = 2, 3, 5
+    ids = torch.randint(0, 96, (b, s))
+    mask = torch.ones(b, p + s, dtype=torch.int64)
+    past = [torch.randn(b, 4, p, 8) for _ in range(2 * layers)]
+    inputs, outputs = ["input_ids", "attention_mask"], ["logits"]
+    axes = {"input_ids": {0: "batch", 1: "sequence"},
+            "attention_mask": {0: "batch", 1: "past_sequence + sequence"},
+            "logits": {0: "batch", 1: "sequence"}}
+    for i in range(layers):
+        for kv in ("key", "value"):
+            inputs.append("past_key_values.%d.%s" % (i, kv))
+            axes[inputs[-1]] = {0: "batch", 2: "past_sequence"}
+            outputs.append("present.%d.%s" % (i, kv))
+            axes[outputs[-1]] = {0: "batch", 2: "past_sequence + sequence"}
+    torch.onnx.export(WithPast(model, layers), (ids, mask, *past),
+                      os.path.join(out, "gpt2_past.onnx"), opset_version=17,
+                      input_names=inputs, output_names=outputs,
+                      dynamic_axes=axes)
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -64,6 +116,7 @@ def main():
             output_names=["output"],
             dynamic_axes={"input_ids": axes, "attention_mask": axes,
                           "output": axes})
+    export_with_past(out)
 
 
 if __name__ == "__main__":

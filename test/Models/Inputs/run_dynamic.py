@@ -2,8 +2,12 @@
 """Runs one executable of a model with dynamic batch and sequence dims at
 several shapes and compares each output with ONNX Runtime at that shape.
 
-  run_dynamic.py MODEL.onnx EXECUTABLE WORK_DIR BxS... [--vocab N]
+  run_dynamic.py MODEL.onnx EXECUTABLE WORK_DIR BxS[+P]... [--vocab N]
                  [--launch "mpirun -np 2"]
+
+A decoder exported with its KV cache (inputs past_key_values.N.key/value)
+takes a past of P entries (0 without "+P"): random values, and an attention
+mask over P + S positions.
 
 --launch prefixes the executable's command line (a partitioned program's
 ranks are started by mpirun); it is split on spaces.
@@ -39,13 +43,21 @@ def main():
     os.makedirs(args.work, exist_ok=True)
     sess = ort.InferenceSession(args.model, providers=["CPUExecutionProvider"])
     names = [o.name for o in sess.get_outputs()]
+    pasts = [i for i in sess.get_inputs()
+             if i.name.startswith("past_key_values.")]
     for shape in args.shapes:
-        b, s = (int(v) for v in shape.split("x"))
-        rng = np.random.default_rng(b * 1000 + s)
+        bs, _, p = shape.partition("+")
+        b, s = (int(v) for v in bs.split("x"))
+        p = int(p or 0)
+        rng = np.random.default_rng(b * 1000 + s + 7 * p)
         feeds = {"input_ids": rng.integers(0, args.vocab, (b, s)).astype(np.int64),
-                 "attention_mask": np.ones((b, s), np.int64)}
-        if s > 3:
+                 "attention_mask": np.ones((b, p + s), np.int64)}
+        if p + s > 3:
             feeds["attention_mask"][0, -2:] = 0
+        for i in pasts:
+            # [batch, heads, past, head_dim]
+            dims = [b, i.shape[1], p, i.shape[3]]
+            feeds[i.name] = rng.standard_normal(dims).astype(np.float32)
         cmd = shlex.split(args.launch) + [args.exe]
         for name, value in feeds.items():
             path = os.path.join(args.work, "%s_%s.npy" % (name, shape))

@@ -1,0 +1,276 @@
+//===- Generate.cpp - prefill and decode with a KV cache ------------------===//
+//
+// The model's inputs by name, as Hugging Face's with-past exports have
+// them: input_ids, attention_mask (optional; over past + new positions),
+// position_ids (optional; past .. past + new - 1), and the past inputs the
+// compiler made a KV cache (shardc_keep_cache binds them; nothing is
+// copied between steps). The logits are the output named "logits", else
+// the first [batch, new, vocab] float output that is not a cache.
+//
+//===----------------------------------------------------------------------===//
+#include "runtime/tools/Generate.h"
+
+#include "shardc/cpu.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <vector>
+
+namespace shardc::tools {
+namespace {
+
+struct Roles {
+  int ids = -1, mask = -1, positions = -1, logits = -1;
+  /// The largest past the cache holds (its bound along the cache axis).
+  int64_t maxPast = -1;
+};
+
+std::string str(const shardc_tensor_info &info) {
+  std::string s = std::string(shardc_dtype_name(info.dtype)) + " [";
+  for (int32_t d = 0; d < info.rank; ++d)
+    s += (d ? "," : "") + std::to_string(info.dims[d]);
+  return s + "]";
+}
+
+bool findRoles(shardc_model *m, Roles &r, std::string &error) {
+  std::vector<bool> cacheOutput(shardc_num_outputs(m), false);
+  for (int i = 0; i < shardc_num_inputs(m); ++i) {
+    shardc_tensor_info info;
+    shardc_input_info(m, i, &info);
+    std::string name = info.name;
+    int64_t axis = -1, output = -1;
+    if (shardc_input_cache(m, i, &output, &axis) == SHARDC_OK && output >= 0) {
+      cacheOutput[static_cast<size_t>(output)] = true;
+      r.maxPast = info.dims[axis];
+      continue;
+    }
+    bool ints = info.dtype == SHARDC_INT64 && info.rank == 2;
+    if (name == "input_ids" && ints)
+      r.ids = i;
+    else if (name == "attention_mask" && ints)
+      r.mask = i;
+    else if (name == "position_ids" && ints)
+      r.positions = i;
+    else {
+      error = "--generate feeds input_ids, attention_mask, position_ids and "
+              "the KV cache; the model also takes '" + name + "' (" +
+              str(info) + ")";
+      return false;
+    }
+  }
+  if (r.maxPast < 0) {
+    error = "--generate needs a decoder with a KV cache: compile a model "
+            "exported with past_key_values in and present out "
+            "(torch.onnx.export of a Hugging Face model called with "
+            "past_key_values and use_cache=True) with --max-shape for the past";
+    return false;
+  }
+  if (r.ids < 0) {
+    error = "--generate needs an int64 input 'input_ids' [batch, sequence]";
+    return false;
+  }
+  for (int i = 0; i < shardc_num_outputs(m); ++i) {
+    shardc_tensor_info info;
+    shardc_output_info(m, i, &info);
+    if (cacheOutput[static_cast<size_t>(i)] || info.rank != 3 ||
+        (info.dtype != SHARDC_FLOAT32 && info.dtype != SHARDC_FLOAT16 &&
+         info.dtype != SHARDC_BFLOAT16))
+      continue;
+    if (std::string(info.name) == "logits") {
+      r.logits = i;
+      break;
+    }
+    if (r.logits < 0)
+      r.logits = i;
+  }
+  if (r.logits < 0) {
+    error = "--generate needs a [batch, sequence, vocab] float output "
+            "(the logits)";
+    return false;
+  }
+  return true;
+}
+
+float load(const void *p, int32_t dtype, size_t i) {
+  if (dtype == SHARDC_FLOAT32)
+    return static_cast<const float *>(p)[i];
+  uint16_t h = static_cast<const uint16_t *>(p)[i];
+  return dtype == SHARDC_BFLOAT16 ? sc_bf2f(h) : sc_h2f(h);
+}
+
+/// The next token of one row from its logits over the vocabulary.
+int64_t pick(const std::vector<float> &logits, const GenerateOptions &g,
+             std::mt19937_64 &rng) {
+  size_t v = logits.size();
+  if (g.temperature <= 0)
+    return std::max_element(logits.begin(), logits.end()) - logits.begin();
+  std::vector<size_t> order(v);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return logits[a] > logits[b]; });
+  size_t keep = g.topK > 0 ? std::min<size_t>(v, g.topK) : v;
+  std::vector<double> p(keep);
+  double top = logits[order[0]], sum = 0;
+  for (size_t j = 0; j < keep; ++j)
+    sum += p[j] = std::exp((logits[order[j]] - top) / g.temperature);
+  // Top-p: the fewest most likely tokens whose probability reaches top_p.
+  double mass = 0;
+  size_t n = 0;
+  while (n < keep) {
+    mass += p[n++] / sum;
+    if (mass >= g.topP)
+      break;
+  }
+  std::discrete_distribution<size_t> dist(p.begin(), p.begin() + n);
+  return static_cast<int64_t>(order[dist(rng)]);
+}
+
+bool ok(shardc_status s, std::string &error) {
+  if (s == SHARDC_OK)
+    return true;
+  error = shardc_last_error();
+  return false;
+}
+
+} // namespace
+
+bool generate(shardc_model *m, const GenerateOptions &g,
+              const io::Tensor &prompt, const io::Tensor *mask,
+              io::Tensor &out, std::string &error) {
+  Roles r;
+  if (!findRoles(m, r, error))
+    return false;
+  if (prompt.dtype != SHARDC_INT64 || prompt.dims.size() != 2 ||
+      prompt.dims[1] < 1) {
+    error = "input 'input_ids': --generate takes int64 [batch, sequence] "
+            "prompt ids";
+    return false;
+  }
+  const int64_t B = prompt.dims[0], S0 = prompt.dims[1], N = g.tokens;
+  // The last step reads the prompt and every new token but the last.
+  if (S0 + N - 2 > r.maxPast) {
+    error = "a prompt of " + std::to_string(S0) + " tokens and " +
+            std::to_string(N) + " new ones need a cache of " +
+            std::to_string(S0 + N - 2) + " past entries; the model's holds " +
+            std::to_string(r.maxPast) +
+            " (compile it with a larger --max-shape for the past)";
+    return false;
+  }
+  // The mask over every position so far: the prompt's, then 1s.
+  std::vector<int64_t> full(static_cast<size_t>(B * (S0 + N)), 1);
+  if (mask) {
+    if (mask->dtype != SHARDC_INT64 || mask->dims != prompt.dims) {
+      error = "input 'attention_mask': --generate takes an int64 mask of the "
+              "prompt's shape [" + std::to_string(B) + "," +
+              std::to_string(S0) + "]";
+      return false;
+    }
+    const int64_t *mk = reinterpret_cast<const int64_t *>(mask->data.data());
+    for (int64_t b = 0; b < B; ++b)
+      std::copy(mk + b * S0, mk + (b + 1) * S0, full.begin() + b * (S0 + N));
+  }
+  std::vector<int64_t> ids(static_cast<size_t>(B * (S0 + N)), 0);
+  const int64_t *pr = reinterpret_cast<const int64_t *>(prompt.data.data());
+  for (int64_t b = 0; b < B; ++b)
+    std::copy(pr + b * S0, pr + (b + 1) * S0, ids.begin() + b * (S0 + N));
+  std::vector<bool> done(static_cast<size_t>(B), false);
+  std::mt19937_64 rng(g.seed);
+
+  using Clock = std::chrono::steady_clock;
+  double firstMs = 0, decodeMs = 0;
+  int64_t past = 0;
+  int64_t step = 0;
+  for (; step < N; ++step) {
+    auto t0 = Clock::now();
+    const int64_t S = step == 0 ? S0 : 1, T = past + S;
+    // This step's ids, mask and positions.
+    std::vector<int64_t> stepIds(static_cast<size_t>(B * S)),
+        stepMask(static_cast<size_t>(B * T)), pos(static_cast<size_t>(B * S));
+    for (int64_t b = 0; b < B; ++b) {
+      for (int64_t s = 0; s < S; ++s) {
+        stepIds[b * S + s] = ids[b * (S0 + N) + past + s];
+        pos[b * S + s] = past + s;
+      }
+      for (int64_t t = 0; t < T; ++t)
+        stepMask[b * T + t] = full[b * (S0 + N) + t];
+    }
+    int64_t idDims[2] = {B, S}, maskDims[2] = {B, T};
+    if (!ok(shardc_bind_input(m, "input_ids", SHARDC_INT64, 2, idDims,
+                              stepIds.data(), stepIds.size() * 8),
+            error))
+      return false;
+    if (r.mask >= 0 &&
+        !ok(shardc_bind_input(m, "attention_mask", SHARDC_INT64, 2, maskDims,
+                              stepMask.data(), stepMask.size() * 8),
+            error))
+      return false;
+    if (r.positions >= 0 &&
+        !ok(shardc_bind_input(m, "position_ids", SHARDC_INT64, 2, idDims,
+                              pos.data(), pos.size() * 8),
+            error))
+      return false;
+    if (!ok(shardc_keep_cache(m, past), error) || !ok(shardc_run(m), error))
+      return false;
+    shardc_tensor_info info;
+    const void *data;
+    size_t bytes;
+    if (!ok(shardc_output_info(m, r.logits, &info), error) ||
+        !ok(shardc_output(m, r.logits, &data, &bytes), error))
+      return false;
+    if (info.dims[0] != B || info.dims[1] != S) {
+      error = std::string("output '") + info.name + "' is " + str(info) +
+              ", not [batch, sequence, vocab] of this step";
+      return false;
+    }
+    const int64_t V = info.dims[2];
+    std::vector<float> row(static_cast<size_t>(V));
+    bool all = true;
+    for (int64_t b = 0; b < B; ++b) {
+      int64_t next;
+      int64_t prev = ids[b * (S0 + N) + past + S - 1];
+      if (done[b]) {
+        next = prev;
+      } else {
+        size_t base = static_cast<size_t>((b * S + S - 1) * V);
+        for (int64_t v = 0; v < V; ++v)
+          row[v] = load(data, info.dtype, base + v);
+        next = pick(row, g, rng);
+      }
+      if (g.eosId && next == *g.eosId)
+        done[b] = true;
+      all &= done[b];
+      ids[b * (S0 + N) + past + S] = next;
+    }
+    past = T;
+    double ms =
+        std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    (step == 0 ? firstMs : decodeMs) += ms;
+    if (all) {
+      // Every row ended: the rest repeats each row's end.
+      for (int64_t b = 0; b < B; ++b)
+        for (int64_t t = past + 1; t < S0 + N; ++t)
+          ids[b * (S0 + N) + t] = ids[b * (S0 + N) + past];
+      ++step;
+      break;
+    }
+  }
+  if (g.benchmark)
+    std::printf("generate: batch %lld, prompt %lld, %lld new tokens: "
+                "time_to_first_token_ms=%.3f per_token_ms=%.3f\n",
+                static_cast<long long>(B), static_cast<long long>(S0),
+                static_cast<long long>(step), firstMs,
+                step > 1 ? decodeMs / static_cast<double>(step - 1) : 0.0);
+  out.name = "generated_ids";
+  out.dtype = SHARDC_INT64;
+  out.dims = {B, S0 + N};
+  out.data.resize(ids.size() * 8);
+  std::memcpy(out.data.data(), ids.data(), out.data.size());
+  return true;
+}
+
+} // namespace shardc::tools

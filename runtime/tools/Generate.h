@@ -1,0 +1,47 @@
+//===- Generate.h - prefill and decode with a KV cache ----------*- C++ -*-===//
+//
+// `./model --input input_ids=prompt.npy --generate 64 --output out/`: for a
+// decoder compiled from a with-past export (its past inputs are a KV cache,
+// kept in the present outputs' buffers between runs, shardc_keep_cache),
+// one prefill run over the prompt, then one run per new token, greedy or
+// sampled; out/generated_ids.npy holds [batch, prompt + new] int64.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_RUNTIME_TOOLS_GENERATE_H
+#define SHARDC_RUNTIME_TOOLS_GENERATE_H
+
+#include "runtime/src/TensorIO.h"
+#include "shardc/runtime.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace shardc::tools {
+
+struct GenerateOptions {
+  /// New tokens per row.
+  long tokens = 0;
+  /// 0: greedy (argmax); else sample from softmax(logits / temperature).
+  double temperature = 0;
+  /// Sampling keeps the k most likely tokens (0: all) ...
+  long topK = 0;
+  /// ... and the fewest whose probabilities sum to top_p (1: all).
+  double topP = 1;
+  uint64_t seed = 0;
+  /// A row that produced it stops: the rest of the row repeats it.
+  std::optional<int64_t> eosId;
+  /// Print time to first token and per-token latency.
+  bool benchmark = false;
+};
+
+/// Runs the loop on a loaded model with `prompt` ([batch, S] int64) and
+/// an optional prompt mask ([batch, S], 1 = attend). Returns the generated
+/// ids ([batch, S + tokens] int64) or an error in `error` (one line).
+bool generate(shardc_model *m, const GenerateOptions &g,
+              const io::Tensor &prompt, const io::Tensor *mask,
+              io::Tensor &out, std::string &error);
+
+} // namespace shardc::tools
+
+#endif // SHARDC_RUNTIME_TOOLS_GENERATE_H

@@ -588,6 +588,137 @@ TEST_F(RuntimeTest, DynamicDimsOneInputTwice) {
   shardc_free(m);
 }
 
+/// A KV cache (plan v5), written by hand as the compiler emits it: dims
+/// batch <= 2, seq <= 3, past <= 5 (may be 0) and their sum seq + past;
+/// input x [batch, seq] appended to the cache, past [batch, past] held by
+/// output present [batch, seq + past], whose buffer is laid out for the
+/// bound (rows of 8). The program never reads `past`.
+shardc::format::Plan cachePlan() {
+  shardc::format::Plan plan = fakeDynamicPlan();
+  plan.dims = {{"batch", 2},
+               {"seq", 3},
+               {"past", 5, 0, {}},
+               {"seq + past", 8, 1, {1, 2}}};
+  shardc::format::RankPlan &r = plan.ranks[0];
+  r.inputs = {{"x", SHARDC_FLOAT32, {2, 3}, false, {0, 1}},
+              {"past", SHARDC_FLOAT32, {2, 5}, false, {0, 2}, 0, 1}};
+  r.outputs = {{"present", SHARDC_FLOAT32, {2, 8}, false, {0, 3}}};
+  return plan;
+}
+
+int cacheInit(const sc_rank_ctx *ctx, void **handles) {
+  if (!ctx || ctx->num_dims != 4) {
+    sc_fail("bad rank context");
+    return 1;
+  }
+  handles[0] = static_cast<shardc::rt::Handle *>(new CountedHandle);
+  return 0;
+}
+
+void cacheRun(const sc_rank_ctx *ctx, void **, char *, const char *,
+              void *const *inputs, void *const *outputs) {
+  const int64_t b = ctx->dims[0], s = ctx->dims[1], past = ctx->dims[2];
+  if (ctx->dims[3] != s + past)
+    sc_fail("the sum dim is not seq + past");
+  const float *x = static_cast<const float *>(inputs[0]);
+  float *present = static_cast<float *>(outputs[0]);
+  for (int64_t i = 0; i < b; ++i)
+    for (int64_t j = 0; j < s; ++j)
+      present[i * 8 + past + j] = x[i * s + j];
+}
+
+/// present as read back: rows of `len`.
+std::vector<float> presentOf(shardc_model *m, int64_t b, int64_t len) {
+  shardc_tensor_info info;
+  const void *data;
+  size_t bytes;
+  EXPECT_EQ(shardc_output_info(m, 0, &info), SHARDC_OK);
+  EXPECT_EQ(info.dims[0], b);
+  EXPECT_EQ(info.dims[1], len);
+  EXPECT_EQ(shardc_output(m, 0, &data, &bytes), SHARDC_OK);
+  EXPECT_EQ(bytes, static_cast<size_t>(b * len * 4));
+  const float *p = static_cast<const float *>(data);
+  return std::vector<float>(p, p + bytes / 4);
+}
+
+TEST_F(RuntimeTest, KvCacheKeptInPlace) {
+  FakeDynamicProgram p(cachePlan());
+  p.entry.init = cacheInit;
+  p.entry.run = cacheRun;
+  shardc_model *m = load(p);
+  ASSERT_TRUE(m);
+  int64_t output = 0, axis = 0;
+  ASSERT_EQ(shardc_input_cache(m, 1, &output, &axis), SHARDC_OK);
+  EXPECT_EQ(output, 0);
+  EXPECT_EQ(axis, 1);
+  ASSERT_EQ(shardc_input_cache(m, 0, &output, &axis), SHARDC_OK);
+  EXPECT_EQ(output, -1);
+  EXPECT_EQ(axis, -1);
+  expectError(shardc_input_cache(m, 2, &output, &axis),
+              SHARDC_ERROR_INVALID_ARGUMENT, "input index 2 is out of range");
+
+  // A given past (copied into present's buffer) and 3 new entries.
+  float past[4] = {1, 2, 11, 12}, x[6] = {3, 4, 5, 13, 14, 15};
+  int64_t pd[2] = {2, 2}, xd[2] = {2, 3};
+  ASSERT_EQ(shardc_bind_input(m, "past", SHARDC_FLOAT32, 2, pd, past, 16),
+            SHARDC_OK)
+      << shardc_last_error();
+  ASSERT_EQ(shardc_bind_input(m, "x", SHARDC_FLOAT32, 2, xd, x, 24), SHARDC_OK);
+  ASSERT_EQ(shardc_run(m), SHARDC_OK) << shardc_last_error();
+  EXPECT_EQ(presentOf(m, 2, 5),
+            (std::vector<float>{1, 2, 3, 4, 5, 11, 12, 13, 14, 15}));
+
+  // Kept: the 5 entries stay where they are; one more each.
+  float one[2] = {6, 16};
+  int64_t od[2] = {2, 1};
+  ASSERT_EQ(shardc_keep_cache(m, 5), SHARDC_OK) << shardc_last_error();
+  ASSERT_EQ(shardc_bind_input(m, "x", SHARDC_FLOAT32, 2, od, one, 8),
+            SHARDC_OK);
+  ASSERT_EQ(shardc_run(m), SHARDC_OK) << shardc_last_error();
+  EXPECT_EQ(presentOf(m, 2, 6),
+            (std::vector<float>{1, 2, 3, 4, 5, 6, 11, 12, 13, 14, 15, 16}));
+  // Kept shorter: the step overwrites from there.
+  float two[2] = {7, 17};
+  ASSERT_EQ(shardc_keep_cache(m, 2), SHARDC_OK);
+  ASSERT_EQ(shardc_bind_input(m, "x", SHARDC_FLOAT32, 2, od, two, 8),
+            SHARDC_OK);
+  ASSERT_EQ(shardc_run(m), SHARDC_OK) << shardc_last_error();
+  EXPECT_EQ(presentOf(m, 2, 3), (std::vector<float>{1, 2, 7, 11, 12, 17}));
+
+  // More than the cache holds, or past the bound; a kept cache of another
+  // batch; a past longer than its bound.
+  expectError(shardc_keep_cache(m, 4), SHARDC_ERROR_INVALID_ARGUMENT,
+              "shardc_keep_cache: past 4 is not within the 3 entries the cache "
+              "of input 'past' holds");
+  expectError(shardc_keep_cache(m, -1), SHARDC_ERROR_INVALID_ARGUMENT,
+              "past -1 is not within");
+  ASSERT_EQ(shardc_keep_cache(m, 3), SHARDC_OK);
+  int64_t od1[2] = {1, 1};
+  ASSERT_EQ(shardc_bind_input(m, "x", SHARDC_FLOAT32, 2, od1, one, 4),
+            SHARDC_OK);
+  expectError(shardc_run(m), SHARDC_ERROR_INVALID_ARGUMENT,
+              "input 'past': the kept cache has dim 0 ('batch') 2 but this "
+              "run's is 1");
+  // A new sequence (past 0) may change the batch.
+  ASSERT_EQ(shardc_keep_cache(m, 0), SHARDC_OK);
+  ASSERT_EQ(shardc_run(m), SHARDC_OK) << shardc_last_error();
+  EXPECT_EQ(presentOf(m, 1, 1), (std::vector<float>{6}));
+  float six[12] = {};
+  int64_t pd6[2] = {2, 6};
+  expectError(shardc_bind_input(m, "past", SHARDC_FLOAT32, 2, pd6, six, 48),
+              SHARDC_ERROR_INVALID_ARGUMENT,
+              "input 'past': dim 1 ('past') is 6, beyond its bound 5");
+  shardc_free(m);
+
+  // A model without a cache.
+  FakeDynamicProgram plain;
+  m = load(plain);
+  ASSERT_TRUE(m);
+  expectError(shardc_keep_cache(m, 0), SHARDC_ERROR_INVALID_ARGUMENT,
+              "shardc_keep_cache: the model has no KV cache inputs");
+  shardc_free(m);
+}
+
 TEST(RuntimeDtypes, NamesAndSizes) {
   EXPECT_EQ(shardc_dtype_size(SHARDC_FLOAT32), 4u);
   EXPECT_EQ(shardc_dtype_size(SHARDC_BFLOAT16), 2u);

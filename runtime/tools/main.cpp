@@ -115,7 +115,9 @@ void usage() {
       "                        Latency: each run from all ranks' start to "
       "their end;\n"
       "                        throughput: as many runs again, back to back\n"
-      "  --warmup N            warm-up runs before timing (default 10)\n"
+      "  --warmup N            warm-up runs before timing (default 10; with "
+      "--generate,\n"
+      "                        whole generations, default 1)\n"
       "  --iterations N        timed runs (default 100)\n"
       "  --device D            auto (default: the GPU if the model has CUDA "
       "code and a\n"
@@ -309,9 +311,9 @@ Options parseArgs(int argc, char **argv) {
   if (o.sampling && !o.gen.tokens)
     die("--temperature, --top-k, --top-p, --seed and --eos-id need "
         "--generate");
-  if (o.gen.tokens && (o.warmupSet || o.iterationsSet || !o.trace.empty()))
-    die("--generate takes --benchmark alone (it times the prefill and each "
-        "new token), not --warmup, --iterations or --trace");
+  if (o.gen.tokens && (o.iterationsSet || !o.trace.empty()))
+    die("--generate takes --benchmark and --warmup (whole generations "
+        "before the timed one, default 1), not --iterations or --trace");
   o.gen.benchmark = o.benchmark;
   return o;
 }
@@ -785,6 +787,15 @@ int generateTokens(shardc_model *m, const Options &o) {
     die("--generate needs the prompt: --input input_ids=FILE");
   Tensor out;
   std::string error;
+  // Warm-up generations (--benchmark): the first runs of each shape create
+  // its oneDNN primitives and start the threads.
+  shardc::tools::GenerateOptions quiet = o.gen;
+  quiet.benchmark = false;
+  long warmup = !o.benchmark ? 0 : o.warmupSet ? o.warmup : 1;
+  for (long i = 0; i < warmup; ++i)
+    if (!shardc::tools::generate(m, quiet, prompt, hasMask ? &mask : nullptr,
+                                 out, error))
+      die(error);
   if (!shardc::tools::generate(m, o.gen, prompt, hasMask ? &mask : nullptr, out,
                                error))
     die(error);

@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+"""Decoding with a KV cache (issue 32, items 4 and 5): a GPT-2-sized
+decoder exported with its cache (random weights from the GPT-2-small
+config, or --layers/--hidden smaller), one executable compiled with
+--max-shape for the prompt and the past, `--generate N --benchmark`
+(time to first token, per-token latency) against ONNX Runtime's own greedy
+loop on the same export in a process of its own (its cache is the
+previous step's present, concatenated again each step), and against
+decoding without a cache (the executable of the no-past export run on the
+whole sequence for each token, what shardc could do before). Interleaved
+rounds, best of each.
+
+  bench/bench_decode.py [--prompt 32] [--tokens 64] [--threads 2]
+                        [--layers 12 --hidden 768 --heads 12] [--keep DIR]
+
+Needs transformers for the export (the venv of
+test/Models/Inputs/export_dynamic_hf.py: --python /tmp/hfvenv/bin/python).
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(__file__))
+from benchutil import PY, ROOT, run  # noqa: E402
+
+EXPORT = r"""
+import sys, torch
+from transformers import GPT2Config, GPT2LMHeadModel
+out, layers, hidden, heads, ctx = sys.argv[1], *map(int, sys.argv[2:6])
+torch.manual_seed(0)
+m = GPT2LMHeadModel(GPT2Config(n_layer=layers, n_embd=hidden, n_head=heads,
+                               n_positions=ctx, attn_implementation="eager")).eval()
+class WithPast(torch.nn.Module):
+    def __init__(s, m): super().__init__(); s.m = m
+    def forward(s, ids, mask, *past):
+        pkv = tuple((past[2*i], past[2*i+1]) for i in range(layers))
+        o = s.m(input_ids=ids, attention_mask=mask, past_key_values=pkv,
+                use_cache=True, return_dict=False)
+        return (o[0],) + tuple(t for kv in o[1] for t in kv)
+class NoPast(torch.nn.Module):
+    def __init__(s, m): super().__init__(); s.m = m
+    def forward(s, ids, mask):
+        return s.m(input_ids=ids, attention_mask=mask, use_cache=False,
+                   return_dict=False)[0]
+d = hidden // heads
+ids = torch.randint(0, 1000, (1, 3)); mask = torch.ones(1, 8, dtype=torch.int64)
+past = [torch.randn(1, heads, 5, d) for _ in range(2 * layers)]
+ins, outs = ["input_ids", "attention_mask"], ["logits"]
+axes = {"input_ids": {0: "batch", 1: "sequence"},
+        "attention_mask": {0: "batch", 1: "past_sequence + sequence"},
+        "logits": {0: "batch", 1: "sequence"}}
+for i in range(layers):
+    for kv in ("key", "value"):
+        ins.append("past_key_values.%d.%s" % (i, kv)); axes[ins[-1]] = {0: "batch", 2: "past_sequence"}
+        outs.append("present.%d.%s" % (i, kv)); axes[outs[-1]] = {0: "batch", 2: "past_sequence + sequence"}
+torch.onnx.export(WithPast(m), (ids, mask, *past), out + "/past.onnx", opset_version=17,
+                  input_names=ins, output_names=outs, dynamic_axes=axes)
+a = {0: "batch", 1: "sequence"}
+torch.onnx.export(NoPast(m), (ids, torch.ones(1, 3, dtype=torch.int64)), out + "/nopast.onnx",
+                  opset_version=17, input_names=["input_ids", "attention_mask"],
+                  output_names=["logits"],
+                  dynamic_axes={"input_ids": a, "attention_mask": a, "logits": a})
+"""
+
+# ONNX Runtime's greedy loop: prints the prefill and the mean per-token ms.
+ORT_DECODE = r"""
+import sys, time, numpy as np, onnxruntime as ort
+model, prompt, n, threads = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+so = ort.SessionOptions(); so.intra_op_num_threads = threads; so.inter_op_num_threads = 1
+s = ort.InferenceSession(model, so, providers=["CPUExecutionProvider"])
+pasts = [i for i in s.get_inputs() if i.name.startswith("past_key_values.")]
+names = [o.name for o in s.get_outputs()]
+ids = np.load(prompt); b = ids.shape[0]
+def once():
+    past = {i.name: np.zeros((b, i.shape[1], 0, i.shape[3]), np.float32) for i in pasts}
+    mask = np.ones_like(ids); step = ids; out = list(ids[0]); times = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        o = dict(zip(names, s.run(names, {"input_ids": step, "attention_mask": mask, **past})))
+        nxt = o["logits"][:, -1].argmax(-1).astype(np.int64)[:, None]
+        times.append((time.perf_counter() - t0) * 1e3)
+        past = {i.name: o[i.name.replace("past_key_values", "present")] for i in pasts}
+        mask = np.concatenate([mask, np.ones((b, 1), np.int64)], 1); step = nxt
+        out.append(int(nxt[0, 0]))
+    return times, out
+once()
+times, out = once()
+print("ttft=%.3f per_token=%.3f ids=%s" % (times[0], sum(times[1:]) / (len(times) - 1),
+                                           ",".join(map(str, out))))
+"""
+
+
+def shardc_decode(exe, prompt, n, threads):
+    text = run([exe, "--input", "input_ids=" + prompt, "--generate", str(n),
+                "--benchmark", "--threads", str(threads)])
+    m = re.search(r"time_to_first_token_ms=([0-9.]+) per_token_ms=([0-9.]+)", text)
+    ids = text.strip().splitlines()[-1].split()
+    return float(m.group(1)), float(m.group(2)), ",".join(ids)
+
+
+def no_cache_decode(exe, prompt, n, threads, work):
+    """Greedy decoding with the no-past executable: the whole sequence each
+    step (one process per step; the timing is the model run's own, from
+    --benchmark of one iteration)."""
+    ids = np.load(prompt)
+    times = []
+    for _ in range(n):
+        path = os.path.join(work, "seq.npy")
+        np.save(path, ids)
+        np.save(os.path.join(work, "m.npy"), np.ones_like(ids))
+        text = run([exe, "--input", "input_ids=" + path, "--input",
+                    "attention_mask=" + os.path.join(work, "m.npy"),
+                    "--benchmark", "--warmup", "1", "--iterations", "3",
+                    "--threads", str(threads)])
+        times.append(float(re.search(r"p50=([0-9.]+)", text).group(1)))
+        out = os.path.join(work, "o")
+        run([exe, "--input", "input_ids=" + path, "--input",
+             "attention_mask=" + os.path.join(work, "m.npy"), "--output", out,
+             "--threads", str(threads)])
+        logits = np.load(os.path.join(out, "logits.npy"))
+        ids = np.concatenate([ids, logits[:, -1].argmax(-1)[:, None]], 1)
+    return times[0], sum(times[1:]) / (len(times) - 1), ",".join(map(str, ids[0]))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--prompt", type=int, default=32)
+    ap.add_argument("--tokens", type=int, default=64)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--layers", type=int, default=12)
+    ap.add_argument("--hidden", type=int, default=768)
+    ap.add_argument("--heads", type=int, default=12)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--no-cache-tokens", type=int, default=16,
+                    help="tokens of the no-cache baseline (it is slow)")
+    ap.add_argument("--python", default="/tmp/hfvenv/bin/python")
+    ap.add_argument("--keep")
+    ap.add_argument("--shardc", default=os.path.join(ROOT, "build", "tools", "shardc", "shardc"))
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        work = args.keep or tmp
+        os.makedirs(work, exist_ok=True)
+        ctx = 2 * (args.prompt + args.tokens)
+        if not os.path.exists(os.path.join(work, "past.onnx")):
+            run([args.python, "-c", EXPORT, work, str(args.layers),
+                 str(args.hidden), str(args.heads), str(ctx)])
+        d = args.hidden // args.heads
+        past = args.prompt + args.tokens
+        t0 = time.time()
+        run([args.shardc, os.path.join(work, "past.onnx"), "--max-shape",
+             "input_ids=1x%d" % args.prompt, "--max-shape",
+             "past_key_values.0.key=1x%dx%dx%d" % (args.heads, past, d),
+             "-o", os.path.join(work, "decode")])
+        print("compiled the cached decoder in %.0f s" % (time.time() - t0))
+        run([args.shardc, os.path.join(work, "nopast.onnx"), "--max-shape",
+             "input_ids=1x%d" % (args.prompt + args.tokens), "-o",
+             os.path.join(work, "nocache")])
+        prompt = os.path.join(work, "prompt.npy")
+        np.save(prompt, np.random.default_rng(0).integers(
+            0, 1000, (1, args.prompt)).astype(np.int64))
+        best = {}
+        for r in range(args.rounds):
+            ttft, tok, ids = shardc_decode(os.path.join(work, "decode"), prompt,
+                                           args.tokens, args.threads)
+            best["shardc"] = min(best.get("shardc", (1e9, 1e9, "")), (ttft, tok, ids),
+                                 key=lambda x: x[1])
+            text = run([PY, "-c", ORT_DECODE, os.path.join(work, "past.onnx"),
+                        prompt, str(args.tokens), str(args.threads)])
+            m = re.search(r"ttft=([0-9.]+) per_token=([0-9.]+) ids=(\S+)", text)
+            o = (float(m.group(1)), float(m.group(2)), m.group(3))
+            best["ort"] = min(best.get("ort", (1e9, 1e9, "")), o, key=lambda x: x[1])
+            print("round %d: shardc ttft %.2f ms, %.2f ms/token; ONNX Runtime %.2f, %.2f"
+                  % (r, ttft, tok, o[0], o[1]), flush=True)
+        nc = no_cache_decode(os.path.join(work, "nocache"), prompt,
+                             args.no_cache_tokens, args.threads, work)
+        same = best["shardc"][2] == best["ort"][2]
+        prefix = nc[2] == best["shardc"][2][:len(nc[2])]
+        print("| decoder | prompt | new tokens | time to first token (ms) | per token (ms) |")
+        print("|---|---:|---:|---:|---:|")
+        print("| shardc `--generate` (KV cache in place) | %d | %d | %.2f | %.2f |"
+              % (args.prompt, args.tokens, best["shardc"][0], best["shardc"][1]))
+        print("| ONNX Runtime 1.31, greedy loop (concatenated cache) | %d | %d | %.2f | %.2f |"
+              % (args.prompt, args.tokens, best["ort"][0], best["ort"][1]))
+        print("| shardc without a cache (whole sequence per token) | %d | %d | %.2f | %.2f |"
+              % (args.prompt, args.no_cache_tokens, nc[0], nc[1]))
+        print("per-token ratio shardc / ONNX Runtime: %.2fx; same ids as ONNX Runtime: %s; "
+              "no-cache ids a prefix: %s" % (best["shardc"][1] / best["ort"][1], same, prefix))
+
+
+if __name__ == "__main__":
+    main()

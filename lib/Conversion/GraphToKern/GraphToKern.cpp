@@ -450,8 +450,6 @@ static LogicalResult lowerProgram(func::FuncOp func, bool halfGemm,
         b.getNamedAttr(key, nameOf(dict, i, what, b))};
     if (dict && dict.get("dist.batched"))
       attrs.push_back(b.getNamedAttr("dist.batched", b.getUnitAttr()));
-    if (Attribute cache = dict ? dict.get(graph::kCacheAttr) : Attribute())
-      attrs.push_back(b.getNamedAttr(kCacheAttr, cache));
     if (graph::isSymbolic(t))
       attrs.push_back(b.getNamedAttr(
           kSymAttr, sym::toAffine(context, graph::dimsOf(t).sym)));
@@ -548,6 +546,18 @@ static LogicalResult lowerProgram(func::FuncOp func, bool halfGemm,
   if (failed) {
     kernFunc.erase();
     return failure();
+  }
+  // The past inputs whose append the lowering made in place: only those
+  // are a cache (the runtime fills the output, not the input, for them).
+  // A marked past that a partitioned program slices first is read as an
+  // input like any other.
+  for (Value arg : lowering.inPlaceCaches) {
+    auto [output, axis] = lowering.caches.lookup(arg);
+    kernFunc.setArgAttr(
+        cast<BlockArgument>(arg).getArgNumber(), kCacheAttr,
+        b.getDictionaryAttr(
+            {b.getNamedAttr("output", b.getI64IntegerAttr(output)),
+             b.getNamedAttr("axis", b.getI64IntegerAttr(axis))}));
   }
   // Outputs nobody wrote directly: views, inputs, constants, duplicates.
   for (auto [i, v] : llvm::enumerate(ret->getOperands())) {

@@ -58,6 +58,7 @@ static bool appendToCache(graph::ConcatOp op, KernLowering &l) {
   l.map(op.getLoc(), graph::dimsOf(fresh), {KernLowering::dense(l.get(fresh))},
         {l.access(out, past * strides[axis], strides)}, identityBody);
   l.views[present] = {out, sym::Expr(0), strides};
+  l.inPlaceCaches.push_back(op.getInputs()[0]);
   return true;
 }
 

@@ -162,8 +162,10 @@ public:
     llvm::SmallVector<sym::Expr> strides;
   };
   llvm::DenseMap<mlir::Value, View> views;
-  /// The KV cache inputs (graph.cache): argument -> {output index, axis}.
+  /// The KV cache inputs (graph.cache): argument -> {output index, axis};
+  /// those whose append was lowered in place (kern.cache).
   llvm::DenseMap<mlir::Value, std::pair<int64_t, int64_t>> caches;
+  llvm::SmallVector<mlir::Value> inPlaceCaches;
   /// The output arguments, in order.
   llvm::SmallVector<mlir::Value> outputArgs;
   /// Layout ops (split, transpose, reshape-likes) whose every use reads

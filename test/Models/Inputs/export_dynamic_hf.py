@@ -5,12 +5,12 @@ downloaded) with dynamic batch and sequence axes, as a user exports them:
 `input_ids` and `attention_mask`. For the bounded dynamic dims of issue 32
 (`--max-shape`): their Shape arithmetic must fold on symbols.
 
-gpt2_past.onnx is GPT-2 with its KV cache, as Optimum's with-past export
-flattens it: inputs past_key_values.N.key/value [batch, heads, past, 8]
-besides input_ids and attention_mask [batch, past + sequence], outputs
-logits and present.N.key/value (issue 32, decoding). Its weights are drawn
-wider (initializer_range 0.3) so that greedy decoding is not one repeated
-token.
+gpt2_past.onnx and llama_past.onnx are GPT-2 and Llama (2 KV heads) with
+their KV cache, as Optimum's with-past export flattens it: inputs
+past_key_values.N.key/value [batch, kv heads, past, 8] besides input_ids
+and attention_mask [batch, past + sequence], outputs logits and
+present.N.key/value (issue 32, decoding). Their weights are drawn wider
+(initializer_range 0.3) so that greedy decoding is not one repeated token.
 
   export_dynamic_hf.py OUT_DIR
 
@@ -76,16 +76,31 @@ class WithPast(torch.nn.Module):
         return tuple(flat)
 
 
-def export_with_past(out):
-    torch.manual_seed(0)
-    layers = 2
-    model = GPT2LMHeadModel(GPT2Config(
+def with_past_models(layers):
+    yield "gpt2_past", 4, GPT2LMHeadModel(GPT2Config(
         vocab_size=96, n_positions=64, n_embd=32, n_layer=layers, n_head=4,
-        initializer_range=0.3, attn_implementation="eager")).eval()
+        initializer_range=0.3, attn_implementation="eager"))
+    yield "llama_past", 2, LlamaForCausalLM(LlamaConfig(
+        vocab_size=96, hidden_size=32, intermediate_size=48,
+        num_hidden_layers=layers, num_attention_heads=4, num_key_value_heads=2,
+        max_position_embeddings=64, initializer_range=0.3,
+        attn_implementation="eager"))
+
+
+def export_with_past(out):
+    layers = 2
+    torch.manual_seed(0)
+    for name, kv_heads, model in with_past_models(layers):
+        export_one_with_past(os.path.join(out, name + ".onnx"), model.eval(),
+                             layers, kv_heads)
+
+
+def export_one_with_past(path, model, layers, kv_heads):
+    torch.manual_seed(0)
     b, s, p = 2, 3, 5
     ids = torch.randint(0, 96, (b, s))
     mask = torch.ones(b, p + s, dtype=torch.int64)
-    past = [torch.randn(b, 4, p, 8) for _ in range(2 * layers)]
+    past = [torch.randn(b, kv_heads, p, 8) for _ in range(2 * layers)]
     inputs, outputs = ["input_ids", "attention_mask"], ["logits"]
     axes = {"input_ids": {0: "batch", 1: "sequence"},
             "attention_mask": {0: "batch", 1: "past_sequence + sequence"},
@@ -96,10 +111,9 @@ def export_with_past(out):
             axes[inputs[-1]] = {0: "batch", 2: "past_sequence"}
             outputs.append("present.%d.%s" % (i, kv))
             axes[outputs[-1]] = {0: "batch", 2: "past_sequence + sequence"}
-    torch.onnx.export(WithPast(model, layers), (ids, mask, *past),
-                      os.path.join(out, "gpt2_past.onnx"), opset_version=17,
-                      input_names=inputs, output_names=outputs,
-                      dynamic_axes=axes)
+    torch.onnx.export(WithPast(model, layers), (ids, mask, *past), path,
+                      opset_version=17, input_names=inputs,
+                      output_names=outputs, dynamic_axes=axes)
 
 
 def main():

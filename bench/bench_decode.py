@@ -29,42 +29,22 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(__file__))
 from benchutil import PY, ROOT, run  # noqa: E402
 
+# The exports, by test/Models/Inputs/export_dynamic_hf.py's wrappers: the
+# decoder with its cache flattened, and without (logits only).
 EXPORT = r"""
-import sys, torch
-from transformers import GPT2Config, GPT2LMHeadModel
+import os, sys, torch
 out, layers, hidden, heads, ctx = sys.argv[1], *map(int, sys.argv[2:6])
+sys.path.insert(0, sys.argv[6])
+from export_dynamic_hf import First, export_one_with_past
+from transformers import GPT2Config, GPT2LMHeadModel
 torch.manual_seed(0)
 m = GPT2LMHeadModel(GPT2Config(n_layer=layers, n_embd=hidden, n_head=heads,
                                n_positions=ctx, attn_implementation="eager")).eval()
-class WithPast(torch.nn.Module):
-    def __init__(s, m): super().__init__(); s.m = m
-    def forward(s, ids, mask, *past):
-        pkv = tuple((past[2*i], past[2*i+1]) for i in range(layers))
-        o = s.m(input_ids=ids, attention_mask=mask, past_key_values=pkv,
-                use_cache=True, return_dict=False)
-        return (o[0],) + tuple(t for kv in o[1] for t in kv)
-class NoPast(torch.nn.Module):
-    def __init__(s, m): super().__init__(); s.m = m
-    def forward(s, ids, mask):
-        return s.m(input_ids=ids, attention_mask=mask, use_cache=False,
-                   return_dict=False)[0]
-d = hidden // heads
-ids = torch.randint(0, 1000, (1, 3)); mask = torch.ones(1, 8, dtype=torch.int64)
-past = [torch.randn(1, heads, 5, d) for _ in range(2 * layers)]
-ins, outs = ["input_ids", "attention_mask"], ["logits"]
-axes = {"input_ids": {0: "batch", 1: "sequence"},
-        "attention_mask": {0: "batch", 1: "past_sequence + sequence"},
-        "logits": {0: "batch", 1: "sequence"}}
-for i in range(layers):
-    for kv in ("key", "value"):
-        ins.append("past_key_values.%d.%s" % (i, kv)); axes[ins[-1]] = {0: "batch", 2: "past_sequence"}
-        outs.append("present.%d.%s" % (i, kv)); axes[outs[-1]] = {0: "batch", 2: "past_sequence + sequence"}
-torch.onnx.export(WithPast(m), (ids, mask, *past), out + "/past.onnx", opset_version=17,
-                  input_names=ins, output_names=outs, dynamic_axes=axes)
+export_one_with_past(os.path.join(out, "past.onnx"), m, layers, heads, hidden // heads)
 a = {0: "batch", 1: "sequence"}
-torch.onnx.export(NoPast(m), (ids, torch.ones(1, 3, dtype=torch.int64)), out + "/nopast.onnx",
-                  opset_version=17, input_names=["input_ids", "attention_mask"],
-                  output_names=["logits"],
+torch.onnx.export(First(m), (torch.randint(0, 96, (1, 3)), torch.ones(1, 3, dtype=torch.int64)),
+                  os.path.join(out, "nopast.onnx"), opset_version=17,
+                  input_names=["input_ids", "attention_mask"], output_names=["logits"],
                   dynamic_axes={"input_ids": a, "attention_mask": a, "logits": a})
 """
 
@@ -150,7 +130,8 @@ def main():
         ctx = 2 * (args.prompt + args.tokens)
         if not os.path.exists(os.path.join(work, "past.onnx")):
             run([args.python, "-c", EXPORT, work, str(args.layers),
-                 str(args.hidden), str(args.heads), str(ctx)])
+                 str(args.hidden), str(args.heads), str(ctx),
+                 os.path.join(ROOT, "test", "Models", "Inputs")])
         d = args.hidden // args.heads
         past = args.prompt + args.tokens
         t0 = time.time()

@@ -418,6 +418,30 @@ Plan dynamicPlan() {
   return plan;
 }
 
+/// Every byte of an encoded plan replaced by a few values, checksum
+/// repaired: decode fails with one line or the plan re-encodes to the same
+/// bytes; and every truncation fails with one line.
+void expectEveryFlipAndTruncation(const std::vector<uint8_t> &bytes) {
+  std::string error;
+  for (size_t i = 8; i + 8 < bytes.size(); ++i)
+    for (uint8_t v : {0x00, 0x01, 0x7f, 0x80, 0xff}) {
+      std::vector<uint8_t> bad = bytes;
+      bad[i] = v;
+      detail::storeU64(bad.data() + bad.size() - 8,
+                       checksum64(bad.data(), bad.size() - 8));
+      Plan out;
+      if (decodePlan(bad.data(), bad.size(), out, error))
+        EXPECT_EQ(encodePlan(out), bad) << "byte " << i;
+      else
+        expectOneLine(error);
+    }
+  for (size_t len = 0; len < bytes.size(); ++len) {
+    Plan out;
+    EXPECT_FALSE(decodePlan(bytes.data(), len, out, error)) << len;
+    expectOneLine(error);
+  }
+}
+
 /// v4: the dynamic dims table and each signature's dims by symbol.
 TEST(Format, PlanVersion4DynamicDims) {
   Plan plan = dynamicPlan();
@@ -451,26 +475,7 @@ TEST(Format, PlanVersion4DynamicDims) {
   EXPECT_EQ(back.ranks[0].inputs[2].withDims({3, 17}).str(), "float32 [3,16]");
   EXPECT_EQ(logits.bytes(), 4u * 64 * 16 * 4); // buffers: the bounds
 
-  // Every byte replaced by a few values, checksum repaired: decode fails
-  // with one line or the plan re-encodes to the same bytes.
-  for (size_t i = 8; i + 8 < bytes.size(); ++i)
-    for (uint8_t v : {0x00, 0x01, 0x7f, 0x80, 0xff}) {
-      std::vector<uint8_t> bad = bytes;
-      bad[i] = v;
-      detail::storeU64(bad.data() + bad.size() - 8,
-                       checksum64(bad.data(), bad.size() - 8));
-      Plan out;
-      if (decodePlan(bad.data(), bad.size(), out, error)) {
-        EXPECT_EQ(encodePlan(out), bad) << "byte " << i;
-      } else {
-        expectOneLine(error);
-      }
-    }
-  for (size_t len = 0; len < bytes.size(); ++len) {
-    Plan out;
-    EXPECT_FALSE(decodePlan(bytes.data(), len, out, error)) << len;
-    expectOneLine(error);
-  }
+  expectEveryFlipAndTruncation(bytes);
 }
 
 /// v5: a decoder's KV cache. Dims may be 0 (the past), a dim may be the
@@ -548,20 +553,7 @@ TEST(Format, PlanVersion5KvCache) {
     p.ranks[0].inputs[2].cacheAxis = 0;
   });
 
-  // Every byte replaced by a few values, checksum repaired: one line or
-  // the same bytes back.
-  for (size_t i = 8; i + 8 < bytes.size(); ++i)
-    for (uint8_t v : {0x00, 0x01, 0x7f, 0x80, 0xff}) {
-      std::vector<uint8_t> bad = bytes;
-      bad[i] = v;
-      detail::storeU64(bad.data() + bad.size() - 8,
-                       checksum64(bad.data(), bad.size() - 8));
-      Plan out;
-      if (decodePlan(bad.data(), bad.size(), out, error))
-        EXPECT_EQ(encodePlan(out), bad) << "byte " << i;
-      else
-        expectOneLine(error);
-    }
+  expectEveryFlipAndTruncation(bytes);
   // A v4 plan (no least values, sums or caches) still decodes.
   Plan v4 = dynamicPlan();
   v4.version = 4;

@@ -95,12 +95,14 @@ def export_with_past(out):
                              layers, kv_heads)
 
 
-def export_one_with_past(path, model, layers, kv_heads):
+def export_one_with_past(path, model, layers, kv_heads, head_dim=8):
+    """`model` with its cache flattened (WithPast), batch, sequence and past
+    dynamic (bench/bench_decode.py exports a GPT-2-sized one with it)."""
     torch.manual_seed(0)
     b, s, p = 2, 3, 5
     ids = torch.randint(0, 96, (b, s))
     mask = torch.ones(b, p + s, dtype=torch.int64)
-    past = [torch.randn(b, kv_heads, p, 8) for _ in range(2 * layers)]
+    past = [torch.randn(b, kv_heads, p, head_dim) for _ in range(2 * layers)]
     inputs, outputs = ["input_ids", "attention_mask"], ["logits"]
     axes = {"input_ids": {0: "batch", 1: "sequence"},
             "attention_mask": {0: "batch", 1: "past_sequence + sequence"},

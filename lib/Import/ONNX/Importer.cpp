@@ -75,7 +75,8 @@ SmallVector<int64_t> GraphImporter::symbolMins() const {
   return out;
 }
 
-std::optional<sym::Expr> GraphImporter::paramExpr(StringRef param) const {
+std::optional<sym::Expr> GraphImporter::paramExpr(StringRef param,
+                                                  bool *tooLarge) const {
   if (!param.contains('+'))
     return std::nullopt;
   SmallVector<StringRef> parts;
@@ -92,6 +93,13 @@ std::optional<sym::Expr> GraphImporter::paramExpr(StringRef param) const {
     if (it == symbolOfParam.end())
       return std::nullopt;
     sum = sum + sym::Expr::symbol(it->second);
+  }
+  // A sum past the importer's limit at the bounds is not one of sizes.
+  std::optional<int64_t> bound = sum.eval(symbolMaxes());
+  if (!bound || *bound > kMaxDim) {
+    if (tooLarge)
+      *tooLarge = true;
+    return std::nullopt;
   }
   return sum;
 }
@@ -849,6 +857,11 @@ LogicalResult GraphImporter::declareInputs(const onnx::GraphProto &graph,
       } else if (dim.has_dim_param() &&
                  dim.dim_param().find('+') != std::string::npos &&
                  !symbols.empty()) {
+        bool tooLarge = false;
+        (void)paramExpr(dim.dim_param(), &tooLarge);
+        if (tooLarge)
+          return fail("input '" + in.name() + "' dim " + std::to_string(d) +
+                      " is a sum of dims past 2^40 at their bounds");
         return fail("input '" + in.name() + "' dim " + std::to_string(d) +
                     " ('" + dim.dim_param() +
                     "') is a sum of dims: bound each of them with --max-shape "

@@ -414,7 +414,9 @@ private:
   /// A dim_param that is a sum of other dims' names and integers ("past +
   /// sequence", Optimum's with-past exports): the sum, when every name has
   /// a symbol; none for a plain name.
-  std::optional<sym::Expr> paramExpr(llvm::StringRef param) const;
+  /// A sum past 2^40 at the bounds is none, and sets `tooLarge`.
+  std::optional<sym::Expr> paramExpr(llvm::StringRef param,
+                                     bool *tooLarge = nullptr) const;
   llvm::SmallVector<graph::Symbol> symbols;
   llvm::StringMap<unsigned> symbolOfParam;
   /// The symbol of each unnamed dynamic dim, by "INPUT[d]".

@@ -804,6 +804,12 @@ def gen_dim_overflow():
          model([node("Reshape", ["x", "s"], ["y"], allowzero=1)], [vi("x", ["n"])], [vi("y", None)],
                [init("s", np.array([2 ** 32, 2 ** 32, 0], np.int64))]),
          args=["model.onnx", "-o", "model", "--max-shape", "x=4"])
+    # a dim_param that sums other dims' names (a KV cache's mask, "past +
+    # sequence") past 2^40 at their bounds
+    case("dim_param_sum_past_2p40", cls, "refuse",
+         model([node("Identity", ["m"], ["y"])], [vi("x", ["n"]), vi("m", [" + ".join(["n"] * 300)])],
+               [vi("y", None)]),
+         args=["model.onnx", "-o", "model", "--max-shape", "x=1099511627776"])
     for nm, pads in {"conv_negative_pads": [-1, -1, -1, -1], "conv_huge_pads": [2 ** 40] * 4,
                      "conv_pads_int64_max": [INT64_MAX] * 4}.items():
         case(nm, cls, "refuse", model([node("Conv", ["x", "W"], ["y"], pads=pads)], [vi("x", [1, 1, 4, 4])],

@@ -166,10 +166,10 @@ struct shardc_model {
   std::vector<bool> bound;
   /// Each input's dims as last bound (the plan's for a static model).
   std::vector<std::vector<int64_t>> boundDims;
-  /// KV cache inputs bound by shardc_keep_cache (only their cache axis's
-  /// dim is given), and the dims of the run they were kept from.
+  /// KV cache inputs bound by shardc_keep_cache: only their cache axis's
+  /// dim is given; their other boundDims are those of the run they were
+  /// kept from.
   std::vector<bool> kept;
-  std::vector<std::vector<int64_t>> keptFrom;
   /// A KV cache output's dense copy (shardc_output), made on request: the
   /// buffer itself is laid out for the bounds.
   mutable std::vector<std::vector<char>> packed;
@@ -520,7 +520,6 @@ shardc_status load(const shardc_program *program, const char *weightsPath,
     return s;
   model->bound.assign(model->rp->inputs.size(), false);
   model->kept.assign(model->rp->inputs.size(), false);
-  model->keptFrom.resize(model->rp->inputs.size());
   model->packed.resize(model->rp->outputs.size());
   for (const fmt::TensorSig &s : model->inputs)
     model->boundDims.push_back(s.dims);
@@ -596,16 +595,25 @@ extern "C" int shardc_num_outputs(const shardc_model *model) {
   return model ? static_cast<int>(model->rp->outputs.size()) : 0;
 }
 
+namespace {
+/// Refuses input or output index `index` of `count` in one line.
+shardc_status checkIndex(const char *kind, int index, size_t count) {
+  if (index >= 0 && static_cast<size_t>(index) < count)
+    return SHARDC_OK;
+  return fail(SHARDC_ERROR_INVALID_ARGUMENT,
+              std::string(kind) + " index " + std::to_string(index) +
+                  " is out of range (" + std::to_string(count) + " " + kind +
+                  "s)");
+}
+} // namespace
+
 extern "C" shardc_status shardc_input_info(const shardc_model *model, int index,
                                            shardc_tensor_info *info) {
   return guarded([&]() -> shardc_status {
     if (!model || !info)
       return fail(SHARDC_ERROR_INVALID_ARGUMENT, "no model or info given");
-    if (index < 0 || static_cast<size_t>(index) >= model->rp->inputs.size())
-      return fail(SHARDC_ERROR_INVALID_ARGUMENT,
-                  "input index " + std::to_string(index) +
-                      " is out of range (" +
-                      std::to_string(model->rp->inputs.size()) + " inputs)");
+    if (shardc_status s = checkIndex("input", index, model->rp->inputs.size()))
+      return s;
     fillInfo(model->inputs[index], info);
     return SHARDC_OK;
   });
@@ -617,11 +625,9 @@ extern "C" shardc_status shardc_output_info(const shardc_model *model,
   return guarded([&]() -> shardc_status {
     if (!model || !info)
       return fail(SHARDC_ERROR_INVALID_ARGUMENT, "no model or info given");
-    if (index < 0 || static_cast<size_t>(index) >= model->rp->outputs.size())
-      return fail(SHARDC_ERROR_INVALID_ARGUMENT,
-                  "output index " + std::to_string(index) +
-                      " is out of range (" +
-                      std::to_string(model->rp->outputs.size()) + " outputs)");
+    if (shardc_status s =
+            checkIndex("output", index, model->rp->outputs.size()))
+      return s;
     fillInfo(model->outputs[index], info);
     return SHARDC_OK;
   });
@@ -634,38 +640,28 @@ namespace {
 void copyDims(const char *from, const std::vector<int64_t> &dims,
               const std::vector<int64_t> &fromDims, char *to,
               const std::vector<int64_t> &toDims, size_t elem) {
-  size_t rank = dims.size();
-  for (int64_t d : dims)
-    if (d == 0)
-      return;
-  if (rank == 0) {
+  if (dims.empty()) {
     std::memcpy(to, from, elem);
     return;
   }
-  std::vector<int64_t> fs(rank, 1), ts(rank, 1), at(rank, 0);
-  for (size_t d = rank - 1; d > 0; --d) {
-    fs[d - 1] = fs[d] * fromDims[d];
-    ts[d - 1] = ts[d] * toDims[d];
-  }
-  size_t row = static_cast<size_t>(dims[rank - 1]) * elem;
-  while (true) {
-    int64_t fo = 0, tof = 0;
-    for (size_t d = 0; d + 1 < rank; ++d) {
-      fo += at[d] * fs[d];
-      tof += at[d] * ts[d];
+  size_t last = dims.size() - 1;
+  int64_t rows = 1;
+  for (size_t d = 0; d < last; ++d)
+    rows *= dims[d];
+  size_t row = static_cast<size_t>(dims[last]) * elem;
+  for (int64_t r = 0; r < rows && row; ++r) {
+    // Row r's offsets: its index over dims[0..last) at each layout's
+    // row-major strides.
+    int64_t rest = r, f = 0, t = 0, fs = fromDims[last], ts = toDims[last];
+    for (size_t d = last; d-- > 0;) {
+      int64_t i = rest % dims[d];
+      rest /= dims[d];
+      f += i * fs;
+      t += i * ts;
+      fs *= fromDims[d];
+      ts *= toDims[d];
     }
-    std::memcpy(to + tof * elem, from + fo * elem, row);
-    size_t d = rank - 1;
-    while (d > 0) {
-      --d;
-      if (++at[d] < dims[d])
-        break;
-      at[d] = 0;
-      if (d == 0)
-        return;
-    }
-    if (rank == 1)
-      return;
+    std::memcpy(to + t * elem, from + f * elem, row);
   }
 }
 } // namespace
@@ -676,11 +672,8 @@ extern "C" shardc_status shardc_input_cache(const shardc_model *model,
   return guarded([&]() -> shardc_status {
     if (!model || !output || !axis)
       return fail(SHARDC_ERROR_INVALID_ARGUMENT, "no model or result pointer");
-    if (index < 0 || static_cast<size_t>(index) >= model->rp->inputs.size())
-      return fail(SHARDC_ERROR_INVALID_ARGUMENT,
-                  "input index " + std::to_string(index) +
-                      " is out of range (" +
-                      std::to_string(model->rp->inputs.size()) + " inputs)");
+    if (shardc_status s = checkIndex("input", index, model->rp->inputs.size()))
+      return s;
     const fmt::TensorSig &s = model->rp->inputs[index];
     *output = s.cacheOf;
     *axis = s.cacheOf < 0 ? -1 : static_cast<int64_t>(s.cacheAxis);
@@ -708,7 +701,6 @@ extern "C" shardc_status shardc_keep_cache(shardc_model *model, int64_t past) {
                         " entries the cache of input '" + s.name + "' holds");
       held[s.cacheAxis] = past;
       model->boundDims[i] = held;
-      model->keptFrom[i] = model->outputs[s.cacheOf].dims;
       model->kept[i] = true;
       model->bound[i] = true;
     }
@@ -899,14 +891,11 @@ shardc_status runDims(const shardc_model &model, std::vector<int64_t> &values) {
         continue;
       int64_t v = model.boundDims[i][d];
       if (model.kept[i] && d != s.cacheAxis) {
-        const fmt::TensorSig &out = model.rp->outputs[s.cacheOf];
-        int64_t was = model.keptFrom[i][d];
-        if (model.boundDims[i][s.cacheAxis] > 0 && out.sym(d) >= 0 &&
-            was != values[k])
+        if (model.boundDims[i][s.cacheAxis] > 0 && v != values[k])
           return fail(SHARDC_ERROR_INVALID_ARGUMENT,
                       "input '" + s.name + "': the kept cache has dim " +
                           std::to_string(d) + " ('" + planDims[k].name + "') " +
-                          std::to_string(was) + " but this run's is " +
+                          std::to_string(v) + " but this run's is " +
                           std::to_string(values[k]));
         continue;
       }
@@ -1029,11 +1018,9 @@ extern "C" shardc_status shardc_output(const shardc_model *model, int index,
   return guarded([&]() -> shardc_status {
     if (!model || !data || !bytes)
       return fail(SHARDC_ERROR_INVALID_ARGUMENT, "no model or result pointer");
-    if (index < 0 || static_cast<size_t>(index) >= model->rp->outputs.size())
-      return fail(SHARDC_ERROR_INVALID_ARGUMENT,
-                  "output index " + std::to_string(index) +
-                      " is out of range (" +
-                      std::to_string(model->rp->outputs.size()) + " outputs)");
+    if (shardc_status s =
+            checkIndex("output", index, model->rp->outputs.size()))
+      return s;
     if (!model->ran)
       return fail(SHARDC_ERROR_INVALID_ARGUMENT,
                   "no output yet: the model has not run successfully");

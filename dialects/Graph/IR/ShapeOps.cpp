@@ -145,14 +145,13 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *, Loc loc,
   // end at symbolic values (graph.sym's `starts` and `ends`, a past length
   // and past + sequence) with a step of 1. The attributes hold the values
   // at the bounds; the size at the bounds is then the largest (a size's
-  // coefficients are not negative; the function's verifier checks the
-  // result's least size against its symbols' least values).
+  // coefficients are not negative, a start's neither).
   SymShape in = dimsOf(t), out;
   SmallVector<sym::Expr> symEnds =
       symAttr(adaptor.getAttributes(), "ends", ends);
   SmallVector<sym::Expr> symStarts =
       symAttr(adaptor.getAttributes(), "starts", starts);
-  auto grows = [](const sym::Expr &e) {
+  auto offset = [](const sym::Expr &e) {
     for (const auto &[m, c] : e.terms())
       if (c < 0)
         return false;
@@ -166,9 +165,9 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *, Loc loc,
       sym::Expr size = symEnds[d] - symStarts[d];
       if (!in.sym[d].isConstant()
               ? !whole
-              : steps[d] != 1 || !grows(size) || !grows(symStarts[d]) ||
-                    starts[d] < 0 || ends[d] > in.bound[d] ||
-                    ends[d] < starts[d])
+              : steps[d] != 1 || !size.isMonotoneSize() ||
+                    !offset(symStarts[d]) || starts[d] < 0 ||
+                    ends[d] > in.bound[d] || ends[d] < starts[d])
         return emitOptionalError(loc, "slice ", symStarts[d].str(), ":",
                                  symEnds[d].str(), ":", steps[d], " of dim ", d,
                                  " of ", in.str(),

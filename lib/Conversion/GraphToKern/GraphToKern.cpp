@@ -31,13 +31,10 @@ Value KernLowering::get(Value v) {
     return it->second;
   if (auto view = views.find(v); view != views.end()) {
     // A dense copy for a reader that needs one.
-    SymShape shape = graph::dimsOf(v);
-    Value dense = alloc(v.getLoc(), shape, elemOf(v));
-    map(v.getLoc(), shape,
-        {access(view->second.buffer, view->second.offset,
-                view->second.strides)},
-        {KernLowering::dense(dense)},
-        [](Scalar &, ValueRange args) { return SmallVector<Value>(args); });
+    Value dense = alloc(v.getLoc(), graph::dimsOf(v), elemOf(v));
+    copy(v.getLoc(),
+         access(view->second.buffer, view->second.offset, view->second.strides),
+         dense);
     buffers[v] = dense;
     return dense;
   }
@@ -314,7 +311,11 @@ Operation *KernLowering::reduce(Location loc, StringRef kind,
 }
 
 void KernLowering::copy(Location loc, Value src, Value dst) {
-  map(loc, shapeOfBuffer(dst), {dense(src)}, {dense(dst)},
+  copy(loc, dense(src), dst);
+}
+
+void KernLowering::copy(Location loc, const Access &src, Value dst) {
+  map(loc, shapeOfBuffer(dst), {src}, {dense(dst)},
       [](Scalar &, ValueRange args) { return SmallVector<Value>(args); });
 }
 

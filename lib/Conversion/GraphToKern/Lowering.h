@@ -141,6 +141,8 @@ public:
   bool unported = false;
   /// A copy of `src` into `dst` (same shape).
   void copy(mlir::Location loc, mlir::Value src, mlir::Value dst);
+  /// The same from `src` read through an access over `dst`'s shape.
+  void copy(mlir::Location loc, const Access &src, mlir::Value dst);
 
   /// An elementwise op over graph operands with numpy broadcasting into the
   /// result's shape; splat constants become body constants.

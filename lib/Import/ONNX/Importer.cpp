@@ -642,6 +642,22 @@ LogicalResult GraphImporter::declareSymbols(const onnx::GraphProto &graph,
     int64_t max;
   };
   SmallVector<SumDim> sumDims;
+  // The symbol of dim_param `param`, new or checked against the bound an
+  // earlier --max-shape gave it.
+  auto named = [&](const std::string &where, const std::string &param,
+                   int64_t max) -> LogicalResult {
+    auto known = symbolOfParam.find(param);
+    if (known == symbolOfParam.end()) {
+      symbolOfParam[param] = symbols.size();
+      symbols.push_back({param, max, past.contains(param) ? 0 : 1});
+      return success();
+    }
+    if (symbols[known->second].max != max)
+      return fail(where + " ('" + param + "') is " + std::to_string(max) +
+                  " but an earlier --max-shape bounds '" + param + "' by " +
+                  std::to_string(symbols[known->second].max));
+    return success();
+  };
   for (const auto &in : graph.input()) {
     auto bound = options.maxShapes.find(in.name());
     if (bound == options.maxShapes.end())
@@ -683,18 +699,8 @@ LogicalResult GraphImporter::declareSymbols(const onnx::GraphProto &graph,
         continue;
       }
       if (!param.empty()) {
-        auto known = symbolOfParam.find(param);
-        if (known != symbolOfParam.end()) {
-          if (symbols[known->second].max != max)
-            return fail(where + " ('" + param + "') is " + std::to_string(max) +
-                        " but an earlier --max-shape "
-                        "bounds '" +
-                        param + "' by " +
-                        std::to_string(symbols[known->second].max));
-          continue;
-        }
-        symbolOfParam[param] = symbols.size();
-        symbols.push_back({param, max, past.contains(param) ? 0 : 1});
+        if (failed(named(where, param, max)))
+          return failure();
         continue;
       }
       std::string own = in.name() + "[" + std::to_string(d) + "]";
@@ -706,17 +712,8 @@ LogicalResult GraphImporter::declareSymbols(const onnx::GraphProto &graph,
     std::optional<sym::Expr> sum = paramExpr(s.param);
     if (!sum) {
       // Not a sum of known dims: a name of its own.
-      auto known = symbolOfParam.find(s.param);
-      if (known == symbolOfParam.end()) {
-        symbolOfParam[s.param] = symbols.size();
-        symbols.push_back({s.param, s.max});
-      } else if (symbols[known->second].max != s.max) {
-        return fail(
-            s.where + " ('" + s.param + "') is " + std::to_string(s.max) +
-            " but an earlier --max-shape "
-            "bounds '" +
-            s.param + "' by " + std::to_string(symbols[known->second].max));
-      }
+      if (failed(named(s.where, s.param, s.max)))
+        return failure();
       continue;
     }
     if (sum->eval(symbolMaxes()) != s.max)
@@ -832,18 +829,17 @@ LogicalResult GraphImporter::declareInputs(const onnx::GraphProto &graph,
       auto param = symbolOfParam.end();
       if (dim.has_dim_param() && !dim.dim_param().empty())
         param = symbolOfParam.find(dim.dim_param());
-      if (user != options.inputShapes.end() && param != symbolOfParam.end())
+      // Or a sum of dims that have symbols ("past + sequence").
+      std::optional<sym::Expr> sum;
+      bool tooLarge = false;
+      if (dim.has_dim_param() && param == symbolOfParam.end())
+        sum = paramExpr(dim.dim_param(), &tooLarge);
+      if (user != options.inputShapes.end() &&
+          (param != symbolOfParam.end() || sum))
         return fail("--input-shape " + in.name() + " fixes dim " +
                     std::to_string(d) + " ('" + dim.dim_param() +
                     "'), which --max-shape leaves dynamic");
-      std::optional<sym::Expr> sum;
-      if (dim.has_dim_param() && param == symbolOfParam.end())
-        sum = paramExpr(dim.dim_param());
       if (sum) {
-        if (user != options.inputShapes.end())
-          return fail("--input-shape " + in.name() + " fixes dim " +
-                      std::to_string(d) + " ('" + dim.dim_param() +
-                      "'), which --max-shape leaves dynamic");
         dims.push_back(*sum->eval(symbolMaxes()), *sum);
       } else if (param != symbolOfParam.end() ||
                  max != options.maxShapes.end()) {
@@ -857,8 +853,6 @@ LogicalResult GraphImporter::declareInputs(const onnx::GraphProto &graph,
       } else if (dim.has_dim_param() &&
                  dim.dim_param().find('+') != std::string::npos &&
                  !symbols.empty()) {
-        bool tooLarge = false;
-        (void)paramExpr(dim.dim_param(), &tooLarge);
         if (tooLarge)
           return fail("input '" + in.name() + "' dim " + std::to_string(d) +
                       " is a sum of dims past 2^40 at their bounds");

@@ -206,10 +206,12 @@ struct KernChannelsLastPass
     };
     // Elementwise neighbours: a group that only maps and reductions use
     // converts too when one of those kernels also reads or writes a
-    // converted buffer of the same dims. Left NCHW, that kernel would read
-    // one layout and write the other, a transpose in its inner loop (the
-    // scale, shift and activation maps between two convolutions that a
-    // value with two uses splits in two).
+    // converted buffer of the same dims, whatever its element type. Left
+    // NCHW, that kernel would read one layout and write the other, a
+    // transpose in its inner loop (the scale, shift and activation maps
+    // between two convolutions that a value with two uses splits in two;
+    // the quantize, dequantize and activation maps of a QOperator CNN,
+    // which change the element type on the way).
     for (bool changed = true; changed;) {
       changed = false;
       for (Value buffer : candidates) {
@@ -220,7 +222,8 @@ struct KernChannelsLastPass
           return isa<kern::MapOp, kern::ReduceOp>(user) &&
                  llvm::any_of(user->getOperands(), [&](Value other) {
                    return other != buffer && isConverted(other) &&
-                          other.getType() == buffer.getType();
+                          cast<MemRefType>(other.getType()).getShape() ==
+                              cast<MemRefType>(buffer.getType()).getShape();
                  });
         });
         converted[g] = near;

@@ -17,6 +17,11 @@ sa * sw (DequantizeLinear(bq, sa * sw, 0, axis=0)).
                   the activation, QLinearMatMul or QLinearConv (its output
                   requantized to uint8 over the product's calibrated range;
                   a conv's bias int32 at sa * sw), DequantizeLinear
+  make_qdq.py --qoperator --activation-matmuls MODEL.onnx OUT.onnx DIR ...
+                  also every MatMul of two activations (a transformer's
+                  attention products), as quantize_static does with its
+                  default op types: both operands uint8 per tensor, a
+                  QLinearMatMul requantizing to uint8, DequantizeLinear
   make_qdq.py --dql OUT.onnx     one DynamicQuantizeLinear of a [3, 4] input
   make_qdq.py --dynamic [--per-channel] MODEL.onnx OUT.onnx
                   the QOperator graph ONNX Runtime's quantize_dynamic writes
@@ -209,7 +214,10 @@ def main():
     qoperator = sys.argv[1] == "--qoperator"
     if qoperator:
         del sys.argv[1]
-    quantize_static(sys.argv[1], sys.argv[2], sys.argv[3:], qoperator)
+    activation_matmuls = qoperator and sys.argv[1] == "--activation-matmuls"
+    if activation_matmuls:
+        del sys.argv[1]
+    quantize_static(sys.argv[1], sys.argv[2], sys.argv[3:], qoperator, activation_matmuls)
 
 
 def to_opset13(m, dirs):
@@ -288,9 +296,10 @@ def fold_batch_norms(g, inits):
         g.node.remove(bn)
 
 
-def quantize_static(src, dst, dirs, qoperator=False):
-    """quantize_static's graph (QDQ, or QOperator with `qoperator`),
-    calibrated on the sample folders `dirs`; see the file comment."""
+def quantize_static(src, dst, dirs, qoperator=False, activation_matmuls=False):
+    """quantize_static's graph (QDQ, or QOperator with `qoperator`; the
+    products of two activations too with `activation_matmuls`, QOperator
+    only), calibrated on the sample folders `dirs`; see the file comment."""
     m = onnx.load(src)
     if m.opset_import[0].version < 13 and not qoperator:
         to_opset13(m, dirs)
@@ -300,6 +309,9 @@ def quantize_static(src, dst, dirs, qoperator=False):
                and len(inits[n.input[1]].dims) == 2
                and inits[n.input[1]].data_type == onnx.TensorProto.FLOAT]
     matmuls = len(targets)
+    # Products of two activations (QLinearMatMul by a run-time operand).
+    pairs = [n for n in g.node if activation_matmuls and n.op_type == "MatMul"
+             and n.input[0] not in inits and n.input[1] not in inits]
     # Convolutions (QDQ and QLinearConv): weights per output channel.
     targets += [n for n in g.node if n.op_type == "Conv" and n.input[1] in inits
                     and inits[n.input[1]].data_type == onnx.TensorProto.FLOAT
@@ -308,9 +320,10 @@ def quantize_static(src, dst, dirs, qoperator=False):
     probe = onnx.ModelProto()
     probe.CopyFrom(m)
     have = {o.name for o in probe.graph.output}
-    acts = sorted({n.input[0] for n in targets})
+    acts = sorted({n.input[0] for n in targets}
+                  | {i for n in pairs for i in n.input[:2]})
     if qoperator:  # the products' ranges too: QLinearMatMul requantizes them
-        acts = sorted(set(acts) | {n.output[0] for n in targets})
+        acts = sorted(set(acts) | {n.output[0] for n in targets + pairs})
     for a in acts:
         if a not in have:
             probe.graph.output.append(helper.make_tensor_value_info(a, onnx.TensorProto.FLOAT, None))
@@ -327,19 +340,16 @@ def quantize_static(src, dst, dirs, qoperator=False):
     nodes = []
     done = {}
     act_scale = {}
-    for n in g.node:
-        if n not in targets:
-            nodes.append(n)
-            continue
-        x, wname = n.input[0], n.input[1]
 
-        def uint8_params(v, p):  # asymmetric uint8 over [min(v, 0), max(v, 0)]
-            scale = max(hi[v] - lo[v], 1e-12) / 255.0
-            act_scale[v] = np.float32(scale)
-            zp = int(np.clip(round(-lo[v] / scale), 0, 255))
-            g.initializer.extend([numpy_helper.from_array(np.array(scale, np.float32), p + "s"),
-                                  numpy_helper.from_array(np.array(zp, np.uint8), p + "z")])
-            return p + "s", p + "z"
+    def uint8_params(v, p):  # asymmetric uint8 over [min(v, 0), max(v, 0)]
+        scale = max(hi[v] - lo[v], 1e-12) / 255.0
+        act_scale[v] = np.float32(scale)
+        zp = int(np.clip(round(-lo[v] / scale), 0, 255))
+        g.initializer.extend([numpy_helper.from_array(np.array(scale, np.float32), p + "s"),
+                              numpy_helper.from_array(np.array(zp, np.uint8), p + "z")])
+        return p + "s", p + "z"
+
+    def quantize(x):  # one QuantizeLinear (and DequantizeLinear) per activation
         if x not in done:
             p = "qdq_%d_" % len(done)
             sx, zx = uint8_params(x, p)
@@ -347,6 +357,22 @@ def quantize_static(src, dst, dirs, qoperator=False):
             if not qoperator:
                 nodes.append(helper.make_node("DequantizeLinear", [p + "q", sx, zx], [p + "dq"]))
             done[x] = (p + "q", sx, zx) if qoperator else p + "dq"
+    for n in g.node:
+        if n in pairs:  # QLinearMatMul of two activations
+            a, b = n.input[0], n.input[1]
+            quantize(a)
+            quantize(b)
+            p = "qmm_%s_" % (n.name or n.output[0]).replace("/", "_")
+            sy, zy = uint8_params(n.output[0], p + "y")
+            nodes += [helper.make_node("QLinearMatMul", list(done[a]) + list(done[b]) + [sy, zy],
+                                       [p + "yq"], name=n.name),
+                      helper.make_node("DequantizeLinear", [p + "yq", sy, zy], list(n.output))]
+            continue
+        if n not in targets:
+            nodes.append(n)
+            continue
+        x, wname = n.input[0], n.input[1]
+        quantize(x)
         w = numpy_helper.to_array(inits[wname])
         conv = n.op_type == "Conv"
         if conv:  # per output channel (axis 0)
@@ -407,8 +433,9 @@ def quantize_static(src, dst, dirs, qoperator=False):
         sys.exit("make_qdq.py: per-axis DequantizeLinear needs opset 13")
     onnx.save(m, dst)
     convs = len(targets) - matmuls
-    print("%d MatMuls%s quantized, %d activations"
-          % (matmuls, " and %d Convs" % convs if convs else "", len(done)))
+    print("%d MatMuls%s%s quantized, %d activations"
+          % (matmuls, " and %d Convs" % convs if convs else "",
+             " and %d products of activations" % len(pairs) if pairs else "", len(done)))
 
 
 if __name__ == "__main__":

@@ -157,6 +157,13 @@ shardc_status shardc_run(shardc_model *model);
  * run with it, so that a pipeline's run ends when its last stage does. */
 shardc_status shardc_barrier(shardc_model *model);
 
+/* Every rank of the job gets the `bytes` at `data` of rank `root` (the
+ * world communicator; a no-op on one rank): --generate's sampled tokens,
+ * picked on the rank that has the logits. Every rank calls it with the same
+ * root and size. */
+shardc_status shardc_broadcast(shardc_model *model, int root, void *data,
+                               size_t bytes);
+
 /* Output `index` of the last run; valid until the next run or free. */
 shardc_status shardc_output(const shardc_model *model, int index,
                             const void **data, size_t *bytes);

@@ -1150,6 +1150,31 @@ extern "C" shardc_status shardc_barrier(shardc_model *model) {
   });
 }
 
+extern "C" shardc_status shardc_broadcast(shardc_model *model, int root,
+                                          void *data, size_t bytes) {
+  return guarded([&]() -> shardc_status {
+    if (!model || (bytes && !data))
+      return fail(SHARDC_ERROR_INVALID_ARGUMENT, "no model or data given");
+    shardc::rt::Communicator *world = model->worldComm.get();
+    int size = world ? world->size() : 1;
+    if (root < 0 || root >= size)
+      return fail(SHARDC_ERROR_INVALID_ARGUMENT,
+                  "broadcast from rank " + std::to_string(root) + " of " +
+                      std::to_string(size));
+    if (size == 1 || bytes == 0)
+      return SHARDC_OK;
+    // A sum in which every other rank adds zeros: the root's bytes, exactly
+    // (the communicators have no broadcast of their own).
+    if (world->rank() != root)
+      std::memset(data, 0, bytes);
+    if (Status s = world->allReduce(data, data, bytes, fmt::kU8,
+                                    shardc::rt::ReduceOp::Sum, nullptr);
+        s.failed())
+      return fail(s.code, "broadcast: " + s.message);
+    return SHARDC_OK;
+  });
+}
+
 extern "C" shardc_status shardc_set_trace(shardc_model *model, int enable) {
   return guarded([&]() -> shardc_status {
     if (!model)

@@ -4,8 +4,10 @@
 // them: input_ids, attention_mask (optional; over past + new positions),
 // position_ids (optional; past .. past + new - 1), and the past inputs the
 // compiler made a KV cache (shardc_keep_cache binds them; nothing is
-// copied between steps). The logits are the output named "logits", else
-// the first [batch, new, vocab] float output that is not a cache.
+// copied between steps) or, where it did not (a partitioned program), a
+// past_key_values.X input fed present.X of the last step. The logits are
+// the output named "logits", else the first [batch, new, vocab] float
+// output that is not a cache.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/tools/Generate.h"
@@ -28,7 +30,25 @@ struct Roles {
   int ids = -1, mask = -1, positions = -1, logits = -1;
   /// The largest past the cache holds (its bound along the cache axis).
   int64_t maxPast = -1;
+  /// Past inputs fed the present output of the last step: [batch, heads,
+  /// past, head size], growing along dim 2.
+  struct Copied {
+    int input, output;
+  };
+  std::vector<Copied> copied;
+  /// Whether some past is a cache kept in place (shardc_keep_cache).
+  bool kept = false;
 };
+
+/// The output named `name`, or -1.
+int outputNamed(shardc_model *m, const std::string &name) {
+  for (int i = 0; i < shardc_num_outputs(m); ++i) {
+    shardc_tensor_info info;
+    if (shardc_output_info(m, i, &info) == SHARDC_OK && name == info.name)
+      return i;
+  }
+  return -1;
+}
 
 std::string str(const shardc_tensor_info &info) {
   std::string s = std::string(shardc_dtype_name(info.dtype)) + " [";
@@ -37,7 +57,7 @@ std::string str(const shardc_tensor_info &info) {
   return s + "]";
 }
 
-bool findRoles(shardc_model *m, Roles &r, std::string &error) {
+bool findRoles(shardc_model *m, bool sampler, Roles &r, std::string &error) {
   std::vector<bool> cacheOutput(shardc_num_outputs(m), false);
   for (int i = 0; i < shardc_num_inputs(m); ++i) {
     shardc_tensor_info info;
@@ -47,9 +67,23 @@ bool findRoles(shardc_model *m, Roles &r, std::string &error) {
     if (shardc_input_cache(m, i, &output, &axis) == SHARDC_OK && output >= 0) {
       cacheOutput[static_cast<size_t>(output)] = true;
       r.maxPast = info.dims[axis];
+      r.kept = true;
       continue;
     }
     bool ints = info.dtype == SHARDC_INT64 && info.rank == 2;
+    const std::string pastPrefix = "past_key_values.";
+    if (name.rfind(pastPrefix, 0) == 0 && info.rank == 4) {
+      int present = outputNamed(m, "present." + name.substr(pastPrefix.size()));
+      shardc_tensor_info out;
+      if (present >= 0 && shardc_output_info(m, present, &out) == SHARDC_OK &&
+          out.dtype == info.dtype && out.rank == 4) {
+        cacheOutput[static_cast<size_t>(present)] = true;
+        r.copied.push_back({i, present});
+        r.maxPast =
+            r.maxPast < 0 ? info.dims[2] : std::min(r.maxPast, info.dims[2]);
+        continue;
+      }
+    }
     if (name == "input_ids" && ints)
       r.ids = i;
     else if (name == "attention_mask" && ints)
@@ -88,7 +122,7 @@ bool findRoles(shardc_model *m, Roles &r, std::string &error) {
     if (r.logits < 0)
       r.logits = i;
   }
-  if (r.logits < 0) {
+  if (r.logits < 0 && sampler) {
     error = "--generate needs a [batch, sequence, vocab] float output "
             "(the logits)";
     return false;
@@ -143,7 +177,8 @@ bool generate(shardc_model *m, const GenerateOptions &g,
               const io::Tensor &prompt, const io::Tensor *mask,
               io::Tensor &out, std::string &error) {
   Roles r;
-  if (!findRoles(m, r, error))
+  const bool sampler = shardc_rank(m) == g.sampler;
+  if (!findRoles(m, sampler, r, error))
     return false;
   if (prompt.dtype != SHARDC_INT64 || prompt.dims.size() != 2 ||
       prompt.dims[1] < 1) {
@@ -214,37 +249,63 @@ bool generate(shardc_model *m, const GenerateOptions &g,
                               pos.data(), pos.size() * 8),
             error))
       return false;
-    if (!ok(shardc_keep_cache(m, past), error) || !ok(shardc_run(m), error))
-      return false;
-    shardc_tensor_info info;
-    const void *data;
-    size_t bytes;
-    if (!ok(shardc_output_info(m, r.logits, &info), error) ||
-        !ok(shardc_output(m, r.logits, &data, &bytes), error))
-      return false;
-    if (info.dims[0] != B || info.dims[1] != S) {
-      error = std::string("output '") + info.name + "' is " + str(info) +
-              ", not [batch, sequence, vocab] of this step";
-      return false;
+    // Past inputs read as inputs: the last step's presents (empty first).
+    for (const Roles::Copied &c : r.copied) {
+      shardc_tensor_info in, present;
+      const void *data = &past; // any pointer: no bytes at the first step
+      size_t bytes = 0;
+      if (!ok(shardc_input_info(m, c.input, &in), error))
+        return false;
+      int64_t dims[4] = {B, in.dims[1], 0, in.dims[3]};
+      if (step > 0) {
+        if (!ok(shardc_output_info(m, c.output, &present), error) ||
+            !ok(shardc_output(m, c.output, &data, &bytes), error))
+          return false;
+        std::copy(present.dims, present.dims + 4, dims);
+      }
+      if (!ok(shardc_bind_input(m, in.name, in.dtype, 4, dims, data, bytes),
+              error))
+        return false;
     }
-    const int64_t V = info.dims[2];
-    std::vector<float> row(static_cast<size_t>(V));
-    bool all = true;
-    for (int64_t b = 0; b < B; ++b) {
-      int64_t next;
-      int64_t prev = ids[b * (S0 + N) + past + S - 1];
-      if (done[b]) {
-        next = prev;
-      } else {
+    if ((r.kept && !ok(shardc_keep_cache(m, past), error)) ||
+        !ok(shardc_run(m), error))
+      return false;
+    // The rank with the logits picks each row's token; every rank takes it.
+    std::vector<int64_t> next(static_cast<size_t>(B));
+    if (sampler) {
+      shardc_tensor_info info;
+      const void *data;
+      size_t bytes;
+      if (!ok(shardc_output_info(m, r.logits, &info), error) ||
+          !ok(shardc_output(m, r.logits, &data, &bytes), error))
+        return false;
+      if (info.dims[0] != B || info.dims[1] != S) {
+        error = std::string("output '") + info.name + "' is " + str(info) +
+                ", not [batch, sequence, vocab] of this step";
+        return false;
+      }
+      const int64_t V = info.dims[2];
+      std::vector<float> row(static_cast<size_t>(V));
+      for (int64_t b = 0; b < B; ++b) {
+        if (done[b]) {
+          next[b] = ids[b * (S0 + N) + past + S - 1];
+          continue;
+        }
         size_t base = static_cast<size_t>((b * S + S - 1) * V);
         for (int64_t v = 0; v < V; ++v)
           row[v] = load(data, info.dtype, base + v);
-        next = pick(row, g, rng);
+        next[b] = pick(row, g, rng);
       }
-      if (g.eosId && next == *g.eosId)
+    }
+    if (!ok(shardc_broadcast(m, g.sampler, next.data(), next.size() * 8),
+            error))
+      return false;
+    bool all = true;
+    for (int64_t b = 0; b < B; ++b) {
+      if (g.eosId && next[b] == *g.eosId)
         done[b] = true;
       all &= done[b];
-      ids[b * (S0 + N) + past + S] = next;
+      ids[b * (S0 + N) + past + S] = next[b];
     }
     past = T;
     double ms =
@@ -259,7 +320,7 @@ bool generate(shardc_model *m, const GenerateOptions &g,
       break;
     }
   }
-  if (g.benchmark)
+  if (g.benchmark && sampler)
     std::printf("generate: batch %lld, prompt %lld, %lld new tokens: "
                 "time_to_first_token_ms=%.3f per_token_ms=%.3f\n",
                 static_cast<long long>(B), static_cast<long long>(S0),

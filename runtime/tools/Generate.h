@@ -6,6 +6,12 @@
 // one prefill run over the prompt, then one run per new token, greedy or
 // sampled; out/generated_ids.npy holds [batch, prompt + new] int64.
 //
+// Under mpirun every rank runs the loop: the rank that has the logits picks
+// each step's tokens and broadcasts them. A past input the program reads
+// as an input (a partitioned program's cache is not kept in place yet) is
+// fed the matching present output of the last step (past_key_values.X <-
+// present.X, copied at each step).
+//
 //===----------------------------------------------------------------------===//
 #ifndef SHARDC_RUNTIME_TOOLS_GENERATE_H
 #define SHARDC_RUNTIME_TOOLS_GENERATE_H
@@ -33,6 +39,8 @@ struct GenerateOptions {
   std::optional<int64_t> eosId;
   /// Print time to first token and per-token latency.
   bool benchmark = false;
+  /// The rank that picks the tokens (the lowest that has the logits).
+  int sampler = 0;
 };
 
 /// Runs the loop on a loaded model with `prompt` ([batch, S] int64) and

@@ -799,12 +799,14 @@ int generateTokens(shardc_model *m, const Options &o) {
   if (!shardc::tools::generate(m, o.gen, prompt, hasMask ? &mask : nullptr, out,
                                error))
     die(error);
-  if (!o.outputDir.empty()) {
+  // Every rank has the same ids; the sampler writes them.
+  bool writes = shardc_rank(m) == o.gen.sampler;
+  if (writes && !o.outputDir.empty()) {
     makeDirs(o.outputDir);
     std::string path = o.outputDir + "/generated_ids.npy";
     if (!shardc::io::writeNpy(path, out, error))
       die(error);
-  } else {
+  } else if (writes) {
     const int64_t *ids = reinterpret_cast<const int64_t *>(out.data.data());
     for (int64_t b = 0; b < out.dims[0]; ++b) {
       for (int64_t t = 0; t < out.dims[1]; ++t)
@@ -853,9 +855,10 @@ int main(int argc, char **argv) {
   if (multiRank)
     progName += " (rank " + std::to_string(shardc_rank(m)) + ")";
   if (o.gen.tokens) {
-    if (multiRank)
-      die("--generate runs on one rank for now (a partitioned decode is not "
-          "supported yet)");
+    // The lowest rank that has the logits picks the tokens.
+    auto logits = io.outputOwner.find("logits");
+    o.gen.sampler =
+        logits == io.outputOwner.end() ? 0 : static_cast<int>(logits->second);
     return generateTokens(m, o);
   }
   bindInputs(m, o, io);

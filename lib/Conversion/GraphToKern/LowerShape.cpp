@@ -34,9 +34,13 @@ static SmallVector<sym::Expr> stridesOf(Value v) {
 /// present = Concat(past, new) of a KV cache input (graph-kv-cache): the
 /// past is already the first P entries of the present's output buffer,
 /// which is laid out for the bounds, so only `new` is written, at offset P;
-/// the present is read from there (a view at the bound's strides).
+/// the present is read from there (a view at the bound's strides). Only
+/// when the concat is the past's one use: the runtime then fills the
+/// output's buffer instead of the input's, which another use would read
+/// unfilled (a --tp program with more ranks than KV heads gathers each
+/// rank's head from the past besides appending to the whole of it).
 static bool appendToCache(graph::ConcatOp op, KernLowering &l) {
-  if (op.getInputs().size() != 2)
+  if (op.getInputs().size() != 2 || !op.getInputs()[0].hasOneUse())
     return false;
   auto cache = l.caches.find(op.getInputs()[0]);
   if (cache == l.caches.end())

@@ -8,10 +8,13 @@ loop on the same export in a process of its own (its cache is the
 previous step's present, concatenated again each step), and against
 decoding without a cache (the executable of the no-past export run on the
 whole sequence for each token, what shardc could do before). Interleaved
-rounds, best of each.
+rounds, best of each. `--tp N` also times a `--tp=N` build of the same
+export under `mpirun -np N` (threads / N threads per rank), whose ids must
+equal the one-rank program's.
 
   bench/bench_decode.py [--prompt 32] [--tokens 64] [--threads 2]
                         [--layers 12 --hidden 768 --heads 12] [--keep DIR]
+                        [--tp N] [--tp-shardc PATH]
 
 Needs transformers for the export (the venv of
 test/Models/Inputs/export_dynamic_hf.py: --python /tmp/hfvenv/bin/python).
@@ -27,7 +30,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from benchutil import PY, ROOT, run  # noqa: E402
+from benchutil import MPI_ENV, PY, ROOT, run  # noqa: E402
 
 # The exports, by test/Models/Inputs/export_dynamic_hf.py's wrappers: the
 # decoder with its cache flattened, and without (logits only).
@@ -76,9 +79,11 @@ print("ttft=%.3f per_token=%.3f ids=%s" % (times[0], sum(times[1:]) / (len(times
 """
 
 
-def shardc_decode(exe, prompt, n, threads):
-    text = run([exe, "--input", "input_ids=" + prompt, "--generate", str(n),
-                "--benchmark", "--threads", str(threads)])
+def shardc_decode(exe, prompt, n, threads, ranks=1):
+    launch = ["mpirun", "--oversubscribe", "-np", str(ranks)] if ranks > 1 else []
+    text = run(launch + [exe, "--input", "input_ids=" + prompt, "--generate", str(n),
+                         "--benchmark", "--threads", str(threads)],
+               env=MPI_ENV if ranks > 1 else None)
     m = re.search(r"time_to_first_token_ms=([0-9.]+) per_token_ms=([0-9.]+)", text)
     ids = text.strip().splitlines()[-1].split()
     return float(m.group(1)), float(m.group(2)), ",".join(ids)
@@ -123,6 +128,9 @@ def main():
     ap.add_argument("--python", default="/tmp/hfvenv/bin/python")
     ap.add_argument("--keep")
     ap.add_argument("--shardc", default=os.path.join(ROOT, "build", "tools", "shardc", "shardc"))
+    ap.add_argument("--tp", type=int, default=1, help="also time a --tp=N build under mpirun")
+    ap.add_argument("--tp-shardc", action="append", default=[],
+                    help="another compiler for the --tp build, timed alongside (repeatable)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         work = args.keep or tmp
@@ -140,6 +148,15 @@ def main():
              "past_key_values.0.key=1x%dx%dx%d" % (args.heads, past, d),
              "-o", os.path.join(work, "decode")])
         print("compiled the cached decoder in %.0f s" % (time.time() - t0))
+        tps = {}
+        if args.tp > 1:
+            for i, compiler in enumerate([args.shardc] + args.tp_shardc):
+                label = "shardc --tp=%d" % args.tp + (" (%s)" % compiler if i else "")
+                tps[label] = os.path.join(work, "decode_tp%d_%d" % (args.tp, i))
+                run([compiler, os.path.join(work, "past.onnx"), "--max-shape",
+                     "input_ids=1x%d" % args.prompt, "--max-shape",
+                     "past_key_values.0.key=1x%dx%dx%d" % (args.heads, past, d),
+                     "--tp=%d" % args.tp, "-o", tps[label]])
         run([args.shardc, os.path.join(work, "nopast.onnx"), "--max-shape",
              "input_ids=1x%d" % (args.prompt + args.tokens), "-o",
              os.path.join(work, "nocache")])
@@ -159,6 +176,12 @@ def main():
             best["ort"] = min(best.get("ort", (1e9, 1e9, "")), o, key=lambda x: x[1])
             print("round %d: shardc ttft %.2f ms, %.2f ms/token; ONNX Runtime %.2f, %.2f"
                   % (r, ttft, tok, o[0], o[1]), flush=True)
+            for label, exe in tps.items():
+                t = shardc_decode(exe, prompt, args.tokens, max(1, args.threads // args.tp),
+                                  args.tp)
+                best[label] = min(best.get(label, (1e9, 1e9, "")), t, key=lambda x: x[1])
+                print("round %d: %s ttft %.2f ms, %.2f ms/token" % (r, label, t[0], t[1]),
+                      flush=True)
         nc = no_cache_decode(os.path.join(work, "nocache"), prompt,
                              args.no_cache_tokens, args.threads, work)
         same = best["shardc"][2] == best["ort"][2]
@@ -169,10 +192,16 @@ def main():
               % (args.prompt, args.tokens, best["shardc"][0], best["shardc"][1]))
         print("| ONNX Runtime 1.31, greedy loop (concatenated cache) | %d | %d | %.2f | %.2f |"
               % (args.prompt, args.tokens, best["ort"][0], best["ort"][1]))
+        for label in tps:
+            print("| %s, %d ranks x %d threads | %d | %d | %.2f | %.2f |"
+                  % (label, args.tp, max(1, args.threads // args.tp), args.prompt,
+                     args.tokens, best[label][0], best[label][1]))
         print("| shardc without a cache (whole sequence per token) | %d | %d | %.2f | %.2f |"
               % (args.prompt, args.no_cache_tokens, nc[0], nc[1]))
         print("per-token ratio shardc / ONNX Runtime: %.2fx; same ids as ONNX Runtime: %s; "
               "no-cache ids a prefix: %s" % (best["shardc"][1] / best["ort"][1], same, prefix))
+        for label in tps:
+            print("%s: same ids as one rank: %s" % (label, best[label][2] == best["shardc"][2]))
 
 
 if __name__ == "__main__":

@@ -177,6 +177,8 @@ void shardc::buildKernPipeline(OpPassManager &pm,
   // NCCL's max and min drop NaN; MPI's (comm/MpiComm.cpp) keep it.
   if (targets.cuda)
     pm.addNestedPass<func::FuncOp>(createDistKeepNan());
+  // A partitioned KV cache's present grows in place.
+  pm.addNestedPass<func::FuncOp>(createDistKvCacheAppend());
   // The CPU code multiplies fp16/bf16 through fp32 copies; a CUDA-only
   // program keeps them narrow for cuBLASLt.
   pm.addPass(createConvertGraphToKern(

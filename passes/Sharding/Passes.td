@@ -362,6 +362,37 @@ def DistKeepNan : Pass<"dist-keep-nan", "mlir::func::FuncOp"> {
                            "shardc::dist::DistDialect"];
 }
 
+def DistKvCacheAppend : Pass<"dist-kv-cache-append", "mlir::func::FuncOp"> {
+  let summary = "Gather a partitioned KV cache's new entries before the "
+                "append, so the present grows in place";
+  let description = [{
+    Under tensor parallelism each rank computes the keys and values of its
+    heads. A KV cache's present (`graph-kv-cache`) then reaches the output
+    as the all-gather of each rank's append to its slice of the past:
+
+      %s = graph.slice %past (this rank's heads, along dim G)
+      %c = graph.concat %s, %new {axis = A}          (the cache axis)
+      %g = dist.all_gather %c ... dim = G             (returned: the present)
+
+    which reads the past as an input, copies all of it into the gather and
+    sends it between the ranks at every step. Since a gather along G
+    commutes with a concat along A, this pass gathers the new entries
+    only and appends them to the whole past, and the rank's heads are read
+    back from the present:
+
+      %n = dist.all_gather %new ... dim = G
+      %p = graph.concat %past, %n {axis = A}          (returned)
+      %c = graph.slice %p (this rank's heads, along dim G)
+
+    The concat is now the past's one use, so the lowering appends in place
+    (`LowerShape.cpp`, `appendToCache`): the cache stays in the present
+    output's buffer between steps, whole on every rank, and a step moves
+    only its new entries. Runs on each rank's function before the lowering.
+  }];
+  let dependentDialects = ["shardc::graph::GraphDialect",
+                           "shardc::dist::DistDialect"];
+}
+
 def GraphPadColumns : Pass<"graph-pad-columns", "mlir::func::FuncOp"> {
   let summary = "Pad the columns of wide products by constants to whole "
                 "16-byte rows (a vocabulary padded as Megatron-LM pads it)";

@@ -198,6 +198,19 @@ bool generate(shardc_model *m, const GenerateOptions &g,
   }
   // The mask over every position so far: the prompt's, then 1s.
   std::vector<int64_t> full(static_cast<size_t>(B * (S0 + N)), 1);
+  const std::vector<int64_t> &lengths = g.promptLengths;
+  if (!lengths.empty() && (int64_t)lengths.size() != B) {
+    error = "--prompt-lengths gives " + std::to_string(lengths.size()) +
+            " lengths for a prompt of " + std::to_string(B) + " rows";
+    return false;
+  }
+  for (size_t b = 0; b < lengths.size(); ++b)
+    if (lengths[b] < 1 || lengths[b] > S0) {
+      error = "--prompt-lengths: row " + std::to_string(b) + "'s length " +
+              std::to_string(lengths[b]) + " is not within 1.." +
+              std::to_string(S0) + " (the prompt's width)";
+      return false;
+    }
   if (mask) {
     if (mask->dtype != SHARDC_INT64 || mask->dims != prompt.dims) {
       error = "input 'attention_mask': --generate takes an int64 mask of the "
@@ -211,8 +224,14 @@ bool generate(shardc_model *m, const GenerateOptions &g,
   }
   std::vector<int64_t> ids(static_cast<size_t>(B * (S0 + N)), 0);
   const int64_t *pr = reinterpret_cast<const int64_t *>(prompt.data.data());
-  for (int64_t b = 0; b < B; ++b)
-    std::copy(pr + b * S0, pr + (b + 1) * S0, ids.begin() + b * (S0 + N));
+  for (int64_t b = 0; b < B; ++b) {
+    // A ragged row's ids move right, behind masked padding (ids 0).
+    int64_t pad = lengths.empty() ? 0 : S0 - lengths[b];
+    std::copy(pr + b * S0, pr + (b + 1) * S0 - pad,
+              ids.begin() + b * (S0 + N) + pad);
+    std::fill(full.begin() + b * (S0 + N), full.begin() + b * (S0 + N) + pad,
+              0);
+  }
   std::vector<bool> done(static_cast<size_t>(B), false);
   std::mt19937_64 rng(g.seed);
 
@@ -227,12 +246,18 @@ bool generate(shardc_model *m, const GenerateOptions &g,
     std::vector<int64_t> stepIds(static_cast<size_t>(B * S)),
         stepMask(static_cast<size_t>(B * T)), pos(static_cast<size_t>(B * S));
     for (int64_t b = 0; b < B; ++b) {
-      for (int64_t s = 0; s < S; ++s) {
-        stepIds[b * S + s] = ids[b * (S0 + N) + past + s];
-        pos[b * S + s] = past + s;
+      // Positions count the attended tokens before (Hugging Face's
+      // cumsum(mask) - 1; 1 where masked).
+      int64_t seen = 0;
+      for (int64_t t = 0; t < T; ++t) {
+        int64_t m = full[b * (S0 + N) + t];
+        stepMask[b * T + t] = m;
+        seen += m != 0;
+        if (t >= past) {
+          stepIds[b * S + t - past] = ids[b * (S0 + N) + t];
+          pos[b * S + t - past] = m ? seen - 1 : 1;
+        }
       }
-      for (int64_t t = 0; t < T; ++t)
-        stepMask[b * T + t] = full[b * (S0 + N) + t];
     }
     int64_t idDims[2] = {B, S}, maskDims[2] = {B, T};
     if (!ok(shardc_bind_input(m, "input_ids", SHARDC_INT64, 2, idDims,

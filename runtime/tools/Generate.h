@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace shardc::tools {
 
@@ -37,6 +38,10 @@ struct GenerateOptions {
   uint64_t seed = 0;
   /// A row that produced it stops: the rest of the row repeats it.
   std::optional<int64_t> eosId;
+  /// Ragged prompts: row i's first promptLengths[i] ids count, the rest is
+  /// padding. The rows are left-padded and masked as an attention_mask
+  /// would (the generated ids keep that layout); empty: every id counts.
+  std::vector<int64_t> promptLengths;
   /// Print time to first token and per-token latency.
   bool benchmark = false;
   /// The rank that picks the tokens (the lowest that has the logits).
@@ -46,6 +51,9 @@ struct GenerateOptions {
 /// Runs the loop on a loaded model with `prompt` ([batch, S] int64) and
 /// an optional prompt mask ([batch, S], 1 = attend). Returns the generated
 /// ids ([batch, S + tokens] int64) or an error in `error` (one line).
+/// Position ids, when the model takes them, count each row's attended
+/// tokens (Hugging Face's cumsum(mask) - 1, 1 where masked), so that a
+/// left-padded row computes what it would alone.
 bool generate(shardc_model *m, const GenerateOptions &g,
               const io::Tensor &prompt, const io::Tensor *mask,
               io::Tensor &out, std::string &error);

@@ -96,7 +96,8 @@ void usage() {
       "[--info]\n"
       "          [--routing-stats FILE] [--generate N [--temperature T] "
       "[--top-k K]\n"
-      "          [--top-p P] [--seed S] [--eos-id ID]]\n"
+      "          [--top-p P] [--seed S] [--eos-id ID] [--prompt-lengths "
+      "L,..]]\n"
       "\n"
       "Runs the compiled model on inputs read from .npy or ONNX TensorProto "
       ".pb files.\n"
@@ -152,6 +153,10 @@ void usage() {
       "                        reach probability P\n"
       "  --seed S              the sampler's seed (default 0)\n"
       "  --eos-id ID           a row ends at token ID (then repeats it)\n"
+      "  --prompt-lengths L,.. ragged prompts: row i's first Li ids (the rest "
+      "padding);\n"
+      "                        rows are left-padded and masked, as an "
+      "attention_mask\n"
       "  --info                print the input and output signature, the "
       "ranks (with\n"
       "                        their pipeline stages and the micro-batch "
@@ -297,6 +302,17 @@ Options parseArgs(int argc, char **argv) {
     } else if (arg == "--eos-id") {
       o.gen.eosId = parseCount(arg, takeValue(), 0);
       o.sampling = true;
+    } else if (arg == "--prompt-lengths") {
+      std::string v = takeValue();
+      size_t at = 0;
+      do {
+        size_t comma = v.find(',', at);
+        std::string one = v.substr(
+            at, comma == std::string::npos ? std::string::npos : comma - at);
+        o.gen.promptLengths.push_back(parseCount(arg, one, 1));
+        at = comma == std::string::npos ? v.size() + 1 : comma + 1;
+      } while (at <= v.size());
+      o.sampling = true;
     } else if (arg == "--info") {
       noValue();
       o.info = true;
@@ -309,8 +325,8 @@ Options parseArgs(int argc, char **argv) {
   if ((o.warmupSet || o.iterationsSet) && !o.benchmark)
     die("--warmup and --iterations need --benchmark");
   if (o.sampling && !o.gen.tokens)
-    die("--temperature, --top-k, --top-p, --seed and --eos-id need "
-        "--generate");
+    die("--temperature, --top-k, --top-p, --seed, --eos-id and "
+        "--prompt-lengths need --generate");
   if (o.gen.tokens && (o.iterationsSet || !o.trace.empty()))
     die("--generate takes --benchmark and --warmup (whole generations "
         "before the timed one, default 1), not --iterations or --trace");
@@ -785,6 +801,9 @@ int generateTokens(shardc_model *m, const Options &o) {
   }
   if (!hasIds)
     die("--generate needs the prompt: --input input_ids=FILE");
+  if (hasMask && !o.gen.promptLengths.empty())
+    die("--prompt-lengths and an attention_mask input both say which "
+        "prompt ids count: give one");
   Tensor out;
   std::string error;
   // Warm-up generations (--benchmark): the first runs of each shape create

@@ -66,14 +66,25 @@ class WithPast(torch.nn.Module):
         self.layers = layers
 
     def forward(self, input_ids, attention_mask, *past):
+        return self.run(input_ids, attention_mask, None, past)
+
+    def run(self, input_ids, attention_mask, position_ids, past):
         pkv = tuple((past[2 * i], past[2 * i + 1]) for i in range(self.layers))
         out = self.model(input_ids=input_ids, attention_mask=attention_mask,
-                         past_key_values=pkv, use_cache=True,
-                         return_dict=False)
+                         position_ids=position_ids, past_key_values=pkv,
+                         use_cache=True, return_dict=False)
         flat = [out[0]]
         for k, v in out[1]:
             flat += [k, v]
         return tuple(flat)
+
+
+class WithPastPositions(WithPast):
+    """WithPast that also takes position_ids, as Optimum's Llama export
+    does (a left-padded row's positions count its tokens, not the pads)."""
+
+    def forward(self, input_ids, attention_mask, position_ids, *past):
+        return self.run(input_ids, attention_mask, position_ids, past)
 
 
 def with_past_models(layers):
@@ -93,11 +104,16 @@ def export_with_past(out):
     for name, kv_heads, model in with_past_models(layers):
         export_one_with_past(os.path.join(out, name + ".onnx"), model.eval(),
                              layers, kv_heads)
+        if name == "llama_past":  # and with position_ids
+            export_one_with_past(os.path.join(out, "llama_past_pos.onnx"),
+                                 model.eval(), layers, kv_heads, positions=True)
 
 
-def export_one_with_past(path, model, layers, kv_heads, head_dim=8):
+def export_one_with_past(path, model, layers, kv_heads, head_dim=8,
+                         positions=False):
     """`model` with its cache flattened (WithPast), batch, sequence and past
-    dynamic (bench/bench_decode.py exports a GPT-2-sized one with it)."""
+    dynamic (bench/bench_decode.py exports a GPT-2-sized one with it); with
+    `positions`, position_ids [batch, sequence] too (WithPastPositions)."""
     torch.manual_seed(0)
     b, s, p = 2, 3, 5
     ids = torch.randint(0, 96, (b, s))
@@ -107,13 +123,19 @@ def export_one_with_past(path, model, layers, kv_heads, head_dim=8):
     axes = {"input_ids": {0: "batch", 1: "sequence"},
             "attention_mask": {0: "batch", 1: "past_sequence + sequence"},
             "logits": {0: "batch", 1: "sequence"}}
+    wrapper, args = WithPast(model, layers), (ids, mask)
+    if positions:
+        wrapper = WithPastPositions(model, layers)
+        args = (ids, mask, torch.arange(p, p + s).expand(b, s))
+        inputs.append("position_ids")
+        axes["position_ids"] = {0: "batch", 1: "sequence"}
     for i in range(layers):
         for kv in ("key", "value"):
             inputs.append("past_key_values.%d.%s" % (i, kv))
             axes[inputs[-1]] = {0: "batch", 2: "past_sequence"}
             outputs.append("present.%d.%s" % (i, kv))
             axes[outputs[-1]] = {0: "batch", 2: "past_sequence + sequence"}
-    torch.onnx.export(WithPast(model, layers), (ids, mask, *past), path,
+    torch.onnx.export(wrapper, (*args, *past), path,
                       opset_version=17, input_names=inputs,
                       output_names=outputs, dynamic_axes=axes)
 

@@ -4,7 +4,9 @@ attention_mask, past_key_values.N.key/value; outputs logits and
 present.N.key/value) by ONNX Runtime, as a reference for an executable's
 `--generate`: a prefill run over the prompt, then one run per new token
 whose past is the previous run's present (ONNX Runtime concatenates it
-again each step; the executable appends in place).
+again each step; the executable appends in place). A model that takes
+position_ids gets Hugging Face's: cumsum(mask) - 1, 1 where masked (a
+left-padded row's positions count its tokens).
 
   generate_ort.py MODEL.onnx PROMPT.npy N [--mask MASK.npy] [--check IDS.npy]
 
@@ -34,9 +36,14 @@ def main():
     past = {i.name: np.zeros((b, i.shape[1], 0, i.shape[3]), np.float32)
             for i in pasts}
     names = [o.name for o in sess.get_outputs()]
+    positions = "position_ids" in [i.name for i in sess.get_inputs()]
     step = ids
     for _ in range(args.tokens):
         feeds = {"input_ids": step, "attention_mask": mask, **past}
+        if positions:
+            pos = np.cumsum(mask, 1) - 1
+            pos[mask == 0] = 1
+            feeds["position_ids"] = pos[:, -step.shape[1]:].astype(np.int64)
         out = dict(zip(names, sess.run(names, feeds)))
         nxt = out["logits"][:, -1].argmax(-1).astype(np.int64)[:, None]
         ids = np.concatenate([ids, nxt], 1)

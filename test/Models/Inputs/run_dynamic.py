@@ -13,7 +13,9 @@ mask over P + S positions.
 ranks are started by mpirun); it is split on spaces.
 
 Token ids are random below the vocabulary size; the attention mask pads the
-last two positions of the first row (when the row has more than three).
+last two positions of the first row (when the row has more than three);
+position_ids, when the model takes them, run from P, the first row's from
+P - 1 (at least 0).
 Prints one line per shape and output ("1x5 output [1, 5, 96] ok") and exits
 1 on the first mismatch (relative to the output's largest magnitude,
 1e-4, or --rtol).
@@ -54,6 +56,10 @@ def main():
                  "attention_mask": np.ones((b, p + s), np.int64)}
         if p + s > 3:
             feeds["attention_mask"][0, -2:] = 0
+        if "position_ids" in [i.name for i in sess.get_inputs()]:
+            # past .. past + s - 1, the first row's one less (a left pad)
+            feeds["position_ids"] = np.tile(np.arange(p, p + s, dtype=np.int64), (b, 1))
+            feeds["position_ids"][0] = np.maximum(feeds["position_ids"][0] - 1, 0)
         for i in pasts:
             # [batch, heads, past, head_dim]
             dims = [b, i.shape[1], p, i.shape[3]]

@@ -178,7 +178,7 @@ void shardc::buildKernPipeline(OpPassManager &pm,
   if (targets.cuda)
     pm.addNestedPass<func::FuncOp>(createDistKeepNan());
   // A partitioned KV cache's present grows in place.
-  pm.addNestedPass<func::FuncOp>(createDistKvCacheAppend());
+  pm.addPass(createDistKvCacheAppend());
   // The CPU code multiplies fp16/bf16 through fp32 copies; a CUDA-only
   // program keeps them narrow for cuBLASLt.
   pm.addPass(createConvertGraphToKern(

@@ -48,6 +48,7 @@
 #include "passes/Precision/Quantize.h"
 
 #include "dialects/Graph/IR/ConstantEval.h"
+#include "mlir/IR/Matchers.h"
 
 #include <cstring>
 
@@ -252,8 +253,72 @@ bool foldConv(Operation *op) {
   return true;
 }
 
+/// qlinear_matmul by a run-time `rhs` (the attention products of a
+/// transformer that quantize_static wrote in QOperator form), every scale
+/// f32 and per tensor, every zero point per tensor:
+///
+///   acc = matmul(dequantize_linear(lhs, 1, za), dequantize_linear(rhs, 1, zb))
+///   y   = quantize_linear(acc * (sa * sb / sy), 1, zy)
+///
+/// The product of the integers runs on the f32 GEMM instead of the scalar
+/// reference kernel: exact while its partial sums stay below 2^24 (every
+/// sum of integers rounds to an integer in f32), within one f32 rounding
+/// beyond; the multiplier is the reference's, rounded to f32 after each
+/// step. Here, after graph-convert-precision, rather than as a
+/// canonicalization: an f16 or bf16 program's scales are narrow and the
+/// op keeps its kernel (integer sums in f16 would overflow at 65504).
+void unfoldRunTimeProduct(graph::QLinearMatMulOp op) {
+  if (matchPattern(op.getRhs(), m_Constant()))
+    return; // QLinearMatMulOp's canonicalization makes it a QDQ product
+  auto isScalar = [](Value v, bool f32) {
+    auto t = cast<RankedTensorType>(v.getType());
+    return t.getNumElements() == 1 && t.getRank() <= 1 &&
+           (!f32 || t.getElementType().isF32());
+  };
+  if (!isScalar(op.getLhsScale(), true) || !isScalar(op.getRhsScale(), true) ||
+      !isScalar(op.getOutputScale(), true) ||
+      !isScalar(op.getLhsZeroPoint(), false) ||
+      !isScalar(op.getRhsZeroPoint(), false) ||
+      !isScalar(op.getOutputZeroPoint(), false))
+    return;
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Type f32 = b.getF32Type();
+  // A scale of ones shaped as `zeroPoint` (dequantize_linear's and
+  // quantize_linear's parameters share one shape).
+  auto ones = [&](Value zeroPoint) -> Value {
+    auto t = RankedTensorType::get(
+        cast<RankedTensorType>(zeroPoint.getType()).getShape(), f32);
+    return b.create<graph::ConstantOp>(
+        loc, DenseElementsAttr::get(t, b.getF32FloatAttr(1.0f)));
+  };
+  auto integers = [&](Value x, Value zeroPoint) -> Value {
+    return b.create<graph::DequantizeLinearOp>(
+        loc, cast<RankedTensorType>(x.getType()).clone(f32), x, ones(zeroPoint),
+        zeroPoint, b.getI64IntegerAttr(1));
+  };
+  auto y = cast<RankedTensorType>(op.getOutput().getType());
+  Value lhs = integers(op.getLhs(), op.getLhsZeroPoint());
+  Value rhs = integers(op.getRhs(), op.getRhsZeroPoint());
+  Value acc = b.create<graph::MatMulOp>(loc, y.clone(f32), lhs, rhs);
+  Value scales =
+      b.create<graph::MulOp>(loc, op.getLhsScale(), op.getRhsScale());
+  Value multiplier = b.create<graph::DivOp>(loc, scales, op.getOutputScale());
+  Value scaled = b.create<graph::MulOp>(loc, y.clone(f32), acc, multiplier);
+  Value q = b.create<graph::QuantizeLinearOp>(
+      loc, y, scaled, ones(op.getOutputZeroPoint()), op.getOutputZeroPoint(),
+      b.getI64IntegerAttr(1));
+  op.getOutput().replaceAllUsesWith(q);
+  op.erase();
+}
+
 struct GraphFoldQdqPass : shardc::impl::GraphFoldQdqBase<GraphFoldQdqPass> {
   void runOnOperation() override {
+    SmallVector<graph::QLinearMatMulOp> qlinear;
+    getOperation().walk(
+        [&](graph::QLinearMatMulOp op) { qlinear.push_back(op); });
+    for (graph::QLinearMatMulOp op : qlinear)
+      unfoldRunTimeProduct(op);
     // Linear layers, and products with no epilogue to fuse (a
     // QLinearMatMul's QDQ form requantizes its product).
     SmallVector<Operation *> products;

@@ -54,7 +54,11 @@ def GraphFoldQdq : Pass<"graph-fold-qdq", "mlir::func::FuncOp"> {
     activation quantized per tensor at run time (ONNX Runtime's
     quantize_dynamic, whose MatMulInteger form canonicalizes to Q/DQ) is
     quantized per token instead, as graph-quantize-dynamic does, and the
-    weight used as is. See passes/Precision/FoldQdq.cpp.
+    weight used as is. A graph.qlinear_matmul by a run-time operand (a
+    QOperator transformer's attention products), its scales f32 and every
+    parameter per tensor, runs the integers' product on the f32 GEMM
+    (exact while partial sums stay below 2^24), one multiplier and a
+    quantize of scale 1. See passes/Precision/FoldQdq.cpp.
   }];
   let dependentDialects = ["shardc::graph::GraphDialect"];
 }

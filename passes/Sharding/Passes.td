@@ -362,7 +362,7 @@ def DistKeepNan : Pass<"dist-keep-nan", "mlir::func::FuncOp"> {
                            "shardc::dist::DistDialect"];
 }
 
-def DistKvCacheAppend : Pass<"dist-kv-cache-append", "mlir::func::FuncOp"> {
+def DistKvCacheAppend : Pass<"dist-kv-cache-append", "mlir::ModuleOp"> {
   let summary = "Gather a partitioned KV cache's new entries before the "
                 "append, so the present grows in place";
   let description = [{
@@ -387,7 +387,10 @@ def DistKvCacheAppend : Pass<"dist-kv-cache-append", "mlir::func::FuncOp"> {
     The concat is now the past's one use, so the lowering appends in place
     (`LowerShape.cpp`, `appendToCache`): the cache stays in the present
     output's buffer between steps, whole on every rank, and a step moves
-    only its new entries. Runs on each rank's function before the lowering.
+    only its new entries. Runs on the rank functions (`kern.ranks`) before
+    the lowering, rewriting a past input on all of them or none, and only
+    where exact: the gather rebuilds the past's extent along G, and each
+    rank's slice is its part in the gather's order.
   }];
   let dependentDialects = ["shardc::graph::GraphDialect",
                            "shardc::dist::DistDialect"];

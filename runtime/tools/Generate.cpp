@@ -295,20 +295,21 @@ bool generate(shardc_model *m, const GenerateOptions &g,
     if ((r.kept && !ok(shardc_keep_cache(m, past), error)) ||
         !ok(shardc_run(m), error))
       return false;
-    // The rank with the logits picks each row's token; every rank takes it.
-    std::vector<int64_t> next(static_cast<size_t>(B));
-    if (sampler) {
-      shardc_tensor_info info;
-      const void *data;
-      size_t bytes;
-      if (!ok(shardc_output_info(m, r.logits, &info), error) ||
-          !ok(shardc_output(m, r.logits, &data, &bytes), error))
-        return false;
-      if (info.dims[0] != B || info.dims[1] != S) {
+    // The rank with the logits picks each row's token; every rank takes it,
+    // with a last word that says whether the picking failed (the other
+    // ranks then stop too instead of waiting for the next step).
+    std::vector<int64_t> next(static_cast<size_t>(B + 1), 0);
+    shardc_tensor_info info;
+    const void *data = nullptr;
+    size_t bytes;
+    if (sampler && (!ok(shardc_output_info(m, r.logits, &info), error) ||
+                    !ok(shardc_output(m, r.logits, &data, &bytes), error) ||
+                    info.dims[0] != B || info.dims[1] != S)) {
+      if (data)
         error = std::string("output '") + info.name + "' is " + str(info) +
                 ", not [batch, sequence, vocab] of this step";
-        return false;
-      }
+      next[B] = 1;
+    } else if (sampler) {
       const int64_t V = info.dims[2];
       std::vector<float> row(static_cast<size_t>(V));
       for (int64_t b = 0; b < B; ++b) {
@@ -325,6 +326,12 @@ bool generate(shardc_model *m, const GenerateOptions &g,
     if (!ok(shardc_broadcast(m, g.sampler, next.data(), next.size() * 8),
             error))
       return false;
+    if (next[B]) {
+      if (!sampler)
+        error = "rank " + std::to_string(g.sampler) +
+                ", which picks the tokens, failed";
+      return false;
+    }
     bool all = true;
     for (int64_t b = 0; b < B; ++b) {
       if (g.eosId && next[b] == *g.eosId)

@@ -874,10 +874,24 @@ int main(int argc, char **argv) {
   if (multiRank)
     progName += " (rank " + std::to_string(shardc_rank(m)) + ")";
   if (o.gen.tokens) {
-    // The lowest rank that has the logits picks the tokens.
-    auto logits = io.outputOwner.find("logits");
-    o.gen.sampler =
-        logits == io.outputOwner.end() ? 0 : static_cast<int>(logits->second);
+    if (multiRank) {
+      // Every rank runs the loop; the lowest that has the logits (named
+      // so: on one rank the loop also takes another [batch, sequence,
+      // vocab] float output) picks the tokens. A pipeline's later stages
+      // do not take the ids, nor hold the whole model's cache.
+      bool pipelined = false;
+      for (const fmt::RankPlan &rp : io.plan.ranks)
+        pipelined |= rp.stage != io.plan.ranks[0].stage;
+      if (pipelined)
+        die("--generate does not run a pipelined program yet (--pp: each "
+            "stage's cache and the tokens between stages); compile with "
+            "--tp, or run one rank");
+      auto logits = io.outputOwner.find("logits");
+      if (logits == io.outputOwner.end())
+        die("--generate on several ranks needs the logits as an output "
+            "named 'logits'");
+      o.gen.sampler = static_cast<int>(logits->second);
+    }
     return generateTokens(m, o);
   }
   bindInputs(m, o, io);

@@ -606,13 +606,8 @@ def Graph_QLinearMatMulOp : Graph_Op<"qlinear_matmul"> {
     its QOperator form, the op becomes its QDQ form
     `quantize_linear(matmul(dequantize_linear(lhs), dequantize_linear(rhs)),
     output_scale, output_zero_point)`, which graph-fold-qdq runs on the
-    int8 kernels. By a run-time `rhs` (the attention products of
-    quantize_static's QOperator transformers), with every scale and zero
-    point per tensor, the integers' product runs on the f32 GEMM:
-    `quantize_linear(matmul(dequantize_linear(lhs, 1, lhs_zero_point),
-    dequantize_linear(rhs, 1, rhs_zero_point)) * (lhs_scale * rhs_scale /
-    output_scale), 1, output_zero_point)` (exact while partial sums stay
-    below 2^24). Other forms stay (the reference kernel).
+    int8 kernels. By a run-time `rhs` it stays: `graph-fold-qdq` runs the
+    integers' product of an f32 CPU program on the f32 GEMM.
   }];
   let hasCanonicalizer = 1;
   let arguments = (ins Graph_Tensor:$lhs, Graph_Tensor:$lhs_scale,

@@ -203,64 +203,6 @@ struct QLinearToQdq : OpRewritePattern<QLinearMatMulOp> {
   }
 };
 
-/// qlinear_matmul by a run-time `rhs` (the attention products of a
-/// transformer that quantize_static wrote in QOperator form), every scale
-/// and zero point per tensor:
-///
-///   acc = matmul(dequantize_linear(lhs, 1, za), dequantize_linear(rhs, 1, zb))
-///   y   = quantize_linear(acc * (sa * sb / sy), 1, zy)
-///
-/// The product of the integers runs on the f32 GEMM: exact while its
-/// partial sums stay below 2^24 (every sum of integers rounds to an
-/// integer in f32) and within one f32 rounding beyond; the multiplier is
-/// the reference's, rounded to f32 after each step.
-struct QLinearRunTimeToFloat : OpRewritePattern<QLinearMatMulOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(QLinearMatMulOp op,
-                                PatternRewriter &rewriter) const override {
-    if (op.getRhs().getDefiningOp<ConstantOp>())
-      return failure(); // QLinearToQdq's
-    auto isScalar = [](Value v, bool f32) {
-      auto t = tensorOf(v);
-      return t.getNumElements() == 1 && t.getRank() <= 1 &&
-             (!f32 || t.getElementType().isF32());
-    };
-    if (!isScalar(op.getLhsScale(), true) ||
-        !isScalar(op.getRhsScale(), true) ||
-        !isScalar(op.getOutputScale(), true) ||
-        !isScalar(op.getLhsZeroPoint(), false) ||
-        !isScalar(op.getRhsZeroPoint(), false) ||
-        !isScalar(op.getOutputZeroPoint(), false))
-      return failure();
-    Location loc = op.getLoc();
-    Type f32 = rewriter.getF32Type();
-    // A scale of ones shaped as `zeroPoint` (dequantize_linear's and
-    // quantize_linear's parameters share one shape).
-    auto ones = [&](Value zeroPoint) -> Value {
-      auto t = RankedTensorType::get(tensorOf(zeroPoint).getShape(), f32);
-      return rewriter.create<ConstantOp>(
-          loc, DenseElementsAttr::get(t, rewriter.getF32FloatAttr(1.0f)));
-    };
-    auto integers = [&](Value x, Value zeroPoint) -> Value {
-      return rewriter.create<DequantizeLinearOp>(loc, tensorOf(x).clone(f32), x,
-                                                 ones(zeroPoint), zeroPoint,
-                                                 rewriter.getI64IntegerAttr(1));
-    };
-    auto y = tensorOf(op.getOutput());
-    Value a = integers(op.getLhs(), op.getLhsZeroPoint());
-    Value b = integers(op.getRhs(), op.getRhsZeroPoint());
-    Value acc = rewriter.create<MatMulOp>(loc, y.clone(f32), a, b);
-    Value scales =
-        rewriter.create<MulOp>(loc, op.getLhsScale(), op.getRhsScale());
-    Value multiplier = rewriter.create<DivOp>(loc, scales, op.getOutputScale());
-    Value scaled = rewriter.create<MulOp>(loc, y.clone(f32), acc, multiplier);
-    rewriter.replaceOpWithNewOp<QuantizeLinearOp>(
-        op, y, scaled, ones(op.getOutputZeroPoint()), op.getOutputZeroPoint(),
-        rewriter.getI64IntegerAttr(1));
-    return success();
-  }
-};
-
 /// Whether `v` is a constant whose every element is 1.0.
 bool isConstantOne(Value v) {
   DenseElementsAttr a;
@@ -383,7 +325,7 @@ void CastOp::getCanonicalizationPatterns(RewritePatternSet &results,
 
 void QLinearMatMulOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                                   MLIRContext *context) {
-  results.add<QLinearToQdq, QLinearRunTimeToFloat>(context);
+  results.add<QLinearToQdq>(context);
 }
 
 void MatMulIntegerOp::getCanonicalizationPatterns(RewritePatternSet &results,

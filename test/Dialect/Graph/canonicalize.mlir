@@ -251,8 +251,8 @@ func.func @conv_integer_kept(%aq: tensor<1x2x4x4xui8>, %sa: tensor<f32>, %za: te
 // -----
 
 // QLinearMatMul by a constant weight (quantize_static's QOperator form)
-// becomes dequantize, matmul, quantize; with a run-time weight scaled per
-// column it stays (@qlinear_run_time takes a per-tensor one).
+// becomes dequantize, matmul, quantize; with a run-time weight it stays
+// (graph-fold-qdq runs it on the f32 GEMM, fold-qdq.mlir).
 // CHECK-LABEL: func @qlinear_to_qdq
 // CHECK-SAME:    (%[[AQ:.*]]: tensor<4x3xui8>, %[[BQ:.*]]: tensor<3x2xi8>)
 // CHECK:         %[[A:.*]] = graph.dequantize_linear %[[AQ]], {{.*}} -> tensor<4x3xf32>
@@ -272,34 +272,6 @@ func.func @qlinear_to_qdq(%aq: tensor<4x3xui8>, %bq: tensor<3x2xi8>) -> (tensor<
   %y = graph.qlinear_matmul %aq, %sa, %za, %w, %sw, %zw, %sy, %zy : (tensor<4x3xui8>, tensor<f32>, tensor<ui8>, tensor<3x2xi8>, tensor<2xf32>, tensor<2xi8>, tensor<f32>, tensor<ui8>) -> tensor<4x2xui8>
   %k = graph.qlinear_matmul %aq, %sa, %za, %bq, %sw, %zw, %sy, %zy : (tensor<4x3xui8>, tensor<f32>, tensor<ui8>, tensor<3x2xi8>, tensor<2xf32>, tensor<2xi8>, tensor<f32>, tensor<ui8>) -> tensor<4x2xui8>
   return %y, %k : tensor<4x2xui8>, tensor<4x2xui8>
-}
-
-// -----
-
-// QLinearMatMul of two run-time operands (quantize_static's attention
-// products), every parameter per tensor: the integers (scale 1) multiply on
-// the f32 GEMM, then one multiplier (0.5 * 0.25 / 2, folded) and a quantize
-// of scale 1 to the output's zero point.
-// CHECK-LABEL: func @qlinear_run_time
-// CHECK-SAME:    (%[[AQ:.*]]: tensor<2x4x3xui8>, %[[BQ:.*]]: tensor<2x3x5xui8>)
-// CHECK-DAG:     %[[ONE:.*]] = graph.constant dense<1.000000e+00> : tensor<f32>
-// CHECK-DAG:     %[[M:.*]] = graph.constant dense<6.250000e-02> : tensor<f32>
-// CHECK:         %[[A:.*]] = graph.dequantize_linear %[[AQ]], %[[ONE]], {{.*}} -> tensor<2x4x3xf32>
-// CHECK:         %[[B:.*]] = graph.dequantize_linear %[[BQ]], %[[ONE]], {{.*}} -> tensor<2x3x5xf32>
-// CHECK:         %[[P:.*]] = graph.matmul %[[A]], %[[B]] : tensor<2x4x3xf32>, tensor<2x3x5xf32> -> tensor<2x4x5xf32>
-// CHECK:         %[[S:.*]] = graph.mul %[[P]], %[[M]]
-// CHECK:         %[[Y:.*]] = graph.quantize_linear %[[S]], %[[ONE]], {{.*}} -> tensor<2x4x5xui8>
-// CHECK-NOT:     graph.qlinear_matmul
-// CHECK:         return %[[Y]]
-func.func @qlinear_run_time(%aq: tensor<2x4x3xui8>, %bq: tensor<2x3x5xui8>) -> tensor<2x4x5xui8> {
-  %sa = graph.constant dense<0.5> : tensor<f32>
-  %za = graph.constant dense<3> : tensor<ui8>
-  %sb = graph.constant dense<0.25> : tensor<f32>
-  %zb = graph.constant dense<128> : tensor<ui8>
-  %sy = graph.constant dense<2.0> : tensor<f32>
-  %zy = graph.constant dense<7> : tensor<ui8>
-  %y = graph.qlinear_matmul %aq, %sa, %za, %bq, %sb, %zb, %sy, %zy : (tensor<2x4x3xui8>, tensor<f32>, tensor<ui8>, tensor<2x3x5xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<2x4x5xui8>
-  return %y : tensor<2x4x5xui8>
 }
 
 // -----

@@ -211,13 +211,12 @@ def main():
         matmuls, convs = quantize_dynamic(sys.argv[2], sys.argv[3], per_channel)
         print("%d MatMuls%s quantized" % (matmuls, " and %d Convs" % convs if convs else ""))
         return
-    qoperator = sys.argv[1] == "--qoperator"
-    if qoperator:
-        del sys.argv[1]
-    activation_matmuls = qoperator and sys.argv[1] == "--activation-matmuls"
-    if activation_matmuls:
-        del sys.argv[1]
-    quantize_static(sys.argv[1], sys.argv[2], sys.argv[3:], qoperator, activation_matmuls)
+    flags = {a for a in sys.argv[1:] if a in ("--qoperator", "--activation-matmuls")}
+    args = [a for a in sys.argv[1:] if a not in flags]
+    if "--activation-matmuls" in flags and "--qoperator" not in flags:
+        sys.exit("make_qdq.py: --activation-matmuls writes QLinearMatMuls: it needs --qoperator")
+    quantize_static(args[0], args[1], args[2:], "--qoperator" in flags,
+                    "--activation-matmuls" in flags)
 
 
 def to_opset13(m, dirs):

@@ -194,3 +194,54 @@ func.func @conv_kept(%xq: tensor<1x2x4x4xi8>) -> (tensor<1x2x2x2xf32>, tensor<1x
   %y3 = graph.conv %x0, %w3 {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<2x2x3x3xf32> -> tensor<1x2x2x2xf32>
   return %y1, %y2, %y3 : tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>
 }
+
+// -----
+
+// QLinearMatMul of two run-time operands (quantize_static's attention
+// products), every parameter per tensor: the integers (scale 1) multiply on
+// the f32 GEMM, then one multiplier (0.5 * 0.25 / 2) and a quantize of
+// scale 1 to the output's zero point. With f16 scales (an f16 program's:
+// f16 sums of integers would overflow) it stays.
+// CHECK-LABEL: func @qlinear_run_time
+// CHECK-SAME:    (%[[AQ:.*]]: tensor<2x4x3xui8>, %[[BQ:.*]]: tensor<2x3x5xui8>)
+// CHECK-DAG:     %[[SA:.*]] = graph.constant dense<5.000000e-01> : tensor<f32>
+// CHECK-DAG:     %[[SB:.*]] = graph.constant dense<2.500000e-01> : tensor<f32>
+// CHECK-DAG:     %[[SY:.*]] = graph.constant dense<2.000000e+00> : tensor<f32>
+// CHECK:         %[[ONE:.*]] = graph.constant dense<1.000000e+00> : tensor<f32>
+// CHECK:         %[[A:.*]] = graph.dequantize_linear %[[AQ]], %[[ONE]], {{.*}} -> tensor<2x4x3xf32>
+// CHECK:         %[[ONEB:.*]] = graph.constant dense<1.000000e+00> : tensor<f32>
+// CHECK:         %[[B:.*]] = graph.dequantize_linear %[[BQ]], %[[ONEB]], {{.*}} -> tensor<2x3x5xf32>
+// CHECK:         %[[P:.*]] = graph.matmul %[[A]], %[[B]] : tensor<2x4x3xf32>, tensor<2x3x5xf32> -> tensor<2x4x5xf32>
+// CHECK:         %[[AB:.*]] = graph.mul %[[SA]], %[[SB]]
+// CHECK:         %[[M:.*]] = graph.div %[[AB]], %[[SY]]
+// CHECK:         %[[S:.*]] = graph.mul %[[P]], %[[M]]
+// CHECK:         %[[ONEY:.*]] = graph.constant dense<1.000000e+00> : tensor<f32>
+// CHECK:         %[[Y:.*]] = graph.quantize_linear %[[S]], %[[ONEY]], {{.*}} -> tensor<2x4x5xui8>
+// CHECK-NOT:     graph.qlinear_matmul
+// CHECK:         return %[[Y]]
+func.func @qlinear_run_time(%aq: tensor<2x4x3xui8>, %bq: tensor<2x3x5xui8>) -> tensor<2x4x5xui8> {
+  %sa = graph.constant dense<0.5> : tensor<f32>
+  %za = graph.constant dense<3> : tensor<ui8>
+  %sb = graph.constant dense<0.25> : tensor<f32>
+  %zb = graph.constant dense<128> : tensor<ui8>
+  %sy = graph.constant dense<2.0> : tensor<f32>
+  %zy = graph.constant dense<7> : tensor<ui8>
+  %y = graph.qlinear_matmul %aq, %sa, %za, %bq, %sb, %zb, %sy, %zy : (tensor<2x4x3xui8>, tensor<f32>, tensor<ui8>, tensor<2x3x5xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<2x4x5xui8>
+  return %y : tensor<2x4x5xui8>
+}
+
+// -----
+
+// CHECK-LABEL: func @qlinear_run_time_f16
+// CHECK:         graph.qlinear_matmul
+// CHECK-NOT:     graph.matmul
+func.func @qlinear_run_time_f16(%aq: tensor<2x4x3xui8>, %bq: tensor<2x3x5xui8>) -> tensor<2x4x5xui8> {
+  %sa = graph.constant dense<0.5> : tensor<f16>
+  %za = graph.constant dense<3> : tensor<ui8>
+  %sb = graph.constant dense<0.25> : tensor<f16>
+  %zb = graph.constant dense<128> : tensor<ui8>
+  %sy = graph.constant dense<2.0> : tensor<f16>
+  %zy = graph.constant dense<7> : tensor<ui8>
+  %y = graph.qlinear_matmul %aq, %sa, %za, %bq, %sb, %zb, %sy, %zy : (tensor<2x4x3xui8>, tensor<f16>, tensor<ui8>, tensor<2x3x5xui8>, tensor<f16>, tensor<ui8>, tensor<f16>, tensor<ui8>) -> tensor<2x4x5xui8>
+  return %y : tensor<2x4x5xui8>
+}

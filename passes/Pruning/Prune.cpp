@@ -5,6 +5,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 #include <cmath>
 #include <cstring>
@@ -326,16 +327,150 @@ std::vector<Mlp> prune::findMlps(func::FuncOp func) {
   return mlps;
 }
 
+namespace {
+
+/// Whether `v`, an operand of an elementwise op with result type `out`
+/// ([B, H, S, D]), is the same for every head: its dim aligned with the
+/// heads (numpy broadcasting aligns the last dims) is 1 or absent.
+bool sameForEveryHead(Value v, RankedTensorType out) {
+  auto t = cast<RankedTensorType>(v.getType());
+  int64_t at = t.getRank() - (out.getRank() - 1);
+  return at < 0 || t.getDimSize(at) == 1;
+}
+
+/// The per-head ops from a heads transpose to `operand` ([B, H, S, D]),
+/// walking back: elementwise ops whose other operands are the same for
+/// every head, negations, slices and concats along another dim. Sets `from`
+/// to the transpose; false when something else is on the way.
+bool perHeadOps(Value operand, graph::TransposeOp &from,
+                llvm::SetVector<Operation *> &ops) {
+  SmallVector<Value> stack{operand};
+  while (!stack.empty()) {
+    Value v = stack.pop_back_val();
+    Operation *def = v.getDefiningOp();
+    auto out = dyn_cast<RankedTensorType>(v.getType());
+    if (!def || !out || out.getRank() != 4)
+      return false;
+    if (auto t = dyn_cast<graph::TransposeOp>(def);
+        t && isHeadsPerm(t.getPerm())) {
+      if (from && from != t)
+        return false;
+      from = t;
+      continue;
+    }
+    if (!ops.insert(def))
+      continue;
+    if (isa<graph::NegOp>(def)) {
+      stack.push_back(def->getOperand(0));
+    } else if (isa<graph::MulOp, graph::AddOp, graph::SubOp, graph::DivOp>(
+                   def)) {
+      bool any = false;
+      for (Value x : def->getOperands()) {
+        auto t = cast<RankedTensorType>(x.getType());
+        if (t.getRank() == 4 && t.getDimSize(1) == out.getDimSize(1) &&
+            out.getDimSize(1) != 1) {
+          stack.push_back(x);
+          any = true;
+        } else if (!sameForEveryHead(x, out)) {
+          return false;
+        }
+      }
+      if (!any)
+        return false;
+    } else if (auto slice = dyn_cast<graph::SliceOp>(def)) {
+      auto in = cast<RankedTensorType>(slice.getInput().getType());
+      if (slice.getStarts()[1] != 0 || slice.getSteps()[1] != 1 ||
+          out.getDimSize(1) != in.getDimSize(1))
+        return false;
+      stack.push_back(slice.getInput());
+    } else if (auto concat = dyn_cast<graph::ConcatOp>(def)) {
+      if (concat.getAxis() == 1)
+        return false;
+      for (Value x : concat.getInputs())
+        stack.push_back(x);
+    } else {
+      return false;
+    }
+  }
+  return static_cast<bool>(from);
+}
+
+/// Hugging Face's repeat_kv ending at `operand`: [B, Hk, S, D] reshaped to
+/// [B, Hk, 1, S, D], expanded to [B, Hk, G, S, D], reshaped to
+/// [B, Hk*G, S, D]. Returns G and appends the three ops (in order), or 0.
+int64_t repeatedHeads(Value &operand, SmallVector<Operation *> &ops) {
+  auto after = operand.getDefiningOp<graph::ReshapeOp>();
+  auto expand = after ? after.getInput().getDefiningOp<graph::ExpandOp>()
+                      : graph::ExpandOp();
+  auto before = expand ? expand.getInput().getDefiningOp<graph::ReshapeOp>()
+                       : graph::ReshapeOp();
+  if (!before || !after.getInput().hasOneUse() ||
+      !expand.getInput().hasOneUse())
+    return 0;
+  auto in = cast<RankedTensorType>(before.getInput().getType());
+  auto one = cast<RankedTensorType>(before.getType());
+  auto wide = cast<RankedTensorType>(expand.getType());
+  auto out = cast<RankedTensorType>(after.getType());
+  if (in.getRank() != 4 || one.getRank() != 5 || wide.getRank() != 5 ||
+      out.getRank() != 4 || one.getDimSize(2) != 1 ||
+      one.getShape().drop_front(3) != in.getShape().drop_front(2) ||
+      wide.getShape().drop_front(3) != in.getShape().drop_front(2) ||
+      wide.getDimSize(0) != in.getDimSize(0) ||
+      wide.getDimSize(1) != in.getDimSize(1) ||
+      out.getDimSize(1) != in.getDimSize(1) * wide.getDimSize(2) ||
+      out.getShape().drop_front(2) != in.getShape().drop_front(2))
+    return 0;
+  ops.append({before, expand, after});
+  operand = before.getInput();
+  return wide.getDimSize(2);
+}
+
+} // namespace
+
 std::vector<HeadBlock> prune::findHeadBlocks(func::FuncOp func) {
   std::vector<HeadBlock> blocks;
   func.walk([&](graph::AttentionOp attn) {
     HeadBlock h;
     h.attention = attn;
     Value inputs[3] = {attn.getQuery(), attn.getKey(), attn.getValue()};
+    int64_t repeats[3] = {1, 1, 1};
     for (int i = 0; i < 3; ++i) {
-      auto t = inputs[i].getDefiningOp<graph::TransposeOp>();
-      if (!t || !inputs[i].hasOneUse() || !isHeadsPerm(t.getPerm()))
+      // Back from the attention: a repeat (k and v), the per-head ops,
+      // the heads transpose.
+      Value operand = inputs[i];
+      SmallVector<Operation *> repeat;
+      if (i > 0 && (repeats[i] = repeatedHeads(operand, repeat)) == 0)
+        repeats[i] = 1;
+      graph::TransposeOp t;
+      llvm::SetVector<Operation *> ops;
+      if (auto direct = operand.getDefiningOp<graph::TransposeOp>();
+          direct && isHeadsPerm(direct.getPerm()))
+        t = direct;
+      else if (!perHeadOps(operand, t, ops))
         return;
+      // Nothing outside reads a value in between.
+      llvm::SmallPtrSet<Operation *, 16> inside(ops.begin(), ops.end());
+      inside.insert(repeat.begin(), repeat.end());
+      Value last = inputs[i];
+      SmallVector<Operation *> all{t.getOperation()};
+      all.append(ops.begin(), ops.end());
+      all.append(repeat.begin(), repeat.end());
+      for (Operation *op : all)
+        for (Value r : op->getResults())
+          for (OpOperand &use : r.getUses())
+            if (!inside.count(use.getOwner()) &&
+                !(r == last && use.getOwner() == attn.getOperation() &&
+                  use.getOperandNumber() == static_cast<unsigned>(i)))
+              return;
+      SmallVector<Operation *> between(ops.begin(), ops.end());
+      llvm::sort(between, [](Operation *a, Operation *b) {
+        return a->isBeforeInBlock(b);
+      });
+      if (!llvm::all_of(between, [&](Operation *op) {
+            return op->getBlock() == t->getBlock();
+          }))
+        return;
+      between.append(repeat);
       auto r = t.getInput().getDefiningOp<graph::ReshapeOp>();
       if (!r || !t.getInput().hasOneUse() || !r.getInput().hasOneUse())
         return;
@@ -362,18 +497,23 @@ std::vector<HeadBlock> prune::findHeadBlocks(func::FuncOp func) {
       if (i == 0) {
         h.heads = shape[2];
         h.headDim = shape[3];
-      } else if (shape[2] != h.heads || shape[3] != h.headDim) {
-        return; // grouped-query attention, or another head size for v
+      } else if (shape[3] != h.headDim || shape[2] * repeats[i] != h.heads ||
+                 (i == 2 && shape[2] != h.kvHeads)) {
+        return; // another head size, or heads that do not repeat to q's
       }
+      if (i == 1)
+        h.kvHeads = shape[2];
       h.proj[i] = p;
       h.toHeads[i] = r;
       h.toBhsd[i] = t;
+      h.between[i] = std::move(between);
     }
     if (h.split) {
       // One projection split into q, k and v along its last axis.
       auto sizes = h.split.getSizes();
       int64_t width = h.heads * h.headDim;
-      if (static_cast<int64_t>(h.split.getAxis()) !=
+      if (h.kvHeads != h.heads ||
+          static_cast<int64_t>(h.split.getAxis()) !=
               cast<RankedTensorType>(h.split.getInput().getType()).getRank() -
                   1 ||
           sizes.size() != 3 || sizes[0] != width || sizes[1] != width ||
@@ -527,10 +667,27 @@ LogicalResult prune::keepHeads(HeadBlock &h, ArrayRef<int64_t> keep,
                                ArrayRef<double> biasShift,
                                ArrayRef<double> rowScale) {
   int64_t heads = static_cast<int64_t>(keep.size()), d = h.headDim;
-  SmallVector<int64_t> columns;
-  for (int64_t head : keep)
-    for (int64_t i = 0; i < d; ++i)
-      columns.push_back(head * d + i);
+  int64_t g = h.group();
+  // Whole groups: the key and value heads that stay.
+  SmallVector<int64_t> kvKeep;
+  if (heads % g)
+    return failure();
+  for (int64_t c = 0; c < heads; c += g) {
+    if (keep[c] % g)
+      return failure();
+    for (int64_t j = 0; j < g; ++j)
+      if (keep[c + j] != keep[c] + j)
+        return failure();
+    kvKeep.push_back(keep[c] / g);
+  }
+  auto columnsOf = [&](ArrayRef<int64_t> kept) {
+    SmallVector<int64_t> cols;
+    for (int64_t head : kept)
+      for (int64_t i = 0; i < d; ++i)
+        cols.push_back(head * d + i);
+    return cols;
+  };
+  SmallVector<int64_t> columns = columnsOf(keep), kvColumns = columnsOf(kvKeep);
   SmallVector<Value> dead;
   // The projections' columns: each of q, k and v, or the three parts of a
   // fused one.
@@ -559,16 +716,40 @@ LogicalResult prune::keepHeads(HeadBlock &h, ArrayRef<int64_t> keep,
     for (Value r : h.split.getResults())
       r.setType(withDim(r.getType(), -1, heads * d));
   } else {
-    for (int i = 0; i < 3; ++i)
-      keepColumns(h.proj[i], columns);
+    keepColumns(h.proj[0], columns);
+    keepColumns(h.proj[1], kvColumns);
+    keepColumns(h.proj[2], kvColumns);
   }
+  int64_t kvHeads = static_cast<int64_t>(kvKeep.size());
   for (int i = 0; i < 3; ++i) {
+    int64_t n = i == 0 ? heads : kvHeads;
     graph::ReshapeOp r = h.toHeads[i];
     SmallVector<int64_t> shape(r.getShape());
-    shape[2] = heads;
+    shape[2] = n;
     r.setShape(shape);
-    r.getResult().setType(withDim(r.getType(), 2, heads));
-    h.toBhsd[i].getResult().setType(withDim(h.toBhsd[i].getType(), 1, heads));
+    r.getResult().setType(withDim(r.getType(), 2, n));
+    h.toBhsd[i].getResult().setType(withDim(h.toBhsd[i].getType(), 1, n));
+    // The per-head ops carry n heads in dim 1; a repeat's last reshape
+    // gives n * G.
+    for (Operation *op : h.between[i]) {
+      auto type = cast<RankedTensorType>(op->getResult(0).getType());
+      if (auto slice = dyn_cast<graph::SliceOp>(op)) {
+        SmallVector<int64_t> ends(slice.getEnds());
+        ends[1] = n;
+        slice.setEnds(ends);
+      } else if (auto reshape = dyn_cast<graph::ReshapeOp>(op)) {
+        if (type.getRank() == 4) // [B, n * G, S, D]: the repeat's last
+          n *= g;
+        SmallVector<int64_t> dims(reshape.getShape());
+        dims[1] = n;
+        reshape.setShape(dims);
+      } else if (auto expand = dyn_cast<graph::ExpandOp>(op)) {
+        SmallVector<int64_t> dims(expand.getShape());
+        dims[1] = n;
+        expand.setShape(dims);
+      }
+      op->getResult(0).setType(withDim(type, 1, n));
+    }
   }
   h.attention.getResult().setType(withDim(h.attention.getType(), 1, heads));
   h.fromBhsd.getResult().setType(withDim(h.fromBhsd.getType(), 2, heads));
@@ -584,6 +765,7 @@ LogicalResult prune::keepHeads(HeadBlock &h, ArrayRef<int64_t> keep,
     h.out.setBias(shiftedBias(b, h.out.getLoc(), bo, biasShift));
   eraseDead(dead);
   h.heads = heads;
+  h.kvHeads = kvHeads;
   return success();
 }
 

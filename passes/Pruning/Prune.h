@@ -103,20 +103,32 @@ mlir::LogicalResult keepConvChannels(ConvPair &pair,
 /// their own projection by a constant [K, H*D] weight (no residual, no
 /// activation), reshaped to [B, S, H, D] and transposed to [B, H, S, D];
 /// the result transposed back, reshaped to [B, S, H*D] and projected by a
-/// constant [H*D, M] weight; a mask, if any, one head wide. Every value in
-/// between has one reader. A fused QKV projection split into q, k and v
-/// along its last axis (GPT-2's) counts as the three. (Grouped-query
-/// attention is not matched yet.)
+/// constant [H*D, M] weight; a mask, if any, one head wide. A fused QKV
+/// projection split into q, k and v along its last axis (GPT-2's) counts
+/// as the three.
+///
+/// Between the transpose and the attention, ops that act on each head
+/// alike may sit (`between`: rotary embeddings' products by [1, 1, S, D]
+/// tables, slices and concats along the head size, negations), and k and
+/// v may repeat each of their H / G heads G times (grouped-query
+/// attention, Hugging Face's repeat_kv: reshape to [B, H/G, 1, S, D],
+/// expand to [B, H/G, G, S, D], reshape to [B, H, S, D]); then heads go
+/// in whole groups (query head h reads key and value head h / G). Every
+/// value in between is read only inside the block.
 struct HeadBlock {
   graph::AttentionOp attention;
   std::array<Projection, 3> proj;           ///< q, k, v (one when fused)
   graph::SplitOp split;                     ///< a fused projection's split
   std::array<graph::ReshapeOp, 3> toHeads;  ///< [B, S, H*D] -> [B, S, H, D]
   std::array<graph::TransposeOp, 3> toBhsd; ///< -> [B, H, S, D]
+  /// Per-head ops after toBhsd (program order), the repeat's last.
+  std::array<llvm::SmallVector<mlir::Operation *>, 3> between;
   graph::TransposeOp fromBhsd;              ///< -> [B, S, H, D]
   graph::ReshapeOp merge;                   ///< -> [B, S, H*D]
   Projection out;
   int64_t heads = 0, headDim = 0;
+  int64_t kvHeads = 0; ///< key and value heads: heads / G
+  int64_t group() const { return kvHeads ? heads / kvHeads : 1; }
 };
 std::vector<HeadBlock> findHeadBlocks(mlir::func::FuncOp func);
 
@@ -171,9 +183,12 @@ mlir::LogicalResult keepChannels(Mlp &mlp, llvm::ArrayRef<int64_t> keep,
                                  llvm::ArrayRef<double> biasShift,
                                  llvm::ArrayRef<double> rowScale = {});
 
-/// Keeps the heads `keep` (ascending) and adds `biasShift` (M values, or
-/// empty) to the output projection's bias; `rowScale` (one per kept row of
-/// the output projection's weight, or empty) multiplies those rows.
+/// Keeps the query heads `keep` (ascending; under grouped-query attention
+/// whole groups of G consecutive heads, whose key and value head stays)
+/// and adds `biasShift` (M values, or empty) to the output projection's
+/// bias; `rowScale` (one per kept row of the output projection's weight,
+/// or empty) multiplies those rows. Fails, changing nothing, on a partial
+/// group.
 mlir::LogicalResult keepHeads(HeadBlock &block, llvm::ArrayRef<int64_t> keep,
                               llvm::ArrayRef<double> biasShift,
                               llvm::ArrayRef<double> rowScale = {});

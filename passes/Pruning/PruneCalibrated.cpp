@@ -328,24 +328,33 @@ void GraphPrunePass::runOnOperation() {
   if (heads > 0) {
     std::vector<HeadBlock> blocks;
     sites.clear();
+    // A group is a head, or under grouped-query attention the G query
+    // heads that share a key and value head (their rows of the output
+    // projection are consecutive).
     for (HeadBlock &h : findHeadBlocks(func))
-      if (addSite(h.merge.getResult(), h.heads * h.headDim, h.out, h.headDim))
+      if (addSite(h.merge.getResult(), h.heads * h.headDim, h.out,
+                  h.headDim * h.group()))
         blocks.push_back(h);
     if (blocks.empty()) {
       func.emitError("graph-prune: heads=")
           << heads.getValue()
           << ": the model has no attention whose heads prune removes "
              "(q, k and v projections by constant f32 weights reshaped "
-             "straight into heads of one size; grouped-query attention is "
-             "not pruned yet)";
+             "into heads of one size, then per-head ops such as rotary "
+             "embeddings and a repeat of the key and value heads)";
       return signalPassFailure();
     }
     std::vector<Outcome> outcomes =
         pruneSites(sites, heads, headMultiple,
                    [&](size_t l, ArrayRef<int64_t> keep, ArrayRef<double> scale,
                        ArrayRef<double> shift) {
-                     removedHeads += blocks[l].heads - keep.size();
-                     (void)keepHeads(blocks[l], keep, shift, scale);
+                     HeadBlock &h = blocks[l];
+                     SmallVector<int64_t> queries;
+                     for (int64_t group : keep)
+                       for (int64_t j = 0; j < h.group(); ++j)
+                         queries.push_back(group * h.group() + j);
+                     removedHeads += h.heads - queries.size();
+                     (void)keepHeads(h, queries, shift, scale);
                    });
     for (size_t l = 0; l < blocks.size(); ++l)
       recordLayer(blocks[l].out.getOperation(), "heads", outcomes[l]);

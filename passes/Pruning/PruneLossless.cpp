@@ -115,18 +115,23 @@ void pruneHeads(HeadBlock &h, int64_t &removed) {
   int64_t k = cast<ShapedType>(h.proj[2].weight().getType()).getDimSize(0);
   // The value columns: the projection's own, or the third part of a
   // fused QKV projection's.
-  int64_t at = h.split ? 2 * width : 0, columns = h.split ? 3 * width : width;
+  // Under grouped-query attention a value head serves G query heads: a
+  // group goes when all of its query heads are silent or its values are 0.
+  int64_t g = h.group(), kvWidth = width / g;
+  int64_t at = h.split ? 2 * width : 0, columns = h.split ? 3 * width : kvWidth;
   SmallVector<int64_t> keep;
-  for (int64_t head = 0; head < h.heads; ++head) {
-    int64_t c0 = head * d, c1 = c0 + d;
-    bool silent = zeroBlock(wo, m, c0, c1, 0, m);
+  for (int64_t group = 0; group < h.heads / g; ++group) {
+    int64_t c0 = group * d, c1 = c0 + d;
+    bool silent = zeroBlock(wo, m, group * g * d, (group + 1) * g * d, 0, m);
     bool zeroValues = zeroBlock(wv, columns, 0, k, at + c0, at + c1) &&
                       (!bv || zeroBlock(*bv, columns, 0, 1, at + c0, at + c1));
     if (!silent && !zeroValues)
-      keep.push_back(head);
+      for (int64_t j = 0; j < g; ++j)
+        keep.push_back(group * g + j);
   }
   if (keep.empty())
-    keep.push_back(0);
+    for (int64_t j = 0; j < g; ++j)
+      keep.push_back(j);
   if (static_cast<int64_t>(keep.size()) == h.heads)
     return;
   removed += h.heads - static_cast<int64_t>(keep.size());

@@ -99,6 +99,25 @@ TEST_F(RuntimeTest, LoadBindRunOutputs) {
   EXPECT_EQ(liveHandles(), before);
 }
 
+// shardc_broadcast on one rank leaves the bytes as they are; a root other
+// than 0, or bytes without data, are refused.
+TEST_F(RuntimeTest, BroadcastOnOneRank) {
+  FakeProgram p;
+  shardc_model *m = load(p);
+  ASSERT_TRUE(m);
+  int64_t ids[2] = {5, -7};
+  ASSERT_EQ(shardc_broadcast(m, 0, ids, sizeof ids), SHARDC_OK)
+      << shardc_last_error();
+  EXPECT_EQ(ids[0], 5);
+  EXPECT_EQ(ids[1], -7);
+  expectError(shardc_broadcast(m, 1, ids, sizeof ids),
+              SHARDC_ERROR_INVALID_ARGUMENT, "broadcast from rank 1 of 1");
+  expectError(shardc_broadcast(m, 0, nullptr, 8), SHARDC_ERROR_INVALID_ARGUMENT,
+              "no model or data given");
+  EXPECT_EQ(shardc_broadcast(m, 0, nullptr, 0), SHARDC_OK);
+  shardc_free(m);
+}
+
 TEST_F(RuntimeTest, BindErrorsNameTheExpectedInput) {
   FakeProgram p;
   shardc_model *m = load(p);

@@ -190,3 +190,42 @@ TEST(DynamicDims, RanksMustAgree) {
   expectSum(m, n, 4);
   shardc_free(m);
 }
+
+// shardc_broadcast (--generate's tokens): every rank gets the root's
+// bytes, whatever it held; a root outside the job is refused on every rank.
+TEST(DynamicDims, BroadcastFromEachRoot) {
+  sc_comm_free(sc_mpi_world());
+  const int rank = worldRank(), n = worldSize();
+  TensorParallel p(n);
+  std::string weights =
+      ::testing::TempDir() + "/broadcast_" + std::to_string(rank) + ".weights";
+  std::string error;
+  ASSERT_TRUE(shardc::io::writeFile(
+      weights,
+      buildWeightsFile(p.plan.modelHash,
+                       std::vector<std::vector<uint8_t>>(n, section())),
+      error))
+      << error;
+  shardc_model *m = nullptr;
+  ASSERT_EQ(
+      shardc_load(&p.program, weights.c_str(), SHARDC_RANK_FROM_LAUNCHER, &m),
+      SHARDC_OK)
+      << shardc_last_error();
+  for (int root = 0; root < n; ++root) {
+    // Each rank's own values (negative ones too: bytes, not numbers).
+    std::vector<int64_t> ids = {-1 - rank, 1000 * rank + root,
+                                INT64_MAX - rank};
+    ASSERT_EQ(shardc_broadcast(m, root, ids.data(), ids.size() * 8), SHARDC_OK)
+        << shardc_last_error();
+    EXPECT_EQ(ids, (std::vector<int64_t>{-1 - root, 1000 * root + root,
+                                         INT64_MAX - root}))
+        << "from root " << root;
+  }
+  int64_t word = 7;
+  EXPECT_EQ(shardc_broadcast(m, n, &word, 8), SHARDC_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(std::string(shardc_last_error()), "broadcast from rank " +
+                                                  std::to_string(n) + " of " +
+                                                  std::to_string(n));
+  EXPECT_EQ(word, 7);
+  shardc_free(m);
+}

@@ -164,6 +164,30 @@ shardc_status shardc_barrier(shardc_model *model);
 shardc_status shardc_broadcast(shardc_model *model, int root, void *data,
                                size_t bytes);
 
+/* Generation with a decoder compiled from a with-past export (its past
+ * inputs a KV cache): a prefill run over `prompt` ([batch, length] int64,
+ * with an optional `mask` of the same shape, 1 = attend), then one run per
+ * new token, greedy (temperature 0) or sampled; writes `ids` ([batch,
+ * length + tokens] int64). Under mpirun every rank calls it alike; rank
+ * `sampler` (the one with the logits) picks the tokens. What
+ * `./model --generate` runs. */
+typedef struct shardc_generate_options {
+  int64_t tokens;     /* new tokens per row, at least 1 */
+  double temperature; /* 0: greedy */
+  int64_t top_k;      /* 0: every token */
+  double top_p;       /* 1: every token */
+  uint64_t seed;
+  int32_t has_eos_id; /* a row that produced eos_id repeats it */
+  int64_t eos_id;
+  const int64_t *prompt_lengths; /* ragged prompts: batch lengths, or NULL */
+  int32_t sampler;
+} shardc_generate_options;
+shardc_status shardc_generate(shardc_model *model,
+                              const shardc_generate_options *options,
+                              const int64_t *prompt, int64_t batch,
+                              int64_t length, const int64_t *mask,
+                              int64_t *ids);
+
 /* Output `index` of the last run; valid until the next run or free. */
 shardc_status shardc_output(const shardc_model *model, int index,
                             const void **data, size_t *bytes);

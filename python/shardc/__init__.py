@@ -243,6 +243,57 @@ class Model:
             result[t.name] = raw.reshape(t.shape).copy()
         return result
 
+    def generate(self, input_ids, max_new_tokens, *, attention_mask=None,
+                 prompt_lengths=None, temperature=0.0, top_k=0, top_p=1.0,
+                 seed=0, eos_token_id=None, sampler=0):
+        """Generates `max_new_tokens` tokens per row after the prompt
+        `input_ids` ([batch, length] integers) with a decoder compiled from a
+        with-past export (`--max-shape` for the past: its KV cache kept
+        between steps), as `./model --generate` does: greedy, or sampled
+        with `temperature` > 0 (`top_k`, `top_p`, `seed`); `attention_mask`
+        ([batch, length], 1 = attend) or `prompt_lengths` (row i's first
+        lengths[i] ids count) for ragged prompts; a row that produces
+        `eos_token_id` repeats it. Returns the ids, [batch, length +
+        max_new_tokens] int64. Under mpirun every rank calls it alike, and
+        rank `sampler` (the one with the logits; 0 under --tp) picks."""
+        if self._model is None:
+            raise ShardcError("the model is closed")
+        if not hasattr(self._lib, "shardc_generate"):
+            raise ShardcError("%s: compiled by a shardc without generation; "
+                              "compile it again" % self.path)
+        ids = np.asarray(input_ids)
+        if ids.ndim != 2 or not np.issubdtype(ids.dtype, np.integer):
+            raise ShardcError("input_ids: a [batch, length] integer array "
+                              "is needed, got %s %s" % (ids.dtype, list(ids.shape)))
+        ids = np.ascontiguousarray(ids, dtype=np.int64)
+        mask = None
+        if attention_mask is not None:
+            mask = np.ascontiguousarray(np.asarray(attention_mask), dtype=np.int64)
+            if mask.shape != ids.shape:
+                raise ShardcError("attention_mask: shape %s, the prompt's is %s"
+                                  % (list(mask.shape), list(ids.shape)))
+        o = _capi.GenerateOptions()
+        o.tokens, o.temperature = int(max_new_tokens), float(temperature)
+        o.top_k, o.top_p, o.seed = int(top_k), float(top_p), int(seed)
+        o.has_eos_id = eos_token_id is not None
+        o.eos_id = int(eos_token_id) if eos_token_id is not None else 0
+        o.sampler = int(sampler)
+        lengths = None
+        if prompt_lengths is not None:
+            lengths = np.ascontiguousarray(prompt_lengths, dtype=np.int64)
+            if lengths.shape != (ids.shape[0],):
+                raise ShardcError("prompt_lengths: %d lengths for %d rows"
+                                  % (lengths.size, ids.shape[0]))
+            o.prompt_lengths = lengths.ctypes.data_as(ctypes.POINTER(ctypes.c_int64))
+        out = np.zeros((ids.shape[0], ids.shape[1] + max(int(max_new_tokens), 0)),
+                       np.int64)
+        i64p = ctypes.POINTER(ctypes.c_int64)
+        self._check(self._lib.shardc_generate(
+            self._model, ctypes.byref(o), ids.ctypes.data_as(i64p), ids.shape[0],
+            ids.shape[1], mask.ctypes.data_as(i64p) if mask is not None else None,
+            out.ctypes.data_as(i64p)))
+        return out
+
     def barrier(self):
         """Waits for every rank of a multi-rank program (at once on one)."""
         self._check(self._lib.shardc_barrier(self._model))

@@ -27,6 +27,21 @@ class TensorInfo(ctypes.Structure):
     ]
 
 
+class GenerateOptions(ctypes.Structure):
+    """shardc_generate_options."""
+    _fields_ = [
+        ("tokens", ctypes.c_int64),
+        ("temperature", ctypes.c_double),
+        ("top_k", ctypes.c_int64),
+        ("top_p", ctypes.c_double),
+        ("seed", ctypes.c_uint64),
+        ("has_eos_id", ctypes.c_int32),
+        ("eos_id", ctypes.c_int64),
+        ("prompt_lengths", ctypes.POINTER(ctypes.c_int64)),
+        ("sampler", ctypes.c_int32),
+    ]
+
+
 def bind(lib):
     """Declares the C API's signatures on `lib` (a ctypes.CDLL) and returns
     the address of its program."""
@@ -60,4 +75,10 @@ def bind(lib):
     for name, (restype, argtypes) in sigs.items():
         fn = getattr(lib, name)
         fn.restype, fn.argtypes = restype, argtypes
+    # Libraries from before shardc_generate load too (Model.generate says
+    # to recompile).
+    if hasattr(lib, "shardc_generate"):
+        lib.shardc_generate.restype = status
+        lib.shardc_generate.argtypes = [p, ctypes.POINTER(GenerateOptions), i64p,
+                                        ctypes.c_int64, ctypes.c_int64, i64p, i64p]
     return ctypes.addressof(ctypes.c_char.in_dll(lib, "shardc_model_program"))

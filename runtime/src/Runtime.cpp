@@ -28,6 +28,7 @@
 
 #include "Cpus.h"
 #include "Device.h"
+#include "Generate.h"
 #include "KernelError.h"
 #include "RoutingStats.h"
 #include "Trace.h"
@@ -1171,6 +1172,55 @@ extern "C" shardc_status shardc_broadcast(shardc_model *model, int root,
                                     shardc::rt::ReduceOp::Sum, nullptr);
         s.failed())
       return fail(s.code, "broadcast: " + s.message);
+    return SHARDC_OK;
+  });
+}
+
+extern "C" shardc_status shardc_generate(shardc_model *model,
+                                         const shardc_generate_options *o,
+                                         const int64_t *prompt, int64_t batch,
+                                         int64_t length, const int64_t *mask,
+                                         int64_t *ids) {
+  return guarded([&]() -> shardc_status {
+    if (!model || !o || !prompt || !ids)
+      return fail(SHARDC_ERROR_INVALID_ARGUMENT,
+                  "no model, options, prompt or ids given");
+    if (batch < 1 || length < 1 || o->tokens < 1 || o->top_k < 0 ||
+        !(o->temperature >= 0) || !(o->top_p > 0 && o->top_p <= 1) ||
+        batch > (int64_t(1) << 24) || length > (int64_t(1) << 24) ||
+        o->tokens > (int64_t(1) << 24))
+      return fail(SHARDC_ERROR_INVALID_ARGUMENT,
+                  "generate: batch " + std::to_string(batch) + ", length " +
+                      std::to_string(length) + ", tokens " +
+                      std::to_string(o->tokens) +
+                      " (each at least 1), temperature >= 0, top_k >= 0 and "
+                      "top_p in (0, 1] needed");
+    shardc::rt::GenerateOptions g;
+    g.tokens = o->tokens;
+    g.temperature = o->temperature;
+    g.topK = o->top_k;
+    g.topP = o->top_p;
+    g.seed = o->seed;
+    if (o->has_eos_id)
+      g.eosId = o->eos_id;
+    if (o->prompt_lengths)
+      g.promptLengths.assign(o->prompt_lengths, o->prompt_lengths + batch);
+    g.sampler = o->sampler;
+    auto tensor = [&](const int64_t *data) {
+      shardc::io::Tensor t;
+      t.dtype = SHARDC_INT64;
+      t.dims = {batch, length};
+      t.data.resize(size_t(batch * length) * sizeof(int64_t));
+      std::memcpy(t.data.data(), data, t.data.size());
+      return t;
+    };
+    shardc::io::Tensor p = tensor(prompt), m, out;
+    if (mask)
+      m = tensor(mask);
+    std::string error;
+    if (!shardc::rt::generate(model, g, p, mask ? &m : nullptr, out, error))
+      return fail(SHARDC_ERROR_INVALID_ARGUMENT, error);
+    std::memcpy(ids, out.data.data(), out.data.size());
     return SHARDC_OK;
   });
 }

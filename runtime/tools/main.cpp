@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/src/Cpus.h"
+#include "runtime/src/Generate.h"
 #include "runtime/src/TensorIO.h"
-#include "runtime/tools/Generate.h"
 #include "shardc/cpu.h"
 #include "shardc/format.h"
 #include "shardc/runtime.h"
@@ -175,7 +175,7 @@ struct Options {
   std::string trace;
   std::string routingStats;
   bool benchmark = false, info = false;
-  shardc::tools::GenerateOptions gen;
+  shardc::rt::GenerateOptions gen;
   bool sampling = false;
   bool warmupSet = false, iterationsSet = false;
   long warmup = 10, iterations = 100, threads = 0;
@@ -808,15 +808,15 @@ int generateTokens(shardc_model *m, const Options &o) {
   std::string error;
   // Warm-up generations (--benchmark): the first runs of each shape create
   // its oneDNN primitives and start the threads.
-  shardc::tools::GenerateOptions quiet = o.gen;
+  shardc::rt::GenerateOptions quiet = o.gen;
   quiet.benchmark = false;
   long warmup = !o.benchmark ? 0 : o.warmupSet ? o.warmup : 1;
   for (long i = 0; i < warmup; ++i)
-    if (!shardc::tools::generate(m, quiet, prompt, hasMask ? &mask : nullptr,
-                                 out, error))
+    if (!shardc::rt::generate(m, quiet, prompt, hasMask ? &mask : nullptr, out,
+                              error))
       die(error);
-  if (!shardc::tools::generate(m, o.gen, prompt, hasMask ? &mask : nullptr, out,
-                               error))
+  if (!shardc::rt::generate(m, o.gen, prompt, hasMask ? &mask : nullptr, out,
+                            error))
     die(error);
   // Every rank has the same ids; the sampler writes them.
   bool writes = shardc_rank(m) == o.gen.sampler;

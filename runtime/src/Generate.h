@@ -1,6 +1,7 @@
 //===- Generate.h - prefill and decode with a KV cache ----------*- C++ -*-===//
 //
-// `./model --input input_ids=prompt.npy --generate 64 --output out/`: for a
+// `./model --input input_ids=prompt.npy --generate 64 --output out/` and
+// shardc_generate (the C API; Python's Model.generate): for a
 // decoder compiled from a with-past export (its past inputs are a KV cache,
 // kept in the present outputs' buffers between runs, shardc_keep_cache),
 // one prefill run over the prompt, then one run per new token, greedy or
@@ -13,8 +14,8 @@
 // present.X, copied at each step).
 //
 //===----------------------------------------------------------------------===//
-#ifndef SHARDC_RUNTIME_TOOLS_GENERATE_H
-#define SHARDC_RUNTIME_TOOLS_GENERATE_H
+#ifndef SHARDC_RUNTIME_SRC_GENERATE_H
+#define SHARDC_RUNTIME_SRC_GENERATE_H
 
 #include "runtime/src/TensorIO.h"
 #include "shardc/runtime.h"
@@ -24,7 +25,7 @@
 #include <string>
 #include <vector>
 
-namespace shardc::tools {
+namespace shardc::rt {
 
 struct GenerateOptions {
   /// New tokens per row.
@@ -55,9 +56,9 @@ struct GenerateOptions {
 /// tokens (Hugging Face's cumsum(mask) - 1, 1 where masked), so that a
 /// left-padded row computes what it would alone.
 bool generate(shardc_model *m, const GenerateOptions &g,
-              const io::Tensor &prompt, const io::Tensor *mask,
-              io::Tensor &out, std::string &error);
+              const io::Tensor &prompt, const io::Tensor *mask, io::Tensor &out,
+              std::string &error);
 
-} // namespace shardc::tools
+} // namespace shardc::rt
 
-#endif // SHARDC_RUNTIME_TOOLS_GENERATE_H
+#endif // SHARDC_RUNTIME_SRC_GENERATE_H

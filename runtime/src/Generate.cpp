@@ -10,7 +10,7 @@
 // output that is not a cache.
 //
 //===----------------------------------------------------------------------===//
-#include "runtime/tools/Generate.h"
+#include "runtime/src/Generate.h"
 
 #include "shardc/cpu.h"
 
@@ -23,7 +23,7 @@
 #include <random>
 #include <vector>
 
-namespace shardc::tools {
+namespace shardc::rt {
 namespace {
 
 struct Roles {
@@ -92,8 +92,8 @@ bool findRoles(shardc_model *m, bool sampler, Roles &r, std::string &error) {
       r.positions = i;
     else {
       error = "--generate feeds input_ids, attention_mask, position_ids and "
-              "the KV cache; the model also takes '" + name + "' (" +
-              str(info) + ")";
+              "the KV cache; the model also takes '" +
+              name + "' (" + str(info) + ")";
       return false;
     }
   }
@@ -174,8 +174,8 @@ bool ok(shardc_status s, std::string &error) {
 } // namespace
 
 bool generate(shardc_model *m, const GenerateOptions &g,
-              const io::Tensor &prompt, const io::Tensor *mask,
-              io::Tensor &out, std::string &error) {
+              const io::Tensor &prompt, const io::Tensor *mask, io::Tensor &out,
+              std::string &error) {
   Roles r;
   const bool sampler = shardc_rank(m) == g.sampler;
   if (!findRoles(m, sampler, r, error))
@@ -214,8 +214,8 @@ bool generate(shardc_model *m, const GenerateOptions &g,
   if (mask) {
     if (mask->dtype != SHARDC_INT64 || mask->dims != prompt.dims) {
       error = "input 'attention_mask': --generate takes an int64 mask of the "
-              "prompt's shape [" + std::to_string(B) + "," +
-              std::to_string(S0) + "]";
+              "prompt's shape [" +
+              std::to_string(B) + "," + std::to_string(S0) + "]";
       return false;
     }
     const int64_t *mk = reinterpret_cast<const int64_t *>(mask->data.data());
@@ -366,4 +366,4 @@ bool generate(shardc_model *m, const GenerateOptions &g,
   return true;
 }
 
-} // namespace shardc::tools
+} // namespace shardc::rt

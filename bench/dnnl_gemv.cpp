@@ -39,6 +39,21 @@ double bestOf5(const std::function<void()> &f, int calls) {
   return best;
 }
 
+/// `prim` over `calls` calls, each on the next of the weights `ws`.
+double rotating(primitive &prim, stream &s, memory &src,
+                const std::vector<memory> &ws, memory &bias, memory &dst,
+                size_t &at, int calls) {
+  return bestOf5(
+      [&] {
+        prim.execute(s, {{DNNL_ARG_SRC, src},
+                         {DNNL_ARG_WEIGHTS, ws[at++ % ws.size()]},
+                         {DNNL_ARG_BIAS, bias},
+                         {DNNL_ARG_DST, dst}});
+        s.wait();
+      },
+      calls);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -79,15 +94,7 @@ int main(int argc, char **argv) {
     }
     memory am(a, eng, x.data()), cm(c, eng, y.data()), bm(bd, eng, bias.data());
     matmul prim(pd);
-    double ms = bestOf5(
-        [&] {
-          prim.execute(s, {{DNNL_ARG_SRC, am},
-                           {DNNL_ARG_WEIGHTS, ws[at++ % copies]},
-                           {DNNL_ARG_BIAS, bm},
-                           {DNNL_ARG_DST, cm}});
-          s.wait();
-        },
-        calls);
+    double ms = rotating(prim, s, am, ws, bm, cm, at, calls);
     report(packed ? "matmul, packed" : "matmul, plain", pd.impl_info_str(), ms);
   }
 
@@ -106,15 +113,7 @@ int main(int argc, char **argv) {
     memory am(src, eng, x.data()), cm(dst, eng, y.data()),
         bm(bd, eng, bias.data());
     inner_product_forward prim(pd);
-    double ms = bestOf5(
-        [&] {
-          prim.execute(s, {{DNNL_ARG_SRC, am},
-                           {DNNL_ARG_WEIGHTS, ws[at++ % copies]},
-                           {DNNL_ARG_BIAS, bm},
-                           {DNNL_ARG_DST, cm}});
-          s.wait();
-        },
-        calls);
+    double ms = rotating(prim, s, am, ws, bm, cm, at, calls);
     report("inner product, plain", pd.impl_info_str(), ms);
   }
 

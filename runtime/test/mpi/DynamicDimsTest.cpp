@@ -109,21 +109,28 @@ void expectSum(shardc_model *m, int n, int64_t seq) {
         << "element " << i;
 }
 
+/// This rank's weights file for `p` (every rank's section the one above),
+/// named after `stem` in the test's temporary folder; empty on failure,
+/// with the reason in `error`.
+std::string writeWeights(const TensorParallel &p, const std::string &stem,
+                         std::string &error) {
+  std::string path = ::testing::TempDir() + "/" + stem + "_" +
+                     std::to_string(worldRank()) + ".weights";
+  std::vector<std::vector<uint8_t>> sections(worldSize(), section());
+  if (!shardc::io::writeFile(path, buildWeightsFile(p.plan.modelHash, sections),
+                             error))
+    return "";
+  return path;
+}
+
 } // namespace
 
 TEST(DynamicDims, RanksMustAgree) {
   sc_comm_free(sc_mpi_world());
   const int rank = worldRank(), n = worldSize();
   TensorParallel p(n);
-  std::string weights = ::testing::TempDir() + "/dynamic_dims_" +
-                        std::to_string(rank) + ".weights";
-  std::string error;
-  ASSERT_TRUE(shardc::io::writeFile(
-      weights,
-      buildWeightsFile(p.plan.modelHash,
-                       std::vector<std::vector<uint8_t>>(n, section())),
-      error))
-      << error;
+  std::string error, weights = writeWeights(p, "dynamic_dims", error);
+  ASSERT_FALSE(weights.empty()) << error;
   shardc_model *m = nullptr;
   ASSERT_EQ(shardc_load(&p.program, weights.c_str(), SHARDC_RANK_FROM_LAUNCHER,
                         &m),
@@ -197,15 +204,8 @@ TEST(DynamicDims, BroadcastFromEachRoot) {
   sc_comm_free(sc_mpi_world());
   const int rank = worldRank(), n = worldSize();
   TensorParallel p(n);
-  std::string weights =
-      ::testing::TempDir() + "/broadcast_" + std::to_string(rank) + ".weights";
-  std::string error;
-  ASSERT_TRUE(shardc::io::writeFile(
-      weights,
-      buildWeightsFile(p.plan.modelHash,
-                       std::vector<std::vector<uint8_t>>(n, section())),
-      error))
-      << error;
+  std::string error, weights = writeWeights(p, "broadcast", error);
+  ASSERT_FALSE(weights.empty()) << error;
   shardc_model *m = nullptr;
   ASSERT_EQ(
       shardc_load(&p.program, weights.c_str(), SHARDC_RANK_FROM_LAUNCHER, &m),

@@ -414,6 +414,28 @@ int printInfo(const Options &o, const std::string &weights) {
           (dims.empty() ? "" : ", ") + d.name + "<=" + std::to_string(d.max);
     std::printf("dynamic dims: %s\n", dims.c_str());
   }
+  // A decoder's KV cache: each rank's pasts kept in place in their present
+  // outputs, and the bytes those take at the bounds (what the rank holds
+  // for the longest context).
+  for (size_t i = 0; i < plan.ranks.size(); ++i) {
+    const fmt::RankPlan &rp = plan.ranks[i];
+    uint64_t bytes = 0, caches = 0;
+    for (const fmt::TensorSig &in : rp.inputs) {
+      if (in.cacheOf < 0 || size_t(in.cacheOf) >= rp.outputs.size())
+        continue;
+      const fmt::TensorSig &out = rp.outputs[size_t(in.cacheOf)];
+      uint64_t n = shardc_dtype_size(out.dtype);
+      for (int64_t d : out.dims)
+        n *= static_cast<uint64_t>(d);
+      bytes += n;
+      ++caches;
+    }
+    if (caches)
+      std::printf("KV cache, rank %zu: %llu pasts kept in their present "
+                  "outputs, %llu bytes at the bounds\n",
+                  i, static_cast<unsigned long long>(caches),
+                  static_cast<unsigned long long>(bytes));
+  }
   // The job's inputs and outputs (a pipeline's first stage has the inputs,
   // its last the outputs), as the user binds and reads them: each name
   // once, from the lowest rank that has it.

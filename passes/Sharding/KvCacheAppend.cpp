@@ -69,30 +69,6 @@ struct Candidate {
   int64_t heads = 0, axis = 0;
 };
 
-/// The rank's coordinate along `axes` of `mesh` (row-major ranks, the last
-/// axis fastest), as the partitioner numbers its parts.
-std::optional<int64_t> partIndex(dist::MeshOp mesh, int64_t rank,
-                                 ArrayAttr axes) {
-  ArrayRef<int64_t> shape = mesh.getShape();
-  SmallVector<int64_t> coord(shape.size(), 0);
-  for (size_t i = shape.size(); i-- > 0;) {
-    coord[i] = rank % shape[i];
-    rank /= shape[i];
-  }
-  int64_t index = 0;
-  for (Attribute a : axes) {
-    StringRef name = cast<StringAttr>(a).getValue();
-    std::optional<int64_t> at;
-    for (auto [i, n] : llvm::enumerate(mesh.getAxes()))
-      if (cast<StringAttr>(n).getValue() == name)
-        at = i;
-    if (!at)
-      return std::nullopt;
-    index = index * shape[*at] + coord[*at];
-  }
-  return index;
-}
-
 /// The rewrite of past input `past` of rank function `func` when it has
 /// the form above and is exact: the gather rebuilds the whole past's
 /// heads, and this rank's slice is its part in the gather's order.
@@ -134,11 +110,16 @@ std::optional<Candidate> candidate(func::FuncOp func, BlockArgument past) {
   int64_t extent = graph::dimsOf(slice.getOutput()).bound[c.heads];
   auto mesh = SymbolTable::lookupNearestSymbolFrom<dist::MeshOp>(
       c.gather, c.gather.getMeshAttr());
-  std::optional<int64_t> part =
-      mesh ? partIndex(mesh, ranks[0], c.gather.getAxesAttr()) : std::nullopt;
+  // This rank's part along the gather's axes, as the partitioner numbers
+  // its parts.
+  SmallVector<StringRef> axes;
+  for (Attribute a : c.gather.getAxesAttr())
+    axes.push_back(cast<StringAttr>(a).getValue());
+  std::optional<std::pair<int64_t, int64_t>> part =
+      mesh ? mesh.part(mesh.coordinates(ranks[0]), axes) : std::nullopt;
   if (graph::dimsOf(c.gather.getResult()).bound[c.heads] != whole || !part ||
       extent <= 0 || whole % extent ||
-      slice.getStarts()[c.heads] != *part * extent)
+      slice.getStarts()[c.heads] != part->second * extent)
     return std::nullopt;
   return c;
 }

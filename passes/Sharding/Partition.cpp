@@ -74,18 +74,6 @@ bool isWeight(Value v) {
   return static_cast<bool>(v.getDefiningOp<graph::ConstantOp>());
 }
 
-/// The coordinates of `rank` on `mesh` (row-major: the last axis changes
-/// fastest).
-SmallVector<int64_t> coordinates(dist::MeshOp mesh, int64_t rank) {
-  ArrayRef<int64_t> shape = mesh.getShape();
-  SmallVector<int64_t> coord(shape.size(), 0);
-  for (size_t i = shape.size(); i-- > 0;) {
-    coord[i] = rank % shape[i];
-    rank /= shape[i];
-  }
-  return coord;
-}
-
 /// `shape` with dim `d` multiplied by `mul` and divided by `div`, its
 /// mirror too. A dynamic dim is never split, so its mirror divides exactly
 /// where partitioning divides it at all; one that would not keeps its
@@ -114,7 +102,7 @@ RankedTensorType resized(RankedTensorType type, size_t d, int64_t mul,
 class RankPartitioner : public graph::LocalPartitioner {
 public:
   RankPartitioner(dist::MeshOp mesh, int64_t rank)
-      : mesh(mesh), rank(rank), coord(coordinates(mesh, rank)) {}
+      : mesh(mesh), rank(rank), coord(mesh.coordinates(rank)) {}
 
   LogicalResult run(func::FuncOp global, func::FuncOp local);
 
@@ -166,20 +154,9 @@ public:
 
 private:
   int64_t axisSize(StringRef a) { return *mesh.axisSize(a); }
-  int64_t axisIndex(StringRef a) {
-    for (auto [i, n] : llvm::enumerate(mesh.getAxes()))
-      if (cast<StringAttr>(n).getValue() == a)
-        return i;
-    return -1;
-  }
   /// How many parts dim axes make, and this rank's part.
   std::pair<int64_t, int64_t> part(ArrayRef<StringRef> axes) override {
-    int64_t parts = 1, index = 0;
-    for (StringRef a : axes) {
-      parts *= axisSize(a);
-      index = index * axisSize(a) + coord[axisIndex(a)];
-    }
-    return {parts, index};
+    return *mesh.part(coord, axes);
   }
   SmallVector<int64_t> localShape(ShapedType type,
                                  const DimAxes &dims) override {
@@ -683,7 +660,7 @@ void DistPartitionPass::runOnOperation() {
     }
     OpBuilder b(global);
     for (int64_t r = 0; r < world; ++r) {
-      if (stage && coordinates(mesh, r)[ppIndex] != stage.getInt())
+      if (stage && mesh.coordinates(r)[ppIndex] != stage.getInt())
         continue;
       auto local = b.create<func::FuncOp>(
           global.getLoc(), (global.getName() + "_rank" + Twine(r)).str(),

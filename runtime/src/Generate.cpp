@@ -2,7 +2,8 @@
 //
 // The model's inputs by name, as Hugging Face's with-past exports have
 // them: input_ids, attention_mask (optional; over past + new positions),
-// position_ids (optional; past .. past + new - 1), and the past inputs the
+// position_ids (optional; each row's attended tokens before, as Hugging
+// Face counts them: cumsum(mask) - 1, 1 where masked), and the past inputs the
 // compiler made a KV cache (shardc_keep_cache binds them; nothing is
 // copied between steps) or, where it did not (a partitioned program), a
 // past_key_values.X input fed present.X of the last step. The logits are

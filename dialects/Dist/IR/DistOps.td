@@ -32,6 +32,13 @@ def Dist_MeshOp : Dist_Op<"mesh", [Symbol]> {
     std::optional<int64_t> axisSize(llvm::StringRef name);
     /// The number of devices.
     int64_t numDevices();
+    /// The coordinates of `rank` (row-major: the last axis changes
+    /// fastest).
+    llvm::SmallVector<int64_t> coordinates(int64_t rank);
+    /// How many parts the axes `axes` (in order) make, and the part of the
+    /// device at `coord`; std::nullopt if an axis is not the mesh's.
+    std::optional<std::pair<int64_t, int64_t>>
+    part(llvm::ArrayRef<int64_t> coord, llvm::ArrayRef<llvm::StringRef> axes);
   }];
 }
 

@@ -112,6 +112,33 @@ int64_t MeshOp::numDevices() {
   return n;
 }
 
+SmallVector<int64_t> MeshOp::coordinates(int64_t rank) {
+  ArrayRef<int64_t> shape = getShape();
+  SmallVector<int64_t> coord(shape.size(), 0);
+  for (size_t i = shape.size(); i-- > 0;) {
+    coord[i] = rank % shape[i];
+    rank /= shape[i];
+  }
+  return coord;
+}
+
+std::optional<std::pair<int64_t, int64_t>>
+MeshOp::part(ArrayRef<int64_t> coord, ArrayRef<StringRef> axes) {
+  int64_t parts = 1, index = 0;
+  for (StringRef a : axes) {
+    std::optional<size_t> at;
+    for (auto [i, name] : llvm::enumerate(getAxes()))
+      if (cast<StringAttr>(name).getValue() == a)
+        at = i;
+    if (!at || *at >= coord.size())
+      return std::nullopt;
+    int64_t size = getShape()[*at];
+    parts *= size;
+    index = index * size + coord[*at];
+  }
+  return std::make_pair(parts, index);
+}
+
 LogicalResult MeshOp::verify() {
   if (getAxes().size() != getShape().size())
     return emitOpError("has ") << getAxes().size() << " axis names for "

@@ -6,7 +6,7 @@ process of its own, in turn, best p50 of interleaved rounds.
   bench/bench_classes.py [--classes encoder,mobilenet,ppocr_det,ppocr_rec,moe,minilm]
                          [--threads 2] [--iterations 50] [--warmup 5]
                          [--rounds 5] [--ocr-dir DIR] [--markdown FILE]
-                         [--keep DIR] [--busy N]
+                         [--keep DIR] [--busy N] [--env 'NAME=VALUE ...' ...]
 
   encoder     torch's nn.TransformerEncoder (2 layers, d 64, 4 heads), 16 x 1
   mobilenet   torchvision mobilenet_v3_small, 1 x 3 x 224 x 224
@@ -22,7 +22,9 @@ below 1.0 mean shardc is faster. `--keep DIR` leaves the executables and
 inputs there (for perf). `--busy N` runs every round beside N busy-loop
 processes (`while True: pass`, unpinned, the same nice level: the loaded
 regimes of bench/bench_contention.py), started before the class's first
-round and stopped after its last.
+round and stopped after its last. `--env` (repeatable) runs the same
+executable again under each set of variables, in the same rounds (for
+comparing OpenMP wait settings such as SHARDC_SPINCOUNT=100).
 """
 import argparse
 import glob
@@ -99,6 +101,9 @@ def main():
     ap.add_argument("--markdown")
     ap.add_argument("--busy", type=int, default=0,
                     help="busy-loop processes beside every round (default none)")
+    ap.add_argument("--env", action="append", default=[],
+                    help="space-separated NAME=VALUE list: another run of the "
+                         "executable under these variables, in the same rounds")
     args = ap.parse_args()
 
     rows = []
@@ -119,6 +124,7 @@ def main():
             bench = ["--benchmark", "--threads", str(args.threads), "--iterations",
                      str(args.iterations), "--warmup", str(args.warmup)]
             ours = theirs = float("inf")
+            variants = [float("inf")] * len(args.env)
             busy = start_busy(args.busy, False) if args.busy else []
             try:
                 for _ in range(args.rounds):
@@ -126,6 +132,10 @@ def main():
                     for p in pairs:
                         cmd += ["--input", p]
                     ours = min(ours, p50(run(cmd + bench)))
+                    for i, setting in enumerate(args.env):
+                        env = dict(os.environ)
+                        env.update(kv.split("=", 1) for kv in setting.split())
+                        variants[i] = min(variants[i], p50(run(cmd + bench, env=env)))
                     theirs = min(theirs, p50(run([PY, "-c", ORT_WORKER, model,
                                                   str(args.threads), str(args.iterations),
                                                   str(args.warmup)] + pairs)))
@@ -135,6 +145,9 @@ def main():
             rows.append((name, shape, ours, theirs, ours / theirs))
             print("%-10s %-22s shardc p50 %9.3f ms   onnxruntime p50 %9.3f ms   ratio %.2fx"
                   % rows[-1], flush=True)
+            for setting, t in zip(args.env, variants):
+                print("%-10s   with %-30s p50 %9.3f ms   ratio %.2fx   (%+.1f%% against the default)"
+                      % (name, setting, t, t / theirs, 100 * (t / ours - 1)), flush=True)
 
     if args.markdown:
         import onnxruntime

@@ -38,29 +38,52 @@ extern "C" const shardc_program shardc_model_program;
 
 namespace {
 
-// The OpenMP wait policy (docs/performance.md, "Under contention"): libgomp's
-// own (idle threads spin 300,000 iterations, then sleep). Measured on this
-// 2-core machine in three regimes (quiet, one and two busy processes) on
-// GPT-2, mobilenet_v3_small and resnet18, it is the fastest or within 15%
-// of it everywhere, where a short spin (GOMP_SPINCOUNT=100, the default
-// before) made quiet runs 1.8-2.7x slower and counts between 1,000 and
-// 30,000 were erratic under one busy process (up to 12x). SHARDC_SPINCOUNT=N
-// still sets GOMP_SPINCOUNT for a machine where another count measures
-// better: libgomp reads its environment once, in its own initializer,
-// before main(), so the executable sets the variable and re-executes
-// itself once. A user's OMP_WAIT_POLICY or GOMP_SPINCOUNT is left alone.
+// The OpenMP wait policy (docs/performance.md, "Under contention" and
+// "Long steps"): libgomp's own (idle threads spin 300,000 iterations, then
+// sleep), measured on a 2-core machine in three regimes (quiet, one and two
+// busy processes) as the fastest or near it for programs whose steps are
+// short, where a short spin (GOMP_SPINCOUNT=100) made quiet runs 1.8-2.7x
+// slower and counts between 1,000 and 30,000 were erratic under one busy
+// process (up to 12x). A program whose steps are long (the compiler's
+// estimate: shardc_model_spin_count, defined by the generated code) starts
+// with its short count instead: a wake-up costs little beside a long step,
+// and a spinning thread holds a core a busy neighbour, or the team's slower
+// thread, could use. SHARDC_SPINCOUNT=N (or "default") overrides both for a
+// machine where another count measures better. libgomp reads its
+// environment once, in its own initializer, before main() (and after the
+// executable's preinit functions, which libc's own initializer follows, so
+// a variable set there is lost), so the executable sets the variable and
+// re-executes itself once. A user's OMP_WAIT_POLICY or GOMP_SPINCOUNT is
+// left alone.
+extern "C" const unsigned shardc_model_spin_count __attribute__((weak));
+
+/// Who set GOMP_SPINCOUNT to `spin`, for the benchmark's report.
+const char *waitSource(const char *spin) {
+  const char *user = std::getenv("SHARDC_SPINCOUNT");
+  if (user && std::strcmp(user, spin) == 0)
+    return "SHARDC_SPINCOUNT";
+  if (!user && &shardc_model_spin_count &&
+      std::to_string(shardc_model_spin_count) == spin)
+    return "the program's steps are long";
+  return "the environment";
+}
+
 void setWaitPolicy(char **argv) {
   if (std::getenv("OMP_WAIT_POLICY") || std::getenv("GOMP_SPINCOUNT"))
     return;
-  const char *n = std::getenv("SHARDC_SPINCOUNT");
-  if (!n || !*n || std::strcmp(n, "default") == 0)
+  std::string n;
+  if (const char *env = std::getenv("SHARDC_SPINCOUNT"))
+    n = env;
+  else if (&shardc_model_spin_count)
+    n = std::to_string(shardc_model_spin_count);
+  if (n.empty() || n == "default")
     return;
   // Nothing runs in parallel: no need to start again.
   for (char **a = argv + 1; *a; ++a)
     if (!std::strcmp(*a, "--info") || !std::strcmp(*a, "--help") ||
         (!std::strcmp(*a, "--threads") && a[1] && !std::strcmp(a[1], "1")))
       return;
-  if (setenv("GOMP_SPINCOUNT", n, 1) != 0)
+  if (setenv("GOMP_SPINCOUNT", n.c_str(), 1) != 0)
     return;
   execv("/proc/self/exe", argv);
   unsetenv("GOMP_SPINCOUNT"); // no /proc: run as is
@@ -163,7 +186,14 @@ void usage() {
       "count when\n"
       "                        pipelined) and the device it would run on, "
       "and exit\n"
-      "  -h, --help            print this help\n",
+      "  -h, --help            print this help\n"
+      "\n"
+      "Environment: SHARDC_SPINCOUNT=N|default sets how long idle OpenMP "
+      "threads spin\n"
+      "(GOMP_SPINCOUNT) in place of the program's choice: libgomp's default, "
+      "or 100\n"
+      "when the compiler found its steps long (the benchmark report says "
+      "which).\n",
       progName.c_str());
 }
 
@@ -736,11 +766,17 @@ void benchmark(shardc_model *m, const Options &o, const std::string &threads) {
   mean /= static_cast<double>(ms.size());
   if (shardc_rank(m) != 0)
     return; // every rank ran the same runs; rank 0 reports
+  std::string wait = "libgomp's default wait";
+  if (const char *spin = std::getenv("GOMP_SPINCOUNT"))
+    wait =
+        std::string("GOMP_SPINCOUNT=") + spin + " (" + waitSource(spin) + ")";
+  else if (std::getenv("OMP_WAIT_POLICY"))
+    wait = std::string("OMP_WAIT_POLICY=") + std::getenv("OMP_WAIT_POLICY");
   std::fprintf(stderr,
                "%s: benchmark: %ld warm-up runs, %ld timed runs, %d threads "
-               "(%s)\n",
+               "(%s), %s\n",
                progName.c_str(), o.warmup, o.iterations, omp_get_max_threads(),
-               threads.c_str());
+               threads.c_str(), wait.c_str());
   std::printf("latency_ms p50=%.3f p90=%.3f p99=%.3f mean=%.3f "
               "throughput=%.2f\n",
               pct(50), pct(90), pct(99), mean,

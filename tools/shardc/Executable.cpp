@@ -70,6 +70,16 @@ int writeExecutable(Session &s, Options &o) {
                                     : s.diagnostic);
   sourceStream.flush();
   s.stage(o.program.cuda ? "CUDA C++ and host C++ generated" : "C++ generated");
+  if (o.verbose && artifacts.flopsPerStep > 0)
+    errs() << llvm::format("shardc: %.1f MFLOP per step (%u kernels and "
+                           "library calls): ",
+                           artifacts.flopsPerStep / 1e6,
+                           artifacts.numKernels + artifacts.numLibraryCalls)
+           << (artifacts.spinCount
+                   ? "GOMP_SPINCOUNT=" + std::to_string(artifacts.spinCount) +
+                         " (long steps)"
+                   : std::string("libgomp's default wait"))
+           << "\n";
   if (o.emit == Emit::Cuda)
     return s.writeText([&](raw_ostream &os) { os << artifacts.cudaSource; });
   if (o.emit == Emit::Cpp)

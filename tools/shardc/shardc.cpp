@@ -26,6 +26,7 @@
 #include "Toolchain.h"
 #include "Version.h"
 #include "dialects/Dist/IR/DistOps.h"
+#include "dialects/Graph/IR/GraphOps.h"
 #include "dialects/Graph/IR/SymbolicShapes.h"
 #include "passes/Sharding/Passes.h"
 #include "shardc/Conversion/Passes.h"
@@ -161,6 +162,24 @@ static std::optional<std::string> dynamicDims(mlir::ModuleOp module) {
     out = text;
   });
   return out;
+}
+
+/// The estimated FLOPs of one run of the graph module's functions (what
+/// picks the executable's OpenMP wait, ProgramOptions::flops), 0 when a
+/// computed type has dynamic dims.
+static double estimateProgramFlops(mlir::ModuleOp module) {
+  double flops = 0;
+  bool known = true;
+  module.walk([&](mlir::Operation *op) {
+    if (!isa_and_nonnull<shardc::graph::GraphDialect>(op->getDialect()) ||
+        isa<shardc::graph::ConstantOp>(op))
+      return;
+    for (mlir::Type t : op->getResultTypes())
+      if (auto shaped = dyn_cast<mlir::ShapedType>(t))
+        known &= shaped.hasStaticShape();
+    flops += shardc::estimateFlops(op);
+  });
+  return known ? flops : 0;
 }
 
 int main(int argc, char **argv) {
@@ -317,6 +336,8 @@ int main(int argc, char **argv) {
     if (o.emit == Emit::Plan && !propagated)
       propagated = s.module->clone(); // one rank: the graph as it is
 
+    if (o.world == 1)
+      o.program.flops = estimateProgramFlops(*s.module);
     if (!s.run(
             [&](mlir::PassManager &pm) {
               shardc::buildKernPipeline(pm, kernOptions);

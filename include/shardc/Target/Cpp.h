@@ -28,6 +28,11 @@ struct ProgramOptions {
   /// The NVRTC images to embed: architecture and file path (read by the
   /// assembler when the C++ is compiled, so they may be written later).
   std::vector<std::pair<std::string, std::string>> cudaImages;
+  /// Estimated FLOPs of one run of a one-rank program (shardc::estimateFlops
+  /// summed; 0 when unknown: several ranks, dynamic dims). With the steps
+  /// the program takes, it picks the executable's OpenMP wait (see
+  /// kLongStepFlops in EmitProgram.cpp).
+  double flops = 0;
 };
 
 /// One rank's weights section, described rather than copied: the bytes at
@@ -68,6 +73,10 @@ struct CppArtifacts {
   unsigned numCudaKernels = 0;
   /// Keys handed out to the sections' extents (WeightsSection::key).
   uint64_t numWeightsKeys = 0;
+  /// ProgramOptions::flops over the kernels and library calls (0: unknown),
+  /// and the GOMP_SPINCOUNT the executable starts with (0: libgomp's own).
+  double flopsPerStep = 0;
+  unsigned spinCount = 0;
 };
 
 /// A line starting with this begins a translation unit of a split program

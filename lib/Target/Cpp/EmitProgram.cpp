@@ -210,6 +210,20 @@ static void checksumSections(MLIRContext *ctx,
   }
 }
 
+/// The OpenMP wait (docs/performance.md, "Long steps"): libgomp's default
+/// spins an idle thread about 3 ms (300,000 iterations) before it sleeps,
+/// which saves the wake-up of every region where steps are microseconds
+/// apart. Where the steps are long, a thread spinning at a region's end
+/// holds a core that a busy neighbour, or the team's own slower thread,
+/// could use, and the wake-ups it saves are few: one per step, 50-100 us
+/// each on the machines measured, against a step of 2 ms or more at the
+/// ~100 GFLOP/s of two cores, so a quiet run pays at most about 5%. A
+/// one-rank program whose estimated FLOPs per step (kernels and library
+/// calls) reach this starts with GOMP_SPINCOUNT=kLongStepSpin
+/// (runtime/tools/main.cpp reads shardc_model_spin_count).
+static constexpr double kLongStepFlops = 2e8;
+static constexpr unsigned kLongStepSpin = 100;
+
 /// More ranks than any plan we write sensibly holds (the plan stores one
 /// record per rank).
 static constexpr int64_t kMaxRanks = 1 << 16;
@@ -724,6 +738,16 @@ LogicalResult CppEmitter::emit(ModuleOp module, raw_ostream &out) {
       out << (i ? ", " : "") << d;
     out << "};\n";
   }
+  unsigned steps = artifacts.numKernels + artifacts.numLibraryCalls;
+  if (world == 1 && options.cpu && options.flops > 0 && steps) {
+    artifacts.flopsPerStep = options.flops / steps;
+    if (artifacts.flopsPerStep >= kLongStepFlops)
+      artifacts.spinCount = kLongStepSpin;
+  }
+  if (artifacts.spinCount)
+    out << "extern \"C\" const unsigned shardc_model_spin_count;\n"
+        << "const unsigned shardc_model_spin_count = " << artifacts.spinCount
+        << ";\n";
   out << "static const unsigned char plan_data[] = {";
   for (size_t i = 0; i < planBytes.size(); ++i)
     out << (i % 24 ? "" : "\n  ") << static_cast<unsigned>(planBytes[i])

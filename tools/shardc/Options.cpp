@@ -194,11 +194,14 @@ static cl::list<std::string>
                          "or comma separated)"),
                 cl::value_desc("NAME=DIMS"), cl::CommaSeparated,
                 cl::cat(inputCat));
-static cl::list<std::string> maxShapes(
-    "max-shape",
-    cl::desc("Bound of a graph input whose dynamic dims stay "
-             "dynamic: NAME=8x2048 (repeatable; --emit=import/graph)"),
-    cl::value_desc("NAME=DIMS"), cl::CommaSeparated, cl::cat(inputCat));
+static cl::list<std::string>
+    maxShapes("max-shape",
+              cl::desc("Bound of a graph input whose dynamic dims stay "
+                       "dynamic: NAME=8x2048 (repeatable; without it or "
+                       "--input-shape, dims named as a batch or a sequence are "
+                       "bounded by 1 and 512, with a warning)"),
+              cl::value_desc("NAME=DIMS"), cl::CommaSeparated,
+              cl::cat(inputCat));
 static cl::list<std::string>
     constInputs("const-input",
                 cl::desc("Fix a graph input to the tensor in FILE (.npy or .pb); "
@@ -496,6 +499,10 @@ static std::optional<std::string> readBindings(Options &o) {
       return "--max-shape gives '" + name + "' two different bounds";
     o.import.maxShapes[name] = dims;
   }
+  // Neither: dims named as a batch or a sequence get default bounds, with
+  // a warning (Session::load).
+  o.import.defaultBounds =
+      o.import.inputShapes.empty() && o.import.maxShapes.empty();
   for (const std::string &arg : o.constInputs) {
     std::string name, file;
     if (!splitBinding(arg, name, file))

@@ -59,10 +59,21 @@ void Session::stage(StringRef name) const {
 bool Session::load() {
   const std::string &file = options.inputFile;
   if (!StringRef(file).ends_with(".mlir")) {
-    std::string error;
-    module = importONNXModel(context, file, options.import, error);
+    std::string error, bounds;
+    ONNXImportOptions import = options.import;
+    import.boundsNote = &bounds;
+    module = importONNXModel(context, file, import, error);
+    if (!module && !bounds.empty())
+      error += " (with default bounds " + bounds +
+               " for the dims their names give; --max-shape INPUT=DIMS sets "
+               "others)";
     if (!module)
       return fatal(error), false;
+    if (!bounds.empty())
+      errs() << "shardc: warning: " << file
+             << ": dynamic dims bounded by their names: " << bounds
+             << " (--max-shape INPUT=DIMS bounds them, --input-shape fixes "
+                "them)\n";
     stage("imported");
     return true;
   }

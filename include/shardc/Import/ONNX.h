@@ -27,7 +27,22 @@ struct ONNXImportOptions {
   /// (graph::isShapeOnly), enough to plan a model whose weights are absent
   /// or too large for this machine. Their declarations are still checked.
   bool shapesOnly = false;
+  /// With neither inputShapes nor maxShapes (the driver sets it when the
+  /// command line has no --input-shape or --max-shape): when every dynamic
+  /// dim of the inputs has a name that says what it is, each stays dynamic
+  /// with a default bound (kDefaultBatchBound for a batch, kDefaultSeqBound
+  /// for a sequence or past length), and `boundsNote`, if given, receives
+  /// "'batch_size' at 1, 'sequence_length' at 512" for a warning. Otherwise
+  /// the dims are refused as without it.
+  bool defaultBounds = false;
+  std::string *boundsNote = nullptr;
 };
+
+/// The default bounds of dims named as a batch ("batch", "batch_size") and
+/// as a sequence ("seq", "sequence_length", "past_sequence_length",
+/// "num_tokens"): one sequence of a model's usual context.
+inline constexpr int64_t kDefaultBatchBound = 1;
+inline constexpr int64_t kDefaultSeqBound = 512;
 
 /// Imports an ONNX model file into a module holding `func.func @main` in the
 /// graph dialect. On failure returns null and sets `error` to one line that

@@ -8,11 +8,12 @@
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -136,6 +137,19 @@ static llvm::StringSet<> pastParams(const onnx::GraphProto &graph) {
     }
   }
   return out;
+}
+
+/// The default bound of a dim named `param` (ONNXImportOptions::
+/// defaultBounds): a batch or a sequence length by its words, else none.
+static std::optional<int64_t> defaultBound(StringRef param) {
+  std::string lower = param.lower();
+  StringRef p(lower);
+  if (p.contains("batch"))
+    return kDefaultBatchBound;
+  for (StringRef word : {"seq", "len", "token", "past", "context", "step"})
+    if (p.contains(word))
+      return kDefaultSeqBound;
+  return std::nullopt;
 }
 
 SmallVector<std::string> GraphImporter::symbolNames() const {
@@ -707,6 +721,45 @@ LogicalResult GraphImporter::declareSymbols(const onnx::GraphProto &graph,
       symbolOfUnnamed[own] = symbols.size();
       symbols.push_back({own, max});
     }
+  }
+  if (options.defaultBounds && options.maxShapes.empty() &&
+      options.inputShapes.empty()) {
+    // Every dynamic dim named as a batch or a sequence (a sum of such
+    // names and integers too), or no default at all.
+    llvm::MapVector<StringRef, int64_t> bounds;
+    bool all = true;
+    for (const auto &in : graph.input()) {
+      if (options.constInputs.count(in.name()) ||
+          !in.type().has_tensor_type() || !in.type().tensor_type().has_shape())
+        continue;
+      for (const auto &dim : in.type().tensor_type().shape().dim()) {
+        if (dim.has_dim_value())
+          continue;
+        SmallVector<StringRef> terms;
+        StringRef(dim.dim_param()).split(terms, '+'); // "" when unset
+        for (StringRef term : terms) {
+          term = term.trim();
+          int64_t constant;
+          if (!term.empty() && !term.getAsInteger(10, constant) &&
+              terms.size() > 1)
+            continue;
+          std::optional<int64_t> bound =
+              term.empty() ? std::nullopt : defaultBound(term);
+          if (!bound)
+            all = false;
+          else
+            bounds.insert({term, *bound});
+        }
+      }
+    }
+    if (all)
+      for (auto [param, bound] : bounds) {
+        if (failed(named("input dim", param.str(), bound)))
+          return failure();
+        if (options.boundsNote)
+          *options.boundsNote += (options.boundsNote->empty() ? "'" : ", '") +
+                                 param.str() + "' at " + std::to_string(bound);
+      }
   }
   for (const SumDim &s : sumDims) {
     std::optional<sym::Expr> sum = paramExpr(s.param);

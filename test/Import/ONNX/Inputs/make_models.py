@@ -97,6 +97,8 @@ save("absurd_dim", [helper.make_node("Relu", ["x"], ["y"])],
      [vi("x", [1000000000000000, 4])], [vi("y", None)], check=False)
 save("dynamic_dim", [helper.make_node("Relu", ["x"], ["y"])],
      [vi("x", [1, "seq"])], [vi("y", None)], check=False)
+save("dynamic_other", [helper.make_node("Relu", ["x"], ["y"])],
+     [vi("x", [1, "n"])], [vi("y", None)], check=False)
 W2 = numpy_helper.from_array(np.zeros((128, 4), np.float32), "W2")
 save("wrong_shape", [helper.make_node("MatMul", ["x", "W2"], ["y"], name="attn/MatMul_3")],
      [vi("x", [2, 64])], [vi("y", None)], [W2], check=False)

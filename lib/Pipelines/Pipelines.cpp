@@ -83,10 +83,11 @@ void shardc::buildGraphPipeline(OpPassManager &pm,
   // structured pruning when asked.
   if (options.pruneLossless)
     pm.addNestedPass<func::FuncOp>(createGraphPruneLossless());
-  if (options.pruneFfn > 0 || options.pruneHeads > 0)
+  if (options.pruneFfn > 0 || options.pruneHeads > 0 || options.pruneConv > 0)
     pm.addNestedPass<func::FuncOp>(createGraphPrune(
         {options.pruneStats, options.pruneFfn, options.pruneHeads,
-         options.pruneChannelMultiple, /*headMultiple=*/1}));
+         options.pruneChannelMultiple, /*headMultiple=*/1, options.pruneConv,
+         /*convMultiple=*/16}));
   if (options.pruneExperts >= 0)
     pm.addNestedPass<func::FuncOp>(createGraphPruneExperts(
         {llvm::to_vector(options.pruneExpertLoads), options.pruneExperts}));

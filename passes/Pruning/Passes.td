@@ -69,9 +69,19 @@ def GraphPrune : Pass<"graph-prune", "mlir::func::FuncOp"> {
     - the removed rows' mean contribution and what the rescaling takes
       from the kept ones' moves into the bias (FLAP's compensation).
 
+    `conv=R` does the same for the channels of Prune.h's convolution
+    chains whose second convolution is 1x1 and unpadded (a per-pixel
+    projection: PP-LCNet's pointwise convolutions, with a depthwise one and
+    scalar affines between): the rows are the calibration's pixels, a
+    channel's removal takes its filters from the first and every depthwise
+    convolution, and the step is `conv-multiple` channels (16: oneDNN's
+    channel blocks). Not lossless at the borders of a padded depthwise
+    convolution: the mean compensation is exact only in the interior.
+
     `stats` is the statistics file of the calibration run (the driver's:
-    per activation of the int8 passes' order, quant::quantizableGroups,
-    channel means and mean squares), measured on the unpruned graph.
+    per activation of the int8 passes' order, quant::quantizableGroups
+    then quant::quantizableConvs, channel means and mean squares),
+    measured on the unpruned graph.
   }];
   let options = [
     Option<"stats", "stats", "std::string", /*default=*/"",
@@ -83,11 +93,18 @@ def GraphPrune : Pass<"graph-prune", "mlir::func::FuncOp"> {
     Option<"channelMultiple", "channel-multiple", "int64_t",
            /*default=*/"32", "MLP channels kept per layer: a multiple of">,
     Option<"headMultiple", "head-multiple", "int64_t", /*default=*/"1",
-           "Heads kept per layer: a multiple of">
+           "Heads kept per layer: a multiple of">,
+    Option<"conv", "conv", "double", /*default=*/"0.0",
+           "Fraction of the channels between convolutions to remove">,
+    Option<"convMultiple", "conv-multiple", "int64_t", /*default=*/"16",
+           "Convolution channels removed per step (oneDNN's 16-channel "
+           "blocks)">
   ];
   let statistics = [
     Statistic<"numChannels", "mlp-channels", "MLP channels removed">,
-    Statistic<"numHeads", "heads", "Attention heads removed">
+    Statistic<"numHeads", "heads", "Attention heads removed">,
+    Statistic<"numConvChannels", "conv-channels",
+              "Convolution channels removed">
   ];
   let dependentDialects = ["shardc::graph::GraphDialect"];
 }

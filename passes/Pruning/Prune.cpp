@@ -604,6 +604,145 @@ std::vector<ConvPair> prune::findConvPairs(func::FuncOp func) {
   return pairs;
 }
 
+/// A depthwise convolution over `c` channels that a chain may pass
+/// through: group c, constant f32 filters [c, 1, k...], a constant bias of
+/// c (if any), no residual.
+static bool isPrunableDepthwise(Operation *op, int64_t c) {
+  int64_t group = 0;
+  if (auto conv = dyn_cast_or_null<graph::ConvOp>(op))
+    group = conv.getGroup();
+  else if (auto f = dyn_cast_or_null<graph::FusedConvOp>(op))
+    group = f.getResidual() ? 0 : f.getGroup();
+  if (group != c || c < 2)
+    return false;
+  auto out = cast<ShapedType>(op->getResult(0).getType());
+  Value w = convWeight(op);
+  auto t = dyn_cast<RankedTensorType>(w.getType());
+  if (!out.getElementType().isF32() || out.getDimSize(1) != c || !t ||
+      t.getRank() < 3 || t.getDimSize(0) != c || t.getDimSize(1) != 1 ||
+      !isPrunableConstant(w, t.getRank()))
+    return false;
+  Value bias = convBias(op);
+  return !bias || (isPrunableConstant(bias, 1) &&
+                   cast<ShapedType>(bias.getType()).getDimSize(0) == c);
+}
+
+/// An op that treats every channel of `v` alike and keeps its shape: a
+/// product, sum, difference or quotient by a one-element constant, or a
+/// unary activation.
+static bool isChannelwise(Operation *op, Value v) {
+  if (!op || op->getNumResults() != 1 ||
+      op->getResult(0).getType() != v.getType())
+    return false;
+  if (isa<graph::ReluOp, graph::HardSwishOp, graph::HardSigmoidOp,
+          graph::SigmoidOp, graph::TanhOp>(op))
+    return true;
+  if (!isa<graph::MulOp, graph::AddOp, graph::SubOp, graph::DivOp>(op) ||
+      op->getNumOperands() != 2)
+    return false;
+  Value other = op->getOperand(0) == v ? op->getOperand(1) : op->getOperand(0);
+  if (op->getOperand(0) != v && op->getOperand(1) != v)
+    return false;
+  auto t = dyn_cast<RankedTensorType>(other.getType());
+  return t && t.getNumElements() == 1 &&
+         other.getDefiningOp<graph::ConstantOp>();
+}
+
+std::vector<ConvChain> prune::findConvChains(func::FuncOp func) {
+  std::vector<ConvChain> chains;
+  func.walk([&](Operation *first) {
+    if (!isPrunableConv(first, /*first=*/true))
+      return;
+    int64_t c = cast<ShapedType>(convWeight(first).getType()).getDimSize(0);
+    ConvChain chain{first, nullptr, {}, c};
+    Value v = first->getResult(0);
+    while (Operation *next = soleUser(v)) {
+      if (isPrunableConv(next, /*first=*/false) && next->getOperand(0) == v) {
+        if (cast<ShapedType>(convWeight(next).getType()).getDimSize(1) == c) {
+          chain.second = next;
+          chains.push_back(chain);
+        }
+        return;
+      }
+      if (!(isPrunableDepthwise(next, c) && next->getOperand(0) == v) &&
+          !isChannelwise(next, v))
+        return;
+      chain.between.push_back(next);
+      v = next->getResult(0);
+    }
+  });
+  return chains;
+}
+
+LogicalResult prune::keepChainChannels(ConvChain &chain, ArrayRef<int64_t> keep,
+                                       ArrayRef<double> biasShift,
+                                       ArrayRef<double> scale) {
+  auto setBias = [](Operation *conv, Value bias) {
+    if (auto c = dyn_cast<graph::ConvOp>(conv))
+      c.getBiasMutable().assign(bias);
+    else
+      cast<graph::FusedConvOp>(conv).getBiasMutable().assign(bias);
+  };
+  auto n = static_cast<int64_t>(keep.size());
+  SmallVector<Value> dead;
+  // The channels' own filters and biases: first's and each depthwise
+  // convolution's, along their output channels.
+  SmallVector<Operation *> owners = {chain.first};
+  for (Operation *op : chain.between)
+    if (isa<graph::ConvOp, graph::FusedConvOp>(op))
+      owners.push_back(op);
+  for (Operation *conv : owners) {
+    OpBuilder b(conv);
+    Value w = convWeight(conv), bias = convBias(conv);
+    conv->setOperand(1, gatherAlong(b, conv->getLoc(), w, 0, keep));
+    if (bias)
+      setBias(conv, gatherAlong(b, conv->getLoc(), bias, 0, keep));
+    if (conv != chain.first) {
+      if (auto c = dyn_cast<graph::ConvOp>(conv))
+        c.setGroup(n);
+      else
+        cast<graph::FusedConvOp>(conv).setGroup(n);
+    }
+    dead.append({w, bias});
+  }
+  chain.first->getResult(0).setType(
+      withDim(chain.first->getResult(0).getType(), 1, n));
+  for (Operation *op : chain.between)
+    op->getResult(0).setType(withDim(op->getResult(0).getType(), 1, n));
+  // The second convolution's input slices [Cout, C, k...] -> [Cout, n,
+  // k...], scaled.
+  Operation *second = chain.second;
+  OpBuilder b(second);
+  Value w2 = convWeight(second), b2 = convBias(second);
+  auto t2 = cast<RankedTensorType>(w2.getType());
+  Value kept = gatherAlong(b, second->getLoc(), w2, 1, keep);
+  if (!scale.empty()) {
+    std::optional<F32Data> k = readF32(kept);
+    int64_t cout = t2.getDimSize(0),
+            taps = t2.getNumElements() / (cout * t2.getDimSize(1));
+    std::vector<float> values(cout * n * taps);
+    for (int64_t o = 0; o < cout; ++o)
+      for (int64_t j = 0; j < n; ++j)
+        for (int64_t t = 0; t < taps; ++t) {
+          int64_t at = (o * n + j) * taps + t;
+          values[at] = static_cast<float>(k->f(at) * scale[j]);
+        }
+    Value scaled = floatConstant(
+        b, second->getLoc(), cast<RankedTensorType>(kept.getType()),
+        w2.getDefiningOp<graph::ConstantOp>().getValue(), ".pruned", "pruned",
+        values);
+    kept.getDefiningOp()->erase();
+    kept = scaled;
+  }
+  second->setOperand(1, kept);
+  if (!biasShift.empty())
+    setBias(second, shiftedBias(b, second->getLoc(), b2, biasShift));
+  dead.append({w2, b2});
+  eraseDead(dead);
+  chain.channels = n;
+  return success();
+}
+
 LogicalResult prune::keepConvChannels(ConvPair &pair, ArrayRef<int64_t> keep,
                                       ArrayRef<double> biasShift) {
   auto setBias = [](Operation *conv, Value bias) {

@@ -99,6 +99,33 @@ mlir::LogicalResult keepConvChannels(ConvPair &pair,
                                      llvm::ArrayRef<int64_t> keep,
                                      llvm::ArrayRef<double> biasShift);
 
+/// A chain of channels between two convolutions (graph-prune's conv
+/// sites): `first`'s output (as ConvPair's first) flows through `between`,
+/// each value read only by the next, into `second` (group 1, constant f32
+/// filters [Cout, C, k...]) as its input. Between may sit elementwise ops
+/// that treat every channel alike (a product, sum, difference or quotient
+/// by a one-element constant, such as PP-LCNet's learnable affine; relu,
+/// hard swish, sigmoid, hard sigmoid, tanh) and depthwise convolutions
+/// (group C, constant f32 filters [C, 1, k...], constant bias, no
+/// residual). A channel is first's filter and bias element, each depthwise
+/// convolution's filter and bias element, and second's input slice. With
+/// nothing between it is a ConvPair.
+struct ConvChain {
+  mlir::Operation *first = nullptr, *second = nullptr;
+  llvm::SmallVector<mlir::Operation *> between;
+  int64_t channels = 0; ///< C
+};
+std::vector<ConvChain> findConvChains(mlir::func::FuncOp func);
+
+/// Keeps the channels `keep` (ascending) of a chain, adds `biasShift`
+/// (Cout values, or empty) to the second convolution's bias (creating one
+/// if needed) and multiplies its kept input slices by `scale` (one per kept
+/// channel, or empty).
+mlir::LogicalResult keepChainChannels(ConvChain &chain,
+                                      llvm::ArrayRef<int64_t> keep,
+                                      llvm::ArrayRef<double> biasShift,
+                                      llvm::ArrayRef<double> scale = {});
+
 /// Multi-head attention whose heads can be removed: q, k and v each from
 /// their own projection by a constant [K, H*D] weight (no residual, no
 /// activation), reshaped to [B, S, H, D] and transposed to [B, H, S, D];

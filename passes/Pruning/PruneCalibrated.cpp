@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <numeric>
 
 namespace shardc {
@@ -256,12 +257,12 @@ void recordLayer(Operation *second, StringRef kind, const Outcome &o) {
 
 void GraphPrunePass::runOnOperation() {
   func::FuncOp func = getOperation();
-  if (ffn <= 0 && heads <= 0)
+  if (ffn <= 0 && heads <= 0 && conv <= 0)
     return;
-  if (ffn >= 1 || heads >= 1 || ffn < 0 || heads < 0 || channelMultiple < 1 ||
-      headMultiple < 1) {
-    func.emitError("graph-prune: ffn and heads are fractions in [0, 1), the "
-                   "multiples at least 1");
+  if (ffn >= 1 || heads >= 1 || conv >= 1 || ffn < 0 || heads < 0 || conv < 0 ||
+      channelMultiple < 1 || headMultiple < 1 || convMultiple < 1) {
+    func.emitError("graph-prune: ffn, heads and conv are fractions in [0, "
+                   "1), the multiples at least 1");
     return signalPassFailure();
   }
   if (stats.empty()) {
@@ -278,6 +279,9 @@ void GraphPrunePass::runOnOperation() {
   DenseMap<Value, size_t> index;
   for (auto [i, g] : llvm::enumerate(quant::quantizableGroups(func, false)))
     index[g.activation] = i;
+  size_t linearGroups = index.size();
+  for (auto [i, g] : llvm::enumerate(quant::quantizableConvs(func)))
+    index.try_emplace(g.activation, linearGroups + i);
   auto momentsOf = [&](Value activation, int64_t channels) -> const Moments * {
     auto it = index.find(activation);
     if (it == index.end() || it->second >= moments.size() ||
@@ -359,12 +363,67 @@ void GraphPrunePass::runOnOperation() {
     for (size_t l = 0; l < blocks.size(); ++l)
       recordLayer(blocks[l].out.getOperation(), "heads", outcomes[l]);
   }
+  int64_t convChannels = 0;
+  if (conv > 0) {
+    // The second convolution's filters [Cout, C, 1...] as the [C, Cout]
+    // weight of a projection of the pixels.
+    std::vector<ConvChain> chains;
+    std::deque<std::vector<float>> transposed;
+    sites.clear();
+    for (ConvChain &chain : findConvChains(func)) {
+      auto t = cast<RankedTensorType>(convWeight(chain.second).getType());
+      int64_t cout = t.getDimSize(0), c = t.getDimSize(1);
+      if (t.getNumElements() != cout * c ||
+          llvm::any_of(convPads(chain.second), [](int64_t p) { return p; }))
+        continue;
+      // Fewer sample rows than twice the channels (a squeeze-excite
+      // block's pooled pixel: one row per sample) would let any few
+      // channels rebuild the rows the layer is judged on: kept whole.
+      const Moments *x = momentsOf(chain.second->getOperand(0), c);
+      if (!x || x->rows() < 2 * c)
+        continue;
+      F32Data w = weightData(convWeight(chain.second));
+      std::vector<float> &wt = transposed.emplace_back(c * cout);
+      for (int64_t o = 0; o < cout; ++o)
+        for (int64_t j = 0; j < c; ++j)
+          wt[j * cout + o] = static_cast<float>(w.f(o * c + j));
+      F32Data view{ArrayRef<char>(reinterpret_cast<const char *>(wt.data()),
+                                  wt.size() * sizeof(float)),
+                   false};
+      sites.push_back({x, view, c, cout, 1});
+      chains.push_back(chain);
+    }
+    if (chains.empty()) {
+      func.emitError("graph-prune: conv=")
+          << conv.getValue()
+          << ": the model has no convolution chain whose channels prune "
+             "removes (a group-1 convolution read, through depthwise "
+             "convolutions and scalar affines, by a 1x1 unpadded one)";
+      return signalPassFailure();
+    }
+    std::vector<Outcome> outcomes =
+        pruneSites(sites, conv, convMultiple,
+                   [&](size_t l, ArrayRef<int64_t> keep, ArrayRef<double> scale,
+                       ArrayRef<double> shift) {
+                     convChannels += chains[l].channels - keep.size();
+                     (void)keepChainChannels(chains[l], keep, shift, scale);
+                   });
+    for (size_t l = 0; l < chains.size(); ++l)
+      recordLayer(chains[l].second, "conv", outcomes[l]);
+  }
   numChannels += channels;
   numHeads += removedHeads;
-  recordPruned(func, channels, removedHeads);
-  func.emitRemark() << "graph-prune: removed " << channels
-                    << " MLP channels and " << removedHeads
-                    << " attention heads";
+  numConvChannels += convChannels;
+  recordPruned(func, channels, removedHeads, convChannels);
+  if (conv > 0)
+    func.emitRemark() << "graph-prune: removed " << channels
+                      << " MLP channels, " << removedHeads
+                      << " attention heads and " << convChannels
+                      << " convolution channels";
+  else
+    func.emitRemark() << "graph-prune: removed " << channels
+                      << " MLP channels and " << removedHeads
+                      << " attention heads";
 }
 
 } // namespace

@@ -141,16 +141,18 @@ static cl::list<int64_t> quantizeKeep("quantize-keep", cl::Hidden,
                                       cl::cat(precisionCat));
 static cl::opt<std::string> prune(
     "prune",
-    cl::desc("Pruning: lossless (default: MLP and convolution channels and "
-             "attention heads whose weights make them contribute nothing or "
-             "a constant are removed, exactly), none, ffn:R,heads:R with "
-             "--calibration (remove the fraction R of MLP channels and of "
-             "heads that matter least on the samples; after the lossless "
-             "step), experts[:SHARE] (the experts the samples route at most "
-             "that share of a layer's tokens to, default none), or "
-             "auto:COSINE (the largest equal fraction of MLP channels and "
-             "heads whose outputs on the samples keep that mean cosine; "
-             "auto:top1=A: that top-1 agreement, for logits)"),
+    cl::desc(
+        "Pruning: lossless (default: MLP and convolution channels and "
+        "attention heads whose weights make them contribute nothing or "
+        "a constant are removed, exactly), none, ffn:R,heads:R with "
+        "--calibration (remove the fraction R of MLP channels and of "
+        "heads that matter least on the samples; after the lossless "
+        "step), conv:R (the same for the channels between "
+        "convolutions), experts[:SHARE] (the experts the samples route at most "
+        "that share of a layer's tokens to, default none), or "
+        "auto:COSINE (the largest equal fraction of MLP channels and "
+        "heads whose outputs on the samples keep that mean cosine; "
+        "auto:top1=A: that top-1 agreement, for logits)"),
     cl::init("lossless"), cl::cat(precisionCat));
 // The calibration compiles of a pruned model (quantization's statistics,
 // the accuracy guard's trials): the pruning statistics already measured.
@@ -563,9 +565,11 @@ static std::optional<std::string> parsePrune(Options &o) {
       o.pruneFfn = r;
     else if (kind == "heads")
       o.pruneHeads = r;
+    else if (kind == "conv")
+      o.pruneConv = r;
     else
       return "--prune=" + o.prune + ": unknown kind '" + kind.str() +
-             "' (expected ffn, heads or experts; or lossless, none)";
+             "' (expected ffn, heads, conv or experts; or lossless, none)";
   }
   if (o.calibration.empty() && o.pruneStats.empty() &&
       (o.pruneExperts < 0 || o.pruneExpertLoads.empty()))

@@ -64,7 +64,7 @@ struct Options {
   // --prune: the lossless step, and the fractions graph-prune removes.
   std::string prune = "lossless";
   bool pruneLossless = true;
-  double pruneFfn = 0, pruneHeads = 0;
+  double pruneFfn = 0, pruneHeads = 0, pruneConv = 0;
   double pruneAuto = 0; // --prune=auto:COSINE (0: not asked)
   bool pruneAutoTop1 = false; // --prune=auto:top1=AGREEMENT
   std::string pruneStats; // --prune-stats (calibration compiles)
@@ -76,7 +76,7 @@ struct Options {
   /// --prune without its experts part (what a routing probe compiles).
   std::string pruneWithoutExperts() const;
   bool prunes() const {
-    return pruneFfn > 0 || pruneHeads > 0 || pruneAuto > 0;
+    return pruneFfn > 0 || pruneHeads > 0 || pruneConv > 0 || pruneAuto > 0;
   }
   bool fusion = true, canonicalize = true;
   ProgramOptions program;

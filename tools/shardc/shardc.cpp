@@ -117,6 +117,7 @@ static void addGraphPipeline(mlir::PassManager &pm, const Options &o,
   g.pruneLossless = o.pruneLossless;
   g.pruneFfn = o.pruneFfn;
   g.pruneHeads = o.pruneHeads;
+  g.pruneConv = o.pruneConv;
   g.pruneStats = o.pruneStats;
   g.pruneExperts = o.pruneExperts;
   g.pruneExpertLoads = o.pruneExpertLoads;

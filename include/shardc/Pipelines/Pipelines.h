@@ -86,6 +86,11 @@ struct GraphPipelineOptions
       *this, "prune-heads",
       llvm::cl::desc("Fraction of attention heads graph-prune removes"),
       llvm::cl::init(0.0)};
+  Option<double> pruneConv{
+      *this, "prune-conv",
+      llvm::cl::desc("Fraction of the channels between convolutions "
+                     "graph-prune removes"),
+      llvm::cl::init(0.0)};
   Option<int64_t> pruneChannelMultiple{
       *this, "prune-channel-multiple",
       llvm::cl::desc("MLP channels kept per layer: a multiple of"),

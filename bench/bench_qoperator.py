@@ -13,11 +13,13 @@ shardc against ONNX Runtime 1.31 on the same model (issue 30, item 5):
 
   bench/bench_qoperator.py [--models resnet18,minilm] [--threads 2]
                            [--iterations 50] [--rounds 3]
-                           [--shardc PATH] [--baseline PATH]
+                           [--shardc PATH] [--baseline PATH] [--busy N]
 
 Each executable and an ONNX Runtime session in a process of its own, in
 turn, best p50 of interleaved rounds. `--baseline` names another shardc
-compiler (an older build) whose executables join the rounds.
+compiler (an older build) whose executables join the rounds. `--busy N`
+runs the rounds beside N busy-loop processes (bench/bench_contention.py's
+loaded regimes).
 """
 import argparse
 import os
@@ -29,6 +31,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from benchutil import ORT_WORKER, PY, ROOT, p50, run  # noqa: E402
+from bench_contention import start_busy, stop_busy  # noqa: E402
 
 INPUTS = os.path.join(ROOT, "test", "Integration", "Inputs")
 
@@ -77,6 +80,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--shardc", default=os.path.join(ROOT, "build", "tools", "shardc", "shardc"))
     ap.add_argument("--baseline", help="another shardc compiler, timed alongside")
+    ap.add_argument("--busy", type=int, default=0,
+                    help="busy-loop processes beside the rounds (default none)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as work:
         for name in args.models.split(","):
@@ -92,15 +97,21 @@ def main():
             inputs = sum((["--input", "%s=%s" % kv] for kv in feeds.items()), [])
             pairs = ["%s=%s" % kv for kv in feeds.items()]
             best = {}
-            for _ in range(args.rounds):
-                for label, exe in exes.items():
-                    t = p50(run([exe] + inputs + ["--benchmark", "--threads", str(args.threads),
-                                                  "--iterations", str(args.iterations)]))
-                    best[label] = min(best.get(label, 1e30), t)
-                t = p50(run([PY, "-c", ORT_WORKER, model, str(args.threads),
-                             str(args.iterations), "5"] + pairs))
-                best["ONNX Runtime"] = min(best.get("ONNX Runtime", 1e30), t)
-            print("%s, %d threads, best p50 of %d rounds (ms):" % (name, args.threads, args.rounds))
+            busy = start_busy(args.busy, False) if args.busy else []
+            try:
+                for _ in range(args.rounds):
+                    for label, exe in exes.items():
+                        t = p50(run([exe] + inputs + ["--benchmark", "--threads",
+                                                      str(args.threads), "--iterations",
+                                                      str(args.iterations)]))
+                        best[label] = min(best.get(label, 1e30), t)
+                    t = p50(run([PY, "-c", ORT_WORKER, model, str(args.threads),
+                                 str(args.iterations), "5"] + pairs))
+                    best["ONNX Runtime"] = min(best.get("ONNX Runtime", 1e30), t)
+            finally:
+                stop_busy(busy)
+            print("%s, %d threads, %d busy processes, best p50 of %d rounds (ms):"
+                  % (name, args.threads, args.busy, args.rounds))
             for label, t in best.items():
                 print("  %-14s %9.3f   %.2fx ONNX Runtime" % (label, t, t / best["ONNX Runtime"]))
 

@@ -75,8 +75,10 @@ def GraphPrune : Pass<"graph-prune", "mlir::func::FuncOp"> {
     scalar affines between): the rows are the calibration's pixels, a
     channel's removal takes its filters from the first and every depthwise
     convolution, and the step is `conv-multiple` channels (16: oneDNN's
-    channel blocks). Not lossless at the borders of a padded depthwise
-    convolution: the mean compensation is exact only in the interior.
+    channel blocks). The compensation adds each removed channel's mean
+    over the calibration pixels times its filters: right on average, not
+    at every pixel (a padded depthwise convolution's borders differ from
+    its interior).
 
     `stats` is the statistics file of the calibration run (the driver's:
     per activation of the int8 passes' order, quant::quantizableGroups

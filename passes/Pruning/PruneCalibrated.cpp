@@ -367,10 +367,10 @@ void GraphPrunePass::runOnOperation() {
   if (conv > 0) {
     // The second convolution's filters [Cout, C, 1...] as the [C, Cout]
     // weight of a projection of the pixels.
-    std::vector<ConvChain> chains;
+    std::vector<ConvChain> chains, found = findConvChains(func);
     std::deque<std::vector<float>> transposed;
     sites.clear();
-    for (ConvChain &chain : findConvChains(func)) {
+    for (ConvChain &chain : found) {
       auto t = cast<RankedTensorType>(convWeight(chain.second).getType());
       int64_t cout = t.getDimSize(0), c = t.getDimSize(1);
       if (t.getNumElements() != cout * c ||
@@ -398,7 +398,9 @@ void GraphPrunePass::runOnOperation() {
           << conv.getValue()
           << ": the model has no convolution chain whose channels prune "
              "removes (a group-1 convolution read, through depthwise "
-             "convolutions and scalar affines, by a 1x1 unpadded one)";
+             "convolutions and scalar affines, by a 1x1 unpadded one, with "
+             "calibration pixels at least twice its channels; "
+          << found.size() << " chains found)";
       return signalPassFailure();
     }
     std::vector<Outcome> outcomes =

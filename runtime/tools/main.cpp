@@ -35,6 +35,9 @@
 #include <unistd.h>
 
 extern "C" const shardc_program shardc_model_program;
+/// The generated code's OpenMP wait for long steps, when it defines one
+/// (see setWaitPolicy).
+extern "C" const unsigned shardc_model_spin_count __attribute__((weak));
 
 namespace {
 
@@ -55,16 +58,14 @@ namespace {
 // a variable set there is lost), so the executable sets the variable and
 // re-executes itself once. A user's OMP_WAIT_POLICY or GOMP_SPINCOUNT is
 // left alone.
-extern "C" const unsigned shardc_model_spin_count __attribute__((weak));
-
-/// Who set GOMP_SPINCOUNT to `spin`, for the benchmark's report.
-const char *waitSource(const char *spin) {
-  const char *user = std::getenv("SHARDC_SPINCOUNT");
-  if (user && std::strcmp(user, spin) == 0)
-    return "SHARDC_SPINCOUNT";
-  if (!user && &shardc_model_spin_count &&
-      std::to_string(shardc_model_spin_count) == spin)
+/// Who set GOMP_SPINCOUNT, for the benchmark's report: the re-execution
+/// below leaves its reason in SHARDC_SPINCOUNT_SET.
+const char *waitSource() {
+  const char *set = std::getenv("SHARDC_SPINCOUNT_SET");
+  if (set && std::strcmp(set, "program") == 0)
     return "the program's steps are long";
+  if (set && std::strcmp(set, "user") == 0)
+    return "SHARDC_SPINCOUNT";
   return "the environment";
 }
 
@@ -83,10 +84,13 @@ void setWaitPolicy(char **argv) {
     if (!std::strcmp(*a, "--info") || !std::strcmp(*a, "--help") ||
         (!std::strcmp(*a, "--threads") && a[1] && !std::strcmp(a[1], "1")))
       return;
-  if (setenv("GOMP_SPINCOUNT", n.c_str(), 1) != 0)
+  if (setenv("GOMP_SPINCOUNT", n.c_str(), 1) != 0 ||
+      setenv("SHARDC_SPINCOUNT_SET",
+             std::getenv("SHARDC_SPINCOUNT") ? "user" : "program", 1) != 0)
     return;
   execv("/proc/self/exe", argv);
   unsetenv("GOMP_SPINCOUNT"); // no /proc: run as is
+  unsetenv("SHARDC_SPINCOUNT_SET");
 }
 
 namespace fmt = shardc::format;
@@ -768,8 +772,7 @@ void benchmark(shardc_model *m, const Options &o, const std::string &threads) {
     return; // every rank ran the same runs; rank 0 reports
   std::string wait = "libgomp's default wait";
   if (const char *spin = std::getenv("GOMP_SPINCOUNT"))
-    wait =
-        std::string("GOMP_SPINCOUNT=") + spin + " (" + waitSource(spin) + ")";
+    wait = std::string("GOMP_SPINCOUNT=") + spin + " (" + waitSource() + ")";
   else if (std::getenv("OMP_WAIT_POLICY"))
     wait = std::string("OMP_WAIT_POLICY=") + std::getenv("OMP_WAIT_POLICY");
   std::fprintf(stderr,

@@ -501,10 +501,6 @@ static std::optional<std::string> readBindings(Options &o) {
       return "--max-shape gives '" + name + "' two different bounds";
     o.import.maxShapes[name] = dims;
   }
-  // Neither: dims named as a batch or a sequence get default bounds, with
-  // a warning (Session::load).
-  o.import.defaultBounds =
-      o.import.inputShapes.empty() && o.import.maxShapes.empty();
   for (const std::string &arg : o.constInputs) {
     std::string name, file;
     if (!splitBinding(arg, name, file))
@@ -515,6 +511,11 @@ static std::optional<std::string> readBindings(Options &o) {
              "' and '" + file + "'";
     o.import.constInputs[name] = file;
   }
+  // None of them: dims named as a batch or a sequence get default
+  // bounds, with a warning (Session::load).
+  o.import.defaultBounds = o.import.inputShapes.empty() &&
+                           o.import.maxShapes.empty() &&
+                           o.import.constInputs.empty();
   return std::nullopt;
 }
 

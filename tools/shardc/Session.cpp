@@ -63,7 +63,7 @@ bool Session::load() {
     ONNXImportOptions import = options.import;
     import.boundsNote = &bounds;
     module = importONNXModel(context, file, import, error);
-    if (!module && !bounds.empty())
+    if (!module && !bounds.empty() && error.find("dim") != std::string::npos)
       error += " (with default bounds " + bounds +
                " for the dims their names give; --max-shape INPUT=DIMS sets "
                "others)";

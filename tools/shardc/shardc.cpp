@@ -167,7 +167,8 @@ static std::optional<std::string> dynamicDims(mlir::ModuleOp module) {
 
 /// The estimated FLOPs of one run of the graph module's functions (what
 /// picks the executable's OpenMP wait, ProgramOptions::flops), 0 when a
-/// computed type has dynamic dims.
+/// computed type has dynamic dims (symbolic: their bounds are not the
+/// run's sizes).
 static double estimateProgramFlops(mlir::ModuleOp module) {
   double flops = 0;
   bool known = true;
@@ -175,9 +176,11 @@ static double estimateProgramFlops(mlir::ModuleOp module) {
     if (!isa_and_nonnull<shardc::graph::GraphDialect>(op->getDialect()) ||
         isa<shardc::graph::ConstantOp>(op))
       return;
+    // A dynamic dim's type keeps its bound as its size (the symbols ride
+    // in its encoding): the run's steps may be far smaller.
     for (mlir::Type t : op->getResultTypes())
       if (auto shaped = dyn_cast<mlir::ShapedType>(t))
-        known &= shaped.hasStaticShape();
+        known &= shaped.hasStaticShape() && !shardc::graph::isSymbolic(t);
     flops += shardc::estimateFlops(op);
   });
   return known ? flops : 0;

@@ -27,20 +27,22 @@ struct ONNXImportOptions {
   /// (graph::isShapeOnly), enough to plan a model whose weights are absent
   /// or too large for this machine. Their declarations are still checked.
   bool shapesOnly = false;
-  /// With neither inputShapes nor maxShapes (the driver sets it when the
-  /// command line has no --input-shape or --max-shape): when every dynamic
-  /// dim of the inputs has a name that says what it is, each stays dynamic
-  /// with a default bound (kDefaultBatchBound for a batch, kDefaultSeqBound
-  /// for a sequence or past length), and `boundsNote`, if given, receives
-  /// "'batch_size' at 1, 'sequence_length' at 512" for a warning. Otherwise
-  /// the dims are refused as without it.
+  /// With none of inputShapes, maxShapes and constInputs (the driver sets
+  /// it when the command line has no --input-shape, --max-shape or
+  /// --const-input): when every dynamic dim of the inputs has a name that
+  /// says what it is, a batch is fixed at kDefaultBatchBound (1: a static
+  /// dim, so every later stage takes it) and a sequence or past length
+  /// stays dynamic with the bound kDefaultSeqBound, and `boundsNote`, if
+  /// given, receives "'batch_size' fixed at 1, 'sequence_length' at 512"
+  /// for a warning. Otherwise the dims are refused as without it.
   bool defaultBounds = false;
   std::string *boundsNote = nullptr;
 };
 
-/// The default bounds of dims named as a batch ("batch", "batch_size") and
-/// as a sequence ("seq", "sequence_length", "past_sequence_length",
-/// "num_tokens"): one sequence of a model's usual context.
+/// The default bounds of dims whose names contain "batch" (batch_size) and
+/// of those whose names contain "seq", "len", "token", "past", "context" or
+/// "step" (sequence_length, past_sequence_length, num_tokens): one request
+/// of a model's usual context. A name matches the first rule it can.
 inline constexpr int64_t kDefaultBatchBound = 1;
 inline constexpr int64_t kDefaultSeqBound = 512;
 

@@ -723,7 +723,7 @@ LogicalResult GraphImporter::declareSymbols(const onnx::GraphProto &graph,
     }
   }
   if (options.defaultBounds && options.maxShapes.empty() &&
-      options.inputShapes.empty()) {
+      options.inputShapes.empty() && options.constInputs.empty()) {
     // Every dynamic dim named as a batch or a sequence (a sum of such
     // names and integers too), or no default at all.
     llvm::MapVector<StringRef, int64_t> bounds;
@@ -754,11 +754,16 @@ LogicalResult GraphImporter::declareSymbols(const onnx::GraphProto &graph,
     }
     if (all)
       for (auto [param, bound] : bounds) {
-        if (failed(named("input dim", param.str(), bound)))
+        // A bound of 1 is that size: a static dim.
+        if (bound == 1 && !past.contains(param))
+          fixedParams[param] = 1;
+        else if (failed(named("input dim", param.str(), bound)))
           return failure();
         if (options.boundsNote)
-          *options.boundsNote += (options.boundsNote->empty() ? "'" : ", '") +
-                                 param.str() + "' at " + std::to_string(bound);
+          *options.boundsNote +=
+              (options.boundsNote->empty() ? "'" : ", '") + param.str() +
+              (fixedParams.count(param) ? "' fixed at " : "' at ") +
+              std::to_string(bound);
       }
   }
   for (const SumDim &s : sumDims) {
@@ -875,6 +880,12 @@ LogicalResult GraphImporter::declareInputs(const onnx::GraphProto &graph,
                       " but the model fixes it to " +
                       std::to_string(dim.dim_value()));
         dims.push_back(dim.dim_value(), dim.dim_value());
+        continue;
+      }
+      // A dim a default bound of 1 fixed.
+      if (auto fixed = fixedParams.find(dim.dim_param());
+          fixed != fixedParams.end()) {
+        dims.push_back(fixed->second, fixed->second);
         continue;
       }
       // A dynamic dim: symbolic when its name has a symbol (or --max-shape

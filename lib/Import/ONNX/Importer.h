@@ -419,6 +419,9 @@ private:
                                      bool *tooLarge = nullptr) const;
   llvm::SmallVector<graph::Symbol> symbols;
   llvm::StringMap<unsigned> symbolOfParam;
+  /// dim_params fixed by a default bound of 1 (ONNXImportOptions::
+  /// defaultBounds): static dims of that size.
+  llvm::StringMap<int64_t> fixedParams;
   /// The symbol of each unnamed dynamic dim, by "INPUT[d]".
   llvm::StringMap<unsigned> symbolOfUnnamed;
   HandlerMap handlers;

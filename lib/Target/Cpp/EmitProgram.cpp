@@ -218,8 +218,9 @@ static void checksumSections(MLIRContext *ctx,
 /// could use, and the wake-ups it saves are few: one per step, 50-100 us
 /// each on the machines measured, against a step of 2 ms or more at the
 /// ~100 GFLOP/s of two cores, so a quiet run pays at most about 5%. A
-/// one-rank program whose estimated FLOPs per step (kernels and library
-/// calls) reach this starts with GOMP_SPINCOUNT=kLongStepSpin
+/// one-rank CPU program (no CUDA code, whose GPU runs would not use the
+/// team) whose estimated FLOPs per step (kernels and library calls) reach
+/// this starts with GOMP_SPINCOUNT=kLongStepSpin
 /// (runtime/tools/main.cpp reads shardc_model_spin_count).
 static constexpr double kLongStepFlops = 2e8;
 static constexpr unsigned kLongStepSpin = 100;
@@ -739,7 +740,8 @@ LogicalResult CppEmitter::emit(ModuleOp module, raw_ostream &out) {
     out << "};\n";
   }
   unsigned steps = artifacts.numKernels + artifacts.numLibraryCalls;
-  if (world == 1 && options.cpu && options.flops > 0 && steps) {
+  if (world == 1 && options.cpu && !options.cuda && options.flops > 0 &&
+      steps) {
     artifacts.flopsPerStep = options.flops / steps;
     if (artifacts.flopsPerStep >= kLongStepFlops)
       artifacts.spinCount = kLongStepSpin;

@@ -14,7 +14,10 @@ equal the one-rank program's.
 
   bench/bench_decode.py [--prompt 32] [--tokens 64] [--threads 2]
                         [--layers 12 --hidden 768 --heads 12] [--keep DIR]
-                        [--tp N] [--tp-shardc PATH]
+                        [--tp N] [--tp-shardc PATH] [--busy N]
+
+`--busy N` runs the timed rounds beside N busy-loop processes
+(bench/bench_contention.py's loaded regimes).
 
 Needs transformers for the export (the venv of
 test/Models/Inputs/export_dynamic_hf.py: --python /tmp/hfvenv/bin/python).
@@ -31,6 +34,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
 from benchutil import MPI_ENV, PY, ROOT, run  # noqa: E402
+from bench_contention import start_busy, stop_busy  # noqa: E402
 
 # The exports, by test/Models/Inputs/export_dynamic_hf.py's wrappers: the
 # decoder with its cache flattened, and without (logits only).
@@ -131,6 +135,8 @@ def main():
     ap.add_argument("--tp", type=int, default=1, help="also time a --tp=N build under mpirun")
     ap.add_argument("--tp-shardc", action="append", default=[],
                     help="another compiler for the --tp build, timed alongside (repeatable)")
+    ap.add_argument("--busy", type=int, default=0,
+                    help="busy-loop processes beside the timed rounds (default none)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         work = args.keep or tmp
@@ -164,24 +170,28 @@ def main():
         np.save(prompt, np.random.default_rng(0).integers(
             0, 1000, (1, args.prompt)).astype(np.int64))
         best = {}
-        for r in range(args.rounds):
-            ttft, tok, ids = shardc_decode(os.path.join(work, "decode"), prompt,
-                                           args.tokens, args.threads)
-            best["shardc"] = min(best.get("shardc", (1e9, 1e9, "")), (ttft, tok, ids),
-                                 key=lambda x: x[1])
-            text = run([PY, "-c", ORT_DECODE, os.path.join(work, "past.onnx"),
-                        prompt, str(args.tokens), str(args.threads)])
-            m = re.search(r"ttft=([0-9.]+) per_token=([0-9.]+) ids=(\S+)", text)
-            o = (float(m.group(1)), float(m.group(2)), m.group(3))
-            best["ort"] = min(best.get("ort", (1e9, 1e9, "")), o, key=lambda x: x[1])
-            print("round %d: shardc ttft %.2f ms, %.2f ms/token; ONNX Runtime %.2f, %.2f"
-                  % (r, ttft, tok, o[0], o[1]), flush=True)
-            for label, exe in tps.items():
-                t = shardc_decode(exe, prompt, args.tokens, max(1, args.threads // args.tp),
-                                  args.tp)
-                best[label] = min(best.get(label, (1e9, 1e9, "")), t, key=lambda x: x[1])
-                print("round %d: %s ttft %.2f ms, %.2f ms/token" % (r, label, t[0], t[1]),
-                      flush=True)
+        busy = start_busy(args.busy, False) if args.busy else []
+        try:
+            for r in range(args.rounds):
+                ttft, tok, ids = shardc_decode(os.path.join(work, "decode"), prompt,
+                                               args.tokens, args.threads)
+                best["shardc"] = min(best.get("shardc", (1e9, 1e9, "")), (ttft, tok, ids),
+                                     key=lambda x: x[1])
+                text = run([PY, "-c", ORT_DECODE, os.path.join(work, "past.onnx"),
+                            prompt, str(args.tokens), str(args.threads)])
+                m = re.search(r"ttft=([0-9.]+) per_token=([0-9.]+) ids=(\S+)", text)
+                o = (float(m.group(1)), float(m.group(2)), m.group(3))
+                best["ort"] = min(best.get("ort", (1e9, 1e9, "")), o, key=lambda x: x[1])
+                print("round %d: shardc ttft %.2f ms, %.2f ms/token; ONNX Runtime %.2f, %.2f"
+                      % (r, ttft, tok, o[0], o[1]), flush=True)
+                for label, exe in tps.items():
+                    t = shardc_decode(exe, prompt, args.tokens, max(1, args.threads // args.tp),
+                                      args.tp)
+                    best[label] = min(best.get(label, (1e9, 1e9, "")), t, key=lambda x: x[1])
+                    print("round %d: %s ttft %.2f ms, %.2f ms/token" % (r, label, t[0], t[1]),
+                          flush=True)
+        finally:
+            stop_busy(busy)
         nc = no_cache_decode(os.path.join(work, "nocache"), prompt,
                              args.no_cache_tokens, args.threads, work)
         same = best["shardc"][2] == best["ort"][2]

@@ -674,6 +674,12 @@ std::vector<ConvChain> prune::findConvChains(func::FuncOp func) {
   return chains;
 }
 
+bool prune::isPixelProjection(const ConvChain &chain) {
+  auto t = cast<RankedTensorType>(convWeight(chain.second).getType());
+  return t.getNumElements() == t.getDimSize(0) * t.getDimSize(1) &&
+         llvm::all_of(convPads(chain.second), [](int64_t p) { return !p; });
+}
+
 LogicalResult prune::keepChainChannels(ConvChain &chain, ArrayRef<int64_t> keep,
                                        ArrayRef<double> biasShift,
                                        ArrayRef<double> scale) {

@@ -116,6 +116,9 @@ struct ConvChain {
   int64_t channels = 0; ///< C
 };
 std::vector<ConvChain> findConvChains(mlir::func::FuncOp func);
+/// Whether graph-prune judges a chain: its second convolution is 1x1 and
+/// unpadded (a projection of each pixel).
+bool isPixelProjection(const ConvChain &chain);
 
 /// Keeps the channels `keep` (ascending) of a chain, adds `biasShift`
 /// (Cout values, or empty) to the second convolution's bias (creating one

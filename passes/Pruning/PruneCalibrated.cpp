@@ -373,8 +373,7 @@ void GraphPrunePass::runOnOperation() {
     for (ConvChain &chain : found) {
       auto t = cast<RankedTensorType>(convWeight(chain.second).getType());
       int64_t cout = t.getDimSize(0), c = t.getDimSize(1);
-      if (t.getNumElements() != cout * c ||
-          llvm::any_of(convPads(chain.second), [](int64_t p) { return p; }))
+      if (!isPixelProjection(chain))
         continue;
       // Fewer sample rows than twice the channels (a squeeze-excite
       // block's pooled pixel: one row per sample) would let any few

@@ -4,6 +4,7 @@
 
 #include "dialects/Graph/IR/GraphOps.h"
 #include "passes/Precision/Quantize.h"
+#include "passes/Pruning/Prune.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -22,14 +23,53 @@ CalibrationWork::~CalibrationWork() {
     sys::fs::remove_directories(work);
 }
 
+/// The kinds of structure graph-prune finds in the fused graph: "ffn"
+/// (MLPs), "heads" (attention), "conv" (convolution chains it judges).
+static std::vector<std::string>
+pruneKinds(Session &s, llvm::function_ref<void(mlir::PassManager &)> fused,
+           bool &ok) {
+  std::vector<std::string> kinds;
+  ok = true;
+  if (!fused) // as before: the transformer kinds
+    return {"ffn", "heads"};
+  mlir::OwningOpRef<mlir::ModuleOp> copy = s.module->clone();
+  if (!s.run(*copy, fused, "graph pipeline (finding what --prune=auto prunes)"))
+    return ok = false, kinds;
+  bool mlp = false, heads = false, conv = false;
+  copy->walk([&](mlir::func::FuncOp f) {
+    mlp |= !prune::findMlps(f).empty();
+    heads |= !prune::findHeadBlocks(f).empty();
+    for (const prune::ConvChain &chain : prune::findConvChains(f))
+      conv |= prune::isPixelProjection(chain);
+  });
+  if (mlp)
+    kinds.push_back("ffn");
+  if (heads)
+    kinds.push_back("heads");
+  if (conv)
+    kinds.push_back("conv");
+  return kinds;
+}
+
 /// --prune=auto:COSINE (or auto:top1=AGREEMENT): the largest fraction s,
-/// in steps of 0.05 up to 0.6, of both MLP channels and heads
-/// (ffn:s,heads:s) whose outputs on the samples keep the mean cosine (or
-/// the share of rows whose largest element stays in place: logits), by
-/// bisection (either falls, roughly, as more goes); each trial is a
-/// compile with the statistics measured once. False after fatal().
+/// in steps of 0.05 up to 0.6, of every kind the model has (MLP channels,
+/// heads, convolution channels: ffn:s,heads:s,conv:s) whose outputs on the
+/// samples keep the mean cosine (or the share of rows whose largest
+/// element stays in place: logits), by bisection (either falls, roughly,
+/// as more goes); each trial is a compile with the statistics measured
+/// once. False after fatal().
 static bool searchPruning(Session &s, Options &o, const char *argv0,
-                          PruneRun &run) {
+                          PruneRun &run,
+                          llvm::function_ref<void(mlir::PassManager &)> fused) {
+  bool ok = true;
+  std::vector<std::string> kinds = pruneKinds(s, fused, ok);
+  if (!ok)
+    return false;
+  if (kinds.empty())
+    return fatal("--prune=auto: " + o.inputFile +
+                 " has no MLP, attention or convolution chain whose "
+                 "channels or heads pruning removes"),
+           false;
   double target = o.pruneAuto;
   o.pruneAuto = 0; // the requests below: the model before graph-prune
   CalibrationRequest request = calibrationRequest(o, argv0);
@@ -37,9 +77,11 @@ static bool searchPruning(Session &s, Options &o, const char *argv0,
   std::string stats = calibrateActivations(request, run.work, error);
   if (stats.empty())
     return fatal(error), false;
-  auto spec = [](int k) {
-    std::string f = formatv("{0:F2}", 0.05 * k).str();
-    return "ffn:" + f + ",heads:" + f;
+  auto spec = [&](int k) {
+    std::string f = formatv("{0:F2}", 0.05 * k).str(), out;
+    for (const std::string &kind : kinds)
+      out += (out.empty() ? "" : ",") + kind + ":" + f;
+    return out;
   };
   std::map<int, double> tried, latency;
   TrialMetric metric =
@@ -89,7 +131,10 @@ static bool searchPruning(Session &s, Options &o, const char *argv0,
     return true;
   }
   o.prune = spec(lo);
-  o.pruneFfn = o.pruneHeads = 0.05 * lo;
+  auto has = [&](StringRef kind) { return llvm::is_contained(kinds, kind); };
+  o.pruneFfn = has("ffn") ? 0.05 * lo : 0;
+  o.pruneHeads = has("heads") ? 0.05 * lo : 0;
+  o.pruneConv = has("conv") ? 0.05 * lo : 0;
   o.pruneStats = stats;
   errs() << what << ": " << o.prune << " (" << measure << " "
          << format("%.5f", tried[lo]) << " on the calibration samples)\n";
@@ -97,12 +142,13 @@ static bool searchPruning(Session &s, Options &o, const char *argv0,
   return true;
 }
 
-bool driver::preparePruning(Session &s, Options &o, const char *argv0,
-                            PruneRun &run) {
+bool driver::preparePruning(
+    Session &s, Options &o, const char *argv0, PruneRun &run,
+    llvm::function_ref<void(mlir::PassManager &)> fusedGraph) {
   if (!o.prunes() || !o.pruneStats.empty())
     return true;
   if (o.pruneAuto > 0)
-    return searchPruning(s, o, argv0, run);
+    return searchPruning(s, o, argv0, run, fusedGraph);
   std::string error;
   std::string stats =
       calibrateActivations(calibrationRequest(o, argv0), run.work, error);

@@ -60,8 +60,13 @@ struct PruneRun : CalibrationWork {
 
 /// --prune=ffn:R,heads:R: measures the statistics graph-prune reads and
 /// sets `o.pruneStats` (nothing to do without fractions, or when given
-/// them). False after fatal().
-bool preparePruning(Session &s, Options &o, const char *argv0, PruneRun &run);
+/// them). --prune=auto searches the fraction of every kind the model has
+/// (MLP channels, heads, convolution channels), found on a copy of the
+/// module through `fusedGraph` (the graph pipeline without pruning). False
+/// after fatal().
+bool preparePruning(
+    Session &s, Options &o, const char *argv0, PruneRun &run,
+    llvm::function_ref<void(mlir::PassManager &)> fusedGraph = nullptr);
 
 /// What --calibration compiles: the model file for one CPU rank, in a
 /// process of its own, with the shape flags of this compile.

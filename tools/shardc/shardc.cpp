@@ -259,7 +259,15 @@ int main(int argc, char **argv) {
     // the (pruned) activations' statistics, and the layers the accuracy
     // guard keeps in floating point, first.
     PruneRun pruned;
-    if (!preparePruning(s, o, argv[0], pruned))
+    // (--prune=auto: the kinds of structure it prunes, on a copy through
+    // the graph pipeline without pruning or quantization.)
+    Options plain = o;
+    plain.quantize = "none";
+    plain.pruneAuto = 0;
+    plain.pruneExperts = -1;
+    if (!preparePruning(s, o, argv[0], pruned, [&](mlir::PassManager &pm) {
+          addGraphPipeline(pm, plain, o.fusion);
+        }))
       return 1;
     // --prune=experts: the tokens the samples route to each expert.
     if (o.pruneExperts >= 0 && o.pruneExpertLoads.empty()) {

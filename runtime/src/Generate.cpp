@@ -24,6 +24,9 @@
 #include <random>
 #include <vector>
 
+#include <omp.h>
+#include <sys/resource.h>
+
 namespace shardc::rt {
 namespace {
 
@@ -174,6 +177,75 @@ bool ok(shardc_status s, std::string &error) {
 
 } // namespace
 
+namespace {
+
+/// The decode steps' thread count under contention (issue 28, item 1;
+/// docs/performance.md, "Decoding with a KV cache", under load). A step is
+/// ~150 OpenMP regions of ~100 us (matrix-vector products); beside a busy
+/// process each region waits for the team's thread that shares its core,
+/// and a step took 1.9-2.5x ONNX Runtime's, where one thread loses only its
+/// share of the CPU. The loop times its decode steps and counts the
+/// process's involuntary context switches in each (the scheduler taking a
+/// core from it: none on a quiet machine). After a step with several, it
+/// tries one thread for a step (at most every kRetry steps); a count
+/// whose recent steps (an average weighted toward the last) are kMargin
+/// faster becomes the one it runs; on one thread it tries the team every
+/// kProbe steps. A quiet machine never leaves the team, and pays nothing.
+class ThreadGovernor {
+public:
+  /// `force`: every step counts as preempted (a test of the switching).
+  ThreadGovernor(bool on, bool force)
+      : team(omp_get_max_threads()), on(on && team > 1), force(force) {}
+  ~ThreadGovernor() {
+    if (on)
+      omp_set_num_threads(team);
+  }
+  /// The count for decode step `step` (1 onwards).
+  void before(int64_t step) {
+    if (!on)
+      return;
+    probing = current == 0 ? (force || switches >= kPreempted) &&
+                                 step - lastProbe >= kRetry
+                           : step - lastProbe >= kProbe;
+    if (probing)
+      lastProbe = step;
+    omp_set_num_threads(threadsOf(probing ? other() : current));
+    switchesBefore = involuntarySwitches();
+  }
+  /// The step's time.
+  void after(double ms) {
+    if (!on)
+      return;
+    switches = involuntarySwitches() - switchesBefore;
+    int mode = probing ? other() : current;
+    avg[mode] = avg[mode] < 0 ? ms : 0.5 * avg[mode] + 0.5 * ms;
+    if (avg[0] >= 0 && avg[1] >= 0 && avg[other()] * kMargin < avg[current])
+      current = other();
+    oneThreadSteps += mode == 1;
+  }
+  int64_t oneThreadSteps = 0;
+
+private:
+  static constexpr int64_t kProbe = 48, kRetry = 8;
+  static constexpr long kPreempted = 4;
+  static constexpr double kMargin = 1.15;
+  static long involuntarySwitches() {
+    struct rusage u;
+    return getrusage(RUSAGE_SELF, &u) == 0 ? u.ru_nivcsw : 0;
+  }
+  int other() const { return 1 - current; }
+  int threadsOf(int mode) const { return mode == 1 ? 1 : team; }
+  int team;
+  bool on, force;
+  int current = 0; ///< 0: the team, 1: one thread
+  bool probing = false;
+  int64_t lastProbe = -kRetry;
+  long switches = 0, switchesBefore = 0;
+  double avg[2] = {-1, -1}; ///< ms per step of each count
+};
+
+} // namespace
+
 bool generate(shardc_model *m, const GenerateOptions &g,
               const io::Tensor &prompt, const io::Tensor *mask, io::Tensor &out,
               std::string &error) {
@@ -240,7 +312,10 @@ bool generate(shardc_model *m, const GenerateOptions &g,
   double firstMs = 0, decodeMs = 0;
   int64_t past = 0;
   int64_t step = 0;
+  ThreadGovernor governor(g.adaptThreads, g.forceAdapt);
   for (; step < N; ++step) {
+    if (step > 0)
+      governor.before(step);
     auto t0 = Clock::now();
     const int64_t S = step == 0 ? S0 : 1, T = past + S;
     // This step's ids, mask and positions.
@@ -344,6 +419,8 @@ bool generate(shardc_model *m, const GenerateOptions &g,
     double ms =
         std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
     (step == 0 ? firstMs : decodeMs) += ms;
+    if (step > 0)
+      governor.after(ms);
     if (all) {
       // Every row ended: the rest repeats each row's end.
       for (int64_t b = 0; b < B; ++b)
@@ -355,10 +432,12 @@ bool generate(shardc_model *m, const GenerateOptions &g,
   }
   if (g.benchmark && sampler)
     std::printf("generate: batch %lld, prompt %lld, %lld new tokens: "
-                "time_to_first_token_ms=%.3f per_token_ms=%.3f\n",
+                "time_to_first_token_ms=%.3f per_token_ms=%.3f "
+                "one_thread_steps=%lld\n",
                 static_cast<long long>(B), static_cast<long long>(S0),
                 static_cast<long long>(step), firstMs,
-                step > 1 ? decodeMs / static_cast<double>(step - 1) : 0.0);
+                step > 1 ? decodeMs / static_cast<double>(step - 1) : 0.0,
+                static_cast<long long>(governor.oneThreadSteps));
   out.name = "generated_ids";
   out.dtype = SHARDC_INT64;
   out.dims = {B, S0 + N};

@@ -47,6 +47,11 @@ struct GenerateOptions {
   bool benchmark = false;
   /// The rank that picks the tokens (the lowest that has the logits).
   int sampler = 0;
+  /// Let the decode steps run on one thread when that measures faster
+  /// (a one-rank program beside busy processes: ThreadGovernor).
+  bool adaptThreads = false;
+  /// Probe one thread as if every step were preempted (tests).
+  bool forceAdapt = false;
 };
 
 /// Runs the loop on a loaded model with `prompt` ([batch, S] int64) and

@@ -197,7 +197,10 @@ void usage() {
       "(GOMP_SPINCOUNT) in place of the program's choice: libgomp's default, "
       "or 100\n"
       "when the compiler found its steps long (the benchmark report says "
-      "which).\n",
+      "which).\n"
+      "SHARDC_ADAPT_THREADS=0 keeps --generate's decode steps on every "
+      "thread (by default\n"
+      "one rank tries one thread after a step the scheduler preempted).\n",
       progName.c_str());
 }
 
@@ -935,6 +938,11 @@ int main(int argc, char **argv) {
   if (multiRank)
     progName += " (rank " + std::to_string(shardc_rank(m)) + ")";
   if (o.gen.tokens) {
+    // One rank: the decode steps may fall back to one thread beside busy
+    // processes (Generate.cpp, ThreadGovernor; SHARDC_ADAPT_THREADS=0: no).
+    const char *adapt = std::getenv("SHARDC_ADAPT_THREADS");
+    o.gen.adaptThreads = !multiRank && !(adapt && std::strcmp(adapt, "0") == 0);
+    o.gen.forceAdapt = adapt && std::strcmp(adapt, "force") == 0;
     if (multiRank) {
       // Every rank runs the loop; the lowest that has the logits (named
       // so: on one rank the loop also takes another [batch, sequence,

@@ -253,9 +253,11 @@ int shardc::driver::writePruneReport(const Options &o, ModuleOp module,
          << format("%.3f", run.unprunedP50Ms) << " ms";
     os << "\n";
     for (const auto &p : sortedTrials(run)) {
-      os << "  ffn:" << formatv("{0:F2}", p.fraction).str()
-         << ",heads:" << formatv("{0:F2}", p.fraction).str() << "  "
-         << format("%.5f", p.metric);
+      os << " ";
+      for (auto [i, kind] : llvm::enumerate(run.kinds))
+        os << (i ? "," : " ") << kind << ":"
+           << formatv("{0:F2}", p.fraction).str();
+      os << "  " << format("%.5f", p.metric);
       if (timed && !std::isnan(p.p50Ms))
         os << "  " << format("%.3f", p.p50Ms) << " ms ("
            << format("%.2f", run.unprunedP50Ms / p.p50Ms) << "x)";

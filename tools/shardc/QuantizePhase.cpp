@@ -70,6 +70,7 @@ static bool searchPruning(Session &s, Options &o, const char *argv0,
                  " has no MLP, attention or convolution chain whose "
                  "channels or heads pruning removes"),
            false;
+  run.kinds = kinds;
   double target = o.pruneAuto;
   o.pruneAuto = 0; // the requests below: the model before graph-prune
   CalibrationRequest request = calibrationRequest(o, argv0);

@@ -53,6 +53,8 @@ struct PruneTrial {
 };
 struct PruneRun : CalibrationWork {
   std::vector<PruneTrial> trials;
+  /// What --prune=auto's fraction applied to ("ffn", "heads", "conv").
+  std::vector<std::string> kinds;
   std::string metric; ///< "mean cosine" or "top-1 agreement"
   double target = 0;
   double unprunedP50Ms = NAN; ///< the program without --prune (lossless)

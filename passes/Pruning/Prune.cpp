@@ -751,28 +751,10 @@ LogicalResult prune::keepChainChannels(ConvChain &chain, ArrayRef<int64_t> keep,
 
 LogicalResult prune::keepConvChannels(ConvPair &pair, ArrayRef<int64_t> keep,
                                       ArrayRef<double> biasShift) {
-  auto setBias = [](Operation *conv, Value bias) {
-    if (auto c = dyn_cast<graph::ConvOp>(conv))
-      c.getBiasMutable().assign(bias);
-    else
-      cast<graph::FusedConvOp>(conv).getBiasMutable().assign(bias);
-  };
-  auto n = static_cast<int64_t>(keep.size());
-  Value w1 = convWeight(pair.first), b1 = convBias(pair.first),
-        w2 = convWeight(pair.second), b2 = convBias(pair.second);
-  OpBuilder b(pair.first);
-  pair.first->setOperand(1, gatherAlong(b, pair.first->getLoc(), w1, 0, keep));
-  if (b1)
-    setBias(pair.first, gatherAlong(b, pair.first->getLoc(), b1, 0, keep));
-  Value out = pair.first->getResult(0);
-  out.setType(withDim(out.getType(), 1, n));
-  b.setInsertionPoint(pair.second);
-  pair.second->setOperand(1,
-                          gatherAlong(b, pair.second->getLoc(), w2, 1, keep));
-  if (!biasShift.empty())
-    setBias(pair.second, shiftedBias(b, pair.second->getLoc(), b2, biasShift));
-  eraseDead({w1, b1, w2, b2});
-  pair.channels = n;
+  ConvChain chain{pair.first, pair.second, {}, pair.channels};
+  if (failed(keepChainChannels(chain, keep, biasShift)))
+    return failure();
+  pair.channels = chain.channels;
   return success();
 }
 

@@ -58,17 +58,6 @@ namespace {
 // a variable set there is lost), so the executable sets the variable and
 // re-executes itself once. A user's OMP_WAIT_POLICY or GOMP_SPINCOUNT is
 // left alone.
-/// Who set GOMP_SPINCOUNT, for the benchmark's report: the re-execution
-/// below leaves its reason in SHARDC_SPINCOUNT_SET.
-const char *waitSource() {
-  const char *set = std::getenv("SHARDC_SPINCOUNT_SET");
-  if (set && std::strcmp(set, "program") == 0)
-    return "the program's steps are long";
-  if (set && std::strcmp(set, "user") == 0)
-    return "SHARDC_SPINCOUNT";
-  return "the environment";
-}
-
 void setWaitPolicy(char **argv) {
   if (std::getenv("OMP_WAIT_POLICY") || std::getenv("GOMP_SPINCOUNT"))
     return;
@@ -91,6 +80,17 @@ void setWaitPolicy(char **argv) {
   execv("/proc/self/exe", argv);
   unsetenv("GOMP_SPINCOUNT"); // no /proc: run as is
   unsetenv("SHARDC_SPINCOUNT_SET");
+}
+
+/// Who set GOMP_SPINCOUNT, for the benchmark's report: setWaitPolicy's
+/// re-execution leaves its reason in SHARDC_SPINCOUNT_SET.
+const char *waitSource() {
+  const char *set = std::getenv("SHARDC_SPINCOUNT_SET");
+  if (set && std::strcmp(set, "program") == 0)
+    return "the program's steps are long";
+  if (set && std::strcmp(set, "user") == 0)
+    return "SHARDC_SPINCOUNT";
+  return "the environment";
 }
 
 namespace fmt = shardc::format;

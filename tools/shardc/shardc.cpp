@@ -261,11 +261,11 @@ int main(int argc, char **argv) {
     PruneRun pruned;
     // (--prune=auto: the kinds of structure it prunes, on a copy through
     // the graph pipeline without pruning or quantization.)
-    Options plain = o;
-    plain.quantize = "none";
-    plain.pruneAuto = 0;
-    plain.pruneExperts = -1;
     if (!preparePruning(s, o, argv[0], pruned, [&](mlir::PassManager &pm) {
+          Options plain = o;
+          plain.quantize = "none";
+          plain.pruneAuto = 0;
+          plain.pruneExperts = -1;
           addGraphPipeline(pm, plain, o.fusion);
         }))
       return 1;

@@ -98,23 +98,33 @@ int main(int argc, char **argv) {
     report(packed ? "matmul, packed" : "matmul, plain", pd.impl_info_str(), ms);
   }
 
-  {
+  for (bool packed : {false, true}) {
     // The inner product's weights are [N, K] (out, in); row-major [K, N]
     // is its "io" layout.
     memory::desc src({M, K}, dt::f32, tag::nc), wd({N, K}, dt::f32, tag::io),
+        wany({N, K}, dt::f32, packed ? tag::any : tag::io),
         dst({M, N}, dt::f32, tag::nc), bd({N}, dt::f32, tag::a);
     inner_product_forward::primitive_desc pd(
-        inner_product_forward::desc(prop_kind::forward_inference, src, wd, bd,
+        inner_product_forward::desc(prop_kind::forward_inference, src, wany, bd,
                                     dst),
         eng);
     std::vector<memory> ws;
-    for (size_t i = 0; i < copies; ++i)
-      ws.emplace_back(wd, eng, w.data() + i * size_t(K * N));
+    for (size_t i = 0; i < copies; ++i) {
+      memory plain(wd, eng, w.data() + i * size_t(K * N));
+      if (!packed) {
+        ws.push_back(plain);
+        continue;
+      }
+      memory p(pd.weights_desc(), eng);
+      reorder(plain, p).execute(s, plain, p);
+      ws.push_back(p);
+    }
     memory am(src, eng, x.data()), cm(dst, eng, y.data()),
         bm(bd, eng, bias.data());
     inner_product_forward prim(pd);
     double ms = rotating(prim, s, am, ws, bm, cm, at, calls);
-    report("inner product, plain", pd.impl_info_str(), ms);
+    report(packed ? "inner product, packed" : "inner product, plain",
+           pd.impl_info_str(), ms);
   }
 
   double ms = bestOf5(

@@ -5,7 +5,8 @@
 // causal (square, S < T, S > T with rows that see nothing), additive masks
 // broadcast through zero strides, q/k/v as views of a packed QKV buffer with
 // y written in [B, S, H, E] order, several key and query blocks, 0 to 3
-// batch dims, fp16 and bf16 (bf16 at sizes that take oneDNN's bf16 matmuls).
+// batch dims, fp16 and bf16 (bf16 at sizes that take oneDNN's bf16 matmuls),
+// and fewer query rows than a tile (a decode step's row path).
 //
 //===----------------------------------------------------------------------===//
 #include "shardc/cpu.h"
@@ -355,6 +356,44 @@ TEST(Attention, F32ByBF16Products) {
                  (causal ? SC_ATTENTION_CAUSAL : 0) |
                      SC_ATTENTION_BF16_PRODUCTS);
     expectClose(p.output(), p.reference(), 1.5e-2);
+  }
+}
+
+TEST(Attention, FewQueryRows) {
+  // Fewer query rows than a register tile (a decode step: S = 1 over a
+  // long cache): the row path, with contiguous fp32 rows of 64 (its vector
+  // lanes) and of 8 and 6 (scalar), causal or not, a [B, 1, S, T] mask with
+  // -inf entries and, at S > 1, one fully masked row (NaN); then keys read
+  // through a transposed view (column stride T) and half types.
+  for (int64_t S : {1, 2, 3})
+    for (auto [D, E] : {std::pair<int64_t, int64_t>{64, 64}, {8, 6}})
+      for (bool causal : {false, true}) {
+        Problem p{{2, 3}, S, 1000, D, E};
+        p.causal = causal;
+        denseOperands(p, 30);
+        p.hasMask = true;
+        p.mask = random(2 * S * 1000, 31, -2, 2);
+        for (size_t i = 0; i < p.mask.size(); i += 11)
+          p.mask[i] = -INFINITY;
+        if (S > 1)
+          for (int64_t t = 0; t < 1000; ++t)
+            p.mask[(1 * S + 1) * 1000 + t] = -INFINITY; // batch 1, row 1
+        p.ml = {0, S * 1000, 0, 1000, 1};
+        std::vector<double> want = p.reference();
+        expectClose(runF32(p), want, 1e-5);
+        if (S > 1) {
+          EXPECT_TRUE(std::isnan(want[(1 * 3 * S + 1) * E]));
+        }
+      }
+  Problem p{{2, 3}, 1, 300, 16, 16};
+  denseOperands(p, 32);
+  // k stored [B, H, D, T]: key t's element d at d * T + t.
+  p.kl = {0, 3 * 16 * 300, 16 * 300, 1, 300};
+  expectClose(runF32(p), p.reference(), 1e-5);
+  for (int32_t dtype : {kF16, kBF16}) {
+    Problem h{{2, 2}, 1, 90, 64, 64};
+    denseOperands(h, 33);
+    expectClose(runHalf(h, dtype), h.reference(), dtype == kF16 ? 2e-3 : 1e-2);
   }
 }
 

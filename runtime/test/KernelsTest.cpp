@@ -29,6 +29,8 @@ namespace shardc::rt::cpu {
 // Dnnl.cpp, for these tests: what a sc_dnnl_matmul_dyn_create handle holds.
 void dnnlMatmulDynStats(const void *h, int64_t *shapes, int64_t *packedShapes,
                         int64_t *packedCopies, int64_t *packedBytes);
+// Dnnl.cpp: whether a matmul handle runs Gemv.h's kernel.
+bool dnnlMatmulRunsGemv(const void *h);
 } // namespace shardc::rt::cpu
 
 namespace {
@@ -696,6 +698,72 @@ TEST(DnnlMatmulDyn, SharesPackedWeights) {
       EXPECT_LE(st.packedCopies, st.packedShapes);
       sc_handle_free(dyn);
     }
+  munmap(map, bytes);
+}
+
+// A decode step's products (1 to 4 rows) on weights in read-only memory,
+// packed by oneDNN and read by Gemv.h's kernel: against a double
+// reference, with a bias, each activation, a residual, columns past a
+// whole panel and rows of K not a multiple of oneDNN's row blocks, in the
+// 2-D form and the folded [1, rows, K] one; 5 rows stay on oneDNN.
+TEST(DnnlMatmul, FewRowsOnPackedWeights) {
+  const int64_t K = 100, N = 200;
+  std::vector<float> bv = randomVec(K * N, 91);
+  char path[] = "/tmp/shardc-dnnl-gemv-XXXXXX";
+  int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  unlink(path);
+  size_t bytes = bv.size() * sizeof(float);
+  ASSERT_EQ(write(fd, bv.data(), bytes), (ssize_t)bytes);
+  void *map = mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  ASSERT_NE(map, MAP_FAILED);
+  const float *b = static_cast<const float *>(map);
+  for (int threads : {1, 2})
+    for (int64_t rows = 1; rows <= 5; ++rows)
+      for (bool folded : {false, true})
+        for (int32_t epilogue :
+             {SC_EPILOGUE_NONE, SC_EPILOGUE_GELU_TANH, SC_EPILOGUE_GELU,
+              SC_EPILOGUE_HARDSWISH, SC_EPILOGUE_RELU})
+          for (bool residual : {false, true}) {
+            if (residual && epilogue != SC_EPILOGUE_NONE)
+              continue; // a residual comes only without an epilogue
+            SCOPED_TRACE(testing::Message()
+                         << threads << " threads, " << rows << " rows, "
+                         << (folded ? "folded" : "2-D") << ", epilogue "
+                         << epilogue << (residual ? ", residual" : ""));
+            Threads team(threads);
+            sc_desc a = folded ? mk(1, {1, rows, K}) : mk(1, {rows, K});
+            sc_desc w = folded ? mk(1, {1, K, N}) : mk(1, {K, N});
+            sc_desc y = folded ? mk(1, {1, rows, N}) : mk(1, {rows, N});
+            sc_desc bias = folded ? mk(1, {1, 1, N}) : mk(1, {1, N});
+            unsigned seed = 100 * threads + 10 * rows + epilogue;
+            std::vector<float> av = randomVec(rows * K, seed),
+                               biasv = randomVec(N, seed + 1),
+                               resv =
+                                   randomVec(residual ? rows * N : 0, seed + 2);
+            std::vector<float> want(rows * N);
+            for (int64_t m = 0; m < rows; ++m)
+              for (int64_t n = 0; n < N; ++n) {
+                double s = biasv[n];
+                for (int64_t k = 0; k < K; ++k)
+                  s += (double)av[m * K + k] * b[k * N + n];
+                want[m * N + n] = (float)(applyEpilogue(epilogue, s) +
+                                          (residual ? resv[m * N + n] : 0));
+              }
+            void *h =
+                sc_dnnl_matmul_create(&a, &w, &bias, residual ? &y : nullptr,
+                                      &y, 0, 0, 1.0f, 0.0f, epilogue);
+            ASSERT_NE(h, nullptr);
+            for (int run = 0; run < 2; ++run) {
+              std::vector<float> got(rows * N, NAN);
+              sc_dnnl_matmul_run(h, av.data(), b, biasv.data(),
+                                 residual ? resv.data() : nullptr, got.data());
+              expectNear(got, want);
+            }
+            EXPECT_EQ(shardc::rt::cpu::dnnlMatmulRunsGemv(h), rows <= 4);
+            sc_handle_free(h);
+          }
   munmap(map, bytes);
 }
 

@@ -18,7 +18,10 @@
 // masking, products and rescaling) is cloned for AVX-512 and AVX2 + FMA
 // (the runtime is built for the baseline ISA). A thread converts the keys
 // and values of its current batch entry once, as far as its items need
-// them. With `causal` a query block stops at its last visible key.
+// them. With `causal` a query block stops at its last visible key. Fewer
+// query rows than a tile (a decode step over a KV cache) skip the tiles
+// and the staging: each row's scores come straight from the keys and its
+// output from the values, each read once (attentionRows).
 // f16 computes in fp32, f64 in double (std::exp). bf16 runs its products
 // on oneDNN's bf16 matmuls where the CPU has them (AMX, AVX-512 BF16:
 // AttentionDnnl.cpp), and as f16 elsewhere.
@@ -146,6 +149,95 @@ template <class Acc> struct Scratch {
   }
 };
 
+// q . k over D elements (strides 1 and `kcs`): NR lanes of partial sums
+// when both are contiguous fp32 (a decode step's keys), else one sum.
+template <class T, class Acc>
+inline __attribute__((always_inline)) Acc dotRow(const Acc *q, const T *k,
+                                                 int64_t kcs, int64_t D) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (kcs == 1 && D % NR == 0) {
+      typedef float Vec __attribute__((vector_size(NR * 4), aligned(4)));
+      Vec s{};
+      for (int64_t d = 0; d < D; d += NR)
+        s += *(const Vec *)(q + d) * *(const Vec *)(k + d);
+      float t = 0;
+      for (int64_t i = 0; i < NR; ++i)
+        t += s[i];
+      return t;
+    }
+  }
+  Acc t = 0;
+  for (int64_t d = 0; d < D; ++d)
+    t += q[d] * load(k[d * kcs]);
+  return t;
+}
+
+// acc[0, E) += w v[0, E) (stride `vcs`): NR lanes at a time when v is
+// contiguous fp32.
+template <class T, class Acc>
+inline __attribute__((always_inline)) void
+axpyRow(Acc w, const T *v, int64_t vcs, int64_t E, Acc *acc) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (vcs == 1 && E % NR == 0) {
+      typedef float Vec __attribute__((vector_size(NR * 4), aligned(4)));
+      for (int64_t e = 0; e < E; e += NR)
+        *(Vec *)(acc + e) += w * *(const Vec *)(v + e);
+      return;
+    }
+  }
+  for (int64_t e = 0; e < E; ++e)
+    acc[e] += w * load(v[e * vcs]);
+}
+
+// An item of fewer query rows than a register tile holds (a decode step:
+// S = 1): each row's scores straight from the keys, its weights, and its
+// output summed over the values, reading each key and value once. The
+// tiled path would compute MR rows for one and first copy the whole cache
+// into its staging (docs/performance.md, "Decoding with a KV cache").
+template <class T>
+inline __attribute__((always_inline)) void
+attentionRows(const Problem<T> &p, Scratch<typename Elem<T>::Acc> &w, int64_t b,
+              int64_t s0, int64_t rows) {
+  using Acc = typename Elem<T>::Acc;
+  const Acc ninf = -std::numeric_limits<Acc>::infinity();
+  const int64_t S = p.S, T_ = p.T_, D = p.D, E = p.E;
+  const BatchOffsets o =
+      batchOffsets(p.nb, p.dims, b, p.ql, p.kl, p.vl, p.mask, p.ml, p.yl);
+  // The scores of a row use the staging of keys (D x TP >= T entries).
+  Acc *qb = w.qb, *pr = w.kt, *acc = w.acc;
+  w.stagedB = -1;
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t s = s0 + r;
+    const T *qr = p.q + o.q + s * p.ql.rs;
+    for (int64_t d = 0; d < D; ++d)
+      qb[d] = load(qr[d * p.ql.cs]);
+    int64_t lim = T_;
+    if (p.causal)
+      lim = std::clamp<int64_t>(s + T_ - S + 1, 0, T_);
+    for (int64_t j = 0; j < lim; ++j)
+      pr[j] = dotRow(qb, p.k + o.k + j * p.kl.rs, p.kl.cs, D);
+    if (p.mask) {
+      const T *mr = p.mask + o.mask + s * p.ml.rs;
+      for (int64_t j = 0; j < lim; ++j)
+        pr[j] = pr[j] * p.sc + load(mr[j * p.ml.cs]);
+    } else {
+      for (int64_t j = 0; j < lim; ++j)
+        pr[j] *= p.sc;
+    }
+    std::fill(acc, acc + E, Acc(0));
+    // No visible key: 0 / 0, NaN as Softmax of a row of -inf.
+    Acc m = lim ? rowMax(pr, lim) : ninf, l = 0;
+    if (m != ninf) {
+      l = expSum(pr, lim, m);
+      for (int64_t j = 0; j < lim; ++j)
+        axpyRow(pr[j], p.v + o.v + j * p.vl.rs, p.vl.cs, E, acc);
+    }
+    T *yr = p.y + o.y + s * p.yl.rs;
+    for (int64_t e = 0; e < E; ++e)
+      yr[e * p.yl.cs] = store<T>(acc[e] / l);
+  }
+}
+
 // One (batch entry, query block) item: stage what it needs, walk the key
 // blocks, write its rows of y. Inlined into each ISA's clone below, so the
 // staging, masking and rescaling loops vectorize for the machine too.
@@ -166,6 +258,10 @@ attentionItem(const Problem<T> &p, Scratch<typename Elem<T>::Acc> &w,
     w.staged = 0;
   }
   int64_t rows = std::min(BQ, S - s0), rowsP = roundUp(rows, MR);
+  if (S < MR) {
+    attentionRows(p, w, b, s0, rows);
+    return;
+  }
   // Offsets of this batch in every operand.
   const BatchOffsets o =
       batchOffsets(p.nb, p.dims, b, p.ql, p.kl, p.vl, p.mask, p.ml, p.yl);

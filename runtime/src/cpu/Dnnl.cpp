@@ -32,6 +32,7 @@
 //===----------------------------------------------------------------------===//
 #include "Common.h"
 #include "DnnlContext.h"
+#include "Gemv.h"
 #include "Handle.h"
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -292,6 +293,18 @@ struct DnnlHandle : shardc::rt::Handle {
   std::shared_ptr<dnnl::memory> packedOwner;
   ExecArgs args, packedArgs;
 
+  // A decode step's product (Gemv.h): fp32, at most kGemvRows rows of a
+  // plain A, no scale or accumulation, a bias over the columns only (set
+  // at create: gemvRows > 0). When tryPack's layout is panels the kernel
+  // reads (gemvNB > 0), run() takes the kernel instead of the primitive,
+  // then the activation (an eltwise primitive in place on y, the post-op
+  // the primitive would apply) and the residual.
+  int64_t gemvRows = 0, gemvK = 0, gemvN = 0, gemvKpad = 0, gemvNB = 0;
+  dnnl::algorithm gemvActKind = dnnl::algorithm::undef;
+  dnnl::primitive gemvAct;
+  dnnl::memory gemvY;
+  ExecArgs gemvActArgs;
+
   // Row blocks (rowBlocks): the primitive is made for `blockRows` rows and
   // runs `blocks` times, on rows claimed by the team one block at a time.
   // The arguments cut by rows (rowArgs: the source, the destination, the
@@ -473,6 +486,64 @@ struct DnnlHandle : shardc::rt::Handle {
     for (dnnl_exec_arg_t &a : packedArgs)
       if (a.arg == DNNL_ARG_WEIGHTS)
         a.memory = packed.get();
+    if (gemvRows)
+      setUpGemv(md);
+  }
+
+  // The panels of Gemv.h when `md` is oneDNN's [K, N] in panels of nb
+  // columns (BA16a64b and its kin: blocks of kb rows by nb columns, the
+  // row blocks of a panel in turn, the panels in turn), unless
+  // SHARDC_GEMV=0 in the environment.
+  void setUpGemv(const dnnl::memory::desc &md) {
+    static const bool enabled = [] {
+      const char *v = std::getenv("SHARDC_GEMV");
+      return !(v && std::strcmp(v, "0") == 0);
+    }();
+    const dnnl_memory_desc_t &d = md.data;
+    const dnnl_blocking_desc_t &blk = d.format_desc.blocking;
+    if (!enabled || d.ndims != 2 || d.format_kind != dnnl_blocked ||
+        d.data_type != dnnl_f32 || d.offset0 != 0 || d.extra.flags != 0 ||
+        blk.inner_nblks != 2 || blk.inner_idxs[0] != 0 ||
+        blk.inner_idxs[1] != 1)
+      return;
+    int64_t kb = blk.inner_blks[0], nb = blk.inner_blks[1];
+    int64_t kpad = d.padded_dims[0];
+    if (!gemvPanelWidth(nb) || d.dims[0] != gemvK || d.dims[1] != gemvN ||
+        kpad % kb || blk.strides[0] != kb * nb || blk.strides[1] != kpad * nb)
+      return;
+    if (gemvActKind != dnnl::algorithm::undef) {
+      bool hs = gemvActKind == dnnl::algorithm::eltwise_hardswish;
+      dnnl::memory::desc ymd = dst.get_desc();
+      dnnl::eltwise_forward::primitive_desc pd(
+          dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_inference,
+                                      gemvActKind, ymd, hs ? 1.0f / 6 : 0.0f,
+                                      hs ? 0.5f : 0.0f),
+          cpuEngine());
+      gemvAct = dnnl::eltwise_forward(pd);
+      gemvY = unbound(ymd);
+      gemvActArgs = {arg(DNNL_ARG_SRC, gemvY), arg(DNNL_ARG_DST, gemvY)};
+    }
+    gemvKpad = kpad;
+    gemvNB = nb;
+  }
+
+  // y = act(x W + bias) + residual by Gemv.h's kernel.
+  void runGemv(const void *s, const void *b, const void *r, void *d) {
+    auto *y = static_cast<float *>(d);
+    gemvPanelsF32(gemvRows, gemvK, gemvKpad, gemvN, gemvNB,
+                  static_cast<const float *>(s),
+                  static_cast<const float *>(packed.get_data_handle()),
+                  hasBias ? static_cast<const float *>(b) : nullptr, y);
+    if (gemvAct) {
+      bind(gemvY, d);
+      execute(gemvAct, cpuStream(), gemvActArgs);
+      cpuStream().wait();
+    }
+    if (hasResidual) {
+      const auto *res = static_cast<const float *>(r);
+      for (int64_t i = 0; i < gemvRows * gemvN; ++i)
+        y[i] += res[i];
+    }
   }
 
   void run(const void *s, const void *w, const void *b, const void *r,
@@ -491,7 +562,9 @@ struct DnnlHandle : shardc::rt::Handle {
       if (hasResidual)
         bind(residual, r);
       bool usePacked = packedFrom && w == packedFrom;
-      if (blocks)
+      if (usePacked && gemvNB)
+        runGemv(s, b, r, d);
+      else if (blocks)
         runBlocks(usePacked, s, r, d);
       else if (usePacked)
         execute(packedPrim, cpuStream(), packedArgs);
@@ -822,6 +895,19 @@ extern "C" void *sc_dnnl_matmul_create(const sc_desc *a, const sc_desc *b,
     if (blocks)
       h->setRowBlocks(blocks, rows, amd.get_size() / (rows / blocks),
                       ymd.get_size() / (rows / blocks), 0, nullptr);
+    // A decode step's product (DnnlHandle::gemvRows): A plain (folded or
+    // 2-D, not transposed), f32 throughout, at most kGemvRows rows.
+    if ((fold || r == 2) && !trans_a && !blocks && rows <= kGemvRows &&
+        alpha == 1.0f && beta == 0.0f && ta == dt::f32 && tb == dt::f32 &&
+        ty == dt::f32 &&
+        (!bias || (tbias == dt::f32 && elementsOf(bias) == n)) &&
+        (!residual || residual->dtype == y->dtype)) {
+      h->gemvRows = rows;
+      h->gemvK = k;
+      h->gemvN = n;
+      if (epilogue != SC_EPILOGUE_RELU) // ReLU runs after (reluAfter)
+        h->gemvActKind = act;
+    }
     // The packed variant (DnnlHandle::tryPack), for f32 and int8 weights
     // (int8's packed layout carries the compensation an s8 source needs).
     h->plainWeights = bmd;
@@ -1033,6 +1119,12 @@ extern "C" void sc_dnnl_matmul_dyn_run(void *h, const sc_desc *a,
 }
 
 namespace shardc::rt::cpu {
+// For the tests (runtime/test/KernelsTest.cpp declares it): whether a
+// sc_dnnl_matmul_create handle runs Gemv.h's kernel (after its first run).
+bool dnnlMatmulRunsGemv(const void *h) {
+  return static_cast<const DnnlHandle *>(h)->gemvNB > 0;
+}
+
 // For the tests (runtime/test/KernelsTest.cpp declares it): what a
 // sc_dnnl_matmul_dyn_create handle holds: the shapes cached, those of their
 // primitives that run on a packed B, and the distinct packed copies (and

@@ -1,0 +1,35 @@
+//===- Gemv.h - products of a few rows over packed weights ------*- C++ -*-===//
+//
+// Private to runtime/src/cpu: the matrix-vector products of a decode step
+// (one to four rows of A) over the weights oneDNN's matmul packed
+// (DnnlHandle::tryPack), read straight from that layout. oneDNN's packed
+// kernel streams those weights at about half the machine's read
+// bandwidth when A has one row (docs/performance.md, "Decoding with a KV
+// cache"); a decode step is nothing but such products.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_RUNTIME_CPU_GEMV_H
+#define SHARDC_RUNTIME_CPU_GEMV_H
+
+#include <cstdint>
+
+namespace shardc::rt::cpu {
+
+/// The most rows of A gemvPanelsF32 takes.
+constexpr int64_t kGemvRows = 4;
+
+/// Whether gemvPanelsF32 takes panels `nb` columns wide.
+bool gemvPanelWidth(int64_t nb);
+
+/// y[m, n] = sum_k x[m, k] w(k, n) + bias[n] (bias may be null) for m <
+/// rows <= kGemvRows, n < N, with x [rows, K] and y [rows, N] row-major and
+/// w in panels of `nb` columns: w(k, n) at (n / nb) kpad nb + k nb + n % nb
+/// (oneDNN's BA16a64b for nb 64; columns past N are the padding). The
+/// panels are claimed by the OpenMP team a few at a time. Each output sums
+/// its products in the order of k, whatever the team.
+void gemvPanelsF32(int64_t rows, int64_t K, int64_t kpad, int64_t N, int64_t nb,
+                   const float *x, const float *w, const float *bias, float *y);
+
+} // namespace shardc::rt::cpu
+
+#endif // SHARDC_RUNTIME_CPU_GEMV_H

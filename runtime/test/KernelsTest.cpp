@@ -705,7 +705,7 @@ TEST(DnnlMatmulDyn, SharesPackedWeights) {
 // packed by oneDNN and read by Gemv.h's kernel: against a double
 // reference, with a bias, each activation, a residual, columns past a
 // whole panel and rows of K not a multiple of oneDNN's row blocks, in the
-// 2-D form and the folded [1, rows, K] one; 5 rows stay on oneDNN.
+// 2-D form and the folded [1, rows, K] one; 5 and 8 rows stay on oneDNN.
 TEST(DnnlMatmul, FewRowsOnPackedWeights) {
   const int64_t K = 100, N = 200;
   std::vector<float> bv = randomVec(K * N, 91);
@@ -720,7 +720,7 @@ TEST(DnnlMatmul, FewRowsOnPackedWeights) {
   ASSERT_NE(map, MAP_FAILED);
   const float *b = static_cast<const float *>(map);
   for (int threads : {1, 2})
-    for (int64_t rows = 1; rows <= 5; ++rows)
+    for (int64_t rows : {1, 2, 3, 4, 5, 8})
       for (bool folded : {false, true})
         for (int32_t epilogue :
              {SC_EPILOGUE_NONE, SC_EPILOGUE_GELU_TANH, SC_EPILOGUE_GELU,

@@ -767,6 +767,78 @@ TEST(DnnlMatmul, FewRowsOnPackedWeights) {
   munmap(map, bytes);
 }
 
+// The same in bf16 (a --precision=bf16 decode step): weights, bias,
+// residual and y in bf16, summed in fp32 and rounded once, against a double
+// reference over the bf16 values (an activation rounds twice: bf16's
+// tolerance).
+TEST(DnnlMatmul, FewRowsOnPackedBF16Weights) {
+  const int64_t K = 100, N = 200;
+  std::vector<float> bf = randomVec(K * N, 92);
+  std::vector<uint16_t> bh(K * N);
+  for (int64_t i = 0; i < K * N; ++i)
+    bf[i] = sc_bf2f(bh[i] = sc_f2bf(bf[i]));
+  char path[] = "/tmp/shardc-dnnl-gemv-bf16-XXXXXX";
+  int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  unlink(path);
+  size_t bytes = bh.size() * sizeof(uint16_t);
+  ASSERT_EQ(write(fd, bh.data(), bytes), (ssize_t)bytes);
+  void *map = mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  ASSERT_NE(map, MAP_FAILED);
+  auto toBF16 = [](std::vector<float> &f) {
+    std::vector<uint16_t> h(f.size());
+    for (size_t i = 0; i < f.size(); ++i)
+      f[i] = sc_bf2f(h[i] = sc_f2bf(f[i]));
+    return h;
+  };
+  for (int threads : {1, 2})
+    for (int64_t rows : {1, 3, 4, 5})
+      for (int32_t epilogue : {SC_EPILOGUE_NONE, SC_EPILOGUE_GELU_TANH})
+        for (bool residual : {false, true}) {
+          if (residual && epilogue != SC_EPILOGUE_NONE)
+            continue;
+          SCOPED_TRACE(testing::Message()
+                       << threads << " threads, " << rows << " rows, epilogue "
+                       << epilogue << (residual ? ", residual" : ""));
+          Threads team(threads);
+          sc_desc a = mk(16, {1, rows, K}), w = mk(16, {1, K, N}),
+                  y = mk(16, {1, rows, N}), bias = mk(16, {1, 1, N});
+          unsigned seed = 200 * threads + 10 * rows + epilogue;
+          std::vector<float> af = randomVec(rows * K, seed),
+                             biasf = randomVec(N, seed + 1),
+                             resf =
+                                 randomVec(residual ? rows * N : 0, seed + 2);
+          std::vector<uint16_t> ah = toBF16(af), biash = toBF16(biasf),
+                                resh = toBF16(resf);
+          std::vector<float> want(rows * N);
+          for (int64_t m = 0; m < rows; ++m)
+            for (int64_t n = 0; n < N; ++n) {
+              double sum = biasf[n];
+              for (int64_t k = 0; k < K; ++k)
+                sum += (double)af[m * K + k] * bf[k * N + n];
+              want[m * N + n] = (float)(applyEpilogue(epilogue, sum) +
+                                        (residual ? resf[m * N + n] : 0));
+            }
+          void *h =
+              sc_dnnl_matmul_create(&a, &w, &bias, residual ? &y : nullptr, &y,
+                                    0, 0, 1.0f, 0.0f, epilogue);
+          ASSERT_NE(h, nullptr);
+          for (int run = 0; run < 2; ++run) {
+            std::vector<uint16_t> gh(rows * N, 0x7fc0); // NaN
+            sc_dnnl_matmul_run(h, ah.data(), map, biash.data(),
+                               residual ? resh.data() : nullptr, gh.data());
+            std::vector<float> got(rows * N);
+            for (size_t i = 0; i < got.size(); ++i)
+              got[i] = sc_bf2f(gh[i]);
+            expectNear(got, want, 2e-2f);
+          }
+          EXPECT_EQ(shardc::rt::cpu::dnnlMatmulRunsGemv(h), rows <= 4);
+          sc_handle_free(h);
+        }
+  munmap(map, bytes);
+}
+
 TEST(DnnlMatmulDyn, Errors) {
   const DynCase c = dynCases()[0]; // bias, bound a [4, 64, 32]
   shardc::rt::clearKernelError();

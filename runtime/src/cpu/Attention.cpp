@@ -149,17 +149,30 @@ template <class Acc> struct Scratch {
   }
 };
 
+// NR fp32 or bf16 elements of a contiguous row as NR fp32 lanes (bf16
+// widened exactly: its bits are the top half of the fp32's).
+typedef float RowVec __attribute__((vector_size(NR * 4), aligned(4)));
+inline __attribute__((always_inline)) RowVec rowVec(const float *p) {
+  return *(const RowVec *)p;
+}
+inline __attribute__((always_inline)) RowVec rowVec(const BHalf *p) {
+  typedef uint16_t Halves __attribute__((vector_size(NR * 2), aligned(2)));
+  typedef uint32_t Words __attribute__((vector_size(NR * 4)));
+  Words w = __builtin_convertvector(*(const Halves *)p, Words) << 16;
+  return (RowVec)w;
+}
+
 // q . k over D elements (strides 1 and `kcs`): NR lanes of partial sums
-// when both are contiguous fp32 (a decode step's keys), else one sum.
+// when k is a contiguous fp32 or bf16 row (a decode step's keys), else one
+// sum.
 template <class T, class Acc>
 inline __attribute__((always_inline)) Acc dotRow(const Acc *q, const T *k,
                                                  int64_t kcs, int64_t D) {
-  if constexpr (std::is_same_v<T, float>) {
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, BHalf>) {
     if (kcs == 1 && D % NR == 0) {
-      typedef float Vec __attribute__((vector_size(NR * 4), aligned(4)));
-      Vec s{};
+      RowVec s{};
       for (int64_t d = 0; d < D; d += NR)
-        s += *(const Vec *)(q + d) * *(const Vec *)(k + d);
+        s += rowVec(q + d) * rowVec(k + d);
       float t = 0;
       for (int64_t i = 0; i < NR; ++i)
         t += s[i];
@@ -172,16 +185,15 @@ inline __attribute__((always_inline)) Acc dotRow(const Acc *q, const T *k,
   return t;
 }
 
-// acc[0, E) += w v[0, E) (stride `vcs`): NR lanes at a time when v is
-// contiguous fp32.
+// acc[0, E) += w v[0, E) (stride `vcs`): NR lanes at a time when v is a
+// contiguous fp32 or bf16 row.
 template <class T, class Acc>
 inline __attribute__((always_inline)) void
 axpyRow(Acc w, const T *v, int64_t vcs, int64_t E, Acc *acc) {
-  if constexpr (std::is_same_v<T, float>) {
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, BHalf>) {
     if (vcs == 1 && E % NR == 0) {
-      typedef float Vec __attribute__((vector_size(NR * 4), aligned(4)));
       for (int64_t e = 0; e < E; e += NR)
-        *(Vec *)(acc + e) += w * *(const Vec *)(v + e);
+        *(RowVec *)(acc + e) += w * rowVec(v + e);
       return;
     }
   }

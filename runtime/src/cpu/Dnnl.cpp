@@ -300,6 +300,7 @@ struct DnnlHandle : shardc::rt::Handle {
   // then the activation (an eltwise primitive in place on y, the post-op
   // the primitive would apply) and the residual.
   int64_t gemvRows = 0, gemvK = 0, gemvN = 0, gemvKpad = 0, gemvNB = 0;
+  bool gemvBF16 = false; // bf16 operands (else fp32)
   dnnl::algorithm gemvActKind = dnnl::algorithm::undef;
   dnnl::primitive gemvAct;
   dnnl::memory gemvY;
@@ -501,12 +502,16 @@ struct DnnlHandle : shardc::rt::Handle {
     }();
     const dnnl_memory_desc_t &d = md.data;
     const dnnl_blocking_desc_t &blk = d.format_desc.blocking;
+    // fp32: blocks {kb a, nb b}; bf16: {kb a, nb b, 2 a} (pairs of rows,
+    // a row block of 2 kb rows).
+    const int pairs = gemvBF16 ? 2 : 1;
     if (!enabled || d.ndims != 2 || d.format_kind != dnnl_blocked ||
-        d.data_type != dnnl_f32 || d.offset0 != 0 || d.extra.flags != 0 ||
-        blk.inner_nblks != 2 || blk.inner_idxs[0] != 0 ||
-        blk.inner_idxs[1] != 1)
+        d.data_type != (gemvBF16 ? dnnl_bf16 : dnnl_f32) || d.offset0 != 0 ||
+        d.extra.flags != 0 || blk.inner_nblks != 1 + pairs ||
+        blk.inner_idxs[0] != 0 || blk.inner_idxs[1] != 1 ||
+        (gemvBF16 && (blk.inner_idxs[2] != 0 || blk.inner_blks[2] != 2)))
       return;
-    int64_t kb = blk.inner_blks[0], nb = blk.inner_blks[1];
+    int64_t kb = blk.inner_blks[0] * pairs, nb = blk.inner_blks[1];
     int64_t kpad = d.padded_dims[0];
     if (!gemvPanelWidth(nb) || d.dims[0] != gemvK || d.dims[1] != gemvN ||
         kpad % kb || blk.strides[0] != kb * nb || blk.strides[1] != kpad * nb)
@@ -527,8 +532,23 @@ struct DnnlHandle : shardc::rt::Handle {
     gemvNB = nb;
   }
 
-  // y = act(x W + bias) + residual by Gemv.h's kernel.
+  // y = act(x W + bias) + residual by Gemv.h's kernel (bf16: the residual
+  // added before the one rounding; the activation, on the rounded y).
   void runGemv(const void *s, const void *b, const void *r, void *d) {
+    if (gemvBF16) {
+      gemvPanelsBF16(gemvRows, gemvK, gemvKpad, gemvN, gemvNB,
+                     static_cast<const BHalf *>(s),
+                     static_cast<const BHalf *>(packed.get_data_handle()),
+                     hasBias ? static_cast<const BHalf *>(b) : nullptr,
+                     hasResidual ? static_cast<const BHalf *>(r) : nullptr,
+                     static_cast<BHalf *>(d));
+      if (gemvAct) {
+        bind(gemvY, d);
+        execute(gemvAct, cpuStream(), gemvActArgs);
+        cpuStream().wait();
+      }
+      return;
+    }
     auto *y = static_cast<float *>(d);
     gemvPanelsF32(gemvRows, gemvK, gemvKpad, gemvN, gemvNB,
                   static_cast<const float *>(s),
@@ -896,23 +916,24 @@ extern "C" void *sc_dnnl_matmul_create(const sc_desc *a, const sc_desc *b,
       h->setRowBlocks(blocks, rows, amd.get_size() / (rows / blocks),
                       ymd.get_size() / (rows / blocks), 0, nullptr);
     // A decode step's product (DnnlHandle::gemvRows): A plain (folded or
-    // 2-D, not transposed), f32 throughout, at most kGemvRows rows.
+    // 2-D, not transposed), f32 or bf16 throughout, at most kGemvRows rows.
+    bool sameType = (ta == dt::f32 || ta == dt::bf16) && tb == ta && ty == ta;
     if ((fold || r == 2) && !trans_a && !blocks && rows <= kGemvRows &&
-        alpha == 1.0f && beta == 0.0f && ta == dt::f32 && tb == dt::f32 &&
-        ty == dt::f32 &&
-        (!bias || (tbias == dt::f32 && elementsOf(bias) == n)) &&
+        alpha == 1.0f && beta == 0.0f && sameType &&
+        (!bias || (tbias == ta && elementsOf(bias) == n)) &&
         (!residual || residual->dtype == y->dtype)) {
+      h->gemvBF16 = ta == dt::bf16;
       h->gemvRows = rows;
       h->gemvK = k;
       h->gemvN = n;
       if (epilogue != SC_EPILOGUE_RELU) // ReLU runs after (reluAfter)
         h->gemvActKind = act;
     }
-    // The packed variant (DnnlHandle::tryPack), for f32 and int8 weights
+    // The packed variant (DnnlHandle::tryPack), for f32, bf16 and int8 weights
     // (int8's packed layout carries the compensation an s8 source needs).
     h->plainWeights = bmd;
     h->attr = attr;
-    if (tb == dt::f32 || tb == dt::s8) {
+    if (tb == dt::f32 || tb == dt::bf16 || tb == dt::s8) {
       dnnl::memory::desc anyB(bmd.dims(), tb, dnnl::memory::format_tag::any);
       h->anyDesc = bias && !h->biasIsPostOp
                        ? dnnl::matmul::desc(amd, anyB, biasMd, ymd)

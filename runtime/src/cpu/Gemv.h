@@ -11,6 +11,8 @@
 #ifndef SHARDC_RUNTIME_CPU_GEMV_H
 #define SHARDC_RUNTIME_CPU_GEMV_H
 
+#include "Common.h"
+
 #include <cstdint>
 
 namespace shardc::rt::cpu {
@@ -29,6 +31,14 @@ bool gemvPanelWidth(int64_t nb);
 /// its products in the order of k, whatever the team.
 void gemvPanelsF32(int64_t rows, int64_t K, int64_t kpad, int64_t N, int64_t nb,
                    const float *x, const float *w, const float *bias, float *y);
+
+/// The same for bf16 x, weights, bias, residual (either may be null) and y,
+/// y = x W + bias + residual summed in fp32 and rounded once, over bf16
+/// panels of pairs of rows: w(k, n) at (n / nb) kpad nb + (k / 2) 2 nb +
+/// (n % nb) 2 + k % 2 (oneDNN's BA16a64b2a for nb 64, kpad even).
+void gemvPanelsBF16(int64_t rows, int64_t K, int64_t kpad, int64_t N,
+                    int64_t nb, const BHalf *x, const BHalf *w,
+                    const BHalf *bias, const BHalf *residual, BHalf *y);
 
 } // namespace shardc::rt::cpu
 

@@ -15,6 +15,7 @@ equal the one-rank program's.
   bench/bench_decode.py [--prompt 32] [--tokens 64] [--threads 2]
                         [--layers 12 --hidden 768 --heads 12] [--keep DIR]
                         [--tp N] [--tp-shardc PATH] [--busy N]
+                        [--batch B] [--precision bf16] [--no-cache-tokens 0]
 
 `--busy N` runs the timed rounds beside N busy-loop processes
 (bench/bench_contention.py's loaded regimes).
@@ -138,6 +139,8 @@ def main():
     ap.add_argument("--tokens", type=int, default=64)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--batch", type=int, default=1, help="prompts decoded together")
+    ap.add_argument("--precision", default="fp32",
+                    help="shardc's --precision for the cached decoder (ONNX Runtime runs fp32)")
     ap.add_argument("--layers", type=int, default=12)
     ap.add_argument("--hidden", type=int, default=768)
     ap.add_argument("--heads", type=int, default=12)
@@ -167,7 +170,7 @@ def main():
         run([args.shardc, os.path.join(work, "past.onnx"), "--max-shape",
              "input_ids=%dx%d" % (args.batch, args.prompt), "--max-shape",
              "past_key_values.0.key=%dx%dx%dx%d" % (args.batch, args.heads, past, d),
-             "-o", os.path.join(work, "decode")])
+             "--precision=" + args.precision, "-o", os.path.join(work, "decode")])
         print("compiled the cached decoder in %.0f s" % (time.time() - t0))
         tps = {}
         if args.tp > 1:
@@ -212,6 +215,8 @@ def main():
                              args.no_cache_tokens, args.threads,
                              work) if args.no_cache_tokens else None
         same = best["shardc"][2] == best["ort"][2]
+        got, want = best["shardc"][2].split(","), best["ort"][2].split(",")
+        agree = sum(a == b for a, b in zip(got, want))
         # The no-cache rows against the cached ones, row by row.
         got = best["shardc"][2].split(",")
         width = len(got) // args.batch
@@ -230,8 +235,9 @@ def main():
         if nc:
             print("| shardc without a cache (whole sequence per token) | %d | %d | %.2f | %.2f |"
                   % (args.prompt, args.no_cache_tokens, nc[0], nc[1]))
-        print("per-token ratio shardc / ONNX Runtime: %.2fx; same ids as ONNX Runtime: %s; "
-              "no-cache ids a prefix: %s" % (best["shardc"][1] / best["ort"][1], same, prefix))
+        print("per-token ratio shardc / ONNX Runtime: %.2fx; same ids as ONNX Runtime: %s "
+              "(%d of %d); no-cache ids a prefix: %s"
+              % (best["shardc"][1] / best["ort"][1], same, agree, len(want), prefix))
         for label in tps:
             print("%s: same ids as one rank: %s" % (label, best[label][2] == best["shardc"][2]))
 

@@ -214,6 +214,61 @@ ElementsAttr narrowedValue(ElementsAttr value, FloatType to) {
   return DenseResourceElementsAttr::get(type, key, std::move(narrowBlob));
 }
 
+/// Whether `op` reads a weight: an fp32 constant of at least 4096 elements
+/// (where the fp32 region around a KV cache ends).
+bool readsWeight(Operation *op) {
+  for (Value v : op->getOperands())
+    if (auto c = v.getDefiningOp<graph::ConstantOp>())
+      if (auto t = dyn_cast<RankedTensorType>(c.getType());
+          t && t.getElementType().isF32() && t.hasStaticShape() &&
+          t.getNumElements() >= 4096)
+        return true;
+  return false;
+}
+
+/// A decoder's KV cache and what reads it up to the next product by a
+/// weight: the ops that stay fp32. A cache is graph-kv-cache's pattern (an
+/// fp32 past input whose one use is its append along a dynamic dim that
+/// may be 0, returned as the present). Why: the signature stays fp32, so a
+/// narrow cache would be the whole past converted on the way in and the
+/// whole present on the way out at every decode step, where the fp32 one
+/// is appended in place (graph-kv-cache, the lowering) and attention reads
+/// it as it lies. `pasts` gets the cache inputs.
+llvm::SmallPtrSet<Operation *, 16>
+wideCacheOps(func::FuncOp func, llvm::SmallPtrSetImpl<Value> &pasts) {
+  llvm::SmallPtrSet<Operation *, 16> wide;
+  FailureOr<SmallVector<graph::Symbol>> symbols = graph::readSymbols(func);
+  if (failed(symbols) || symbols->empty())
+    return wide;
+  Operation *ret = func.getBody().front().getTerminator();
+  SmallVector<Operation *> work;
+  for (BlockArgument arg : func.getArguments()) {
+    if (!isF32Tensor(arg.getType()) || !arg.hasOneUse())
+      continue;
+    auto concat = dyn_cast<graph::ConcatOp>(*arg.getUsers().begin());
+    if (!concat || concat.getInputs().size() != 2 ||
+        concat.getInputs()[0] != arg ||
+        !llvm::is_contained(concat.getOutput().getUsers(), ret))
+      continue;
+    std::optional<unsigned> k =
+        graph::dimsOf(arg.getType()).sym[concat.getAxis()].asSymbol();
+    if (!k || (*symbols)[*k].min != 0)
+      continue;
+    pasts.insert(arg);
+    work.push_back(concat);
+  }
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val();
+    if (!wide.insert(op).second)
+      continue;
+    for (Operation *user : op->getUsers())
+      if (user != ret && !readsWeight(user) &&
+          user->getBlock() == op->getBlock())
+        work.push_back(user);
+  }
+  return wide;
+}
+
 struct GraphConvertPrecisionPass
     : shardc::impl::GraphConvertPrecisionBase<GraphConvertPrecisionPass> {
   using Base::Base;
@@ -236,12 +291,49 @@ struct GraphConvertPrecisionPass
     Block &entry = func.getBody().front();
     OpBuilder b(ctx);
 
+    // A KV cache stays fp32 up to the next product by a weight
+    // (wideCacheOps): its ops keep their types, with a cast to fp32 before
+    // each operand from outside (kept fp32 too: the walk below leaves the
+    // region's ops alone) and a cast after each value that leaves it (to
+    // fp32 now, to the narrow type once the walk narrows it).
+    llvm::SmallPtrSet<Value, 4> cachePasts;
+    llvm::SmallPtrSet<Operation *, 16> wide = wideCacheOps(func, cachePasts);
+    SmallVector<Operation *> region(wide.begin(), wide.end());
+    for (Operation *op : region) {
+      b.setInsertionPoint(op);
+      for (OpOperand &operand : op->getOpOperands()) {
+        Value v = operand.get();
+        Operation *def = v.getDefiningOp();
+        if (!isF32Tensor(v.getType()) || cachePasts.contains(v) ||
+            (def && wide.contains(def)))
+          continue;
+        auto cast = b.create<graph::CastOp>(op->getLoc(), v.getType(), v,
+                                            TypeAttr::get(b.getF32Type()));
+        operand.set(cast.getResult());
+        wide.insert(cast);
+      }
+      for (Value r : op->getResults()) {
+        if (!isF32Tensor(r.getType()))
+          continue;
+        for (OpOperand &use : llvm::make_early_inc_range(r.getUses())) {
+          Operation *user = use.getOwner();
+          if (wide.contains(user) || isa<func::ReturnOp>(user))
+            continue;
+          b.setInsertionPoint(user);
+          auto cast = b.create<graph::CastOp>(user->getLoc(), r.getType(), r,
+                                              TypeAttr::get(b.getF32Type()));
+          use.set(cast.getResult());
+        }
+      }
+    }
+
     // The signature stays fp32: a cast after each input (first, so that the
     // ops below infer from narrow operands) and before each result.
     b.setInsertionPointToStart(&entry);
     llvm::SmallPtrSet<Operation *, 8> inputCasts;
     for (BlockArgument arg : entry.getArguments()) {
-      if (!isF32Tensor(arg.getType()) || arg.use_empty())
+      if (!isF32Tensor(arg.getType()) || arg.use_empty() ||
+          cachePasts.contains(arg))
         continue;
       auto cast = b.create<graph::CastOp>(arg.getLoc(),
                                           narrowed(arg.getType(), narrow), arg,
@@ -252,7 +344,8 @@ struct GraphConvertPrecisionPass
 
     // Every op inside: fp32 results narrow, fp32 constants convert.
     WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
-      if (op == func || isa<func::ReturnOp>(op) || inputCasts.contains(op))
+      if (op == func || isa<func::ReturnOp>(op) || inputCasts.contains(op) ||
+          wide.contains(op))
         return WalkResult::advance();
       if (auto c = dyn_cast<graph::ConstantOp>(op); c && isF32Tensor(c.getType())) {
         ElementsAttr v = narrowedValue(c.getValue(), narrow);

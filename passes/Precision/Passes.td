@@ -15,7 +15,13 @@ def GraphConvertPrecision : Pass<"graph-convert-precision", "mlir::func::FuncOp"
     input and before each fp32 result. Arithmetic is unchanged: generated
     kernels compute in fp32 and accumulate reductions in fp32, GEMMs
     accumulate in fp32, and softmax and normalization statistics are fp32
-    (the kernels load the narrow type and compute in float).
+    (the kernels load the narrow type and compute in float). A decoder's KV
+    cache (graph-kv-cache's pattern: a past input appended along a dynamic
+    dim and returned as the present) stays fp32, and so does what reads it
+    up to the next product by a weight (attention), with casts where values
+    enter and leave that region: a narrow cache would be converted whole
+    on the way in and out at every decode step, where the fp32 one is
+    appended in place.
   }];
   let options = [
     Option<"to", "to", "std::string", /*default=*/"\"f16\"",

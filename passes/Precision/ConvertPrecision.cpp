@@ -214,26 +214,39 @@ ElementsAttr narrowedValue(ElementsAttr value, FloatType to) {
   return DenseResourceElementsAttr::get(type, key, std::move(narrowBlob));
 }
 
-/// Whether `op` reads a weight: an fp32 constant of at least 4096 elements
-/// (where the fp32 region around a KV cache ends).
-bool readsWeight(Operation *op) {
-  for (Value v : op->getOperands())
-    if (auto c = v.getDefiningOp<graph::ConstantOp>())
-      if (auto t = dyn_cast<RankedTensorType>(c.getType());
-          t && t.getElementType().isF32() && t.hasStaticShape() &&
-          t.getNumElements() >= 4096)
-        return true;
-  return false;
+/// Whether `v` is computed from constants alone (no function argument
+/// reaches it): a weight, also behind a dequantize, transpose or cast.
+bool fromConstants(Value v, llvm::DenseMap<Value, bool> &memo) {
+  if (auto it = memo.find(v); it != memo.end())
+    return it->second;
+  Operation *def = v.getDefiningOp();
+  bool constant = def != nullptr;
+  memo[v] = false; // no cycles in a graph body; a safe default meanwhile
+  for (Value operand : def ? def->getOperands() : ValueRange{})
+    constant = constant && fromConstants(operand, memo);
+  return memo[v] = constant;
+}
+
+/// Whether `op` is a product by a weight: a matmul, linear layer or
+/// convolution one of whose operands comes from constants alone (where
+/// the fp32 region around a KV cache ends; attention's products read two
+/// activations).
+bool productByWeight(Operation *op, llvm::DenseMap<Value, bool> &memo) {
+  if (!isa<graph::MatMulOp, graph::GemmOp, graph::LinearOp, graph::EinsumOp,
+           graph::ConvOp, graph::ConvTransposeOp>(op))
+    return false;
+  return llvm::any_of(op->getOperands(),
+                      [&](Value v) { return fromConstants(v, memo); });
 }
 
 /// A decoder's KV cache and what reads it up to the next product by a
-/// weight: the ops that stay fp32. A cache is graph-kv-cache's pattern (an
-/// fp32 past input whose one use is its append along a dynamic dim that
-/// may be 0, returned as the present). Why: the signature stays fp32, so a
-/// narrow cache would be the whole past converted on the way in and the
-/// whole present on the way out at every decode step, where the fp32 one
-/// is appended in place (graph-kv-cache, the lowering) and attention reads
-/// it as it lies. `pasts` gets the cache inputs.
+/// weight (productByWeight): the ops that stay fp32. A cache is
+/// graph-kv-cache's pattern (an fp32 past input whose one use is its append
+/// along a dynamic dim that may be 0, returned as the present). Why: the
+/// signature stays fp32, so a narrow cache would be the whole past converted on
+/// the way in and the whole present on the way out at every decode step, where
+/// the fp32 one is appended in place (graph-kv-cache, the lowering) and
+/// attention reads it as it lies. `pasts` gets the cache inputs.
 llvm::SmallPtrSet<Operation *, 16>
 wideCacheOps(func::FuncOp func, llvm::SmallPtrSetImpl<Value> &pasts) {
   llvm::SmallPtrSet<Operation *, 16> wide;
@@ -257,13 +270,14 @@ wideCacheOps(func::FuncOp func, llvm::SmallPtrSetImpl<Value> &pasts) {
     pasts.insert(arg);
     work.push_back(concat);
   }
+  llvm::DenseMap<Value, bool> memo;
   while (!work.empty()) {
     Operation *op = work.pop_back_val();
     if (!wide.insert(op).second)
       continue;
     for (Operation *user : op->getUsers())
-      if (user != ret && !readsWeight(user) &&
-          user->getBlock() == op->getBlock())
+      if (user != ret && user->getBlock() == op->getBlock() &&
+          !productByWeight(user, memo))
         work.push_back(user);
   }
   return wide;
@@ -298,7 +312,11 @@ struct GraphConvertPrecisionPass
     // fp32 now, to the narrow type once the walk narrows it).
     llvm::SmallPtrSet<Value, 4> cachePasts;
     llvm::SmallPtrSet<Operation *, 16> wide = wideCacheOps(func, cachePasts);
-    SmallVector<Operation *> region(wide.begin(), wide.end());
+    // In the block's order, so that the casts come out the same every run.
+    SmallVector<Operation *> region;
+    for (Operation &op : entry)
+      if (wide.contains(&op))
+        region.push_back(&op);
     for (Operation *op : region) {
       b.setInsertionPoint(op);
       for (OpOperand &operand : op->getOpOperands()) {

@@ -385,6 +385,13 @@ TEST(Attention, FewQueryRows) {
           EXPECT_TRUE(std::isnan(want[(1 * 3 * S + 1) * E]));
         }
       }
+  // Causal with more queries than keys: the first row sees none (NaN).
+  Problem c{{2, 3}, 3, 2, 8, 6};
+  c.causal = true;
+  denseOperands(c, 34);
+  std::vector<double> cw = c.reference();
+  EXPECT_TRUE(std::isnan(cw[0]));
+  expectClose(runF32(c), cw, 1e-5);
   Problem p{{2, 3}, 1, 300, 16, 16};
   denseOperands(p, 32);
   // k stored [B, H, D, T]: key t's element d at d * T + t.

@@ -701,6 +701,17 @@ TEST(DnnlMatmulDyn, SharesPackedWeights) {
   munmap(map, bytes);
 }
 
+// Whether oneDNN packs B in the 64-column panels Gemv.h reads: its kernels
+// for `isa` (AVX-512, AVX-512 BF16) do; other hosts keep oneDNN's kernel,
+// which the tests' values check all the same. SHARDC_GEMV=0 turns it off.
+bool panelsExpected(const char *isa) {
+  const char *off = std::getenv("SHARDC_GEMV");
+  bool supported = std::string(isa) == "avx512bf16"
+                       ? __builtin_cpu_supports("avx512bf16")
+                       : __builtin_cpu_supports("avx512f");
+  return supported && !(off && std::string(off) == "0");
+}
+
 // A decode step's products (1 to 4 rows) on weights in read-only memory,
 // packed by oneDNN and read by Gemv.h's kernel: against a double
 // reference, with a bias, each activation, a residual, columns past a
@@ -761,7 +772,8 @@ TEST(DnnlMatmul, FewRowsOnPackedWeights) {
                                  residual ? resv.data() : nullptr, got.data());
               expectNear(got, want);
             }
-            EXPECT_EQ(shardc::rt::cpu::dnnlMatmulRunsGemv(h), rows <= 4);
+            if (panelsExpected("avx512f"))
+              EXPECT_EQ(shardc::rt::cpu::dnnlMatmulRunsGemv(h), rows <= 4);
             sc_handle_free(h);
           }
   munmap(map, bytes);
@@ -772,7 +784,8 @@ TEST(DnnlMatmul, FewRowsOnPackedWeights) {
 // reference over the bf16 values (an activation rounds twice: bf16's
 // tolerance).
 TEST(DnnlMatmul, FewRowsOnPackedBF16Weights) {
-  const int64_t K = 100, N = 200;
+  // K odd: the last pair of rows is half padding.
+  const int64_t K = 101, N = 200;
   std::vector<float> bf = randomVec(K * N, 92);
   std::vector<uint16_t> bh(K * N);
   for (int64_t i = 0; i < K * N; ++i)
@@ -833,7 +846,8 @@ TEST(DnnlMatmul, FewRowsOnPackedBF16Weights) {
               got[i] = sc_bf2f(gh[i]);
             expectNear(got, want, 2e-2f);
           }
-          EXPECT_EQ(shardc::rt::cpu::dnnlMatmulRunsGemv(h), rows <= 4);
+          if (panelsExpected("avx512bf16"))
+            EXPECT_EQ(shardc::rt::cpu::dnnlMatmulRunsGemv(h), rows <= 4);
           sc_handle_free(h);
         }
   munmap(map, bytes);

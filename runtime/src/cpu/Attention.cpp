@@ -136,6 +136,14 @@ template <class Acc> struct Scratch {
   Acc *qb, *kt, *vb, *pb, *acc, *mx, *sum, *corr;
   int64_t stagedB = -1, staged = 0; // keys [0, staged) of stagedB
   template <class P> explicit Scratch(const P &p) {
+    if (p.S < MR) { // attentionRows: a query row, its scores, its output
+      buf.resize(p.D + p.TP + p.EP);
+      qb = buf.data();
+      kt = qb + p.D;
+      acc = kt + p.TP;
+      vb = pb = mx = sum = corr = nullptr;
+      return;
+    }
     buf.resize(p.BQ * p.D + p.D * p.TP + p.TP * p.EP + p.BQ * p.BK +
                p.BQ * p.EP + 3 * p.BQ);
     qb = buf.data();        // BQ x D query rows
@@ -215,7 +223,7 @@ attentionRows(const Problem<T> &p, Scratch<typename Elem<T>::Acc> &w, int64_t b,
   const int64_t S = p.S, T_ = p.T_, D = p.D, E = p.E;
   const BatchOffsets o =
       batchOffsets(p.nb, p.dims, b, p.ql, p.kl, p.vl, p.mask, p.ml, p.yl);
-  // The scores of a row use the staging of keys (D x TP >= T entries).
+  // The scores of a row (TP >= T entries).
   Acc *qb = w.qb, *pr = w.kt, *acc = w.acc;
   w.stagedB = -1;
   for (int64_t r = 0; r < rows; ++r) {

@@ -293,7 +293,7 @@ struct DnnlHandle : shardc::rt::Handle {
   std::shared_ptr<dnnl::memory> packedOwner;
   ExecArgs args, packedArgs;
 
-  // A decode step's product (Gemv.h): fp32, at most kGemvRows rows of a
+  // A decode step's product (Gemv.h): fp32 or bf16, at most kGemvRows rows of a
   // plain A, no scale or accumulation, a bias over the columns only (set
   // at create: gemvRows > 0). When tryPack's layout is panels the kernel
   // reads (gemvNB > 0), run() takes the kernel instead of the primitive,
@@ -920,7 +920,8 @@ extern "C" void *sc_dnnl_matmul_create(const sc_desc *a, const sc_desc *b,
     bool sameType = (ta == dt::f32 || ta == dt::bf16) && tb == ta && ty == ta;
     if ((fold || r == 2) && !trans_a && !blocks && rows <= kGemvRows &&
         alpha == 1.0f && beta == 0.0f && sameType &&
-        (!bias || (tbias == ta && elementsOf(bias) == n)) &&
+        (!bias ||
+         (tbias == ta && onlyLastDim(bias, 1) && bias->dims[r - 1] == n)) &&
         (!residual || residual->dtype == y->dtype)) {
       h->gemvBF16 = ta == dt::bf16;
       h->gemvRows = rows;

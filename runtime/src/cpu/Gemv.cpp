@@ -1,10 +1,10 @@
 //===- Gemv.cpp - products of a few rows over packed weights --------------===//
 //
-// A panel of the packed weights is [kpad, nb] row-major, contiguous, and
-// the panels follow each other: a thread streams its panels in address
-// order, keeping the rows x nb sums of one panel in vector registers (NR =
-// 16 lanes) over the whole of k. Cloned for AVX-512 and AVX2 (the runtime
-// is built for the baseline ISA).
+// A panel of the packed weights is [kpad, nb] row-major (bf16: [kpad / 2,
+// nb, 2], pairs of rows), contiguous, and the panels follow each other: a
+// thread streams its panels in address order, keeping the rows x nb sums of one
+// panel in vector registers (NR = 16 lanes) over the whole of k. Cloned for
+// AVX-512 and AVX2 (the runtime is built for the baseline ISA).
 //
 //===----------------------------------------------------------------------===//
 #include "Gemv.h"

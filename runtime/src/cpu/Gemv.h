@@ -17,7 +17,7 @@
 
 namespace shardc::rt::cpu {
 
-/// The most rows of A gemvPanelsF32 takes.
+/// The most rows of A the kernels take.
 constexpr int64_t kGemvRows = 4;
 
 /// Whether gemvPanelsF32 takes panels `nb` columns wide.

@@ -35,9 +35,10 @@ func.func @main(%x: tensor<2x4xf32>, %i: tensor<2xi64>) -> (tensor<2x4xf32>, ten
 
 // A decoder's KV cache stays fp32 up to the next product by a weight: the
 // past input (its append along a dynamic dim that may be empty, returned)
-// gets no cast, the appended keys are widened, what reads the cache (here
-// a relu) stays fp32, and the product by the weight reads it narrowed; the
-// present is returned as it is. s0 sequence, s1 past.
+// gets no cast, the appended keys are widened, what reads the cache (a
+// relu) stays fp32, and the product by a weight (one computed from
+// constants alone: here behind a transpose) reads it narrowed; the present
+// is returned as it is. s0 sequence, s1 past.
 #x = affine_map<()[s0] -> (s0, 64)>
 #past = affine_map<()[s0, s1] -> (s1, 64)>
 #all = affine_map<()[s0, s1] -> (s1 + s0, 64)>
@@ -49,8 +50,9 @@ func.func @main(%x: tensor<2x4xf32>, %i: tensor<2xi64>) -> (tensor<2x4xf32>, ten
 // CHECK: %[[NEWF:.*]] = graph.cast %[[NEW]] {to = f32} : tensor<8x64xf16, #{{.*}}> -> tensor<8x64xf32
 // CHECK: %[[P:.*]] = graph.concat %[[PAST]], %[[NEWF]] {axis = 0 : i64} : tensor<16x64xf32, #{{.*}}>, tensor<8x64xf32, #{{.*}}> -> tensor<24x64xf32
 // CHECK: %[[R:.*]] = graph.relu %[[P]] : tensor<24x64xf32
+// CHECK: %[[WT:.*]] = graph.transpose %{{.*}} {perm = array<i64: 1, 0>} : tensor<64x64xf16> -> tensor<64x64xf16>
 // CHECK: %[[RN:.*]] = graph.cast %[[R]] {to = f16} : tensor<24x64xf32, #{{.*}}> -> tensor<24x64xf16
-// CHECK: %[[O:.*]] = graph.matmul %[[RN]], %{{.*}} : tensor<24x64xf16, #{{.*}}>, tensor<64x64xf16> -> tensor<24x64xf16
+// CHECK: %[[O:.*]] = graph.matmul %[[RN]], %[[WT]] : tensor<24x64xf16, #{{.*}}>, tensor<64x64xf16> -> tensor<24x64xf16
 // CHECK: %[[OF:.*]] = graph.cast %[[O]] {to = f32}
 // CHECK: return %[[P]], %[[OF]]
 func.func @cache(%x: tensor<8x64xf32, #x>, %past: tensor<16x64xf32, #past>) -> (tensor<24x64xf32, #all>, tensor<24x64xf32, #all>) attributes {graph.dims = [{name = "sequence", max = 8 : i64}, {name = "past", max = 16 : i64, min = 0 : i64}]} {
@@ -59,7 +61,8 @@ func.func @cache(%x: tensor<8x64xf32, #x>, %past: tensor<16x64xf32, #past>) -> (
   %new = graph.matmul %x, %w1 : tensor<8x64xf32, #x>, tensor<64x64xf32> -> tensor<8x64xf32, #x>
   %p = graph.concat %past, %new {axis = 0 : i64} : tensor<16x64xf32, #past>, tensor<8x64xf32, #x> -> tensor<24x64xf32, #all>
   %r = graph.relu %p : tensor<24x64xf32, #all>
-  %o = graph.matmul %r, %w2 : tensor<24x64xf32, #all>, tensor<64x64xf32> -> tensor<24x64xf32, #all>
+  %wt = graph.transpose %w2 {perm = array<i64: 1, 0>} : tensor<64x64xf32> -> tensor<64x64xf32>
+  %o = graph.matmul %r, %wt : tensor<24x64xf32, #all>, tensor<64x64xf32> -> tensor<24x64xf32, #all>
   return %p, %o : tensor<24x64xf32, #all>, tensor<24x64xf32, #all>
 }
 

@@ -76,22 +76,30 @@ int main(int argc, char **argv) {
                 double(K * N * 4) / ms / 1e6);
   };
 
+  // The weights' copies, on the plain layout `user` or reordered into the
+  // primitive's `chosen` one.
+  auto weights = [&](const memory::desc &user, const memory::desc &chosen,
+                     bool packed) {
+    std::vector<memory> ws;
+    for (size_t i = 0; i < copies; ++i) {
+      memory plain(user, eng, w.data() + i * size_t(K * N));
+      if (!packed) {
+        ws.push_back(plain);
+        continue;
+      }
+      memory p(chosen, eng);
+      reorder(plain, p).execute(s, plain, p);
+      ws.push_back(p);
+    }
+    return ws;
+  };
+
   for (bool packed : {false, true}) {
     memory::desc a({M, K}, dt::f32, tag::ab), b({K, N}, dt::f32, tag::ab),
         any({K, N}, dt::f32, packed ? tag::any : tag::ab),
         c({M, N}, dt::f32, tag::ab), bd({1, N}, dt::f32, tag::ab);
     matmul::primitive_desc pd(matmul::desc(a, any, bd, c), eng);
-    std::vector<memory> ws;
-    for (size_t i = 0; i < copies; ++i) {
-      memory plain(b, eng, w.data() + i * size_t(K * N));
-      if (!packed) {
-        ws.push_back(plain);
-        continue;
-      }
-      memory p(pd.weights_desc(), eng);
-      reorder(plain, p).execute(s, plain, p);
-      ws.push_back(p);
-    }
+    std::vector<memory> ws = weights(b, pd.weights_desc(), packed);
     memory am(a, eng, x.data()), cm(c, eng, y.data()), bm(bd, eng, bias.data());
     matmul prim(pd);
     double ms = rotating(prim, s, am, ws, bm, cm, at, calls);
@@ -108,17 +116,7 @@ int main(int argc, char **argv) {
         inner_product_forward::desc(prop_kind::forward_inference, src, wany, bd,
                                     dst),
         eng);
-    std::vector<memory> ws;
-    for (size_t i = 0; i < copies; ++i) {
-      memory plain(wd, eng, w.data() + i * size_t(K * N));
-      if (!packed) {
-        ws.push_back(plain);
-        continue;
-      }
-      memory p(pd.weights_desc(), eng);
-      reorder(plain, p).execute(s, plain, p);
-      ws.push_back(p);
-    }
+    std::vector<memory> ws = weights(wd, pd.weights_desc(), packed);
     memory am(src, eng, x.data()), cm(dst, eng, y.data()),
         bm(bd, eng, bias.data());
     inner_product_forward prim(pd);

@@ -57,6 +57,32 @@ void expectNear(const std::vector<float> &got, const std::vector<float> &want,
 // oneDNN matmul
 //===----------------------------------------------------------------------===//
 
+/// `bytes` of `data` in a read-only file mapping, like the weights file
+/// (tryPack drops a packed B's pages: a file mapping reads them back, an
+/// anonymous one would read zeros); null when it could not be made.
+struct ReadOnlyCopy {
+  void *map = nullptr;
+  size_t bytes = 0;
+  ReadOnlyCopy(const void *data, size_t size) : bytes(size) {
+    char path[] = "/tmp/shardc-dnnl-weights-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0)
+      return;
+    unlink(path);
+    bool written = write(fd, data, bytes) == (ssize_t)bytes;
+    void *m = written ? mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE, fd, 0)
+                      : MAP_FAILED;
+    close(fd);
+    map = m == MAP_FAILED ? nullptr : m;
+  }
+  ~ReadOnlyCopy() {
+    if (map)
+      munmap(map, bytes);
+  }
+  ReadOnlyCopy(const ReadOnlyCopy &) = delete;
+  ReadOnlyCopy &operator=(const ReadOnlyCopy &) = delete;
+};
+
 struct MatmulCase {
   std::vector<int64_t> aBatch, bBatch; // batch dims (same rank)
   int64_t M, K, N;
@@ -627,20 +653,12 @@ TEST(DnnlMatmulDyn, ShapesFromTheEnvironment) {
 TEST(DnnlMatmulDyn, SharesPackedWeights) {
   ShapesEnv env(nullptr);
   const int64_t K = 256, N = 512;
-  // B in a read-only file mapping, like the weights file (tryPack drops its
-  // pages once packed: a file mapping reads them back, an anonymous one
-  // would read zeros).
+  // B in a read-only file mapping, like the weights file.
   std::vector<float> bv = randomVec(K * N, 77);
-  char path[] = "/tmp/shardc-dnnl-dyn-XXXXXX";
-  int fd = mkstemp(path);
-  ASSERT_GE(fd, 0);
-  unlink(path);
-  size_t bytes = bv.size() * sizeof(float);
-  ASSERT_EQ(write(fd, bv.data(), bytes), (ssize_t)bytes);
-  void *map = mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE, fd, 0);
-  close(fd);
-  ASSERT_NE(map, MAP_FAILED);
-  const float *b = static_cast<const float *>(map);
+  ReadOnlyCopy copy(bv.data(), bv.size() * sizeof(float));
+  ASSERT_NE(copy.map, nullptr);
+  const size_t bytes = copy.bytes;
+  const float *b = static_cast<const float *>(copy.map);
 
   // [batch, rows, K] x [1, K, N] (row blocks on 2 threads from 2 x 64 up),
   // and [rows, K] x [K, N].
@@ -698,7 +716,6 @@ TEST(DnnlMatmulDyn, SharesPackedWeights) {
       EXPECT_LE(st.packedCopies, st.packedShapes);
       sc_handle_free(dyn);
     }
-  munmap(map, bytes);
 }
 
 // Whether oneDNN packs B in the 64-column panels Gemv.h reads: its kernels
@@ -720,16 +737,9 @@ bool panelsExpected(const char *isa) {
 TEST(DnnlMatmul, FewRowsOnPackedWeights) {
   const int64_t K = 100, N = 200;
   std::vector<float> bv = randomVec(K * N, 91);
-  char path[] = "/tmp/shardc-dnnl-gemv-XXXXXX";
-  int fd = mkstemp(path);
-  ASSERT_GE(fd, 0);
-  unlink(path);
-  size_t bytes = bv.size() * sizeof(float);
-  ASSERT_EQ(write(fd, bv.data(), bytes), (ssize_t)bytes);
-  void *map = mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE, fd, 0);
-  close(fd);
-  ASSERT_NE(map, MAP_FAILED);
-  const float *b = static_cast<const float *>(map);
+  ReadOnlyCopy copy(bv.data(), bv.size() * sizeof(float));
+  ASSERT_NE(copy.map, nullptr);
+  const float *b = static_cast<const float *>(copy.map);
   for (int threads : {1, 2})
     for (int64_t rows : {1, 2, 3, 4, 5, 8})
       for (bool folded : {false, true})
@@ -776,7 +786,6 @@ TEST(DnnlMatmul, FewRowsOnPackedWeights) {
               EXPECT_EQ(shardc::rt::cpu::dnnlMatmulRunsGemv(h), rows <= 4);
             sc_handle_free(h);
           }
-  munmap(map, bytes);
 }
 
 // The same in bf16 (a --precision=bf16 decode step): weights, bias,
@@ -790,15 +799,9 @@ TEST(DnnlMatmul, FewRowsOnPackedBF16Weights) {
   std::vector<uint16_t> bh(K * N);
   for (int64_t i = 0; i < K * N; ++i)
     bf[i] = sc_bf2f(bh[i] = sc_f2bf(bf[i]));
-  char path[] = "/tmp/shardc-dnnl-gemv-bf16-XXXXXX";
-  int fd = mkstemp(path);
-  ASSERT_GE(fd, 0);
-  unlink(path);
-  size_t bytes = bh.size() * sizeof(uint16_t);
-  ASSERT_EQ(write(fd, bh.data(), bytes), (ssize_t)bytes);
-  void *map = mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE, fd, 0);
-  close(fd);
-  ASSERT_NE(map, MAP_FAILED);
+  ReadOnlyCopy copy(bh.data(), bh.size() * sizeof(uint16_t));
+  ASSERT_NE(copy.map, nullptr);
+  const void *map = copy.map;
   auto toBF16 = [](std::vector<float> &f) {
     std::vector<uint16_t> h(f.size());
     for (size_t i = 0; i < f.size(); ++i)
@@ -850,7 +853,6 @@ TEST(DnnlMatmul, FewRowsOnPackedBF16Weights) {
             EXPECT_EQ(shardc::rt::cpu::dnnlMatmulRunsGemv(h), rows <= 4);
           sc_handle_free(h);
         }
-  munmap(map, bytes);
 }
 
 TEST(DnnlMatmulDyn, Errors) {

@@ -729,6 +729,34 @@ bool panelsExpected(const char *isa) {
   return supported && !(off && std::string(off) == "0");
 }
 
+/// y = act(x W + bias) + residual in double for x [rows, K], W [K, N]
+/// row-major, bias [N], residual [rows, N] (empty: none): the few-rows
+/// tests' reference.
+std::vector<float> linearReference(int64_t rows, int64_t K, int64_t N,
+                                   const std::vector<float> &x, const float *w,
+                                   const std::vector<float> &bias,
+                                   int32_t epilogue,
+                                   const std::vector<float> &residual) {
+  std::vector<float> want(rows * N);
+  for (int64_t m = 0; m < rows; ++m)
+    for (int64_t n = 0; n < N; ++n) {
+      double sum = bias[n];
+      for (int64_t k = 0; k < K; ++k)
+        sum += (double)x[m * K + k] * w[k * N + n];
+      want[m * N + n] = (float)(applyEpilogue(epilogue, sum) +
+                                (residual.empty() ? 0 : residual[m * N + n]));
+    }
+  return want;
+}
+
+/// `f` rounded to bf16 in place, and its bf16 bits.
+std::vector<uint16_t> roundToBF16(std::vector<float> &f) {
+  std::vector<uint16_t> h(f.size());
+  for (size_t i = 0; i < f.size(); ++i)
+    f[i] = sc_bf2f(h[i] = sc_f2bf(f[i]));
+  return h;
+}
+
 // A decode step's products (1 to 4 rows) on weights in read-only memory,
 // packed by oneDNN and read by Gemv.h's kernel: against a double
 // reference, with a bias, each activation, a residual, columns past a
@@ -763,15 +791,8 @@ TEST(DnnlMatmul, FewRowsOnPackedWeights) {
                                biasv = randomVec(N, seed + 1),
                                resv =
                                    randomVec(residual ? rows * N : 0, seed + 2);
-            std::vector<float> want(rows * N);
-            for (int64_t m = 0; m < rows; ++m)
-              for (int64_t n = 0; n < N; ++n) {
-                double s = biasv[n];
-                for (int64_t k = 0; k < K; ++k)
-                  s += (double)av[m * K + k] * b[k * N + n];
-                want[m * N + n] = (float)(applyEpilogue(epilogue, s) +
-                                          (residual ? resv[m * N + n] : 0));
-              }
+            std::vector<float> want =
+                linearReference(rows, K, N, av, b, biasv, epilogue, resv);
             void *h =
                 sc_dnnl_matmul_create(&a, &w, &bias, residual ? &y : nullptr,
                                       &y, 0, 0, 1.0f, 0.0f, epilogue);
@@ -782,8 +803,9 @@ TEST(DnnlMatmul, FewRowsOnPackedWeights) {
                                  residual ? resv.data() : nullptr, got.data());
               expectNear(got, want);
             }
-            if (panelsExpected("avx512f"))
+            if (panelsExpected("avx512f")) {
               EXPECT_EQ(shardc::rt::cpu::dnnlMatmulRunsGemv(h), rows <= 4);
+            }
             sc_handle_free(h);
           }
 }
@@ -796,18 +818,10 @@ TEST(DnnlMatmul, FewRowsOnPackedBF16Weights) {
   // K odd: the last pair of rows is half padding.
   const int64_t K = 101, N = 200;
   std::vector<float> bf = randomVec(K * N, 92);
-  std::vector<uint16_t> bh(K * N);
-  for (int64_t i = 0; i < K * N; ++i)
-    bf[i] = sc_bf2f(bh[i] = sc_f2bf(bf[i]));
+  std::vector<uint16_t> bh = roundToBF16(bf);
   ReadOnlyCopy copy(bh.data(), bh.size() * sizeof(uint16_t));
   ASSERT_NE(copy.map, nullptr);
   const void *map = copy.map;
-  auto toBF16 = [](std::vector<float> &f) {
-    std::vector<uint16_t> h(f.size());
-    for (size_t i = 0; i < f.size(); ++i)
-      f[i] = sc_bf2f(h[i] = sc_f2bf(f[i]));
-    return h;
-  };
   for (int threads : {1, 2})
     for (int64_t rows : {1, 3, 4, 5})
       for (int32_t epilogue : {SC_EPILOGUE_NONE, SC_EPILOGUE_GELU_TANH})
@@ -825,17 +839,11 @@ TEST(DnnlMatmul, FewRowsOnPackedBF16Weights) {
                              biasf = randomVec(N, seed + 1),
                              resf =
                                  randomVec(residual ? rows * N : 0, seed + 2);
-          std::vector<uint16_t> ah = toBF16(af), biash = toBF16(biasf),
-                                resh = toBF16(resf);
-          std::vector<float> want(rows * N);
-          for (int64_t m = 0; m < rows; ++m)
-            for (int64_t n = 0; n < N; ++n) {
-              double sum = biasf[n];
-              for (int64_t k = 0; k < K; ++k)
-                sum += (double)af[m * K + k] * bf[k * N + n];
-              want[m * N + n] = (float)(applyEpilogue(epilogue, sum) +
-                                        (residual ? resf[m * N + n] : 0));
-            }
+          std::vector<uint16_t> ah = roundToBF16(af),
+                                biash = roundToBF16(biasf),
+                                resh = roundToBF16(resf);
+          std::vector<float> want =
+              linearReference(rows, K, N, af, bf.data(), biasf, epilogue, resf);
           void *h =
               sc_dnnl_matmul_create(&a, &w, &bias, residual ? &y : nullptr, &y,
                                     0, 0, 1.0f, 0.0f, epilogue);
@@ -849,8 +857,9 @@ TEST(DnnlMatmul, FewRowsOnPackedBF16Weights) {
               got[i] = sc_bf2f(gh[i]);
             expectNear(got, want, 2e-2f);
           }
-          if (panelsExpected("avx512bf16"))
+          if (panelsExpected("avx512bf16")) {
             EXPECT_EQ(shardc::rt::cpu::dnnlMatmulRunsGemv(h), rows <= 4);
+          }
           sc_handle_free(h);
         }
 }
@@ -1498,14 +1507,8 @@ TEST(Kernels, LayerNormBF16IsTheFp32KernelRounded) {
   const int64_t rows = 300, n = 48;
   std::vector<float> xv = randomVec(rows * n, 12), sv = randomVec(n, 13),
                      bv = randomVec(n, 14);
-  std::vector<uint16_t> xh(xv.size()), sh(n), bh(n);
-  auto round = [](std::vector<float> &f, std::vector<uint16_t> &h) {
-    for (size_t i = 0; i < f.size(); ++i)
-      f[i] = sc_bf2f(h[i] = sc_f2bf(f[i]));
-  };
-  round(xv, xh);
-  round(sv, sh);
-  round(bv, bh);
+  std::vector<uint16_t> xh = roundToBF16(xv), sh = roundToBF16(sv),
+                        bh = roundToBF16(bv);
   for (bool affine : {true, false}) {
     sc_desc xf = mk(1, {rows, n}), xb = mk(16, {rows, n});
     std::vector<float> yf(xv.size()), mf(rows), inf(rows), mb(rows), ib(rows);
